@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * confine.h: run commands confined.
+ *
+ * A caller that is about to spawn an argv asks confine for the argv to spawn
+ * *instead*: wrapped in a runner (bubblewrap, the Landlock launcher
+ * landlock-run, or Seatbelt's sandbox-exec) so the command and everything it
+ * starts can write only where the policy's mode allows. Where nothing can
+ * confine, confine fails closed with CONFINE_E_SANDBOX_UNAVAILABLE; it never
+ * hands back an unconfined argv for a confined mode.
+ *
+ * Conventions (the whole API follows them):
+ *  - Functions return 0 (or a non-negative count) on success and a negative
+ *    errno on failure. Where a function takes a `confine_error *err` (which
+ *    may be NULL), a failure fills it with a code, a stage, the system errno
+ *    and a message; success leaves it untouched.
+ *  - `ret` out-parameters are written only on success.
+ *  - Inputs are copied; the library keeps no pointer into caller memory after
+ *    a call returns. Every object returned through `ret` is owned by the
+ *    caller and released with its one matching `_free`, which accepts NULL.
+ *  - The library never prints, exits or aborts. Every descriptor it opens is
+ *    close-on-exec.
+ *  - String arrays are NULL-terminated.
+ */
+#ifndef CONFINE_H
+#define CONFINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(CONFINE_BUILDING_LIBRARY)
+#define CONFINE_API __attribute__((visibility("default")))
+#else
+#define CONFINE_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                  */
+
+#define CONFINE_VERSION_MAJOR 0
+#define CONFINE_VERSION_MINOR 1
+#define CONFINE_VERSION_MICRO 0
+#define CONFINE_VERSION_STRING "0.1.0"
+
+/* The version of the library linked at run time, e.g. "0.1.0". Static. */
+CONFINE_API const char *confine_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+
+typedef enum confine_error_code {
+	CONFINE_OK = 0,
+	/* No backend can confine the requested mode, or the runner failed before
+	 * running the command. The message is the contract's exact text. */
+	CONFINE_E_SANDBOX_UNAVAILABLE,
+	/* A caller-supplied value is wrong (NULL, empty argv, bad option). */
+	CONFINE_E_INVALID_ARGUMENT,
+	/* The provider's configuration is invalid (the SPEC 4 validations). */
+	CONFINE_E_INVALID_CONFIG,
+	/* The policy cannot be resolved: unknown mode, bad workspace root. */
+	CONFINE_E_INVALID_POLICY,
+	/* The command could not be started (workdir unusable, exec failed) and
+	 * this is not evidence of a broken runner. */
+	CONFINE_E_SPAWN,
+	/* A system resource failed (out of memory, pipe, fork). */
+	CONFINE_E_SYSTEM,
+} confine_error_code;
+
+#define CONFINE_ERROR_MESSAGE_MAX 8192
+
+typedef struct confine_error {
+	confine_error_code code;
+	/* Where it failed, a static lowercase word: "mode", "policy", "config",
+	 * "provider", "probe", "confine", "spawn", "wait", "runner". */
+	const char *stage;
+	/* errno of the system call behind the failure, or 0. */
+	int sys_errno;
+	/* One line, NUL-terminated, truncated to fit. */
+	char message[CONFINE_ERROR_MESSAGE_MAX];
+} confine_error;
+
+/* The code's stable name: "SANDBOX_UNAVAILABLE", "INVALID_ARGUMENT",
+ * "INVALID_CONFIG", "INVALID_POLICY", "SPAWN_FAILED", "SYSTEM_ERROR", "OK".
+ * Static; never NULL. */
+CONFINE_API const char *confine_error_code_name(confine_error_code code);
+
+/* ------------------------------------------------------------------------ */
+/* Vocabulary                                                               */
+
+/* Modes govern file effects only. Their order is their width. */
+typedef enum confine_mode {
+	CONFINE_MODE_READ_ONLY = 0,       /* "read-only": no writes but /dev/null */
+	CONFINE_MODE_WORKSPACE_WRITE = 1, /* "workspace-write": root + temp area */
+	CONFINE_MODE_DANGER_FULL_ACCESS = 2, /* "danger-full-access": unconfined */
+} confine_mode;
+
+/* Parses the exact spelling. Unknown, NULL or empty: -EINVAL with a
+ * CONFINE_E_INVALID_POLICY error naming the value. */
+CONFINE_API int confine_mode_parse(const char *text, confine_mode *ret, confine_error *err);
+/* The exact spelling; NULL for a value outside the enum. Static. */
+CONFINE_API const char *confine_mode_name(confine_mode mode);
+/* read-only and workspace-write are confined modes. */
+CONFINE_API bool confine_mode_is_confined(confine_mode mode);
+/* True when `candidate` is strictly wider than `current`: an approved
+ * escalation is a new call with such a mode. */
+CONFINE_API bool confine_mode_is_wider(confine_mode candidate, confine_mode current);
+
+typedef enum confine_enforcement {
+	CONFINE_ENFORCEMENT_FULL = 0,    /* "full" */
+	CONFINE_ENFORCEMENT_PARTIAL = 1, /* "partial": e.g. Landlock ABI < 5 */
+} confine_enforcement;
+
+/* "full" or "partial"; NULL outside the enum. Static. */
+CONFINE_API const char *confine_enforcement_name(confine_enforcement enforcement);
+
+/* Runners of the local provider. */
+typedef enum confine_runner {
+	CONFINE_RUNNER_NONE = 0,
+	CONFINE_RUNNER_BWRAP,          /* "bwrap" */
+	CONFINE_RUNNER_LANDLOCK,       /* "landlock" */
+	CONFINE_RUNNER_SEATBELT,       /* "seatbelt" */
+	CONFINE_RUNNER_RUNNER_COMMAND, /* "runnerCommand" */
+} confine_runner;
+
+/* "bwrap", "landlock", "seatbelt", "runnerCommand"; "none" for NONE. Static. */
+CONFINE_API const char *confine_runner_name(confine_runner runner);
+/* Parses "bwrap", "landlock" or "seatbelt" (the rungs a chain can be pinned
+ * to). Anything else: -EINVAL naming the value. */
+CONFINE_API int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Policy                                                                   */
+
+/* The execution policy of one call. With a confined mode it is a provider
+ * policy. workspace_root is absolute and canonical once resolved. */
+typedef struct confine_policy {
+	confine_mode mode;
+	char *workspace_root;
+} confine_policy;
+
+/* Deployment configuration: the agentless defaults. */
+typedef struct confine_deployment {
+	confine_mode default_mode;  /* usually CONFINE_MODE_READ_ONLY */
+	const char *fallback_root;  /* NULL: the process's current directory */
+} confine_deployment;
+
+/* The calling session: its immutable cwd, and optionally its own mode. */
+typedef struct confine_session {
+	const char *cwd;            /* NULL: use the deployment's fallback root */
+	bool has_mode;
+	confine_mode mode;
+} confine_session;
+
+/*
+ * Resolves the policy of one call (SPEC 3). Mode: `approved_mode` (may be
+ * NULL) outranks the session's mode, which outranks the deployment default.
+ * Root: the session's cwd, else the deployment fallback, else the current
+ * directory; canonicalized with realpath(3) before lexical normalization, so
+ * `/a/link/..` with link -> /b/c is /b. A relative, empty, missing or
+ * non-directory root is refused (CONFINE_E_INVALID_POLICY naming it), and so
+ * is `/` under workspace-write. `deployment` and `session` may be NULL.
+ * Copies everything; free the result with confine_policy_free().
+ */
+CONFINE_API int confine_policy_resolve(const confine_deployment *deployment,
+                                       const confine_session *session,
+                                       const confine_mode *approved_mode,
+                                       confine_policy **ret,
+                                       confine_error *err);
+/* Builds a policy from a mode and a root, validated and canonicalized as
+ * confine_policy_resolve() does. */
+CONFINE_API int confine_policy_new(confine_mode mode, const char *workspace_root,
+                                   confine_policy **ret, confine_error *err);
+CONFINE_API void confine_policy_free(confine_policy *policy);
+
+/* ------------------------------------------------------------------------ */
+/* Runner-failure rules and the confined argv                               */
+
+/* Evidence that a runner failed *before* running the command (SPEC 8). */
+typedef struct confine_rule {
+	int *allowed_exit_codes;       /* may be NULL: any non-zero exit */
+	size_t n_allowed_exit_codes;
+	char **fatal_signatures;       /* NULL-terminated, non-empty list */
+	char **informational_lines;    /* NULL-terminated; may be NULL */
+} confine_rule;
+
+/* What confine() returns: the argv to spawn instead, and facts about the
+ * runner that confines it. Owned by the caller; confine_argv_free(). */
+typedef struct confine_argv {
+	char **argv;                   /* runner, profile, "--", caller's argv */
+	size_t argc;
+	confine_runner runner;
+	confine_enforcement enforcement;
+	char **denial_signatures;      /* NULL-terminated; this runner's dialect */
+	confine_rule *rules;
+	size_t n_rules;
+	confine_policy policy;         /* a copy of the policy it was built for */
+} confine_argv;
+
+CONFINE_API void confine_argv_free(confine_argv *confined);
+/* Deep copy. */
+CONFINE_API int confine_argv_copy(const confine_argv *confined, confine_argv **ret);
+
+/* ------------------------------------------------------------------------ */
+/* The SANDBOX_UNAVAILABLE message                                          */
+
+/*
+ * Writes the exact SANDBOX_UNAVAILABLE text for a confined `mode` into
+ * `err` (code CONFINE_E_SANDBOX_UNAVAILABLE, stage "confine" or "runner"),
+ * followed by " Runner failure: <detail>" when `runner_failure_detail` is
+ * non-NULL. Returns -EHOSTUNREACH so it can be returned directly. `err` may
+ * be NULL.
+ */
+CONFINE_API int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,
+                                                  const char *runner_failure_detail);
+
+/* ------------------------------------------------------------------------ */
+/* Classifiers (SPEC 8): pure functions                                     */
+
+/*
+ * Runner failure. `exit_code` is meaningful when `signaled` is false.
+ * Exit 0 or a signal death: never. Otherwise stderr is split into lines on
+ * "\n" / "\r\n"; for each rule in order: skipped when it has exit codes and
+ * exit_code is not one of them; lines equal to an informational line
+ * (case-insensitive, whole line) are dropped; the first remaining line that
+ * contains a fatal signature (case-insensitive substring; signatures empty
+ * after trimming are ignored) is the match. Returns 1 and, when `ret_detail`
+ * is non-NULL, a malloc'd copy of the original line; 0 when no match; -ENOMEM.
+ */
+CONFINE_API int confine_classify_runner_failure(int exit_code, bool signaled,
+                                                const char *stderr_text, size_t stderr_len,
+                                                const confine_rule *rules, size_t n_rules,
+                                                char **ret_detail);
+
+/* Denial: a non-zero exit (not a signal death) and the whole stderr contains
+ * one of `denial_signatures` case-insensitively. */
+CONFINE_API bool confine_classify_denial(int exit_code, bool signaled,
+                                         const char *stderr_text, size_t stderr_len,
+                                         char *const *denial_signatures);
+
+/* Which step of starting the child failed. */
+typedef enum confine_spawn_step {
+	CONFINE_SPAWN_STEP_NONE = 0,
+	CONFINE_SPAWN_STEP_CHDIR,  /* changing to the working directory */
+	CONFINE_SPAWN_STEP_EXEC,   /* exec of argv[0] */
+	CONFINE_SPAWN_STEP_SETUP,  /* anything else in the child (dup2, setsid) */
+} confine_spawn_step;
+
+/* Spawn rejection: a runner failure only for ENOENT or EACCES from exec of
+ * the provider's argv[0], with a usable workdir (exists, is a directory,
+ * searchable). */
+CONFINE_API bool confine_classify_spawn_rejection(confine_spawn_step step, int error_number,
+                                                  bool workdir_usable);
+
+/* Whether `path` exists, is a directory and is searchable by this process. */
+CONFINE_API bool confine_workdir_usable(const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* Providers                                                                */
+
+typedef struct confine_provider confine_provider;
+
+/* What a provider knows about its backend after selection. */
+typedef struct confine_verdict {
+	bool usable;
+	confine_runner runner;
+	confine_enforcement enforcement;
+	int landlock_abi;  /* the kernel's Landlock ABI, or -1 when unknown */
+	char runner_path[4096]; /* argv[0] the runner is spawned as, or "" */
+} confine_verdict;
+
+/* A backend: confine() builds the confined argv for a provider policy.
+ * verdict() is optional. destroy() releases `data`. */
+typedef struct confine_provider_ops {
+	int (*confine)(void *data, const char *const *argv, const confine_policy *policy,
+	               confine_argv **ret, confine_error *err);
+	int (*verdict)(void *data, confine_verdict *ret, confine_error *err);
+	void (*destroy)(void *data);
+} confine_provider_ops;
+
+/* Wraps a backend in a provider handle. `ops` is copied; `data` is owned by
+ * the provider from now on (destroy() is called from confine_provider_free,
+ * and also here on failure). */
+CONFINE_API int confine_provider_new(const confine_provider_ops *ops, void *data,
+                                     confine_provider **ret, confine_error *err);
+CONFINE_API void confine_provider_free(confine_provider *provider);
+
+/*
+ * Returns the argv to spawn instead of `argv` (non-empty, NULL-terminated),
+ * confined by `policy` (a confined mode: danger-full-access is refused with
+ * CONFINE_E_INVALID_ARGUMENT and never reaches the backend). Where no backend
+ * can confine: CONFINE_E_SANDBOX_UNAVAILABLE with the exact message.
+ * Thread-safe; the provider holds no policy.
+ */
+CONFINE_API int confine_confine(confine_provider *provider, const char *const *argv,
+                                const confine_policy *policy, confine_argv **ret,
+                                confine_error *err);
+
+/* The backend selection (probing on first use). -EOPNOTSUPP when the
+ * backend has no verdict. An unavailable verdict is success with
+ * usable == false. */
+CONFINE_API int confine_provider_verdict(confine_provider *provider, confine_verdict *ret,
+                                         confine_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* The local provider (SPEC 4)                                              */
+
+#define CONFINE_DEFAULT_PROBE_TIMEOUT_MS 5000.0
+
+typedef struct confine_local_config {
+	/* An operator's bwrap-shaped runner; NULL or empty: not configured. */
+	const char *const *runner_command;
+	/* Its pre-exec refusal dialect; required with runner_command. */
+	const char *const *runner_failure_signatures;
+	/* Bound on each functional probe; positive and finite. */
+	double probe_timeout_ms;
+	/* landlock-run's path; NULL: the installed one (or, for a library in its
+	 * build tree, the build tree's). */
+	const char *landlock_launcher;
+	/* Pin the chain to one rung (a chain of one, selected unprobed);
+	 * CONFINE_RUNNER_NONE: the platform's chain. */
+	confine_runner pin;
+	/* The PATH searched for bwrap; NULL: $PATH when the provider is made. */
+	const char *path;
+	/* Platform whose chain to use: "linux", "darwin", anything else (empty
+	 * chain); NULL: this host. For tests and explicit pretend-platforms. */
+	const char *platform;
+} confine_local_config;
+
+/* Fills `config` with the defaults (probe_timeout_ms 5000, all else unset). */
+CONFINE_API void confine_local_config_init(confine_local_config *config);
+
+/* Validates `config` (SPEC 4, in order, exact messages; CONFINE_E_INVALID_CONFIG)
+ * and makes the local provider. Copies the configuration. Probing happens on
+ * the first confine() or verdict call, once, and is cached for the
+ * provider's life. */
+CONFINE_API int confine_local_provider_new(const confine_local_config *config,
+                                           confine_provider **ret, confine_error *err);
+
+/* The launcher path a default local provider uses. Static. */
+CONFINE_API const char *confine_default_landlock_launcher(void);
+
+/* ------------------------------------------------------------------------ */
+/* Profiles (SPEC 5): pure generators, on every platform                    */
+
+/* bwrap profile tokens for a confined policy (12 or 15 tokens, no "--"),
+ * NULL-terminated, malloc'd; free with confine_strv_free(). */
+CONFINE_API int confine_profile_bwrap(const confine_policy *policy, char ***ret);
+/* landlock-run grant arguments (--ro / --rw ...), NULL-terminated. */
+CONFINE_API int confine_profile_landlock(const confine_policy *policy, char ***ret);
+/* The SBPL profile text. `tmpdir` is the per-user temp dir ($TMPDIR), NULL
+ * for "/tmp". Writable roots are canonicalized with realpath (a path that does
+ * not resolve is used as given) and de-duplicated. */
+CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const char *tmpdir,
+                                         char **ret);
+
+CONFINE_API void confine_strv_free(char **strv);
+
+/* ------------------------------------------------------------------------ */
+/* Spawning (SPEC 9)                                                        */
+
+typedef enum confine_stdio_kind {
+	CONFINE_STDIO_INHERIT = 0, /* the caller's descriptor 0/1/2 */
+	CONFINE_STDIO_FD,          /* dup2 of `fd` */
+	CONFINE_STDIO_NULL,        /* /dev/null */
+	CONFINE_STDIO_CAPTURE,     /* a pipe, kept up to the capture limit */
+	CONFINE_STDIO_TEE,         /* captured and also copied to `fd` live */
+} confine_stdio_kind;
+
+typedef struct confine_stdio {
+	confine_stdio_kind kind;
+	int fd;
+} confine_stdio;
+
+#define CONFINE_DEFAULT_CAPTURE_LIMIT 64000
+#define CONFINE_DEFAULT_TIMEOUT_MS 120000
+#define CONFINE_MAX_TIMEOUT_MS 600000
+#define CONFINE_KILL_GRACE_MS 3000
+
+typedef struct confine_spawn_options {
+	/* What to run: exactly one of `confined` (a confine() result: its argv
+	 * and facts are used) and `argv` (an unconfined run, danger-full-access). */
+	const confine_argv *confined;
+	const char *const *argv;
+	const char *workdir;              /* NULL: confined->policy's root, else cwd */
+	const char *const *envp;          /* NULL: this process's environment */
+	confine_stdio stdio[3];
+	size_t capture_limit;             /* per stream; 0: the default 64000 */
+	unsigned timeout_ms;              /* 0: no timeout */
+} confine_spawn_options;
+
+/* Fills `options` with the defaults: inherit stdio, no timeout. */
+CONFINE_API void confine_spawn_options_init(confine_spawn_options *options);
+
+typedef struct confine_process confine_process;
+
+/* How a run ended, classified with that run's own facts. */
+typedef struct confine_outcome {
+	bool signaled;
+	int exit_code;          /* when !signaled */
+	int signal;             /* when signaled */
+	bool timed_out;
+	char *stdout_data;      /* captured, NUL-terminated; NULL if not captured */
+	size_t stdout_len;
+	bool stdout_truncated;
+	char *stderr_data;
+	size_t stderr_len;
+	bool stderr_truncated;
+	/* Classification (confined runs only). */
+	bool confined;
+	confine_mode mode;
+	confine_runner runner;
+	confine_enforcement enforcement;
+	bool denied;
+	bool runner_failed;
+	char *runner_failure_detail; /* the matched line, or NULL */
+} confine_outcome;
+
+CONFINE_API void confine_outcome_free(confine_outcome *outcome);
+
+/*
+ * Starts the child in a new session, in `workdir`, with every descriptor
+ * above 2 closed. Nothing allocates between fork and exec; the child reports
+ * the step that failed and its errno over a close-on-exec pipe. When starting
+ * fails: a confined run whose exec of the runner failed with ENOENT/EACCES
+ * (workdir usable) is CONFINE_E_SANDBOX_UNAVAILABLE with " Runner failure:
+ * <detail>"; anything else is CONFINE_E_SPAWN naming the step and path.
+ */
+CONFINE_API int confine_spawn(const confine_spawn_options *options, confine_process **ret,
+                              confine_error *err);
+
+CONFINE_API pid_t confine_process_pid(const confine_process *process);
+
+/* Does not block: pumps captured output, reaps the child if it ended and
+ * enforces the timeout. Returns 1 when settled, 0 when still running. */
+CONFINE_API int confine_process_poll(confine_process *process, confine_error *err);
+
+/* Blocks until the run settles. The outcome is classified: runner failure
+ * first (then `runner_failed`, and the function still succeeds; see
+ * confine_outcome_error()), denial second. Sends a signal to the whole
+ * process group when asked to. */
+CONFINE_API int confine_process_wait(confine_process *process, confine_outcome **ret,
+                                     confine_error *err);
+
+/* Sends `sig` to the child's process group. */
+CONFINE_API int confine_process_signal(confine_process *process, int sig);
+
+/* Kills what is left of the process group, reaps, releases. Accepts NULL. */
+CONFINE_API void confine_process_free(confine_process *process);
+
+/* Runs to completion: spawn + wait. */
+CONFINE_API int confine_run(const confine_spawn_options *options, confine_outcome **ret,
+                            confine_error *err);
+
+/* For an outcome whose runner failed, writes the SANDBOX_UNAVAILABLE error
+ * with its detail into `err` and returns -EHOSTUNREACH; otherwise 0. */
+CONFINE_API int confine_outcome_error(const confine_outcome *outcome, confine_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* The bash consumer (SPEC 9)                                               */
+
+typedef struct confine_bash_options {
+	const char *command;         /* run as ["bash", "-c", command] */
+	const confine_policy *policy;
+	const char *workdir;         /* NULL: the policy's workspace root */
+	const char *const *envp;     /* NULL: this process's environment */
+	unsigned timeout_ms;         /* 0: 120000; more than 600000 is refused */
+	size_t max_output;           /* per stream; 0: 64000 */
+} confine_bash_options;
+
+typedef struct confine_bash_result {
+	confine_outcome *outcome;    /* exit, signal, output, facts */
+	unsigned timeout_ms;         /* the bound that applied */
+	/* CONFINE_OK, or CONFINE_E_SANDBOX_UNAVAILABLE when the runner failed
+	 * (with " Runner failure: <detail>"). */
+	confine_error error;
+} confine_bash_result;
+
+/*
+ * Runs COMMAND with bash under `policy`. A confined mode consults `provider`
+ * on every call (exactly ["bash","-c",COMMAND]); danger-full-access runs
+ * plain `bash -c` and never calls it (`provider` may then be NULL). Returns
+ * 0 with a result once the command started (a runner failure is then in
+ * result->error); a negative errno when nothing ran (invalid input,
+ * SANDBOX_UNAVAILABLE, a start failure).
+ */
+CONFINE_API int confine_bash_run(confine_provider *provider, const confine_bash_options *options,
+                                 confine_bash_result **ret, confine_error *err);
+CONFINE_API void confine_bash_result_free(confine_bash_result *result);
+
+/* The model-facing rendering: stdout; "[stderr]" and stderr; "(no output)";
+ * then the markers. For a runner failure: the error message. malloc'd. */
+CONFINE_API char *confine_bash_render(const confine_bash_result *result);
+
+/* The signal's name, "SIGKILL"; for a signal without one, "SIG<n>" formatted
+ * into `buf` (at least 16 bytes) and `buf` returned. Thread-safe. */
+CONFINE_API const char *confine_signal_name(int sig, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONFINE_H */

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* placeholder: filled by its module owner */
+typedef int cf_placeholder_unused;

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* The provider seam: an opaque handle over a small backend table. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+struct confine_provider {
+	confine_provider_ops ops;
+	void *data;
+};
+
+int confine_provider_new(const confine_provider_ops *ops, void *data, confine_provider **ret,
+                         confine_error *err) {
+	confine_provider *p;
+	if (!ops || !ops->confine || !ret) {
+		if (ops && ops->destroy)
+			ops->destroy(data);
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "provider", 0,
+		                    "a provider needs a backend with a confine operation");
+	}
+	p = calloc(1, sizeof *p);
+	if (!p) {
+		if (ops->destroy)
+			ops->destroy(data);
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "provider", ENOMEM, "out of memory");
+	}
+	p->ops = *ops;
+	p->data = data;
+	*ret = p;
+	return 0;
+}
+
+void confine_provider_free(confine_provider *provider) {
+	if (!provider)
+		return;
+	if (provider->ops.destroy)
+		provider->ops.destroy(provider->data);
+	free(provider);
+}
+
+int confine_confine(confine_provider *provider, const char *const *argv,
+                    const confine_policy *policy, confine_argv **ret, confine_error *err) {
+	if (!provider || !ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "confine", 0,
+		                    "confine needs a provider and a result pointer");
+	if (!argv || !argv[0] || !argv[0][0])
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "confine", 0,
+		                    "confine needs a non-empty argv (argv[0] is missing or empty)");
+	if (!policy)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "confine", 0,
+		                    "confine needs a policy");
+	if (!confine_mode_is_confined(policy->mode)) {
+		const char *name = confine_mode_name(policy->mode);
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "confine", 0,
+		                    "mode \"%s\" is not a confined mode: danger-full-access never "
+		                    "reaches a sandbox provider",
+		                    name ? name : "?");
+	}
+	if (!policy->workspace_root || policy->workspace_root[0] != '/')
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
+		                    "workspace root \"%s\" is not an absolute path",
+		                    policy->workspace_root ? policy->workspace_root : "");
+	return provider->ops.confine(provider->data, argv, policy, ret, err);
+}
+
+int confine_provider_verdict(confine_provider *provider, confine_verdict *ret,
+                             confine_error *err) {
+	if (!provider || !ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "provider", 0,
+		                    "verdict needs a provider and a result pointer");
+	if (!provider->ops.verdict)
+		return cf_error_set(err, EOPNOTSUPP, CONFINE_E_INVALID_ARGUMENT, "provider", 0,
+		                    "this provider reports no verdict");
+	return provider->ops.verdict(provider->data, ret, err);
+}

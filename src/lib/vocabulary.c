@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/* The contract's vocabulary: modes, enforcement, runners, error codes, and
+ * the exact SANDBOX_UNAVAILABLE text. */
+#include <errno.h>
+#include <string.h>
+
+#include "config.h"
+#include "util.h"
+
+const char *confine_version(void) {
+	return CONFINE_VERSION;
+}
+
+const char *confine_error_code_name(confine_error_code code) {
+	switch (code) {
+	case CONFINE_OK: return "OK";
+	case CONFINE_E_SANDBOX_UNAVAILABLE: return "SANDBOX_UNAVAILABLE";
+	case CONFINE_E_INVALID_ARGUMENT: return "INVALID_ARGUMENT";
+	case CONFINE_E_INVALID_CONFIG: return "INVALID_CONFIG";
+	case CONFINE_E_INVALID_POLICY: return "INVALID_POLICY";
+	case CONFINE_E_SPAWN: return "SPAWN_FAILED";
+	case CONFINE_E_SYSTEM: return "SYSTEM_ERROR";
+	}
+	return "UNKNOWN";
+}
+
+static const char *const mode_names[] = {
+	[CONFINE_MODE_READ_ONLY] = "read-only",
+	[CONFINE_MODE_WORKSPACE_WRITE] = "workspace-write",
+	[CONFINE_MODE_DANGER_FULL_ACCESS] = "danger-full-access",
+};
+
+int confine_mode_parse(const char *text, confine_mode *ret, confine_error *err) {
+	if (text)
+		for (size_t i = 0; i < sizeof mode_names / sizeof mode_names[0]; i++)
+			if (strcmp(text, mode_names[i]) == 0) {
+				*ret = (confine_mode)i;
+				return 0;
+			}
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "mode", 0,
+	                    "unknown sandbox mode \"%s\" (expected read-only, workspace-write or "
+	                    "danger-full-access)",
+	                    text ? text : "(null)");
+}
+
+const char *confine_mode_name(confine_mode mode) {
+	if ((unsigned)mode >= sizeof mode_names / sizeof mode_names[0])
+		return NULL;
+	return mode_names[mode];
+}
+
+bool confine_mode_is_confined(confine_mode mode) {
+	return mode == CONFINE_MODE_READ_ONLY || mode == CONFINE_MODE_WORKSPACE_WRITE;
+}
+
+bool confine_mode_is_wider(confine_mode candidate, confine_mode current) {
+	/* The enum's order is the width order. */
+	return (int)candidate > (int)current;
+}
+
+const char *confine_enforcement_name(confine_enforcement enforcement) {
+	switch (enforcement) {
+	case CONFINE_ENFORCEMENT_FULL: return "full";
+	case CONFINE_ENFORCEMENT_PARTIAL: return "partial";
+	}
+	return NULL;
+}
+
+const char *confine_runner_name(confine_runner runner) {
+	switch (runner) {
+	case CONFINE_RUNNER_NONE: return "none";
+	case CONFINE_RUNNER_BWRAP: return "bwrap";
+	case CONFINE_RUNNER_LANDLOCK: return "landlock";
+	case CONFINE_RUNNER_SEATBELT: return "seatbelt";
+	case CONFINE_RUNNER_RUNNER_COMMAND: return "runnerCommand";
+	}
+	return NULL;
+}
+
+int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err) {
+	static const confine_runner pinnable[] = {
+		CONFINE_RUNNER_BWRAP, CONFINE_RUNNER_LANDLOCK, CONFINE_RUNNER_SEATBELT,
+	};
+	if (text)
+		for (size_t i = 0; i < sizeof pinnable / sizeof pinnable[0]; i++)
+			if (strcmp(text, confine_runner_name(pinnable[i])) == 0) {
+				*ret = pinnable[i];
+				return 0;
+			}
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "runner", 0,
+	                    "unknown runner \"%s\" (expected bwrap, landlock or seatbelt)",
+	                    text ? text : "(null)");
+}
+
+int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,
+                                      const char *runner_failure_detail) {
+	const char *name = confine_mode_name(mode);
+	if (runner_failure_detail)
+		return cf_error_set(
+			err, EHOSTUNREACH, CONFINE_E_SANDBOX_UNAVAILABLE, "runner", 0,
+			"sandbox mode \"%s\" is requested but no sandbox backend is usable on this host; "
+			"refusing to run the command unconfined. Install bubblewrap or run a "
+			"Landlock-enforcing kernel (Linux), ensure sandbox-exec is usable (macOS) "
+			"\xe2\x80\x94 Windows has no confinement backend yet \xe2\x80\x94 or switch the "
+			"consumer to danger-full-access. Runner failure: %s",
+			name ? name : "?", runner_failure_detail);
+	return cf_error_set(
+		err, EHOSTUNREACH, CONFINE_E_SANDBOX_UNAVAILABLE, "confine", 0,
+		"sandbox mode \"%s\" is requested but no sandbox backend is usable on this host; "
+		"refusing to run the command unconfined. Install bubblewrap or run a "
+		"Landlock-enforcing kernel (Linux), ensure sandbox-exec is usable (macOS) "
+		"\xe2\x80\x94 Windows has no confinement backend yet \xe2\x80\x94 or switch the "
+		"consumer to danger-full-access.",
+		name ? name : "?");
+}
