@@ -1,0 +1,50 @@
+# Front end for newcomers: `make demo` and `make check` do everything,
+# installing missing Debian packages first when run as root.
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+MESON ?= meson
+
+.PHONY: all build demo check check-asan bench install clean deps deps-check
+
+all: build
+
+deps:
+	@scripts/ensure-deps.sh build
+
+deps-check:
+	@scripts/ensure-deps.sh check
+
+$(BUILD)/build.ninja:
+	$(MESON) setup $(BUILD)
+
+build: deps $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+
+# The main job: confine a command in a temporary workspace, show a permitted
+# write, a denied one, and the ladder's verdict.
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+# Every test suite, then the unit suite again under ASan and UBSan.
+check: deps-check $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+	$(MESON) test -C $(BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory check-asan
+
+$(ASAN_BUILD)/build.ninja:
+	$(MESON) setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
+
+check-asan: $(ASAN_BUILD)/build.ninja
+	$(MESON) compile -C $(ASAN_BUILD)
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 \
+	$(MESON) test -C $(ASAN_BUILD) --suite unit --print-errorlogs
+
+bench: build
+	$(BUILD)/bench/confine-bench
+
+install: build
+	$(MESON) install -C $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,40 @@
+#!/bin/sh
+# The main job, shown end to end: in a fresh workspace, a write inside is
+# permitted under workspace-write, a write outside is denied (the file stays
+# absent), read-only denies even the workspace, and the ladder's verdict.
+set -eu
+build=${1:-build}
+confine=$build/src/cli/confine
+[ -x "$confine" ] || { echo "demo: $confine is not built" >&2; exit 1; }
+
+base=${HOME:-/tmp}/.cache/confine-demo
+mkdir -p "$base"
+work=$(mktemp -d "$base/workspace.XXXXXX")
+outside=$(mktemp -d "$base/outside.XXXXXX")
+trap 'rm -rf "$work" "$outside"' EXIT
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '$ %s\n' "$*"; "$@" || printf '(exit status %d)\n' "$?"; }
+
+step "Which runner confines commands on this host"
+show "$confine" probe
+
+step "workspace-write: writing inside the workspace is permitted"
+show "$confine" bash -m workspace-write -w "$work" -c 'echo hello > note.txt && cat note.txt'
+printf 'on disk: %s\n' "$(cat "$work/note.txt")"
+
+step "workspace-write: writing outside the workspace is denied"
+show "$confine" bash -m workspace-write -w "$work" -c "echo escaped > '$outside/escape.txt'"
+if [ -e "$outside/escape.txt" ]; then
+	echo "on disk: $outside/escape.txt EXISTS (this is a bug)"; exit 1
+else
+	echo "on disk: $outside/escape.txt is absent"
+fi
+
+step "read-only: even the workspace is not writable"
+show "$confine" bash -m read-only -w "$work" -c 'echo again > note2.txt'
+[ -e "$work/note2.txt" ] && { echo "on disk: note2.txt EXISTS (bug)"; exit 1; }
+echo "on disk: $work/note2.txt is absent"
+
+step "What an agent harness spawns instead (confine wrap)"
+show "$confine" wrap -m workspace-write -w "$work" -- sh -c 'echo hi'

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Makes sure the Debian packages confine needs are installed: as root it
+# installs what is missing; otherwise it prints the one command to run.
+# Usage: scripts/ensure-deps.sh [build|check]
+set -eu
+want="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev bubblewrap"
+if [ "${1:-build}" = check ]; then
+	# The test suites also use these: bash/make/git/cc for must-work cases,
+	# python3 for the "spawn wrap's argv as-is" test, clang for the fuzzers.
+	want="$want bash make git python3 clang libclang-rt-14-dev valgrind"
+fi
+missing=""
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "confine: missing build dependencies:$missing (no apt-get here; install them by hand)" >&2
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	echo "confine: missing packages:$missing" >&2
+	echo "run:  sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "confine: installing:$missing" >&2
+apt-get update -q
+DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing
