@@ -1,3 +1,98 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: filled by its module owner */
-typedef int cf_placeholder_unused;
+/*
+ * The bash consumer (SPEC 9): runs ["bash", "-c", COMMAND] through the seam.
+ * A confined mode asks the provider on every call (the provider holds no
+ * policy; each run keeps its own copy of the wrap's facts), spawns the
+ * returned argv directly with the workspace root as the default working
+ * directory, and classifies the outcome with that wrap's rules and dialect.
+ * danger-full-access runs plain `bash -c` and never touches the provider.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static int invalid(confine_error *err, const char *message) {
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "bash", 0, "%s", message);
+}
+
+int confine_bash_run(confine_provider *provider, const confine_bash_options *options,
+                     confine_bash_result **ret, confine_error *err) {
+	const char *argv[4];
+	confine_spawn_options spawn;
+	confine_argv *confined = NULL;
+	confine_bash_result *result;
+	confine_outcome *outcome = NULL;
+	unsigned timeout_ms;
+	int r;
+
+	if (!options || !ret)
+		return invalid(err, "the bash consumer needs options and a result pointer");
+	if (!options->command)
+		return invalid(err, "the bash consumer needs a command");
+	if (!options->policy)
+		return invalid(err, "the bash consumer needs a policy");
+	if (!confine_mode_name(options->policy->mode))
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "bash", 0,
+		                    "unknown sandbox mode %d in the policy",
+		                    (int)options->policy->mode);
+	if (options->timeout_ms > CONFINE_MAX_TIMEOUT_MS)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "bash", 0,
+		                    "timeout %u ms exceeds the maximum of %d ms",
+		                    options->timeout_ms, CONFINE_MAX_TIMEOUT_MS);
+	timeout_ms = options->timeout_ms ? options->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
+
+	argv[0] = "bash";
+	argv[1] = "-c";
+	argv[2] = options->command;
+	argv[3] = NULL;
+
+	confine_spawn_options_init(&spawn);
+	if (confine_mode_is_confined(options->policy->mode)) {
+		if (!provider)
+			return invalid(err, "a confined mode needs a sandbox provider");
+		/* Asked on every call: the provider's answer may differ per policy,
+		 * and a wrap is never reused across runs. */
+		r = confine_confine(provider, argv, options->policy, &confined, err);
+		if (r < 0)
+			return r;
+		spawn.confined = confined;
+	} else {
+		spawn.argv = argv;
+	}
+	spawn.workdir = options->workdir ? options->workdir : options->policy->workspace_root;
+	spawn.envp = options->envp;
+	/* The model sees no terminal: no stdin, both outputs captured. */
+	spawn.stdio[0].kind = CONFINE_STDIO_NULL;
+	spawn.stdio[1].kind = CONFINE_STDIO_CAPTURE;
+	spawn.stdio[2].kind = CONFINE_STDIO_CAPTURE;
+	spawn.capture_limit = options->max_output ? options->max_output
+	                                          : CONFINE_DEFAULT_CAPTURE_LIMIT;
+	spawn.timeout_ms = timeout_ms;
+
+	r = confine_run(&spawn, &outcome, err);
+	confine_argv_free(confined);
+	if (r < 0)
+		return r;
+
+	result = calloc(1, sizeof *result);
+	if (!result) {
+		confine_outcome_free(outcome);
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "bash", ENOMEM, "out of memory");
+	}
+	result->outcome = outcome;
+	result->timeout_ms = timeout_ms;
+	result->error.code = CONFINE_OK;
+	/* A runner failure outranks everything the command printed. */
+	(void)confine_outcome_error(outcome, &result->error);
+	*ret = result;
+	return 0;
+}
+
+void confine_bash_result_free(confine_bash_result *result) {
+	if (!result)
+		return;
+	confine_outcome_free(result->outcome);
+	free(result);
+}

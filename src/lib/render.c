@@ -1,3 +1,101 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: filled by its module owner */
-typedef int cf_placeholder_unused;
+/* The model-facing rendering of a bash result (SPEC 9), and signal names. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const struct {
+	int number;
+	const char *name;
+} signal_names[] = {
+	{ SIGHUP, "SIGHUP" },   { SIGINT, "SIGINT" },       { SIGQUIT, "SIGQUIT" },
+	{ SIGILL, "SIGILL" },   { SIGTRAP, "SIGTRAP" },     { SIGABRT, "SIGABRT" },
+	{ SIGBUS, "SIGBUS" },   { SIGFPE, "SIGFPE" },       { SIGKILL, "SIGKILL" },
+	{ SIGUSR1, "SIGUSR1" }, { SIGSEGV, "SIGSEGV" },     { SIGUSR2, "SIGUSR2" },
+	{ SIGPIPE, "SIGPIPE" }, { SIGALRM, "SIGALRM" },     { SIGTERM, "SIGTERM" },
+	{ SIGCHLD, "SIGCHLD" }, { SIGCONT, "SIGCONT" },     { SIGSTOP, "SIGSTOP" },
+	{ SIGTSTP, "SIGTSTP" }, { SIGTTIN, "SIGTTIN" },     { SIGTTOU, "SIGTTOU" },
+	{ SIGURG, "SIGURG" },   { SIGXCPU, "SIGXCPU" },     { SIGXFSZ, "SIGXFSZ" },
+	{ SIGVTALRM, "SIGVTALRM" }, { SIGPROF, "SIGPROF" }, { SIGWINCH, "SIGWINCH" },
+	{ SIGIO, "SIGIO" },     { SIGSYS, "SIGSYS" },
+#ifdef SIGSTKFLT
+	{ SIGSTKFLT, "SIGSTKFLT" },
+#endif
+#ifdef SIGPWR
+	{ SIGPWR, "SIGPWR" },
+#endif
+};
+
+const char *confine_signal_name(int sig, char *buf, size_t size) {
+	for (size_t i = 0; i < sizeof signal_names / sizeof signal_names[0]; i++)
+		if (signal_names[i].number == sig)
+			return signal_names[i].name;
+	if (!buf || size == 0)
+		return "SIG?";
+	snprintf(buf, size, "SIG%d", sig);
+	return buf;
+}
+
+/* Appends a marker on its own line. */
+static int marker(cf_buf *b, const char *text) {
+	if (b->len > 0 && b->data[b->len - 1] != '\n' && cf_buf_puts(b, "\n") < 0)
+		return -1;
+	return cf_buf_puts(b, text);
+}
+
+char *confine_bash_render(const confine_bash_result *result) {
+	const confine_outcome *o;
+	cf_buf b = { 0 };
+	char text[128];
+	if (!result)
+		return NULL;
+	/* A runner failure is an infrastructure failure: the model sees the
+	 * error, not the runner's stderr dressed up as the command's. */
+	if (result->error.code != CONFINE_OK)
+		return strdup(result->error.message);
+	o = result->outcome;
+	if (!o)
+		return strdup("(no output)");
+
+	if (o->stdout_len && cf_buf_append(&b, o->stdout_data, o->stdout_len) < 0)
+		goto oom;
+	if (o->stderr_len) {
+		if (b.len && b.data[b.len - 1] != '\n' && cf_buf_puts(&b, "\n") < 0)
+			goto oom;
+		if (cf_buf_puts(&b, "[stderr]\n") < 0 ||
+		    cf_buf_append(&b, o->stderr_data, o->stderr_len) < 0)
+			goto oom;
+	}
+	if (!o->stdout_len && !o->stderr_len && cf_buf_puts(&b, "(no output)") < 0)
+		goto oom;
+	if (o->denied) {
+		const char *mode = confine_mode_name(o->mode);
+		snprintf(text, sizeof text, "[sandbox: file access denied under %s mode]",
+		         mode ? mode : "?");
+		if (marker(&b, text) < 0)
+			goto oom;
+	}
+	if (o->timed_out) {
+		snprintf(text, sizeof text, "[timed out after %ums]", result->timeout_ms);
+		if (marker(&b, text) < 0)
+			goto oom;
+	}
+	if (o->signaled) {
+		char name[32];
+		snprintf(text, sizeof text, "[killed by signal: %s]",
+		         confine_signal_name(o->signal, name, sizeof name));
+		if (marker(&b, text) < 0)
+			goto oom;
+	} else if (o->exit_code != 0) {
+		snprintf(text, sizeof text, "[exit code: %d]", o->exit_code);
+		if (marker(&b, text) < 0)
+			goto oom;
+	}
+	return cf_buf_steal(&b);
+oom:
+	cf_buf_free(&b);
+	return NULL;
+}

@@ -1,3 +1,983 @@
 /* SPDX-License-Identifier: MIT */
-/* placeholder: filled by its module owner */
-typedef int cf_placeholder_unused;
+/*
+ * Spawning (SPEC 8 and 9): start a confined (or, for danger-full-access, a
+ * plain) argv in its own session with no stray descriptors, capture its
+ * output within bounds, end its whole tree on timeout, and classify how it
+ * settled with the facts of the wrap it was started from.
+ *
+ * Everything the child needs (argv, envp, exec candidates, workdir,
+ * descriptors) is computed before fork: between fork and exec the child only
+ * makes async-signal-safe system calls and allocates nothing, and it reports
+ * the step that failed and its errno over a close-on-exec pipe, so an ENOENT
+ * from a missing workdir is never mistaken for a missing runner.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+extern char **environ;
+
+/* How long, after the leader ended and its group was killed, the output
+ * pipes may stay open before we stop reading: only a process that left the
+ * group (its own setsid) can still hold them, and its later output is not
+ * part of this run. */
+#define DRAIN_GRACE_MS 200
+/* Without a pidfd the child's end is noticed by polling, first quickly (the
+ * fast path of a short command), then backing off to this bound. */
+#define FALLBACK_MAX_WAIT_MS 50
+/* Per pump, per stream: bound one pass so a flooding child cannot starve the
+ * timeout checks. */
+#define PUMP_MAX_BYTES (1024 * 1024)
+
+/* What the child reports when it cannot exec. `what` refines SETUP for the
+ * message; `step` is what the classifier sees. */
+enum child_setup_what {
+	WHAT_NONE = 0,
+	WHAT_SETSID,
+	WHAT_DUP,
+	WHAT_CLOEXEC,
+	WHAT_SIGNALS,
+};
+
+struct child_report {
+	int step;
+	int error_number;
+	int what;
+};
+
+struct stream {
+	int fd;               /* parent's read end, or -1 */
+	int tee_fd;           /* where to copy live, or -1 */
+	bool captured;
+	bool tee_broken;      /* the tee target failed: stop copying, keep capturing */
+	cf_buf buf;
+	bool truncated;
+};
+
+enum process_state {
+	STATE_RUNNING = 0,
+	STATE_DRAINING,  /* leader reaped, output pipes may still hold data */
+	STATE_SETTLED,
+};
+
+struct confine_process {
+	pid_t pid;
+	int pidfd;
+	enum process_state state;
+	int status;          /* waitpid status once reaped */
+	int wait_errno;      /* non-zero when the status could not be collected */
+	struct stream streams[3]; /* index 1 stdout, 2 stderr; 0 unused */
+	size_t capture_limit;
+	unsigned timeout_ms;
+	long long deadline_ms;
+	long long kill_at_ms;
+	long long drain_until_ms;
+	int fallback_wait_ms;
+	bool term_sent;
+	bool kill_sent;
+	bool timed_out;
+	confine_argv *confined; /* this run's own copy of the wrap's facts */
+	char *workdir;
+};
+
+/* ------------------------------------------------------------------------ */
+/* The child                                                                */
+
+static void child_fail(int report_fd, confine_spawn_step step, int error_number, int what) {
+	struct child_report rep = { (int)step, error_number, what };
+	ssize_t n;
+	do
+		n = write(report_fd, &rep, sizeof rep);
+	while (n < 0 && errno == EINTR);
+	_exit(127);
+}
+
+/* Marks every descriptor from 3 up close-on-exec. Marking rather than
+ * closing keeps the report pipe open until exec succeeds. */
+static int child_cloexec_from_3(void) {
+#ifdef SYS_close_range
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return 0;
+#endif
+	{
+		/* Older kernels: walk /proc/self/fd with raw getdents64 (opendir
+		 * would allocate). */
+#ifdef SYS_getdents64
+		int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dir >= 0) {
+			char dents[4096] __attribute__((aligned(8)));
+			long n;
+			while ((n = syscall(SYS_getdents64, dir, dents, sizeof dents)) > 0) {
+				long off = 0;
+				while (off < n) {
+					struct {
+						uint64_t ino;
+						int64_t off;
+						unsigned short reclen;
+						unsigned char type;
+						char name[];
+					} *d = (void *)(dents + off);
+					int fd = 0;
+					const char *p = d->name;
+					bool numeric = *p != '\0';
+					for (; *p; p++) {
+						if (*p < '0' || *p > '9') {
+							numeric = false;
+							break;
+						}
+						fd = fd * 10 + (*p - '0');
+					}
+					if (numeric && fd > 2 && fd != dir)
+						(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+					off += d->reclen;
+				}
+			}
+			close(dir);
+			if (n == 0)
+				return 0;
+		}
+#endif
+	}
+	{
+		/* Last resort: every number up to the descriptor limit. */
+		int fd;
+		long max = sysconf(_SC_OPEN_MAX);
+		if (max < 0 || max > 65536)
+			max = 65536;
+		for (fd = 3; fd < max; fd++)
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	return 0;
+}
+
+struct child_plan {
+	char *const *argv;
+	char *const *envp;
+	/* exec candidates: argv[0] itself when it has a slash, else the PATH
+	 * search's full names */
+	char **candidates;
+	const char *workdir;   /* NULL: stay */
+	int report_fd;
+	int source_fd[3];      /* what fd i becomes; -1: inherit */
+	int internal_fds[8];   /* the parent's descriptors made for this spawn */
+	size_t n_internal;
+};
+
+static bool is_internal_fd(const struct child_plan *plan, int fd) {
+	for (size_t i = 0; i < plan->n_internal; i++)
+		if (plan->internal_fds[i] == fd)
+			return true;
+	return false;
+}
+
+static void child_exec_candidates(const struct child_plan *plan, int report_fd) {
+	bool saw_eacces = false;
+	int last = ENOENT;
+	for (char *const *c = plan->candidates; *c; c++) {
+		execve(*c, plan->argv, plan->envp);
+		last = errno;
+		/* execvp(3)'s rules: keep searching past entries that do not hold
+		 * the program; remember a permission failure; stop on anything else
+		 * (the program was found but cannot run). */
+		if (last == EACCES) {
+			saw_eacces = true;
+			continue;
+		}
+		if (last == ENOENT || last == ENOTDIR || last == ESTALE || last == ENODEV ||
+		    last == ETIMEDOUT)
+			continue;
+		child_fail(report_fd, CONFINE_SPAWN_STEP_EXEC, last, WHAT_NONE);
+	}
+	child_fail(report_fd, CONFINE_SPAWN_STEP_EXEC, saw_eacces ? EACCES : last, WHAT_NONE);
+}
+
+static void child_main(const struct child_plan *plan) {
+	int report_fd = plan->report_fd;
+	int moved[3] = { -1, -1, -1 };
+	struct sigaction dfl;
+	sigset_t empty;
+
+	/* Our descriptors may sit on 0..2 if the caller had closed them: move
+	 * the report pipe and every source above 2 before any dup2 onto 0..2. */
+	if (report_fd < 3) {
+		int r = fcntl(report_fd, F_DUPFD_CLOEXEC, 3);
+		if (r < 0)
+			_exit(127);
+		report_fd = r;
+	}
+	/* Its own session: its own process group (one group to signal on
+	 * timeout) and no controlling terminal to push keystrokes into. */
+	if (setsid() < 0)
+		child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, WHAT_SETSID);
+	for (int i = 0; i < 3; i++) {
+		if (plan->source_fd[i] < 0)
+			continue;
+		moved[i] = fcntl(plan->source_fd[i], F_DUPFD_CLOEXEC, 3);
+		if (moved[i] < 0)
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, WHAT_DUP);
+	}
+	for (int i = 0; i < 3; i++) {
+		if (moved[i] >= 0) {
+			/* moved[i] > 2 >= i, so dup2 always makes a fresh descriptor
+			 * without close-on-exec. */
+			if (dup2(moved[i], i) < 0)
+				child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, WHAT_DUP);
+		} else if (is_internal_fd(plan, i)) {
+			/* The caller had this stream closed; keep it closed. */
+			close(i);
+		} else {
+			/* Inherit what the caller has, even if it is close-on-exec. */
+			int flags = fcntl(i, F_GETFD);
+			if (flags >= 0 && (flags & FD_CLOEXEC))
+				(void)fcntl(i, F_SETFD, flags & ~FD_CLOEXEC);
+		}
+	}
+	/* A leaked writable descriptor is a write channel no profile can stop. */
+	if (child_cloexec_from_3() < 0)
+		child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, WHAT_CLOEXEC);
+
+	/* The caller may ignore or handle signals; the command starts with the
+	 * defaults and nothing blocked (the parent blocked everything around
+	 * fork, so no caller handler ran in this child). */
+	memset(&dfl, 0, sizeof dfl);
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)sigaction(sig, &dfl, NULL);
+	sigemptyset(&empty);
+	if (sigprocmask(SIG_SETMASK, &empty, NULL) < 0)
+		child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, WHAT_SIGNALS);
+
+	if (plan->workdir && chdir(plan->workdir) < 0)
+		child_fail(report_fd, CONFINE_SPAWN_STEP_CHDIR, errno, WHAT_NONE);
+
+	child_exec_candidates(plan, report_fd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Preparing                                                                */
+
+void confine_spawn_options_init(confine_spawn_options *options) {
+	if (!options)
+		return;
+	memset(options, 0, sizeof *options);
+	for (int i = 0; i < 3; i++) {
+		options->stdio[i].kind = CONFINE_STDIO_INHERIT;
+		options->stdio[i].fd = -1;
+	}
+}
+
+static const char *const stream_names[3] = { "stdin", "stdout", "stderr" };
+
+static const char *path_of(const char *const *envp) {
+	if (envp) {
+		for (const char *const *e = envp; *e; e++)
+			if (strncmp(*e, "PATH=", 5) == 0)
+				return *e + 5;
+	}
+	{
+		const char *p = getenv("PATH");
+		return p ? p : "/usr/local/bin:/usr/bin:/bin";
+	}
+}
+
+/* The exec candidates for argv[0]: itself when it names a path; else every
+ * PATH entry joined with it (the child's PATH, as env(1) would search). */
+static char **exec_candidates(const char *program, const char *const *envp) {
+	char **out = NULL;
+	const char *path;
+	if (strchr(program, '/')) {
+		if (cf_strv_push(&out, program) < 0)
+			return NULL;
+		return out;
+	}
+	out = calloc(1, sizeof *out);
+	if (!out)
+		return NULL;
+	path = path_of(envp);
+	for (const char *p = path;;) {
+		const char *end = strchrnul(p, ':');
+		size_t len = (size_t)(end - p);
+		cf_buf b = { 0 };
+		/* An empty entry means the current directory, as in execvp(3). */
+		if ((len ? cf_buf_append(&b, p, len) : cf_buf_puts(&b, ".")) < 0 ||
+		    cf_buf_printf(&b, "/%s", program) < 0 || cf_strv_push(&out, b.data) < 0) {
+			cf_buf_free(&b);
+			confine_strv_free(out);
+			return NULL;
+		}
+		cf_buf_free(&b);
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	return out;
+}
+
+static int oom(confine_error *err) {
+	return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM, "out of memory");
+}
+
+static int validate(const confine_spawn_options *o, confine_error *err) {
+	const char *const *argv;
+	if (!o)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "spawn needs options");
+	if (!!o->confined == !!o->argv)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "spawn needs exactly one of a confined argv and a plain argv");
+	if (o->confined) {
+		if (!confine_mode_is_confined(o->confined->policy.mode))
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+			                    "the confined argv carries mode \"%s\", which is not a "
+			                    "confined mode",
+			                    confine_mode_name(o->confined->policy.mode)
+				                    ? confine_mode_name(o->confined->policy.mode)
+				                    : "?");
+		argv = (const char *const *)o->confined->argv;
+	} else {
+		argv = o->argv;
+	}
+	if (!argv || !argv[0] || !argv[0][0])
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "spawn needs a non-empty argv (argv[0] is missing or empty)");
+	if (o->workdir && !o->workdir[0])
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "the working directory \"\" is empty");
+	for (int i = 0; i < 3; i++) {
+		const confine_stdio *s = &o->stdio[i];
+		switch (s->kind) {
+		case CONFINE_STDIO_INHERIT:
+		case CONFINE_STDIO_NULL:
+			break;
+		case CONFINE_STDIO_CAPTURE:
+		case CONFINE_STDIO_TEE:
+			if (i == 0)
+				return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+				                    "stdin cannot be captured (use inherit, a descriptor "
+				                    "or /dev/null)");
+			if (s->kind == CONFINE_STDIO_CAPTURE)
+				break;
+			/* fall through: a tee needs its target descriptor */
+			__attribute__((fallthrough));
+		case CONFINE_STDIO_FD:
+			if (s->fd < 0 || fcntl(s->fd, F_GETFD) < 0)
+				return cf_error_set(err, EBADF, CONFINE_E_INVALID_ARGUMENT, "spawn", EBADF,
+				                    "the %s descriptor %d is not an open descriptor",
+				                    stream_names[i], s->fd);
+			break;
+		default:
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+			                    "unknown %s kind %d", stream_names[i], (int)s->kind);
+		}
+	}
+	return 0;
+}
+
+static void close_fd(int *fd) {
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+static const char *setup_what_text(int what) {
+	switch (what) {
+	case WHAT_SETSID: return "cannot start a new session";
+	case WHAT_DUP: return "cannot set up the standard streams";
+	case WHAT_CLOEXEC: return "cannot close inherited descriptors";
+	case WHAT_SIGNALS: return "cannot reset the signal mask";
+	default: return "cannot set up the child process";
+	}
+}
+
+/* The child did not exec: turn its report into the error (SPEC 8's spawn
+ * rejection decides whether it is evidence of a broken runner). */
+static int start_failure(const confine_spawn_options *o, const char *program,
+                         const char *workdir, const struct child_report *rep,
+                         confine_error *err) {
+	int e = rep->error_number > 0 ? rep->error_number : EIO;
+	switch ((confine_spawn_step)rep->step) {
+	case CONFINE_SPAWN_STEP_CHDIR:
+		return cf_error_set(err, e, CONFINE_E_SPAWN, "spawn", e,
+		                    "cannot change to working directory \"%s\": %s",
+		                    workdir ? workdir : ".", strerror(e));
+	case CONFINE_SPAWN_STEP_EXEC:
+		if (o->confined &&
+		    confine_classify_spawn_rejection(CONFINE_SPAWN_STEP_EXEC, e,
+		                                     confine_workdir_usable(workdir ? workdir : "."))) {
+			char detail[4096 + 128];
+			int r;
+			snprintf(detail, sizeof detail, "cannot execute %s: %s", program, strerror(e));
+			r = confine_error_sandbox_unavailable(err, o->confined->policy.mode, detail);
+			if (err)
+				err->sys_errno = e;
+			return r;
+		}
+		return cf_error_set(err, e, CONFINE_E_SPAWN, "spawn", e, "cannot execute \"%s\": %s",
+		                    program, strerror(e));
+	case CONFINE_SPAWN_STEP_SETUP:
+	case CONFINE_SPAWN_STEP_NONE:
+	default:
+		return cf_error_set(err, e, CONFINE_E_SPAWN, "spawn", e, "%s for \"%s\": %s",
+		                    setup_what_text(rep->what), program, strerror(e));
+	}
+}
+
+int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine_error *err) {
+	confine_process *p = NULL;
+	struct child_plan plan;
+	char **candidates = NULL;
+	const char *const *argv;
+	const char *workdir;
+	int report[2] = { -1, -1 };
+	int child_end[3] = { -1, -1, -1 };
+	int devnull = -1;
+	sigset_t all, old;
+	pid_t pid;
+	int r;
+
+	r = validate(o, err);
+	if (r < 0)
+		return r;
+	if (!ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "spawn needs a result pointer");
+
+	p = calloc(1, sizeof *p);
+	if (!p)
+		return oom(err);
+	p->pid = -1;
+	p->pidfd = -1;
+	for (int i = 0; i < 3; i++) {
+		p->streams[i].fd = -1;
+		p->streams[i].tee_fd = -1;
+	}
+	p->capture_limit = o->capture_limit ? o->capture_limit : CONFINE_DEFAULT_CAPTURE_LIMIT;
+	p->timeout_ms = o->timeout_ms;
+	p->fallback_wait_ms = 1;
+
+	if (o->confined) {
+		if (confine_argv_copy(o->confined, &p->confined) < 0) {
+			r = oom(err);
+			goto fail;
+		}
+		argv = (const char *const *)p->confined->argv;
+	} else {
+		argv = o->argv;
+	}
+	workdir = o->workdir;
+	if (!workdir && p->confined)
+		workdir = p->confined->policy.workspace_root;
+	if (workdir) {
+		p->workdir = strdup(workdir);
+		if (!p->workdir) {
+			r = oom(err);
+			goto fail;
+		}
+	}
+	candidates = exec_candidates(argv[0], o->envp);
+	if (!candidates) {
+		r = oom(err);
+		goto fail;
+	}
+
+	memset(&plan, 0, sizeof plan);
+	plan.argv = (char *const *)argv;
+	plan.envp = o->envp ? (char *const *)o->envp : environ;
+	plan.candidates = candidates;
+	plan.workdir = p->workdir;
+
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		r = cf_error_set(err, errno, CONFINE_E_SYSTEM, "spawn", errno,
+		                 "cannot create a pipe: %s", strerror(errno));
+		goto fail;
+	}
+	plan.report_fd = report[1];
+	plan.internal_fds[plan.n_internal++] = report[0];
+	plan.internal_fds[plan.n_internal++] = report[1];
+	for (int i = 0; i < 3; i++) {
+		const confine_stdio *s = &o->stdio[i];
+		plan.source_fd[i] = -1;
+		switch (s->kind) {
+		case CONFINE_STDIO_INHERIT:
+			break;
+		case CONFINE_STDIO_FD:
+			plan.source_fd[i] = s->fd;
+			break;
+		case CONFINE_STDIO_NULL:
+			/* Opened before fork: the child must not call open(3) on a path
+			 * that could fail for reasons we could not report well. */
+			if (devnull < 0) {
+				devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+				if (devnull < 0) {
+					r = cf_error_set(err, errno, CONFINE_E_SYSTEM, "spawn", errno,
+					                 "cannot open /dev/null: %s", strerror(errno));
+					goto fail;
+				}
+				plan.internal_fds[plan.n_internal++] = devnull;
+			}
+			plan.source_fd[i] = devnull;
+			break;
+		case CONFINE_STDIO_CAPTURE:
+		case CONFINE_STDIO_TEE: {
+			int fds[2];
+			if (pipe2(fds, O_CLOEXEC) < 0) {
+				r = cf_error_set(err, errno, CONFINE_E_SYSTEM, "spawn", errno,
+				                 "cannot create a pipe: %s", strerror(errno));
+				goto fail;
+			}
+			p->streams[i].fd = fds[0];
+			child_end[i] = fds[1];
+			plan.internal_fds[plan.n_internal++] = fds[0];
+			plan.internal_fds[plan.n_internal++] = fds[1];
+			plan.source_fd[i] = fds[1];
+			p->streams[i].captured = true;
+			if (s->kind == CONFINE_STDIO_TEE)
+				p->streams[i].tee_fd = s->fd;
+			(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
+			break;
+		}
+		}
+	}
+
+	/* Block every signal around fork: the child must not run a caller's
+	 * handler before it resets the dispositions. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0)
+		child_main(&plan); /* does not return */
+	r = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0) {
+		r = cf_error_set(err, r, CONFINE_E_SYSTEM, "spawn", r, "cannot fork: %s", strerror(r));
+		goto fail;
+	}
+	p->pid = pid;
+	close_fd(&report[1]);
+	for (int i = 0; i < 3; i++)
+		close_fd(&child_end[i]);
+	close_fd(&devnull);
+
+	{
+		struct child_report rep;
+		ssize_t n;
+		do
+			n = read(report[0], &rep, sizeof rep);
+		while (n < 0 && errno == EINTR);
+		close_fd(&report[0]);
+		if (n == (ssize_t)sizeof rep) {
+			/* It never ran anything: reap it and report the step. */
+			int status;
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			p->pid = -1;
+			r = start_failure(o, argv[0], p->workdir, &rep, err);
+			goto fail;
+		}
+		/* EOF: the report pipe closed on exec. (A short read would mean
+		 * the child died mid-report; its status then tells.) */
+	}
+
+#ifdef SYS_pidfd_open
+	{
+		long fd = syscall(SYS_pidfd_open, pid, 0);
+		/* pidfd_open's descriptor is close-on-exec. Without it (old
+		 * kernels) the wait falls back to short polls. */
+		p->pidfd = fd >= 0 ? (int)fd : -1;
+	}
+#endif
+	p->state = STATE_RUNNING;
+	if (p->timeout_ms)
+		p->deadline_ms = cf_now_ms() + p->timeout_ms;
+	confine_strv_free(candidates);
+	*ret = p;
+	return 0;
+
+fail:
+	close_fd(&report[0]);
+	close_fd(&report[1]);
+	for (int i = 0; i < 3; i++)
+		close_fd(&child_end[i]);
+	close_fd(&devnull);
+	confine_strv_free(candidates);
+	confine_process_free(p);
+	return r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Running                                                                  */
+
+pid_t confine_process_pid(const confine_process *process) {
+	return process ? process->pid : -1;
+}
+
+/* Writes all of `data` to the tee target without letting a closed reader
+ * raise SIGPIPE in the caller (the library must not kill its host). */
+static void tee_write(struct stream *s, const char *data, size_t len) {
+	sigset_t pipe_set, old;
+	bool was_pending;
+	sigset_t pending;
+	bool got_epipe = false;
+
+	if (s->tee_fd < 0 || s->tee_broken)
+		return;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigpending(&pending);
+	was_pending = sigismember(&pending, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	while (len > 0) {
+		ssize_t n = write(s->tee_fd, data, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK) {
+				struct pollfd pfd = { .fd = s->tee_fd, .events = POLLOUT };
+				(void)poll(&pfd, 1, 100);
+				continue;
+			}
+			if (errno == EPIPE)
+				got_epipe = true;
+			s->tee_broken = true;
+			break;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	if (got_epipe && !was_pending) {
+		struct timespec zero = { 0, 0 };
+		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Reads what is available on one stream. */
+static void pump_stream(confine_process *p, struct stream *s) {
+	char chunk[16384];
+	size_t pumped = 0;
+	while (s->fd >= 0 && pumped < PUMP_MAX_BYTES) {
+		ssize_t n = read(s->fd, chunk, sizeof chunk);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			close_fd(&s->fd);
+			return;
+		}
+		if (n == 0) {
+			close_fd(&s->fd);
+			return;
+		}
+		pumped += (size_t)n;
+		tee_write(s, chunk, (size_t)n);
+		if (s->buf.len < p->capture_limit) {
+			size_t room = p->capture_limit - s->buf.len;
+			size_t keep = (size_t)n < room ? (size_t)n : room;
+			if (cf_buf_append(&s->buf, chunk, keep) < 0)
+				s->truncated = true; /* out of memory: keep what we have */
+			else if (keep < (size_t)n)
+				s->truncated = true;
+		} else {
+			s->truncated = true;
+		}
+	}
+}
+
+static void pump(confine_process *p) {
+	for (int i = 1; i < 3; i++)
+		pump_stream(p, &p->streams[i]);
+}
+
+static bool pipes_open(const confine_process *p) {
+	return p->streams[1].fd >= 0 || p->streams[2].fd >= 0;
+}
+
+static void signal_group(confine_process *p, int sig) {
+	if (p->pid > 0)
+		(void)kill(-p->pid, sig);
+}
+
+/* Has the leader ended? If so, end what is left of its group while the
+ * unreaped leader still pins the group's id (so the id cannot be reused
+ * under us), then reap it. */
+static void check_leader(confine_process *p) {
+	siginfo_t info;
+	int status;
+	memset(&info, 0, sizeof info);
+	if (waitid(P_PID, (id_t)p->pid, &info, WEXITED | WNOHANG | WNOWAIT) < 0) {
+		if (errno == EINTR)
+			return;
+		/* ECHILD: someone else reaped it (SIGCHLD ignored, or a
+		 * waitpid(-1) elsewhere). The status is lost. */
+		p->wait_errno = errno;
+		signal_group(p, SIGKILL);
+		goto reaped;
+	}
+	if (info.si_pid == 0)
+		return; /* still running */
+	/* A confined tree never outlives its run. */
+	signal_group(p, SIGKILL);
+	for (;;) {
+		pid_t w = waitpid(p->pid, &status, 0);
+		if (w == p->pid) {
+			p->status = status;
+			break;
+		}
+		if (w < 0 && errno == EINTR)
+			continue;
+		p->wait_errno = w < 0 ? errno : ECHILD;
+		break;
+	}
+reaped:
+	close_fd(&p->pidfd);
+	p->state = STATE_DRAINING;
+	p->drain_until_ms = cf_now_ms() + DRAIN_GRACE_MS;
+}
+
+static void enforce_timeout(confine_process *p, long long now) {
+	if (!p->timeout_ms || p->state != STATE_RUNNING)
+		return;
+	if (!p->term_sent && now >= p->deadline_ms) {
+		p->timed_out = true;
+		p->term_sent = true;
+		p->kill_at_ms = now + CONFINE_KILL_GRACE_MS;
+		signal_group(p, SIGTERM);
+	}
+	if (p->term_sent && !p->kill_sent && now >= p->kill_at_ms) {
+		p->kill_sent = true;
+		signal_group(p, SIGKILL);
+	}
+}
+
+/* One step of the run: waits at most until something happens (when
+ * `block`), pumps output, notices the leader's end, enforces the timeout.
+ * Returns true once settled. */
+static bool step(confine_process *p, bool block) {
+	struct pollfd pfds[3];
+	nfds_t n = 0;
+	int wait_ms = 0;
+	long long now = cf_now_ms();
+
+	if (p->state == STATE_SETTLED)
+		return true;
+	enforce_timeout(p, now);
+
+	if (block) {
+		long long until = -1;
+		if (p->state == STATE_RUNNING) {
+			if (p->timeout_ms)
+				until = p->term_sent ? (p->kill_sent ? -1 : p->kill_at_ms) : p->deadline_ms;
+		} else {
+			until = p->drain_until_ms;
+		}
+		if (until < 0)
+			wait_ms = -1;
+		else
+			wait_ms = until > now ? (int)(until - now > INT_MAX ? INT_MAX : until - now) : 0;
+		if (p->state == STATE_RUNNING && p->pidfd < 0) {
+			if (wait_ms < 0 || wait_ms > p->fallback_wait_ms)
+				wait_ms = p->fallback_wait_ms;
+			if (p->fallback_wait_ms < FALLBACK_MAX_WAIT_MS)
+				p->fallback_wait_ms *= 2;
+		}
+	}
+	if (p->state == STATE_RUNNING && p->pidfd >= 0)
+		pfds[n++] = (struct pollfd){ .fd = p->pidfd, .events = POLLIN };
+	for (int i = 1; i < 3; i++)
+		if (p->streams[i].fd >= 0)
+			pfds[n++] = (struct pollfd){ .fd = p->streams[i].fd, .events = POLLIN };
+	if (n > 0 || wait_ms != 0)
+		(void)poll(n ? pfds : NULL, n, wait_ms);
+
+	pump(p);
+	if (p->state == STATE_RUNNING)
+		check_leader(p);
+	if (p->state == STATE_DRAINING) {
+		pump(p);
+		if (!pipes_open(p) || cf_now_ms() >= p->drain_until_ms) {
+			close_fd(&p->streams[1].fd);
+			close_fd(&p->streams[2].fd);
+			p->state = STATE_SETTLED;
+		}
+	}
+	return p->state == STATE_SETTLED;
+}
+
+int confine_process_poll(confine_process *process, confine_error *err) {
+	if (!process || process->pid <= 0)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "wait", 0,
+		                    "poll needs a started process");
+	return step(process, false) ? 1 : 0;
+}
+
+int confine_process_signal(confine_process *process, int sig) {
+	if (!process || process->pid <= 0)
+		return -EINVAL;
+	if (process->state != STATE_RUNNING)
+		return -ESRCH;
+	if (kill(-process->pid, sig) < 0)
+		return -errno;
+	return 0;
+}
+
+static int copy_stream(const struct stream *s, char **data, size_t *len, bool *truncated) {
+	*truncated = s->truncated;
+	if (!s->captured) {
+		*data = NULL;
+		*len = 0;
+		return 0;
+	}
+	*data = malloc(s->buf.len + 1);
+	if (!*data)
+		return -ENOMEM;
+	if (s->buf.len)
+		memcpy(*data, s->buf.data, s->buf.len);
+	(*data)[s->buf.len] = '\0';
+	*len = s->buf.len;
+	return 0;
+}
+
+/* Settlement classification (SPEC 8 and 9): runner failure first, with
+ * this run's own rules; denial second, with its own dialect. Both read only
+ * what was captured of stderr. */
+static int classify(const confine_process *p, confine_outcome *o) {
+	const confine_argv *c = p->confined;
+	o->confined = c != NULL;
+	if (!c) {
+		o->mode = CONFINE_MODE_DANGER_FULL_ACCESS;
+		o->runner = CONFINE_RUNNER_NONE;
+		o->enforcement = CONFINE_ENFORCEMENT_FULL;
+		return 0;
+	}
+	o->mode = c->policy.mode;
+	o->runner = c->runner;
+	o->enforcement = c->enforcement;
+	{
+		char *detail = NULL;
+		int r = confine_classify_runner_failure(o->signaled ? 0 : o->exit_code, o->signaled,
+		                                        o->stderr_data, o->stderr_len, c->rules,
+		                                        c->n_rules, &detail);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			o->runner_failed = true;
+			o->runner_failure_detail = detail;
+			return 0;
+		}
+	}
+	o->denied = confine_classify_denial(o->signaled ? 0 : o->exit_code, o->signaled,
+	                                    o->stderr_data, o->stderr_len, c->denial_signatures);
+	return 0;
+}
+
+int confine_process_wait(confine_process *process, confine_outcome **ret, confine_error *err) {
+	confine_outcome *o;
+	if (!process || process->pid <= 0 || !ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "wait", 0,
+		                    "wait needs a started process and a result pointer");
+	while (!step(process, true))
+		;
+	if (process->wait_errno)
+		return cf_error_set(err, process->wait_errno, CONFINE_E_SYSTEM, "wait",
+		                    process->wait_errno,
+		                    "cannot collect the exit status of process %d: %s (is SIGCHLD "
+		                    "ignored?)",
+		                    (int)process->pid, strerror(process->wait_errno));
+	o = calloc(1, sizeof *o);
+	if (!o)
+		return oom(err);
+	if (WIFSIGNALED(process->status)) {
+		o->signaled = true;
+		o->signal = WTERMSIG(process->status);
+		o->exit_code = -1;
+	} else {
+		o->exit_code = WEXITSTATUS(process->status);
+	}
+	o->timed_out = process->timed_out;
+	if (copy_stream(&process->streams[1], &o->stdout_data, &o->stdout_len,
+	                &o->stdout_truncated) < 0 ||
+	    copy_stream(&process->streams[2], &o->stderr_data, &o->stderr_len,
+	                &o->stderr_truncated) < 0 ||
+	    classify(process, o) < 0) {
+		confine_outcome_free(o);
+		return oom(err);
+	}
+	*ret = o;
+	return 0;
+}
+
+void confine_process_free(confine_process *process) {
+	if (!process)
+		return;
+	if (process->pid > 0 && process->state == STATE_RUNNING) {
+		int status;
+		signal_group(process, SIGKILL);
+		while (waitpid(process->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close_fd(&process->pidfd);
+	for (int i = 0; i < 3; i++) {
+		close_fd(&process->streams[i].fd);
+		cf_buf_free(&process->streams[i].buf);
+	}
+	confine_argv_free(process->confined);
+	free(process->workdir);
+	free(process);
+}
+
+int confine_run(const confine_spawn_options *options, confine_outcome **ret,
+                confine_error *err) {
+	confine_process *p;
+	int r;
+	if (!ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "run needs a result pointer");
+	r = confine_spawn(options, &p, err);
+	if (r < 0)
+		return r;
+	r = confine_process_wait(p, ret, err);
+	confine_process_free(p);
+	return r;
+}
+
+void confine_outcome_free(confine_outcome *outcome) {
+	if (!outcome)
+		return;
+	free(outcome->stdout_data);
+	free(outcome->stderr_data);
+	free(outcome->runner_failure_detail);
+	free(outcome);
+}
+
+int confine_outcome_error(const confine_outcome *outcome, confine_error *err) {
+	if (!outcome || !outcome->runner_failed)
+		return 0;
+	return confine_error_sandbox_unavailable(
+		err, outcome->mode,
+		outcome->runner_failure_detail ? outcome->runner_failure_detail
+		                               : "the runner failed before running the command");
+}
