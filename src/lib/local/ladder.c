@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* The runner ladder: chains, probe arbitration, the cached verdict. */
+#include "local/ladder.h"
+
+#include <errno.h>
+#include <string.h>
+
+size_t cf_ladder_chain_for_platform(const char *platform, confine_runner chain[CF_LADDER_MAX]) {
+	size_t n = 0;
+	if (platform && strcmp(platform, "linux") == 0) {
+		/* bwrap first: its PID namespace and private /tmp go further than
+		 * Landlock; Landlock needs no user namespaces or mount privileges. */
+		chain[n++] = CONFINE_RUNNER_BWRAP;
+		chain[n++] = CONFINE_RUNNER_LANDLOCK;
+	} else if (platform && strcmp(platform, "darwin") == 0) {
+		chain[n++] = CONFINE_RUNNER_SEATBELT;
+	}
+	/* Every other platform (Windows included) has an empty chain: it fails
+	 * closed rather than run anything unconfined. */
+	return n;
+}
+
+int cf_ladder_init(cf_ladder *ladder, const confine_runner *chain, size_t n,
+                   const cf_ladder_hooks *hooks) {
+	int r;
+	if (!ladder || n > CF_LADDER_MAX || (n && !chain) || !hooks || (n > 1 && !hooks->probe))
+		return -EINVAL;
+	memset(ladder, 0, sizeof *ladder);
+	if (n)
+		memcpy(ladder->chain, chain, n * sizeof *chain);
+	ladder->n_chain = n;
+	ladder->hooks = *hooks;
+	r = pthread_mutex_init(&ladder->lock, NULL);
+	if (r != 0)
+		return -r;
+	return 0;
+}
+
+void cf_ladder_destroy(cf_ladder *ladder) {
+	if (ladder)
+		pthread_mutex_destroy(&ladder->lock);
+}
+
+static cf_ladder_choice decide(cf_ladder *ladder) {
+	cf_ladder_choice choice = { .usable = false, .runner = CONFINE_RUNNER_NONE,
+	                            .enforcement = CONFINE_ENFORCEMENT_FULL };
+	confine_enforcement enforcement = CONFINE_ENFORCEMENT_FULL;
+
+	if (ladder->n_chain == 0)
+		return choice;
+	if (ladder->n_chain == 1) {
+		/* Nothing to arbitrate: a sole candidate is selected without a probe,
+		 * and an unusable one fails closed at execution. */
+		confine_runner rung = ladder->chain[0];
+		if (ladder->hooks.select_unprobed &&
+		    !ladder->hooks.select_unprobed(ladder->hooks.ctx, rung, &enforcement))
+			return choice;
+		choice.usable = true;
+		choice.runner = rung;
+		choice.enforcement = enforcement;
+		return choice;
+	}
+	for (size_t i = 0; i < ladder->n_chain; i++) {
+		confine_runner rung = ladder->chain[i];
+		bool passed;
+		enforcement = CONFINE_ENFORCEMENT_FULL;
+		ladder->probes_run++;
+		passed = ladder->hooks.probe(ladder->hooks.ctx, rung, &enforcement);
+		if (passed) {
+			choice.usable = true;
+			choice.runner = rung;
+			choice.enforcement = enforcement;
+			return choice;
+		}
+	}
+	return choice;
+}
+
+cf_ladder_choice cf_ladder_select(cf_ladder *ladder) {
+	cf_ladder_choice choice;
+	pthread_mutex_lock(&ladder->lock);
+	if (!ladder->decided) {
+		ladder->choice = decide(ladder);
+		ladder->decided = true;
+	}
+	choice = ladder->choice;
+	pthread_mutex_unlock(&ladder->lock);
+	return choice;
+}
+
+unsigned cf_ladder_probe_count(cf_ladder *ladder) {
+	unsigned n;
+	pthread_mutex_lock(&ladder->lock);
+	n = ladder->probes_run;
+	pthread_mutex_unlock(&ladder->lock);
+	return n;
+}

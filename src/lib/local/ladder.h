@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The runner ladder (SPEC 4): per-platform chains, probe arbitration and the
+ * cached verdict. Pure apart from a mutex: probes are injected, so the chain
+ * logic is unit-tested without running anything.
+ */
+#ifndef CONFINE_LOCAL_LADDER_H
+#define CONFINE_LOCAL_LADDER_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#define CF_LADDER_MAX 3
+
+typedef struct cf_ladder_hooks {
+	/* Functional probe of one rung of a chain of several: true when it
+	 * passes, with the enforcement it achieves in *ret_enforcement. */
+	bool (*probe)(void *ctx, confine_runner rung, confine_enforcement *ret_enforcement);
+	/* A sole candidate is selected without a probe. This hook says whether
+	 * the rung can exist on this host at all (false: unavailable now, since
+	 * there is nothing that could run) and with which enforcement. NULL:
+	 * always selectable, enforcement full. Never counted as a probe. */
+	bool (*select_unprobed)(void *ctx, confine_runner rung, confine_enforcement *ret_enforcement);
+	void *ctx;
+} cf_ladder_hooks;
+
+typedef struct cf_ladder_choice {
+	bool usable;
+	confine_runner runner;           /* CONFINE_RUNNER_NONE when unusable */
+	confine_enforcement enforcement;
+} cf_ladder_choice;
+
+typedef struct cf_ladder {
+	confine_runner chain[CF_LADDER_MAX];
+	size_t n_chain;
+	cf_ladder_hooks hooks;
+	/* One mutex per ladder, not pthread_once: hooks are per provider, and
+	 * concurrent first calls must wait for the one probing call. */
+	pthread_mutex_t lock;
+	bool decided;
+	cf_ladder_choice choice;
+	unsigned probes_run;
+} cf_ladder;
+
+/* The chain of a platform name: "linux" bwrap then landlock; "darwin"
+ * seatbelt; anything else (NULL included) empty. Returns its length. */
+size_t cf_ladder_chain_for_platform(const char *platform, confine_runner chain[CF_LADDER_MAX]) CONFINE_HIDDEN;
+
+/* Copies `chain` (n <= CF_LADDER_MAX) and `hooks`. 0, -EINVAL or -errno. */
+int cf_ladder_init(cf_ladder *ladder, const confine_runner *chain, size_t n,
+                   const cf_ladder_hooks *hooks) CONFINE_HIDDEN;
+void cf_ladder_destroy(cf_ladder *ladder) CONFINE_HIDDEN;
+
+/* The verdict: decided on the first call (probing a chain of several in
+ * order, first pass wins, later rungs never probed), cached after, an
+ * unavailable verdict too. Thread-safe. */
+cf_ladder_choice cf_ladder_select(cf_ladder *ladder) CONFINE_HIDDEN;
+
+/* How many functional probes ran so far. */
+unsigned cf_ladder_probe_count(cf_ladder *ladder) CONFINE_HIDDEN;
+
+#endif

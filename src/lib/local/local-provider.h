@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal seams of the local provider, for its unit tests. */
+#ifndef CONFINE_LOCAL_PROVIDER_H
+#define CONFINE_LOCAL_PROVIDER_H
+
+#include "local/ladder.h"
+
+/* confine_local_provider_new() with the ladder's hooks replaced by `hooks`
+ * (copied; NULL: the real probes of this host). */
+int cf_local_provider_new_with_hooks(const confine_local_config *config,
+                                     const cf_ladder_hooks *hooks, confine_provider **ret,
+                                     confine_error *err) CONFINE_HIDDEN;
+
+/* The first "<dir>/<name>" that is an executable regular file, over the
+ * absolute entries of the colon-separated `path` (relative and empty entries
+ * are skipped: they would make the runner depend on the caller's cwd).
+ * malloc'd; NULL when not found or out of memory. */
+char *cf_find_program(const char *path, const char *name) CONFINE_HIDDEN;
+
+#endif
