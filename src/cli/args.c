@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: MIT */
+/* The confine command line: subcommands, options, help texts. Parsing only;
+ * main.c acts on the result. getopt(3) is not used: it keeps global state,
+ * permutes arguments and prints its own messages, and the `--` that ends
+ * confine's options must stay where the user put it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "args.h"
+
+typedef enum option_id {
+	OPT_HELP,
+	OPT_MODE,
+	OPT_WORKSPACE,
+	OPT_RUNNER,
+	OPT_CONFIG,
+	OPT_JSON,
+	OPT_TIMEOUT,
+	OPT_COMMAND,
+} option_id;
+
+typedef struct option_spec {
+	option_id id;
+	char short_name;        /* 0: none */
+	const char *long_name;  /* NULL: none */
+	bool takes_value;
+} option_spec;
+
+static const option_spec option_table[] = {
+	{OPT_HELP, 'h', "help", false},
+	{OPT_MODE, 'm', "mode", true},
+	{OPT_WORKSPACE, 'w', "workspace", true},
+	{OPT_RUNNER, 0, "runner", true},
+	{OPT_CONFIG, 0, "config", true},
+	{OPT_JSON, 0, "json", false},
+	{OPT_TIMEOUT, 0, "timeout", true},
+	{OPT_COMMAND, 'c', NULL, true},
+};
+
+/* Which options each subcommand accepts (SPEC 10's synopsis). */
+static bool command_accepts(cli_command command, option_id id) {
+	switch (id) {
+	case OPT_HELP:
+		return true;
+	case OPT_RUNNER:
+	case OPT_CONFIG:
+		return command != CLI_COMMAND_NONE;
+	case OPT_MODE:
+	case OPT_WORKSPACE:
+		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
+		       command == CLI_COMMAND_WRAP;
+	case OPT_JSON:
+		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_PROBE;
+	case OPT_TIMEOUT:
+	case OPT_COMMAND:
+		return command == CLI_COMMAND_BASH;
+	}
+	return false;
+}
+
+const char *cli_command_name(cli_command command) {
+	switch (command) {
+	case CLI_COMMAND_NONE: return NULL;
+	case CLI_COMMAND_RUN: return "run";
+	case CLI_COMMAND_BASH: return "bash";
+	case CLI_COMMAND_WRAP: return "wrap";
+	case CLI_COMMAND_PROBE: return "probe";
+	}
+	return NULL;
+}
+
+const char *cli_help_hint(cli_command command) {
+	switch (command) {
+	case CLI_COMMAND_NONE: return "Try 'confine --help' for more information.";
+	case CLI_COMMAND_RUN: return "Try 'confine run --help' for more information.";
+	case CLI_COMMAND_BASH: return "Try 'confine bash --help' for more information.";
+	case CLI_COMMAND_WRAP: return "Try 'confine wrap --help' for more information.";
+	case CLI_COMMAND_PROBE: return "Try 'confine probe --help' for more information.";
+	}
+	return "Try 'confine --help' for more information.";
+}
+
+#define COMMON_OPTIONS                                                                       \
+	"  -m, --mode MODE       read-only, workspace-write or danger-full-access\n"            \
+	"                        (default: the config's mode, else read-only)\n"                \
+	"  -w, --workspace DIR   the workspace root (default: the config's workspaceRoot,\n"    \
+	"                        else the current directory); a relative DIR is taken\n"       \
+	"                        from the current directory\n"                                 \
+	"      --runner NAME     pin the runner: bwrap, landlock or seatbelt (used\n"          \
+	"                        unprobed; fails closed if it cannot run)\n"                    \
+	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
+
+static const char help_global[] =
+	"Usage: confine COMMAND [OPTION...]\n"
+	"Run commands confined: writes are allowed only where the mode permits.\n"
+	"\n"
+	"Commands:\n"
+	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
+	"        run PROGRAM confined, with the terminal's stdin, stdout and stderr\n"
+	"  bash  [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	"        [--timeout MS] -c COMMAND\n"
+	"        run COMMAND with bash, confined, and print what an agent's model sees\n"
+	"  wrap  [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
+	"        print the confined argv as JSON; runs nothing\n"
+	"  probe [--runner NAME] [--config FILE] [--json]\n"
+	"        report which sandbox backend this host can use\n"
+	"\n"
+	"Options:\n"
+	"  -h, --help     show this help (or a command's: confine run --help)\n"
+	"  -V, --version  show the version\n"
+	"\n"
+	"Modes: read-only (no writes but /dev/null), workspace-write (the workspace\n"
+	"and the temp area), danger-full-access (unconfined). A confined mode never\n"
+	"runs a command unconfined: where no backend can confine, confine fails.\n"
+	"\n"
+	"Configuration (--config FILE or $CONFINE_CONFIG) is a JSON object with the\n"
+	"optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,\n"
+	"probeTimeoutMs and landlockLauncher.\n"
+	"\n"
+	"Exit status: 125 when confine itself fails (usage, configuration, policy,\n"
+	"no usable sandbox, runner failure), with 'confine: MESSAGE' on stderr;\n"
+	"otherwise as each command's help says.\n";
+
+static const char help_run[] =
+	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
+	"Run PROGRAM confined. stdin, stdout and stderr are the caller's; stderr is\n"
+	"also kept (bounded) to recognise a runner that failed before the program\n"
+	"ran. The program runs in its own session: it uses the terminal through its\n"
+	"standard streams, and confine forwards SIGINT, SIGTERM and SIGHUP to it.\n"
+	"\n"
+	"Options:\n" COMMON_OPTIONS
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: the program's; 128+N when signal N killed it; 125 when confine\n"
+	"fails (nothing ran, or the runner failed before running the program).\n";
+
+static const char help_bash[] =
+	"Usage: confine bash [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	"                    [--timeout MS] -c COMMAND\n"
+	"Run COMMAND with `bash -c`, confined, in the workspace root; capture its output\n"
+	"and print the rendering an agent's model sees: stdout, then [stderr] and\n"
+	"stderr, or (no output); then markers for a denied write, a timeout, a signal\n"
+	"or a non-zero exit code.\n"
+	"\n"
+	"Options:\n" COMMON_OPTIONS
+	"      --json            print one JSON object instead:\n"
+	"                        {\"exitCode\",\"signal\",\"timedOut\",\"stdout\",\"stderr\",\"truncated\",\n"
+	"                         \"sandbox\":{\"mode\",\"denied\",\"enforcement\",\"runner\",\n"
+	"                         \"runnerFailed\"},\"error\":null|{\"code\",\"message\"}}\n"
+	"                        (a field is absent where it does not apply)\n"
+	"      --timeout MS      bound on the run, 1 to 600000 (default 120000); then\n"
+	"                        SIGTERM, and SIGKILL 3000 ms later\n"
+	"  -c COMMAND            the bash command to run\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: the command's exit code; 128+N when signal N killed it (a\n"
+	"timeout kills with SIGTERM or SIGKILL); 125 when confine fails, including\n"
+	"a runner failure.\n";
+
+static const char help_wrap[] =
+	"Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
+	"Print the argv that runs PROGRAM confined, as one JSON object, and run\n"
+	"nothing, so a harness in any language can spawn it itself:\n"
+	"  {\"argv\":[...],\"runner\",\"enforcement\",\"denialSignatures\":[...],\n"
+	"   \"runnerFailureRules\":[{\"allowedExitCodes\",\"fatalSignatures\",\n"
+	"   \"informationalLines\"}],\"policy\":{\"mode\",\"workspaceRoot\"}}\n"
+	"Spawn it in a new session (setsid) with no descriptor above 2 and with the\n"
+	"workspace root as its working directory. Under danger-full-access no sandbox\n"
+	"is involved: argv is PROGRAM [ARG...] unchanged, runner is null, enforcement\n"
+	"is absent and the lists are empty.\n"
+	"\n"
+	"Options:\n" COMMON_OPTIONS
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: 0 when printed; 125 when confine fails.\n";
+
+static const char help_probe[] =
+	"Usage: confine probe [--runner NAME] [--config FILE] [--json]\n"
+	"Run the runner ladder (Linux: bwrap, then the Landlock launcher; macOS:\n"
+	"Seatbelt) and report the verdict: the runner, its enforcement (full or\n"
+	"partial) and the kernel's Landlock ABI where known.\n"
+	"\n"
+	"Options:\n"
+	"      --runner NAME     pin the runner: bwrap, landlock or seatbelt (a pinned\n"
+	"                        runner is selected unprobed)\n"
+	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
+	"      --json            print one JSON object:\n"
+	"                        {\"usable\",\"runner\",\"enforcement\",\"landlockAbi\",\"runnerPath\"}\n"
+	"                        (runner is null when unusable; a field is absent where\n"
+	"                        it does not apply)\n"
+	"  -h, --help            show this help\n"
+	"\n"
+	"Exit status: 0 when a backend is usable, 125 when none is (or confine fails).\n";
+
+const char *cli_help_text(cli_command command) {
+	switch (command) {
+	case CLI_COMMAND_NONE: return help_global;
+	case CLI_COMMAND_RUN: return help_run;
+	case CLI_COMMAND_BASH: return help_bash;
+	case CLI_COMMAND_WRAP: return help_wrap;
+	case CLI_COMMAND_PROBE: return help_probe;
+	}
+	return help_global;
+}
+
+static int usage_error(cli_args *args, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int usage_error(cli_args *args, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(args->error, sizeof args->error, fmt, ap);
+	va_end(ap);
+	args->action = CLI_ACTION_USAGE_ERROR;
+	return -EINVAL;
+}
+
+/* "confine run", or "confine" at the top level: used in messages. */
+static const char *command_label(cli_command command) {
+	switch (command) {
+	case CLI_COMMAND_NONE: return "confine";
+	case CLI_COMMAND_RUN: return "confine run";
+	case CLI_COMMAND_BASH: return "confine bash";
+	case CLI_COMMAND_WRAP: return "confine wrap";
+	case CLI_COMMAND_PROBE: return "confine probe";
+	}
+	return "confine";
+}
+
+/* A whole number of milliseconds in [1, CONFINE_MAX_TIMEOUT_MS], digits
+ * only: no sign, no spaces, no suffix, so a typo never becomes a bound. */
+static bool parse_timeout(const char *text, unsigned *ret) {
+	unsigned long value = 0;
+	if (!text[0])
+		return false;
+	for (const char *p = text; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return false;
+		value = value * 10 + (unsigned long)(*p - '0');
+		if (value > CONFINE_MAX_TIMEOUT_MS)
+			return false;
+	}
+	if (value == 0)
+		return false;
+	*ret = (unsigned)value;
+	return true;
+}
+
+/* Stores one option's value (or flag) into `args`. */
+static int apply_option(cli_args *args, const option_spec *spec, const char *shown,
+                        const char *value) {
+	confine_error err;
+	switch (spec->id) {
+	case OPT_HELP:
+		args->action = CLI_ACTION_HELP;
+		return 0;
+	case OPT_MODE:
+		if (confine_mode_parse(value, &args->mode, &err) < 0)
+			return usage_error(args, "invalid %s: %s", shown, err.message);
+		args->has_mode = true;
+		return 0;
+	case OPT_WORKSPACE:
+		/* Kept as given: an empty or missing root is the policy's error,
+		 * reported with the library's own message. */
+		args->workspace = value;
+		return 0;
+	case OPT_RUNNER:
+		if (confine_runner_parse(value, &args->runner, &err) < 0)
+			return usage_error(args, "invalid %s: %s", shown, err.message);
+		args->has_runner = true;
+		return 0;
+	case OPT_CONFIG:
+		if (!value[0])
+			return usage_error(args, "option '%s' requires a file name, got an empty string",
+			                   shown);
+		args->config = value;
+		return 0;
+	case OPT_JSON:
+		args->json = true;
+		return 0;
+	case OPT_TIMEOUT:
+		if (!parse_timeout(value, &args->timeout_ms))
+			return usage_error(args,
+			                   "invalid %s \"%s\": expected a whole number of milliseconds "
+			                   "from 1 to %u",
+			                   shown, value, (unsigned)CONFINE_MAX_TIMEOUT_MS);
+		args->has_timeout = true;
+		return 0;
+	case OPT_COMMAND:
+		args->bash_command = value;
+		return 0;
+	}
+	return usage_error(args, "internal error: unhandled option %s", shown);
+}
+
+static const option_spec *find_long(const char *name, size_t len) {
+	for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++) {
+		const char *long_name = option_table[i].long_name;
+		if (long_name && strlen(long_name) == len && strncmp(long_name, name, len) == 0)
+			return &option_table[i];
+	}
+	return NULL;
+}
+
+static const option_spec *find_short(char name) {
+	for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++)
+		if (option_table[i].short_name && option_table[i].short_name == name)
+			return &option_table[i];
+	return NULL;
+}
+
+/* Parses the options of a subcommand from argv[*index]; stops after `--`
+ * (run, wrap) with the program's argv recorded, or at the end. */
+static int parse_command_options(int argc, char *const *argv, int index, cli_args *args) {
+	cli_command command = args->command;
+	bool saw_separator = false;
+
+	while (index < argc) {
+		const char *arg = argv[index++];
+		const option_spec *spec;
+		const char *value = NULL;
+		char shown[64];
+
+		if (strcmp(arg, "--") == 0) {
+			if (command != CLI_COMMAND_RUN && command != CLI_COMMAND_WRAP)
+				return usage_error(args,
+				                   "%s takes no '-- PROGRAM'%s", command_label(command),
+				                   command == CLI_COMMAND_BASH
+				                           ? "; give the command with -c COMMAND"
+				                           : "");
+			saw_separator = true;
+			args->program_argv = argv + index;
+			args->program_argc = (size_t)(argc - index);
+			break;
+		}
+		if (arg[0] != '-' || arg[1] == '\0') {
+			/* A positional argument before `--`. */
+			switch (command) {
+			case CLI_COMMAND_RUN:
+			case CLI_COMMAND_WRAP:
+				return usage_error(args,
+				                   "missing '--' before the command: write '%s [OPTION...] "
+				                   "-- %s ...'",
+				                   command_label(command), arg);
+			case CLI_COMMAND_BASH:
+				return usage_error(args,
+				                   "unexpected argument '%s'; give the command with -c COMMAND",
+				                   arg);
+			case CLI_COMMAND_NONE:
+			case CLI_COMMAND_PROBE:
+				break;
+			}
+			return usage_error(args, "unexpected argument '%s'", arg);
+		}
+
+		if (arg[1] == '-') {
+			/* --name or --name=value */
+			const char *name = arg + 2;
+			const char *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			spec = find_long(name, len);
+			snprintf(shown, sizeof shown, "--%.*s", (int)(len < 40 ? len : 40), name);
+			if (!spec || !command_accepts(command, spec->id))
+				return usage_error(args, "unknown option '%s' for '%s'", shown,
+				                   command_label(command));
+			if (eq) {
+				if (!spec->takes_value)
+					return usage_error(args, "option '%s' takes no value", shown);
+				value = eq + 1;
+			}
+		} else {
+			/* -x or -xVALUE */
+			spec = find_short(arg[1]);
+			snprintf(shown, sizeof shown, "-%c", arg[1]);
+			if (!spec || !command_accepts(command, spec->id))
+				return usage_error(args, "unknown option '%s' for '%s'", arg,
+				                   command_label(command));
+			if (arg[2] != '\0') {
+				if (!spec->takes_value)
+					return usage_error(args, "unknown option '%s' for '%s'", arg,
+					                   command_label(command));
+				value = arg + 2;
+			}
+		}
+		if (spec->takes_value && !value) {
+			if (index >= argc)
+				return usage_error(args, "option '%s' requires a value", shown);
+			value = argv[index++];
+		}
+		if (apply_option(args, spec, shown, value) < 0)
+			return -EINVAL;
+		if (args->action == CLI_ACTION_HELP)
+			return 0; /* --help wins over whatever follows */
+	}
+
+	switch (command) {
+	case CLI_COMMAND_RUN:
+	case CLI_COMMAND_WRAP:
+		if (!saw_separator)
+			return usage_error(args, "missing '-- PROGRAM [ARG...]': %s needs a command after '--'",
+			                   command_label(command));
+		if (args->program_argc == 0)
+			return usage_error(args, "missing PROGRAM after '--'");
+		if (args->program_argv[0][0] == '\0')
+			return usage_error(args, "PROGRAM after '--' is an empty string");
+		break;
+	case CLI_COMMAND_BASH:
+		if (!args->bash_command)
+			return usage_error(args, "missing -c COMMAND");
+		if (args->bash_command[0] == '\0')
+			return usage_error(args, "-c COMMAND is an empty string");
+		break;
+	case CLI_COMMAND_NONE:
+	case CLI_COMMAND_PROBE:
+		break;
+	}
+	return 0;
+}
+
+int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
+	static const struct {
+		const char *name;
+		cli_command command;
+	} commands[] = {
+		{"run", CLI_COMMAND_RUN},
+		{"bash", CLI_COMMAND_BASH},
+		{"wrap", CLI_COMMAND_WRAP},
+		{"probe", CLI_COMMAND_PROBE},
+	};
+	const char *first;
+
+	memset(ret, 0, sizeof *ret);
+	ret->action = CLI_ACTION_EXECUTE;
+	ret->command = CLI_COMMAND_NONE;
+
+	if (argc < 2 || !argv[1])
+		return usage_error(ret, "missing command (run, bash, wrap or probe)");
+	first = argv[1];
+	if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+		ret->action = CLI_ACTION_HELP;
+		return 0;
+	}
+	if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+		ret->action = CLI_ACTION_VERSION;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (strcmp(first, commands[i].name) == 0) {
+			ret->command = commands[i].command;
+			return parse_command_options(argc, argv, 2, ret);
+		}
+	if (first[0] == '-')
+		return usage_error(ret, "unknown option '%s' (a command comes first: run, bash, "
+		                        "wrap or probe)",
+		                   first);
+	return usage_error(ret, "unknown command '%s' (expected run, bash, wrap or probe)", first);
+}

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The confine command line, parsed into a plain struct. The parser only
+ * reads its input: it prints nothing, exits nothing and allocates nothing,
+ * so it is unit-tested on its own (tests/unit/test-cli-args.c) and main()
+ * stays a thin dispatcher.
+ */
+#ifndef CONFINE_CLI_ARGS_H
+#define CONFINE_CLI_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "confine.h"
+
+typedef enum cli_command {
+	CLI_COMMAND_NONE = 0, /* top level: `confine --help`, `confine --version` */
+	CLI_COMMAND_RUN,
+	CLI_COMMAND_BASH,
+	CLI_COMMAND_WRAP,
+	CLI_COMMAND_PROBE,
+} cli_command;
+
+typedef enum cli_action {
+	CLI_ACTION_EXECUTE = 0, /* run `command` with the parsed options */
+	CLI_ACTION_HELP,        /* print the help of `command` (NONE: global) */
+	CLI_ACTION_VERSION,
+	CLI_ACTION_USAGE_ERROR, /* `error` says what is wrong */
+} cli_action;
+
+#define CLI_ERROR_MAX 1024
+
+typedef struct cli_args {
+	cli_action action;
+	cli_command command;
+
+	/* Options. Strings point into the argv given to cli_args_parse(). */
+	bool has_mode;
+	confine_mode mode;           /* -m/--mode */
+	const char *workspace;       /* -w/--workspace, as given; NULL: absent */
+	bool has_runner;
+	confine_runner runner;       /* --runner */
+	const char *config;          /* --config; NULL: absent */
+	bool json;                   /* --json (bash, probe) */
+	bool has_timeout;
+	unsigned timeout_ms;         /* --timeout (bash) */
+	const char *bash_command;    /* -c (bash) */
+	char *const *program_argv;   /* after `--` (run, wrap); NULL-terminated */
+	size_t program_argc;
+
+	/* For CLI_ACTION_USAGE_ERROR: one line naming the problem, without the
+	 * "confine: " prefix and without the help pointer. */
+	char error[CLI_ERROR_MAX];
+} cli_args;
+
+/* Parses argv[0..argc) (argv[0] is the program name and is ignored; argv
+ * must be NULL-terminated at argc, as main's is). Always fills `ret`;
+ * returns 0 when the action is not a usage error, -EINVAL when it is. */
+int cli_args_parse(int argc, char *const *argv, cli_args *ret);
+
+/* The word naming a command ("run"...), NULL for CLI_COMMAND_NONE. */
+const char *cli_command_name(cli_command command);
+
+/* The help text of `command` (CLI_COMMAND_NONE: the global help). Static. */
+const char *cli_help_text(cli_command command);
+
+/* The line that points a user at the right help after a usage error:
+ * "Try 'confine run --help' for more information." Static per command. */
+const char *cli_help_hint(cli_command command);
+
+#endif

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: MIT */
+/* The confine command's JSON configuration file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+/* A configuration is a handful of keys; anything this big is not one, and
+ * the cap keeps a mistaken `--config /dev/zero` from eating memory. */
+#define CONFIG_MAX_BYTES (1024 * 1024)
+
+static const char known_keys[] =
+	"mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, "
+	"landlockLauncher";
+
+const char *cli_config_pick_path(const char *option, const char *env) {
+	if (option)
+		return option;
+	if (env && env[0])
+		return env;
+	return NULL;
+}
+
+static int config_error(char *errbuf, size_t size, int errnum, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int config_error(char *errbuf, size_t size, int errnum, const char *fmt, ...) {
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(errbuf, size, fmt, ap);
+	va_end(ap);
+	return -errnum;
+}
+
+static const char *json_type_words(const json_t *value) {
+	switch (json_typeof(value)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER:
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "a value of unknown type";
+}
+
+/* Reads the whole file (bounded), NUL-terminated. */
+static int read_file(const char *path, char **ret, size_t *ret_len) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *data = NULL;
+	size_t len = 0, cap = 0;
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		ssize_t n;
+		if (cap - len < 4096) {
+			size_t new_cap = cap ? cap * 2 : 8192;
+			char *grown = realloc(data, new_cap + 1);
+			if (!grown) {
+				free(data);
+				close(fd);
+				return -ENOMEM;
+			}
+			data = grown;
+			cap = new_cap;
+		}
+		n = read(fd, data + len, cap - len);
+		if (n < 0) {
+			int saved = errno;
+			if (saved == EINTR)
+				continue;
+			free(data);
+			close(fd);
+			return -saved;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > CONFIG_MAX_BYTES) {
+			free(data);
+			close(fd);
+			return -EFBIG;
+		}
+	}
+	close(fd);
+	data[len] = '\0';
+	*ret = data;
+	*ret_len = len;
+	return 0;
+}
+
+static int take_string(const char *path, const char *key, const json_t *value, char **ret,
+                       char *errbuf, size_t size) {
+	if (!json_is_string(value))
+		return config_error(errbuf, size, EINVAL, "%s: key \"%s\" must be a string, not %s",
+		                    path, key, json_type_words(value));
+	*ret = strdup(json_string_value(value));
+	return *ret ? 0 : config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+}
+
+/* Paths in a configuration must be absolute: a relative one would mean
+ * something different from every directory confine is started in. */
+static int take_absolute_path(const char *path, const char *key, const json_t *value, char **ret,
+                              char *errbuf, size_t size) {
+	int r = take_string(path, key, value, ret, errbuf, size);
+	if (r < 0)
+		return r;
+	if ((*ret)[0] != '/') {
+		r = config_error(errbuf, size, EINVAL,
+		                 "%s: key \"%s\" must be an absolute path, got \"%s\"", path, key,
+		                 *ret);
+		free(*ret);
+		*ret = NULL;
+	}
+	return r;
+}
+
+static int take_string_list(const char *path, const char *key, const json_t *value,
+                            bool refuse_empty_strings, char ***ret, char *errbuf, size_t size) {
+	size_t n, i;
+	char **list;
+	if (!json_is_array(value))
+		return config_error(errbuf, size, EINVAL,
+		                    "%s: key \"%s\" must be an array of strings, not %s", path, key,
+		                    json_type_words(value));
+	n = json_array_size(value);
+	for (i = 0; i < n; i++) {
+		const json_t *item = json_array_get(value, i);
+		if (!json_is_string(item))
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"%s\" must be an array of strings; element %zu is %s",
+			                    path, key, i, json_type_words(item));
+		if (refuse_empty_strings && json_string_value(item)[0] == '\0')
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"%s\": element %zu is an empty string", path, key, i);
+	}
+	list = calloc(n + 1, sizeof *list);
+	if (!list)
+		return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+	for (i = 0; i < n; i++) {
+		list[i] = strdup(json_string_value(json_array_get(value, i)));
+		if (!list[i]) {
+			confine_strv_free(list);
+			return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+		}
+	}
+	*ret = list;
+	return 0;
+}
+
+static int apply_key(const char *path, const char *key, const json_t *value, cli_config *config,
+                     char *errbuf, size_t size) {
+	if (strcmp(key, "mode") == 0) {
+		confine_error err;
+		if (!json_is_string(value))
+			return config_error(errbuf, size, EINVAL, "%s: key \"mode\" must be a string, not %s",
+			                    path, json_type_words(value));
+		if (confine_mode_parse(json_string_value(value), &config->mode, &err) < 0)
+			return config_error(errbuf, size, EINVAL, "%s: key \"mode\": %s", path, err.message);
+		config->has_mode = true;
+		return 0;
+	}
+	if (strcmp(key, "workspaceRoot") == 0)
+		return take_absolute_path(path, key, value, &config->workspace_root, errbuf, size);
+	if (strcmp(key, "landlockLauncher") == 0)
+		return take_absolute_path(path, key, value, &config->landlock_launcher, errbuf, size);
+	if (strcmp(key, "runnerCommand") == 0) {
+		int r = take_string_list(path, key, value, true, &config->runner_command, errbuf, size);
+		if (r == 0 && !config->runner_command[0]) {
+			/* An empty list means "not configured" (SPEC 4). */
+			confine_strv_free(config->runner_command);
+			config->runner_command = NULL;
+		}
+		return r;
+	}
+	if (strcmp(key, "runnerFailureSignatures") == 0)
+		/* Their content (non-empty, single-line) is the library's check, so
+		 * the message is SPEC 4's. */
+		return take_string_list(path, key, value, false, &config->runner_failure_signatures,
+		                        errbuf, size);
+	if (strcmp(key, "probeTimeoutMs") == 0) {
+		if (!json_is_number(value))
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"probeTimeoutMs\" must be a number, not %s", path,
+			                    json_type_words(value));
+		/* Passed through as a double: the range check (positive, finite) is
+		 * the library's, with SPEC 4's message. */
+		config->probe_timeout_ms = json_number_value(value);
+		config->has_probe_timeout = true;
+		return 0;
+	}
+	return config_error(errbuf, size, EINVAL, "%s: unknown key \"%s\" (expected %s)", path, key,
+	                    known_keys);
+}
+
+int cli_config_load(const char *path, cli_config *ret, char *errbuf, size_t errbuf_size) {
+	cli_config config;
+	json_error_t jerr;
+	json_t *root;
+	const char *key;
+	json_t *value;
+	char *text = NULL;
+	size_t len = 0;
+	int r;
+
+	memset(&config, 0, sizeof config);
+	r = read_file(path, &text, &len);
+	if (r == -EFBIG)
+		return config_error(errbuf, errbuf_size, EFBIG,
+		                    "%s: cannot read config file: larger than %d bytes", path,
+		                    CONFIG_MAX_BYTES);
+	if (r < 0)
+		return config_error(errbuf, errbuf_size, -r, "%s: cannot read config file: %s", path,
+		                    strerror(-r));
+
+	/* Integers are decoded as reals so a huge probeTimeoutMs is a number the
+	 * library judges, not a parse error; duplicate keys are refused because
+	 * which one wins would be a guess. */
+	root = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL,
+	                  &jerr);
+	free(text);
+	if (!root) {
+		if (jerr.line > 0)
+			return config_error(errbuf, errbuf_size, EINVAL, "%s:%d:%d: malformed JSON: %s",
+			                    path, jerr.line, jerr.column, jerr.text);
+		return config_error(errbuf, errbuf_size, EINVAL, "%s: malformed JSON: %s", path,
+		                    jerr.text);
+	}
+	if (!json_is_object(root)) {
+		r = config_error(errbuf, errbuf_size, EINVAL,
+		                 "%s: the configuration must be a JSON object, not %s", path,
+		                 json_type_words(root));
+		json_decref(root);
+		return r;
+	}
+
+	json_object_foreach(root, key, value) {
+		r = apply_key(path, key, value, &config, errbuf, errbuf_size);
+		if (r < 0) {
+			json_decref(root);
+			cli_config_clear(&config);
+			return r;
+		}
+	}
+	json_decref(root);
+
+	config.path = strdup(path);
+	if (!config.path) {
+		cli_config_clear(&config);
+		return config_error(errbuf, errbuf_size, ENOMEM, "%s: out of memory", path);
+	}
+	*ret = config;
+	return 0;
+}
+
+void cli_config_clear(cli_config *config) {
+	if (!config)
+		return;
+	free(config->path);
+	free(config->workspace_root);
+	confine_strv_free(config->runner_command);
+	confine_strv_free(config->runner_failure_signatures);
+	free(config->landlock_launcher);
+	memset(config, 0, sizeof *config);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The confine command's configuration file: one JSON object with the
+ * optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,
+ * probeTimeoutMs and landlockLauncher (SPEC 10). Loading checks the shape
+ * (keys, types, spellings); the provider's own rules (SPEC 4) are checked by
+ * confine_local_provider_new() with the library's messages.
+ *
+ * Within src/cli, "config.h" is this file, not the build's generated
+ * config.h: the command needs nothing from that one.
+ */
+#ifndef CONFINE_CLI_CONFIG_H
+#define CONFINE_CLI_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "confine.h"
+
+typedef struct cli_config {
+	char *path;                       /* the file it came from; NULL: no file */
+	bool has_mode;
+	confine_mode mode;                /* the deployment default */
+	char *workspace_root;             /* the deployment fallback root, or NULL */
+	char **runner_command;            /* NULL-terminated, or NULL */
+	char **runner_failure_signatures; /* NULL-terminated, or NULL */
+	bool has_probe_timeout;
+	double probe_timeout_ms;          /* passed through unvalidated */
+	char *landlock_launcher;          /* or NULL: the library's default */
+} cli_config;
+
+/* Which file to read: `option` (--config) when non-NULL, else `env`
+ * ($CONFINE_CONFIG) when non-NULL and non-empty, else NULL (no file). */
+const char *cli_config_pick_path(const char *option, const char *env);
+
+/*
+ * Reads and checks `path`. On success fills `ret` (free with
+ * cli_config_clear) and returns 0. On failure returns a negative errno and
+ * writes one line into `errbuf` that names the file, the key where there is
+ * one, and the problem: an unreadable file, malformed JSON (with line and
+ * column), a top level that is not an object, an unknown key, a wrong type,
+ * an invalid value.
+ */
+int cli_config_load(const char *path, cli_config *ret, char *errbuf, size_t errbuf_size);
+
+void cli_config_clear(cli_config *config);
+
+#endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* confine: run commands confined (SPEC 10). main() only parses, prints help
+ * or the version, and hands the command to commands.c. */
+#include <stdio.h>
+
+#include "args.h"
+#include "commands.h"
+
+int main(int argc, char **argv) {
+	cli_args args;
+
+	if (cli_args_parse(argc, argv, &args) < 0) {
+		/* Name the problem and point at the help, without dumping it. */
+		int status = cli_report_failure(args.json, CONFINE_E_INVALID_ARGUMENT, args.error);
+		fprintf(stderr, "%s\n", cli_help_hint(args.command));
+		return status;
+	}
+	switch (args.action) {
+	case CLI_ACTION_HELP:
+		fputs(cli_help_text(args.command), stdout);
+		return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+	case CLI_ACTION_VERSION:
+		printf("confine %s\n", confine_version());
+		return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+	case CLI_ACTION_USAGE_ERROR: /* handled above */
+	case CLI_ACTION_EXECUTE:
+		break;
+	}
+	return cli_execute(&args);
+}
