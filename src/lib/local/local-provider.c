@@ -76,7 +76,13 @@ static void compute_default_launcher(void) {
 			memcpy(root_given, CONFINE_BUILD_LAUNCHER, root_len);
 			root_given[root_len] = '\0';
 			root = realpath(root_given, NULL);
-			object = realpath(info.dli_fname, NULL);
+			/* A relative name is the main executable's argv[0], which the
+			 * cwd may no longer resolve; Linux names it exactly. */
+			object = NULL;
+			if (info.dli_fname[0] != '/')
+				object = realpath("/proc/self/exe", NULL);
+			if (!object)
+				object = realpath(info.dli_fname, NULL);
 			if (root && object) {
 				size_t n = strlen(root);
 				if (strncmp(object, root, n) == 0 && object[n] == '/')

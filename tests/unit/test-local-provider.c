@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: MIT */
+/* The local provider (SPEC 4, 6) with its real probes, run against fake
+ * launcher scripts: bounds, parsing, runnerCommand, validations, PATH. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+
+#include "config.h"
+#include "local/local-provider.h"
+
+static char workdir[256];
+
+static const char unavailable_tail[] =
+	"\" is requested but no sandbox backend is usable on this host; refusing to run the "
+	"command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
+	"ensure sandbox-exec is usable (macOS) \xe2\x80\x94 Windows has no confinement backend "
+	"yet \xe2\x80\x94 or switch the consumer to danger-full-access.";
+
+static const char *const read_only_tokens[] = {
+	"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc",
+	"--die-with-parent", "--new-session", "--cap-drop", "ALL", NULL,
+};
+
+static const char *const true_argv[] = { "true", NULL };
+static const char *const echo_argv[] = { "echo", "a b", "--", NULL };
+
+static int setup(void **state) {
+	(void)state;
+	snprintf(workdir, sizeof workdir, "/tmp/confine-local-XXXXXX");
+	if (!mkdtemp(workdir))
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state) {
+	char cmd[PATH_MAX + 16];
+	(void)state;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* Writes an executable script <workdir>/<name>; returns its path (static
+ * buffer per call site is the caller's). */
+static void write_script(char *path, size_t size, const char *name, const char *body) {
+	FILE *f;
+	snprintf(path, size, "%s/%s", workdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static int count_lines(const char *path) {
+	FILE *f = fopen(path, "r");
+	int n = 0, c;
+	if (!f)
+		return 0;
+	while ((c = fgetc(f)) != EOF)
+		if (c == '\n')
+			n++;
+	fclose(f);
+	return n;
+}
+
+/* Whether a process of group `pgid` is alive (zombies do not count: an
+ * orphan killed with its group waits for init to reap it). Uses /proc where
+ * there is one, else kill(2), which also sees zombies. */
+static bool group_alive(pid_t pgid) {
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+	if (!proc)
+		return kill(-pgid, 0) == 0;
+	while ((e = readdir(proc)) != NULL) {
+		char path[300], buf[1024];
+		FILE *f;
+		char *close_paren;
+		char state;
+		int ppid, pgrp;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof buf, f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		close_paren = strrchr(buf, ')');
+		if (close_paren && sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
+		    pgrp == pgid && state != 'Z' && state != 'X')
+			alive = true;
+	}
+	closedir(proc);
+	return alive;
+}
+
+static long long now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A Linux chain whose bwrap rung cannot be found (an empty PATH dir), so the
+ * ladder reaches the landlock rung and its (fake) launcher. */
+static confine_provider *linux_provider(const char *launcher, double timeout_ms) {
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_error err = { 0 };
+	char empty_dir[512];
+	snprintf(empty_dir, sizeof empty_dir, "%s/empty", workdir);
+	mkdir(empty_dir, 0755);
+	confine_local_config_init(&config);
+	config.platform = "linux";
+	config.path = empty_dir;
+	config.landlock_launcher = launcher;
+	config.probe_timeout_ms = timeout_ms;
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), 0);
+	return p;
+}
+
+static void assert_unavailable(const confine_error *err, const char *mode) {
+	char want[1024];
+	snprintf(want, sizeof want, "sandbox mode \"%s%s", mode, unavailable_tail);
+	assert_int_equal(err->code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_string_equal(err->message, want);
+}
+
+static void test_config_defaults(void **state) {
+	confine_local_config c;
+	(void)state;
+	memset(&c, 0xff, sizeof c);
+	confine_local_config_init(&c);
+	assert_true(c.probe_timeout_ms == 5000.0);
+	assert_null(c.runner_command);
+	assert_null(c.runner_failure_signatures);
+	assert_null(c.landlock_launcher);
+	assert_null(c.path);
+	assert_null(c.platform);
+	assert_int_equal(c.pin, CONFINE_RUNNER_NONE);
+}
+
+static void test_slow_launcher_full_within_a_generous_bound(void **state) {
+	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	(void)state;
+	snprintf(log, sizeof log, "%s/slow.log", workdir);
+	snprintf(body, sizeof body, "echo probe >> '%s'\nsleep 1\necho 'landlock: fully enforced'",
+	         log);
+	write_script(launcher, sizeof launcher, "slow-launcher", body);
+	p = linux_provider(launcher, 15000);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_true(v.usable);
+	assert_int_equal(v.runner, CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(v.enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_string_equal(v.runner_path, launcher);
+	assert_int_equal(count_lines(log), 1);
+	confine_provider_free(p);
+}
+
+static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
+	char launcher[PATH_MAX], pidfile[PATH_MAX], body[2 * PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	long long started;
+	long elapsed;
+	FILE *f;
+	long pid = 0;
+	(void)state;
+	snprintf(pidfile, sizeof pidfile, "%s/slow.pid", workdir);
+	snprintf(body, sizeof body, "echo $$ > '%s'\nsleep 1\necho 'landlock: fully enforced'",
+	         pidfile);
+	write_script(launcher, sizeof launcher, "slow-launcher-2", body);
+	p = linux_provider(launcher, 250);
+	started = now_ms();
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	elapsed = (long)(now_ms() - started);
+	assert_false(v.usable);
+	/* bounded: killed at 250 ms, not waited out for the whole second */
+	assert_true(elapsed >= 240);
+	assert_true(elapsed < 900);
+	/* the probe and its sleeping child were killed and reaped: nothing of
+	 * its process group is left */
+	f = fopen(pidfile, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld", &pid), 1);
+	fclose(f);
+	assert_true(pid > 1);
+	/* the probe itself was reaped before the verdict returned */
+	assert_int_equal(kill((pid_t)pid, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	/* its `sleep 1` was killed with the group (allow the SIGKILL a moment
+	 * to land, well short of the second it would otherwise live) */
+	while (group_alive((pid_t)pid) && now_ms() - started < 700)
+		usleep(10000);
+	assert_false(group_alive((pid_t)pid));
+	/* fails closed with the exact text and no detail */
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_unavailable(&err, "read-only");
+	confine_provider_free(p);
+}
+
+static void test_launcher_exit_125_is_unavailable(void **state) {
+	char launcher[PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	(void)state;
+	write_script(launcher, sizeof launcher, "refusing-launcher",
+	             "echo 'landlock: fully enforced'\n"
+	             "echo 'landlock-run: landlock is not enforced by this kernel' >&2\nexit 125");
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_int_equal(v.runner, CONFINE_RUNNER_NONE);
+	confine_provider_free(p);
+}
+
+static void test_launcher_killed_by_signal_is_unavailable(void **state) {
+	char launcher[PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	(void)state;
+	write_script(launcher, sizeof launcher, "crashing-launcher",
+	             "echo 'landlock: fully enforced'\nkill -SEGV $$");
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	confine_provider_free(p);
+}
+
+static void test_missing_launcher_is_unavailable(void **state) {
+	char launcher[PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	(void)state;
+	snprintf(launcher, sizeof launcher, "%s/no-such-launcher", workdir);
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	confine_provider_free(p);
+}
+
+static void test_partial_launcher_line(void **state) {
+	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
+	confine_provider *p;
+	confine_argv *out = NULL;
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	(void)state;
+	snprintf(log, sizeof log, "%s/partial.log", workdir);
+	snprintf(body, sizeof body,
+	         "echo probe >> '%s'\necho 'landlock: partially enforced (older ABI)'", log);
+	write_script(launcher, sizeof launcher, "partial-launcher", body);
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, NULL), 0);
+	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_PARTIAL);
+	confine_argv_free(out);
+	/* cached across modes: the launcher ran once */
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, NULL), 0);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_PARTIAL);
+	confine_argv_free(out);
+	assert_int_equal(count_lines(log), 1);
+	confine_provider_free(p);
+}
+
+static void test_landlock_argv_and_dialect(void **state) {
+	char launcher[PATH_MAX];
+	confine_provider *p;
+	confine_argv *out = NULL;
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	static const char *const tail[] = { "--", "echo", "a b", "--", NULL };
+	(void)state;
+	write_script(launcher, sizeof launcher, "full-launcher", "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, NULL), 0);
+	assert_int_equal(out->argc, 13);
+	assert_string_equal(out->argv[0], launcher);
+	assert_string_equal(out->argv[1], "--ro");
+	assert_string_equal(out->argv[2], "/");
+	assert_string_equal(out->argv[3], "--rw");
+	assert_string_equal(out->argv[4], "/dev/null");
+	assert_string_equal(out->argv[5], "--rw");
+	assert_string_equal(out->argv[6], "/tmp");
+	assert_string_equal(out->argv[7], "--rw");
+	assert_string_equal(out->argv[8], workdir);
+	for (size_t i = 0; tail[i]; i++)
+		assert_string_equal(out->argv[9 + i], tail[i]);
+	assert_null(out->argv[13]);
+	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_string_equal(out->denial_signatures[0], "permission denied");
+	assert_null(out->denial_signatures[1]);
+	assert_int_equal(out->n_rules, 1);
+	assert_int_equal(out->rules[0].n_allowed_exit_codes, 1);
+	assert_int_equal(out->rules[0].allowed_exit_codes[0], 125);
+	assert_string_equal(out->rules[0].fatal_signatures[0], "landlock-run: ");
+	assert_null(out->rules[0].fatal_signatures[1]);
+	assert_non_null(out->rules[0].informational_lines);
+	assert_string_equal(out->rules[0].informational_lines[0],
+	                    "landlock-run: partial enforcement (older Landlock ABI)");
+	assert_null(out->rules[0].informational_lines[1]);
+	assert_int_equal(out->policy.mode, CONFINE_MODE_WORKSPACE_WRITE);
+	assert_string_equal(out->policy.workspace_root, workdir);
+	assert_ptr_not_equal(out->policy.workspace_root, workdir);
+	confine_argv_free(out);
+	confine_provider_free(p);
+}
+
+/* A directory with an executable fake "bwrap" in it. */
+static void make_fake_bwrap(char *dir, size_t size, const char *name) {
+	char path[PATH_MAX];
+	FILE *f;
+	snprintf(dir, size, "%s/%s", workdir, name);
+	mkdir(dir, 0755);
+	snprintf(path, sizeof path, "%s/bwrap", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("#!/bin/sh\nexit 0\n", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
+	char rel_dir[512], abs_dir[512], noexec_dir[512], path[4 * 512 + 64];
+	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX];
+	char *found;
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(rel_dir, sizeof rel_dir, "rel");
+	make_fake_bwrap(abs_dir, sizeof abs_dir, "abs");
+	make_fake_bwrap(noexec_dir, sizeof noexec_dir, "noexec");
+	snprintf(noexec_bwrap, sizeof noexec_bwrap, "%s/bwrap", noexec_dir);
+	chmod(noexec_bwrap, 0644);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	assert_int_equal(chdir(workdir), 0);
+	/* "rel", "" and "." all name a bwrap through the cwd: skipped. A
+	 * non-executable bwrap is skipped too. */
+	snprintf(path, sizeof path, "rel::.:%s:%s:/usr/bin", noexec_dir, abs_dir);
+	snprintf(want, sizeof want, "%s/bwrap", abs_dir);
+	found = cf_find_program(path, "bwrap");
+	assert_non_null(found);
+	assert_string_equal(found, want);
+	free(found);
+	assert_null(cf_find_program("rel:.:", "bwrap"));
+	assert_null(cf_find_program("", "bwrap"));
+
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = path;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, echo_argv, &ro, &out, NULL), 0);
+	assert_string_equal(out->argv[0], want);
+	assert_int_equal(out->argv[0][0], '/');
+	for (size_t i = 0; read_only_tokens[i]; i++)
+		assert_string_equal(out->argv[1 + i], read_only_tokens[i]);
+	assert_string_equal(out->argv[13], "--");
+	assert_string_equal(out->argv[14], "echo");
+	assert_string_equal(out->argv[15], "a b");
+	assert_string_equal(out->argv[16], "--");
+	assert_null(out->argv[17]);
+	assert_int_equal(out->argc, 17);
+	assert_int_equal(out->runner, CONFINE_RUNNER_BWRAP);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_string_equal(out->denial_signatures[0], "read-only file system");
+	assert_null(out->denial_signatures[1]);
+	assert_int_equal(out->n_rules, 1);
+	assert_int_equal(out->rules[0].n_allowed_exit_codes, 0);
+	assert_null(out->rules[0].allowed_exit_codes);
+	assert_string_equal(out->rules[0].fatal_signatures[0], "bwrap: ");
+	assert_null(out->rules[0].informational_lines);
+	confine_argv_free(out);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_true(v.usable);
+	assert_string_equal(v.runner_path, want);
+	confine_provider_free(p);
+
+	/* Pinned to bwrap with no bwrap on the absolute entries: fails closed
+	 * now, rather than hand back a bare "bwrap" to be searched again. */
+	config.path = "rel:.";
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	{
+		confine_error err = { 0 };
+		assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
+		assert_unavailable(&err, "read-only");
+	}
+	confine_provider_free(p);
+	assert_int_equal(chdir(cwd), 0);
+}
+
+static void test_pinned_landlock_is_unprobed(void **state) {
+	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	(void)state;
+	snprintf(log, sizeof log, "%s/pinned.log", workdir);
+	snprintf(body, sizeof body, "echo probe >> '%s'\nexit 125", log);
+	write_script(launcher, sizeof launcher, "pinned-launcher", body);
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_LANDLOCK;
+	config.landlock_launcher = launcher;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	/* selected without a probe; a broken launcher fails at execution */
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, NULL), 0);
+	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
+	assert_string_equal(out->argv[0], launcher);
+	confine_argv_free(out);
+	assert_int_equal(count_lines(log), 0);
+	confine_provider_free(p);
+}
+
+static void test_seatbelt_off_macos_fails_closed(void **state) {
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	(void)state;
+	if (CONFINE_OS_DARWIN)
+		skip();
+	/* pinned, or a pretend darwin: sandbox-exec does not exist here */
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_SEATBELT;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_unavailable(&err, "read-only");
+	confine_provider_free(p);
+	config.pin = CONFINE_RUNNER_NONE;
+	config.platform = "darwin";
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
+	confine_provider_free(p);
+}
+
+static void test_runner_command(void **state) {
+	static const char *const runner[] = { "/opt/my-runner", "--quiet", NULL };
+	static const char *const signatures[] = { "my-runner: refused", "cannot sandbox", NULL };
+	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, (char *)"/home/u/p" };
+	confine_verdict v;
+	(void)state;
+	snprintf(log, sizeof log, "%s/runner-command.log", workdir);
+	snprintf(body, sizeof body, "echo probe >> '%s'\necho 'landlock: fully enforced'", log);
+	write_script(launcher, sizeof launcher, "never-probed", body);
+	confine_local_config_init(&config);
+	config.runner_command = runner;
+	config.runner_failure_signatures = signatures;
+	config.platform = "linux";
+	config.path = "/nonexistent";
+	config.landlock_launcher = launcher;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, NULL), 0);
+	/* runner command, the 17 bwrap tokens, "--", the caller's argv */
+	assert_string_equal(out->argv[0], "/opt/my-runner");
+	assert_string_equal(out->argv[1], "--quiet");
+	for (size_t i = 0; read_only_tokens[i]; i++)
+		assert_string_equal(out->argv[2 + i], read_only_tokens[i]);
+	assert_string_equal(out->argv[14], "--tmpfs");
+	assert_string_equal(out->argv[15], "/tmp");
+	assert_string_equal(out->argv[16], "--bind");
+	assert_string_equal(out->argv[17], "/home/u/p");
+	assert_string_equal(out->argv[18], "/home/u/p");
+	assert_string_equal(out->argv[19], "--");
+	assert_string_equal(out->argv[20], "echo");
+	assert_string_equal(out->argv[21], "a b");
+	assert_string_equal(out->argv[22], "--");
+	assert_null(out->argv[23]);
+	assert_int_equal(out->argc, 23);
+	assert_int_equal(out->runner, CONFINE_RUNNER_RUNNER_COMMAND);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	/* both Linux dialects */
+	assert_string_equal(out->denial_signatures[0], "read-only file system");
+	assert_string_equal(out->denial_signatures[1], "permission denied");
+	assert_null(out->denial_signatures[2]);
+	/* one rule: the configured signatures, no exit gate */
+	assert_int_equal(out->n_rules, 1);
+	assert_int_equal(out->rules[0].n_allowed_exit_codes, 0);
+	assert_string_equal(out->rules[0].fatal_signatures[0], "my-runner: refused");
+	assert_string_equal(out->rules[0].fatal_signatures[1], "cannot sandbox");
+	assert_null(out->rules[0].fatal_signatures[2]);
+	assert_null(out->rules[0].informational_lines);
+	confine_argv_free(out);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_true(v.usable);
+	assert_int_equal(v.runner, CONFINE_RUNNER_RUNNER_COMMAND);
+	assert_string_equal(v.runner_path, "/opt/my-runner");
+	/* ladder and probes skipped */
+	assert_int_equal(count_lines(log), 0);
+	confine_provider_free(p);
+}
+
+static const char msg1[] = "sandbox-local: runnerFailureSignatures requires runnerCommand";
+static const char msg2[] =
+	"sandbox-local: runnerCommand requires at least one runnerFailureSignatures entry";
+static const char msg3[] =
+	"sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings";
+static const char msg4[] = "sandbox-local: probeTimeoutMs must be a positive finite number";
+
+typedef struct config_case {
+	const char *const *runner;
+	const char *const *signatures;
+	double timeout;
+	const char *message;
+} config_case;
+
+static void test_validations_in_order(void **state) {
+	static const char *const runner[] = { "/opt/r", NULL };
+	static const char *const no_strings[] = { NULL };
+	static const char *const good[] = { "refused", NULL };
+	static const char *const blank[] = { "ok", "  \t ", NULL };
+	static const char *const empty[] = { "", NULL };
+	static const char *const lf[] = { "two\nlines", NULL };
+	static const char *const cr[] = { "carriage\r", NULL };
+	const config_case cases[] = {
+		/* 1 wins over everything after it */
+		{ NULL, good, 5000, msg1 },
+		{ NULL, good, -1, msg1 },
+		{ no_strings, blank, NAN, msg1 },
+		/* 2 */
+		{ runner, NULL, 5000, msg2 },
+		{ runner, no_strings, 0, msg2 },
+		/* 3 */
+		{ runner, blank, 5000, msg3 },
+		{ runner, empty, 5000, msg3 },
+		{ runner, lf, 5000, msg3 },
+		{ runner, cr, -5, msg3 },
+		/* 4 */
+		{ NULL, NULL, 0, msg4 },
+		{ NULL, NULL, -250, msg4 },
+		{ NULL, NULL, NAN, msg4 },
+		{ NULL, NULL, INFINITY, msg4 },
+		{ runner, good, -INFINITY, msg4 },
+		/* valid */
+		{ NULL, NULL, 0.5, NULL },
+		{ runner, good, 5000, NULL },
+		{ no_strings, no_strings, 5000, NULL },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		confine_local_config config;
+		confine_provider *p = (confine_provider *)0x1;
+		confine_error err = { 0 };
+		int r;
+		confine_local_config_init(&config);
+		config.runner_command = cases[i].runner;
+		config.runner_failure_signatures = cases[i].signatures;
+		config.probe_timeout_ms = cases[i].timeout;
+		r = confine_local_provider_new(&config, &p, &err);
+		if (!cases[i].message) {
+			assert_int_equal(r, 0);
+			confine_provider_free(p);
+			continue;
+		}
+		assert_int_equal(r, -EINVAL);
+		assert_ptr_equal(p, (confine_provider *)0x1);
+		assert_int_equal(err.code, CONFINE_E_INVALID_CONFIG);
+		assert_string_equal(err.message, cases[i].message);
+	}
+}
+
+static void test_other_config_errors_name_the_value(void **state) {
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_error err = { 0 };
+	(void)state;
+	confine_local_config_init(&config);
+	config.landlock_launcher = "bin/landlock-run";
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), -EINVAL);
+	assert_int_equal(err.code, CONFINE_E_INVALID_CONFIG);
+	assert_non_null(strstr(err.message, "\"bin/landlock-run\""));
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_RUNNER_COMMAND;
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), -EINVAL);
+	assert_int_equal(err.code, CONFINE_E_INVALID_CONFIG);
+	assert_int_equal(confine_local_provider_new(NULL, NULL, &err), -EINVAL);
+	assert_int_equal(err.code, CONFINE_E_INVALID_ARGUMENT);
+}
+
+static void test_default_launcher_is_the_build_trees(void **state) {
+	confine_provider *p = NULL;
+	confine_local_config config;
+	confine_verdict v;
+	(void)state;
+	/* This test runs from the build tree, so the library does too. */
+	assert_string_equal(confine_default_landlock_launcher(),
+	                    CONFINE_TEST_BUILD_ROOT "/src/launcher/landlock-run");
+	assert_string_equal(confine_default_landlock_launcher(), CONFINE_BUILD_LAUNCHER);
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_LANDLOCK;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_string_equal(v.runner_path, CONFINE_BUILD_LAUNCHER);
+	confine_provider_free(p);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_config_defaults),
+		cmocka_unit_test(test_slow_launcher_full_within_a_generous_bound),
+		cmocka_unit_test(test_slow_launcher_unavailable_past_a_short_bound),
+		cmocka_unit_test(test_launcher_exit_125_is_unavailable),
+		cmocka_unit_test(test_launcher_killed_by_signal_is_unavailable),
+		cmocka_unit_test(test_missing_launcher_is_unavailable),
+		cmocka_unit_test(test_partial_launcher_line),
+		cmocka_unit_test(test_landlock_argv_and_dialect),
+		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
+		cmocka_unit_test(test_pinned_landlock_is_unprobed),
+		cmocka_unit_test(test_seatbelt_off_macos_fails_closed),
+		cmocka_unit_test(test_runner_command),
+		cmocka_unit_test(test_validations_in_order),
+		cmocka_unit_test(test_other_config_errors_name_the_value),
+		cmocka_unit_test(test_default_launcher_is_the_build_trees),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
