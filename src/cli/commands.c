@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "config.h"
+#include "config-file.h"
 
 typedef struct cli_context {
 	const cli_args *args;

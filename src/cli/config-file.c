@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config-file.h"
 
 /* A configuration is a handful of keys; anything this big is not one, and
  * the cap keeps a mistaken `--config /dev/zero` from eating memory. */

@@ -5,12 +5,9 @@
  * probeTimeoutMs and landlockLauncher (SPEC 10). Loading checks the shape
  * (keys, types, spellings); the provider's own rules (SPEC 4) are checked by
  * confine_local_provider_new() with the library's messages.
- *
- * Within src/cli, "config.h" is this file, not the build's generated
- * config.h: the command needs nothing from that one.
  */
-#ifndef CONFINE_CLI_CONFIG_H
-#define CONFINE_CLI_CONFIG_H
+#ifndef CONFINE_CLI_CONFIG_FILE_H
+#define CONFINE_CLI_CONFIG_FILE_H
 
 #include <stdbool.h>
 #include <stddef.h>

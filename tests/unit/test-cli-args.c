@@ -1,0 +1,275 @@
+/* SPDX-License-Identifier: MIT */
+/* The confine command line parser (src/cli/args.c), apart from main(). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "args.h"
+
+#define MAX_ARGS 16
+
+/* Parses a NULL-terminated list of words after the program name. */
+static int parse_words(cli_args *args, const char *const *words) {
+	char *argv[MAX_ARGS + 2];
+	int argc = 0;
+	argv[argc++] = (char *)"confine";
+	for (size_t i = 0; words[i]; i++) {
+		assert_true(argc < MAX_ARGS + 1);
+		argv[argc++] = (char *)words[i];
+	}
+	argv[argc] = NULL;
+	return cli_args_parse(argc, argv, args);
+}
+
+#define W(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- usage errors: one line naming the problem ---- */
+
+typedef struct error_case {
+	const char *const *words;
+	cli_command command;      /* the command the error belongs to */
+	const char *message_part; /* a substring the message must contain */
+} error_case;
+
+static void test_usage_errors(void **state) {
+	const error_case cases[] = {
+		{ (const char *const[]){NULL}, CLI_COMMAND_NONE, "missing command" },
+		{ W("frob"), CLI_COMMAND_NONE, "unknown command 'frob'" },
+		{ W("--frob"), CLI_COMMAND_NONE, "unknown option '--frob'" },
+		{ W("--config", "c.json", "run", "--", "ls"), CLI_COMMAND_NONE, "unknown option '--config'" },
+		{ W("run"), CLI_COMMAND_RUN, "missing '-- PROGRAM [ARG...]'" },
+		{ W("run", "ls"), CLI_COMMAND_RUN, "missing '--' before the command" },
+		{ W("wrap", "-m", "read-only", "ls", "-l"), CLI_COMMAND_WRAP, "missing '--' before the command" },
+		{ W("run", "--"), CLI_COMMAND_RUN, "missing PROGRAM after '--'" },
+		{ W("run", "--", ""), CLI_COMMAND_RUN, "PROGRAM after '--' is an empty string" },
+		{ W("run", "--frob", "--", "ls"), CLI_COMMAND_RUN, "unknown option '--frob' for 'confine run'" },
+		{ W("run", "-x", "--", "ls"), CLI_COMMAND_RUN, "unknown option '-x' for 'confine run'" },
+		{ W("run", "--json", "--", "ls"), CLI_COMMAND_RUN, "unknown option '--json' for 'confine run'" },
+		{ W("wrap", "--timeout", "5", "--", "ls"), CLI_COMMAND_WRAP, "unknown option '--timeout' for 'confine wrap'" },
+		{ W("probe", "-m", "read-only"), CLI_COMMAND_PROBE, "unknown option '-m' for 'confine probe'" },
+		{ W("probe", "-w", "/tmp"), CLI_COMMAND_PROBE, "unknown option '-w' for 'confine probe'" },
+		{ W("probe", "extra"), CLI_COMMAND_PROBE, "unexpected argument 'extra'" },
+		{ W("probe", "--", "ls"), CLI_COMMAND_PROBE, "takes no '-- PROGRAM'" },
+		{ W("run", "-m"), CLI_COMMAND_RUN, "option '-m' requires a value" },
+		{ W("run", "--mode"), CLI_COMMAND_RUN, "option '--mode' requires a value" },
+		{ W("run", "-m", "bogus", "--", "ls"), CLI_COMMAND_RUN, "unknown sandbox mode \"bogus\"" },
+		{ W("run", "--mode=", "--", "ls"), CLI_COMMAND_RUN, "unknown sandbox mode \"\"" },
+		{ W("run", "--runner", "podman", "--", "ls"), CLI_COMMAND_RUN, "unknown runner \"podman\"" },
+		{ W("run", "--runner", "runnerCommand", "--", "ls"), CLI_COMMAND_RUN, "unknown runner \"runnerCommand\"" },
+		{ W("run", "--config", "", "--", "ls"), CLI_COMMAND_RUN, "option '--config' requires a file name" },
+		{ W("run", "--help=yes"), CLI_COMMAND_RUN, "option '--help' takes no value" },
+		{ W("bash"), CLI_COMMAND_BASH, "missing -c COMMAND" },
+		{ W("bash", "-c"), CLI_COMMAND_BASH, "option '-c' requires a value" },
+		{ W("bash", "-c", ""), CLI_COMMAND_BASH, "-c COMMAND is an empty string" },
+		{ W("bash", "echo hi"), CLI_COMMAND_BASH, "unexpected argument 'echo hi'; give the command with -c" },
+		{ W("bash", "--", "echo"), CLI_COMMAND_BASH, "give the command with -c COMMAND" },
+		{ W("bash", "--json=1", "-c", "x"), CLI_COMMAND_BASH, "option '--json' takes no value" },
+		{ W("bash", "--timeout", "0", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"0\"" },
+		{ W("bash", "--timeout", "600001", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"600001\"" },
+		{ W("bash", "--timeout", "99999999999999999999", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"99999999999999999999\"" },
+		{ W("bash", "--timeout", "-5", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"-5\"" },
+		{ W("bash", "--timeout", "+5", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"+5\"" },
+		{ W("bash", "--timeout", "5s", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"5s\"" },
+		{ W("bash", "--timeout", "", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"\"" },
+		{ W("bash", "--timeout=1.5", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"1.5\"" },
+		/* an error earlier on the line wins over a later --help */
+		{ W("run", "-m", "bogus", "--help"), CLI_COMMAND_RUN, "unknown sandbox mode \"bogus\"" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cli_args args;
+		int r = parse_words(&args, cases[i].words);
+		if (r != -EINVAL || args.action != CLI_ACTION_USAGE_ERROR ||
+		    args.command != cases[i].command || !strstr(args.error, cases[i].message_part))
+			fail_msg("case %zu: r=%d action=%d command=%d error=\"%s\", expected \"%s\"", i, r,
+			         (int)args.action, (int)args.command, args.error, cases[i].message_part);
+		/* One line: main adds the help pointer itself. */
+		assert_null(strchr(args.error, '\n'));
+	}
+}
+
+/* ---- help and version ---- */
+
+static void test_help_and_version(void **state) {
+	const struct {
+		const char *const *words;
+		cli_action action;
+		cli_command command;
+	} cases[] = {
+		{ W("--help"), CLI_ACTION_HELP, CLI_COMMAND_NONE },
+		{ W("-h"), CLI_ACTION_HELP, CLI_COMMAND_NONE },
+		{ W("--version"), CLI_ACTION_VERSION, CLI_COMMAND_NONE },
+		{ W("-V"), CLI_ACTION_VERSION, CLI_COMMAND_NONE },
+		{ W("run", "--help"), CLI_ACTION_HELP, CLI_COMMAND_RUN },
+		{ W("bash", "-h"), CLI_ACTION_HELP, CLI_COMMAND_BASH },
+		{ W("wrap", "-m", "read-only", "--help"), CLI_ACTION_HELP, CLI_COMMAND_WRAP },
+		{ W("probe", "--help"), CLI_ACTION_HELP, CLI_COMMAND_PROBE },
+		/* --help wins over a missing -c or `--` after it */
+		{ W("bash", "--help", "--frob"), CLI_ACTION_HELP, CLI_COMMAND_BASH },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cli_args args;
+		assert_int_equal(parse_words(&args, cases[i].words), 0);
+		assert_int_equal(args.action, cases[i].action);
+		assert_int_equal(args.command, cases[i].command);
+	}
+}
+
+static void test_help_texts_name_their_synopsis(void **state) {
+	(void)state;
+	assert_non_null(strstr(cli_help_text(CLI_COMMAND_NONE), "Usage: confine COMMAND"));
+	assert_non_null(strstr(cli_help_text(CLI_COMMAND_RUN), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]"));
+	assert_non_null(strstr(cli_help_text(CLI_COMMAND_BASH), "Usage: confine bash [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]"));
+	assert_non_null(strstr(cli_help_text(CLI_COMMAND_WRAP), "Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]"));
+	assert_non_null(strstr(cli_help_text(CLI_COMMAND_PROBE), "Usage: confine probe [--runner NAME] [--config FILE] [--json]"));
+	assert_string_equal(cli_help_hint(CLI_COMMAND_NONE), "Try 'confine --help' for more information.");
+	assert_string_equal(cli_help_hint(CLI_COMMAND_RUN), "Try 'confine run --help' for more information.");
+	assert_string_equal(cli_help_hint(CLI_COMMAND_PROBE), "Try 'confine probe --help' for more information.");
+	assert_string_equal(cli_command_name(CLI_COMMAND_WRAP), "wrap");
+	assert_null(cli_command_name(CLI_COMMAND_NONE));
+}
+
+/* ---- accepted command lines ---- */
+
+static void test_run_defaults(void **state) {
+	cli_args args;
+	(void)state;
+	assert_int_equal(parse_words(&args, W("run", "--", "ls", "-l")), 0);
+	assert_int_equal(args.action, CLI_ACTION_EXECUTE);
+	assert_int_equal(args.command, CLI_COMMAND_RUN);
+	assert_false(args.has_mode);
+	assert_null(args.workspace);
+	assert_false(args.has_runner);
+	assert_null(args.config);
+	assert_false(args.json);
+	assert_int_equal(args.program_argc, 2);
+	assert_string_equal(args.program_argv[0], "ls");
+	assert_string_equal(args.program_argv[1], "-l");
+	assert_null(args.program_argv[2]);
+}
+
+static void test_run_all_options(void **state) {
+	cli_args args;
+	(void)state;
+	assert_int_equal(parse_words(&args, W("run", "-m", "workspace-write", "-w", "proj",
+	                                      "--runner", "landlock", "--config", "c.json", "--",
+	                                      "make", "test")),
+	                 0);
+	assert_true(args.has_mode);
+	assert_int_equal(args.mode, CONFINE_MODE_WORKSPACE_WRITE);
+	assert_string_equal(args.workspace, "proj");
+	assert_true(args.has_runner);
+	assert_int_equal(args.runner, CONFINE_RUNNER_LANDLOCK);
+	assert_string_equal(args.config, "c.json");
+	assert_int_equal(args.program_argc, 2);
+	assert_string_equal(args.program_argv[0], "make");
+}
+
+static void test_option_spellings(void **state) {
+	const char *const *const spellings[] = {
+		W("wrap", "-m", "danger-full-access", "--", "x"),
+		W("wrap", "-mdanger-full-access", "--", "x"),
+		W("wrap", "--mode", "danger-full-access", "--", "x"),
+		W("wrap", "--mode=danger-full-access", "--", "x"),
+		/* the last occurrence wins, as with getopt */
+		W("wrap", "-m", "read-only", "--mode=danger-full-access", "--", "x"),
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+		cli_args args;
+		assert_int_equal(parse_words(&args, spellings[i]), 0);
+		assert_true(args.has_mode);
+		assert_int_equal(args.mode, CONFINE_MODE_DANGER_FULL_ACCESS);
+	}
+}
+
+static void test_words_after_separator_are_the_program(void **state) {
+	cli_args args;
+	(void)state;
+	/* Options after `--` belong to the program, never to confine. */
+	assert_int_equal(parse_words(&args, W("run", "--", "prog", "-m", "bogus", "--help", "--")), 0);
+	assert_int_equal(args.action, CLI_ACTION_EXECUTE);
+	assert_false(args.has_mode);
+	assert_int_equal(args.program_argc, 5);
+	assert_string_equal(args.program_argv[1], "-m");
+	assert_string_equal(args.program_argv[3], "--help");
+	assert_string_equal(args.program_argv[4], "--");
+}
+
+static void test_bash_options(void **state) {
+	cli_args args;
+	(void)state;
+	assert_int_equal(parse_words(&args, W("bash", "--json", "--timeout", "600000", "-c",
+	                                      "echo hi > x", "-w", "/tmp", "--runner=bwrap")),
+	                 0);
+	assert_int_equal(args.command, CLI_COMMAND_BASH);
+	assert_true(args.json);
+	assert_true(args.has_timeout);
+	assert_int_equal(args.timeout_ms, 600000);
+	assert_string_equal(args.bash_command, "echo hi > x");
+	assert_string_equal(args.workspace, "/tmp");
+	assert_int_equal(args.runner, CONFINE_RUNNER_BWRAP);
+	assert_null(args.program_argv);
+
+	assert_int_equal(parse_words(&args, W("bash", "--timeout=1", "-cexit 3")), 0);
+	assert_int_equal(args.timeout_ms, 1);
+	assert_string_equal(args.bash_command, "exit 3");
+
+	/* -c takes the next word whatever it looks like, as getopt does */
+	assert_int_equal(parse_words(&args, W("bash", "-c", "--json")), 0);
+	assert_string_equal(args.bash_command, "--json");
+	assert_false(args.json);
+}
+
+static void test_probe_options(void **state) {
+	cli_args args;
+	(void)state;
+	assert_int_equal(parse_words(&args, W("probe")), 0);
+	assert_int_equal(args.command, CLI_COMMAND_PROBE);
+	assert_false(args.json);
+	assert_int_equal(parse_words(&args, W("probe", "--json", "--runner", "seatbelt", "--config=f")), 0);
+	assert_true(args.json);
+	assert_int_equal(args.runner, CONFINE_RUNNER_SEATBELT);
+	assert_string_equal(args.config, "f");
+}
+
+static void test_empty_workspace_is_kept_for_the_policy_to_refuse(void **state) {
+	cli_args args;
+	(void)state;
+	assert_int_equal(parse_words(&args, W("wrap", "-w", "", "--", "x")), 0);
+	assert_non_null(args.workspace);
+	assert_string_equal(args.workspace, "");
+}
+
+static void test_json_seen_before_an_error_is_kept(void **state) {
+	cli_args args;
+	(void)state;
+	/* so main can print the error as the JSON object too */
+	assert_int_equal(parse_words(&args, W("bash", "--json", "--frob")), -EINVAL);
+	assert_true(args.json);
+	assert_int_equal(parse_words(&args, W("bash", "--frob", "--json")), -EINVAL);
+	assert_false(args.json);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_help_and_version),
+		cmocka_unit_test(test_help_texts_name_their_synopsis),
+		cmocka_unit_test(test_run_defaults),
+		cmocka_unit_test(test_run_all_options),
+		cmocka_unit_test(test_option_spellings),
+		cmocka_unit_test(test_words_after_separator_are_the_program),
+		cmocka_unit_test(test_bash_options),
+		cmocka_unit_test(test_probe_options),
+		cmocka_unit_test(test_empty_workspace_is_kept_for_the_policy_to_refuse),
+		cmocka_unit_test(test_json_seen_before_an_error_is_kept),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
