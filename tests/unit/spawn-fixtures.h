@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/* Fixtures shared by the spawn and bash-consumer unit tests: temp dirs, fake
+ * runner scripts and hand-built confined argvs with chosen facts. */
+#ifndef CONFINE_TEST_SPAWN_FIXTURES_H
+#define CONFINE_TEST_SPAWN_FIXTURES_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "confine.h"
+
+#define FX_LANDLOCK_NOTICE "landlock-run: partial enforcement (older Landlock ABI)"
+
+/* A runner that behaves like a working one: skips its profile up to "--"
+ * and execs the command. */
+static const char fx_passthrough_script[] =
+	"#!/bin/sh\n"
+	"while [ $# -gt 0 ] && [ \"$1\" != \"--\" ]; do shift; done\n"
+	"shift\n"
+	"exec \"$@\"\n";
+
+/* Landlock on an older ABI: the notice, then the command. */
+static const char fx_partial_script[] =
+	"#!/bin/sh\n"
+	"echo '" FX_LANDLOCK_NOTICE "' >&2\n"
+	"while [ $# -gt 0 ] && [ \"$1\" != \"--\" ]; do shift; done\n"
+	"shift\n"
+	"exec \"$@\"\n";
+
+/* A runner refusing before it runs anything. */
+static const char fx_refusing_script[] =
+	"#!/bin/sh\n"
+	"echo 'fake-runner: ruleset rejected' >&2\n"
+	"exit 125\n";
+
+static inline char *fx_tmpdir(void) {
+	char tmpl[] = "/tmp/confine-spawn-XXXXXX";
+	char *d = mkdtemp(tmpl);
+	return d ? strdup(d) : NULL;
+}
+
+static inline void fx_rmrf(const char *dir) {
+	char cmd[4200];
+	if (!dir || strncmp(dir, "/tmp/confine-", 13) != 0)
+		return;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd) != 0) {
+		/* best effort */
+	}
+}
+
+/* Writes `content` to dir/name with `mode`; returns the malloc'd path. */
+static inline char *fx_write(const char *dir, const char *name, const char *content,
+                             mode_t mode) {
+	char *path = NULL;
+	int fd;
+	size_t len = strlen(content);
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, content, len) != (ssize_t)len) {
+		if (fd >= 0)
+			close(fd);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	chmod(path, mode);
+	return path;
+}
+
+static inline char **fx_strv(const char *const *in) {
+	size_t n = 0;
+	char **out;
+	while (in && in[n])
+		n++;
+	out = calloc(n + 1, sizeof *out);
+	for (size_t i = 0; i < n; i++)
+		out[i] = strdup(in[i]);
+	return out;
+}
+
+struct fx_facts {
+	confine_runner runner;
+	confine_enforcement enforcement;
+	const char *const *denial_signatures;
+	/* one rule; NULL fatal: no rules */
+	const int *exit_codes;
+	size_t n_exit_codes;
+	const char *const *fatal;
+	const char *const *informational;
+};
+
+static const char *const fx_landlock_denial[] = { "permission denied", NULL };
+static const char *const fx_bwrap_denial[] = { "read-only file system", NULL };
+static const int fx_landlock_exit[] = { 125 };
+static const char *const fx_landlock_fatal[] = { "landlock-run: ", NULL };
+static const char *const fx_landlock_info[] = { FX_LANDLOCK_NOTICE, NULL };
+static const char *const fx_fake_fatal[] = { "fake-runner: ", NULL };
+
+static const struct fx_facts fx_landlock_facts = {
+	CONFINE_RUNNER_LANDLOCK, CONFINE_ENFORCEMENT_PARTIAL, fx_landlock_denial,
+	fx_landlock_exit, 1, fx_landlock_fatal, fx_landlock_info,
+};
+static const struct fx_facts fx_bwrap_facts = {
+	CONFINE_RUNNER_BWRAP, CONFINE_ENFORCEMENT_FULL, fx_bwrap_denial, NULL, 0,
+	fx_fake_fatal, NULL,
+};
+/* A runnerCommand-shaped wrap whose configured dialect is "fake-runner: ". */
+static const char *const fx_both_denial[] = { "read-only file system", "permission denied",
+	                                      NULL };
+static const struct fx_facts fx_fake_facts = {
+	CONFINE_RUNNER_RUNNER_COMMAND, CONFINE_ENFORCEMENT_FULL, fx_both_denial, NULL, 0,
+	fx_fake_fatal, NULL,
+};
+
+/* [runner, "--profile", "--", argv...] with `facts`, for `mode` and `root`. */
+static inline confine_argv *fx_confined(const char *runner, const struct fx_facts *facts,
+                                        confine_mode mode, const char *root,
+                                        const char *const *argv) {
+	confine_argv *c = calloc(1, sizeof *c);
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	c->argv = calloc(n + 4, sizeof *c->argv);
+	c->argv[0] = strdup(runner);
+	c->argv[1] = strdup("--profile");
+	c->argv[2] = strdup("--");
+	for (size_t i = 0; i < n; i++)
+		c->argv[3 + i] = strdup(argv[i]);
+	c->argc = n + 3;
+	c->runner = facts->runner;
+	c->enforcement = facts->enforcement;
+	c->denial_signatures = fx_strv(facts->denial_signatures);
+	if (facts->fatal) {
+		c->rules = calloc(1, sizeof *c->rules);
+		c->n_rules = 1;
+		if (facts->n_exit_codes) {
+			c->rules[0].allowed_exit_codes = malloc(facts->n_exit_codes * sizeof(int));
+			memcpy(c->rules[0].allowed_exit_codes, facts->exit_codes,
+			       facts->n_exit_codes * sizeof(int));
+			c->rules[0].n_allowed_exit_codes = facts->n_exit_codes;
+		}
+		c->rules[0].fatal_signatures = fx_strv(facts->fatal);
+		if (facts->informational)
+			c->rules[0].informational_lines = fx_strv(facts->informational);
+	}
+	c->policy.mode = mode;
+	c->policy.workspace_root = strdup(root);
+	return c;
+}
+
+#endif
