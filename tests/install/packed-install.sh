@@ -258,7 +258,31 @@ check_consumer() {
 	fi
 	run_consumer "$work_root/consumer-static" denied --pin landlock --launcher "$launcher"
 
-	# 5. The installed command, through the installed library: the command's
+	# 5. The complete example of the installed libconfine(3), as printed
+	#    there: it must build as shown and do what the page says it does.
+	work=$(mktemp -d "$work_root/work.XXXXXX")
+	awk '/^\.EX$/ { ex = 1; text = ""; next }
+	     /^\.EE$/ { if (text ~ /int main/) printf "%s", text; ex = 0; next }
+	     ex { text = text $0 "\n" }' "$dest$CONFINE_MANDIR/man3/libconfine.3" |
+		sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e "s|/home/me/project|$work|" \
+		>"$work_root/example.c"
+	grep -q "$work" "$work_root/example.c" || fail "no example program found in libconfine(3)"
+	# shellcheck disable=SC2086
+	$CONFINE_CC -std=c11 -Wall -Wextra -Werror -o "$work_root/example" "$work_root/example.c" \
+		$pc_cflags $pc_libs || fail "the libconfine(3) example does not build"
+	status=0
+	"$work_root/example" >"$work_root/example.out" 2>&1 || status=$?
+	[ ! -e "$work/denied.txt" ] || fail "the libconfine(3) example let the write land"
+	echo "libconfine(3) example: $(cat "$work_root/example.out")"
+	if [ "$status" -ne 0 ]; then
+		grep -q '^SANDBOX_UNAVAILABLE: ' "$work_root/example.out" ||
+			fail "the libconfine(3) example failed ($status)"
+		skip "no backend for the libconfine(3) example"
+	fi
+	grep -qx 'runner [a-z]*, exit [1-9][0-9]*, denied yes' "$work_root/example.out" ||
+		fail "the libconfine(3) example does not print what the page says"
+
+	# 6. The installed command, through the installed library: the command's
 	#    own status (sh's 2 for a failed redirection), the file absent.
 	cli=$dest$CONFINE_BINDIR/confine
 	[ "$("$cli" --version)" = "confine $CONFINE_VERSION" ] ||
