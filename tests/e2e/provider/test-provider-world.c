@@ -13,7 +13,8 @@
  * Exit 0 (pass), 1 (a check failed) or 77 (the rung is absent here). With
  * CONFINE_MUST_WORK=1 an absent Linux rung is a failure, not a skip.
  *
- * Environment: CONFINE_TEST_LAUNCHER, the build tree's landlock-run.
+ * Environment: CONFINE_TEST_LAUNCHER, the build tree's landlock-run;
+ * CONFINE_TEST_TTY_INJECT, the helper that tries TIOCSTI on its stdin.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -375,6 +376,78 @@ static bool live_process_with_arg(const char *arg) {
 	return found;
 }
 
+/* Runs argv (the confined one, or plain) with a pty as its controlling
+ * terminal and stdin, as an interactive caller's terminal would be; returns
+ * tty-inject's TIOCSTI errno, or -1 when it could not be read. */
+static int tiocsti_errno(char *const *argv) {
+	int master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	int out[2];
+	char line[256] = "";
+	size_t len = 0;
+	int status, e = -1;
+	pid_t pid;
+	const char *slave;
+	char *field;
+	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 || !(slave = ptsname(master)))
+		return -1;
+	if (pipe2(out, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+		setsid();
+		fd = open(slave, O_RDWR); /* becomes the controlling terminal */
+		if (fd < 0)
+			_exit(126);
+		dup2(fd, 0);
+		dup2(out[1], 1);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(out[1]);
+	for (;;) {
+		ssize_t n = read(out[0], line + len, sizeof line - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	line[len] = '\0';
+	close(out[0]);
+	waitpid(pid, &status, 0);
+	close(master);
+	field = strstr(line, "tiocsti=");
+	if (field)
+		e = atoi(field + strlen("tiocsti="));
+	return e;
+}
+
+static void bwrap_tiocsti_check(confine_provider *p) {
+	const char *helper = getenv("CONFINE_TEST_TTY_INJECT");
+	const char *argv[] = { helper, NULL };
+	confine_policy policy = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
+	confine_argv *c = NULL;
+	int host, confined;
+	if (!helper || access(helper, X_OK) != 0) {
+		printf("# skip TIOCSTI check: no tty-inject helper\n");
+		return;
+	}
+	host = tiocsti_errno((char *const *)argv);
+	if (host != 0) {
+		/* The kernel refuses TIOCSTI anyway (dev.tty.legacy_tiocsti=0):
+		 * nothing to show. */
+		printf("# skip TIOCSTI check: the host refuses it unconfined (%d)\n", host);
+		return;
+	}
+	if (confine_confine(p, argv, &policy, &c, NULL) < 0) {
+		check(false, "bwrap: confine for the TIOCSTI check");
+		return;
+	}
+	confined = tiocsti_errno(c->argv);
+	confine_argv_free(c);
+	check(confined > 0, "bwrap: --new-session stops TIOCSTI into the caller's terminal "
+	                    "(unconfined 0, confined errno %d)", confined);
+}
+
 static void bwrap_checks(confine_provider *p) {
 	char path[PATH_MAX + 64], host_ns[256] = "";
 	run r;
@@ -503,6 +576,7 @@ static int test_bwrap(void) {
 		return 1;
 	common_checks(p, "bwrap", "read-only file system");
 	bwrap_checks(p);
+	bwrap_tiocsti_check(p);
 	confine_provider_free(p);
 	return 0;
 }
