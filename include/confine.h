@@ -347,7 +347,7 @@ CONFINE_API const char *confine_default_landlock_launcher(void);
 /* ------------------------------------------------------------------------ */
 /* Profiles (SPEC 5): pure generators, on every platform                    */
 
-/* bwrap profile tokens for a confined policy (12 or 15 tokens, no "--"),
+/* bwrap profile tokens for a confined policy (12 or 17 tokens, no "--"),
  * NULL-terminated, malloc'd; free with confine_strv_free(). */
 CONFINE_API int confine_profile_bwrap(const confine_policy *policy, char ***ret);
 /* landlock-run grant arguments (--ro / --rw ...), NULL-terminated. */
