@@ -544,8 +544,8 @@ static void test_runner_with_missing_interpreter_is_sandbox_unavailable(void **s
 static void test_missing_workdir_with_a_broken_runner_is_an_ordinary_start_error(void **state) {
 	static const char *const runners[] = { "missing-runner", "runner-0644", "runner-shebang" };
 	(void)state;
-	fx_write(tmp, "runner-0644", fx_passthrough_script, 0644);
-	fx_write(tmp, "runner-shebang", "#!/nonexistent/interpreter\n", 0755);
+	free(fx_write(tmp, "runner-0644", fx_passthrough_script, 0644));
+	free(fx_write(tmp, "runner-shebang", "#!/nonexistent/interpreter\n", 0755));
 	for (size_t i = 0; i < 3; i++) {
 		confine_error err = { 0 };
 		char *runner = NULL;
