@@ -1,0 +1,1372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The built `confine` command, end to end (SPEC 10): output shapes (JSON
+ * parsed field by field), exit statuses, the exact SANDBOX_UNAVAILABLE line,
+ * configuration errors, runner pinning, policy resolution, and world effects
+ * on disk.
+ *
+ * Usage: test-cli GROUP (usage, config, wrap, run, bash, probe, unavailable).
+ * Groups that need a runner exit 77 (skip) where it is absent, unless
+ * CONFINE_MUST_WORK=1, which makes that a failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+extern char **environ;
+
+#define SKIP_STATUS 77
+
+/* snprintf that must not truncate: a cut path would test the wrong file. */
+#define FORMAT(buf, size, ...)                                                               \
+	do {                                                                                     \
+		int n_ = snprintf((buf), (size), __VA_ARGS__);                                       \
+		if (n_ < 0 || (size_t)n_ >= (size_t)(size))                                          \
+			fail_msg("text does not fit in %zu bytes", (size_t)(size));                      \
+	} while (0)
+
+static const char *confine_path;   /* $CONFINE_TEST_CLI */
+static const char *launcher_path;  /* $CONFINE_TEST_LAUNCHER */
+static bool have_bwrap, have_landlock;
+
+static char base[PATH_MAX];        /* a fresh directory under $HOME */
+static char work[PATH_MAX];        /* the workspace: base/ws */
+static char outside[PATH_MAX];     /* a sibling, not under any temp area */
+
+static const char unavailable_prefix[] =
+	"sandbox mode \"%s\" is requested but no sandbox backend is usable on this host; "
+	"refusing to run the command unconfined. Install bubblewrap or run a "
+	"Landlock-enforcing kernel (Linux), ensure sandbox-exec is usable (macOS) "
+	"\xe2\x80\x94 Windows has no confinement backend yet \xe2\x80\x94 or switch the "
+	"consumer to danger-full-access.";
+
+/* ------------------------------------------------------------------------ */
+/* Running the command                                                      */
+
+typedef struct result {
+	int status; /* exit code, or 128+N for signal N */
+	char *out;
+	char *err;
+} result;
+
+static void result_free(result *r) {
+	free(r->out);
+	free(r->err);
+	memset(r, 0, sizeof *r);
+}
+
+/* environ with `overrides` applied: "NAME=value" sets, "NAME" unsets. */
+static char **make_env(const char *const *overrides) {
+	size_t n = 0, m = 0, k = 0;
+	char **env;
+	while (environ[n])
+		n++;
+	while (overrides && overrides[m])
+		m++;
+	env = calloc(n + m + 1, sizeof *env);
+	assert_non_null(env);
+	for (size_t i = 0; i < n; i++) {
+		bool replaced = false;
+		for (size_t j = 0; j < m; j++) {
+			const char *eq = strchr(overrides[j], '=');
+			size_t len = eq ? (size_t)(eq - overrides[j]) : strlen(overrides[j]);
+			if (strncmp(environ[i], overrides[j], len) == 0 && environ[i][len] == '=')
+				replaced = true;
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	for (size_t j = 0; j < m; j++)
+		if (strchr(overrides[j], '='))
+			env[k++] = (char *)overrides[j];
+	env[k] = NULL;
+	return env;
+}
+
+static void append(char **buf, size_t *len, const char *data, size_t n) {
+	char *grown = realloc(*buf, *len + n + 1);
+	assert_non_null(grown);
+	memcpy(grown + *len, data, n);
+	*len += n;
+	grown[*len] = '\0';
+	*buf = grown;
+}
+
+/* Starts confine with `args` in `cwd` (NULL: ours); its stdout and stderr
+ * are pipes returned in out_fd/err_fd. */
+static pid_t start_confine(const char *cwd, const char *const *env_overrides,
+                           const char *const *args, int *out_fd, int *err_fd) {
+	int out_pipe[2], err_pipe[2];
+	char *argv[64];
+	size_t argc = 0;
+	char **env = make_env(env_overrides);
+	pid_t pid;
+
+	argv[argc++] = (char *)confine_path;
+	for (size_t i = 0; args[i]; i++) {
+		assert_true(argc < 63);
+		argv[argc++] = (char *)args[i];
+	}
+	argv[argc] = NULL;
+	assert_int_equal(pipe2(out_pipe, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err_pipe, O_CLOEXEC), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		if (devnull < 0 || dup2(devnull, 0) < 0 || dup2(out_pipe[1], 1) < 0 ||
+		    dup2(err_pipe[1], 2) < 0)
+			_exit(120);
+		if (cwd && chdir(cwd) < 0)
+			_exit(121);
+		execve(confine_path, argv, env);
+		_exit(122);
+	}
+	free(env);
+	close(out_pipe[1]);
+	close(err_pipe[1]);
+	*out_fd = out_pipe[0];
+	*err_fd = err_pipe[0];
+	return pid;
+}
+
+static void collect(pid_t pid, int out_fd, int err_fd, result *r) {
+	size_t out_len = 0, err_len = 0;
+	int status;
+	struct pollfd fds[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+	r->out = calloc(1, 1);
+	r->err = calloc(1, 1);
+	assert_non_null(r->out);
+	assert_non_null(r->err);
+	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+		char chunk[65536];
+		if (poll(fds, 2, -1) < 0) {
+			assert_int_equal(errno, EINTR);
+			continue;
+		}
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+			if (fds[i].fd < 0 || !fds[i].revents)
+				continue;
+			n = read(fds[i].fd, chunk, sizeof chunk);
+			if (n <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				continue;
+			}
+			if (i == 0)
+				append(&r->out, &out_len, chunk, (size_t)n);
+			else
+				append(&r->err, &err_len, chunk, (size_t)n);
+		}
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static void run_in(result *r, const char *cwd, const char *const *env, const char *const *args) {
+	int out_fd, err_fd;
+	pid_t pid = start_confine(cwd, env, args, &out_fd, &err_fd);
+	collect(pid, out_fd, err_fd, r);
+}
+
+#define ARGS(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define ENV(...) ((const char *const[]){__VA_ARGS__, NULL})
+#define RUN(r, ...) run_in((r), NULL, NULL, ARGS(__VA_ARGS__))
+
+/* ------------------------------------------------------------------------ */
+/* Assertions                                                               */
+
+static void expect_status(const result *r, int status) {
+	if (r->status != status)
+		fail_msg("exit status %d, expected %d\nstdout: %s\nstderr: %s", r->status, status,
+		         r->out, r->err);
+}
+
+/* stdout is exactly one JSON object on one line. */
+static json_t *json_of(const result *r) {
+	json_error_t error;
+	json_t *value;
+	size_t len = strlen(r->out);
+	if (len == 0 || r->out[len - 1] != '\n' || strchr(r->out, '\n') != r->out + len - 1)
+		fail_msg("stdout is not one line: \"%s\" (stderr: %s)", r->out, r->err);
+	value = json_loads(r->out, 0, &error);
+	if (!value || !json_is_object(value))
+		fail_msg("stdout is not a JSON object: %s (%s)", r->out, error.text);
+	return value;
+}
+
+static const char *json_str(const json_t *object, const char *key) {
+	const json_t *value = json_object_get(object, key);
+	if (!json_is_string(value))
+		fail_msg("\"%s\" is not a string", key);
+	return json_string_value(value);
+}
+
+static bool json_bool(const json_t *object, const char *key) {
+	const json_t *value = json_object_get(object, key);
+	if (!json_is_boolean(value))
+		fail_msg("\"%s\" is not a boolean", key);
+	return json_is_true(value);
+}
+
+static json_int_t json_int(const json_t *object, const char *key) {
+	const json_t *value = json_object_get(object, key);
+	if (!json_is_integer(value))
+		fail_msg("\"%s\" is not an integer", key);
+	return json_integer_value(value);
+}
+
+static void expect_keys(const json_t *object, const char *const *keys) {
+	size_t n = 0;
+	for (; keys[n]; n++)
+		if (!json_object_get(object, keys[n]))
+			fail_msg("key \"%s\" is missing", keys[n]);
+	if (json_object_size(object) != n) {
+		char *text = json_dumps(object, JSON_COMPACT);
+		fail_msg("unexpected keys in %s", text);
+	}
+}
+
+#define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* The array of strings `array` equals `expected`. */
+static void expect_strings(const json_t *array, const char *const *expected) {
+	size_t n = 0;
+	assert_true(json_is_array(array));
+	for (; expected[n]; n++) {
+		const json_t *item = json_array_get(array, n);
+		if (!json_is_string(item) || strcmp(json_string_value(item), expected[n]) != 0)
+			fail_msg("element %zu is not \"%s\"", n, expected[n]);
+	}
+	assert_int_equal(json_array_size(array), n);
+}
+
+static bool exists(const char *path) {
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+static void path_in(char *buf, const char *dir, const char *name) {
+	FORMAT(buf, PATH_MAX, "%s/%s", dir, name);
+}
+
+static void write_file(const char *path, const char *text) {
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_true(fputs(text, f) >= 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+static char *read_text(const char *path) {
+	FILE *f = fopen(path, "r");
+	char *text = calloc(1, 4096);
+	assert_non_null(text);
+	if (!f)
+		return text;
+	assert_true(fread(text, 1, 4095, f) < 4095);
+	fclose(f);
+	return text;
+}
+
+/* A config file in base/ with `text`; returns its path (static buffer). */
+static const char *config_file(const char *text) {
+	static char path[PATH_MAX];
+	static int counter;
+	FORMAT(path, sizeof path, "%s/config-%d.json", base, counter++);
+	write_file(path, text);
+	return path;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Fixture                                                                  */
+
+static void remove_tree(const char *path) {
+	pid_t pid = fork();
+	int status;
+	if (pid == 0) {
+		execlp("rm", "rm", "-rf", path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+}
+
+static int setup(void **state) {
+	const char *home = getenv("HOME");
+	char root[PATH_MAX];
+	(void)state;
+	/* Under $HOME, not /tmp: "outside" must be outside every temp area. */
+	FORMAT(root, sizeof root, "%s/.cache/confine-tests", home && home[0] ? home : "/tmp");
+	if (mkdir(root, 0700) < 0 && errno != EEXIST) {
+		char parent[PATH_MAX];
+		FORMAT(parent, sizeof parent, "%s/.cache", home && home[0] ? home : "/tmp");
+		mkdir(parent, 0700);
+		if (mkdir(root, 0700) < 0 && errno != EEXIST)
+			return -1;
+	}
+	FORMAT(base, sizeof base, "%s/cli.XXXXXX", root);
+	if (!mkdtemp(base))
+		return -1;
+	path_in(work, base, "ws");
+	path_in(outside, base, "outside");
+	if (mkdir(work, 0700) < 0 || mkdir(outside, 0700) < 0)
+		return -1;
+	return 0;
+}
+
+static int teardown(void **state) {
+	(void)state;
+	remove_tree(base);
+	return 0;
+}
+
+static bool must_work(void) {
+	const char *v = getenv("CONFINE_MUST_WORK");
+	return v && strcmp(v, "1") == 0;
+}
+
+static bool program_on_path(const char *name) {
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	bool found = false;
+	if (!path)
+		return false;
+	copy = strdup(path);
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char candidate[PATH_MAX];
+		if (dir[0] != '/')
+			continue;
+		FORMAT(candidate, sizeof candidate, "%s/%s", dir, name);
+		found = access(candidate, X_OK) == 0;
+	}
+	free(copy);
+	return found;
+}
+
+/* Whether `argv` exits 0 (stdout and stderr discarded). */
+static bool succeeds(const char *const *argv) {
+	int status;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 0;
+}
+
+#define NEED(flag, what)                                                                     \
+	do {                                                                                     \
+		if (!(flag)) {                                                                       \
+			if (must_work())                                                                 \
+				fail_msg("%s is absent but CONFINE_MUST_WORK=1", what);                      \
+			skip();                                                                          \
+		}                                                                                    \
+	} while (0)
+
+/* The confine config that pins the build tree's launcher. */
+static const char *launcher_config(void) {
+	static char text[PATH_MAX + 64];
+	FORMAT(text, sizeof text, "{\"landlockLauncher\": \"%s\"}", launcher_path);
+	return config_file(text);
+}
+
+/* ------------------------------------------------------------------------ */
+/* usage                                                                    */
+
+static void test_version(void **state) {
+	result r;
+	char expected[64];
+	(void)state;
+	RUN(&r, "--version");
+	expect_status(&r, 0);
+	FORMAT(expected, sizeof expected, "confine %s\n", CONFINE_TEST_VERSION);
+	assert_string_equal(r.out, expected);
+	assert_string_equal(r.err, "");
+	result_free(&r);
+}
+
+static void test_help(void **state) {
+	const struct {
+		const char *const *args;
+		const char *synopsis;
+	} cases[] = {
+		{ ARGS("--help"), "Usage: confine COMMAND" },
+		{ ARGS("-h"), "Usage: confine COMMAND" },
+		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n" },
+		{ ARGS("bash", "--help"), "Usage: confine bash [-m MODE]" },
+		{ ARGS("wrap", "--help"), "Usage: confine wrap [-m MODE]" },
+		{ ARGS("probe", "--help"), "Usage: confine probe [--runner NAME] [--config FILE] [--json]\n" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		result r;
+		run_in(&r, NULL, NULL, cases[i].args);
+		expect_status(&r, 0);
+		if (strncmp(r.out, cases[i].synopsis, strlen(cases[i].synopsis)) != 0)
+			fail_msg("help starts \"%.80s\", expected \"%s\"", r.out, cases[i].synopsis);
+		assert_string_equal(r.err, "");
+		result_free(&r);
+	}
+}
+
+static void test_usage_errors(void **state) {
+	const struct {
+		const char *const *args;
+		const char *stderr_text;
+	} cases[] = {
+		{ ARGS("frob"),
+		  "confine: unknown command 'frob' (expected run, bash, wrap or probe)\n"
+		  "Try 'confine --help' for more information.\n" },
+		{ ARGS("run", "ls", "-l"),
+		  "confine: missing '--' before the command: write 'confine run [OPTION...] -- ls ...'\n"
+		  "Try 'confine run --help' for more information.\n" },
+		{ ARGS("wrap", "-m", "read-only"),
+		  "confine: missing '-- PROGRAM [ARG...]': confine wrap needs a command after '--'\n"
+		  "Try 'confine wrap --help' for more information.\n" },
+		{ ARGS("run", "--frob", "--", "true"),
+		  "confine: unknown option '--frob' for 'confine run'\n"
+		  "Try 'confine run --help' for more information.\n" },
+		{ ARGS("probe", "-m", "read-only"),
+		  "confine: unknown option '-m' for 'confine probe'\n"
+		  "Try 'confine probe --help' for more information.\n" },
+		{ ARGS("bash", "-m", "sideways", "-c", "true"),
+		  "confine: invalid -m: unknown sandbox mode \"sideways\" (expected read-only, "
+		  "workspace-write or danger-full-access)\n"
+		  "Try 'confine bash --help' for more information.\n" },
+		{ ARGS("bash", "--timeout", "600001", "-c", "true"),
+		  "confine: invalid --timeout \"600001\": expected a whole number of milliseconds from 1 "
+		  "to 600000\n"
+		  "Try 'confine bash --help' for more information.\n" },
+		{ ARGS(NULL), NULL },
+	};
+	(void)state;
+	for (size_t i = 0; cases[i].args[0]; i++) {
+		result r;
+		run_in(&r, NULL, NULL, cases[i].args);
+		expect_status(&r, 125);
+		assert_string_equal(r.err, cases[i].stderr_text);
+		assert_string_equal(r.out, ""); /* no help dumped */
+		result_free(&r);
+	}
+}
+
+static void test_usage_error_as_json(void **state) {
+	result r;
+	json_t *object, *error;
+	(void)state;
+	RUN(&r, "bash", "--json", "--timeout", "abc", "-c", "true");
+	expect_status(&r, 125);
+	object = json_of(&r);
+	expect_keys(object, KEYS("error"));
+	error = json_object_get(object, "error");
+	expect_keys(error, KEYS("code", "message"));
+	assert_string_equal(json_str(error, "code"), "INVALID_ARGUMENT");
+	assert_string_equal(json_str(error, "message"),
+	                    "invalid --timeout \"abc\": expected a whole number of milliseconds from "
+	                    "1 to 600000");
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_bad_workspace_is_a_policy_error(void **state) {
+	char missing[PATH_MAX], file[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32];
+	result r;
+	(void)state;
+	path_in(missing, base, "no-such-dir");
+	path_in(file, base, "a-file");
+	path_in(side, base, "side-effect");
+	write_file(file, "x");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	run_in(&r, NULL, NULL, ARGS("run", "-m", "danger-full-access", "-w", missing, "--", "sh", "-c", cmd));
+	expect_status(&r, 125);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_non_null(strstr(r.err, missing));
+	assert_false(exists(side));
+	result_free(&r);
+	run_in(&r, NULL, NULL, ARGS("wrap", "-w", file, "--", "true"));
+	expect_status(&r, 125);
+	assert_non_null(strstr(r.err, file));
+	assert_string_equal(r.out, "");
+	result_free(&r);
+	/* workspace-write of / would be full access in disguise */
+	RUN(&r, "wrap", "-m", "workspace-write", "-w", "/", "--", "true");
+	expect_status(&r, 125);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* config                                                                   */
+
+static void expect_config_error(const char *path, const char *const *env, const char *const *args,
+                                const char *expected_after_path) {
+	char side[PATH_MAX];
+	char expected[PATH_MAX * 2];
+	result r;
+	path_in(side, base, "config-side-effect");
+	unlink(side);
+	run_in(&r, NULL, env, args);
+	expect_status(&r, 125);
+	FORMAT(expected, sizeof expected, "confine: %s%s\n", path, expected_after_path);
+	assert_string_equal(r.err, expected);
+	assert_false(exists(side)); /* nothing ran */
+	result_free(&r);
+}
+
+static void test_config_errors(void **state) {
+	static const struct {
+		const char *text;
+		const char *message;
+	} cases[] = {
+		{ "{\"mdoe\": \"workspace-write\"}",
+		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
+		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher)" },
+		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
+		{ "{\"mode\": \"wide-open\"}",
+		  ": key \"mode\": unknown sandbox mode \"wide-open\" (expected read-only, "
+		  "workspace-write or danger-full-access)" },
+		{ "{\"workspaceRoot\": \"relative\"}",
+		  ": key \"workspaceRoot\" must be an absolute path, got \"relative\"" },
+		{ "{\"runnerCommand\": [\"x\", false]}",
+		  ": key \"runnerCommand\" must be an array of strings; element 1 is a boolean" },
+		{ "{\"probeTimeoutMs\": \"soon\"}", ": key \"probeTimeoutMs\" must be a number, not a string" },
+		{ "[\"mode\"]", ": the configuration must be a JSON object, not an array" },
+		{ "{\n  \"mode\": \"read-only\"\n  \"probeTimeoutMs\": 100\n}\n",
+		  ":3:18: malformed JSON: '}' expected near '\"probeTimeoutMs\"'" },
+		/* the provider's own validations: SPEC 4's exact messages */
+		{ "{\"probeTimeoutMs\": 0}",
+		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"probeTimeoutMs\": -1}",
+		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"runnerFailureSignatures\": [\"x: \"]}",
+		  ": sandbox-local: runnerFailureSignatures requires runnerCommand" },
+		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"]}",
+		  ": sandbox-local: runnerCommand requires at least one runnerFailureSignatures entry" },
+		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"], \"runnerFailureSignatures\": [\"  \"]}",
+		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
+		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"], \"runnerFailureSignatures\": [\"a\\nb\"]}",
+		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
+	};
+	char cmd[PATH_MAX + 32], side[PATH_MAX];
+	(void)state;
+	path_in(side, base, "config-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const char *path = config_file(cases[i].text);
+		/* the mode is danger-full-access: the error must still stop the run */
+		expect_config_error(path, NULL,
+		                    ARGS("run", "-m", "danger-full-access", "--config", path, "--", "sh",
+		                         "-c", cmd),
+		                    cases[i].message);
+	}
+}
+
+static void test_config_unreadable_and_env(void **state) {
+	char missing[PATH_MAX], env[PATH_MAX + 32], cmd[PATH_MAX + 32], side[PATH_MAX];
+	const char *good;
+	result r;
+	(void)state;
+	path_in(missing, base, "missing.json");
+	path_in(side, base, "config-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	expect_config_error(missing, NULL,
+	                    ARGS("run", "-m", "danger-full-access", "--config", missing, "--", "sh",
+	                         "-c", cmd),
+	                    ": cannot read config file: No such file or directory");
+	/* $CONFINE_CONFIG is read when --config is absent */
+	FORMAT(env, sizeof env, "CONFINE_CONFIG=%s", missing);
+	expect_config_error(missing, ENV(env),
+	                    ARGS("run", "-m", "danger-full-access", "--", "sh", "-c", cmd),
+	                    ": cannot read config file: No such file or directory");
+	/* --config wins over $CONFINE_CONFIG */
+	good = config_file("{\"mode\": \"danger-full-access\"}");
+	run_in(&r, NULL, ENV(env), ARGS("wrap", "--config", good, "--", "true"));
+	expect_status(&r, 0);
+	result_free(&r);
+	expect_config_error(base, NULL, ARGS("probe", "--config", base),
+	                    ": cannot read config file: Is a directory");
+}
+
+static void test_config_mode_and_root_defaults(void **state) {
+	char other[PATH_MAX], text[PATH_MAX + 128];
+	const char *path;
+	json_t *object, *policy;
+	result r;
+	(void)state;
+	path_in(other, base, "other-root");
+	assert_int_equal(mkdir(other, 0700), 0);
+	FORMAT(text, sizeof text,
+	         "{\"mode\": \"danger-full-access\", \"workspaceRoot\": \"%s\"}", other);
+	path = config_file(text);
+
+	/* the config's mode and root apply when -m and -w are absent */
+	run_in(&r, work, NULL, ARGS("wrap", "--config", path, "--", "true"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	policy = json_object_get(object, "policy");
+	assert_string_equal(json_str(policy, "mode"), "danger-full-access");
+	assert_string_equal(json_str(policy, "workspaceRoot"), other);
+	json_decref(object);
+	result_free(&r);
+
+	/* -m and -w outrank them */
+	run_in(&r, other, NULL,
+	       ARGS("wrap", "--config", path, "-m", "read-only", "-w", work, "--", "true"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	policy = json_object_get(object, "policy");
+	assert_string_equal(json_str(policy, "mode"), "read-only");
+	assert_string_equal(json_str(policy, "workspaceRoot"), work);
+	json_decref(object);
+	result_free(&r);
+
+	/* without a config: read-only in the current directory */
+	run_in(&r, work, ENV("CONFINE_CONFIG"), ARGS("wrap", "--", "true"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	policy = json_object_get(object, "policy");
+	assert_string_equal(json_str(policy, "mode"), "read-only");
+	assert_string_equal(json_str(policy, "workspaceRoot"), work);
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_config_missing_root_names_the_key(void **state) {
+	char missing[PATH_MAX], text[PATH_MAX + 64], prefix[PATH_MAX * 2];
+	const char *path;
+	result r;
+	(void)state;
+	path_in(missing, base, "gone");
+	FORMAT(text, sizeof text, "{\"workspaceRoot\": \"%s\"}", missing);
+	path = config_file(text);
+	RUN(&r, "wrap", "--config", path, "--", "true");
+	expect_status(&r, 125);
+	FORMAT(prefix, sizeof prefix, "confine: %s: key \"workspaceRoot\": ", path);
+	assert_true(strncmp(r.err, prefix, strlen(prefix)) == 0);
+	assert_non_null(strstr(r.err, missing));
+	result_free(&r);
+}
+
+static void test_huge_probe_timeout_is_a_number(void **state) {
+	const char *path = config_file("{\"probeTimeoutMs\": 1e308}");
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	/* A huge bound must not overflow into "no time at all": the probe
+	 * passes as it would with the default. */
+	RUN(&r, "probe", "--config", path);
+	expect_status(&r, 0);
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* wrap                                                                     */
+
+static void test_wrap_bwrap_shape(void **state) {
+	json_t *object, *argv, *rules, *rule, *policy;
+	result r;
+	size_t n;
+	(void)state;
+	NEED(have_bwrap, "bwrap");
+	RUN(&r, "wrap", "--runner", "bwrap", "-m", "workspace-write", "-w", work, "--", "sh", "-c",
+	    "echo hi");
+	expect_status(&r, 0);
+	assert_string_equal(r.err, "");
+	object = json_of(&r);
+	expect_keys(object, KEYS("argv", "runner", "enforcement", "denialSignatures",
+	                         "runnerFailureRules", "policy"));
+	argv = json_object_get(object, "argv");
+	n = json_array_size(argv);
+	assert_int_equal(n, 1 + 17 + 1 + 3); /* runner, profile, --, argv */
+	{
+		const char *argv0 = json_string_value(json_array_get(argv, 0));
+		assert_true(argv0[0] == '/');
+		assert_string_equal(argv0 + strlen(argv0) - 6, "/bwrap");
+	}
+	{
+		const char *expected[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
+		                          "--proc", "/proc", "--die-with-parent", "--new-session",
+		                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", work, work,
+		                          "--", "sh", "-c", "echo hi", NULL};
+		for (size_t i = 0; expected[i]; i++)
+			assert_string_equal(json_string_value(json_array_get(argv, i + 1)), expected[i]);
+	}
+	assert_string_equal(json_str(object, "runner"), "bwrap");
+	assert_string_equal(json_str(object, "enforcement"), "full");
+	expect_strings(json_object_get(object, "denialSignatures"), KEYS("read-only file system"));
+	rules = json_object_get(object, "runnerFailureRules");
+	assert_int_equal(json_array_size(rules), 1);
+	rule = json_array_get(rules, 0);
+	expect_keys(rule, KEYS("fatalSignatures")); /* no exit gate, no informational lines */
+	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("bwrap: "));
+	policy = json_object_get(object, "policy");
+	expect_keys(policy, KEYS("mode", "workspaceRoot"));
+	assert_string_equal(json_str(policy, "mode"), "workspace-write");
+	assert_string_equal(json_str(policy, "workspaceRoot"), work);
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_wrap_landlock_pinned(void **state) {
+	const char *config = launcher_config();
+	json_t *object, *rules, *rule;
+	result r;
+	(void)state;
+	RUN(&r, "wrap", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
+	    work, "--", "true");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	expect_strings(json_object_get(object, "argv"),
+	               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw",
+	                    work, "--", "true"));
+	assert_string_equal(json_str(object, "runner"), "landlock");
+	assert_true(strcmp(json_str(object, "enforcement"), "full") == 0 ||
+	            strcmp(json_str(object, "enforcement"), "partial") == 0);
+	expect_strings(json_object_get(object, "denialSignatures"), KEYS("permission denied"));
+	rules = json_object_get(object, "runnerFailureRules");
+	assert_int_equal(json_array_size(rules), 1);
+	rule = json_array_get(rules, 0);
+	expect_keys(rule, KEYS("allowedExitCodes", "fatalSignatures", "informationalLines"));
+	assert_int_equal(json_array_size(json_object_get(rule, "allowedExitCodes")), 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(rule, "allowedExitCodes"), 0)),
+	                 125);
+	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("landlock-run: "));
+	expect_strings(json_object_get(rule, "informationalLines"),
+	               KEYS("landlock-run: partial enforcement (older Landlock ABI)"));
+	json_decref(object);
+	result_free(&r);
+
+	/* read-only: only /dev/null is writable */
+	RUN(&r, "wrap", "--config", config, "--runner", "landlock", "-w", work, "--", "true");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	expect_strings(json_object_get(object, "argv"),
+	               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--", "true"));
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_wrap_runner_command(void **state) {
+	const char *config = config_file("{\"runnerCommand\": [\"/opt/my-runner\", \"--flag\"], "
+	                                 "\"runnerFailureSignatures\": [\"my-runner: \"]}");
+	json_t *object, *argv, *rule;
+	result r;
+	(void)state;
+	RUN(&r, "wrap", "--config", config, "-w", work, "--", "ls");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	argv = json_object_get(object, "argv");
+	assert_string_equal(json_string_value(json_array_get(argv, 0)), "/opt/my-runner");
+	assert_string_equal(json_string_value(json_array_get(argv, 1)), "--flag");
+	assert_string_equal(json_string_value(json_array_get(argv, 2)), "--ro-bind");
+	assert_string_equal(json_string_value(json_array_get(argv, json_array_size(argv) - 2)), "--");
+	assert_string_equal(json_string_value(json_array_get(argv, json_array_size(argv) - 1)), "ls");
+	assert_string_equal(json_str(object, "runner"), "runnerCommand");
+	assert_string_equal(json_str(object, "enforcement"), "full");
+	expect_strings(json_object_get(object, "denialSignatures"),
+	               KEYS("read-only file system", "permission denied"));
+	rule = json_array_get(json_object_get(object, "runnerFailureRules"), 0);
+	expect_keys(rule, KEYS("fatalSignatures"));
+	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("my-runner: "));
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_wrap_danger_is_the_argv_unchanged(void **state) {
+	json_t *object;
+	result r;
+	(void)state;
+	RUN(&r, "wrap", "-m", "danger-full-access", "-w", work, "--", "echo", "a b", "--");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules", "policy"));
+	expect_strings(json_object_get(object, "argv"), KEYS("echo", "a b", "--"));
+	assert_true(json_is_null(json_object_get(object, "runner")));
+	assert_int_equal(json_array_size(json_object_get(object, "denialSignatures")), 0);
+	assert_int_equal(json_array_size(json_object_get(object, "runnerFailureRules")), 0);
+	assert_string_equal(json_str(json_object_get(object, "policy"), "mode"), "danger-full-access");
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_wrap_workspace_link_dotdot(void **state) {
+	char a[PATH_MAX], ab[PATH_MAX], link_path[PATH_MAX], given[PATH_MAX], real_a[PATH_MAX];
+	json_t *object;
+	result r;
+	(void)state;
+	/* ws/link -> base/a/b: ws/link/.. is base/a (where a chdir lands), not ws */
+	path_in(a, base, "a");
+	path_in(ab, a, "b");
+	path_in(link_path, work, "link");
+	assert_int_equal(mkdir(a, 0700), 0);
+	assert_int_equal(mkdir(ab, 0700), 0);
+	assert_int_equal(symlink(ab, link_path), 0);
+	assert_non_null(realpath(a, real_a));
+	FORMAT(given, sizeof given, "%s/..", link_path);
+	RUN(&r, "wrap", "-m", "workspace-write", "-w", given, "--", "true");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	assert_string_equal(json_str(json_object_get(object, "policy"), "workspaceRoot"), real_a);
+	json_decref(object);
+	result_free(&r);
+
+	/* relative: from confine's own current directory */
+	run_in(&r, work, NULL, ARGS("wrap", "-m", "workspace-write", "-w", "link/..", "--", "true"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	assert_string_equal(json_str(json_object_get(object, "policy"), "workspaceRoot"), real_a);
+	json_decref(object);
+	result_free(&r);
+
+	run_in(&r, base, NULL, ARGS("wrap", "-w", "ws", "--", "true"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	assert_string_equal(json_str(json_object_get(object, "policy"), "workspaceRoot"), work);
+	json_decref(object);
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* run                                                                      */
+
+/* Runs the run-group checks with `pin` ("bwrap", "landlock" or NULL). */
+static void run_checks(const char *pin) {
+	const char *config = launcher_config();
+	char inside[PATH_MAX], out_file[PATH_MAX], cmd[PATH_MAX * 3];
+	char *text;
+	result r;
+#define RUN_CONFINED(r, mode, command)                                                       \
+	run_in((r), NULL, NULL,                                                                  \
+	       pin ? ARGS("run", "--config", config, "--runner", pin, "-m", mode, "-w", work, "--", \
+	                  "sh", "-c", command)                                                   \
+	           : ARGS("run", "--config", config, "-m", mode, "-w", work, "--", "sh", "-c",    \
+	                  command))
+
+	/* exit statuses: the child's, 128+N */
+	RUN_CONFINED(&r, "read-only", "exit 7");
+	expect_status(&r, 7);
+	result_free(&r);
+	RUN_CONFINED(&r, "read-only", "kill -TERM $$");
+	expect_status(&r, 128 + SIGTERM);
+	result_free(&r);
+
+	/* stdout and stderr pass through; the command runs in the workspace */
+	RUN_CONFINED(&r, "read-only", "pwd; echo to-stderr >&2");
+	expect_status(&r, 0);
+	{
+		char expected[PATH_MAX + 2];
+		FORMAT(expected, sizeof expected, "%s\n", work);
+		assert_string_equal(r.out, expected);
+	}
+	assert_non_null(strstr(r.err, "to-stderr\n"));
+	result_free(&r);
+
+	/* read-only: the write is denied and the file is absent */
+	path_in(inside, work, "ro-attempt");
+	FORMAT(cmd, sizeof cmd, "echo x > '%s'", inside);
+	RUN_CONFINED(&r, "read-only", cmd);
+	assert_true(r.status != 0);
+	assert_false(exists(inside));
+	result_free(&r);
+
+	/* workspace-write: inside lands, a sibling outside every temp area does not */
+	path_in(inside, work, "ww-inside");
+	path_in(out_file, outside, "ww-outside");
+	FORMAT(cmd, sizeof cmd, "echo inside > '%s'; echo outside > '%s'", inside, out_file);
+	RUN_CONFINED(&r, "workspace-write", cmd);
+	assert_true(r.status != 0);
+	text = read_text(inside);
+	assert_string_equal(text, "inside\n");
+	free(text);
+	assert_false(exists(out_file));
+	result_free(&r);
+	unlink(inside);
+#undef RUN_CONFINED
+}
+
+static void test_run_default_ladder(void **state) {
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	run_checks(NULL);
+}
+
+static void test_run_pinned_bwrap(void **state) {
+	(void)state;
+	NEED(have_bwrap, "bwrap");
+	run_checks("bwrap");
+}
+
+static void test_run_pinned_landlock(void **state) {
+	(void)state;
+	NEED(have_landlock, "Landlock");
+	run_checks("landlock");
+}
+
+static void test_run_danger_is_unconfined(void **state) {
+	char out_file[PATH_MAX], cmd[PATH_MAX + 64];
+	char *text;
+	result r;
+	(void)state;
+	path_in(out_file, outside, "danger-write");
+	FORMAT(cmd, sizeof cmd, "echo landed > '%s'", out_file);
+	/* PATH without bwrap and no launcher: danger never needs a runner */
+	run_in(&r, NULL, ENV("PATH=/usr/bin:/bin", "CONFINE_CONFIG"),
+	       ARGS("run", "-m", "danger-full-access", "-w", work, "--", "/bin/sh", "-c", cmd));
+	expect_status(&r, 0);
+	text = read_text(out_file);
+	assert_string_equal(text, "landed\n");
+	free(text);
+	result_free(&r);
+}
+
+static void test_run_program_not_found(void **state) {
+	result r;
+	(void)state;
+	RUN(&r, "run", "-m", "danger-full-access", "-w", work, "--", "/nonexistent/program");
+	expect_status(&r, 125);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_non_null(strstr(r.err, "/nonexistent/program"));
+	result_free(&r);
+}
+
+/* SIGTERM to confine reaches the command: confine ends with 128+15 and the
+ * command never gets to its next step. */
+static void forward_check(const char *pin) {
+	char finished[PATH_MAX], cmd[PATH_MAX + 64];
+	const char *config = launcher_config();
+	int out_fd, err_fd;
+	char ready[16];
+	ssize_t n;
+	pid_t pid;
+	result r;
+	path_in(finished, work, "finished");
+	unlink(finished);
+	FORMAT(cmd, sizeof cmd, "echo ready; sleep 5; touch '%s'", finished);
+	pid = start_confine(NULL, NULL,
+	                    ARGS("run", "--config", config, "--runner", pin, "-m", "workspace-write",
+	                         "-w", work, "--", "sh", "-c", cmd),
+	                    &out_fd, &err_fd);
+	n = read(out_fd, ready, sizeof ready - 1);
+	assert_int_equal(n, 6);
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	memset(&r, 0, sizeof r);
+	collect(pid, out_fd, err_fd, &r);
+	expect_status(&r, 128 + SIGTERM);
+	sleep(6); /* the command would have touched the file by now */
+	assert_false(exists(finished));
+	result_free(&r);
+}
+
+static void test_run_forwards_sigterm(void **state) {
+	(void)state;
+	if (have_landlock)
+		forward_check("landlock");
+	if (have_bwrap)
+		forward_check("bwrap");
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+}
+
+/* ------------------------------------------------------------------------ */
+/* bash                                                                     */
+
+static void test_bash_json_denied(void **state) {
+	json_t *object, *sandbox;
+	result r;
+	char denied_file[PATH_MAX];
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	path_in(denied_file, work, "bash-denied");
+	RUN(&r, "bash", "--json", "-w", work, "-c", "echo out; echo x > bash-denied");
+	expect_status(&r, 1);
+	object = json_of(&r);
+	expect_keys(object, KEYS("exitCode", "timedOut", "stdout", "stderr", "truncated", "sandbox",
+	                         "error"));
+	assert_int_equal(json_int(object, "exitCode"), 1);
+	assert_false(json_bool(object, "timedOut"));
+	assert_string_equal(json_str(object, "stdout"), "out\n");
+	assert_true(strlen(json_str(object, "stderr")) > 0);
+	assert_false(json_bool(object, "truncated"));
+	assert_true(json_is_null(json_object_get(object, "error")));
+	sandbox = json_object_get(object, "sandbox");
+	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed"));
+	assert_string_equal(json_str(sandbox, "mode"), "read-only");
+	assert_true(json_bool(sandbox, "denied"));
+	assert_string_equal(json_str(sandbox, "enforcement"), "full");
+	assert_true(strcmp(json_str(sandbox, "runner"), "bwrap") == 0 ||
+	            strcmp(json_str(sandbox, "runner"), "landlock") == 0);
+	assert_false(json_bool(sandbox, "runnerFailed"));
+	assert_false(exists(denied_file));
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_bash_json_signal_and_timeout(void **state) {
+	json_t *object;
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	/* Unconfined, and under Landlock, the death by signal is seen as such.
+	 * (bwrap's init turns it into exit 128+N, so it is not used here.) */
+	RUN(&r, "bash", "--json", "-m", "danger-full-access", "-w", work, "-c", "kill -KILL $$");
+	expect_status(&r, 128 + SIGKILL);
+	object = json_of(&r);
+	assert_null(json_object_get(object, "exitCode"));
+	assert_string_equal(json_str(object, "signal"), "SIGKILL");
+	assert_false(json_bool(object, "timedOut"));
+	json_decref(object);
+	result_free(&r);
+	if (have_landlock) {
+		RUN(&r, "bash", "--json", "--config", launcher_config(), "--runner", "landlock", "-w",
+		    work, "-c", "kill -USR1 $$");
+		expect_status(&r, 128 + SIGUSR1);
+		object = json_of(&r);
+		assert_null(json_object_get(object, "exitCode"));
+		assert_string_equal(json_str(object, "signal"), "SIGUSR1");
+		assert_string_equal(json_str(json_object_get(object, "sandbox"), "runner"), "landlock");
+		json_decref(object);
+		result_free(&r);
+	}
+
+	RUN(&r, "bash", "--json", "--timeout", "300", "-w", work, "-c", "sleep 20");
+	assert_true(r.status == 128 + SIGTERM || r.status == 128 + SIGKILL);
+	object = json_of(&r);
+	assert_true(json_bool(object, "timedOut"));
+	assert_null(json_object_get(object, "exitCode"));
+	assert_non_null(json_object_get(object, "signal"));
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_bash_json_truncated_and_not_utf8(void **state) {
+	json_t *object;
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	RUN(&r, "bash", "--json", "-w", work, "-c", "head -c 70000 /dev/zero | tr '\\0' a; printf '\\377' >&2");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	assert_true(json_bool(object, "truncated"));
+	assert_int_equal(strlen(json_str(object, "stdout")), 64000);
+	/* a byte that is not UTF-8 becomes U+FFFD rather than breaking the JSON */
+	assert_string_equal(json_str(object, "stderr"), "\xef\xbf\xbd");
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_bash_json_danger(void **state) {
+	char out_file[PATH_MAX], cmd[PATH_MAX + 64];
+	json_t *object, *sandbox;
+	result r;
+	(void)state;
+	path_in(out_file, outside, "bash-danger");
+	FORMAT(cmd, sizeof cmd, "echo landed > '%s'; exit 3", out_file);
+	RUN(&r, "bash", "--json", "-m", "danger-full-access", "-w", work, "-c", cmd);
+	expect_status(&r, 3);
+	object = json_of(&r);
+	assert_int_equal(json_int(object, "exitCode"), 3);
+	sandbox = json_object_get(object, "sandbox");
+	expect_keys(sandbox, KEYS("mode", "denied", "runnerFailed"));
+	assert_string_equal(json_str(sandbox, "mode"), "danger-full-access");
+	assert_false(json_bool(sandbox, "denied"));
+	assert_true(exists(out_file));
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_bash_rendering(void **state) {
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	RUN(&r, "bash", "-w", work, "-c", "echo x > bash-render");
+	expect_status(&r, 1);
+	assert_true(strncmp(r.out, "[stderr]\n", 9) == 0);
+	{
+		const char *tail = "\n[sandbox: file access denied under read-only mode]\n[exit code: 1]\n";
+		size_t len = strlen(r.out), tail_len = strlen(tail);
+		assert_true(len > tail_len);
+		assert_string_equal(r.out + len - tail_len, tail);
+	}
+	assert_string_equal(r.err, "");
+	result_free(&r);
+
+	RUN(&r, "bash", "-w", work, "-c", "true");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, "(no output)\n");
+	result_free(&r);
+
+	RUN(&r, "bash", "-m", "workspace-write", "-w", work, "-c", "echo kept > note && cat note");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, "kept\n");
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* probe                                                                    */
+
+static void test_probe_json(void **state) {
+	const char *config = launcher_config();
+	json_t *object;
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	RUN(&r, "probe", "--json", "--config", config);
+	expect_status(&r, 0);
+	object = json_of(&r);
+	assert_true(json_bool(object, "usable"));
+	assert_string_equal(json_str(object, "runner"), have_bwrap ? "bwrap" : "landlock");
+	assert_true(strcmp(json_str(object, "enforcement"), "full") == 0 ||
+	            strcmp(json_str(object, "enforcement"), "partial") == 0);
+	if (json_object_get(object, "landlockAbi"))
+		assert_true(json_int(object, "landlockAbi") >= 1);
+	assert_true(json_str(object, "runnerPath")[0] == '/');
+	json_decref(object);
+	result_free(&r);
+
+	RUN(&r, "probe", "--json", "--config", config, "--runner", "landlock");
+	expect_status(&r, 0);
+	object = json_of(&r);
+	assert_string_equal(json_str(object, "runner"), "landlock");
+	assert_string_equal(json_str(object, "runnerPath"), launcher_path);
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_probe_words(void **state) {
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	RUN(&r, "probe", "--config", launcher_config());
+	expect_status(&r, 0);
+	assert_true(strncmp(r.out, have_bwrap ? "runner: bwrap\nenforcement: " : "runner: landlock\n",
+	                    have_bwrap ? 27 : 17) == 0);
+	assert_string_equal(r.err, "");
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+/* unavailable: nothing can confine, so nothing runs                        */
+
+static void test_unavailable_exact_line(void **state) {
+	const char *config = config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}");
+	char side[PATH_MAX], cmd[PATH_MAX + 32], expected[2048], message[2048];
+	json_t *object, *error;
+	result r;
+	(void)state;
+	path_in(side, work, "unavailable-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	FORMAT(message, sizeof message, unavailable_prefix, "workspace-write");
+	FORMAT(expected, sizeof expected, "confine: %s\n", message);
+
+	/* PATH without bwrap, a launcher that does not exist: both rungs fail */
+	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	       ARGS("run", "--config", config, "-m", "workspace-write", "-w", work, "--", "/bin/sh",
+	            "-c", cmd));
+	expect_status(&r, 125);
+	assert_string_equal(r.err, expected);
+	assert_string_equal(r.out, "");
+	assert_false(exists(side));
+	result_free(&r);
+
+	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	       ARGS("bash", "--json", "--config", config, "-m", "workspace-write", "-w", work, "-c",
+	            cmd));
+	expect_status(&r, 125);
+	assert_string_equal(r.err, expected);
+	object = json_of(&r);
+	expect_keys(object, KEYS("error"));
+	error = json_object_get(object, "error");
+	assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
+	assert_string_equal(json_str(error, "message"), message);
+	json_decref(object);
+	assert_false(exists(side));
+	result_free(&r);
+
+	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	       ARGS("wrap", "--config", config, "-w", work, "--", "true"));
+	expect_status(&r, 125);
+	FORMAT(message, sizeof message, unavailable_prefix, "read-only");
+	FORMAT(expected, sizeof expected, "confine: %s\n", message);
+	assert_string_equal(r.err, expected);
+	assert_string_equal(r.out, "");
+	result_free(&r);
+
+	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--config", config));
+	expect_status(&r, 125);
+	assert_true(strncmp(r.out, "runner: none", 12) == 0);
+	result_free(&r);
+
+	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
+	expect_status(&r, 125);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_true(json_is_null(json_object_get(object, "runner")));
+	assert_null(json_object_get(object, "enforcement"));
+	json_decref(object);
+	result_free(&r);
+}
+
+static void test_pinned_runner_failure(void **state) {
+	const char *config = config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}");
+	char side[PATH_MAX], cmd[PATH_MAX + 32], expected[2048];
+	json_t *object, *error;
+	result r;
+	(void)state;
+	path_in(side, work, "pinned-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	FORMAT(expected, sizeof expected, unavailable_prefix, "read-only");
+
+	/* a chain of one is selected unprobed and fails closed at execution */
+	RUN(&r, "run", "--config", config, "--runner", "landlock", "-w", work, "--", "sh", "-c", cmd);
+	expect_status(&r, 125);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_true(strncmp(r.err + 9, expected, strlen(expected)) == 0);
+	assert_true(strncmp(r.err + 9 + strlen(expected), " Runner failure: ", 17) == 0);
+	assert_non_null(strstr(r.err, "/nonexistent/landlock-run"));
+	assert_false(exists(side));
+	result_free(&r);
+
+	RUN(&r, "bash", "--json", "--config", config, "--runner", "landlock", "-w", work, "-c", cmd);
+	expect_status(&r, 125);
+	object = json_of(&r);
+	error = json_object_get(object, "error");
+	assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
+	assert_non_null(strstr(json_str(error, "message"), " Runner failure: "));
+	json_decref(object);
+	assert_false(exists(side));
+	result_free(&r);
+}
+
+/* A runner that starts but refuses before running the command: its
+ * pre-exec refusal line is the detail, and confine exits 125. */
+static void test_runner_failure_after_start(void **state) {
+	char script[PATH_MAX], text[PATH_MAX * 2], side[PATH_MAX], cmd[PATH_MAX + 32];
+	const char *config;
+	result r;
+	(void)state;
+	path_in(script, base, "refusing-runner");
+	write_file(script, "#!/bin/sh\necho 'my-runner: cannot set up the sandbox' >&2\nexit 1\n");
+	assert_int_equal(chmod(script, 0755), 0);
+	FORMAT(text, sizeof text,
+	         "{\"runnerCommand\": [\"%s\"], \"runnerFailureSignatures\": [\"my-runner: \"]}",
+	         script);
+	config = config_file(text);
+	path_in(side, work, "refused-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	RUN(&r, "run", "--config", config, "-w", work, "--", "sh", "-c", cmd);
+	expect_status(&r, 125);
+	/* stderr was live: the runner's own line, then confine's */
+	assert_non_null(strstr(r.err, "my-runner: cannot set up the sandbox\nconfine: "));
+	assert_non_null(strstr(r.err, " Runner failure: my-runner: cannot set up the sandbox\n"));
+	assert_false(exists(side));
+	result_free(&r);
+}
+
+/* ------------------------------------------------------------------------ */
+
+int main(int argc, char **argv) {
+	const struct CMUnitTest usage[] = {
+		cmocka_unit_test(test_version),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_usage_error_as_json),
+		cmocka_unit_test(test_bad_workspace_is_a_policy_error),
+	};
+	const struct CMUnitTest config[] = {
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_config_unreadable_and_env),
+		cmocka_unit_test(test_config_mode_and_root_defaults),
+		cmocka_unit_test(test_config_missing_root_names_the_key),
+		cmocka_unit_test(test_huge_probe_timeout_is_a_number),
+	};
+	const struct CMUnitTest wrap[] = {
+		cmocka_unit_test(test_wrap_bwrap_shape),
+		cmocka_unit_test(test_wrap_landlock_pinned),
+		cmocka_unit_test(test_wrap_runner_command),
+		cmocka_unit_test(test_wrap_danger_is_the_argv_unchanged),
+		cmocka_unit_test(test_wrap_workspace_link_dotdot),
+	};
+	const struct CMUnitTest run[] = {
+		cmocka_unit_test(test_run_default_ladder),
+		cmocka_unit_test(test_run_pinned_bwrap),
+		cmocka_unit_test(test_run_pinned_landlock),
+		cmocka_unit_test(test_run_danger_is_unconfined),
+		cmocka_unit_test(test_run_program_not_found),
+		cmocka_unit_test(test_run_forwards_sigterm),
+	};
+	const struct CMUnitTest bash[] = {
+		cmocka_unit_test(test_bash_json_denied),
+		cmocka_unit_test(test_bash_json_signal_and_timeout),
+		cmocka_unit_test(test_bash_json_truncated_and_not_utf8),
+		cmocka_unit_test(test_bash_json_danger),
+		cmocka_unit_test(test_bash_rendering),
+	};
+	const struct CMUnitTest probe[] = {
+		cmocka_unit_test(test_probe_json),
+		cmocka_unit_test(test_probe_words),
+	};
+	const struct CMUnitTest unavailable[] = {
+		cmocka_unit_test(test_unavailable_exact_line),
+		cmocka_unit_test(test_pinned_runner_failure),
+		cmocka_unit_test(test_runner_failure_after_start),
+	};
+	const char *group = argc > 1 ? argv[1] : "";
+
+	confine_path = getenv("CONFINE_TEST_CLI");
+	launcher_path = getenv("CONFINE_TEST_LAUNCHER");
+	if (!confine_path || !launcher_path) {
+		fprintf(stderr, "test-cli: CONFINE_TEST_CLI and CONFINE_TEST_LAUNCHER must be set\n");
+		return 1;
+	}
+	have_bwrap = program_on_path("bwrap") &&
+	             succeeds((const char *const[]){"bwrap", "--ro-bind", "/", "/", "--dev", "/dev",
+	                                            "--unshare-pid", "--proc", "/proc", "--", "true",
+	                                            NULL});
+	have_landlock = succeeds((const char *const[]){launcher_path, "--probe", NULL});
+
+	/* Groups that run commands confined need a runner of this host. */
+	if ((strcmp(group, "run") == 0 || strcmp(group, "bash") == 0 ||
+	     strcmp(group, "probe") == 0) &&
+	    !have_bwrap && !have_landlock) {
+		fprintf(stderr, "test-cli: neither bwrap nor Landlock works here\n");
+		return must_work() ? 1 : SKIP_STATUS;
+	}
+	if (strcmp(group, "usage") == 0)
+		return cmocka_run_group_tests_name("usage", usage, setup, teardown);
+	if (strcmp(group, "config") == 0)
+		return cmocka_run_group_tests_name("config", config, setup, teardown);
+	if (strcmp(group, "wrap") == 0)
+		return cmocka_run_group_tests_name("wrap", wrap, setup, teardown);
+	if (strcmp(group, "run") == 0)
+		return cmocka_run_group_tests_name("run", run, setup, teardown);
+	if (strcmp(group, "bash") == 0)
+		return cmocka_run_group_tests_name("bash", bash, setup, teardown);
+	if (strcmp(group, "probe") == 0)
+		return cmocka_run_group_tests_name("probe", probe, setup, teardown);
+	if (strcmp(group, "unavailable") == 0)
+		return cmocka_run_group_tests_name("unavailable", unavailable, setup, teardown);
+	fprintf(stderr, "test-cli: unknown group \"%s\"\n", group);
+	return 1;
+}
