@@ -14,7 +14,18 @@ outside=$(mktemp -d "$base/outside.XXXXXX")
 trap 'rm -rf "$work" "$outside"' EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-show() { printf '$ %s\n' "$*"; "$@" || printf '(exit status %d)\n' "$?"; }
+# Prints the command as a shell would read it, then runs it.
+show() {
+	printf '$'
+	for a in "$@"; do
+		case $a in
+		*[!A-Za-z0-9_./=:-]*) printf " '%s'" "$(printf '%s' "$a" | sed "s/'/'\\\\''/g")" ;;
+		*) printf ' %s' "$a" ;;
+		esac
+	done
+	printf '\n'
+	"$@" || printf '(exit status %d)\n' "$?"
+}
 
 step "Which runner confines commands on this host"
 show "$confine" probe
@@ -24,12 +35,17 @@ show "$confine" bash -m workspace-write -w "$work" -c 'echo hello > note.txt && 
 printf 'on disk: %s\n' "$(cat "$work/note.txt")"
 
 step "workspace-write: writing outside the workspace is denied"
-show "$confine" bash -m workspace-write -w "$work" -c "echo escaped > '$outside/escape.txt'"
+show "$confine" bash -m workspace-write -w "$work" -c "echo escaped > $outside/escape.txt"
 if [ -e "$outside/escape.txt" ]; then
 	echo "on disk: $outside/escape.txt EXISTS (this is a bug)"; exit 1
 else
 	echo "on disk: $outside/escape.txt is absent"
 fi
+
+step "The same denial under the Landlock rung (landlock-run)"
+show "$confine" bash --runner landlock -m workspace-write -w "$work" -c "echo escaped > $outside/escape.txt"
+[ -e "$outside/escape.txt" ] && { echo "on disk: escape.txt EXISTS (bug)"; exit 1; }
+echo "on disk: $outside/escape.txt is absent"
 
 step "read-only: even the workspace is not writable"
 show "$confine" bash -m read-only -w "$work" -c 'echo again > note2.txt'
