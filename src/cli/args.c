@@ -125,10 +125,11 @@ static const char help_global[] =
 
 static const char help_run[] =
 	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
-	"Run PROGRAM confined. stdin, stdout and stderr are the caller's; stderr is\n"
-	"also kept (bounded) to recognise a runner that failed before the program\n"
-	"ran. The program runs in its own session: it uses the terminal through its\n"
-	"standard streams, and confine forwards SIGINT, SIGTERM and SIGHUP to it.\n"
+	"Run PROGRAM confined, in the workspace root. stdin, stdout and stderr are\n"
+	"the caller's; stderr is also kept (bounded) to recognise a runner that\n"
+	"failed before the program ran. The program runs in its own session: it\n"
+	"uses the terminal through its standard streams, and confine forwards\n"
+	"SIGINT, SIGTERM and SIGHUP to it.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"  -h, --help            show this help\n"

@@ -579,10 +579,13 @@ static int command_wrap(cli_context *ctx) {
 			denial = json_array();
 	}
 	if (r == -EILSEQ) {
+		/* `bad` may point into `confined`: report before releasing it. */
+		int status = report(ctx, CONFINE_E_INVALID_ARGUMENT,
+		                    "argument \"%s\" is not valid UTF-8 and cannot be written as JSON",
+		                    bad);
 		json_decref(argv_json);
 		confine_argv_free(confined);
-		return report(ctx, CONFINE_E_INVALID_ARGUMENT,
-		              "argument \"%s\" is not valid UTF-8 and cannot be written as JSON", bad);
+		return status;
 	}
 	if (r < 0 || !denial) {
 		json_decref(argv_json);

@@ -812,6 +812,19 @@ static void test_wrap_danger_is_the_argv_unchanged(void **state) {
 	result_free(&r);
 }
 
+static void test_wrap_argument_not_utf8(void **state) {
+	result r;
+	(void)state;
+	/* JSON cannot carry it unchanged, and a changed argv is a different
+	 * command: refuse rather than print a lossy copy. */
+	RUN(&r, "wrap", "-w", work, "--", "printf", "\xff\xfe");
+	expect_status(&r, 125);
+	assert_string_equal(r.err, "confine: argument \"\xff\xfe\" is not valid UTF-8 and "
+	                           "cannot be written as JSON\n");
+	assert_string_equal(r.out, "");
+	result_free(&r);
+}
+
 static void test_wrap_workspace_link_dotdot(void **state) {
 	char a[PATH_MAX], ab[PATH_MAX], link_path[PATH_MAX], given[PATH_MAX], real_a[PATH_MAX];
 	json_t *object;
@@ -1306,6 +1319,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_wrap_landlock_pinned),
 		cmocka_unit_test(test_wrap_runner_command),
 		cmocka_unit_test(test_wrap_danger_is_the_argv_unchanged),
+		cmocka_unit_test(test_wrap_argument_not_utf8),
 		cmocka_unit_test(test_wrap_workspace_link_dotdot),
 	};
 	const struct CMUnitTest run[] = {
