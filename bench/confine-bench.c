@@ -48,6 +48,15 @@ extern char **environ;
 /* ------------------------------------------------------------------------ */
 /* Options                                                                  */
 
+enum {
+	SECTION_MEMORY = 1u << 0,
+	SECTION_SPAWN = 1u << 1,
+	SECTION_CACHED = 1u << 2,
+	SECTION_PROBE = 1u << 3,
+	SECTION_SCALING = 1u << 4,
+	SECTION_ALL = (1u << 5) - 1,
+};
+
 typedef struct bench_options {
 	unsigned rounds;
 	unsigned warmup;
@@ -56,6 +65,8 @@ typedef struct bench_options {
 	double scale_seconds;      /* per concurrency level and variant */
 	bool scaling;
 	bool quick;
+	/* Sections to run, as a set of SECTION_* bits (--only). */
+	unsigned sections;
 	const char *launcher;
 	const char *cli;
 	const char *bwrap;         /* NULL: search $PATH */
@@ -66,6 +77,7 @@ static void usage(FILE *out) {
 	        "usage: confine-bench [--rounds N] [--warmup N] [--iterations N] [--probe-reps N]\n"
 	        "                     [--scale-seconds S] [--no-scaling] [--quick]\n"
 	        "                     [--launcher PATH] [--cli PATH] [--bwrap PATH]\n"
+	        "                     [--only memory,spawn,cached,probe,scaling]\n"
 	        "\n"
 	        "Defaults: %u rounds after 20 warm-up rounds, 200000 cached confine() calls,\n"
 	        "10 probe repetitions, 1.0 s per scaling point, launcher %s,\n"
@@ -103,6 +115,7 @@ static int parse_options(int argc, char **argv, bench_options *o) {
 	o->scale_seconds = 1.0;
 	o->scaling = true;
 	o->quick = false;
+	o->sections = SECTION_ALL;
 	o->launcher = CONFINE_BENCH_LAUNCHER;
 	o->cli = CONFINE_BENCH_CLI;
 	o->bwrap = NULL;
@@ -117,6 +130,41 @@ static int parse_options(int argc, char **argv, bench_options *o) {
 			o->quick = true;
 		} else if (!strcmp(a, "--no-scaling")) {
 			o->scaling = false;
+		} else if (!strcmp(a, "--only")) {
+			/* For profiling one section (perf, callgrind) without the rest. */
+			static const struct {
+				const char *name;
+				unsigned bit;
+			} names[] = {{"memory", SECTION_MEMORY}, {"spawn", SECTION_SPAWN},
+			             {"cached", SECTION_CACHED}, {"probe", SECTION_PROBE},
+			             {"scaling", SECTION_SCALING}};
+			char list[256], *save = NULL;
+			if (!val || !*val || strlen(val) >= sizeof list) {
+				fprintf(stderr, "confine-bench: --only needs a list of sections, got \"%s\"\n",
+				        val ? val : "");
+				return -1;
+			}
+			memcpy(list, val, strlen(val) + 1);
+			o->sections = 0;
+			for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				size_t k;
+				for (k = 0; k < sizeof names / sizeof names[0]; k++)
+					if (!strcmp(tok, names[k].name))
+						break;
+				if (k == sizeof names / sizeof names[0]) {
+					fprintf(stderr,
+					        "confine-bench: --only: unknown section \"%s\" (memory, spawn, "
+					        "cached, probe, scaling)\n",
+					        tok);
+					return -1;
+				}
+				o->sections |= names[k].bit;
+			}
+			if (!o->sections) {
+				fprintf(stderr, "confine-bench: --only needs at least one section\n");
+				return -1;
+			}
+			i++;
 		} else if (!strcmp(a, "--rounds") || !strcmp(a, "--warmup") ||
 		           !strcmp(a, "--iterations") || !strcmp(a, "--probe-reps")) {
 			if (parse_unsigned(a, val, 100000000ul, &v) < 0)
@@ -186,6 +234,17 @@ static long long now_ns(void) {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* CPU time of this process and of its reaped children, ms. */
+static double cpu_ms(void) {
+	struct rusage self, children;
+	getrusage(RUSAGE_SELF, &self);
+	getrusage(RUSAGE_CHILDREN, &children);
+	return (double)(self.ru_utime.tv_sec + self.ru_stime.tv_sec + children.ru_utime.tv_sec +
+	                children.ru_stime.tv_sec) * 1e3 +
+	       (double)(self.ru_utime.tv_usec + self.ru_stime.tv_usec + children.ru_utime.tv_usec +
+	                children.ru_stime.tv_usec) / 1e3;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -389,7 +448,8 @@ typedef struct variant {
 	bool capture;                /* capture stdout/stderr instead of inheriting */
 	bool available;
 	char why[512];
-	double *samples;             /* ms per round; < 0: failed run */
+	double *samples;             /* wall ms per round; < 0: failed run */
+	double *cpu;                 /* CPU ms per round (this process + children) */
 	unsigned failures;
 	char first_failure[512];
 } variant;
@@ -535,7 +595,7 @@ static void print_ratio(variant *vs, size_t nv, unsigned rounds, const char *nam
                         const char *a_id, const char *b_id, double target) {
 	variant *a = find_variant(vs, nv, a_id), *b = find_variant(vs, nv, b_id);
 	stats sa, sb;
-	double per_round, of_medians;
+	double per_round, of_medians, cpu_ratio;
 	if (!a || !b || !a->available || !b->available) {
 		printf("  %-44s skipped (%s unavailable)\n", name,
 		       (!a || !a->available) ? a_id : b_id);
@@ -545,7 +605,8 @@ static void print_ratio(variant *vs, size_t nv, unsigned rounds, const char *nam
 	sb = compute_stats(b->samples, rounds);
 	per_round = paired_ratio_median(a, b, rounds);
 	of_medians = sa.median / sb.median;
-	printf("  %-44s %8.2fx %10.2fx", name, per_round, of_medians);
+	cpu_ratio = compute_stats(a->cpu, rounds).median / compute_stats(b->cpu, rounds).median;
+	printf("  %-44s %8.2fx %10.2fx %8.2fx", name, per_round, of_medians, cpu_ratio);
 	if (target > 0)
 		printf("   <= %.2fx  %s", target, per_round <= target ? "met" : "MISSED");
 	printf("\n");
@@ -598,6 +659,11 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	add_exec_variant(&vs[nv++], "6b", "confine run --runner bwrap -- true", KIND_FORK_EXEC,
 	                 strv_new(cli, "run", "--runner", "bwrap", "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && ctx->bwrap_ok, ctx->cli_ok ? bw_why : ctx->cli_why);
+	/* Unpinned, every `confine run` is a new process with a new provider, so
+	 * it pays the chain's probe each time: what a user typing it gets. */
+	add_exec_variant(&vs[nv++], "6c", "confine run -- true (default chain, probes)",
+	                 KIND_FORK_EXEC, strv_new(cli, "run", "--", TRUE_PATH, NULL),
+	                 ctx->cli_ok && (ctx->bwrap_ok || ctx->launcher_ok), ctx->cli_why);
 
 	/* A trial run per variant: a variant that cannot run is skipped, and
 	 * the report says why, rather than timing a failure. */
@@ -610,7 +676,8 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 			set_message(vs[i].why, sizeof vs[i].why, "trial run failed: %s", why);
 		}
 		vs[i].samples = malloc(o->rounds * sizeof *vs[i].samples);
-		if (!vs[i].samples) {
+		vs[i].cpu = malloc(o->rounds * sizeof *vs[i].cpu);
+		if (!vs[i].samples || !vs[i].cpu) {
 			vs[i].available = false;
 			set_message(vs[i].why, sizeof vs[i].why, "out of memory");
 		}
@@ -628,25 +695,33 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 			variant *v = &vs[(k + round) % nv];
 			char why[512];
 			long long t0, t1;
+			double c0, c1;
 			int r;
 			if (!v->available)
 				continue;
+			c0 = cpu_ms();
 			t0 = now_ns();
 			r = run_variant_once(v, why, sizeof why);
 			t1 = now_ns();
+			c1 = cpu_ms();
 			if (round < o->warmup)
 				continue;
 			if (r < 0) {
 				if (!v->failures++)
 					set_message(v->first_failure, sizeof v->first_failure, "%s", why);
 				v->samples[round - o->warmup] = -1;
+				v->cpu[round - o->warmup] = -1;
 			} else {
 				v->samples[round - o->warmup] = (double)(t1 - t0) / 1e6;
+				v->cpu[round - o->warmup] = c1 - c0;
 			}
 		}
 	}
 
-	printf("  %-4s %-44s %8s %8s %8s %6s\n", "id", "variant", "median", "p10", "p90", "runs");
+	printf("  wall ms: median, p10, p90; cpu: median CPU ms per run of this process and its\n"
+	       "  children (getrusage), which other load on the machine disturbs far less\n");
+	printf("  %-4s %-44s %8s %8s %8s %8s %6s\n", "id", "variant", "median", "p10", "p90", "cpu",
+	       "runs");
 	for (size_t i = 0; i < nv; i++) {
 		stats s;
 		if (!vs[i].available) {
@@ -654,17 +729,19 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 			continue;
 		}
 		s = compute_stats(vs[i].samples, o->rounds);
-		printf("  %-4s %-44s %8.3f %8.3f %8.3f %6zu\n", vs[i].id, vs[i].label, s.median, s.p10,
-		       s.p90, s.n);
+		printf("  %-4s %-44s %8.3f %8.3f %8.3f %8.3f %6zu\n", vs[i].id, vs[i].label, s.median,
+		       s.p10, s.p90, compute_stats(vs[i].cpu, o->rounds).median, s.n);
 		if (vs[i].failures)
 			printf("       %u failed runs (excluded); first: %s\n", vs[i].failures,
 			       vs[i].first_failure);
 	}
 	printf("  (whole measurement: %.1f s)\n", (double)(now_ns() - t_start) / 1e9);
 
-	printf("\n  ratios, pair by pair: the median over rounds of (a/b within one round),\n"
-	       "  and beside it the ratio of the two medians\n");
-	printf("  %-44s %9s %11s   %s\n", "ratio", "per-round", "of medians", "target");
+	printf("\n  ratios, pair by pair. per-round: the median over rounds of a/b within one\n"
+	       "  round (the figure judged against the target); of medians: median(a)/median(b)\n"
+	       "  of wall time; cpu: the same of CPU time\n");
+	printf("  %-44s %9s %11s %9s   %s\n", "ratio", "per-round", "of medians", "cpu",
+	       "target (per-round)");
 	print_ratio(vs, nv, o->rounds, "3/1  library landlock read-only / bare", "3a", "1a", 2.0);
 	print_ratio(vs, nv, o->rounds, "3/1  library landlock workspace-write / bare", "3b", "1a",
 	            2.0);
@@ -678,34 +755,41 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	printf("  context:\n");
 	print_ratio(vs, nv, o->rounds, "1b/1a posix_spawn / fork+execve", "1b", "1a", 0);
 	print_ratio(vs, nv, o->rounds, "1c/1a library unconfined / bare", "1c", "1a", 0);
+	print_ratio(vs, nv, o->rounds, "3a/1b library landlock / bare posix_spawn", "3a", "1b", 0);
 	print_ratio(vs, nv, o->rounds, "3a/2  library landlock / landlock-run direct", "3a", "2", 0);
 	print_ratio(vs, nv, o->rounds, "3c/3a captured / inherited stdio", "3c", "3a", 0);
 	print_ratio(vs, nv, o->rounds, "6a/3a confine run / library (landlock)", "6a", "3a", 0);
+	print_ratio(vs, nv, o->rounds, "6c/6b confine run unpinned / pinned bwrap", "6c", "6b", 0);
 
 	{
 		variant *a = find_variant(vs, nv, "6a"), *b = find_variant(vs, nv, "1a");
 		variant *c = find_variant(vs, nv, "6b");
-		printf("\n  %-44s %9s %11s   %s\n", "difference (ms)", "per-round", "of medians",
-		       "target");
+		printf("\n  %-44s %9s %11s %9s   %s\n", "difference (ms)", "per-round", "of medians",
+		       "cpu", "target (per-round)");
 		if (a && b && a->available && b->available) {
 			double d = paired_diff_median(a, b, o->rounds);
 			double dm = compute_stats(a->samples, o->rounds).median -
 			            compute_stats(b->samples, o->rounds).median;
-			printf("  %-44s %8.3f %11.3f   <= 2.000  %s\n",
-			       "6-1  confine run (landlock) - bare", d, dm, d <= 2.0 ? "met" : "MISSED");
+			double dc = compute_stats(a->cpu, o->rounds).median -
+			            compute_stats(b->cpu, o->rounds).median;
+			printf("  %-44s %8.3f %11.3f %9.3f   <= 2.000  %s\n",
+			       "6-1  confine run (landlock) - bare", d, dm, dc, d <= 2.0 ? "met" : "MISSED");
 		} else {
 			printf("  %-44s skipped (unavailable)\n", "6-1  confine run (landlock) - bare");
 		}
 		if (c && b && c->available && b->available)
-			printf("  %-44s %8.3f %11.3f\n", "6-1  confine run (bwrap) - bare",
+			printf("  %-44s %8.3f %11.3f %9.3f\n", "6-1  confine run (bwrap) - bare",
 			       paired_diff_median(c, b, o->rounds),
 			       compute_stats(c->samples, o->rounds).median -
-			               compute_stats(b->samples, o->rounds).median);
+			               compute_stats(b->samples, o->rounds).median,
+			       compute_stats(c->cpu, o->rounds).median -
+			               compute_stats(b->cpu, o->rounds).median);
 	}
 
 	for (size_t i = 0; i < nv; i++) {
 		confine_strv_free(vs[i].argv);
 		free(vs[i].samples);
+		free(vs[i].cpu);
 	}
 }
 
@@ -1278,11 +1362,16 @@ int main(int argc, char **argv) {
 
 	/* Memory first: this process is smallest now, and its forked image is
 	 * part of every ru_maxrss figure (see maxrss_kib). */
-	run_peak_memory(&ctx);
-	run_spawn_benchmark(&ctx);
-	run_cached_confine(&ctx);
-	run_probe_cost(&ctx);
-	run_scaling(&ctx);
+	if (ctx.opt.sections & SECTION_MEMORY)
+		run_peak_memory(&ctx);
+	if (ctx.opt.sections & SECTION_SPAWN)
+		run_spawn_benchmark(&ctx);
+	if (ctx.opt.sections & SECTION_CACHED)
+		run_cached_confine(&ctx);
+	if (ctx.opt.sections & SECTION_PROBE)
+		run_probe_cost(&ctx);
+	if (ctx.opt.sections & SECTION_SCALING)
+		run_scaling(&ctx);
 
 	confine_provider_free(ctx.prov_landlock);
 	confine_provider_free(ctx.prov_bwrap);
