@@ -977,7 +977,7 @@ static void forward_check(const char *pin) {
 	result r;
 	path_in(finished, work, "finished");
 	unlink(finished);
-	FORMAT(cmd, sizeof cmd, "echo ready; sleep 5; touch '%s'", finished);
+	FORMAT(cmd, sizeof cmd, "echo ready; sleep 2; touch '%s'", finished);
 	pid = start_confine(NULL, NULL,
 	                    ARGS("run", "--config", config, "--runner", pin, "-m", "workspace-write",
 	                         "-w", work, "--", "sh", "-c", cmd),
@@ -988,7 +988,7 @@ static void forward_check(const char *pin) {
 	memset(&r, 0, sizeof r);
 	collect(pid, out_fd, err_fd, &r);
 	expect_status(&r, 128 + SIGTERM);
-	sleep(6); /* the command would have touched the file by now */
+	sleep(3); /* the command would have touched the file by now */
 	assert_false(exists(finished));
 	result_free(&r);
 }
