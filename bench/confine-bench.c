@@ -65,6 +65,9 @@ typedef struct bench_options {
 	double scale_seconds;      /* per concurrency level and variant */
 	bool scaling;
 	bool quick;
+	/* Touch this much anonymous memory before the spawn section, to show
+	 * how a large caller (an agent) changes spawn costs. */
+	unsigned long caller_mib;
 	/* Sections to run, as a set of SECTION_* bits (--only). */
 	unsigned sections;
 	const char *launcher;
@@ -77,12 +80,13 @@ static void usage(FILE *out) {
 	        "usage: confine-bench [--rounds N] [--warmup N] [--iterations N] [--probe-reps N]\n"
 	        "                     [--scale-seconds S] [--no-scaling] [--quick]\n"
 	        "                     [--launcher PATH] [--cli PATH] [--bwrap PATH]\n"
-	        "                     [--only memory,spawn,cached,probe,scaling]\n"
+	        "                     [--only memory,spawn,cached,probe,scaling] [--caller-mib N]\n"
 	        "\n"
 	        "Defaults: %u rounds after 20 warm-up rounds, 200000 cached confine() calls,\n"
 	        "10 probe repetitions, 1.0 s per scaling point, launcher %s,\n"
 	        "CLI %s, bwrap from $PATH. --quick is for trying the program out:\n"
-	        "it allows fewer than %u rounds and shortens everything.\n",
+	        "it allows fewer than %u rounds and shortens everything. --caller-mib N makes\n"
+	        "this process touch N MiB before the spawn section, as a large caller would.\n",
 	        300u, CONFINE_BENCH_LAUNCHER, CONFINE_BENCH_CLI, MIN_ROUNDS);
 }
 
@@ -116,6 +120,7 @@ static int parse_options(int argc, char **argv, bench_options *o) {
 	o->scaling = true;
 	o->quick = false;
 	o->sections = SECTION_ALL;
+	o->caller_mib = 0;
 	o->launcher = CONFINE_BENCH_LAUNCHER;
 	o->cli = CONFINE_BENCH_CLI;
 	o->bwrap = NULL;
@@ -179,6 +184,10 @@ static int parse_options(int argc, char **argv, bench_options *o) {
 			} else {
 				o->probe_reps = (unsigned)v;
 			}
+			i++;
+		} else if (!strcmp(a, "--caller-mib")) {
+			if (parse_unsigned(a, val, 65536ul, &o->caller_mib) < 0)
+				return -1;
 			i++;
 		} else if (!strcmp(a, "--scale-seconds")) {
 			char *end;
@@ -1364,8 +1373,28 @@ int main(int argc, char **argv) {
 	 * part of every ru_maxrss figure (see maxrss_kib). */
 	if (ctx.opt.sections & SECTION_MEMORY)
 		run_peak_memory(&ctx);
-	if (ctx.opt.sections & SECTION_SPAWN)
+	if (ctx.opt.sections & SECTION_SPAWN) {
+		char *ballast = NULL;
+		if (ctx.opt.caller_mib) {
+			size_t bytes = (size_t)ctx.opt.caller_mib << 20;
+			/* Touched, so the pages are resident and fork must copy their
+			 * page tables, as it must for a real agent's heap. */
+			if (!(ballast = malloc(bytes))) {
+				fprintf(stderr, "confine-bench: cannot allocate --caller-mib %lu\n",
+				        ctx.opt.caller_mib);
+				return 1;
+			}
+			/* Through a volatile pointer: the compiler may not drop stores
+			 * to memory that is never read again. */
+			for (size_t off = 0; off < bytes; off += 4096)
+				((volatile char *)ballast)[off] = 1;
+			printf("\n  (this process now holds %lu MiB of touched memory, as a large "
+			       "caller would)\n",
+			       ctx.opt.caller_mib);
+		}
 		run_spawn_benchmark(&ctx);
+		free(ballast);
+	}
 	if (ctx.opt.sections & SECTION_CACHED)
 		run_cached_confine(&ctx);
 	if (ctx.opt.sections & SECTION_PROBE)
