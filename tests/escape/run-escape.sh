@@ -1,0 +1,389 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+#
+# run-escape.sh: the escape suite's driver. Reads a table of cases
+# (tests/escape/cases.txt), runs each one through the real `confine run`
+# under each Linux rung (bwrap, landlock) and each mode the case names, each
+# time with a fresh workspace and a fresh victim directory under $HOME, and
+# proves on disk that nothing outside the allowed area changed (or, for a
+# must-work case, that the effect happened).
+#
+# Usage: run-escape.sh [--rungs bwrap,landlock] [--only ID[,ID...]]
+#                      [--report FILE] [--keep] CASES_FILE
+#
+# Environment:
+#   CONFINE            the confine binary under test (required)
+#   LANDLOCK_RUN       the build tree's landlock-run (for nested attempts and
+#                      the rung's availability check)
+#   ESCAPE_HELPER      tests/helpers/escape/escape-helper, built
+#   CONFINE_MUST_WORK  1: a rung that is unavailable is a failure, not a skip
+#
+# Table format: one case per line, fields separated by " :: ":
+#   id :: modes :: expect :: setup :: command :: check :: note
+# modes   ro, ww, dfa (danger-full-access: a harness self-test, run once, no
+#         rung), joined with "+": "ro+ww".
+# expect  one word, optionally followed by per-rung overrides
+#         "WORD@RUNG" (comma separated): "blocked,open@landlock".
+#           blocked  nothing outside the allowed area changes
+#           works    the command exits 0, the effect happened (check holds)
+#                    and nothing outside changed
+#           open     a KNOWN-OPEN limit: the escape must still succeed (it is
+#                    documented in doc/SECURITY.md); if it is blocked the case
+#                    FAILS so the table and the document get updated
+#           escapes  harness self-test (dfa): the escape is visible, which
+#                    proves the checks can see one
+#           skip     not meaningful on this rung
+# setup   bash run unconfined before the snapshot ("-": none); exit 77 skips
+#         the case. It may write $CTL/wsarg (the -w argument, default the
+#         workspace), $CTL/env (KEY=VALUE lines added to confine's
+#         environment), $CTL/prefix (words put before the confine command,
+#         e.g. a pty harness) and $CTL/pids (pids to kill afterwards).
+# command bash run confined as `bash -c COMMAND` by `confine run`; a "bash:"
+#         prefix runs it through `confine bash -c` instead.
+# check   bash run unconfined after the run ("-": none); must succeed for
+#         blocked/works, and for open it failing (or the snapshot changing)
+#         is the evidence that the escape happened.
+# note    what the case tries; for open cases, why it is open.
+#
+# Variables exported to setup, command and check: BASE (the case's private
+# dir), WS (the -w argument), REALWS (the workspace directory), VICTIM (the
+# victim directory, outside the workspace), CTL (harness-private dir, not
+# snapshotted), OUTPID (a process outside the sandbox, cwd in VICTIM), MARK
+# (a unique token for paths outside BASE), RUNG, MODE, CONFINE, LANDLOCK_RUN,
+# HELPER; and to check only: STATUS (confine's exit status), OUT, ERR (files
+# holding its stdout and stderr).
+#
+# The confine process runs with stdin opened read-only on $VICTIM/stdin.txt
+# and with descriptor 7 open for appending on $VICTIM/fd7.txt: a descriptor
+# the caller leaked must not become a write channel (spawn closes every
+# descriptor above 2).
+set -u
+
+die() { printf 'run-escape: %s\n' "$*" >&2; exit 99; }
+
+rungs_wanted=bwrap,landlock
+only=
+report=
+keep=0
+while [ $# -gt 1 ]; do
+	case $1 in
+	--rungs) rungs_wanted=$2; shift 2 ;;
+	--only) only=$2; shift 2 ;;
+	--report) report=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	*) die "unknown option: $1" ;;
+	esac
+done
+[ $# -eq 1 ] || die "usage: run-escape.sh [options] CASES_FILE"
+cases_file=$1
+[ -r "$cases_file" ] || die "cannot read the case table: $cases_file"
+
+must_work=${CONFINE_MUST_WORK:-0}
+skip_or_fail() {
+	if [ "$must_work" = 1 ]; then
+		printf 'run-escape: FAIL: %s (CONFINE_MUST_WORK=1)\n' "$*" >&2
+		exit 1
+	fi
+	printf 'run-escape: SKIP: %s\n' "$*" >&2
+	exit 77
+}
+
+[ "$(uname -s)" = Linux ] || skip_or_fail "the escape suite needs Linux"
+[ -n "${CONFINE:-}" ] && [ -x "$CONFINE" ] || skip_or_fail "CONFINE is not an executable: ${CONFINE:-unset}"
+[ -n "${ESCAPE_HELPER:-}" ] && [ -x "$ESCAPE_HELPER" ] || die "ESCAPE_HELPER is not an executable: ${ESCAPE_HELPER:-unset}"
+CONFINE=$(realpath "$CONFINE")
+HELPER=$(realpath "$ESCAPE_HELPER")
+LANDLOCK_RUN=${LANDLOCK_RUN:-}
+[ -n "$LANDLOCK_RUN" ] && LANDLOCK_RUN=$(realpath "$LANDLOCK_RUN")
+export CONFINE HELPER LANDLOCK_RUN
+
+# Which rungs can really run here: the same functional checks the ladder
+# uses. `confine probe --runner R` exits 0 when the pinned rung is usable.
+rungs=()
+for rung in ${rungs_wanted//,/ }; do
+	case $rung in
+	bwrap)
+		if command -v bwrap >/dev/null 2>&1 &&
+			bwrap --ro-bind / / --dev /dev --unshare-pid --proc /proc --die-with-parent \
+				--new-session --cap-drop ALL -- true >/dev/null 2>&1; then
+			rungs+=(bwrap)
+		else
+			[ "$must_work" = 1 ] && { echo "run-escape: FAIL: bwrap is not usable here (CONFINE_MUST_WORK=1)" >&2; exit 1; }
+			echo "run-escape: bwrap is not usable here: its cases are skipped" >&2
+		fi ;;
+	landlock)
+		if [ -n "$LANDLOCK_RUN" ] && "$LANDLOCK_RUN" --probe >/dev/null 2>&1; then
+			rungs+=(landlock)
+		else
+			[ "$must_work" = 1 ] && { echo "run-escape: FAIL: landlock-run --probe fails here (CONFINE_MUST_WORK=1)" >&2; exit 1; }
+			echo "run-escape: Landlock is not enforced here: its cases are skipped" >&2
+		fi ;;
+	*) die "unknown rung: $rung" ;;
+	esac
+done
+[ ${#rungs[@]} -gt 0 ] || skip_or_fail "no Linux rung is usable here"
+
+# Work dirs live under $HOME, outside every temp area a rung grants.
+root_parent=$HOME/.cache/confine-escape
+mkdir -p "$root_parent" || die "cannot create $root_parent"
+ROOT=$(mktemp -d "$root_parent/run.XXXXXX") || die "mktemp under $root_parent failed"
+
+# Undo anything a case managed to do to the host that would outlive it: a
+# mount over the case dir, an immutable flag, a replaced /dev/null.
+devnull_expected="character special file 1 3 666"
+host_guard() {
+	local base=$1 target
+	while read -r target; do
+		umount -l "$target" 2>/dev/null
+	done < <(findmnt -rn -o TARGET 2>/dev/null | grep -F "$base" | sort -r)
+	chattr -R -i -a "$base" 2>/dev/null
+	if [ "$(stat -c '%F %t %T %a' /dev/null 2>/dev/null)" != "$devnull_expected" ]; then
+		printf 'run-escape: HOST DAMAGE: /dev/null changed (%s); restoring it\n' \
+			"$(stat -c '%F %t %T %a' /dev/null 2>&1)" >&2
+		rm -f /dev/null && mknod -m 666 /dev/null c 1 3
+		return 1
+	fi
+	return 0
+}
+cleanup_all() {
+	if [ "$keep" = 0 ]; then
+		host_guard "$ROOT" >/dev/null 2>&1
+		rm -rf "$ROOT"
+	fi
+}
+trap cleanup_all EXIT
+
+# A snapshot of everything under BASE except the workspace's contents and
+# the harness's CTL dir: paths, types, modes, link counts, owners, sizes,
+# mtimes, ctimes (which catch chmod, chown, setxattr and chattr), inodes,
+# link targets and content hashes. The workspace itself is recorded by
+# inode and type, so renaming or replacing it shows.
+snapshot() {
+	local base=$1
+	(
+		cd "$base" || exit 1
+		find . -path ./ws -prune -o -path ./ctl -prune -o \
+			-printf '%p|%y|%m|%n|%U:%G|%s|%T@|%C@|%i|%l\n' | LC_ALL=C sort
+		find . -path ./ws -prune -o -path ./ctl -prune -o -type f -print0 |
+			LC_ALL=C sort -z | xargs -0 -r sha256sum
+		stat -c 'ws|%i|%F' ws 2>&1
+	)
+}
+
+populate_victim() {
+	local v=$1
+	mkdir -p "$v/sub" "$v/empty"
+	printf 'victim-content\n' >"$v/file.txt"
+	printf 'read-only victim\n' >"$v/ro.txt" && chmod 444 "$v/ro.txt"
+	printf '#!/bin/sh\necho victim-script\n' >"$v/exec.sh" && chmod 755 "$v/exec.sh"
+	printf 'deep\n' >"$v/sub/deep.txt"
+	printf 'fd7-target\n' >"$v/fd7.txt"
+	printf 'stdin-content\n' >"$v/stdin.txt"
+	ln -s file.txt "$v/link"
+}
+
+# Exported so a setup can make a confined call of its own (a "first call"
+# that prepares the next one).
+run_confined() { # MODE WSARG ARGV...
+	local mode=$1 wsarg=$2
+	shift 2
+	"$CONFINE" run -m "$mode" -w "$wsarg" --runner "$RUNG" -- "$@"
+}
+export -f run_confined
+
+mode_name() {
+	case $1 in
+	ro) echo read-only ;;
+	ww) echo workspace-write ;;
+	dfa) echo danger-full-access ;;
+	*) return 1 ;;
+	esac
+}
+
+# The expectation of a case on one rung: the override WORD@RUNG if there is
+# one, else the leading word.
+expect_for() {
+	local spec=$1 rung=$2 item default=
+	for item in ${spec//,/ }; do
+		case $item in
+		*@"$rung") echo "${item%@*}"; return ;;
+		*@*) ;;
+		*) [ -z "$default" ] && default=$item ;;
+		esac
+	done
+	echo "$default"
+}
+
+n_pass=0 n_fail=0 n_open=0 n_skip=0
+failures=()
+[ -n "$report" ] && : >"$report"
+
+record() { # RESULT ID RUNG MODE DETAIL
+	local result=$1 id=$2 rung=$3 mode=$4 detail=$5
+	printf '%-10s %-26s %-9s %-18s %s\n' "$result" "$id" "$rung" "$mode" "$detail"
+	[ -n "$report" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$rung" "$mode" "$result" "$detail" >>"$report"
+	case $result in
+	PASS) n_pass=$((n_pass + 1)) ;;
+	KNOWN-OPEN) n_open=$((n_open + 1)) ;;
+	SKIP) n_skip=$((n_skip + 1)) ;;
+	*) n_fail=$((n_fail + 1)); failures+=("$id/$rung/$mode: $detail") ;;
+	esac
+}
+
+# Runs one case on one rung under one mode. Prints nothing itself; records.
+run_case() {
+	local id=$1 modeword=$2 rung=$3 expect=$4 setup=$5 command=$6 check=$7
+	local mode base status intact=1 why= ran=1 setup_status check_status
+	local -a prefix=() extra_env=() confine_argv=()
+
+	mode=$(mode_name "$modeword") || { record FAIL "$id" "$rung" "$modeword" "unknown mode word in the table"; return; }
+	base=$(mktemp -d "$ROOT/$id.$rung.$modeword.XXXX")
+	mkdir "$base/ws" "$base/ctl" "$base/victim"
+	populate_victim "$base/victim"
+
+	export BASE=$base REALWS=$base/ws WS=$base/ws VICTIM=$base/victim CTL=$base/ctl
+	export MARK="confine-esc-$$-$RANDOM-$id" RUNG=$rung MODE=$mode
+
+	# The outside process: not a child of confine, cwd in the victim dir.
+	(cd "$VICTIM" && exec sleep 600) &
+	export OUTPID=$!
+
+	if [ "$setup" != - ]; then
+		(cd "$base" && bash -c "$setup") >"$CTL/setup.out" 2>&1 </dev/null
+		setup_status=$?
+		if [ "$setup_status" = 77 ]; then
+			record SKIP "$id" "$rung" "$mode" "setup: $(tail -n1 "$CTL/setup.out")"
+			finish_case "$base"; return
+		elif [ "$setup_status" != 0 ]; then
+			record FAIL "$id" "$rung" "$mode" "setup failed ($setup_status): $(tail -n3 "$CTL/setup.out" | tr '\n' ' ')"
+			finish_case "$base"; return
+		fi
+	fi
+	[ -s "$CTL/wsarg" ] && WS=$(cat "$CTL/wsarg")
+	if [ -s "$CTL/prefix" ]; then read -r -a prefix <"$CTL/prefix"; fi
+	if [ -s "$CTL/env" ]; then mapfile -t extra_env <"$CTL/env"; fi
+
+	snapshot "$base" >"$CTL/before"
+
+	# The case's command is preceded by a marker so a run that never
+	# started (confine refused) cannot pass as "blocked".
+	if [ "${command#bash:}" != "$command" ]; then
+		confine_argv=("$CONFINE" bash -m "$mode" -w "$WS" -c "echo __CASE_STARTED__; ${command#bash:}")
+	else
+		confine_argv=("$CONFINE" run -m "$mode" -w "$WS" -- bash -c "echo __CASE_STARTED__; $command")
+	fi
+	# danger-full-access never reaches a provider: no rung to pin.
+	if [ "$rung" != none ]; then
+		confine_argv=("${confine_argv[0]}" "${confine_argv[1]}" --runner "$rung" "${confine_argv[@]:2}")
+	fi
+	(
+		cd "$base" || exit 99
+		exec env "${extra_env[@]}" timeout -k 5 90 "${prefix[@]}" "${confine_argv[@]}"
+	) >"$CTL/stdout" 2>"$CTL/stderr" <"$VICTIM/stdin.txt" 7>>"$VICTIM/fd7.txt"
+	status=$?
+
+	snapshot "$base" >"$CTL/after"
+	if ! cmp -s "$CTL/before" "$CTL/after"; then
+		intact=0
+		why="outside changed: $(diff "$CTL/before" "$CTL/after" | grep '^[<>]' | head -n4 | tr '\n' ' ')"
+	fi
+	if [ "$check" != - ]; then
+		STATUS=$status OUT=$CTL/stdout ERR=$CTL/stderr bash -c "$check" >"$CTL/check.out" 2>&1 </dev/null
+		check_status=$?
+		if [ "$check_status" != 0 ]; then
+			intact=0
+			why="${why:+$why; }check failed: $(head -c 300 "$CTL/check.out" | tr '\n' ' ')"
+		fi
+	fi
+	grep -q __CASE_STARTED__ "$CTL/stdout" "$CTL/stderr" || ran=0
+	host_guard "$base" || { intact=0; why="${why:+$why; }/dev/null was changed"; }
+
+	local errtail
+	errtail="exit $status; stderr: $(tail -c 300 "$CTL/stderr" | tr '\n' ' ')"
+	case $expect in
+	blocked)
+		if [ "$ran" = 0 ]; then
+			record FAIL "$id" "$rung" "$mode" "the command never started, so nothing was tried ($errtail)"
+		elif [ "$intact" = 1 ]; then
+			record PASS "$id" "$rung" "$mode" "blocked"
+		else
+			record FAIL "$id" "$rung" "$mode" "ESCAPED: $why ($errtail)"
+		fi ;;
+	works)
+		if [ "$ran" = 1 ] && [ "$status" = 0 ] && [ "$intact" = 1 ]; then
+			record PASS "$id" "$rung" "$mode" "works"
+		else
+			record FAIL "$id" "$rung" "$mode" "must work but: ${why:-} ($errtail)"
+		fi ;;
+	open)
+		if [ "$ran" = 0 ]; then
+			record FAIL "$id" "$rung" "$mode" "the command never started ($errtail)"
+		elif [ "$intact" = 0 ]; then
+			record KNOWN-OPEN "$id" "$rung" "$mode" "still open: $why"
+		else
+			record FAIL "$id" "$rung" "$mode" "known-open case now closed: update the table and SECURITY.md ($errtail)"
+		fi ;;
+	escapes)
+		if [ "$ran" = 1 ] && [ "$intact" = 0 ]; then
+			record PASS "$id" "$rung" "$mode" "self-test: the escape is visible"
+		else
+			record FAIL "$id" "$rung" "$mode" "self-test: the harness did not see an unconfined effect ($errtail)"
+		fi ;;
+	*) record FAIL "$id" "$rung" "$mode" "unknown expectation: $expect" ;;
+	esac
+	finish_case "$base"
+}
+
+finish_case() {
+	local base=$1 pid
+	kill "$OUTPID" 2>/dev/null
+	wait "$OUTPID" 2>/dev/null
+	if [ -s "$base/ctl/pids" ]; then
+		while read -r pid; do
+			[ -n "$pid" ] && kill "$pid" 2>/dev/null
+		done <"$base/ctl/pids"
+	fi
+	host_guard "$base" >/dev/null 2>&1
+	rm -f "/dev/shm/$MARK" "/run/$MARK" "/run/user/$(id -u)/$MARK" "/tmp/$MARK" "$HOME/.$MARK" "/etc/$MARK" 2>/dev/null
+	[ "$keep" = 0 ] && rm -rf "$base" "$base".* 2>/dev/null
+}
+
+ids_seen=" "
+lineno=0
+while IFS= read -r line || [ -n "$line" ]; do
+	lineno=$((lineno + 1))
+	case $line in '' | '#'*) continue ;; esac
+	IFS=$'\x1f' read -r id modes expect setup command check note <<<"${line// :: /$'\x1f'}"
+	if [ -z "${note:-}" ] || [ -z "$check" ]; then
+		die "$cases_file:$lineno: expected 7 fields separated by ' :: '"
+	fi
+	case $ids_seen in *" $id "*) die "$cases_file:$lineno: duplicate id $id" ;; esac
+	ids_seen="$ids_seen$id "
+	if [ -n "$only" ]; then
+		case ",$only," in *",$id,"*) ;; *) continue ;; esac
+	fi
+	for modeword in ${modes//+/ }; do
+		if [ "$modeword" = dfa ]; then
+			run_case "$id" dfa none "$(expect_for "$expect" none)" "$setup" "$command" "$check"
+			continue
+		fi
+		for rung in "${rungs[@]}"; do
+			e=$(expect_for "$expect" "$rung")
+			if [ "$e" = skip ]; then
+				record SKIP "$id" "$rung" "$(mode_name "$modeword")" "not meaningful on this rung"
+				continue
+			fi
+			run_case "$id" "$modeword" "$rung" "$e" "$setup" "$command" "$check"
+		done
+	done
+done <"$cases_file"
+
+echo
+printf 'run-escape: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED\n' \
+	"$n_pass" "$n_open" "$n_skip" "$n_fail"
+if [ "$n_fail" -gt 0 ]; then
+	printf '  FAIL %s\n' "${failures[@]}"
+	exit 1
+fi
+[ "$n_pass" -gt 0 ] || skip_or_fail "no case ran"
+exit 0
