@@ -441,8 +441,9 @@ CONFINE_API int confine_process_poll(confine_process *process, confine_error *er
 
 /* Blocks until the run settles. The outcome is classified: runner failure
  * first (then `runner_failed`, and the function still succeeds; see
- * confine_outcome_error()), denial second. Sends a signal to the whole
- * process group when asked to. */
+ * confine_outcome_error()), denial second. Both read only the stderr that
+ * was captured (CAPTURE or TEE): capture stderr of a confined run to have
+ * it classified. Sends a signal to the whole process group when asked to. */
 CONFINE_API int confine_process_wait(confine_process *process, confine_outcome **ret,
                                      confine_error *err);
 

@@ -4,7 +4,10 @@
 #ifndef CONFINE_TEST_SPAWN_FIXTURES_H
 #define CONFINE_TEST_SPAWN_FIXTURES_H
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +156,42 @@ static inline confine_argv *fx_confined(const char *runner, const struct fx_fact
 	c->policy.mode = mode;
 	c->policy.workspace_root = strdup(root);
 	return c;
+}
+
+/* Whether any live (not zombie) process is in process group `pgid`. A
+ * killed orphan stays a zombie until init reaps it, and kill(-pgid, 0)
+ * still succeeds on zombies, so /proc is read instead. */
+static inline bool fx_group_alive(pid_t pgid) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+	if (!d)
+		return kill(-pgid, 0) == 0;
+	while (!alive && (e = readdir(d))) {
+		char path[300], buf[512], *close_paren;
+		char state;
+		int pgrp = 0;
+		FILE *f;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof buf, f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		/* pid (comm) state ppid pgrp ...; comm may hold spaces */
+		close_paren = strrchr(buf, ')');
+		if (!close_paren || sscanf(close_paren + 1, " %c %*d %d", &state, &pgrp) != 2)
+			continue;
+		if (pgrp == (int)pgid && state != 'Z' && state != 'X')
+			alive = true;
+	}
+	closedir(d);
+	return alive;
 }
 
 #endif
