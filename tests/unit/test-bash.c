@@ -358,6 +358,77 @@ static void test_runner_with_missing_interpreter_is_sandbox_unavailable(void **s
 	expect_unavailable_naming_runner();
 }
 
+/* The same evidence through the real local provider with a configured
+ * runnerCommand (the operator's runner, skipped probes). */
+static confine_provider *configured(const char *runner) {
+	const char *command[] = { runner, NULL };
+	const char *signatures[] = { "fake-runner: ", NULL };
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_error err = { 0 };
+	confine_local_config_init(&config);
+	config.runner_command = command;
+	config.runner_failure_signatures = signatures;
+	if (confine_local_provider_new(&config, &p, &err) < 0)
+		fail_msg("local provider: %s", err.message);
+	return p;
+}
+
+static void test_configured_runner_command_evidence(void **state) {
+	static const struct {
+		const char *name;
+		const char *script; /* NULL: missing */
+		mode_t mode;
+		const char *detail; /* NULL: "cannot execute <path>: <why>" */
+		const char *why;
+	} cases[] = {
+		{ "refusing", fx_refusing_script, 0755, "fake-runner: ruleset rejected", NULL },
+		{ "missing-runner", NULL, 0, NULL, "No such file or directory" },
+		{ "runner-0644", fx_passthrough_script, 0644, NULL, "Permission denied" },
+		{ "runner-shebang", "#!/nonexistent/sh\n", 0755, NULL, "No such file or directory" },
+	};
+	confine_policy *policy = policy_for(CONFINE_MODE_READ_ONLY);
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		confine_bash_options o = { 0 };
+		confine_bash_result *r = NULL;
+		confine_error err = { 0 };
+		confine_provider *p;
+		char *path = NULL, suffix[4300];
+		const char *message;
+		int rc;
+		if (cases[i].script)
+			path = fx_write(tmp, cases[i].name, cases[i].script, cases[i].mode);
+		else
+			assert_true(asprintf(&path, "%s/%s", tmp, cases[i].name) > 0);
+		p = configured(path);
+		o.command = "echo ran";
+		o.policy = policy;
+		rc = confine_bash_run(p, &o, &r, &err);
+		if (cases[i].detail) {
+			/* it started: the refusal is in the result */
+			assert_int_equal(rc, 0);
+			message = r->error.message;
+			assert_int_equal(r->error.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+			assert_true(r->outcome->runner_failed);
+			snprintf(suffix, sizeof suffix, " Runner failure: %s", cases[i].detail);
+		} else {
+			assert_int_equal(rc, -EHOSTUNREACH);
+			assert_null(r);
+			message = err.message;
+			assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+			snprintf(suffix, sizeof suffix, " Runner failure: cannot execute %s: %s", path,
+			         cases[i].why);
+		}
+		if (!ends_with(message, suffix))
+			fail_msg("case %s: got %s", cases[i].name, message);
+		confine_bash_result_free(r);
+		confine_provider_free(p);
+		free(path);
+	}
+	confine_policy_free(policy);
+}
+
 static void test_missing_workdir_is_an_ordinary_start_error(void **state) {
 	static const char *const runners[] = { NULL, "missing-runner" };
 	(void)state;
@@ -586,6 +657,7 @@ int main(void) {
 		T(test_missing_runner_is_sandbox_unavailable_naming_it),
 		T(test_runner_mode_0644_is_sandbox_unavailable_naming_it),
 		T(test_runner_with_missing_interpreter_is_sandbox_unavailable),
+		T(test_configured_runner_command_evidence),
 		T(test_missing_workdir_is_an_ordinary_start_error),
 		T(test_malformed_runner_is_never_sandbox_unavailable),
 		T(test_provider_refusal_runs_nothing),
