@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target for the SPEC 8 classifiers: runner failure and denial,
+ * with arbitrary stderr and arbitrary rules. The input is split on 0xFF
+ * bytes: the first piece drives the exit status and the rules' shape, the
+ * second is the stderr text (NULs and CRs included), the rest become
+ * signatures, informational lines and denial signatures.
+ *
+ * Beyond "no crash, no leak, no overread" (ASan/UBSan), it checks the
+ * contract's invariants: exit 0 or a signal death is never a runner failure
+ * nor a denial; a reported detail is one line of the stderr, without its
+ * line ending, found in the stderr as is, and (for NUL-free stderr)
+ * contains one of the fatal signatures case-insensitively.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "confine.h"
+
+#define MAX_PIECES 24
+
+static bool contains_ci(const char *haystack, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (const char *p = haystack; *p != '\0'; p++)
+		if (strncasecmp(p, needle, n) == 0)
+			return true;
+	return n == 0;
+}
+
+static char *piece_dup(const uint8_t *data, size_t len)
+{
+	char *s = malloc(len + 1);
+
+	if (s == NULL)
+		abort();
+	memcpy(s, data, len);
+	s[len] = '\0';
+	return s;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *start[MAX_PIECES];
+	size_t length[MAX_PIECES];
+	size_t n_pieces = 0, begin = 0;
+	char *strings[MAX_PIECES] = {0};
+	char *fatal[MAX_PIECES + 1], *info[MAX_PIECES + 1], *denial[MAX_PIECES + 1];
+	size_t n_fatal = 0, n_info = 0, n_denial = 0;
+	int exit_codes[3];
+	confine_rule rules[2];
+	size_t n_rules;
+	int exit_code;
+	bool signaled;
+	const char *stderr_text;
+	size_t stderr_len;
+	char *detail = NULL;
+	int matched;
+	bool denied;
+
+	for (size_t i = 0; i <= size && n_pieces < MAX_PIECES; i++) {
+		if (i == size || data[i] == 0xFF) {
+			start[n_pieces] = data + begin;
+			length[n_pieces] = i - begin;
+			n_pieces++;
+			begin = i + 1;
+		}
+	}
+	if (n_pieces < 2 || length[0] < 4)
+		return 0;
+
+	/* Shape: exit code, signal flag, rule count, which pieces go where. */
+	exit_code = (int)(int8_t)start[0][0];
+	signaled = (start[0][1] & 1) != 0;
+	n_rules = 1 + (start[0][1] >> 1 & 1);
+	exit_codes[0] = (int)(int8_t)start[0][2];
+	exit_codes[1] = 125;
+	exit_codes[2] = exit_code;
+
+	/* The stderr keeps its exact bytes, embedded NULs included. */
+	stderr_text = (const char *)start[1];
+	stderr_len = length[1];
+
+	for (size_t i = 2; i < n_pieces; i++) {
+		uint8_t role = (uint8_t)(start[0][3] >> ((i - 2) % 4 * 2)) & 3;
+
+		strings[i] = piece_dup(start[i], length[i]);
+		if (role == 0 || role == 3)
+			fatal[n_fatal++] = strings[i];
+		else if (role == 1)
+			info[n_info++] = strings[i];
+		else
+			denial[n_denial++] = strings[i];
+	}
+	fatal[n_fatal] = NULL;
+	info[n_info] = NULL;
+	denial[n_denial] = NULL;
+
+	memset(rules, 0, sizeof(rules));
+	rules[0].fatal_signatures = fatal;
+	rules[0].informational_lines = n_info > 0 ? info : NULL;
+	if (start[0][1] & 4) {
+		rules[0].allowed_exit_codes = exit_codes;
+		rules[0].n_allowed_exit_codes = 1 + (start[0][1] >> 3 & 1) + (start[0][1] >> 4 & 1);
+	}
+	rules[1].fatal_signatures = denial;
+	rules[1].informational_lines = NULL;
+
+	matched = confine_classify_runner_failure(exit_code, signaled, stderr_text, stderr_len,
+	                                          rules, n_rules, &detail);
+	if (matched < 0 && matched != -ENOMEM)
+		abort();
+	if ((exit_code == 0 || signaled) && matched != 0)
+		abort(); /* exit 0 or a signal death is never a runner failure */
+	if (matched == 1) {
+		bool found = false;
+
+		if (detail == NULL || strchr(detail, '\n') != NULL)
+			abort(); /* the detail is one line */
+		if (memmem(stderr_text, stderr_len, detail, strlen(detail)) == NULL)
+			abort(); /* taken from the stderr, never rewritten */
+		/* It contains a non-blank fatal signature of some rule. A line
+		 * with an embedded NUL can match after the NUL while the detail,
+		 * a C string, stops at it: only check NUL-free stderr. */
+		if (memchr(stderr_text, '\0', stderr_len) != NULL)
+			found = true;
+		for (size_t r = 0; r < n_rules && !found; r++)
+			for (char **s = rules[r].fatal_signatures; *s != NULL && !found; s++)
+				if (strspn(*s, " \t\r\n") != strlen(*s) && contains_ci(detail, *s))
+					found = true;
+		if (!found)
+			abort();
+	} else if (detail != NULL) {
+		abort(); /* ret_detail is written only on a match */
+	}
+	free(detail);
+	/* The same call without a detail pointer must agree. */
+	if (matched >= 0 && confine_classify_runner_failure(exit_code, signaled, stderr_text,
+	                                                    stderr_len, rules, n_rules, NULL) != matched)
+		abort();
+
+	denied = confine_classify_denial(exit_code, signaled, stderr_text, stderr_len, denial);
+	if (denied && (exit_code == 0 || signaled))
+		abort(); /* a denial needs a non-zero exit, not a signal death */
+
+	for (size_t i = 0; i < MAX_PIECES; i++)
+		free(strings[i]);
+	return 0;
+}
