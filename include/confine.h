@@ -493,6 +493,16 @@ CONFINE_API int confine_bash_run(confine_provider *provider, const confine_bash_
                                  confine_bash_result **ret, confine_error *err);
 CONFINE_API void confine_bash_result_free(confine_bash_result *result);
 
+/* confine_bash_run() in two steps, for a caller that must see the child while
+ * it runs (to forward signals to its process group, or to run several at
+ * once): start returns the running process (free it with
+ * confine_process_free), wait settles it into a result. */
+CONFINE_API int confine_bash_start(confine_provider *provider,
+                                   const confine_bash_options *options,
+                                   confine_process **ret, confine_error *err);
+CONFINE_API int confine_bash_wait(confine_process *process, confine_bash_result **ret,
+                                  confine_error *err);
+
 /* The model-facing rendering: stdout; "[stderr]" and stderr; "(no output)";
  * then the markers. For a runner failure: the error message. malloc'd. */
 CONFINE_API char *confine_bash_render(const confine_bash_result *result);

@@ -277,22 +277,20 @@ static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define N_FORWARDED (sizeof forwarded_signals / sizeof forwarded_signals[0])
 
 /*
- * Spawns `options`, forwards signals to the child's group until it settles,
- * and returns its outcome. The forwarded signals are blocked from before
- * the spawn until the pid is known, so one that arrives in between is
- * delivered (and forwarded) right after; the library resets the child's mask
- * and handlers, so the child itself starts with them unblocked. If the spawn
- * fails, the old handlers are back before the mask is lifted and a pending
- * signal has its usual effect on confine.
+ * Supervision brackets a start and a wait: supervise_begin() blocks the
+ * forwarded signals and installs the forwarding handlers before the child
+ * exists; supervise_started() records its group (or, when the start failed,
+ * puts the old handlers back) and lifts the mask, so a signal that arrived
+ * in between is delivered (and forwarded) right then; supervise_end() puts
+ * the old handlers back once the run settled. The library resets the
+ * child's own mask and handlers.
  */
-static int spawn_supervised(const confine_spawn_options *options, confine_outcome **ret,
-                            confine_error *err) {
-	struct sigaction forward, saved[N_FORWARDED];
-	sigset_t block, old_mask;
-	confine_process *process = NULL;
-	int r;
-	size_t i;
+static struct sigaction saved_handlers[N_FORWARDED];
 
+static void supervise_begin(sigset_t *old_mask) {
+	struct sigaction forward;
+	sigset_t block;
+	size_t i;
 	memset(&forward, 0, sizeof forward);
 	forward.sa_handler = forward_signal;
 	sigemptyset(&forward.sa_mask);
@@ -300,25 +298,39 @@ static int spawn_supervised(const confine_spawn_options *options, confine_outcom
 	sigemptyset(&block);
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaddset(&block, forwarded_signals[i]);
-
-	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	sigprocmask(SIG_BLOCK, &block, old_mask);
 	for (i = 0; i < N_FORWARDED; i++)
-		sigaction(forwarded_signals[i], &forward, &saved[i]);
+		sigaction(forwarded_signals[i], &forward, &saved_handlers[i]);
+}
 
-	r = confine_spawn(options, &process, err);
-	if (r == 0)
+static void supervise_end(void) {
+	supervised_group = 0;
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaction(forwarded_signals[i], &saved_handlers[i], NULL);
+}
+
+static void supervise_started(const confine_process *process, const sigset_t *old_mask) {
+	if (process)
 		supervised_group = (sig_atomic_t)confine_process_pid(process);
 	else
-		for (i = 0; i < N_FORWARDED; i++)
-			sigaction(forwarded_signals[i], &saved[i], NULL);
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		supervise_end();
+	sigprocmask(SIG_SETMASK, old_mask, NULL);
+}
+
+/* Spawns `options` under supervision and returns its outcome. */
+static int spawn_supervised(const confine_spawn_options *options, confine_outcome **ret,
+                            confine_error *err) {
+	confine_process *process = NULL;
+	sigset_t old_mask;
+	int r;
+
+	supervise_begin(&old_mask);
+	r = confine_spawn(options, &process, err);
+	supervise_started(r == 0 ? process : NULL, &old_mask);
 	if (r < 0)
 		return r;
-
 	r = confine_process_wait(process, ret, err);
-	supervised_group = 0;
-	for (i = 0; i < N_FORWARDED; i++)
-		sigaction(forwarded_signals[i], &saved[i], NULL);
+	supervise_end();
 	confine_process_free(process);
 	return r;
 }
@@ -424,45 +436,40 @@ static json_t *bash_json(const confine_bash_result *result) {
 }
 
 /*
- * Runs ["bash", "-c", COMMAND] as the bash consumer (confine_bash_run, SPEC
- * 9) does: provider consulted for a confined mode, workspace root as the
- * working directory, no stdin, both outputs captured and bounded, a timeout.
- * It is spelled out here rather than calling confine_bash_run() because that
- * call blocks without exposing the child, and an interrupted `confine bash`
- * must pass the signal on to its command instead of leaving it running
- * unsupervised. The rendering is the library's (confine_bash_render).
+ * Runs COMMAND through the library's bash consumer (SPEC 9), in its two-step
+ * form so that an interrupted `confine bash` passes the signal on to its
+ * command instead of leaving it running unsupervised.
  */
 static int command_bash(cli_context *ctx) {
 	const cli_args *args = ctx->args;
-	const char *argv[] = {"bash", "-c", args->bash_command, NULL};
-	confine_spawn_options options;
-	confine_argv *confined = NULL;
-	confine_bash_result result;
+	confine_bash_options options;
+	confine_process *process = NULL;
+	confine_bash_result *result = NULL;
 	confine_error err;
+	sigset_t old_mask;
 	int status, r;
 
-	if ((status = prepare(ctx, argv, &options, &confined)) != 0)
-		return status;
-	options.stdio[0].kind = CONFINE_STDIO_NULL;
-	options.stdio[1].kind = CONFINE_STDIO_CAPTURE;
-	options.stdio[2].kind = CONFINE_STDIO_CAPTURE;
-	options.capture_limit = CONFINE_DEFAULT_CAPTURE_LIMIT;
+	memset(&options, 0, sizeof options);
+	options.command = args->bash_command;
+	options.policy = ctx->policy;
 	options.timeout_ms = args->has_timeout ? args->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
+	options.max_output = CONFINE_DEFAULT_CAPTURE_LIMIT;
 
-	memset(&result, 0, sizeof result);
-	result.timeout_ms = options.timeout_ms;
-	r = spawn_supervised(&options, &result.outcome, &err);
-	confine_argv_free(confined);
+	supervise_begin(&old_mask);
+	r = confine_bash_start(ctx->provider, &options, &process, &err);
+	supervise_started(r == 0 ? process : NULL, &old_mask);
 	if (r < 0)
 		return report_error(ctx, &err);
-	result.error.code = CONFINE_OK;
-	/* A runner failure outranks everything the command printed. */
-	(void)confine_outcome_error(result.outcome, &result.error);
+	r = confine_bash_wait(process, &result, &err);
+	supervise_end();
+	confine_process_free(process);
+	if (r < 0)
+		return report_error(ctx, &err);
 
 	if (args->json) {
-		r = emit_json(bash_json(&result));
+		r = emit_json(bash_json(result));
 	} else {
-		char *text = confine_bash_render(&result);
+		char *text = confine_bash_render(result);
 		if (!text) {
 			r = -ENOMEM;
 		} else {
@@ -477,17 +484,17 @@ static int command_bash(cli_context *ctx) {
 		}
 	}
 
-	if (result.error.code != CONFINE_OK) {
+	if (result->error.code != CONFINE_OK) {
 		/* The object (or rendering) already carries the error; stderr gets
 		 * the one line every failure of confine gets. */
-		fprintf(stderr, "confine: %s\n", result.error.message);
+		fprintf(stderr, "confine: %s\n", result->error.message);
 		status = CLI_EXIT_FAILURE;
 	} else if (r < 0) {
 		status = report(ctx, CONFINE_E_SYSTEM, "cannot write the result: %s", strerror(-r));
 	} else {
-		status = exit_status_of(result.outcome);
+		status = exit_status_of(result->outcome);
 	}
-	confine_outcome_free(result.outcome);
+	confine_bash_result_free(result);
 	return status;
 }
 

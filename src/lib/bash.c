@@ -17,14 +17,11 @@ static int invalid(confine_error *err, const char *message) {
 	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "bash", 0, "%s", message);
 }
 
-int confine_bash_run(confine_provider *provider, const confine_bash_options *options,
-                     confine_bash_result **ret, confine_error *err) {
+int confine_bash_start(confine_provider *provider, const confine_bash_options *options,
+                       confine_process **ret, confine_error *err) {
 	const char *argv[4];
 	confine_spawn_options spawn;
 	confine_argv *confined = NULL;
-	confine_bash_result *result;
-	confine_outcome *outcome = NULL;
-	unsigned timeout_ms;
 	int r;
 
 	if (!options || !ret)
@@ -41,7 +38,6 @@ int confine_bash_run(confine_provider *provider, const confine_bash_options *opt
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "bash", 0,
 		                    "timeout %u ms exceeds the maximum of %d ms",
 		                    options->timeout_ms, CONFINE_MAX_TIMEOUT_MS);
-	timeout_ms = options->timeout_ms ? options->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 
 	argv[0] = "bash";
 	argv[1] = "-c";
@@ -69,25 +65,50 @@ int confine_bash_run(confine_provider *provider, const confine_bash_options *opt
 	spawn.stdio[2].kind = CONFINE_STDIO_CAPTURE;
 	spawn.capture_limit = options->max_output ? options->max_output
 	                                          : CONFINE_DEFAULT_CAPTURE_LIMIT;
-	spawn.timeout_ms = timeout_ms;
+	spawn.timeout_ms = options->timeout_ms ? options->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 
-	r = confine_run(&spawn, &outcome, err);
+	/* The process keeps its own copy of the wrap's facts. */
+	r = confine_spawn(&spawn, ret, err);
 	confine_argv_free(confined);
-	if (r < 0)
-		return r;
+	return r;
+}
 
+int confine_bash_wait(confine_process *process, confine_bash_result **ret, confine_error *err) {
+	confine_bash_result *result;
+	confine_outcome *outcome = NULL;
+	int r;
+
+	if (!process || !ret)
+		return invalid(err, "waiting for a bash run needs a process and a result pointer");
 	result = calloc(1, sizeof *result);
-	if (!result) {
-		confine_outcome_free(outcome);
+	if (!result)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "bash", ENOMEM, "out of memory");
+	r = confine_process_wait(process, &outcome, err);
+	if (r < 0) {
+		free(result);
+		return r;
 	}
 	result->outcome = outcome;
-	result->timeout_ms = timeout_ms;
+	result->timeout_ms = cf_process_timeout_ms(process);
 	result->error.code = CONFINE_OK;
 	/* A runner failure outranks everything the command printed. */
 	(void)confine_outcome_error(outcome, &result->error);
 	*ret = result;
 	return 0;
+}
+
+int confine_bash_run(confine_provider *provider, const confine_bash_options *options,
+                     confine_bash_result **ret, confine_error *err) {
+	confine_process *process = NULL;
+	int r;
+	if (!ret)
+		return invalid(err, "the bash consumer needs options and a result pointer");
+	r = confine_bash_start(provider, options, &process, err);
+	if (r < 0)
+		return r;
+	r = confine_bash_wait(process, ret, err);
+	confine_process_free(process);
+	return r;
 }
 
 void confine_bash_result_free(confine_bash_result *result) {

@@ -981,3 +981,7 @@ int confine_outcome_error(const confine_outcome *outcome, confine_error *err) {
 		outcome->runner_failure_detail ? outcome->runner_failure_detail
 		                               : "the runner failed before running the command");
 }
+
+unsigned cf_process_timeout_ms(const confine_process *process) {
+	return process->timeout_ms;
+}

@@ -1002,6 +1002,46 @@ static void test_run_forwards_sigterm(void **state) {
 	NEED(have_bwrap || have_landlock, "a Linux runner");
 }
 
+/* The same for `confine bash`, whose output is captured: the command marks
+ * that it started with a file, and must not reach its next step. */
+static void bash_forward_check(const char *pin) {
+	char started[PATH_MAX], finished[PATH_MAX], cmd[2 * PATH_MAX + 64];
+	const char *config = launcher_config();
+	int out_fd, err_fd;
+	pid_t pid;
+	result r;
+	path_in(started, work, "started");
+	path_in(finished, work, "finished");
+	unlink(started);
+	unlink(finished);
+	FORMAT(cmd, sizeof cmd, "touch '%s'; sleep 2; touch '%s'", started, finished);
+	pid = start_confine(NULL, NULL,
+	                    ARGS("bash", "--config", config, "--runner", pin, "-m", "workspace-write",
+	                         "-w", work, "-c", cmd),
+	                    &out_fd, &err_fd);
+	for (int i = 0; i < 500 && !exists(started); i++)
+		usleep(10000);
+	assert_true(exists(started));
+	assert_int_equal(kill(pid, SIGTERM), 0);
+	memset(&r, 0, sizeof r);
+	collect(pid, out_fd, err_fd, &r);
+	/* bwrap's init reports a signalled child as exit 128+N; either way
+	 * confine ends with 143. */
+	expect_status(&r, 128 + SIGTERM);
+	sleep(3); /* the command would have touched the file by now */
+	assert_false(exists(finished));
+	result_free(&r);
+}
+
+static void test_bash_forwards_sigterm(void **state) {
+	(void)state;
+	if (have_landlock)
+		bash_forward_check("landlock");
+	if (have_bwrap)
+		bash_forward_check("bwrap");
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+}
+
 /* ------------------------------------------------------------------------ */
 /* bash                                                                     */
 
@@ -1329,6 +1369,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_forwards_sigterm),
+		cmocka_unit_test(test_bash_forwards_sigterm),
 	};
 	const struct CMUnitTest bash[] = {
 		cmocka_unit_test(test_bash_json_denied),
