@@ -56,41 +56,29 @@ static char default_launcher[PATH_MAX];
 static pthread_once_t default_launcher_once = PTHREAD_ONCE_INIT;
 
 static void compute_default_launcher(void) {
-	static const char suffix[] = "/src/launcher/landlock-run";
 	const char *chosen = CONFINE_INSTALLED_LAUNCHER;
-	size_t build_len = strlen(CONFINE_BUILD_LAUNCHER);
 	Dl_info info;
 
 	/* A library loaded from its own build tree (tests, a developer's run)
 	 * uses the launcher built next to it, not a possibly stale or absent
-	 * installed one. The build root is CONFINE_BUILD_LAUNCHER's prefix. */
-	if (build_len > sizeof suffix - 1 &&
-	    strcmp(CONFINE_BUILD_LAUNCHER + build_len - (sizeof suffix - 1), suffix) == 0 &&
-	    dladdr((void *)confine_default_landlock_launcher, &info) && info.dli_fname &&
+	 * installed one. */
+	if (dladdr((void *)confine_default_landlock_launcher, &info) && info.dli_fname &&
 	    info.dli_fname[0]) {
-		char root_given[PATH_MAX];
-		size_t root_len = build_len - (sizeof suffix - 1);
-		char *root;
-		char *object;
-		if (root_len < sizeof root_given) {
-			memcpy(root_given, CONFINE_BUILD_LAUNCHER, root_len);
-			root_given[root_len] = '\0';
-			root = realpath(root_given, NULL);
-			/* A relative name is the main executable's argv[0], which the
-			 * cwd may no longer resolve; Linux names it exactly. */
-			object = NULL;
-			if (info.dli_fname[0] != '/')
-				object = realpath("/proc/self/exe", NULL);
-			if (!object)
-				object = realpath(info.dli_fname, NULL);
-			if (root && object) {
-				size_t n = strlen(root);
-				if (strncmp(object, root, n) == 0 && object[n] == '/')
-					chosen = CONFINE_BUILD_LAUNCHER;
-			}
-			free(root);
-			free(object);
+		char *root = realpath(CONFINE_BUILD_ROOT, NULL);
+		/* A relative name is the main executable's argv[0], which the cwd
+		 * may no longer resolve; Linux names it exactly. */
+		char *object = NULL;
+		if (info.dli_fname[0] != '/')
+			object = realpath("/proc/self/exe", NULL);
+		if (!object)
+			object = realpath(info.dli_fname, NULL);
+		if (root && object) {
+			size_t n = strlen(root);
+			if (strncmp(object, root, n) == 0 && object[n] == '/')
+				chosen = CONFINE_BUILD_LAUNCHER;
 		}
+		free(root);
+		free(object);
 	}
 	snprintf(default_launcher, sizeof default_launcher, "%s", chosen);
 }
