@@ -84,7 +84,9 @@ pad_to_arg_max() {
 	while [ $((high - low)) -gt 1 ]; do
 		mid=$(((low + high) / 2))
 		make_pad "$mid"
-		"$CONFINE" wrap "$@" "${words[@]}" >/dev/null 2>&1
+		# The same exec prefix as run_one's real call (timeout), so the
+		# search measures the exec that can fail with E2BIG.
+		timeout -k 5 60 "$CONFINE" wrap "$@" "${words[@]}" >/dev/null 2>&1
 		status=$?
 		# 126: the shell's exec failed with E2BIG.
 		if [ "$status" = 126 ]; then high=$mid; else low=$mid; fi
