@@ -2,9 +2,10 @@
 # installing missing Debian packages first when run as root.
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 MESON ?= meson
 
-.PHONY: all build demo check check-asan bench install clean deps deps-check
+.PHONY: all build demo check check-asan fuzz bench install clean deps deps-check
 
 all: build
 
@@ -25,11 +26,13 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-# Every test suite, then the unit suite again under ASan and UBSan.
+# Every test suite, then the unit suite again under ASan and UBSan, then a
+# short run of each fuzzer (clang's libFuzzer).
 check: deps-check $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 	$(MESON) test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory check-asan
+	$(MAKE) --no-print-directory fuzz
 
 $(ASAN_BUILD)/build.ninja:
 	$(MESON) setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
@@ -40,6 +43,13 @@ check-asan: $(ASAN_BUILD)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1 \
 	$(MESON) test -C $(ASAN_BUILD) --suite unit --print-errorlogs
 
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang $(MESON) setup $(FUZZ_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
+
+fuzz: $(FUZZ_BUILD)/build.ninja
+	$(MESON) compile -C $(FUZZ_BUILD)
+	$(MESON) test -C $(FUZZ_BUILD) --suite fuzz --print-errorlogs
+
 bench: build
 	$(BUILD)/bench/confine-bench
 
@@ -47,4 +57,4 @@ install: build
 	$(MESON) install -C $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
