@@ -6,10 +6,19 @@
  * settled with the facts of the wrap it was started from.
  *
  * Everything the child needs (argv, envp, exec candidates, workdir,
- * descriptors) is computed before fork: between fork and exec the child only
- * makes async-signal-safe system calls and allocates nothing, and it reports
- * the step that failed and its errno over a close-on-exec pipe, so an ENOENT
- * from a missing workdir is never mistaken for a missing runner.
+ * descriptors) is computed before the child starts: until its exec the child
+ * only makes async-signal-safe system calls and allocates nothing, and it
+ * reports the step that failed and its errno over a close-on-exec pipe, so an
+ * ENOENT from a missing workdir is never mistaken for a missing runner.
+ *
+ * On Linux the child is started with clone(CLONE_VM | CLONE_VFORK) on a small
+ * stack of its own, as glibc's posix_spawn does, not with fork(): fork copies
+ * the caller's page tables, which costs milliseconds in a large caller (an
+ * agent harness holding hundreds of MiB), while a child sharing the caller's
+ * memory costs the same whatever the caller's size. Sharing memory puts rules
+ * on the child (see start_child). Elsewhere, and under AddressSanitizer or
+ * ThreadSanitizer (whose runtimes do not expect a second process on the same
+ * memory), the child is forked; the child's code is the same either way.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -29,9 +39,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spawn-internal.h"
 #include "util.h"
 
 extern char **environ;
+
+#if defined(__has_feature)
+#define CF_HAS_FEATURE(x) __has_feature(x)
+#else
+#define CF_HAS_FEATURE(x) 0
+#endif
+/* Whether the child shares the caller's memory until its exec (see the top
+ * of the file). */
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
+	!CF_HAS_FEATURE(address_sanitizer) && !CF_HAS_FEATURE(thread_sanitizer) && \
+	!CF_HAS_FEATURE(memory_sanitizer)
+#define CF_SPAWN_SHARED_VM 1
+#include <sched.h>
+#else
+#define CF_SPAWN_SHARED_VM 0
+#endif
 
 /* How long, after the leader ended and its group was killed, the output
  * pipes may stay open before we stop reading: only a process that left the
@@ -85,6 +112,7 @@ struct confine_process {
 	struct stream streams[3]; /* index 1 stdout, 2 stderr; 0 unused */
 	size_t capture_limit;
 	unsigned timeout_ms;
+	unsigned kill_grace_ms; /* SIGTERM to SIGKILL on timeout; 0: SIGKILL at once */
 	long long deadline_ms;
 	long long kill_at_ms;
 	long long drain_until_ms;
@@ -256,8 +284,10 @@ static void child_main(const struct child_plan *plan) {
 		child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, WHAT_CLOEXEC);
 
 	/* The caller may ignore or handle signals; the command starts with the
-	 * defaults and nothing blocked (the parent blocked everything around
-	 * fork, so no caller handler ran in this child). */
+	 * defaults and nothing blocked. The parent blocked everything before
+	 * starting this child, so no caller handler has run here; every
+	 * disposition is SIG_DFL before anything is unblocked, so none can (a
+	 * child sharing the caller's memory must never run its handlers). */
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
@@ -272,6 +302,119 @@ static void child_main(const struct child_plan *plan) {
 		child_fail(report_fd, CONFINE_SPAWN_STEP_CHDIR, errno, WHAT_NONE);
 
 	child_exec_candidates(plan, report_fd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Starting the child                                                       */
+
+#if CF_SPAWN_SHARED_VM
+/* The child's own stack: child_main's deepest frame is the 4 KiB getdents
+ * buffer of the /proc walk plus libc's system call wrappers, far below this.
+ * Below it sits one inaccessible guard page, so an overflow faults instead
+ * of writing into whatever the caller had mapped there. */
+#define CHILD_STACK_SIZE (64 * 1024)
+
+static int child_entry(void *arg) {
+	child_main(arg); /* execs or _exits */
+	return 127;
+}
+
+/* Every signal, glibc's internal ones included (its sigfillset and
+ * pthread_sigmask leave the cancellation and set*id signals open, and their
+ * handlers would run in the child on the caller's thread structures): the
+ * raw system call, as glibc's posix_spawn does. `old` receives the mask. */
+static void block_all_signals(sigset_t *old) {
+	sigset_t all;
+	memset(&all, 0xff, sizeof all);
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, &all, old, (size_t)(_NSIG / 8));
+}
+
+static void restore_signals(const sigset_t *old) {
+	(void)syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL, (size_t)(_NSIG / 8));
+}
+
+/*
+ * Starts the child sharing this process's memory, suspended (CLONE_VFORK)
+ * until the child execs or exits, so no page table is copied. The child runs
+ * on the thread of the caller, on a stack mapped here for it, and must leave
+ * the caller's state as it found it:
+ *  - it only reads the plan (which lives on our suspended stack) and makes
+ *    system calls through libc wrappers that take no lock and allocate
+ *    nothing; it never returns into our frames (exec or _exit);
+ *  - its errno is our thread's errno (same TLS): saved here and restored
+ *    once it has gone;
+ *  - no handler of the caller may run in it, on memory the caller is using:
+ *    every signal stays blocked from before the clone until the child has
+ *    reset every disposition to SIG_DFL (child_main); its disposition table
+ *    is its own copy (no CLONE_SIGHAND), as are its descriptor table and its
+ *    working directory (no CLONE_FILES, no CLONE_FS).
+ * Returns 0 with *ret_pid, or the errno of the failure.
+ */
+static int start_child(struct child_plan *plan, pid_t *ret_pid) {
+	long page_size = sysconf(_SC_PAGESIZE);
+	size_t guard = page_size > 0 ? (size_t)page_size : 4096;
+	size_t len = CHILD_STACK_SIZE + guard;
+	char *map;
+	sigset_t old;
+	int saved_errno = errno;
+	int e = 0;
+	pid_t pid;
+
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (map == MAP_FAILED)
+		return errno;
+	if (mprotect(map, guard, PROT_NONE) < 0) {
+		e = errno;
+		munmap(map, len);
+		return e;
+	}
+	block_all_signals(&old);
+	/* The stack grows down on every architecture Linux runs this on but
+	 * PA-RISC, where clone() takes its lowest address. */
+#if defined(__hppa__)
+	pid = clone(child_entry, map + guard, CLONE_VM | CLONE_VFORK | SIGCHLD, plan);
+#else
+	pid = clone(child_entry, map + len, CLONE_VM | CLONE_VFORK | SIGCHLD, plan);
+#endif
+	if (pid < 0)
+		e = errno;
+	restore_signals(&old);
+	/* The child has exec'd (its own memory now) or exited: the stack is free. */
+	munmap(map, len);
+	errno = saved_errno;
+	if (pid < 0)
+		return e;
+	*ret_pid = pid;
+	return 0;
+}
+#else
+/* A forked child has its own copy of everything; blocking every signal
+ * around fork keeps a caller's handler from running in it before it resets
+ * the dispositions. */
+static int start_child(struct child_plan *plan, pid_t *ret_pid) {
+	sigset_t all, old;
+	pid_t pid;
+	int e;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = fork();
+	if (pid == 0)
+		child_main(plan); /* does not return */
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return e;
+	*ret_pid = pid;
+	return 0;
+}
+#endif
+
+bool cf_spawn_shares_memory(void) {
+	return CF_SPAWN_SHARED_VM;
+}
+
+void cf_process_set_kill_grace_ms(confine_process *process, unsigned grace_ms) {
+	process->kill_grace_ms = grace_ms;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -453,8 +596,7 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 	int report[2] = { -1, -1 };
 	int child_end[3] = { -1, -1, -1 };
 	int devnull = -1;
-	sigset_t all, old;
-	pid_t pid;
+	pid_t pid = -1;
 	int r;
 
 	r = validate(o, err);
@@ -475,6 +617,7 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 	}
 	p->capture_limit = o->capture_limit ? o->capture_limit : CONFINE_DEFAULT_CAPTURE_LIMIT;
 	p->timeout_ms = o->timeout_ms;
+	p->kill_grace_ms = CONFINE_KILL_GRACE_MS;
 	p->fallback_wait_ms = 1;
 
 	if (o->confined) {
@@ -561,17 +704,10 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 		}
 	}
 
-	/* Block every signal around fork: the child must not run a caller's
-	 * handler before it resets the dispositions. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pid = fork();
-	if (pid == 0)
-		child_main(&plan); /* does not return */
-	r = errno;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		r = cf_error_set(err, r, CONFINE_E_SYSTEM, "spawn", r, "cannot fork: %s", strerror(r));
+	r = start_child(&plan, &pid);
+	if (r > 0) {
+		r = cf_error_set(err, r, CONFINE_E_SYSTEM, "spawn", r, "cannot start a process: %s",
+		                 strerror(r));
 		goto fail;
 	}
 	p->pid = pid;
@@ -764,8 +900,9 @@ static void enforce_timeout(confine_process *p, long long now) {
 	if (!p->term_sent && now >= p->deadline_ms) {
 		p->timed_out = true;
 		p->term_sent = true;
-		p->kill_at_ms = now + CONFINE_KILL_GRACE_MS;
-		signal_group(p, SIGTERM);
+		p->kill_at_ms = now + p->kill_grace_ms;
+		if (p->kill_grace_ms)
+			signal_group(p, SIGTERM);
 	}
 	if (p->term_sent && !p->kill_sent && now >= p->kill_at_ms) {
 		p->kill_sent = true;

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal knobs of spawn.c for the library's own callers and the tests. */
+#ifndef CONFINE_SPAWN_INTERNAL_H
+#define CONFINE_SPAWN_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* Whether this build starts children sharing the caller's memory until
+ * their exec (clone(CLONE_VM | CLONE_VFORK)) rather than with fork(): true
+ * on Linux outside AddressSanitizer/ThreadSanitizer builds. */
+bool cf_spawn_shares_memory(void) CONFINE_HIDDEN;
+
+/* How long a timed-out process has between SIGTERM and SIGKILL (default
+ * CONFINE_KILL_GRACE_MS); 0 sends SIGKILL at the deadline itself, for a
+ * bound that must hold whatever the child does with SIGTERM (the probes). */
+void cf_process_set_kill_grace_ms(struct confine_process *process, unsigned grace_ms) CONFINE_HIDDEN;
+
+#endif
