@@ -71,6 +71,7 @@ struct run_options {
 	int stdin_fd;               /* -1: /dev/null */
 	bool controlling_tty;       /* new session; stdin_fd becomes its tty */
 	int landlock_errno;         /* nonzero: Landlock syscalls fail with it */
+	int capset_errno;           /* nonzero: capset fails with it */
 };
 
 struct run_result {
@@ -80,15 +81,16 @@ struct run_result {
 };
 
 #ifdef TEST_AUDIT_ARCH
-/* In the child only: make landlock_create_ruleset fail as a kernel without
- * Landlock (ENOSYS) or with it disabled (EOPNOTSUPP) would. */
-static void pretend_no_landlock(int error)
+/* In the child only: make one syscall fail with error, e.g.
+ * landlock_create_ruleset as a kernel without Landlock (ENOSYS) or with it
+ * disabled (EOPNOTSUPP) would. */
+static void fail_syscall(unsigned nr, int error)
 {
 	const struct sock_filter instructions[] = {
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_landlock_create_ruleset, 0, 1),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)error & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
@@ -120,7 +122,9 @@ static void exec_child(const char *const argv[], const struct run_options *optio
 		_exit(SKIP_EXIT + 102);
 #ifdef TEST_AUDIT_ARCH
 	if (options->landlock_errno != 0)
-		pretend_no_landlock(options->landlock_errno);
+		fail_syscall(SYS_landlock_create_ruleset, options->landlock_errno);
+	if (options->capset_errno != 0)
+		fail_syscall(SYS_capset, options->capset_errno);
 #endif
 	unsetenv(ABI_CAP_VARIABLE);
 	if (options->env_assignment != NULL)
@@ -195,7 +199,7 @@ static void run_with(const char *const argv[], const struct run_options *options
 
 static void run(const char *const argv[], struct run_result *result)
 {
-	const struct run_options plain = { NULL, -1, false, 0 };
+	const struct run_options plain = { NULL, -1, false, 0, 0 };
 
 	run_with(argv, &plain, result);
 }
@@ -203,7 +207,7 @@ static void run(const char *const argv[], struct run_result *result)
 static void run_env(const char *const argv[], const char *env_assignment,
 		    struct run_result *result)
 {
-	const struct run_options options = { env_assignment, -1, false, 0 };
+	const struct run_options options = { env_assignment, -1, false, 0, 0 };
 
 	run_with(argv, &options, result);
 }
@@ -549,7 +553,7 @@ static void test_missing_rule_path_is_fatal(void **state)
 static void expect_not_enforced(int error, const char *const argv[])
 {
 #ifdef TEST_AUDIT_ARCH
-	const struct run_options options = { NULL, -1, false, error };
+	const struct run_options options = { NULL, -1, false, error, 0 };
 	struct run_result result;
 
 	run_with(argv, &options, &result);
@@ -774,7 +778,7 @@ struct tty_outcome {
  * in raw mode, then counts what was pushed into its input queue. */
 static void run_on_pty(const char *const argv[], struct tty_outcome *outcome)
 {
-	struct run_options on_pty = { NULL, -1, true, 0 };
+	struct run_options on_pty = { NULL, -1, true, 0, 0 };
 	struct run_result result;
 	struct termios raw;
 	char name[128];
@@ -834,6 +838,316 @@ static void test_confined_tiocsti_fails_with_eperm(void **state)
 	assert_int_equal(outcome.linux_ioctl, EPERM);
 	assert_int_equal(outcome.winsize, 0);
 	assert_int_equal(outcome.queued, 0);
+}
+
+/* ---- capabilities ------------------------------------------------------- */
+
+/*
+ * Landlock does not govern what capabilities allow, so the launcher drops
+ * them all. These tests need root (the machine's tests run as root): a
+ * non-root caller has nothing to drop. Each effect has an unconfined
+ * control showing root really can do it here, so the confined refusal
+ * proves something.
+ */
+static bool require_root(void)
+{
+	if (geteuid() == 0)
+		return true;
+	fprintf(stderr, "test: not root: there are no capabilities to drop; skipping\n");
+	return false;
+}
+
+struct cap_status {
+	unsigned long long inh, prm, eff, bnd, amb;
+};
+
+static unsigned long long cap_field(const char *status, const char *name)
+{
+	const char *line = strstr(status, name);
+	char *end;
+	unsigned long long value;
+
+	assert_non_null(line);
+	errno = 0;
+	value = strtoull(line + strlen(name), &end, 16);
+	assert_int_equal(errno, 0);
+	assert_true(*end == '\n');
+	return value;
+}
+
+/* Runs `grep ^Cap /proc/self/status` through prefix (launcher words, or
+ * NULL for none) and parses the five sets. */
+static void read_cap_status(const char *const prefix[], struct cap_status *caps)
+{
+	const char *argv[MAX_ARGS + 4];
+	struct run_result result;
+	size_t n = 0;
+
+	for (; prefix != NULL && prefix[n] != NULL; n++)
+		argv[n] = prefix[n];
+	argv[n++] = "/bin/grep";
+	argv[n++] = "^Cap";
+	argv[n++] = "/proc/self/status";
+	argv[n] = NULL;
+	run(argv, &result);
+	assert_string_equal(result.err, "");
+	assert_int_equal(result.status, 0);
+	caps->inh = cap_field(result.out, "CapInh:\t");
+	caps->prm = cap_field(result.out, "CapPrm:\t");
+	caps->eff = cap_field(result.out, "CapEff:\t");
+	caps->bnd = cap_field(result.out, "CapBnd:\t");
+	caps->amb = cap_field(result.out, "CapAmb:\t");
+}
+
+#define CAP_BIT(cap) (1ULL << (cap))
+
+static void test_root_confined_has_no_capabilities(void **state)
+{
+	const char *const confined[] = { launcher, "--ro", "/", "--", NULL };
+	const unsigned long long wanted = CAP_BIT(21) /* CAP_SYS_ADMIN */ |
+		CAP_BIT(16) /* CAP_SYS_MODULE */ | CAP_BIT(22) /* CAP_SYS_BOOT */ |
+		CAP_BIT(27) /* CAP_MKNOD */ | CAP_BIT(0) /* CAP_CHOWN */ |
+		CAP_BIT(3) /* CAP_FOWNER */;
+	struct cap_status caps;
+
+	(void)state;
+	if (!require_root())
+		skip();
+	read_cap_status(NULL, &caps);
+	/* Control: root here holds them, in every set that matters. */
+	assert_true((caps.eff & wanted) == wanted);
+	assert_true((caps.prm & wanted) == wanted);
+	assert_true((caps.bnd & wanted) == wanted);
+
+	read_cap_status(confined, &caps);
+	assert_true(caps.inh == 0);
+	assert_true(caps.prm == 0);
+	assert_true(caps.eff == 0);
+	assert_true(caps.bnd == 0);
+	assert_true(caps.amb == 0);
+}
+
+static void test_root_confined_securebits_are_locked(void **state)
+{
+	const char *argv[] = { launcher, "--ro", "/", "--", "setpriv", "-d", NULL };
+	struct run_result result;
+
+	(void)state;
+	if (!require_root())
+		skip();
+	if (access("/usr/bin/setpriv", X_OK) != 0) {
+		fprintf(stderr, "test: setpriv (util-linux) is missing; skipping\n");
+		skip();
+	}
+	run(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	assert_non_null(strstr(result.out, "no_new_privs: 1\n"));
+	assert_non_null(strstr(result.out, "Securebits: noroot,noroot_locked,"
+					   "no_setuid_fixup_locked,keep_caps_locked"));
+}
+
+/* A caller without CAP_SETPCAP that holds capabilities (here ambient ones,
+ * as a capability-aware service manager can hand out) loses them all and
+ * its command still runs; its bounding set it cannot change, and with
+ * no_new_privs it cannot matter. */
+static void test_unprivileged_caller_loses_ambient_capabilities(void **state)
+{
+	const char *const unconfined[] = {
+		"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+		"--inh-caps=+net_raw", "--ambient-caps=+net_raw", NULL };
+	const char *const confined[] = {
+		"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+		"--inh-caps=+net_raw", "--ambient-caps=+net_raw",
+		launcher, "--ro", "/", "--", NULL };
+	struct cap_status caps;
+
+	(void)state;
+	if (!require_root())
+		skip();
+	if (access("/usr/bin/setpriv", X_OK) != 0) {
+		fprintf(stderr, "test: setpriv (util-linux) is missing; skipping\n");
+		skip();
+	}
+	read_cap_status(unconfined, &caps);
+	/* Control: uid 65534 with CAP_NET_RAW, and no CAP_SETPCAP (8). */
+	assert_true(caps.amb == CAP_BIT(13));
+	assert_true(caps.prm == CAP_BIT(13));
+
+	read_cap_status(confined, &caps);
+	assert_true(caps.inh == 0);
+	assert_true(caps.prm == 0);
+	assert_true(caps.eff == 0);
+	assert_true(caps.amb == 0);
+}
+
+static void test_unprivileged_caller_runs(void **state)
+{
+	const char *const as_nobody[] = {
+		"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+		launcher, "--ro", "/", "--", NULL };
+	const char *const as_self[] = { launcher, "--ro", "/", "--", NULL };
+	struct cap_status caps;
+
+	(void)state;
+	/* Nothing to drop: the launcher must not fail for lack of CAP_SETPCAP. */
+	if (geteuid() == 0 && access("/usr/bin/setpriv", X_OK) != 0)
+		skip();
+	read_cap_status(geteuid() == 0 ? as_nobody : as_self, &caps);
+	assert_true(caps.prm == 0);
+	assert_true(caps.eff == 0);
+	assert_true(caps.amb == 0);
+}
+
+static void test_root_confined_chown_is_refused(void **state)
+{
+	struct workdir *dir = *state;
+	char control[PATH_MAX], target[PATH_MAX], script[2 * PATH_MAX + 64];
+	const char *unconfined[] = { "/bin/sh", "-c", script, NULL };
+	const char *confined[] = { launcher, "--ro", "/", "--rw", dir->inside, "--",
+				   "/bin/sh", "-c", script, NULL };
+	struct run_result result;
+	struct stat st;
+
+	if (!require_root())
+		skip();
+	/* Control: root may give a file away; Landlock has no right for it. */
+	format_into(control, sizeof(control), "%s/control", dir->inside);
+	format_into(script, sizeof(script), "touch '%s' && chown 65534:65534 '%s'",
+		    control, control);
+	run(unconfined, &result);
+	assert_int_equal(result.status, 0);
+	assert_int_equal(stat(control, &st), 0);
+	assert_int_equal(st.st_uid, 65534);
+
+	/* Confined, inside its own writable grant: CAP_CHOWN is gone. */
+	format_into(target, sizeof(target), "%s/target", dir->inside);
+	format_into(script, sizeof(script), "touch '%s' && chown 65534:65534 '%s'",
+		    target, target);
+	run(confined, &result);
+	assert_non_null(strstr(result.err, "Operation not permitted"));
+	assert_int_not_equal(result.status, 0);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, 0);
+}
+
+static void test_root_confined_mknod_is_refused(void **state)
+{
+	struct workdir *dir = *state;
+	char control[PATH_MAX], target[PATH_MAX];
+	const char *unconfined[] = { "/bin/mknod", control, "c", "1", "3", NULL };
+	const char *confined[] = { launcher, "--ro", "/", "--rw", dir->inside, "--",
+				   "/bin/mknod", target, "c", "1", "3", NULL };
+	struct run_result result;
+	struct stat st;
+
+	if (!require_root())
+		skip();
+	/* Control: root may make a character device here. */
+	format_into(control, sizeof(control), "%s/control-null", dir->outside);
+	run(unconfined, &result);
+	assert_int_equal(result.status, 0);
+	assert_int_equal(lstat(control, &st), 0);
+	assert_true(S_ISCHR(st.st_mode));
+
+	/* Refused twice over: Landlock's make_char is never granted (its
+	 * EACCES comes first) and CAP_MKNOD is gone. */
+	format_into(target, sizeof(target), "%s/null", dir->inside);
+	run(confined, &result);
+	assert_int_not_equal(result.status, 0);
+	assert_non_null(strstr(result.err, "mknod: "));
+	assert_false(exists(target));
+}
+
+/* Runs script under /usr/bin/unshare OPTION, confined or not, so that an
+ * effect that should have been refused stays in a private namespace. */
+static void run_unshared(const char *option, const char *workdir, bool confine,
+			 const char *script, struct run_result *result)
+{
+	const char *unconfined[] = { "/usr/bin/unshare", option, "--", "/bin/sh", "-c",
+				     script, NULL };
+	const char *confined[] = { "/usr/bin/unshare", option, "--", launcher, "--ro",
+				   "/", "--rw", workdir, "--", "/bin/sh", "-c", script,
+				   NULL };
+
+	run(confine ? confined : unconfined, result);
+}
+
+static void test_root_confined_mount_is_refused(void **state)
+{
+	struct workdir *dir = *state;
+	char script[2 * PATH_MAX + 128];
+	struct run_result result;
+
+	if (!require_root())
+		skip();
+	if (access("/usr/bin/unshare", X_OK) != 0)
+		skip();
+	format_into(script, sizeof(script),
+		    "mount -t tmpfs none '%s'; echo status=$?; "
+		    "mountpoint -q '%s' && echo MOUNTED", dir->inside, dir->inside);
+	/* Control, in a private mount namespace: root can mount over it. */
+	run_unshared("--mount", dir->inside, false, script, &result);
+	assert_string_equal(result.out, "status=0\nMOUNTED\n");
+
+	/* Landlock forbids mount changes outright; without CAP_SYS_ADMIN it
+	 * would fail anyway. */
+	run_unshared("--mount", dir->inside, true, script, &result);
+	assert_non_null(strstr(result.out, "status="));
+	assert_null(strstr(result.out, "status=0\n"));
+	assert_null(strstr(result.out, "MOUNTED"));
+}
+
+static void test_root_confined_sethostname_is_refused(void **state)
+{
+	struct workdir *dir = *state;
+	const char *script = "hostname confine-captest; echo status=$?; hostname";
+	char host[256], expected[512];
+	struct run_result result;
+
+	if (!require_root())
+		skip();
+	if (access("/usr/bin/unshare", X_OK) != 0 || access("/bin/hostname", X_OK) != 0)
+		skip();
+	assert_int_equal(gethostname(host, sizeof(host)), 0);
+	host[sizeof(host) - 1] = '\0';
+	/* Control, in a private UTS namespace: root can rename the machine.
+	 * Landlock has no say in this; only CAP_SYS_ADMIN does. */
+	run_unshared("--uts", dir->inside, false, script, &result);
+	assert_string_equal(result.out, "status=0\nconfine-captest\n");
+
+	run_unshared("--uts", dir->inside, true, script, &result);
+	format_into(expected, sizeof(expected), "status=1\n%s\n", host);
+	assert_string_equal(result.out, expected);
+	/* hostname words EPERM its own way ("you must be root ..."). */
+	assert_non_null(strstr(result.err, "hostname: "));
+}
+
+static void test_capabilities_that_cannot_be_dropped_fail_closed(void **state)
+{
+	struct workdir *dir = *state;
+#ifdef TEST_AUDIT_ARCH
+	char mark[PATH_MAX];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", dir->inside, "--",
+			       "/bin/touch", mark, NULL };
+	const struct run_options options = { NULL, -1, false, 0, EPERM };
+	struct run_result result;
+
+	if (!require_root())
+		skip();
+	format_into(mark, sizeof(mark), "%s/ran", dir->inside);
+	run_with(argv, &options, &result);
+
+	assert_string_equal(result.err,
+			    "landlock-run: landlock ruleset error: Operation not permitted\n");
+	assert_string_equal(result.out, "");
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+	assert_false(exists(mark));
+#else
+	(void)dir;
+	skip();
+#endif
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -899,6 +1213,21 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test(test_confined_kill_inside_sandbox_works),
 		cmocka_unit_test(test_unconfined_tiocsti_injects),
 		cmocka_unit_test(test_confined_tiocsti_fails_with_eperm),
+		cmocka_unit_test(test_root_confined_has_no_capabilities),
+		cmocka_unit_test(test_root_confined_securebits_are_locked),
+		cmocka_unit_test(test_unprivileged_caller_loses_ambient_capabilities),
+		cmocka_unit_test(test_unprivileged_caller_runs),
+		cmocka_unit_test_setup_teardown(test_root_confined_chown_is_refused,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_root_confined_mknod_is_refused,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_root_confined_mount_is_refused,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_root_confined_sethostname_is_refused,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(
+			test_capabilities_that_cannot_be_dropped_fail_closed,
+			make_workdir, remove_workdir),
 	};
 	const char *must_work = getenv("CONFINE_MUST_WORK");
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_QUERY);
