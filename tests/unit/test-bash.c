@@ -354,6 +354,9 @@ static void test_runner_mode_0644_is_sandbox_unavailable_naming_it(void **state)
 
 static void test_runner_with_missing_interpreter_is_sandbox_unavailable(void **state) {
 	(void)state;
+	/* valgrind cannot survive this execve failure: see spawn-fixtures.h. */
+	if (fx_ran_in_fresh_copy(__func__))
+		return;
 	use_runner("runner-shebang", "#!/nonexistent/sh\nexec \"$@\"\n", 0755);
 	expect_unavailable_naming_runner();
 }
@@ -374,22 +377,17 @@ static confine_provider *configured(const char *runner) {
 	return p;
 }
 
-static void test_configured_runner_command_evidence(void **state) {
-	static const struct {
-		const char *name;
-		const char *script; /* NULL: missing */
-		mode_t mode;
-		const char *detail; /* NULL: "cannot execute <path>: <why>" */
-		const char *why;
-	} cases[] = {
-		{ "refusing", fx_refusing_script, 0755, "fake-runner: ruleset rejected", NULL },
-		{ "missing-runner", NULL, 0, NULL, "No such file or directory" },
-		{ "runner-0644", fx_passthrough_script, 0644, NULL, "Permission denied" },
-		{ "runner-shebang", "#!/nonexistent/sh\n", 0755, NULL, "No such file or directory" },
-	};
+struct configured_case {
+	const char *name;
+	const char *script; /* NULL: missing */
+	mode_t mode;
+	const char *detail; /* NULL: "cannot execute <path>: <why>" */
+	const char *why;
+};
+
+static void check_configured_runners(const struct configured_case *cases, size_t count) {
 	confine_policy *policy = policy_for(CONFINE_MODE_READ_ONLY);
-	(void)state;
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+	for (size_t i = 0; i < count; i++) {
 		confine_bash_options o = { 0 };
 		confine_bash_result *r = NULL;
 		confine_error err = { 0 };
@@ -427,6 +425,27 @@ static void test_configured_runner_command_evidence(void **state) {
 		free(path);
 	}
 	confine_policy_free(policy);
+}
+
+static void test_configured_runner_command_evidence(void **state) {
+	static const struct configured_case cases[] = {
+		{ "refusing", fx_refusing_script, 0755, "fake-runner: ruleset rejected", NULL },
+		{ "missing-runner", NULL, 0, NULL, "No such file or directory" },
+		{ "runner-0644", fx_passthrough_script, 0644, NULL, "Permission denied" },
+	};
+	(void)state;
+	check_configured_runners(cases, sizeof cases / sizeof cases[0]);
+}
+
+static void test_configured_runner_with_missing_interpreter(void **state) {
+	static const struct configured_case shebang = {
+		"runner-shebang", "#!/nonexistent/sh\n", 0755, NULL, "No such file or directory"
+	};
+	(void)state;
+	/* valgrind cannot survive this execve failure: see spawn-fixtures.h. */
+	if (fx_ran_in_fresh_copy(__func__))
+		return;
+	check_configured_runners(&shebang, 1);
 }
 
 static void test_missing_workdir_is_an_ordinary_start_error(void **state) {
@@ -643,7 +662,7 @@ static void test_invalid_input_names_the_problem(void **state) {
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
-int main(void) {
+int main(int argc, char **argv) {
 	const struct CMUnitTest tests[] = {
 		T(test_provider_receives_exactly_bash_c_command_and_the_policy),
 		T(test_default_workdir_is_the_workspace_root),
@@ -658,6 +677,7 @@ int main(void) {
 		T(test_runner_mode_0644_is_sandbox_unavailable_naming_it),
 		T(test_runner_with_missing_interpreter_is_sandbox_unavailable),
 		T(test_configured_runner_command_evidence),
+		T(test_configured_runner_with_missing_interpreter),
 		T(test_missing_workdir_is_an_ordinary_start_error),
 		T(test_malformed_runner_is_never_sandbox_unavailable),
 		T(test_provider_refusal_runs_nothing),
@@ -669,5 +689,5 @@ int main(void) {
 		T(test_overlapping_runs_under_different_modes_keep_their_facts),
 		T(test_invalid_input_names_the_problem),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return fx_run_tests(tests, sizeof tests / sizeof tests[0], argc, argv);
 }

@@ -13,9 +13,14 @@
 
 #define MAX_ARGS 16
 
-/* Parses a NULL-terminated list of words after the program name. */
-static int parse_words(cli_args *args, const char *const *words) {
-	char *argv[MAX_ARGS + 2];
+/* Room for "confine", MAX_ARGS words and the NULL terminator. */
+#define ARGV_SLOTS (MAX_ARGS + 2)
+
+/* Parses a NULL-terminated list of words after the program name. The parser
+ * keeps pointers into argv (program_argv is argv + index), so the caller owns
+ * the argv storage and it must outlive every use of *args: a local array here
+ * would leave program_argv pointing into a dead stack frame. */
+static int parse_words(cli_args *args, char *argv[ARGV_SLOTS], const char *const *words) {
 	int argc = 0;
 	argv[argc++] = (char *)"confine";
 	for (size_t i = 0; words[i]; i++) {
@@ -83,7 +88,8 @@ static void test_usage_errors(void **state) {
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		cli_args args;
-		int r = parse_words(&args, cases[i].words);
+		char *argv[ARGV_SLOTS];
+		int r = parse_words(&args, argv, cases[i].words);
 		if (r != -EINVAL || args.action != CLI_ACTION_USAGE_ERROR ||
 		    args.command != cases[i].command || !strstr(args.error, cases[i].message_part))
 			fail_msg("case %zu: r=%d action=%d command=%d error=\"%s\", expected \"%s\"", i, r,
@@ -115,7 +121,8 @@ static void test_help_and_version(void **state) {
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		cli_args args;
-		assert_int_equal(parse_words(&args, cases[i].words), 0);
+		char *argv[ARGV_SLOTS];
+		assert_int_equal(parse_words(&args, argv, cases[i].words), 0);
 		assert_int_equal(args.action, cases[i].action);
 		assert_int_equal(args.command, cases[i].command);
 	}
@@ -139,8 +146,9 @@ static void test_help_texts_name_their_synopsis(void **state) {
 
 static void test_run_defaults(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
-	assert_int_equal(parse_words(&args, W("run", "--", "ls", "-l")), 0);
+	assert_int_equal(parse_words(&args, argv, W("run", "--", "ls", "-l")), 0);
 	assert_int_equal(args.action, CLI_ACTION_EXECUTE);
 	assert_int_equal(args.command, CLI_COMMAND_RUN);
 	assert_false(args.has_mode);
@@ -156,10 +164,11 @@ static void test_run_defaults(void **state) {
 
 static void test_run_all_options(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
-	assert_int_equal(parse_words(&args, W("run", "-m", "workspace-write", "-w", "proj",
-	                                      "--runner", "landlock", "--config", "c.json", "--",
-	                                      "make", "test")),
+	assert_int_equal(parse_words(&args, argv, W("run", "-m", "workspace-write", "-w", "proj",
+	                                            "--runner", "landlock", "--config", "c.json", "--",
+	                                            "make", "test")),
 	                 0);
 	assert_true(args.has_mode);
 	assert_int_equal(args.mode, CONFINE_MODE_WORKSPACE_WRITE);
@@ -183,7 +192,8 @@ static void test_option_spellings(void **state) {
 	(void)state;
 	for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
 		cli_args args;
-		assert_int_equal(parse_words(&args, spellings[i]), 0);
+		char *argv[ARGV_SLOTS];
+		assert_int_equal(parse_words(&args, argv, spellings[i]), 0);
 		assert_true(args.has_mode);
 		assert_int_equal(args.mode, CONFINE_MODE_DANGER_FULL_ACCESS);
 	}
@@ -191,9 +201,10 @@ static void test_option_spellings(void **state) {
 
 static void test_words_after_separator_are_the_program(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
 	/* Options after `--` belong to the program, never to confine. */
-	assert_int_equal(parse_words(&args, W("run", "--", "prog", "-m", "bogus", "--help", "--")), 0);
+	assert_int_equal(parse_words(&args, argv, W("run", "--", "prog", "-m", "bogus", "--help", "--")), 0);
 	assert_int_equal(args.action, CLI_ACTION_EXECUTE);
 	assert_false(args.has_mode);
 	assert_int_equal(args.program_argc, 5);
@@ -204,8 +215,9 @@ static void test_words_after_separator_are_the_program(void **state) {
 
 static void test_bash_options(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
-	assert_int_equal(parse_words(&args, W("bash", "--json", "--timeout", "600000", "-c",
+	assert_int_equal(parse_words(&args, argv, W("bash", "--json", "--timeout", "600000", "-c",
 	                                      "echo hi > x", "-w", "/tmp", "--runner=bwrap")),
 	                 0);
 	assert_int_equal(args.command, CLI_COMMAND_BASH);
@@ -217,23 +229,24 @@ static void test_bash_options(void **state) {
 	assert_int_equal(args.runner, CONFINE_RUNNER_BWRAP);
 	assert_null(args.program_argv);
 
-	assert_int_equal(parse_words(&args, W("bash", "--timeout=1", "-cexit 3")), 0);
+	assert_int_equal(parse_words(&args, argv, W("bash", "--timeout=1", "-cexit 3")), 0);
 	assert_int_equal(args.timeout_ms, 1);
 	assert_string_equal(args.bash_command, "exit 3");
 
 	/* -c takes the next word whatever it looks like, as getopt does */
-	assert_int_equal(parse_words(&args, W("bash", "-c", "--json")), 0);
+	assert_int_equal(parse_words(&args, argv, W("bash", "-c", "--json")), 0);
 	assert_string_equal(args.bash_command, "--json");
 	assert_false(args.json);
 }
 
 static void test_probe_options(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
-	assert_int_equal(parse_words(&args, W("probe")), 0);
+	assert_int_equal(parse_words(&args, argv, W("probe")), 0);
 	assert_int_equal(args.command, CLI_COMMAND_PROBE);
 	assert_false(args.json);
-	assert_int_equal(parse_words(&args, W("probe", "--json", "--runner", "seatbelt", "--config=f")), 0);
+	assert_int_equal(parse_words(&args, argv, W("probe", "--json", "--runner", "seatbelt", "--config=f")), 0);
 	assert_true(args.json);
 	assert_int_equal(args.runner, CONFINE_RUNNER_SEATBELT);
 	assert_string_equal(args.config, "f");
@@ -241,19 +254,21 @@ static void test_probe_options(void **state) {
 
 static void test_empty_workspace_is_kept_for_the_policy_to_refuse(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
-	assert_int_equal(parse_words(&args, W("wrap", "-w", "", "--", "x")), 0);
+	assert_int_equal(parse_words(&args, argv, W("wrap", "-w", "", "--", "x")), 0);
 	assert_non_null(args.workspace);
 	assert_string_equal(args.workspace, "");
 }
 
 static void test_json_seen_before_an_error_is_kept(void **state) {
 	cli_args args;
+	char *argv[ARGV_SLOTS];
 	(void)state;
 	/* so main can print the error as the JSON object too */
-	assert_int_equal(parse_words(&args, W("bash", "--json", "--frob")), -EINVAL);
+	assert_int_equal(parse_words(&args, argv, W("bash", "--json", "--frob")), -EINVAL);
 	assert_true(args.json);
-	assert_int_equal(parse_words(&args, W("bash", "--frob", "--json")), -EINVAL);
+	assert_int_equal(parse_words(&args, argv, W("bash", "--frob", "--json")), -EINVAL);
 	assert_false(args.json);
 }
 
