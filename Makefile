@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 MESON ?= meson
 
-.PHONY: all build demo check check-asan fuzz bench install clean deps deps-check
+.PHONY: all build demo check check-valgrind check-asan fuzz bench install clean deps deps-check
 
 all: build
 
@@ -26,13 +26,18 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-# Every test suite, then the unit suite again under ASan and UBSan, then a
-# short run of each fuzzer (clang's libFuzzer).
+# Every test suite, then the unit suite again under valgrind and under ASan
+# and UBSan, then a short run of each fuzzer (clang's libFuzzer).
 check: deps-check $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 	$(MESON) test -C $(BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory check-valgrind
 	$(MAKE) --no-print-directory check-asan
 	$(MAKE) --no-print-directory fuzz
+
+# The unit suite again under valgrind's memcheck.
+check-valgrind: $(BUILD)/build.ninja
+	scripts/valgrind-unit.sh $(BUILD)
 
 $(ASAN_BUILD)/build.ninja:
 	$(MESON) setup $(ASAN_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false

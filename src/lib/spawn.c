@@ -738,10 +738,14 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 
 #ifdef SYS_pidfd_open
 	{
-		long fd = syscall(SYS_pidfd_open, pid, 0);
 		/* pidfd_open's descriptor is close-on-exec. Without it (old
-		 * kernels) the wait falls back to short polls. */
+		 * kernels, seccomp, valgrind) the wait falls back to short polls,
+		 * and the caller's errno is left as it was: a started child is a
+		 * success. */
+		int saved = errno;
+		long fd = syscall(SYS_pidfd_open, pid, 0);
 		p->pidfd = fd >= 0 ? (int)fd : -1;
+		errno = saved;
 	}
 #endif
 	p->state = STATE_RUNNING;
