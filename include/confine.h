@@ -271,6 +271,9 @@ typedef struct confine_verdict {
 	confine_enforcement enforcement;
 	int landlock_abi;  /* the kernel's Landlock ABI, or -1 when unknown */
 	char runner_path[4096]; /* argv[0] the runner is spawned as, or "" */
+	/* When unusable because a runner exists but is broken (a launcher that
+	 * cannot be executed): the runner-failure detail; "" otherwise. */
+	char runner_failure[512];
 } confine_verdict;
 
 /* A backend: confine() builds the confined argv for a provider policy.

@@ -659,6 +659,10 @@ static int command_probe(cli_context *ctx) {
 		if (verdict.usable && verdict.runner_path[0])
 			json_object_set_new(object, "runnerPath",
 			                    json_string_lossy(verdict.runner_path, strlen(verdict.runner_path)));
+		if (!verdict.usable && verdict.runner_failure[0])
+			json_object_set_new(object, "runnerFailure",
+			                    json_string_lossy(verdict.runner_failure,
+			                                      strlen(verdict.runner_failure)));
 		r = emit_json(object);
 	} else {
 		r = 0;
@@ -668,8 +672,12 @@ static int command_probe(cli_context *ctx) {
 				r = -EIO;
 			if (verdict.runner_path[0] && printf("runner path: %s\n", verdict.runner_path) < 0)
 				r = -EIO;
-		} else if (printf("runner: none (no sandbox backend is usable on this host)\n") < 0) {
-			r = -EIO;
+		} else {
+			if (printf("runner: none (no sandbox backend is usable on this host)\n") < 0)
+				r = -EIO;
+			if (verdict.runner_failure[0] &&
+			    printf("runner failure: %s\n", verdict.runner_failure) < 0)
+				r = -EIO;
 		}
 		if (verdict.landlock_abi >= 0 && printf("landlock ABI: %d\n", verdict.landlock_abi) < 0)
 			r = -EIO;

@@ -261,6 +261,48 @@ static void test_missing_launcher_is_unavailable(void **state) {
 	confine_provider_free(p);
 }
 
+/* A missing launcher is no backend: the exact text, no detail. */
+static void test_missing_launcher_confine_has_no_detail(void **state) {
+	char launcher[PATH_MAX];
+	const char *argv[] = { "true", NULL };
+	confine_policy policy = { CONFINE_MODE_READ_ONLY, workdir };
+	confine_argv *c = NULL;
+	confine_error err;
+	confine_provider *p;
+	(void)state;
+	snprintf(launcher, sizeof launcher, "%s/no-such-launcher", workdir);
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_confine(p, argv, &policy, &c, &err), -EHOSTUNREACH);
+	assert_null(c);
+	assert_unavailable(&err, "read-only");
+	confine_provider_free(p);
+}
+
+/* An installed launcher with its execute bit stripped is a broken runner,
+ * not a kernel that cannot enforce (SPEC 7): even where the ladder probed it
+ * among several rungs, the failure says so and names it. */
+static void test_stripped_launcher_is_a_runner_failure(void **state) {
+	char launcher[PATH_MAX], want[PATH_MAX + 1024];
+	const char *argv[] = { "true", NULL };
+	confine_policy policy = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	confine_argv *c = NULL;
+	confine_error err;
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "stripped-launcher",
+	             "echo 'landlock: fully enforced'");
+	assert_int_equal(chmod(launcher, 0644), 0);
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_confine(p, argv, &policy, &c, &err), -EHOSTUNREACH);
+	assert_null(c);
+	snprintf(want, sizeof want,
+	         "sandbox mode \"workspace-write%s Runner failure: cannot execute %s: Permission denied",
+	         unavailable_tail, launcher);
+	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_string_equal(err.message, want);
+	confine_provider_free(p);
+}
+
 static void test_partial_launcher_line(void **state) {
 	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
 	confine_provider *p;
@@ -631,6 +673,8 @@ int main(void) {
 		cmocka_unit_test(test_launcher_exit_125_is_unavailable),
 		cmocka_unit_test(test_launcher_killed_by_signal_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_is_unavailable),
+		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
+		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),

@@ -33,6 +33,10 @@ typedef struct local_provider {
 	cf_ladder_hooks hooks;        /* the ladder's, kept for the real ones' ctx */
 	cf_ladder ladder;
 	bool ladder_ready;
+	/* Why the Landlock rung's probe could not even start its launcher
+	 * (written under the ladder's lock while probing, read after the
+	 * verdict): "" when it could. */
+	char launcher_failure[512];
 } local_provider;
 
 /* ---- dialects (SPEC 6) ---- */
@@ -161,7 +165,10 @@ static bool real_probe(void *ctx, confine_runner rung, confine_enforcement *ret)
 		.launcher_path = lp->launcher,
 		.timeout_ms = lp->probe_timeout_ms,
 	};
-	return cf_host_probe(rung, &target, ret);
+	bool passed = cf_host_probe(rung, &target, ret);
+	if (rung == CONFINE_RUNNER_LANDLOCK)
+		memcpy(lp->launcher_failure, target.unexecutable_detail, sizeof lp->launcher_failure);
+	return passed;
 }
 
 /* ---- building the confined argv ---- */
@@ -340,7 +347,10 @@ static int local_confine(void *data, const char *const *argv, const confine_poli
 		             ret, err);
 	choice = cf_ladder_select(&lp->ladder);
 	if (!choice.usable)
-		return confine_error_sandbox_unavailable(err, policy->mode, NULL);
+		/* A launcher that exists but cannot be executed is reported as the
+		 * runner failure it is; otherwise nothing here can confine. */
+		return confine_error_sandbox_unavailable(
+			err, policy->mode, lp->launcher_failure[0] ? lp->launcher_failure : NULL);
 	return build(lp, choice.runner, choice.enforcement, argv, policy, ret, err);
 }
 
@@ -378,6 +388,8 @@ static int local_verdict(void *data, confine_verdict *ret, confine_error *err) {
 		}
 	}
 	snprintf(v.runner_path, sizeof v.runner_path, "%s", path);
+	if (!v.usable)
+		memcpy(v.runner_failure, lp->launcher_failure, sizeof v.runner_failure);
 	*ret = v;
 	return 0;
 }

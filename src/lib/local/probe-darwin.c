@@ -21,7 +21,7 @@ bool cf_host_has_runner(confine_runner rung) {
 	return false;
 }
 
-bool cf_host_probe(confine_runner rung, const cf_probe_target *target,
+bool cf_host_probe(confine_runner rung, cf_probe_target *target,
                    confine_enforcement *ret_enforcement) {
 	confine_policy read_only = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	cf_probe_result result;

@@ -3,6 +3,8 @@
 #include "local/probe.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -47,20 +49,27 @@ static bool probe_bwrap(const cf_probe_target *target) {
 	return result.started && !result.timed_out && result.exited && result.exit_code == 0;
 }
 
-static bool probe_landlock(const cf_probe_target *target, confine_enforcement *ret) {
+static bool probe_landlock(cf_probe_target *target, confine_enforcement *ret) {
 	const char *argv[] = { target->launcher_path, "--probe", NULL };
 	cf_probe_result result;
 	if (!target->launcher_path || target->launcher_path[0] != '/')
 		return false;
 	if (cf_probe_run(argv, target->timeout_ms, &result) < 0)
 		return false;
+	/* An installed launcher that cannot be executed (a stripped mode bit)
+	 * is a broken runner, not a kernel that cannot enforce (SPEC 7): say
+	 * so, so the unavailable verdict carries it as a runner failure. A
+	 * missing launcher (ENOENT) is simply no backend. */
+	if (!result.started && result.exec_errno == EACCES)
+		snprintf(target->unexecutable_detail, sizeof target->unexecutable_detail,
+		         "cannot execute %s: %s", target->launcher_path, strerror(EACCES));
 	if (!result.started || result.timed_out || !result.exited || result.exit_code != 0)
 		return false;
 	*ret = cf_probe_landlock_enforcement(result.out);
 	return true;
 }
 
-bool cf_host_probe(confine_runner rung, const cf_probe_target *target,
+bool cf_host_probe(confine_runner rung, cf_probe_target *target,
                    confine_enforcement *ret_enforcement) {
 	switch (rung) {
 	case CONFINE_RUNNER_BWRAP:

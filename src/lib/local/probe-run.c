@@ -44,8 +44,10 @@ int cf_probe_run(const char *const *argv, double timeout_ms, cf_probe_result *re
 	if (r < 0) {
 		/* The child reported a failed step (exec, setup): the probe ran
 		 * nothing, which is a failed probe, not a system error. */
-		if (err.code == CONFINE_E_SPAWN)
+		if (err.code == CONFINE_E_SPAWN) {
+			ret->exec_errno = err.sys_errno;
 			return 0;
+		}
 		return r;
 	}
 	/* The bound holds whatever the probe does with SIGTERM. */

@@ -17,6 +17,7 @@
 
 typedef struct cf_probe_result {
 	bool started;        /* fork and exec succeeded */
+	int exec_errno;      /* when !started: errno of the failed step, or 0 */
 	bool exited;         /* exited normally (exit_code valid) */
 	int exit_code;
 	bool signaled;       /* died from a signal (including our kill) */
@@ -44,6 +45,9 @@ typedef struct cf_probe_target {
 	const char *bwrap_path;      /* absolute, or NULL: not found on PATH */
 	const char *launcher_path;   /* landlock-run */
 	double timeout_ms;
+	/* Filled by a probe whose runner exists but cannot be executed
+	 * (EACCES: a stripped mode bit); "" otherwise. */
+	char unexecutable_detail[512];
 } cf_probe_target;
 
 /* ---- per OS (probe-linux.c, probe-darwin.c, probe-other.c) ---- */
@@ -53,7 +57,7 @@ const char *cf_host_platform(void) CONFINE_HIDDEN;
 /* Whether the rung's mechanism can exist on this host at all. */
 bool cf_host_has_runner(confine_runner rung) CONFINE_HIDDEN;
 /* Runs the rung's functional probe: true when it passes. */
-bool cf_host_probe(confine_runner rung, const cf_probe_target *target,
+bool cf_host_probe(confine_runner rung, cf_probe_target *target,
                    confine_enforcement *ret_enforcement) CONFINE_HIDDEN;
 /* The kernel's Landlock ABI version, or -1 (not Linux, not built in, or
  * disabled). */

@@ -260,6 +260,24 @@ static void expect_strings(const json_t *array, const char *const *expected) {
 	assert_int_equal(json_array_size(array), n);
 }
 
+/* Copies `from` to `to` with `mode` (the copy is created anew). */
+static void copy_file(const char *from, const char *to, mode_t mode) {
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out;
+	assert_true(in >= 0);
+	unlink(to);
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof buf)) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(fchmod(out, mode), 0);
+	close(out);
+}
+
 static bool exists(const char *path) {
 	struct stat st;
 	return lstat(path, &st) == 0;
@@ -1261,6 +1279,46 @@ static void test_unavailable_exact_line(void **state) {
 	result_free(&r);
 }
 
+/* A launcher whose execute bit was stripped is a broken runner, not a
+ * kernel that cannot enforce (SPEC 7): even unpinned, with bwrap off PATH,
+ * the refusal says so and names it, and nothing runs. */
+static void test_stripped_launcher_is_a_runner_failure(void **state) {
+	char stripped[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32], json_text[PATH_MAX + 64];
+	char expected[4096], detail[PATH_MAX + 64];
+	const char *config;
+	json_t *object;
+	result r;
+	(void)state;
+	NEED(have_landlock, "Landlock");
+	path_in(stripped, work, "stripped-landlock-run");
+	path_in(side, work, "stripped-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	copy_file(launcher_path, stripped, 0644);
+	FORMAT(json_text, sizeof json_text, "{\"landlockLauncher\": \"%s\"}", stripped);
+	config = config_file(json_text);
+	FORMAT(detail, sizeof detail, "cannot execute %s: Permission denied", stripped);
+
+	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	       ARGS("run", "--config", config, "-m", "workspace-write", "-w", work, "--", "/bin/sh",
+	            "-c", cmd));
+	expect_status(&r, 125);
+	FORMAT(expected, sizeof expected, unavailable_prefix, "workspace-write");
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_true(strncmp(r.err + 9, expected, strlen(expected)) == 0);
+	assert_non_null(strstr(r.err, " Runner failure: "));
+	assert_non_null(strstr(r.err, detail));
+	assert_false(exists(side));
+	result_free(&r);
+
+	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
+	expect_status(&r, 125);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_string_equal(json_str(object, "runnerFailure"), detail);
+	json_decref(object);
+	result_free(&r);
+}
+
 static void test_pinned_runner_failure(void **state) {
 	const char *config = config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}");
 	char side[PATH_MAX], cmd[PATH_MAX + 32], expected[2048];
@@ -1364,6 +1422,7 @@ int main(int argc, char **argv) {
 	};
 	const struct CMUnitTest unavailable[] = {
 		cmocka_unit_test(test_unavailable_exact_line),
+		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_pinned_runner_failure),
 		cmocka_unit_test(test_runner_failure_after_start),
 	};
