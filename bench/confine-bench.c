@@ -652,7 +652,7 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                          "--proc", "/proc", "--die-with-parent", "--new-session",
 	                          "--cap-drop", "ALL", "--", TRUE_PATH, NULL),
 	                 ctx->bwrap_ok, bw_why);
-	add_exec_variant(&vs[nv++], "4b", "bwrap direct, 15 workspace-write tokens", KIND_FORK_EXEC,
+	add_exec_variant(&vs[nv++], "4b", "bwrap direct, 17 workspace-write tokens", KIND_FORK_EXEC,
 	                 strv_new(bw, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
 	                          "--proc", "/proc", "--die-with-parent", "--new-session",
 	                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", ws_arg, ws_arg,
