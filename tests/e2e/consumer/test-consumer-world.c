@@ -18,12 +18,10 @@
  * CONFINE_MUST_WORK=1 an absent rung is a failure. Environment:
  * CONFINE_TEST_LAUNCHER, the build tree's landlock-run.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,123 +31,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "confine.h"
-
-#define SKIP 77
+#include "testlib-confine.h"
 
 extern char **environ;
 
-static int failures;
-static int checks;
 static char base[512];       /* $HOME/.cache/confine-tests/consumer-XXXXXX, canonical */
 static char workspace[600];  /* base/ws */
 static char sibling[600];    /* base/sibling: outside the workspace */
 static const char *rung_name;
 static const char *dialect_text; /* how bash reports this rung's denial */
 
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...) {
-	va_list ap;
-	checks++;
-	if (!ok)
-		failures++;
-	printf("%s - %s: ", ok ? "ok" : "not ok", rung_name);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static bool exists(const char *path) {
-	struct stat st;
-	return lstat(path, &st) == 0;
-}
-
-static bool file_holds(const char *path, const char *want) {
-	char buf[256];
-	FILE *f = fopen(path, "r");
-	size_t n;
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return strcmp(buf, want) == 0;
-}
-
-static bool must_work(void) {
-	const char *v = getenv("CONFINE_MUST_WORK");
-	return v && strcmp(v, "1") == 0;
-}
-
-static int skip_or_fail(const char *why) {
-	if (must_work()) {
-		printf("not ok - %s, but CONFINE_MUST_WORK=1\n", why);
-		return 1;
-	}
-	printf("# SKIP %s\n", why);
-	return SKIP;
-}
-
 static int make_dirs(void) {
-	const char *home = getenv("HOME");
-	char dir[512], tmpl[600];
-	char *real;
-	if (!home || home[0] != '/' || strlen(home) > 400) {
-		printf("# HOME is not a short absolute path\n");
+	if (tl_make_workdir("consumer", base, sizeof base) < 0)
 		return -1;
-	}
-	snprintf(dir, sizeof dir, "%s/.cache", home);
-	mkdir(dir, 0755);
-	snprintf(dir, sizeof dir, "%s/.cache/confine-tests", home);
-	mkdir(dir, 0755);
-	snprintf(tmpl, sizeof tmpl, "%s/consumer-XXXXXX", dir);
-	if (!mkdtemp(tmpl)) {
-		printf("# mkdtemp %s: %s\n", tmpl, strerror(errno));
-		return -1;
-	}
-	real = realpath(tmpl, NULL);
-	if (!real || strlen(real) > 480) {
-		free(real);
-		return -1;
-	}
-	snprintf(base, sizeof base, "%s", real);
-	free(real);
 	snprintf(workspace, sizeof workspace, "%s/ws", base);
 	snprintf(sibling, sizeof sibling, "%s/sibling", base);
 	if (mkdir(workspace, 0755) < 0 || mkdir(sibling, 0755) < 0)
 		return -1;
 	return 0;
-}
-
-static void remove_tree(const char *path) {
-	char cmd[PATH_MAX + 32];
-	if (!path[0])
-		return;
-	snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", path);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", path);
-}
-
-static confine_provider *pinned(confine_runner rung, const char *launcher) {
-	confine_local_config config;
-	confine_provider *p = NULL;
-	confine_error err = { 0 };
-	confine_local_config_init(&config);
-	config.pin = rung;
-	config.landlock_launcher = launcher;
-	if (confine_local_provider_new(&config, &p, &err) < 0) {
-		printf("# provider: %s\n", err.message);
-		return NULL;
-	}
-	return p;
 }
 
 /* Runs COMMAND through the consumer; returns the result (NULL when nothing
@@ -195,16 +94,16 @@ static void denied_write_renders_the_marker(confine_provider *p) {
 	snprintf(path, sizeof path, "%s/ro-denied.txt", workspace);
 	snprintf(command, sizeof command, "printf x > '%s'", path);
 	r = bash(p, CONFINE_MODE_READ_ONLY, command, NULL, 0, &text, &err);
-	check(r != NULL, "read-only write starts");
+	tl_check(r != NULL, "read-only write starts");
 	if (!r)
 		return;
 	snprintf(want, sizeof want,
 	         "[stderr]\nbash: line 1: %s: %s\n"
 	         "[sandbox: file access denied under read-only mode]\n[exit code: 1]",
 	         path, dialect_text);
-	check(text && strcmp(text, want) == 0, "read-only write renders exactly the denial marker");
-	check(r->outcome->denied && !r->outcome->runner_failed, "read-only write is a denial");
-	check(!exists(path), "read-only write left no file");
+	tl_check(text && strcmp(text, want) == 0, "read-only write renders exactly the denial marker");
+	tl_check(r->outcome->denied && !r->outcome->runner_failed, "read-only write is a denial");
+	tl_check(!tl_exists(path), "read-only write left no file");
 	free(text);
 	confine_bash_result_free(r);
 
@@ -212,9 +111,9 @@ static void denied_write_renders_the_marker(confine_provider *p) {
 	snprintf(path, sizeof path, "%s/ww-allowed.txt", workspace);
 	snprintf(command, sizeof command, "printf inside > '%s'", path);
 	r = bash(p, CONFINE_MODE_WORKSPACE_WRITE, command, NULL, 0, &text, &err);
-	check(r && text && strcmp(text, "(no output)") == 0 && !r->outcome->denied,
+	tl_check(r && text && strcmp(text, "(no output)") == 0 && !r->outcome->denied,
 	      "workspace-write write inside the workspace succeeds");
-	check(file_holds(path, "inside"), "workspace-write write inside the workspace landed");
+	tl_check(tl_file_holds(path, "inside"), "workspace-write write inside the workspace landed");
 	free(text);
 	confine_bash_result_free(r);
 
@@ -225,9 +124,9 @@ static void denied_write_renders_the_marker(confine_provider *p) {
 	         "[stderr]\nbash: line 1: %s: %s\n"
 	         "[sandbox: file access denied under workspace-write mode]\n[exit code: 1]",
 	         path, dialect_text);
-	check(r && text && strcmp(text, want) == 0,
+	tl_check(r && text && strcmp(text, want) == 0,
 	      "workspace-write write to a sibling renders exactly the denial marker");
-	check(!exists(path), "workspace-write write to a sibling left no file");
+	tl_check(!tl_exists(path), "workspace-write write to a sibling left no file");
 	free(text);
 	confine_bash_result_free(r);
 }
@@ -265,7 +164,7 @@ static void bash_env_runs_after_confinement(confine_provider *p) {
 	snprintf(body, sizeof body, "echo bash-env-ran\nprintf escaped > '%s'\n", target);
 	f = fopen(script, "w");
 	if (!f || fputs(body, f) < 0 || fclose(f) != 0) {
-		check(false, "write the BASH_ENV script");
+		tl_check(false, "write the BASH_ENV script");
 		return;
 	}
 	snprintf(assignment, sizeof assignment, "BASH_ENV=%s", script);
@@ -273,60 +172,22 @@ static void bash_env_runs_after_confinement(confine_provider *p) {
 
 	r = bash(p, CONFINE_MODE_READ_ONLY, "echo command-ran", (const char *const *)envp, 0,
 	         &text, &err);
-	check(r && r->outcome->stdout_data &&
+	tl_check(r && r->outcome->stdout_data &&
 	              strcmp(r->outcome->stdout_data, "bash-env-ran\ncommand-ran\n") == 0,
 	      "BASH_ENV ran inside the confined bash");
-	check(!exists(target), "BASH_ENV's write outside the workspace was denied");
+	tl_check(!tl_exists(target), "BASH_ENV's write outside the workspace was denied");
 	free(text);
 	confine_bash_result_free(r);
 
 	/* Control: the same run unconfined does write, so the check above can fail. */
 	r = bash(p, CONFINE_MODE_DANGER_FULL_ACCESS, "echo command-ran",
 	         (const char *const *)envp, 0, &text, &err);
-	check(r && file_holds(target, "escaped"),
+	tl_check(r && tl_file_holds(target, "escaped"),
 	      "control: under danger-full-access BASH_ENV's write lands");
 	unlink(target);
 	free(text);
 	confine_bash_result_free(r);
 	free(envp);
-}
-
-/* Is any process running `sleep <seconds>`? Reads every /proc/PID/cmdline,
- * which shows processes in child PID namespaces too. */
-static bool sleep_running(const char *seconds) {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
-	if (!d)
-		return false;
-	while (!found && (e = readdir(d))) {
-		char path[300], buf[256];
-		ssize_t n;
-		int fd;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* argv[0] "sleep" (or a path ending in it), argv[1] the duration */
-		{
-			const char *arg0 = buf, *slash = strrchr(buf, '/');
-			size_t len0 = strlen(buf);
-			if (slash)
-				arg0 = slash + 1;
-			if (strcmp(arg0, "sleep") == 0 && (ssize_t)len0 + 1 < n &&
-			    strcmp(buf + len0 + 1, seconds) == 0)
-				found = true;
-		}
-	}
-	closedir(d);
-	return found;
 }
 
 static void timeout_ends_the_tree(confine_provider *p) {
@@ -341,19 +202,19 @@ static void timeout_ends_the_tree(confine_provider *p) {
 	snprintf(seconds, sizeof seconds, "%ld", 900000L + (long)(getpid() % 99991));
 	snprintf(command, sizeof command, "sleep %s & sleep %s & sleep %s", seconds, seconds,
 	         seconds);
-	start = now_ms();
+	start = tl_now_ms();
 	r = bash(p, CONFINE_MODE_READ_ONLY, command, NULL, 500, &text, &err);
-	took = now_ms() - start;
-	check(r && r->outcome->timed_out, "a sleeping tree times out");
-	check(took < 500 + CONFINE_KILL_GRACE_MS + 1500, "the timed-out run returned in %lld ms",
+	took = tl_now_ms() - start;
+	tl_check(r && r->outcome->timed_out, "a sleeping tree times out");
+	tl_check(took < 500 + CONFINE_KILL_GRACE_MS + 1500, "the timed-out run returned in %lld ms",
 	      took);
 	snprintf(want_tail, sizeof want_tail, "[timed out after 500ms]\n[killed by signal: SIG");
-	check(text && strncmp(text, "(no output)\n", 12) == 0 && strstr(text, want_tail),
+	tl_check(text && strncmp(text, "(no output)\n", 12) == 0 && strstr(text, want_tail),
 	      "the timeout renders its markers");
-	until = now_ms() + 3000;
-	while ((gone = !sleep_running(seconds)) == false && now_ms() < until)
+	until = tl_now_ms() + 3000;
+	while ((gone = !tl_sleep_running(seconds)) == false && tl_now_ms() < until)
 		usleep(20000);
-	check(gone, "no process of the confined tree is left");
+	tl_check(gone, "no process of the confined tree is left");
 	free(text);
 	confine_bash_result_free(r);
 }
@@ -370,7 +231,7 @@ static void exit_codes_stay_ordinary(confine_provider *p) {
 		confine_error err = { 0 };
 		confine_bash_result *r = bash(p, CONFINE_MODE_READ_ONLY, commands[i], NULL, 0, &text,
 		                              &err);
-		check(r && text && strcmp(text, wants[i]) == 0 && r->error.code == CONFINE_OK,
+		tl_check(r && text && strcmp(text, wants[i]) == 0 && r->error.code == CONFINE_OK,
 		      "`%s` is an ordinary result", commands[i]);
 		free(text);
 		confine_bash_result_free(r);
@@ -387,13 +248,13 @@ static void broken_launcher_is_unavailable(const char *launcher) {
 	snprintf(stripped, sizeof stripped, "%s/landlock-run-0644", base);
 	snprintf(cmd, sizeof cmd, "cp '%s' '%s' && chmod 0644 '%s'", launcher, stripped, stripped);
 	if (system(cmd) != 0) {
-		check(false, "copy the launcher");
+		tl_check(false, "copy the launcher");
 		return;
 	}
 	paths[0] = missing;
 	paths[1] = stripped;
 	for (int i = 0; i < 2; i++) {
-		confine_provider *p = pinned(CONFINE_RUNNER_LANDLOCK, paths[i]);
+		confine_provider *p = tl_pinned(CONFINE_RUNNER_LANDLOCK, paths[i]);
 		confine_error err = { 0 };
 		char *text;
 		char marker[700];
@@ -403,11 +264,11 @@ static void broken_launcher_is_unavailable(const char *launcher) {
 		r = bash(p, CONFINE_MODE_READ_ONLY, cmd, NULL, 0, &text, &err);
 		snprintf(suffix, sizeof suffix, " Runner failure: cannot execute %s: %s", paths[i],
 		         why[i]);
-		check(!r && err.code == CONFINE_E_SANDBOX_UNAVAILABLE &&
+		tl_check(!r && err.code == CONFINE_E_SANDBOX_UNAVAILABLE &&
 		              strlen(err.message) > strlen(suffix) &&
 		              strcmp(err.message + strlen(err.message) - strlen(suffix), suffix) == 0,
 		      "launcher %s is SANDBOX_UNAVAILABLE naming it", i ? "mode 0644" : "missing");
-		check(!exists(marker), "nothing ran with a broken launcher");
+		tl_check(!tl_exists(marker), "nothing ran with a broken launcher");
 		free(text);
 		confine_bash_result_free(r);
 		confine_provider_free(p);
@@ -422,20 +283,12 @@ static void run_rung(confine_provider *p) {
 }
 
 static int test_bwrap(void) {
-	confine_provider *ladder = NULL, *p;
+	confine_provider *p;
 	confine_verdict v;
-	confine_error err = { 0 };
-	/* bwrap is present when the ladder's own functional probe picks it */
-	if (confine_local_provider_new(NULL, &ladder, &err) < 0 ||
-	    confine_provider_verdict(ladder, &v, &err) < 0) {
-		printf("# %s\n", err.message);
-		confine_provider_free(ladder);
-		return 1;
-	}
-	confine_provider_free(ladder);
-	if (!v.usable || v.runner != CONFINE_RUNNER_BWRAP)
-		return skip_or_fail("bwrap is absent or its probe fails here");
-	p = pinned(CONFINE_RUNNER_BWRAP, NULL);
+	int rc = tl_require_rung(CONFINE_RUNNER_BWRAP, NULL, &v);
+	if (rc != 0)
+		return rc;
+	p = tl_pinned(CONFINE_RUNNER_BWRAP, NULL);
 	if (!p)
 		return 1;
 	dialect_text = "Read-only file system";
@@ -445,27 +298,12 @@ static int test_bwrap(void) {
 }
 
 static int test_landlock(const char *launcher) {
-	confine_local_config config;
-	confine_provider *probe = NULL, *p;
+	confine_provider *p;
 	confine_verdict v;
-	confine_error err = { 0 };
-	if (!launcher || access(launcher, X_OK) != 0)
-		return skip_or_fail("landlock-run is not built (CONFINE_TEST_LAUNCHER)");
-	/* present when the launcher's functional probe passes (bwrap kept out) */
-	confine_local_config_init(&config);
-	config.platform = "linux";
-	config.path = "/nonexistent";
-	config.landlock_launcher = launcher;
-	if (confine_local_provider_new(&config, &probe, &err) < 0 ||
-	    confine_provider_verdict(probe, &v, &err) < 0) {
-		printf("# %s\n", err.message);
-		confine_provider_free(probe);
-		return 1;
-	}
-	confine_provider_free(probe);
-	if (!v.usable || v.runner != CONFINE_RUNNER_LANDLOCK)
-		return skip_or_fail("this kernel does not enforce Landlock");
-	p = pinned(CONFINE_RUNNER_LANDLOCK, launcher);
+	int rc = tl_require_rung(CONFINE_RUNNER_LANDLOCK, launcher, &v);
+	if (rc != 0)
+		return rc;
+	p = tl_pinned(CONFINE_RUNNER_LANDLOCK, launcher);
 	if (!p)
 		return 1;
 	dialect_text = "Permission denied";
@@ -482,9 +320,10 @@ int main(int argc, char **argv) {
 		return 2;
 	}
 	rung_name = argv[1];
+	tl_check_label(rung_name);
 #if !defined(__linux__)
 	printf("# SKIP %s is a Linux rung\n", rung_name);
-	return SKIP;
+	return TL_SKIP;
 #endif
 	if (make_dirs() < 0)
 		return 1;
@@ -492,11 +331,8 @@ int main(int argc, char **argv) {
 		rc = test_bwrap();
 	else
 		rc = test_landlock(getenv("CONFINE_TEST_LAUNCHER"));
-	remove_tree(base);
+	tl_remove_tree(base);
 	if (rc != 0)
 		return rc;
-	printf("# %d checks, %d failed\n", checks, failures);
-	if (checks == 0)
-		return 1; /* a run that proved nothing is not a pass */
-	return failures ? 1 : 0;
+	return tl_checks_done();
 }

@@ -32,63 +32,16 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <dirent.h>
 
-#include "confine.h"
+#include "testlib-confine.h"
 
-#define SKIP 77
 #define OUT_MAX 65536
 #define RUN_TIMEOUT_MS 30000
 
-static int failures;
-static int checks;
-static char base[512];      /* $HOME/.cache/confine-tests/provider-XXXXXX */
-static char workspace[600]; /* base/ws, canonical */
-static char sibling[600];        /* base/sibling: outside the workspace */
-static char unique[64];          /* for names in shared places (/tmp, /dev/shm) */
-
-static const char unavailable_tail[] =
-	"\" is requested but no sandbox backend is usable on this host; refusing to run the "
-	"command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
-	"ensure sandbox-exec is usable (macOS) \xe2\x80\x94 Windows has no confinement backend "
-	"yet \xe2\x80\x94 or switch the consumer to danger-full-access.";
-
-static void check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void check(bool ok, const char *fmt, ...) {
-	va_list ap;
-	checks++;
-	if (!ok)
-		failures++;
-	printf("%s - ", ok ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static bool exists(const char *path) {
-	struct stat st;
-	return lstat(path, &st) == 0;
-}
-
-static bool file_holds(const char *path, const char *want) {
-	char buf[256];
-	FILE *f = fopen(path, "r");
-	size_t n;
-	if (!f)
-		return false;
-	n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return strcmp(buf, want) == 0;
-}
+static char base[512];      /* $HOME/.cache/confine-tests/provider-XXXXXX, canonical */
+static char workspace[600]; /* base/ws */
+static char sibling[600];   /* base/sibling: outside the workspace */
+static char unique[64];     /* for names in shared places (/tmp, /dev/shm) */
 
 static bool contains_ci(const char *hay, const char *needle) {
 	size_t n = strlen(needle);
@@ -165,10 +118,10 @@ static void pump(int *fd, char *buf, size_t *len) {
 }
 
 static void finish(run *r) {
-	long long deadline = now_ms() + RUN_TIMEOUT_MS;
+	long long deadline = tl_now_ms() + RUN_TIMEOUT_MS;
 	while (r->out_fd >= 0 || r->err_fd >= 0) {
 		struct pollfd p[2] = { { r->out_fd, POLLIN, 0 }, { r->err_fd, POLLIN, 0 } };
-		long long left = deadline - now_ms();
+		long long left = deadline - tl_now_ms();
 		if (left <= 0) {
 			r->timed_out = true;
 			kill(-r->pid, SIGKILL);
@@ -219,73 +172,15 @@ static bool sh(confine_provider *p, confine_mode mode, run *r, const char *fmt, 
 
 /* ---- setup ---- */
 
-static bool must_work(void) {
-	const char *v = getenv("CONFINE_MUST_WORK");
-	return v && strcmp(v, "1") == 0;
-}
-
-static int skip_or_fail(const char *why) {
-	if (must_work()) {
-		printf("not ok - %s, but CONFINE_MUST_WORK=1\n", why);
-		return 1;
-	}
-	printf("# SKIP %s\n", why);
-	return SKIP;
-}
-
-static void remove_tree(const char *path) {
-	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof cmd, "rm -rf -- '%s'", path);
-	if (system(cmd) != 0)
-		printf("# could not remove %s\n", path);
-}
-
 static int make_dirs(void) {
-	const char *home = getenv("HOME");
-	char cache[512], tmpl[600], path[600];
-	char *real;
-	if (!home || home[0] != '/' || strlen(home) > 400) {
-		printf("# HOME is not a short absolute path\n");
+	if (tl_make_workdir("provider", base, sizeof base) < 0)
 		return -1;
-	}
-	snprintf(cache, sizeof cache, "%s/.cache", home);
-	mkdir(cache, 0755);
-	snprintf(cache, sizeof cache, "%s/.cache/confine-tests", home);
-	mkdir(cache, 0755);
-	snprintf(tmpl, sizeof tmpl, "%s/provider-XXXXXX", cache);
-	if (!mkdtemp(tmpl)) {
-		printf("# mkdtemp %s: %s\n", tmpl, strerror(errno));
-		return -1;
-	}
-	real = realpath(tmpl, NULL);
-	if (!real || strlen(real) > 480) {
-		free(real);
-		return -1;
-	}
-	snprintf(base, sizeof base, "%s", real);
-	free(real);
-	snprintf(path, sizeof path, "%s/ws", base);
-	mkdir(path, 0755);
-	snprintf(workspace, sizeof workspace, "%s", path);
-	snprintf(path, sizeof path, "%s/sibling", base);
-	mkdir(path, 0755);
-	snprintf(sibling, sizeof sibling, "%s", path);
-	snprintf(unique, sizeof unique, "confine-e2e-%ld-%lld", (long)getpid(), now_ms());
+	snprintf(workspace, sizeof workspace, "%s/ws", base);
+	mkdir(workspace, 0755);
+	snprintf(sibling, sizeof sibling, "%s/sibling", base);
+	mkdir(sibling, 0755);
+	snprintf(unique, sizeof unique, "confine-e2e-%ld-%lld", (long)getpid(), tl_now_ms());
 	return 0;
-}
-
-static confine_provider *pinned(confine_runner rung, const char *launcher) {
-	confine_local_config config;
-	confine_provider *p = NULL;
-	confine_error err = { 0 };
-	confine_local_config_init(&config);
-	config.pin = rung;
-	config.landlock_launcher = launcher;
-	if (confine_local_provider_new(&config, &p, &err) < 0) {
-		printf("# provider: %s\n", err.message);
-		return NULL;
-	}
-	return p;
 }
 
 /* ---- checks shared by every rung ---- */
@@ -297,84 +192,45 @@ static void common_checks(confine_provider *p, const char *rung, const char *dia
 	/* read-only: a write is denied, in this rung's dialect, and absent */
 	snprintf(path, sizeof path, "%s/ro-denied.txt", workspace);
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "printf x > '%s'", path);
-	check(exited_failed(&r), "%s read-only: write into the workspace fails", rung);
-	check(contains_ci(r.err, dialect), "%s read-only: stderr speaks the dialect \"%s\"", rung,
+	tl_check(exited_failed(&r), "%s read-only: write into the workspace fails", rung);
+	tl_check(contains_ci(r.err, dialect), "%s read-only: stderr speaks the dialect \"%s\"", rung,
 	      dialect);
-	check(!exists(path), "%s read-only: the denied file is absent", rung);
+	tl_check(!tl_exists(path), "%s read-only: the denied file is absent", rung);
 
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "ls / > /dev/null && echo ok");
-	check(exited_ok(&r) && strcmp(r.out, "ok\n") == 0, "%s read-only: `ls / > /dev/null && echo ok`",
+	tl_check(exited_ok(&r) && strcmp(r.out, "ok\n") == 0, "%s read-only: `ls / > /dev/null && echo ok`",
 	      rung);
 
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "printf x > /dev/null && echo ok");
-	check(exited_ok(&r) && strcmp(r.out, "ok\n") == 0, "%s read-only: /dev/null is writable", rung);
+	tl_check(exited_ok(&r) && strcmp(r.out, "ok\n") == 0, "%s read-only: /dev/null is writable", rung);
 
 	/* nested: a child of a child is confined too */
 	snprintf(path, sizeof path, "%s/nested.txt", workspace);
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "/bin/sh -c \"/bin/sh -c 'printf x > %s'\"", path);
-	check(exited_failed(&r) && !exists(path), "%s read-only: a nested child's write is denied",
+	tl_check(exited_failed(&r) && !tl_exists(path), "%s read-only: a nested child's write is denied",
 	      rung);
 
 	/* workspace-write: inside lands with its content, a sibling is denied */
 	snprintf(path, sizeof path, "%s/inside.txt", workspace);
 	sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r, "printf hello > '%s'", path);
-	check(exited_ok(&r) && file_holds(path, "hello"),
+	tl_check(exited_ok(&r) && tl_file_holds(path, "hello"),
 	      "%s workspace-write: a write inside the workspace lands with its content", rung);
 	snprintf(path, sizeof path, "%s/outside.txt", sibling);
 	sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r, "printf x > '%s'", path);
-	check(exited_failed(&r) && contains_ci(r.err, dialect),
+	tl_check(exited_failed(&r) && contains_ci(r.err, dialect),
 	      "%s workspace-write: a write to a sibling directory is denied", rung);
-	check(!exists(path), "%s workspace-write: the sibling file is absent", rung);
+	tl_check(!tl_exists(path), "%s workspace-write: the sibling file is absent", rung);
 
 	snprintf(path, sizeof path, "%s/nested-outside.txt", sibling);
 	sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r,
 	   "/bin/sh -c \"/bin/sh -c 'printf x > %s'\" ; /bin/sh -c 'printf y > %s/nested-inside.txt'",
 	   path, workspace);
-	check(!exists(path), "%s workspace-write: a nested child cannot write outside", rung);
+	tl_check(!tl_exists(path), "%s workspace-write: a nested child cannot write outside", rung);
 	snprintf(path, sizeof path, "%s/nested-inside.txt", workspace);
-	check(file_holds(path, "y"), "%s workspace-write: a nested child writes inside", rung);
+	tl_check(tl_file_holds(path, "y"), "%s workspace-write: a nested child writes inside", rung);
 }
 
 /* ---- bwrap ---- */
-
-static bool live_process_with_arg(const char *arg) {
-	DIR *proc = opendir("/proc");
-	struct dirent *e;
-	bool found = false;
-	if (!proc)
-		return false;
-	while (!found && (e = readdir(proc)) != NULL) {
-		char path[300], buf[4096], stat_line[512];
-		FILE *f;
-		size_t n;
-		char *paren;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		n = fread(stat_line, 1, sizeof stat_line - 1, f);
-		fclose(f);
-		stat_line[n] = '\0';
-		paren = strrchr(stat_line, ')');
-		if (!paren || paren[2] == 'Z' || paren[2] == 'X')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		n = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-		for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
-			buf[n] = '\0';
-			if (strcmp(buf + i, arg) == 0)
-				found = true;
-		}
-	}
-	closedir(proc);
-	return found;
-}
 
 /* Runs argv (the confined one, or plain) with a pty as its controlling
  * terminal and stdin, as an interactive caller's terminal would be; returns
@@ -439,12 +295,12 @@ static void bwrap_tiocsti_check(confine_provider *p) {
 		return;
 	}
 	if (confine_confine(p, argv, &policy, &c, NULL) < 0) {
-		check(false, "bwrap: confine for the TIOCSTI check");
+		tl_check(false, "bwrap: confine for the TIOCSTI check");
 		return;
 	}
 	confined = tiocsti_errno(c->argv);
 	confine_argv_free(c);
-	check(confined > 0, "bwrap: --new-session stops TIOCSTI into the caller's terminal "
+	tl_check(confined > 0, "bwrap: --new-session stops TIOCSTI into the caller's terminal "
 	                    "(unconfined 0, confined errno %d)", confined);
 }
 
@@ -457,7 +313,7 @@ static void bwrap_checks(confine_provider *p) {
 	 * lands in its /dev/shm never reaches the host's. */
 	snprintf(path, sizeof path, "/dev/shm/%s", unique);
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "printf x > '%s'", path);
-	check(!exists(path), "bwrap read-only: nothing lands in the host's /dev/shm");
+	tl_check(!tl_exists(path), "bwrap read-only: nothing lands in the host's /dev/shm");
 	unlink(path);
 
 	/* a private PID namespace */
@@ -465,7 +321,7 @@ static void bwrap_checks(confine_provider *p) {
 	if (n > 0)
 		host_ns[n] = '\0';
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "readlink /proc/self/ns/pid");
-	check(exited_ok(&r) && n > 0 && r.out_len > 0 && strncmp(r.out, host_ns, strlen(host_ns)) != 0,
+	tl_check(exited_ok(&r) && n > 0 && r.out_len > 0 && strncmp(r.out, host_ns, strlen(host_ns)) != 0,
 	      "bwrap: the PID namespace differs from the host's (%s vs %.*s)", host_ns,
 	      (int)(r.out_len ? r.out_len - 1 : 0), r.out);
 
@@ -474,7 +330,7 @@ static void bwrap_checks(confine_provider *p) {
 		confine_mode mode = m ? CONFINE_MODE_WORKSPACE_WRITE : CONFINE_MODE_READ_ONLY;
 		snprintf(path, sizeof path, "%s/proc-root-%d.txt", sibling, m);
 		sh(p, mode, &r, "printf x > /proc/1/root%s", path);
-		check(exited_failed(&r) && !exists(path),
+		tl_check(exited_failed(&r) && !tl_exists(path),
 		      "bwrap %s: `printf x > /proc/1/root<outside>` fails and the file is absent",
 		      confine_mode_name(mode));
 	}
@@ -482,15 +338,15 @@ static void bwrap_checks(confine_provider *p) {
 	/* /tmp is private and ephemeral */
 	snprintf(path, sizeof path, "/tmp/%s", unique);
 	sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r, "printf t > '%s' && cat '%s'", path, path);
-	check(exited_ok(&r) && strcmp(r.out, "t") == 0, "bwrap workspace-write: /tmp is writable inside");
-	check(!exists(path), "bwrap workspace-write: the /tmp write vanished after the run");
+	tl_check(exited_ok(&r) && strcmp(r.out, "t") == 0, "bwrap workspace-write: /tmp is writable inside");
+	tl_check(!tl_exists(path), "bwrap workspace-write: the /tmp write vanished after the run");
 	unlink(path);
 
 	/* the remount escape --cap-drop ALL stops (meaningful as root) */
 	if (geteuid() == 0) {
 		snprintf(path, sizeof path, "%s/remount.txt", sibling);
 		sh(p, CONFINE_MODE_READ_ONLY, &r, "mount -o remount,rw / ; printf x > '%s'", path);
-		check(exited_failed(&r) && !exists(path),
+		tl_check(exited_failed(&r) && !tl_exists(path),
 		      "bwrap read-only as root: `mount -o remount,rw /` does not make a write land");
 	} else {
 		printf("# skip remount check: not root\n");
@@ -503,22 +359,22 @@ static void bwrap_checks(confine_provider *p) {
 		long long deadline;
 		bool seen = false, gone = false;
 		snprintf(marker, sizeof marker, "%d.%03d", 300 + (int)(getpid() % 500),
-		         (int)(now_ms() % 1000));
+		         (int)(tl_now_ms() % 1000));
 		{
 			char script[256];
 			snprintf(script, sizeof script, "sleep %s & echo started; wait", marker);
 			if (start(p, CONFINE_MODE_READ_ONLY, script, &r) == 0) {
-				deadline = now_ms() + 10000;
-				while (now_ms() < deadline && !(seen = live_process_with_arg(marker)))
+				deadline = tl_now_ms() + 10000;
+				while (tl_now_ms() < deadline && !(seen = tl_sleep_running(marker)))
 					usleep(20000);
 				kill(r.pid, SIGKILL);
-				deadline = now_ms() + 5000;
-				while (now_ms() < deadline && !(gone = !live_process_with_arg(marker)))
+				deadline = tl_now_ms() + 5000;
+				while (tl_now_ms() < deadline && !(gone = !tl_sleep_running(marker)))
 					usleep(20000);
 				finish(&r);
 			}
 		}
-		check(seen && gone, "bwrap: a backgrounded child is killed with the runner");
+		tl_check(seen && gone, "bwrap: a backgrounded child is killed with the runner");
 		if (!gone) {
 			char cmd[128];
 			snprintf(cmd, sizeof cmd, "pkill -KILL -f -x 'sleep %s'", marker);
@@ -535,18 +391,18 @@ static void landlock_checks(confine_provider *p) {
 
 	snprintf(path, sizeof path, "/dev/shm/%s", unique);
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "printf x > '%s'", path);
-	check(exited_failed(&r) && contains_ci(r.err, "permission denied") && !exists(path),
+	tl_check(exited_failed(&r) && contains_ci(r.err, "permission denied") && !tl_exists(path),
 	      "landlock read-only: /dev/shm is not writable");
 	unlink(path);
 
 	/* Under Landlock the promised temp area is the host's /tmp. */
 	snprintf(path, sizeof path, "/tmp/%s", unique);
 	sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r, "printf t > '%s'", path);
-	check(exited_ok(&r) && file_holds(path, "t"),
+	tl_check(exited_ok(&r) && tl_file_holds(path, "t"),
 	      "landlock workspace-write: the host's /tmp is writable (the file appears)");
 	unlink(path);
 	sh(p, CONFINE_MODE_READ_ONLY, &r, "printf t > '%s'", path);
-	check(exited_failed(&r) && !exists(path), "landlock read-only: /tmp is not writable");
+	tl_check(exited_failed(&r) && !tl_exists(path), "landlock read-only: /tmp is not writable");
 	unlink(path);
 }
 
@@ -561,17 +417,13 @@ static int verdict_of(confine_provider *p, confine_verdict *v) {
 }
 
 static int test_bwrap(void) {
-	confine_provider *ladder = NULL;
 	confine_provider *p;
 	confine_verdict v;
-	/* bwrap is present when the ladder's own functional probe passes */
-	if (confine_local_provider_new(NULL, &ladder, NULL) < 0 || verdict_of(ladder, &v) < 0)
-		return 1;
-	confine_provider_free(ladder);
-	if (!v.usable || v.runner != CONFINE_RUNNER_BWRAP)
-		return skip_or_fail("bwrap is absent or its probe fails here");
+	int rc = tl_require_rung(CONFINE_RUNNER_BWRAP, NULL, &v);
+	if (rc != 0)
+		return rc;
 	printf("# bwrap at %s\n", v.runner_path);
-	p = pinned(CONFINE_RUNNER_BWRAP, NULL);
+	p = tl_pinned(CONFINE_RUNNER_BWRAP, NULL);
 	if (!p)
 		return 1;
 	common_checks(p, "bwrap", "read-only file system");
@@ -582,25 +434,14 @@ static int test_bwrap(void) {
 }
 
 static int test_landlock(const char *launcher) {
-	confine_local_config config;
-	confine_provider *probe = NULL;
 	confine_provider *p;
 	confine_verdict v;
-	if (!launcher || access(launcher, X_OK) != 0)
-		return skip_or_fail("landlock-run is not built (CONFINE_TEST_LAUNCHER)");
-	/* present when the launcher's functional probe passes (bwrap kept out) */
-	confine_local_config_init(&config);
-	config.platform = "linux";
-	config.path = "/nonexistent";
-	config.landlock_launcher = launcher;
-	if (confine_local_provider_new(&config, &probe, NULL) < 0 || verdict_of(probe, &v) < 0)
-		return 1;
-	confine_provider_free(probe);
-	if (!v.usable || v.runner != CONFINE_RUNNER_LANDLOCK)
-		return skip_or_fail("this kernel does not enforce Landlock");
+	int rc = tl_require_rung(CONFINE_RUNNER_LANDLOCK, launcher, &v);
+	if (rc != 0)
+		return rc;
 	printf("# landlock ABI %d, enforcement %s\n", v.landlock_abi,
 	       confine_enforcement_name(v.enforcement));
-	p = pinned(CONFINE_RUNNER_LANDLOCK, launcher);
+	p = tl_pinned(CONFINE_RUNNER_LANDLOCK, launcher);
 	if (!p)
 		return 1;
 	common_checks(p, "landlock", "permission denied");
@@ -617,21 +458,21 @@ static int test_seatbelt(void) {
 #if !defined(__APPLE__)
 	/* Not a Linux rung: nothing to prove here, even with CONFINE_MUST_WORK. */
 	printf("# SKIP seatbelt runs on macOS only\n");
-	return SKIP;
+	return TL_SKIP;
 #endif
-	p = pinned(CONFINE_RUNNER_SEATBELT, NULL);
+	p = tl_pinned(CONFINE_RUNNER_SEATBELT, NULL);
 	if (!p || verdict_of(p, &v) < 0)
 		return 1;
 	if (access("/usr/bin/sandbox-exec", X_OK) != 0) {
 		confine_provider_free(p);
-		return skip_or_fail("sandbox-exec is absent");
+		return tl_skip_or_fail("sandbox-exec is absent");
 	}
 	common_checks(p, "seatbelt", "operation not permitted");
 	/* the per-user temp dir ($TMPDIR) is writable under workspace-write */
 	if (getenv("TMPDIR")) {
 		snprintf(path, sizeof path, "%s/%s", getenv("TMPDIR"), unique);
 		sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r, "printf t > '%s'", path);
-		check(exited_ok(&r) && file_holds(path, "t"), "seatbelt workspace-write: $TMPDIR is writable");
+		tl_check(exited_ok(&r) && tl_file_holds(path, "t"), "seatbelt workspace-write: $TMPDIR is writable");
 		unlink(path);
 	}
 	confine_provider_free(p);
@@ -648,8 +489,8 @@ static void assert_fails_closed(confine_provider *p, const char *what) {
 		char want[1024];
 		int rc = confine_confine(p, argv, &policy, &out, &err);
 		snprintf(want, sizeof want, "sandbox mode \"%s%s", confine_mode_name(mode),
-		         unavailable_tail);
-		check(rc == -EHOSTUNREACH && out == NULL && err.code == CONFINE_E_SANDBOX_UNAVAILABLE &&
+		         TL_UNAVAILABLE_TAIL);
+		tl_check(rc == -EHOSTUNREACH && out == NULL && err.code == CONFINE_E_SANDBOX_UNAVAILABLE &&
 		              strcmp(err.message, want) == 0,
 		      "%s: %s fails closed with the exact message", what, confine_mode_name(mode));
 		confine_argv_free(out);
@@ -663,7 +504,7 @@ static int test_ladder(const char *launcher) {
 	char path[PATH_MAX + 64];
 	run r;
 	if (!launcher || access(launcher, X_OK) != 0)
-		return skip_or_fail("landlock-run is not built (CONFINE_TEST_LAUNCHER)");
+		return tl_skip_or_fail("landlock-run is not built (CONFINE_TEST_LAUNCHER)");
 
 	/* bwrap removed from PATH: the ladder falls to Landlock */
 	confine_local_config_init(&config);
@@ -673,17 +514,17 @@ static int test_ladder(const char *launcher) {
 	if (confine_local_provider_new(&config, &p, NULL) < 0 || verdict_of(p, &v) < 0)
 		return 1;
 	if (!v.usable)
-		return skip_or_fail("this kernel does not enforce Landlock");
-	check(v.runner == CONFINE_RUNNER_LANDLOCK, "ladder without bwrap on PATH: landlock selected");
-	check(strcmp(v.runner_path, launcher) == 0, "ladder: the launcher path is the configured one");
-	check(v.landlock_abi >= 1, "ladder: the kernel's Landlock ABI is reported (%d)", v.landlock_abi);
-	check(v.enforcement == (v.landlock_abi >= 5 ? CONFINE_ENFORCEMENT_FULL
+		return tl_skip_or_fail("this kernel does not enforce Landlock");
+	tl_check(v.runner == CONFINE_RUNNER_LANDLOCK, "ladder without bwrap on PATH: landlock selected");
+	tl_check(strcmp(v.runner_path, launcher) == 0, "ladder: the launcher path is the configured one");
+	tl_check(v.landlock_abi >= 1, "ladder: the kernel's Landlock ABI is reported (%d)", v.landlock_abi);
+	tl_check(v.enforcement == (v.landlock_abi >= 5 ? CONFINE_ENFORCEMENT_FULL
 	                                            : CONFINE_ENFORCEMENT_PARTIAL),
 	      "ladder: enforcement %s matches ABI %d", confine_enforcement_name(v.enforcement),
 	      v.landlock_abi);
 	snprintf(path, sizeof path, "%s/ladder.txt", sibling);
 	sh(p, CONFINE_MODE_WORKSPACE_WRITE, &r, "printf x > '%s'", path);
-	check(exited_failed(&r) && !exists(path), "ladder (landlock): a sibling write is denied");
+	tl_check(exited_failed(&r) && !tl_exists(path), "ladder (landlock): a sibling write is denied");
 	confine_provider_free(p);
 
 	/* both unusable: no bwrap, a launcher that does not exist */
@@ -691,7 +532,7 @@ static int test_ladder(const char *launcher) {
 	config.landlock_launcher = path;
 	if (confine_local_provider_new(&config, &p, NULL) < 0 || verdict_of(p, &v) < 0)
 		return 1;
-	check(!v.usable && v.runner == CONFINE_RUNNER_NONE, "ladder with both rungs unusable: unavailable");
+	tl_check(!v.usable && v.runner == CONFINE_RUNNER_NONE, "ladder with both rungs unusable: unavailable");
 	assert_fails_closed(p, "ladder with both rungs unusable");
 	assert_fails_closed(p, "ladder with both rungs unusable (cached)");
 	confine_provider_free(p);
@@ -716,7 +557,7 @@ int main(int argc, char **argv) {
 	if (strcmp(argv[1], "seatbelt") == 0) {
 #if !defined(__APPLE__)
 		printf("# SKIP seatbelt runs on macOS only\n");
-		return SKIP;
+		return TL_SKIP;
 #endif
 	}
 	if (make_dirs() < 0)
@@ -731,11 +572,8 @@ int main(int argc, char **argv) {
 		rc = test_ladder(launcher);
 	else
 		rc = 2;
-	remove_tree(base);
+	tl_remove_tree(base);
 	if (rc != 0)
 		return rc;
-	printf("# %d checks, %d failed\n", checks, failures);
-	if (checks == 0)
-		return 1; /* a run that proved nothing is not a pass */
-	return failures ? 1 : 0;
+	return tl_checks_done();
 }

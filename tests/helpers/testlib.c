@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/* Scaffolding shared by the test programs; see testlib.h. */
+#include "testlib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int checks;
+static int failures;
+static const char *check_label;
+
+void tl_check(bool ok, const char *fmt, ...) {
+	va_list ap;
+	checks++;
+	if (!ok)
+		failures++;
+	printf("%s - ", ok ? "ok" : "not ok");
+	if (check_label)
+		printf("%s: ", check_label);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	/* a test that dies later must still show what it proved */
+	fflush(stdout);
+}
+
+void tl_check_label(const char *label) {
+	check_label = label;
+}
+
+int tl_checks_done(void) {
+	printf("# %d checks, %d failed\n", checks, failures);
+	if (checks == 0)
+		return 1;
+	return failures ? 1 : 0;
+}
+
+bool tl_must_work(void) {
+	const char *v = getenv("CONFINE_MUST_WORK");
+	return v && strcmp(v, "1") == 0;
+}
+
+int tl_skip_or_fail(const char *why) {
+	if (tl_must_work()) {
+		printf("not ok - %s, but CONFINE_MUST_WORK=1\n", why);
+		fflush(stdout);
+		return 1;
+	}
+	printf("# SKIP %s\n", why);
+	fflush(stdout);
+	return TL_SKIP;
+}
+
+long long tl_now_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool tl_exists(const char *path) {
+	struct stat st;
+	return lstat(path, &st) == 0;
+}
+
+bool tl_file_holds(const char *path, const char *want) {
+	char buf[256];
+	FILE *f = fopen(path, "re");
+	size_t n;
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strcmp(buf, want) == 0;
+}
+
+/* Reads /proc/<pid>/stat's state and process group; false when the process
+ * is gone or the line cannot be parsed. */
+static bool proc_stat(const char *pid, char *state, int *pgrp) {
+	char path[300], buf[512], *close_paren;
+	FILE *f;
+	snprintf(path, sizeof path, "/proc/%s/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(buf, sizeof buf, f)) {
+		fclose(f);
+		return false;
+	}
+	fclose(f);
+	/* pid (comm) state ppid pgrp ...; comm may hold spaces and parens */
+	close_paren = strrchr(buf, ')');
+	return close_paren && sscanf(close_paren + 1, " %c %*d %d", state, pgrp) == 2;
+}
+
+static bool is_live(char state) {
+	return state != 'Z' && state != 'X';
+}
+
+static bool is_pid(const char *name) {
+	return name[0] >= '0' && name[0] <= '9';
+}
+
+bool tl_group_alive(pid_t pgid) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+	if (!d)
+		return kill(-pgid, 0) == 0;
+	while (!alive && (e = readdir(d))) {
+		char state;
+		int pgrp;
+		if (is_pid(e->d_name) && proc_stat(e->d_name, &state, &pgrp) && pgrp == (int)pgid &&
+		    is_live(state))
+			alive = true;
+	}
+	closedir(d);
+	return alive;
+}
+
+/* Whether /proc/<pid>/cmdline is `sleep <duration>` (argv[0] may be a path). */
+static bool runs_sleep(const char *pid, const char *duration) {
+	char path[300], buf[256];
+	const char *arg0, *slash;
+	size_t len0;
+	ssize_t n;
+	int fd;
+	snprintf(path, sizeof path, "/proc/%s/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	len0 = strlen(buf);
+	slash = strrchr(buf, '/');
+	arg0 = slash ? slash + 1 : buf;
+	return strcmp(arg0, "sleep") == 0 && (ssize_t)len0 + 1 < n &&
+	       strcmp(buf + len0 + 1, duration) == 0;
+}
+
+bool tl_sleep_running(const char *duration) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+	if (!d)
+		return false;
+	while (!found && (e = readdir(d))) {
+		char state;
+		int pgrp;
+		if (is_pid(e->d_name) && proc_stat(e->d_name, &state, &pgrp) && is_live(state) &&
+		    runs_sleep(e->d_name, duration))
+			found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+int tl_make_workdir(const char *prefix, char *out, size_t size) {
+	const char *home = getenv("HOME");
+	char dir[512], tmpl[PATH_MAX];
+	char *real;
+	if (!home || home[0] != '/' || strlen(home) > 400) {
+		printf("# HOME is not a short absolute path\n");
+		return -1;
+	}
+	snprintf(dir, sizeof dir, "%s/.cache", home);
+	mkdir(dir, 0755);
+	snprintf(dir, sizeof dir, "%s/.cache/confine-tests", home);
+	mkdir(dir, 0755);
+	snprintf(tmpl, sizeof tmpl, "%s/%s-XXXXXX", dir, prefix);
+	if (!mkdtemp(tmpl)) {
+		printf("# mkdtemp %s: %s\n", tmpl, strerror(errno));
+		return -1;
+	}
+	/* canonical, so paths the sandbox reports compare equal to ours */
+	real = realpath(tmpl, NULL);
+	if (!real || strlen(real) >= size) {
+		printf("# %s: no canonical path that fits %zu bytes\n", tmpl, size);
+		free(real);
+		return -1;
+	}
+	memcpy(out, real, strlen(real) + 1);
+	free(real);
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+int tl_remove_tree(const char *path) {
+	if (!path || !path[0])
+		return 0;
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0) {
+		printf("# could not remove %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+char *tl_write_file(const char *dir, const char *name, const char *content, mode_t mode) {
+	char *path = NULL;
+	size_t len = strlen(content);
+	bool wrote;
+	int fd;
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return NULL;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	wrote = write(fd, content, len) == (ssize_t)len;
+	if (close(fd) != 0 || !wrote || chmod(path, mode) != 0) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scaffolding shared by the unit and e2e test programs: TAP-style checks,
+ * the CONFINE_MUST_WORK rule, facts read off the disk and /proc, and work
+ * directories. POSIX only; nothing here calls the library under test (the
+ * provider helpers that do are in testlib-confine.h).
+ */
+#ifndef CONFINE_TESTLIB_H
+#define CONFINE_TESTLIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* The exit status meson reads as "skipped". */
+#define TL_SKIP 77
+
+/* What follows `sandbox mode "<mode>` in SPEC 4's unavailable message. The
+ * vocabulary unit test spells it out on its own, so a typo here fails there. */
+#define TL_UNAVAILABLE_TAIL                                                                  \
+	"\" is requested but no sandbox backend is usable on this host; refusing to run the " \
+	"command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "  \
+	"ensure sandbox-exec is usable (macOS) \xe2\x80\x94 Windows has no confinement "       \
+	"backend yet \xe2\x80\x94 or switch the consumer to danger-full-access."
+
+/* ---- TAP-style checks (the e2e world tests) ---- */
+
+/* Counts one check and prints "ok - ..." or "not ok - ...", after the
+ * label when one is set. */
+void tl_check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Every later check line reads "ok - <label>: ..."; NULL for none. The
+ * label is not copied. */
+void tl_check_label(const char *label);
+
+/* Prints the tally; returns the exit status: 0 when every check passed, 1
+ * when one failed or none ran (a run that proved nothing is not a pass). */
+int tl_checks_done(void);
+
+/* ---- mechanisms that may be absent ---- */
+
+/* Whether CONFINE_MUST_WORK=1: an absent mechanism is then a failure. */
+bool tl_must_work(void);
+
+/* For a mechanism that is absent (`why`): prints the reason and returns
+ * TL_SKIP, or 1 under CONFINE_MUST_WORK=1. */
+int tl_skip_or_fail(const char *why);
+
+/* ---- facts ---- */
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long long tl_now_ms(void);
+
+/* Whether anything, a dangling symlink included, is at `path`. */
+bool tl_exists(const char *path);
+
+/* Whether the file at `path` holds exactly `want` (up to 255 bytes). */
+bool tl_file_holds(const char *path, const char *want);
+
+/* Whether a live process (not a zombie) is in process group `pgid`. A
+ * killed orphan stays a zombie until init reaps it, and kill(-pgid, 0)
+ * succeeds on zombies, so /proc is read; kill(2) only where there is none. */
+bool tl_group_alive(pid_t pgid);
+
+/* Whether a live process runs `sleep <duration>` (argv[0] "sleep" or a path
+ * ending in it). /proc shows processes in child PID namespaces too, so this
+ * sees inside a sandbox; pick a duration no other process would use. */
+bool tl_sleep_running(const char *duration);
+
+/* ---- files and directories ---- */
+
+/* Makes a fresh directory $HOME/.cache/confine-tests/<prefix>-XXXXXX and
+ * writes its canonical path to out (size bytes). $HOME, not a temp dir, so
+ * that no temp grant of a sandbox covers it. Returns 0, or -1 with the
+ * reason printed as a TAP comment. */
+int tl_make_workdir(const char *prefix, char *out, size_t size);
+
+/* Removes `path` and everything below it, symlinks not followed; an empty
+ * path is ignored. Returns 0, or -1 with the reason printed. */
+int tl_remove_tree(const char *path);
+
+/* Writes `content` to dir/name and gives it `mode`; returns the malloc'd
+ * path, or NULL. */
+char *tl_write_file(const char *dir, const char *name, const char *content, mode_t mode);
+
+#endif
