@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -36,6 +35,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "testlib.h"
 
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -238,14 +239,8 @@ struct workdir {
 static int make_workdir(void **state)
 {
 	static struct workdir dir;
-	const char *home = getenv("HOME");
 
-	if (home == NULL || home[0] != '/') {
-		fprintf(stderr, "test: HOME must be an absolute path\n");
-		return -1;
-	}
-	format_into(dir.root, sizeof(dir.root), "%s/.confine-launcher-test-XXXXXX", home);
-	if (mkdtemp(dir.root) == NULL)
+	if (tl_make_workdir("launcher", dir.root, sizeof(dir.root)) != 0)
 		return -1;
 	format_into(dir.inside, sizeof(dir.inside), "%s/inside", dir.root);
 	format_into(dir.outside, sizeof(dir.outside), "%s/outside", dir.root);
@@ -255,27 +250,11 @@ static int make_workdir(void **state)
 	return 0;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static int remove_workdir(void **state)
 {
 	struct workdir *dir = *state;
 
-	return nftw(dir->root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
+	return tl_remove_tree(dir->root);
 }
 
 /* ---- usage errors: a table, one case per line of the contract ----------- */
@@ -330,7 +309,7 @@ static void test_usage_error(void **state)
 	assert_string_equal(result.err, usage->expected_stderr);
 	assert_string_equal(result.out, "");
 	assert_int_equal(result.status, LAUNCHER_FAILURE);
-	assert_false(exists(mark));
+	assert_false(tl_exists(mark));
 	remove_workdir((void **)&dir);
 }
 
@@ -446,7 +425,7 @@ static void test_write_outside_grants_is_denied(void **state)
 
 	assert_non_null(strstr(result.err, "Permission denied"));
 	assert_int_not_equal(result.status, 0);
-	assert_false(exists(target));
+	assert_false(tl_exists(target));
 }
 
 static void test_rw_dir_write_lands(void **state)
@@ -489,7 +468,7 @@ static void test_grandchild_write_outside_is_denied(void **state)
 
 	assert_non_null(strstr(result.err, "Permission denied"));
 	assert_string_not_equal(result.out, "status=0\n");
-	assert_false(exists(target));
+	assert_false(tl_exists(target));
 }
 
 static void test_dev_shm_not_writable_under_read_only(void **state)
@@ -509,9 +488,9 @@ static void test_dev_shm_not_writable_under_read_only(void **state)
 
 	assert_non_null(strstr(result.err, "Permission denied"));
 	assert_int_not_equal(result.status, 0);
-	if (exists(target))
+	if (tl_exists(target))
 		unlink(target);
-	assert_false(exists(target));
+	assert_false(tl_exists(target));
 }
 
 static void test_dev_null_writable_under_read_only(void **state)
@@ -545,7 +524,7 @@ static void test_missing_rule_path_is_fatal(void **state)
 					"/no/such/path: No such file or directory\n");
 	assert_string_equal(result.out, "");
 	assert_int_equal(result.status, LAUNCHER_FAILURE);
-	assert_false(exists(mark));
+	assert_false(tl_exists(mark));
 }
 
 /* ---- a kernel that cannot enforce --------------------------------------- */
@@ -635,7 +614,7 @@ static void test_abi_cap_4_still_denies_writes(void **state)
 	run_env(argv, ABI_CAP_VARIABLE "=4", &result);
 
 	assert_non_null(strstr(result.err, "Permission denied"));
-	assert_false(exists(target));
+	assert_false(tl_exists(target));
 }
 
 static void test_abi_cap_cannot_raise_the_abi(void **state)
@@ -1057,7 +1036,7 @@ static void test_root_confined_mknod_is_refused(void **state)
 	run(confined, &result);
 	assert_int_not_equal(result.status, 0);
 	assert_non_null(strstr(result.err, "mknod: "));
-	assert_false(exists(target));
+	assert_false(tl_exists(target));
 }
 
 /* Runs script under /usr/bin/unshare OPTION, confined or not, so that an
@@ -1143,7 +1122,7 @@ static void test_capabilities_that_cannot_be_dropped_fail_closed(void **state)
 			    "landlock-run: landlock ruleset error: Operation not permitted\n");
 	assert_string_equal(result.out, "");
 	assert_int_equal(result.status, LAUNCHER_FAILURE);
-	assert_false(exists(mark));
+	assert_false(tl_exists(mark));
 #else
 	(void)dir;
 	skip();
@@ -1229,15 +1208,13 @@ static int run_enforcement_tests(void)
 			test_capabilities_that_cannot_be_dropped_fail_closed,
 			make_workdir, remove_workdir),
 	};
-	const char *must_work = getenv("CONFINE_MUST_WORK");
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_QUERY);
 
 	if (abi < 1) {
-		bool must = must_work != NULL && strcmp(must_work, "1") == 0;
+		char why[128];
 
-		fprintf(stderr, "test: Landlock is not available (%s)%s\n",
-			strerror(errno), must ? " but CONFINE_MUST_WORK=1" : "; skipping");
-		return must ? 1 : SKIP_EXIT;
+		format_into(why, sizeof(why), "Landlock is not available (%s)", strerror(errno));
+		return tl_skip_or_fail(why);
 	}
 	kernel_abi = (int)abi;
 	return cmocka_run_group_tests_name("launcher enforcement", tests, NULL, NULL)
