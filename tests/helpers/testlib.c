@@ -130,6 +130,14 @@ bool tl_group_alive(pid_t pgid) {
 	return alive;
 }
 
+bool tl_group_gone_within(pid_t pgid, long long ms) {
+	long long until = tl_now_ms() + ms;
+	bool alive;
+	while ((alive = tl_group_alive(pgid)) && tl_now_ms() < until)
+		usleep(5000);
+	return !alive;
+}
+
 /* Whether /proc/<pid>/cmdline is `sleep <duration>` (argv[0] may be a path). */
 static bool runs_sleep(const char *pid, const char *duration) {
 	char path[300], buf[256];

@@ -62,6 +62,11 @@ bool tl_file_holds(const char *path, const char *want);
  * succeeds on zombies, so /proc is read; kill(2) only where there is none. */
 bool tl_group_alive(pid_t pgid);
 
+/* Waits up to `ms` for group `pgid` to have no live process; returns
+ * whether it has none. The kernel may need a moment to finish members that
+ * were sent SIGKILL. */
+bool tl_group_gone_within(pid_t pgid, long long ms);
+
 /* Whether a live process runs `sleep <duration>` (argv[0] "sleep" or a path
  * ending in it). /proc shows processes in child PID namespaces too, so this
  * sees inside a sandbox; pick a duration no other process would use. */

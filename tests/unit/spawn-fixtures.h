@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* Fixtures shared by the spawn and bash-consumer unit tests: temp dirs, fake
- * runner scripts, hand-built confined argvs with chosen facts, and running
- * one case in a fresh copy of the test binary. Include after <cmocka.h>. */
+ * runner scripts (written with testlib's tl_write_file), hand-built
+ * confined argvs with chosen facts, and running one case in a fresh copy of
+ * the test binary. Include after <cmocka.h>. */
 #ifndef CONFINE_TEST_SPAWN_FIXTURES_H
 #define CONFINE_TEST_SPAWN_FIXTURES_H
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "confine.h"
+#include "testlib.h"
 
 #define FX_LANDLOCK_NOTICE "landlock-run: partial enforcement (older Landlock ABI)"
 
@@ -50,33 +51,9 @@ static inline char *fx_tmpdir(void) {
 }
 
 static inline void fx_rmrf(const char *dir) {
-	char cmd[4200];
 	if (!dir || strncmp(dir, "/tmp/confine-", 13) != 0)
 		return;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	if (system(cmd) != 0) {
-		/* best effort */
-	}
-}
-
-/* Writes `content` to dir/name with `mode`; returns the malloc'd path. */
-static inline char *fx_write(const char *dir, const char *name, const char *content,
-                             mode_t mode) {
-	char *path = NULL;
-	int fd;
-	size_t len = strlen(content);
-	if (asprintf(&path, "%s/%s", dir, name) < 0)
-		return NULL;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, content, len) != (ssize_t)len) {
-		if (fd >= 0)
-			close(fd);
-		free(path);
-		return NULL;
-	}
-	close(fd);
-	chmod(path, mode);
-	return path;
+	tl_remove_tree(dir);
 }
 
 static inline char **fx_strv(const char *const *in) {
@@ -158,42 +135,6 @@ static inline confine_argv *fx_confined(const char *runner, const struct fx_fact
 	c->policy.mode = mode;
 	c->policy.workspace_root = strdup(root);
 	return c;
-}
-
-/* Whether any live (not zombie) process is in process group `pgid`. A
- * killed orphan stays a zombie until init reaps it, and kill(-pgid, 0)
- * still succeeds on zombies, so /proc is read instead. */
-static inline bool fx_group_alive(pid_t pgid) {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	bool alive = false;
-	if (!d)
-		return kill(-pgid, 0) == 0;
-	while (!alive && (e = readdir(d))) {
-		char path[300], buf[512], *close_paren;
-		char state;
-		int pgrp = 0;
-		FILE *f;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (!fgets(buf, sizeof buf, f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		/* pid (comm) state ppid pgrp ...; comm may hold spaces */
-		close_paren = strrchr(buf, ')');
-		if (!close_paren || sscanf(close_paren + 1, " %c %*d %d", &state, &pgrp) != 2)
-			continue;
-		if (pgrp == (int)pgid && state != 'Z' && state != 'X')
-			alive = true;
-	}
-	closedir(d);
-	return alive;
 }
 
 /* ---- one case in a fresh copy of this test binary ----

@@ -67,7 +67,7 @@ static confine_provider *provider;
 static void use_runner(const char *name, const char *script, mode_t mode) {
 	free(fake.runner);
 	if (script)
-		fake.runner = fx_write(tmp, name, script, mode);
+		fake.runner = tl_write_file(tmp, name, script, mode);
 	else if (asprintf(&fake.runner, "%s/%s", tmp, name) < 0)
 		fake.runner = NULL;
 	assert_non_null(fake.runner);
@@ -86,7 +86,7 @@ static int setup(void **state) {
 	pthread_mutex_init(&fake.lock, NULL);
 	fake.facts[CONFINE_MODE_READ_ONLY] = &fx_fake_facts;
 	fake.facts[CONFINE_MODE_WORKSPACE_WRITE] = &fx_fake_facts;
-	fake.runner = fx_write(tmp, "runner", fx_passthrough_script, 0755);
+	fake.runner = tl_write_file(tmp, "runner", fx_passthrough_script, 0755);
 	return confine_provider_new(&ops, &fake, &provider, NULL);
 }
 
@@ -152,12 +152,6 @@ static char *render(const confine_bash_result *r) {
 static bool ends_with(const char *s, const char *suffix) {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -396,7 +390,7 @@ static void check_configured_runners(const struct configured_case *cases, size_t
 		const char *message;
 		int rc;
 		if (cases[i].script)
-			path = fx_write(tmp, cases[i].name, cases[i].script, cases[i].mode);
+			path = tl_write_file(tmp, cases[i].name, cases[i].script, cases[i].mode);
 		else
 			assert_true(asprintf(&path, "%s/%s", tmp, cases[i].name) > 0);
 		p = configured(path);
@@ -536,7 +530,7 @@ static void test_timeout_kills_the_tree(void **state) {
 	confine_policy *policy = policy_for(CONFINE_MODE_READ_ONLY);
 	confine_bash_options o = { 0 };
 	confine_bash_result *r = NULL;
-	long long start = now_ms();
+	long long start = tl_now_ms();
 	char *text;
 	pid_t pgid;
 	(void)state;
@@ -545,16 +539,11 @@ static void test_timeout_kills_the_tree(void **state) {
 	o.policy = policy;
 	o.timeout_ms = 300;
 	assert_int_equal(confine_bash_run(provider, &o, &r, NULL), 0);
-	assert_true(now_ms() - start < 2500);
+	assert_true(tl_now_ms() - start < 2500);
 	assert_true(r->outcome->timed_out);
 	pgid = (pid_t)atoi(r->outcome->stdout_data);
 	assert_true(pgid > 1);
-	{
-		long long until = now_ms() + 2000;
-		while (fx_group_alive(pgid) && now_ms() < until)
-			usleep(5000);
-		assert_false(fx_group_alive(pgid));
-	}
+	assert_true(tl_group_gone_within(pgid, 2000));
 	text = render(r);
 	{
 		char want[128];
@@ -613,7 +602,7 @@ static void test_overlapping_runs_under_different_modes_keep_their_facts(void **
 	struct overlap_arg ro = { CONFINE_MODE_READ_ONLY, NULL };
 	struct overlap_arg ww = { CONFINE_MODE_WORKSPACE_WRITE, NULL };
 	pthread_t a, b;
-	long long start = now_ms();
+	long long start = tl_now_ms();
 	(void)state;
 	fake.facts[CONFINE_MODE_READ_ONLY] = &fx_bwrap_facts;
 	fake.facts[CONFINE_MODE_WORKSPACE_WRITE] = &fx_landlock_facts;
@@ -623,7 +612,7 @@ static void test_overlapping_runs_under_different_modes_keep_their_facts(void **
 	pthread_join(b, NULL);
 	assert_non_null(ro.result);
 	assert_non_null(ww.result);
-	assert_true(now_ms() - start < 550); /* they overlapped */
+	assert_true(tl_now_ms() - start < 550); /* they overlapped */
 	assert_int_equal(fake.calls, 2);
 	assert_true(ro.result->outcome->denied);
 	assert_int_equal(ro.result->outcome->mode, CONFINE_MODE_READ_ONLY);

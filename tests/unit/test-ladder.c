@@ -16,6 +16,7 @@
 
 #include "local/ladder.h"
 #include "local/local-provider.h"
+#include "testlib.h"
 
 /* A scripted probe: per rung, pass or fail and the enforcement. Counts every
  * call per rung, under a mutex because some tests call from many threads. */
@@ -189,15 +190,9 @@ static void test_unavailable_is_cached(void **state) {
 
 /* ---- through the provider ---- */
 
-static const char unavailable_tail[] =
-	"\" is requested but no sandbox backend is usable on this host; refusing to run the "
-	"command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
-	"ensure sandbox-exec is usable (macOS) \xe2\x80\x94 Windows has no confinement backend "
-	"yet \xe2\x80\x94 or switch the consumer to danger-full-access.";
-
 static void assert_unavailable(const confine_error *err, const char *mode) {
 	char want[1024];
-	snprintf(want, sizeof want, "sandbox mode \"%s%s", mode, unavailable_tail);
+	snprintf(want, sizeof want, "sandbox mode \"%s%s", mode, TL_UNAVAILABLE_TAIL);
 	assert_int_equal(err->code, CONFINE_E_SANDBOX_UNAVAILABLE);
 	/* the exact text, no " Runner failure:" detail */
 	assert_string_equal(err->message, want);

@@ -21,14 +21,9 @@
 
 #include "config.h"
 #include "local/local-provider.h"
+#include "testlib.h"
 
 static char workdir[256];
-
-static const char unavailable_tail[] =
-	"\" is requested but no sandbox backend is usable on this host; refusing to run the "
-	"command unconfined. Install bubblewrap or run a Landlock-enforcing kernel (Linux), "
-	"ensure sandbox-exec is usable (macOS) \xe2\x80\x94 Windows has no confinement backend "
-	"yet \xe2\x80\x94 or switch the consumer to danger-full-access.";
 
 static const char *const read_only_tokens[] = {
 	"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc",
@@ -47,22 +42,21 @@ static int setup(void **state) {
 }
 
 static int teardown(void **state) {
-	char cmd[PATH_MAX + 16];
 	(void)state;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tl_remove_tree(workdir);
 }
 
-/* Writes an executable script <workdir>/<name>; returns its path (static
- * buffer per call site is the caller's). */
+/* Writes an executable shell script <workdir>/<name> running `body`; its
+ * path goes to path (size bytes). */
 static void write_script(char *path, size_t size, const char *name, const char *body) {
-	FILE *f;
-	snprintf(path, size, "%s/%s", workdir, name);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fprintf(f, "#!/bin/sh\n%s\n", body);
-	fclose(f);
-	assert_int_equal(chmod(path, 0755), 0);
+	char *text = NULL, *written;
+	assert_true(asprintf(&text, "#!/bin/sh\n%s\n", body) > 0);
+	written = tl_write_file(workdir, name, text, 0755);
+	free(text);
+	assert_non_null(written);
+	assert_true(strlen(written) < size);
+	memcpy(path, written, strlen(written) + 1);
+	free(written);
 }
 
 static int count_lines(const char *path) {
@@ -75,47 +69,6 @@ static int count_lines(const char *path) {
 			n++;
 	fclose(f);
 	return n;
-}
-
-/* Whether a process of group `pgid` is alive (zombies do not count: an
- * orphan killed with its group waits for init to reap it). Uses /proc where
- * there is one, else kill(2), which also sees zombies. */
-static bool group_alive(pid_t pgid) {
-	DIR *proc = opendir("/proc");
-	struct dirent *e;
-	bool alive = false;
-	if (!proc)
-		return kill(-pgid, 0) == 0;
-	while ((e = readdir(proc)) != NULL) {
-		char path[300], buf[1024];
-		FILE *f;
-		char *close_paren;
-		char state;
-		int ppid, pgrp;
-		if (e->d_name[0] < '0' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (!fgets(buf, sizeof buf, f)) {
-			fclose(f);
-			continue;
-		}
-		fclose(f);
-		close_paren = strrchr(buf, ')');
-		if (close_paren && sscanf(close_paren + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 &&
-		    pgrp == pgid && state != 'Z' && state != 'X')
-			alive = true;
-	}
-	closedir(proc);
-	return alive;
-}
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* A Linux chain whose bwrap rung cannot be found (an empty PATH dir), so the
@@ -138,7 +91,7 @@ static confine_provider *linux_provider(const char *launcher, double timeout_ms)
 
 static void assert_unavailable(const confine_error *err, const char *mode) {
 	char want[1024];
-	snprintf(want, sizeof want, "sandbox mode \"%s%s", mode, unavailable_tail);
+	snprintf(want, sizeof want, "sandbox mode \"%s%s", mode, TL_UNAVAILABLE_TAIL);
 	assert_int_equal(err->code, CONFINE_E_SANDBOX_UNAVAILABLE);
 	assert_string_equal(err->message, want);
 }
@@ -193,9 +146,9 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	         pidfile);
 	write_script(launcher, sizeof launcher, "slow-launcher-2", body);
 	p = linux_provider(launcher, 250);
-	started = now_ms();
+	started = tl_now_ms();
 	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
-	elapsed = (long)(now_ms() - started);
+	elapsed = (long)(tl_now_ms() - started);
 	assert_false(v.usable);
 	/* bounded: killed at 250 ms, not waited out for the whole second */
 	assert_true(elapsed >= 240);
@@ -212,9 +165,7 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	assert_int_equal(errno, ESRCH);
 	/* its `sleep 1` was killed with the group (allow the SIGKILL a moment
 	 * to land, well short of the second it would otherwise live) */
-	while (group_alive((pid_t)pid) && now_ms() - started < 700)
-		usleep(10000);
-	assert_false(group_alive((pid_t)pid));
+	assert_true(tl_group_gone_within((pid_t)pid, 700 - (tl_now_ms() - started)));
 	/* fails closed with the exact text and no detail */
 	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
 	assert_unavailable(&err, "read-only");
@@ -297,7 +248,7 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	assert_null(c);
 	snprintf(want, sizeof want,
 	         "sandbox mode \"workspace-write%s Runner failure: cannot execute %s: Permission denied",
-	         unavailable_tail, launcher);
+	         TL_UNAVAILABLE_TAIL, launcher);
 	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
 	assert_string_equal(err.message, want);
 	confine_provider_free(p);

@@ -35,7 +35,7 @@ static int setup(void **state) {
 	tmp = fx_tmpdir();
 	if (!tmp)
 		return -1;
-	passthrough = fx_write(tmp, "runner", fx_passthrough_script, 0755);
+	passthrough = tl_write_file(tmp, "runner", fx_passthrough_script, 0755);
 	return passthrough ? 0 : -1;
 }
 
@@ -46,12 +46,6 @@ static int teardown(void **state) {
 	free(passthrough);
 	tmp = passthrough = NULL;
 	return 0;
-}
-
-static long long now_ms(void) {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void capture_both(confine_spawn_options *o) {
@@ -418,7 +412,7 @@ static void test_tee_copies_live_and_captures(void **state) {
 	confine_process *p = NULL;
 	char buf[32] = { 0 };
 	ssize_t got = 0;
-	long long until = now_ms() + 5000;
+	long long until = tl_now_ms() + 5000;
 	(void)state;
 	assert_int_equal(pipe2(pfd, O_CLOEXEC | O_NONBLOCK), 0);
 	confine_spawn_options_init(&o);
@@ -427,7 +421,7 @@ static void test_tee_copies_live_and_captures(void **state) {
 	o.stdio[2].fd = pfd[1];
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	/* The copy arrives while the child still runs. */
-	while (got <= 0 && now_ms() < until) {
+	while (got <= 0 && tl_now_ms() < until) {
 		assert_int_equal(confine_process_poll(p, NULL), 0);
 		got = read(pfd[0], buf, sizeof buf - 1);
 		if (got <= 0)
@@ -528,7 +522,7 @@ static void test_missing_runner_is_sandbox_unavailable_naming_it(void **state) {
 
 static void test_non_executable_runner_is_sandbox_unavailable(void **state) {
 	confine_error err = { 0 };
-	char *runner = fx_write(tmp, "runner-0644", fx_passthrough_script, 0644);
+	char *runner = tl_write_file(tmp, "runner-0644", fx_passthrough_script, 0644);
 	char suffix[4200];
 	(void)state;
 	assert_int_equal(start_confined_failure(runner, NULL, &err), -EHOSTUNREACH);
@@ -547,7 +541,7 @@ static void test_runner_with_missing_interpreter_is_sandbox_unavailable(void **s
 	/* valgrind cannot survive this execve failure: see spawn-fixtures.h. */
 	if (fx_ran_in_fresh_copy(__func__))
 		return;
-	runner = fx_write(tmp, "runner-shebang", "#!/nonexistent/interpreter\nexit 0\n", 0755);
+	runner = tl_write_file(tmp, "runner-shebang", "#!/nonexistent/interpreter\nexit 0\n", 0755);
 	assert_int_equal(start_confined_failure(runner, NULL, &err), -EHOSTUNREACH);
 	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
 	snprintf(suffix, sizeof suffix,
@@ -559,8 +553,8 @@ static void test_runner_with_missing_interpreter_is_sandbox_unavailable(void **s
 static void test_missing_workdir_with_a_broken_runner_is_an_ordinary_start_error(void **state) {
 	static const char *const runners[] = { "missing-runner", "runner-0644", "runner-shebang" };
 	(void)state;
-	free(fx_write(tmp, "runner-0644", fx_passthrough_script, 0644));
-	free(fx_write(tmp, "runner-shebang", "#!/nonexistent/interpreter\n", 0755));
+	free(tl_write_file(tmp, "runner-0644", fx_passthrough_script, 0644));
+	free(tl_write_file(tmp, "runner-shebang", "#!/nonexistent/interpreter\n", 0755));
 	for (size_t i = 0; i < 3; i++) {
 		confine_error err = { 0 };
 		char *runner = NULL;
@@ -578,7 +572,7 @@ static void test_missing_workdir_with_a_broken_runner_is_an_ordinary_start_error
 
 static void test_malformed_executable_is_never_sandbox_unavailable(void **state) {
 	confine_error err = { 0 };
-	char *runner = fx_write(tmp, "runner-garbage", "\x7f" "garbage, not an executable\n", 0755);
+	char *runner = tl_write_file(tmp, "runner-garbage", "\x7f" "garbage, not an executable\n", 0755);
 	(void)state;
 	assert_int_equal(start_confined_failure(runner, NULL, &err), -ENOEXEC);
 	assert_int_equal(err.code, CONFINE_E_SPAWN);
@@ -588,7 +582,7 @@ static void test_malformed_executable_is_never_sandbox_unavailable(void **state)
 }
 
 static void test_runner_refusal_matching_a_rule_is_a_runner_failure(void **state) {
-	char *runner = fx_write(tmp, "refusing", fx_refusing_script, 0755);
+	char *runner = tl_write_file(tmp, "refusing", fx_refusing_script, 0755);
 	confine_outcome *o = run_confined(runner, &fx_fake_facts, "echo ran");
 	confine_error err = { 0 };
 	(void)state;
@@ -606,7 +600,7 @@ static void test_runner_refusal_matching_a_rule_is_a_runner_failure(void **state
 }
 
 static void test_runner_line_with_permission_denied_is_a_runner_failure_not_a_denial(void **state) {
-	char *runner = fx_write(tmp, "refusing-eacces",
+	char *runner = tl_write_file(tmp, "refusing-eacces",
 	                        "#!/bin/sh\n"
 	                        "echo 'fake-runner: cannot open rule path: /x: Permission denied' >&2\n"
 	                        "exit 125\n",
@@ -623,7 +617,7 @@ static void test_runner_line_with_permission_denied_is_a_runner_failure_not_a_de
 
 static void test_partial_notice_with_child_exits_is_ordinary(void **state) {
 	static const int exits[] = { 0, 1, 2, 125, 126, 127 };
-	char *runner = fx_write(tmp, "partial", fx_partial_script, 0755);
+	char *runner = tl_write_file(tmp, "partial", fx_partial_script, 0755);
 	(void)state;
 	for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
 		char script[64];
@@ -644,7 +638,7 @@ static void test_partial_notice_with_child_exits_is_ordinary(void **state) {
 }
 
 static void test_partial_notice_with_child_permission_denied_is_denied(void **state) {
-	char *runner = fx_write(tmp, "partial", fx_partial_script, 0755);
+	char *runner = tl_write_file(tmp, "partial", fx_partial_script, 0755);
 	confine_outcome *o =
 		run_confined(runner, &fx_landlock_facts, "echo 'child: Permission denied' >&2; exit 1");
 	(void)state;
@@ -676,20 +670,12 @@ static void test_exit_126_and_127_without_a_rule_match_stay_ordinary(void **stat
 	confine_outcome_free(o);
 }
 
-static void assert_group_gone(pid_t pgid) {
-	/* The kernel may need a moment to finish SIGKILLed members. */
-	long long until = now_ms() + 2000;
-	while (fx_group_alive(pgid) && now_ms() < until)
-		usleep(5000);
-	assert_false(fx_group_alive(pgid));
-}
-
 static void test_timeout_kills_the_whole_tree(void **state) {
 	const char *argv[] = { "sh", "-c", "sleep 1000 & sleep 1000 & sleep 1000; wait", NULL };
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out = NULL;
-	long long start = now_ms();
+	long long start = tl_now_ms();
 	pid_t pid;
 	(void)state;
 	confine_spawn_options_init(&o);
@@ -702,8 +688,8 @@ static void test_timeout_kills_the_whole_tree(void **state) {
 	assert_true(out->timed_out);
 	assert_true(out->signaled);
 	assert_int_equal(out->signal, SIGTERM);
-	assert_true(now_ms() - start < 2500);
-	assert_group_gone(pid);
+	assert_true(tl_now_ms() - start < 2500);
+	assert_true(tl_group_gone_within(pid, 2000));
 	confine_outcome_free(out);
 	confine_process_free(p);
 }
@@ -713,7 +699,7 @@ static void test_term_ignoring_child_gets_sigkill_after_the_grace(void **state) 
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out = NULL;
-	long long start = now_ms(), took;
+	long long start = tl_now_ms(), took;
 	pid_t pid;
 	(void)state;
 	confine_spawn_options_init(&o);
@@ -722,13 +708,13 @@ static void test_term_ignoring_child_gets_sigkill_after_the_grace(void **state) 
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	pid = confine_process_pid(p);
 	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	took = now_ms() - start;
+	took = tl_now_ms() - start;
 	assert_true(out->timed_out);
 	assert_true(out->signaled);
 	assert_int_equal(out->signal, SIGKILL);
 	assert_true(took >= 200 + CONFINE_KILL_GRACE_MS - 50);
 	assert_true(took < 200 + CONFINE_KILL_GRACE_MS + 2000);
-	assert_group_gone(pid);
+	assert_true(tl_group_gone_within(pid, 2000));
 	confine_outcome_free(out);
 	confine_process_free(p);
 }
@@ -738,7 +724,7 @@ static void test_background_leftovers_do_not_outlive_the_run(void **state) {
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out = NULL;
-	long long start = now_ms();
+	long long start = tl_now_ms();
 	pid_t pid;
 	(void)state;
 	confine_spawn_options_init(&o);
@@ -747,11 +733,11 @@ static void test_background_leftovers_do_not_outlive_the_run(void **state) {
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	pid = confine_process_pid(p);
 	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	assert_true(now_ms() - start < 2000);
+	assert_true(tl_now_ms() - start < 2000);
 	assert_int_equal(out->exit_code, 0);
 	assert_false(out->timed_out);
 	assert_string_equal(out->stdout_data, "started\n");
-	assert_group_gone(pid);
+	assert_true(tl_group_gone_within(pid, 2000));
 	confine_outcome_free(out);
 	confine_process_free(p);
 }
@@ -761,14 +747,14 @@ static void test_poll_reports_running_then_settled(void **state) {
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out = NULL;
-	long long until = now_ms() + 5000;
+	long long until = tl_now_ms() + 5000;
 	int r;
 	(void)state;
 	confine_spawn_options_init(&o);
 	o.argv = argv;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	assert_int_equal(confine_process_poll(p, NULL), 0);
-	while ((r = confine_process_poll(p, NULL)) == 0 && now_ms() < until)
+	while ((r = confine_process_poll(p, NULL)) == 0 && tl_now_ms() < until)
 		usleep(5000);
 	assert_int_equal(r, 1);
 	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
@@ -841,7 +827,7 @@ static void test_free_of_a_running_process_kills_its_group(void **state) {
 	pid = confine_process_pid(p);
 	usleep(50000);
 	confine_process_free(p);
-	assert_group_gone(pid);
+	assert_true(tl_group_gone_within(pid, 2000));
 }
 
 static void test_invalid_options_name_the_problem(void **state) {
@@ -919,7 +905,7 @@ static void test_fast_path_for_a_short_command(void **state) {
 	/* A time bound means nothing under valgrind: see spawn-fixtures.h. */
 	if (fx_ran_in_fresh_copy(__func__))
 		return;
-	start = now_ms();
+	start = tl_now_ms();
 	for (int i = 0; i < 50; i++) {
 		confine_spawn_options o;
 		confine_outcome *out = NULL;
@@ -930,7 +916,7 @@ static void test_fast_path_for_a_short_command(void **state) {
 		assert_int_equal(out->exit_code, 0);
 		confine_outcome_free(out);
 	}
-	assert_true(now_ms() - start < 500);
+	assert_true(tl_now_ms() - start < 500);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
