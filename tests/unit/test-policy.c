@@ -268,17 +268,23 @@ static int resolve_locked_as_unprivileged(void) {
 	return confine_workdir_usable(input) ? 5 : 0;
 }
 
-static void test_unsearchable_root_is_refused_with_eacces(void **state) {
+/* Runs `body` in a forked child, which may drop privileges for good, and
+ * asserts it exited 0 (its nonzero status names the step that failed). */
+static void assert_child_passes(int (*body)(void)) {
 	pid_t pid;
 	int status;
-	(void)state;
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0)
-		_exit(resolve_locked_as_unprivileged());
+		_exit(body());
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void test_unsearchable_root_is_refused_with_eacces(void **state) {
+	(void)state;
+	assert_child_passes(resolve_locked_as_unprivileged);
 }
 
 /* Modes outside the enum are refused naming the value. */
@@ -522,16 +528,8 @@ static int check_usable_as_unprivileged(void) {
 }
 
 static void test_workdir_unsearchable(void **state) {
-	pid_t pid;
-	int status;
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(check_usable_as_unprivileged());
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_child_passes(check_usable_as_unprivileged);
 }
 
 int main(void) {

@@ -144,12 +144,16 @@ static void test_render_null(void **state) {
 
 static void test_signal_names(void **state) {
 	char buf[16];
+	static const struct {
+		int sig;
+		const char *name;
+	} named[] = {
+		{ SIGKILL, "SIGKILL" }, { SIGTERM, "SIGTERM" }, { SIGHUP, "SIGHUP" },
+		{ SIGSEGV, "SIGSEGV" }, { SIGPIPE, "SIGPIPE" },
+	};
 	(void)state;
-	assert_string_equal(confine_signal_name(SIGKILL, buf, sizeof buf), "SIGKILL");
-	assert_string_equal(confine_signal_name(SIGTERM, buf, sizeof buf), "SIGTERM");
-	assert_string_equal(confine_signal_name(SIGHUP, buf, sizeof buf), "SIGHUP");
-	assert_string_equal(confine_signal_name(SIGSEGV, buf, sizeof buf), "SIGSEGV");
-	assert_string_equal(confine_signal_name(SIGPIPE, buf, sizeof buf), "SIGPIPE");
+	for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+		assert_string_equal(confine_signal_name(named[i].sig, buf, sizeof buf), named[i].name);
 	/* Static names do not use the buffer. */
 	memset(buf, 'x', sizeof buf);
 	assert_string_equal(confine_signal_name(SIGINT, buf, sizeof buf), "SIGINT");

@@ -670,76 +670,69 @@ static void test_exit_126_and_127_without_a_rule_match_stay_ordinary(void **stat
 	confine_outcome_free(o);
 }
 
-static void test_timeout_kills_the_whole_tree(void **state) {
-	const char *argv[] = { "sh", "-c", "sleep 1000 & sleep 1000 & sleep 1000; wait", NULL };
+/* What one spawned run left behind once confine_process_wait returned. */
+typedef struct settled {
+	confine_outcome *out;
+	long long took_ms; /* from spawn to settled */
+	bool group_gone;   /* its process group had no live member (within 2 s)
+	                    * before confine_process_free, which kills what is left */
+} settled;
+
+/* Spawns `sh -c script` unconfined (outputs captured when `capture`, since a
+ * background child holding the pipes is part of what is tested) and waits. */
+static settled spawn_and_settle(const char *script, bool capture, unsigned timeout_ms) {
+	const char *argv[] = { "sh", "-c", script, NULL };
 	confine_spawn_options o;
 	confine_process *p = NULL;
-	confine_outcome *out = NULL;
+	settled s = { 0 };
 	long long start = tl_now_ms();
-	pid_t pid;
-	(void)state;
+	pid_t pgid;
 	confine_spawn_options_init(&o);
 	o.argv = argv;
-	capture_both(&o);
-	o.timeout_ms = 300;
+	if (capture)
+		capture_both(&o);
+	o.timeout_ms = timeout_ms;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
-	pid = confine_process_pid(p);
-	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	assert_true(out->timed_out);
-	assert_true(out->signaled);
-	assert_int_equal(out->signal, SIGTERM);
-	assert_true(tl_now_ms() - start < 2500);
-	assert_true(tl_group_gone_within(pid, 2000));
-	confine_outcome_free(out);
+	pgid = confine_process_pid(p);
+	assert_int_equal(confine_process_wait(p, &s.out, NULL), 0);
+	s.took_ms = tl_now_ms() - start;
+	s.group_gone = tl_group_gone_within(pgid, 2000);
 	confine_process_free(p);
+	return s;
+}
+
+static void test_timeout_kills_the_whole_tree(void **state) {
+	settled s = spawn_and_settle("sleep 1000 & sleep 1000 & sleep 1000; wait", true, 300);
+	(void)state;
+	assert_true(s.out->timed_out);
+	assert_true(s.out->signaled);
+	assert_int_equal(s.out->signal, SIGTERM);
+	assert_true(s.took_ms < 2500);
+	assert_true(s.group_gone);
+	confine_outcome_free(s.out);
 }
 
 static void test_term_ignoring_child_gets_sigkill_after_the_grace(void **state) {
-	const char *argv[] = { "sh", "-c", "trap '' TERM; sleep 1000", NULL };
-	confine_spawn_options o;
-	confine_process *p = NULL;
-	confine_outcome *out = NULL;
-	long long start = tl_now_ms(), took;
-	pid_t pid;
+	settled s = spawn_and_settle("trap '' TERM; sleep 1000", false, 200);
 	(void)state;
-	confine_spawn_options_init(&o);
-	o.argv = argv;
-	o.timeout_ms = 200;
-	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
-	pid = confine_process_pid(p);
-	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	took = tl_now_ms() - start;
-	assert_true(out->timed_out);
-	assert_true(out->signaled);
-	assert_int_equal(out->signal, SIGKILL);
-	assert_true(took >= 200 + CONFINE_KILL_GRACE_MS - 50);
-	assert_true(took < 200 + CONFINE_KILL_GRACE_MS + 2000);
-	assert_true(tl_group_gone_within(pid, 2000));
-	confine_outcome_free(out);
-	confine_process_free(p);
+	assert_true(s.out->timed_out);
+	assert_true(s.out->signaled);
+	assert_int_equal(s.out->signal, SIGKILL);
+	assert_true(s.took_ms >= 200 + CONFINE_KILL_GRACE_MS - 50);
+	assert_true(s.took_ms < 200 + CONFINE_KILL_GRACE_MS + 2000);
+	assert_true(s.group_gone);
+	confine_outcome_free(s.out);
 }
 
 static void test_background_leftovers_do_not_outlive_the_run(void **state) {
-	const char *argv[] = { "sh", "-c", "sleep 1000 & echo started", NULL };
-	confine_spawn_options o;
-	confine_process *p = NULL;
-	confine_outcome *out = NULL;
-	long long start = tl_now_ms();
-	pid_t pid;
+	settled s = spawn_and_settle("sleep 1000 & echo started", true, 0);
 	(void)state;
-	confine_spawn_options_init(&o);
-	o.argv = argv;
-	capture_both(&o); /* the background sleep holds the pipes too */
-	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
-	pid = confine_process_pid(p);
-	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	assert_true(tl_now_ms() - start < 2000);
-	assert_int_equal(out->exit_code, 0);
-	assert_false(out->timed_out);
-	assert_string_equal(out->stdout_data, "started\n");
-	assert_true(tl_group_gone_within(pid, 2000));
-	confine_outcome_free(out);
-	confine_process_free(p);
+	assert_true(s.took_ms < 2000);
+	assert_int_equal(s.out->exit_code, 0);
+	assert_false(s.out->timed_out);
+	assert_string_equal(s.out->stdout_data, "started\n");
+	assert_true(s.group_gone);
+	confine_outcome_free(s.out);
 }
 
 static void test_poll_reports_running_then_settled(void **state) {
