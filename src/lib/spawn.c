@@ -19,6 +19,11 @@
  * on the child (see start_child). Elsewhere, and under AddressSanitizer or
  * ThreadSanitizer (whose runtimes do not expect a second process on the same
  * memory), the child is forked; the child's code is the same either way.
+ *
+ * Every other Linux-only call (pipe2, close_range, the /proc descriptor walk,
+ * pidfd_open, sigtimedwait) is a fast path chosen by a Meson feature check
+ * (HAVE_* in config.h) with a POSIX fallback next to it; `-Dportable=true`
+ * turns them all off so the fallbacks macOS compiles are tested on Linux.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -39,10 +44,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "spawn-internal.h"
 #include "util.h"
 
+#if HAVE_NSGETENVIRON
+/* In a macOS shared library `environ` is not reliably bound to the running
+ * program's; _NSGetEnviron() is (crt_externs.h). */
+#include <crt_externs.h>
+#define cf_environ (*_NSGetEnviron())
+#else
 extern char **environ;
+#define cf_environ environ
+#endif
 
 #if defined(__has_feature)
 #define CF_HAS_FEATURE(x) __has_feature(x)
@@ -51,7 +65,7 @@ extern char **environ;
 #endif
 /* Whether the child shares the caller's memory until its exec (see the top
  * of the file). */
-#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
+#if HAVE_CLONE_VFORK && defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
 	!CF_HAS_FEATURE(address_sanitizer) && !CF_HAS_FEATURE(thread_sanitizer) && \
 	!CF_HAS_FEATURE(memory_sanitizer)
 #define CF_SPAWN_SHARED_VM 1
@@ -139,7 +153,7 @@ static void child_fail(int report_fd, confine_spawn_step step, int error_number,
 /* Marks every descriptor from 3 up close-on-exec. Marking rather than
  * closing keeps the report pipe open until exec succeeds. */
 static int child_cloexec_from_3(void) {
-#ifdef SYS_close_range
+#if HAVE_SYS_CLOSE_RANGE
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -149,7 +163,7 @@ static int child_cloexec_from_3(void) {
 	{
 		/* Older kernels: walk /proc/self/fd with raw getdents64 (opendir
 		 * would allocate). */
-#ifdef SYS_getdents64
+#if HAVE_SYS_GETDENTS64
 		int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dir >= 0) {
 			char dents[4096] __attribute__((aligned(8)));
@@ -186,11 +200,18 @@ static int child_cloexec_from_3(void) {
 #endif
 	}
 	{
-		/* Last resort: every number up to the descriptor limit. */
+		/* Everywhere else (macOS: no close_range, and /dev/fd cannot be
+		 * read without opendir's allocation): every number below the
+		 * descriptor limit. sysconf(_SC_OPEN_MAX) is the soft
+		 * RLIMIT_NOFILE, above which open(2) hands out no descriptor; one
+		 * opened before the caller lowered its limit is missed, a case
+		 * close_range alone covers. The bound on the loop only guards
+		 * against an "unlimited" answer: at ~50 ns a call, 2^20 calls are
+		 * ~50 ms, paid only by a caller that raised its limit that far. */
 		int fd;
 		long max = sysconf(_SC_OPEN_MAX);
-		if (max < 0 || max > 65536)
-			max = 65536;
+		if (max < 0 || max > (1L << 20))
+			max = 1L << 20;
 		for (fd = 3; fd < max; fd++)
 			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
@@ -459,7 +480,7 @@ static char **exec_candidates(const char *program, const char *const *envp) {
 		return NULL;
 	path = path_of(envp);
 	for (const char *p = path;;) {
-		const char *end = strchrnul(p, ':');
+		const char *end = p + strcspn(p, ":"); /* the ':' or the final NUL */
 		size_t len = (size_t)(end - p);
 		cf_buf b = { 0 };
 		/* An empty entry means the current directory, as in execvp(3). */
@@ -542,6 +563,28 @@ static void close_fd(int *fd) {
 		close(*fd);
 		*fd = -1;
 	}
+}
+
+int cf_pipe_cloexec(int fds[2]) {
+#if HAVE_PIPE2
+	return pipe2(fds, O_CLOEXEC);
+#else
+	/* No pipe2 (macOS): the flag is set just after. Until then another
+	 * thread of the caller that forks and execs (with its own spawner, not
+	 * this one: ours start no child here) inherits these two descriptors;
+	 * POSIX offers no atomic way to close that window. Our own child never
+	 * sees them leak: it marks every descriptor above 2 close-on-exec. */
+	if (pipe(fds) < 0)
+		return -1;
+	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) < 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
+#endif
 }
 
 static const char *setup_what_text(int what) {
@@ -647,11 +690,11 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 
 	memset(&plan, 0, sizeof plan);
 	plan.argv = (char *const *)argv;
-	plan.envp = o->envp ? (char *const *)o->envp : environ;
+	plan.envp = o->envp ? (char *const *)o->envp : cf_environ;
 	plan.candidates = candidates;
 	plan.workdir = p->workdir;
 
-	if (pipe2(report, O_CLOEXEC) < 0) {
+	if (cf_pipe_cloexec(report) < 0) {
 		r = cf_error_set(err, errno, CONFINE_E_SYSTEM, "spawn", errno,
 		                 "cannot create a pipe: %s", strerror(errno));
 		goto fail;
@@ -685,7 +728,7 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 		case CONFINE_STDIO_CAPTURE:
 		case CONFINE_STDIO_TEE: {
 			int fds[2];
-			if (pipe2(fds, O_CLOEXEC) < 0) {
+			if (cf_pipe_cloexec(fds) < 0) {
 				r = cf_error_set(err, errno, CONFINE_E_SYSTEM, "spawn", errno,
 				                 "cannot create a pipe: %s", strerror(errno));
 				goto fail;
@@ -736,7 +779,7 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 		 * the child died mid-report; its status then tells.) */
 	}
 
-#ifdef SYS_pidfd_open
+#if HAVE_SYS_PIDFD_OPEN
 	{
 		/* pidfd_open's descriptor is close-on-exec. Without it (old
 		 * kernels, seccomp, valgrind) the wait falls back to short polls,
@@ -807,9 +850,21 @@ static void tee_write(struct stream *s, const char *data, size_t len) {
 		len -= (size_t)n;
 	}
 	if (got_epipe && !was_pending) {
+#if HAVE_SIGTIMEDWAIT
 		struct timespec zero = { 0, 0 };
 		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
 			;
+#else
+		/* No sigtimedwait (macOS): sigwait blocks, so only call it when the
+		 * SIGPIPE is known to be pending. A write's SIGPIPE is sent to the
+		 * writing thread, where it is blocked, so no other thread can take
+		 * it between the check and the sigwait. A SIGPIPE the system
+		 * discarded (ignored when it was raised) is simply not pending. */
+		int sig;
+		sigpending(&pending);
+		if (sigismember(&pending, SIGPIPE))
+			(void)sigwait(&pipe_set, &sig);
+#endif
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
@@ -879,6 +934,14 @@ static void check_leader(confine_process *p) {
 	}
 	if (info.si_pid == 0)
 		return; /* still running */
+	if (info.si_code != CLD_EXITED && info.si_code != CLD_KILLED && info.si_code != CLD_DUMPED) {
+		/* macOS's waitid can answer WEXITED with a stopped or continued
+		 * child (Linux never does): that is not an end. Consume the
+		 * notification (the child is ours) so the next check sees past it. */
+		memset(&info, 0, sizeof info);
+		(void)waitid(P_PID, (id_t)p->pid, &info, WSTOPPED | WCONTINUED | WNOHANG);
+		return;
+	}
 	/* A confined tree never outlives its run. */
 	signal_group(p, SIGKILL);
 	for (;;) {

@@ -43,6 +43,21 @@ static char workspace[600]; /* base/ws */
 static char sibling[600];   /* base/sibling: outside the workspace */
 static char unique[64];     /* for names in shared places (/tmp, /dev/shm) */
 
+/* pipe2(O_CLOEXEC) where macOS has none: this program has one thread, so
+ * setting the flag just after leaves no window for a fork elsewhere. */
+static int pipe_cloexec(int fds[2]) {
+	if (pipe(fds) < 0)
+		return -1;
+	if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) < 0 || fcntl(fds[1], F_SETFD, FD_CLOEXEC) < 0) {
+		int e = errno;
+		close(fds[0]);
+		close(fds[1]);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
 static bool contains_ci(const char *hay, const char *needle) {
 	size_t n = strlen(needle);
 	for (const char *p = hay; *p; p++)
@@ -78,7 +93,7 @@ static int start(confine_provider *provider, confine_mode mode, const char *scri
 		printf("# confine failed: %s\n", err.message);
 		return rc;
 	}
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0)
+	if (pipe_cloexec(out) < 0 || pipe_cloexec(errp) < 0)
 		return -errno;
 	r->pid = fork();
 	if (r->pid < 0)
@@ -246,7 +261,7 @@ static int tiocsti_errno(char *const *argv) {
 	char *field;
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 || !(slave = ptsname(master)))
 		return -1;
-	if (pipe2(out, O_CLOEXEC) < 0)
+	if (pipe_cloexec(out) < 0)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
