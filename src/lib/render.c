@@ -46,6 +46,26 @@ static int marker(cf_buf *b, const char *text) {
 	return cf_buf_puts(b, text);
 }
 
+/* Appends captured output. The rendering is a C string, so a NUL byte in
+ * the output would silently cut off everything after it, the markers
+ * included: each NUL becomes U+FFFD instead. */
+static int append_output(cf_buf *b, const char *data, size_t len) {
+	static const char replacement[] = "\xef\xbf\xbd";
+	while (len) {
+		const char *nul = memchr(data, '\0', len);
+		size_t run = nul ? (size_t)(nul - data) : len;
+		if (cf_buf_append(b, data, run) < 0)
+			return -1;
+		if (!nul)
+			break;
+		if (cf_buf_append(b, replacement, sizeof replacement - 1) < 0)
+			return -1;
+		data += run + 1;
+		len -= run + 1;
+	}
+	return 0;
+}
+
 char *confine_bash_render(const confine_bash_result *result) {
 	const confine_outcome *o;
 	cf_buf b = { 0 };
@@ -60,13 +80,13 @@ char *confine_bash_render(const confine_bash_result *result) {
 	if (!o)
 		return strdup("(no output)");
 
-	if (o->stdout_len && cf_buf_append(&b, o->stdout_data, o->stdout_len) < 0)
+	if (o->stdout_len && append_output(&b, o->stdout_data, o->stdout_len) < 0)
 		goto oom;
 	if (o->stderr_len) {
 		if (b.len && b.data[b.len - 1] != '\n' && cf_buf_puts(&b, "\n") < 0)
 			goto oom;
 		if (cf_buf_puts(&b, "[stderr]\n") < 0 ||
-		    cf_buf_append(&b, o->stderr_data, o->stderr_len) < 0)
+		    append_output(&b, o->stderr_data, o->stderr_len) < 0)
 			goto oom;
 	}
 	if (!o->stdout_len && !o->stderr_len && cf_buf_puts(&b, "(no output)") < 0)

@@ -114,6 +114,31 @@ static void test_uncaptured_streams_render_as_empty(void **state) {
 	free(text);
 }
 
+/* A NUL byte in the output must not cut the rendering short: the markers
+ * after it are what the model most needs. */
+static void test_nul_bytes_do_not_hide_the_markers(void **state) {
+	static const char out[] = { 'a', '\0', 'b', '\n' };
+	static const char err[] = { 'x', ':', ' ', 'R', 'e', 'a', 'd', '-', 'o', 'n', 'l', 'y', '\0' };
+	confine_outcome o;
+	confine_bash_result r;
+	char *text;
+	(void)state;
+	memset(&o, 0, sizeof o);
+	memset(&r, 0, sizeof r);
+	o.stdout_data = (char *)out;
+	o.stdout_len = sizeof out;
+	o.stderr_data = (char *)err;
+	o.stderr_len = sizeof err;
+	o.exit_code = 3;
+	o.denied = true;
+	o.mode = CONFINE_MODE_READ_ONLY;
+	r.outcome = &o;
+	text = confine_bash_render(&r);
+	assert_string_equal(text, "a\xef\xbf\xbd" "b\n[stderr]\nx: Read-only\xef\xbf\xbd\n"
+	                          "[sandbox: file access denied under read-only mode]\n[exit code: 3]");
+	free(text);
+}
+
 static void test_runner_failure_renders_the_error_message(void **state) {
 	confine_outcome o;
 	confine_bash_result r;
@@ -172,6 +197,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_table),
 		cmocka_unit_test(test_uncaptured_streams_render_as_empty),
+		cmocka_unit_test(test_nul_bytes_do_not_hide_the_markers),
 		cmocka_unit_test(test_runner_failure_renders_the_error_message),
 		cmocka_unit_test(test_render_null),
 		cmocka_unit_test(test_signal_names),
