@@ -163,6 +163,9 @@ static inline confine_argv *fx_confined(const char *runner, const struct fx_fact
 
 /* Set in the fresh copy: the case runs here instead of being handed on. */
 static bool fx_in_fresh_copy;
+/* This binary's absolute path from argv[0], for systems without
+ * /proc/self/exe (macOS); meson starts tests by absolute path. */
+static char fx_self_path[4096];
 
 /* Unless this process is the fresh copy, runs the test case `name` in a
  * fresh copy of this binary (same environment; its output goes to ours),
@@ -177,9 +180,13 @@ static inline bool fx_ran_in_fresh_copy(const char *name) {
 		return false;
 	/* valgrind answers this readlink with the client's path, not its own. */
 	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n < 0)
-		fail_msg("cannot read /proc/self/exe: %s", strerror(errno));
-	self[n] = '\0';
+	if (n >= 0)
+		self[n] = '\0';
+	else if (fx_self_path[0])
+		snprintf(self, sizeof self, "%s", fx_self_path);
+	else
+		fail_msg("cannot read /proc/self/exe (%s) and argv[0] did not resolve",
+		         strerror(errno));
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();
@@ -205,6 +212,8 @@ static inline bool fx_ran_in_fresh_copy(const char *name) {
  * only if it was found, ran and passed; no arguments run every case. */
 static inline int fx_run_tests(const struct CMUnitTest *tests, size_t count, int argc,
                                char **argv) {
+	if (argc > 0 && !realpath(argv[0], fx_self_path))
+		fx_self_path[0] = '\0';
 	if (argc == 3 && strcmp(argv[1], "--fresh-copy") == 0) {
 		fx_in_fresh_copy = true;
 		for (size_t i = 0; i < count; i++)
