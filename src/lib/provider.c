@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The provider seam: an opaque handle over a small backend table. */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -61,6 +63,29 @@ int confine_confine(confine_provider *provider, const char *const *argv,
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
 		                    "workspace root \"%s\" is not an absolute path",
 		                    policy->workspace_root ? policy->workspace_root : "");
+	/* A policy may be built by hand rather than by confine_policy_resolve():
+	 * the grant must still be the directory itself, canonical, so "/tmp/..",
+	 * a symlink or "/" cannot widen workspace-write to everything. */
+	{
+		char *canonical = realpath(policy->workspace_root, NULL);
+		int e = errno;
+		bool same = canonical && strcmp(canonical, policy->workspace_root) == 0;
+		free(canonical);
+		if (!canonical)
+			return cf_error_set(err, e, CONFINE_E_INVALID_POLICY, "confine", e,
+			                    "workspace root \"%s\" cannot be resolved: %s",
+			                    policy->workspace_root, strerror(e));
+		if (!same)
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
+			                    "workspace root \"%s\" is not canonical (resolve it with "
+			                    "confine_policy_resolve or confine_policy_new)",
+			                    policy->workspace_root);
+		if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
+		    strcmp(policy->workspace_root, "/") == 0)
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
+			                    "workspace root \"/\" is refused under workspace-write: "
+			                    "writing everywhere is danger-full-access in disguise");
+	}
 	return provider->ops.confine(provider->data, argv, policy, ret, err);
 }
 

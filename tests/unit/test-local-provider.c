@@ -459,7 +459,7 @@ static void test_runner_command(void **state) {
 	confine_local_config config;
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, (char *)"/home/u/p" };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
 	confine_verdict v;
 	(void)state;
 	snprintf(log, sizeof log, "%s/runner-command.log", workdir);
@@ -481,8 +481,8 @@ static void test_runner_command(void **state) {
 	assert_string_equal(out->argv[14], "--tmpfs");
 	assert_string_equal(out->argv[15], "/tmp");
 	assert_string_equal(out->argv[16], "--bind");
-	assert_string_equal(out->argv[17], "/home/u/p");
-	assert_string_equal(out->argv[18], "/home/u/p");
+	assert_string_equal(out->argv[17], workdir);
+	assert_string_equal(out->argv[18], workdir);
 	assert_string_equal(out->argv[19], "--");
 	assert_string_equal(out->argv[20], "echo");
 	assert_string_equal(out->argv[21], "a b");
