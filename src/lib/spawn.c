@@ -823,9 +823,23 @@ static void tee_write(struct stream *s, const char *data, size_t len) {
 	bool was_pending;
 	sigset_t pending;
 	bool got_epipe = false;
+#if HAVE_F_SETNOSIGPIPE
+	int nosigpipe;
+#endif
 
 	if (s->tee_fd < 0 || s->tee_broken)
 		return;
+#if HAVE_F_SETNOSIGPIPE
+	/* macOS raises a write's SIGPIPE on the process, not on the writing
+	 * thread, so the mask below cannot keep another thread of the caller
+	 * (one with SIGPIPE unblocked) from taking it and dying. Suppress it
+	 * on the descriptor for these writes and put the caller's setting back
+	 * after; until then other writers sharing this open file get EPIPE
+	 * instead of SIGPIPE. */
+	nosigpipe = fcntl(s->tee_fd, F_GETNOSIGPIPE);
+	if (nosigpipe == 0 && fcntl(s->tee_fd, F_SETNOSIGPIPE, 1) < 0)
+		nosigpipe = -1;
+#endif
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	sigpending(&pending);
@@ -855,11 +869,13 @@ static void tee_write(struct stream *s, const char *data, size_t len) {
 		while (sigtimedwait(&pipe_set, NULL, &zero) < 0 && errno == EINTR)
 			;
 #else
-		/* No sigtimedwait (macOS): sigwait blocks, so only call it when the
-		 * SIGPIPE is known to be pending. A write's SIGPIPE is sent to the
-		 * writing thread, where it is blocked, so no other thread can take
-		 * it between the check and the sigwait. A SIGPIPE the system
-		 * discarded (ignored when it was raised) is simply not pending. */
+		/* No sigtimedwait: sigwait blocks, so only call it when the
+		 * SIGPIPE is known to be pending. Where a write's SIGPIPE goes to
+		 * the writing thread (Linux, the BSDs), it is blocked there, so no
+		 * other thread can take it between the check and the sigwait. On
+		 * macOS, where it goes to the process, F_SETNOSIGPIPE above keeps
+		 * it from being raised at all. A SIGPIPE the system discarded
+		 * (ignored when raised) is simply not pending. */
 		int sig;
 		sigpending(&pending);
 		if (sigismember(&pending, SIGPIPE))
@@ -867,6 +883,10 @@ static void tee_write(struct stream *s, const char *data, size_t len) {
 #endif
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+#if HAVE_F_SETNOSIGPIPE
+	if (nosigpipe == 0)
+		(void)fcntl(s->tee_fd, F_SETNOSIGPIPE, 0);
+#endif
 }
 
 /* Reads what is available on one stream. */
