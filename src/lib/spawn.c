@@ -65,9 +65,9 @@ extern char **environ;
 #endif
 /* Whether the child shares the caller's memory until its exec (see the top
  * of the file). */
-#if HAVE_CLONE_VFORK && defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
-	!CF_HAS_FEATURE(address_sanitizer) && !CF_HAS_FEATURE(thread_sanitizer) && \
-	!CF_HAS_FEATURE(memory_sanitizer)
+#if HAVE_CLONE_VFORK && defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && \
+	!defined(__SANITIZE_THREAD__) && !CF_HAS_FEATURE(address_sanitizer) && \
+	!CF_HAS_FEATURE(thread_sanitizer) && !CF_HAS_FEATURE(memory_sanitizer)
 #define CF_SPAWN_SHARED_VM 1
 #include <sched.h>
 #else
@@ -205,9 +205,9 @@ static int child_cloexec_from_3(void) {
 		 * descriptor limit. sysconf(_SC_OPEN_MAX) is the soft
 		 * RLIMIT_NOFILE, above which open(2) hands out no descriptor; one
 		 * opened before the caller lowered its limit is missed, a case
-		 * close_range alone covers. The bound on the loop only guards
-		 * against an "unlimited" answer: at ~50 ns a call, 2^20 calls are
-		 * ~50 ms, paid only by a caller that raised its limit that far. */
+		 * close_range alone covers. The cap only tames an "unlimited"
+		 * answer: 2^20 fcntl calls take tens to hundreds of milliseconds,
+		 * paid only by a caller that raised its limit that far. */
 		int fd;
 		long max = sysconf(_SC_OPEN_MAX);
 		if (max < 0 || max > (1L << 20))
