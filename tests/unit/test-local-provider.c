@@ -33,12 +33,17 @@ static const char *const read_only_tokens[] = {
 static const char *const true_argv[] = { "true", NULL };
 static const char *const echo_argv[] = { "echo", "a b", "--", NULL };
 
+/* Fake launchers are written to workdir; policies name workspace, a
+ * directory beside them (a runner inside the workspace is refused). */
+static char workspace[300];
+
 static int setup(void **state) {
 	(void)state;
 	snprintf(workdir, sizeof workdir, "/tmp/confine-local-XXXXXX");
 	if (!mkdtemp(workdir))
 		return -1;
-	return 0;
+	snprintf(workspace, sizeof workspace, "%s/ws", workdir);
+	return mkdir(workspace, 0755);
 }
 
 static int teardown(void **state) {
@@ -216,7 +221,7 @@ static void test_missing_launcher_is_unavailable(void **state) {
 static void test_missing_launcher_confine_has_no_detail(void **state) {
 	char launcher[PATH_MAX];
 	const char *argv[] = { "true", NULL };
-	confine_policy policy = { CONFINE_MODE_READ_ONLY, workdir };
+	confine_policy policy = { CONFINE_MODE_READ_ONLY, workspace };
 	confine_argv *c = NULL;
 	confine_error err;
 	confine_provider *p;
@@ -235,7 +240,7 @@ static void test_missing_launcher_confine_has_no_detail(void **state) {
 static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	char launcher[PATH_MAX], want[PATH_MAX + 1024];
 	const char *argv[] = { "true", NULL };
-	confine_policy policy = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	confine_policy policy = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
 	confine_argv *c = NULL;
 	confine_error err;
 	confine_provider *p;
@@ -254,12 +259,85 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	confine_provider_free(p);
 }
 
+/* A runner inside the workspace could have been replaced by an earlier
+ * workspace-write run: it is refused for that workspace, in every mode, and
+ * the refusal names it; a workspace beside it is fine. */
+static void test_runner_inside_the_workspace_is_refused(void **state) {
+	char launcher[PATH_MAX], want[2 * PATH_MAX + 512];
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, workdir };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	confine_policy beside = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_argv *out = NULL;
+	confine_error err;
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "launcher-in-ws", "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	snprintf(want, sizeof want,
+	         " Runner failure: runner %s lies inside the workspace %s, which confined commands "
+	         "may write; refusing to run it",
+	         launcher, workdir);
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_non_null(strstr(err.message, want));
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_int_equal(confine_confine(p, true_argv, &beside, &out, &err), 0);
+	confine_argv_free(out);
+	confine_provider_free(p);
+}
+
+/* runnerCommand[0] must be absolute or a bare name found on PATH: a
+ * relative path would be looked up in the workspace. */
+static void test_runner_command_program_resolution(void **state) {
+	static const char *const relative[] = { "tools/runner", NULL };
+	static const char *const bare_missing[] = { "no-such-runner-xyz", NULL };
+	static const char *const bare_found[] = { "env", NULL };
+	static const char *const signatures[] = { "runner: refused", NULL };
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, workspace };
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_error err;
+	(void)state;
+	confine_local_config_init(&config);
+	config.runner_failure_signatures = signatures;
+	config.path = "relative/bin:/usr/bin:/bin";
+
+	config.runner_command = relative;
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), -EINVAL);
+	assert_int_equal(err.code, CONFINE_E_INVALID_CONFIG);
+	assert_non_null(strstr(err.message, "\"tools/runner\""));
+
+	config.runner_command = bare_missing;
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), 0);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_non_null(strstr(err.message, " Runner failure: runnerCommand \"no-such-runner-xyz\" "
+	                                    "was not found on PATH"));
+	confine_provider_free(p);
+
+	config.runner_command = bare_found;
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), 0);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	assert_string_equal(out->argv[0], "/usr/bin/env");
+	confine_argv_free(out);
+	confine_provider_free(p);
+
+	/* runnerCommand skips the ladder: pinning a rung with it is refused */
+	config.runner_command = bare_found;
+	config.pin = CONFINE_RUNNER_LANDLOCK;
+	assert_int_equal(confine_local_provider_new(&config, &p, &err), -EINVAL);
+	assert_non_null(strstr(err.message, "pinned runner (landlock)"));
+}
+
 static void test_partial_launcher_line(void **state) {
 	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
 	confine_provider *p;
 	confine_argv *out = NULL;
 	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
 	(void)state;
 	snprintf(log, sizeof log, "%s/partial.log", workdir);
 	snprintf(body, sizeof body,
@@ -282,7 +360,7 @@ static void test_landlock_argv_and_dialect(void **state) {
 	char launcher[PATH_MAX];
 	confine_provider *p;
 	confine_argv *out = NULL;
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
 	static const char *const tail[] = { "--", "echo", "a b", "--", NULL };
 	(void)state;
 	write_script(launcher, sizeof launcher, "full-launcher", "echo 'landlock: fully enforced'");
@@ -297,7 +375,7 @@ static void test_landlock_argv_and_dialect(void **state) {
 	assert_string_equal(out->argv[5], "--rw");
 	assert_string_equal(out->argv[6], "/tmp");
 	assert_string_equal(out->argv[7], "--rw");
-	assert_string_equal(out->argv[8], workdir);
+	assert_string_equal(out->argv[8], workspace);
 	for (size_t i = 0; tail[i]; i++)
 		assert_string_equal(out->argv[9 + i], tail[i]);
 	assert_null(out->argv[13]);
@@ -315,8 +393,8 @@ static void test_landlock_argv_and_dialect(void **state) {
 	                    "landlock-run: partial enforcement (older Landlock ABI)");
 	assert_null(out->rules[0].informational_lines[1]);
 	assert_int_equal(out->policy.mode, CONFINE_MODE_WORKSPACE_WRITE);
-	assert_string_equal(out->policy.workspace_root, workdir);
-	assert_ptr_not_equal(out->policy.workspace_root, workdir);
+	assert_string_equal(out->policy.workspace_root, workspace);
+	assert_ptr_not_equal(out->policy.workspace_root, workspace);
 	confine_argv_free(out);
 	confine_provider_free(p);
 }
@@ -459,7 +537,7 @@ static void test_runner_command(void **state) {
 	confine_local_config config;
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
 	confine_verdict v;
 	(void)state;
 	snprintf(log, sizeof log, "%s/runner-command.log", workdir);
@@ -481,8 +559,8 @@ static void test_runner_command(void **state) {
 	assert_string_equal(out->argv[14], "--tmpfs");
 	assert_string_equal(out->argv[15], "/tmp");
 	assert_string_equal(out->argv[16], "--bind");
-	assert_string_equal(out->argv[17], workdir);
-	assert_string_equal(out->argv[18], workdir);
+	assert_string_equal(out->argv[17], workspace);
+	assert_string_equal(out->argv[18], workspace);
 	assert_string_equal(out->argv[19], "--");
 	assert_string_equal(out->argv[20], "echo");
 	assert_string_equal(out->argv[21], "a b");
@@ -625,6 +703,8 @@ int main(void) {
 		cmocka_unit_test(test_launcher_killed_by_signal_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
+		cmocka_unit_test(test_runner_inside_the_workspace_is_refused),
+		cmocka_unit_test(test_runner_command_program_resolution),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
 		cmocka_unit_test(test_landlock_argv_and_dialect),

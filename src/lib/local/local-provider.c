@@ -37,6 +37,15 @@ typedef struct local_provider {
 	 * (written under the ladder's lock while probing, read after the
 	 * verdict): "" when it could. */
 	char launcher_failure[512];
+	/* runnerCommand[0] given as a name that no absolute PATH entry holds:
+	 * every confined call fails closed naming it. */
+	bool runner_command_not_found;
+	/* Canonical paths of the runners, resolved once: a runner inside a
+	 * call's writable workspace is refused for that call. NULL when the
+	 * runner does not exist (it then fails closed at execution). */
+	char *bwrap_real;
+	char *launcher_real;
+	char *runner_command_real;
 } local_provider;
 
 /* ---- dialects (SPEC 6) ---- */
@@ -235,6 +244,16 @@ static int profile_tokens(const local_provider *lp, confine_runner runner,
 	return -EINVAL;
 }
 
+/* Whether canonical `path` is `dir` or lies below it. A root of "/" is
+ * only ever read-only (workspace-write refuses it), so nothing under it is
+ * writable and it contains no runner that matters here. */
+static bool inside(const char *path, const char *dir) {
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return false;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
 static int build(const local_provider *lp, confine_runner runner, confine_enforcement enforcement,
                  const char *const *argv, const confine_policy *policy, confine_argv **ret,
                  confine_error *err) {
@@ -268,6 +287,23 @@ static int build(const local_provider *lp, confine_runner runner, confine_enforc
 	if (!program[0])
 		/* Never hand back an argv without its runner. */
 		return confine_error_sandbox_unavailable(err, policy->mode, NULL);
+	{
+		/* A runner inside the workspace could have been replaced by an
+		 * earlier workspace-write run of a confined command: running it
+		 * would run that command's choice unconfined. */
+		const char *real = runner == CONFINE_RUNNER_BWRAP      ? lp->bwrap_real
+		                   : runner == CONFINE_RUNNER_LANDLOCK ? lp->launcher_real
+		                   : runner == CONFINE_RUNNER_RUNNER_COMMAND ? lp->runner_command_real
+		                                                             : NULL;
+		if (real && policy->workspace_root && inside(real, policy->workspace_root)) {
+			char detail[PATH_MAX * 2 + 128];
+			snprintf(detail, sizeof detail,
+			         "runner %s lies inside the workspace %s, which confined commands may "
+			         "write; refusing to run it",
+			         real, policy->workspace_root);
+			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+		}
+	}
 
 	r = profile_tokens(lp, runner, policy, &profile);
 	if (r == -EINVAL)
@@ -341,6 +377,13 @@ static int local_confine(void *data, const char *const *argv, const confine_poli
 	local_provider *lp = data;
 	cf_ladder_choice choice;
 
+	if (lp->runner_command_not_found) {
+		char detail[PATH_MAX + 128];
+		snprintf(detail, sizeof detail,
+		         "runnerCommand \"%s\" was not found on PATH (absolute entries only)",
+		         lp->runner_command[0]);
+		return confine_error_sandbox_unavailable(err, policy->mode, detail);
+	}
 	if (lp->runner_command)
 		/* The operator's assertion: ladder and probes are skipped. */
 		return build(lp, CONFINE_RUNNER_RUNNER_COMMAND, CONFINE_ENFORCEMENT_FULL, argv, policy,
@@ -401,6 +444,9 @@ static void local_destroy(void *data) {
 	if (lp->ladder_ready)
 		cf_ladder_destroy(&lp->ladder);
 	confine_strv_free(lp->runner_command);
+	free(lp->bwrap_real);
+	free(lp->launcher_real);
+	free(lp->runner_command_real);
 	confine_strv_free(lp->signatures);
 	free(lp->launcher);
 	free(lp->platform);
@@ -452,6 +498,19 @@ static int validate(const confine_local_config *c, confine_error *err) {
 
 	if (has_runner && !c->runner_command[0][0])
 		return config_error(err, "sandbox-local: runnerCommand[0] must be a non-empty program");
+	/* A relative path would be looked up from the command's working
+	 * directory, the workspace: a confined command could plant the
+	 * "runner" there and run unconfined the next time. */
+	if (has_runner && c->runner_command[0][0] != '/' && strchr(c->runner_command[0], '/'))
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_CONFIG, "config", 0,
+		                    "sandbox-local: runnerCommand[0] must be an absolute path or a "
+		                    "program name looked up on PATH (got \"%s\")",
+		                    c->runner_command[0]);
+	if (has_runner && c->pin != CONFINE_RUNNER_NONE)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_CONFIG, "config", 0,
+		                    "sandbox-local: runnerCommand skips the ladder, so it cannot be "
+		                    "combined with a pinned runner (%s)",
+		                    confine_runner_name(c->pin) ? confine_runner_name(c->pin) : "?");
 	switch (c->pin) {
 	case CONFINE_RUNNER_NONE:
 	case CONFINE_RUNNER_BWRAP:
@@ -518,6 +577,22 @@ int cf_local_provider_new_with_hooks(const confine_local_config *config,
 	if (!path)
 		path = DEFAULT_PATH;
 	lp->bwrap_path = cf_find_program(path, "bwrap");
+	if (lp->runner_command && !strchr(lp->runner_command[0], '/')) {
+		/* A bare name is found like bwrap: on absolute PATH entries only,
+		 * and placed in argv as an absolute path. */
+		char *found = cf_find_program(path, lp->runner_command[0]);
+		if (found) {
+			free(lp->runner_command[0]);
+			lp->runner_command[0] = found;
+		} else {
+			lp->runner_command_not_found = true;
+		}
+	}
+	if (lp->bwrap_path)
+		lp->bwrap_real = realpath(lp->bwrap_path, NULL);
+	lp->launcher_real = realpath(lp->launcher, NULL);
+	if (lp->runner_command)
+		lp->runner_command_real = realpath(lp->runner_command[0], NULL);
 	tmpdir = getenv("TMPDIR");
 	if (tmpdir && tmpdir[0]) {
 		lp->tmpdir = strdup(tmpdir);
