@@ -57,7 +57,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char path[4096];
 	char errbuf[1024];
 	cli_config config;
-	int fd, r;
+	int r;
+#if HAVE_MEMFD_CREATE
+	int fd;
+#endif
 
 #if HAVE_MEMFD_CREATE
 	fd = memfd_create("confine-fuzz-config", MFD_CLOEXEC);
@@ -67,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 #else
-	fd = temp_file(data, size);
+	(void)temp_file(data, size);
 	snprintf(path, sizeof(path), "%s", temp_path);
 #endif
 
