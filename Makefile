@@ -27,13 +27,15 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-# Every test suite, then the unit suite again under valgrind and under ASan
-# and UBSan, then a short run of each fuzzer (clang's libFuzzer).
+# Every test suite; the unit suite again under valgrind and under ASan and
+# UBSan; the spawn paths macOS compiles (check-portable); then a short run of
+# each fuzzer (clang's libFuzzer).
 check: deps-check $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 	$(MESON) test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory check-valgrind
 	$(MAKE) --no-print-directory check-asan
+	$(MAKE) --no-print-directory check-portable
 	$(MAKE) --no-print-directory fuzz
 
 # The unit suite again under valgrind's memcheck.
@@ -49,15 +51,16 @@ check-asan: $(ASAN_BUILD)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1 \
 	$(MESON) test -C $(ASAN_BUILD) --suite unit --print-errorlogs
 
-# Every suite again in a build with each Linux-only fast path turned off
-# (-Dportable=true: fork instead of clone, no pidfd, close_range, pipe2 or
-# sigtimedwait): the spawn code macOS compiles, run here.
+# The suites that exercise spawning (all but the escape and install ones,
+# which add nothing here) again in a build with each Linux-only fast path
+# turned off (-Dportable=true: fork instead of clone, no pidfd, close_range,
+# pipe2 or sigtimedwait): the spawn code macOS compiles, run here.
 $(PORTABLE_BUILD)/build.ninja:
 	$(MESON) setup $(PORTABLE_BUILD) -Dportable=true -Dbench=false
 
 check-portable: $(PORTABLE_BUILD)/build.ninja
 	$(MESON) compile -C $(PORTABLE_BUILD)
-	$(MESON) test -C $(PORTABLE_BUILD) --print-errorlogs
+	$(MESON) test -C $(PORTABLE_BUILD) --no-suite escape --no-suite install --print-errorlogs
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang $(MESON) setup $(FUZZ_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
