@@ -17,11 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "config-file.h"
+#include "config.h"
+#include "spawn-internal.h"
+
+#if HAVE_PR_SET_CHILD_SUBREAPER
+#include <sys/prctl.h>
+#endif
 
 typedef struct cli_context {
 	const cli_args *args;
@@ -260,16 +269,19 @@ static void context_close(cli_context *ctx) {
 /* Supervising a child: signal forwarding                                   */
 
 /* The child runs in its own session, so a terminal's Ctrl-C reaches only
- * confine: these handlers pass SIGINT, SIGTERM and SIGHUP on to the child's
- * process group (its pid: it is a session leader). kill(2) is
- * async-signal-safe; pid_t fits in sig_atomic_t on the platforms we build. */
-static volatile sig_atomic_t supervised_group;
+ * confine: these handlers pass SIGINT, SIGTERM and SIGHUP on to the
+ * command through confine_process_signal(), which reaches every process
+ * group of the run's tree (under bwrap the command's, not bwrap's own) and
+ * is async-signal-safe: it allocates nothing and only reads /proc and calls
+ * kill(2). The pointer is set once the child exists and cleared before the
+ * process is freed, with the forwarded signals blocked around both. */
+static confine_process *volatile supervised_process;
 
 static void forward_signal(int sig) {
 	int saved = errno;
-	pid_t group = (pid_t)supervised_group;
-	if (group > 0)
-		(void)kill(-group, sig);
+	confine_process *process = supervised_process;
+	if (process)
+		(void)confine_process_signal(process, sig);
 	errno = saved;
 }
 
@@ -293,28 +305,92 @@ static void supervise_begin(sigset_t *old_mask) {
 	size_t i;
 	memset(&forward, 0, sizeof forward);
 	forward.sa_handler = forward_signal;
-	sigemptyset(&forward.sa_mask);
-	forward.sa_flags = SA_RESTART;
 	sigemptyset(&block);
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaddset(&block, forwarded_signals[i]);
+	/* One forwarding at a time: a second signal waits for the first walk. */
+	forward.sa_mask = block;
+	forward.sa_flags = SA_RESTART;
 	sigprocmask(SIG_BLOCK, &block, old_mask);
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaction(forwarded_signals[i], &forward, &saved_handlers[i]);
 }
 
 static void supervise_end(void) {
-	supervised_group = 0;
-	for (size_t i = 0; i < N_FORWARDED; i++)
+	sigset_t block, old;
+	size_t i;
+	sigemptyset(&block);
+	for (i = 0; i < N_FORWARDED; i++)
+		sigaddset(&block, forwarded_signals[i]);
+	/* No handler may be using the process when the caller frees it. */
+	sigprocmask(SIG_BLOCK, &block, &old);
+	supervised_process = NULL;
+	for (i = 0; i < N_FORWARDED; i++)
 		sigaction(forwarded_signals[i], &saved_handlers[i], NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-static void supervise_started(const confine_process *process, const sigset_t *old_mask) {
+static void supervise_started(confine_process *process, const sigset_t *old_mask) {
 	if (process)
-		supervised_group = (sig_atomic_t)confine_process_pid(process);
+		supervised_process = process;
 	else
 		supervise_end();
 	sigprocmask(SIG_SETMASK, old_mask, NULL);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Orphans: nothing the command started outlives confine                  */
+
+/*
+ * The library ends the run's process group and what is still attached
+ * below it; a descendant that called setsid and whose parent had already
+ * ended is out of its reach (it was reparented away). confine itself can do
+ * better: as a child subreaper (Linux) it becomes the parent of every such
+ * orphan, and when the command has settled it kills and reaps whatever is
+ * left below it. Under bwrap the PID namespace and --die-with-parent
+ * already end such processes; this covers Landlock and danger-full-access.
+ */
+static void adopt_orphans(void) {
+#if HAVE_PR_SET_CHILD_SUBREAPER
+	/* Best effort: without it, orphans stay as the library leaves them. */
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
+#endif
+}
+
+/* How long to wait for killed orphans to die (one stuck in an
+ * uninterruptible sleep dies when the kernel lets it, reparented to init). */
+#define ORPHAN_REAP_MS 3000
+
+static long long monotonic_ms(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Kills every process still below confine and reaps its children, until
+ * none is left. Called once the command settled and was reaped. */
+static void end_orphans(void) {
+	long long deadline = monotonic_ms() + ORPHAN_REAP_MS;
+	for (;;) {
+		int status;
+		pid_t w;
+		bool reaped = false;
+		int found = cf_signal_descendants(getpid(), SIGKILL);
+		while ((w = waitpid(-1, &status, WNOHANG)) > 0)
+			reaped = true;
+		if (w < 0 && errno == ECHILD)
+			return; /* no child left */
+		/* Children exist that the walk cannot see (no /proc): nothing
+		 * more can be done for them. */
+		if (found == 0 && !reaped)
+			return;
+		if (monotonic_ms() >= deadline)
+			return;
+		{
+			struct timespec pause = { 0, 5 * 1000 * 1000 };
+			nanosleep(&pause, NULL);
+		}
+	}
 }
 
 /* Spawns `options` under supervision and returns its outcome. */
@@ -365,6 +441,91 @@ static int prepare(cli_context *ctx, const char *const *argv, confine_spawn_opti
 /* ------------------------------------------------------------------------ */
 /* run                                                                      */
 
+/* The conventions of env(1) and timeout(1) for a program that cannot run. */
+#define CLI_EXIT_CANNOT_EXECUTE 126
+#define CLI_EXIT_NOT_FOUND 127
+
+/* Whether `path` (relative ones from the workspace root `root`) names a
+ * file the sandbox's exec can run: 0, or ENOENT / EACCES. */
+static int check_executable(const char *root, const char *path) {
+	struct stat st;
+	char *joined = NULL;
+	const char *full = path;
+	int e = 0;
+	if (path[0] != '/') {
+		if (asprintf(&joined, "%s/%s", root, path) < 0)
+			return ENOMEM;
+		full = joined;
+	}
+	if (stat(full, &st) < 0)
+		e = errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ? ENOENT : errno;
+	else if (S_ISDIR(st.st_mode) || access(full, X_OK) < 0)
+		e = EACCES;
+	free(joined);
+	return e == ENOENT || e == EACCES || e == ENOMEM ? e : (e ? EACCES : 0);
+}
+
+/*
+ * Resolves PROGRAM the way the sandbox's exec will (execvp(3): a name with
+ * a slash is a path, relative ones from the workspace root where the
+ * command starts; a bare name is searched on $PATH, an empty entry meaning
+ * that directory too) before anything is confined. Otherwise a missing
+ * program reaches the runner, and bwrap's "bwrap: execvp ...: No such file
+ * or directory" is indistinguishable from bwrap itself failing: the user
+ * would be told to install bubblewrap. Returns 0 when it resolves, else the
+ * exit status after printing `confine: PROGRAM: ...`.
+ */
+static int resolve_program(const cli_context *ctx, const char *program) {
+	const char *root = ctx->policy->workspace_root;
+	int e;
+	if (strchr(program, '/')) {
+		e = check_executable(root, program);
+	} else {
+		const char *path = getenv("PATH");
+		char fallback[256];
+		bool denied = false, found = false;
+		if (!path) {
+			/* execvp's default search path */
+			size_t n = confstr(_CS_PATH, fallback, sizeof fallback);
+			path = n > 0 && n <= sizeof fallback ? fallback : "/bin:/usr/bin";
+		}
+		e = 0;
+		for (const char *p = path; !found && e != ENOMEM;) {
+			const char *end = p + strcspn(p, ":");
+			char *candidate = NULL;
+			int r;
+			if (asprintf(&candidate, "%.*s%s%s", (int)(end - p), p, end > p ? "/" : "",
+			             program) < 0) {
+				e = ENOMEM;
+				break;
+			}
+			r = check_executable(root, candidate);
+			free(candidate);
+			if (r == 0)
+				found = true;
+			else if (r == EACCES)
+				denied = true;
+			else if (r == ENOMEM)
+				e = ENOMEM;
+			if (!*end)
+				break;
+			p = end + 1;
+		}
+		if (e != ENOMEM)
+			e = found ? 0 : denied ? EACCES : ENOENT;
+	}
+	if (e == 0)
+		return 0;
+	if (e == ENOMEM)
+		return report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	/* Not a failure of confine (125): the command's own, as a shell or
+	 * env(1) reports it; nothing ran. */
+	fprintf(stderr, "confine: %s: %s\n", program,
+	        e == EACCES ? "Permission denied" : "command not found");
+	fflush(stderr);
+	return e == EACCES ? CLI_EXIT_CANNOT_EXECUTE : CLI_EXIT_NOT_FOUND;
+}
+
 static int command_run(cli_context *ctx) {
 	const cli_args *args = ctx->args;
 	confine_spawn_options options;
@@ -373,6 +534,8 @@ static int command_run(cli_context *ctx) {
 	confine_error err;
 	int status;
 
+	if ((status = resolve_program(ctx, args->program_argv[0])) != 0)
+		return status;
 	if ((status = prepare(ctx, (const char *const *)args->program_argv, &options, &confined)) != 0)
 		return status;
 	/* stdin and stdout are the caller's; stderr goes to the caller live and
@@ -704,8 +867,16 @@ int cli_execute(const cli_args *args) {
 	status = context_open(&ctx, args, with_policy);
 	if (status == 0) {
 		switch (args->command) {
-		case CLI_COMMAND_RUN: status = command_run(&ctx); break;
-		case CLI_COMMAND_BASH: status = command_bash(&ctx); break;
+		case CLI_COMMAND_RUN:
+			adopt_orphans();
+			status = command_run(&ctx);
+			end_orphans();
+			break;
+		case CLI_COMMAND_BASH:
+			adopt_orphans();
+			status = command_bash(&ctx);
+			end_orphans();
+			break;
 		case CLI_COMMAND_WRAP: status = command_wrap(&ctx); break;
 		case CLI_COMMAND_PROBE: status = command_probe(&ctx); break;
 		case CLI_COMMAND_NONE:

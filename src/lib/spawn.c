@@ -134,6 +134,11 @@ struct confine_process {
 	bool term_sent;
 	bool kill_sent;
 	bool timed_out;
+	/* The leader has ended: its pid may be reaped at any moment, so no
+	 * signal goes to it any more. Written before reaping. */
+	volatile sig_atomic_t leader_ended;
+	/* A bwrap-shaped runner supervises the command (see deliver()). */
+	bool runner_supervises;
 	confine_argv *confined; /* this run's own copy of the wrap's facts */
 	char *workdir;
 };
@@ -525,6 +530,14 @@ static int validate(const confine_spawn_options *o, confine_error *err) {
 	if (!argv || !argv[0] || !argv[0][0])
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
 		                    "spawn needs a non-empty argv (argv[0] is missing or empty)");
+	/* A runner named relatively would be looked up from the working
+	 * directory, the workspace the command may write: a planted "bwrap"
+	 * there would run instead. Providers place runners absolute. */
+	if (o->confined && argv[0][0] != '/')
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
+		                    "the confined argv's runner \"%s\" is not an absolute path; "
+		                    "refusing to look it up",
+		                    argv[0]);
 	if (o->workdir && !o->workdir[0])
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
 		                    "the working directory \"\" is empty");
@@ -659,6 +672,8 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 		p->streams[i].tee_fd = -1;
 	}
 	p->capture_limit = o->capture_limit ? o->capture_limit : CONFINE_DEFAULT_CAPTURE_LIMIT;
+	p->runner_supervises = o->confined && (o->confined->runner == CONFINE_RUNNER_BWRAP ||
+	                                       o->confined->runner == CONFINE_RUNNER_RUNNER_COMMAND);
 	p->timeout_ms = o->timeout_ms;
 	p->kill_grace_ms = CONFINE_KILL_GRACE_MS;
 	p->fallback_wait_ms = 1;
@@ -931,6 +946,405 @@ static bool pipes_open(const confine_process *p) {
 	return p->streams[1].fd >= 0 || p->streams[2].fd >= 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The process tree                                                         */
+
+/*
+ * A run's processes are not all in its process group. Under bwrap the
+ * command runs below bwrap's own init, which leads a session of its own
+ * (--new-session), so a signal for the command sent to the child's group
+ * reaches bwrap instead: bwrap dies of it and takes the command down before
+ * it can clean up. Under Landlock (and unconfined) a descendant that calls
+ * setsid leaves the group and would outlive a timeout or the end of the run.
+ *
+ * So signals are delivered along the descendant tree, found on Linux in
+ * /proc/<pid>/task/<tid>/children (CONFIG_PROC_CHILDREN), or where that file
+ * is absent by scanning every /proc/<pid>/stat for parent links. Only
+ * processes found below the child just now are signalled, and a group only
+ * through a process found to lead it (pgid == pid): a pid read from /proc
+ * could otherwise have been reused. (A pid found as a child can still end,
+ * be reaped and be reused between the read and the kill; that window is the
+ * few microseconds between the two system calls.)
+ *
+ * The walk allocates nothing and makes only open/read/close/getdents64/kill
+ * calls, so confine_process_signal() stays callable from a signal handler
+ * (the CLI forwards SIGINT that way). Its size is bounded (TREE_MAX); a
+ * larger tree is signalled in the part found. Elsewhere (no /proc) the tree
+ * is the child alone and its group is signalled as before.
+ */
+#define TREE_MAX 1024
+
+struct proc_tree {
+	size_t n;
+	pid_t pid[TREE_MAX];
+	pid_t pgid[TREE_MAX];
+};
+
+static bool tree_force_scan;
+
+void cf_process_tree_force_scan(bool on) {
+	tree_force_scan = on;
+}
+
+static bool tree_has(const struct proc_tree *t, pid_t pid) {
+	for (size_t i = 0; i < t->n; i++)
+		if (t->pid[i] == pid)
+			return true;
+	return false;
+}
+
+static bool tree_add(struct proc_tree *t, pid_t pid, pid_t pgid) {
+	if (t->n >= TREE_MAX || tree_has(t, pid))
+		return false;
+	t->pid[t->n] = pid;
+	t->pgid[t->n] = pgid;
+	t->n++;
+	return true;
+}
+
+#if CONFINE_OS_LINUX && defined(SYS_getdents64)
+#define CF_PROC_TREE 1
+
+static size_t put_str(char *buf, size_t size, size_t len, const char *s) {
+	for (; *s && len + 1 < size; s++)
+		buf[len++] = *s;
+	buf[len] = '\0';
+	return len;
+}
+
+static size_t put_num(char *buf, size_t size, size_t len, pid_t value) {
+	char digits[24];
+	size_t n = 0;
+	unsigned long v = (unsigned long)value;
+	do
+		digits[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0 && n < sizeof digits);
+	while (n > 0 && len + 1 < size)
+		buf[len++] = digits[--n];
+	buf[len] = '\0';
+	return len;
+}
+
+/* "/proc/<pid>[/task/<tid>]<tail>", without snprintf (not
+ * async-signal-safe). */
+static void proc_path(char *buf, size_t size, pid_t pid, pid_t tid, const char *tail) {
+	size_t len = put_str(buf, size, 0, "/proc/");
+	len = put_num(buf, size, len, pid);
+	if (tid > 0) {
+		len = put_str(buf, size, len, "/task/");
+		len = put_num(buf, size, len, tid);
+	}
+	(void)put_str(buf, size, len, tail);
+}
+
+/* Parent and group of `pid` from /proc/<pid>/stat. */
+static bool proc_stat(pid_t pid, pid_t *ppid, pid_t *pgid) {
+	char path[64], buf[1024];
+	ssize_t n;
+	char *p;
+	long fields[2] = { 0, 0 };
+	int fd;
+	proc_path(path, sizeof path, pid, 0, "/stat");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	do
+		n = read(fd, buf, sizeof buf - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ppid pgrp ...": comm may hold spaces and parentheses,
+	 * so parse from the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return false;
+	p += 4;
+	for (int k = 0; k < 2; k++) {
+		bool digits = false;
+		while (*p >= '0' && *p <= '9') {
+			fields[k] = fields[k] * 10 + (*p++ - '0');
+			digits = true;
+		}
+		if (!digits || (k == 0 && *p++ != ' '))
+			return false;
+	}
+	*ppid = (pid_t)fields[0];
+	*pgid = (pid_t)fields[1];
+	return true;
+}
+
+/* Calls `fn` for each numeric entry of the directory `path`. */
+static bool for_each_number(const char *path, void (*fn)(pid_t, void *), void *data) {
+	char dents[4096] __attribute__((aligned(8)));
+	long n;
+	int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return false;
+	while ((n = syscall(SYS_getdents64, dir, dents, sizeof dents)) > 0) {
+		long off = 0;
+		while (off < n) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(dents + off);
+			long value = 0;
+			const char *c = d->name;
+			bool numeric = *c != '\0';
+			for (; *c; c++) {
+				if (*c < '0' || *c > '9' || value > INT_MAX / 10) {
+					numeric = false;
+					break;
+				}
+				value = value * 10 + (*c - '0');
+			}
+			if (numeric && value > 0)
+				fn((pid_t)value, data);
+			off += d->reclen;
+		}
+	}
+	close(dir);
+	return n == 0;
+}
+
+struct children_walk {
+	struct proc_tree *t;
+	pid_t parent;
+	bool unsupported; /* no children file: the kernel lacks CONFIG_PROC_CHILDREN */
+};
+
+/* A child found in a children file joins the tree if /proc still shows it
+ * below the same parent. */
+static void add_child(struct children_walk *w, pid_t child) {
+	pid_t ppid, pgid;
+	if (child > 0 && proc_stat(child, &ppid, &pgid) && ppid == w->parent)
+		(void)tree_add(w->t, child, pgid);
+}
+
+/* One thread's children file: space-separated pids. */
+static void read_children_of_task(pid_t tid, void *data) {
+	struct children_walk *w = data;
+	char path[96], buf[512];
+	long value = 0;
+	bool in_number = false;
+	ssize_t n;
+	int fd;
+	proc_path(path, sizeof path, w->parent, tid, "/children");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT && tid == w->parent)
+			w->unsupported = true; /* the main thread exists: the file does not */
+		return;
+	}
+	for (;;) {
+		do
+			n = read(fd, buf, sizeof buf);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] >= '0' && buf[i] <= '9') {
+				if (value < INT_MAX / 10)
+					value = value * 10 + (buf[i] - '0');
+				in_number = true;
+			} else if (in_number) {
+				add_child(w, (pid_t)value);
+				value = 0;
+				in_number = false;
+			}
+		}
+	}
+	if (in_number)
+		add_child(w, (pid_t)value);
+	close(fd);
+}
+
+struct scan {
+	struct proc_tree *t;
+	pid_t want_pgid; /* > 0: collect the members of this group instead */
+	/* With after > 0: only pids handed out after `after` up to `last`
+	 * (wrapping around when last < after) can match. */
+	pid_t after, last;
+	bool added;
+};
+
+static void scan_one(pid_t pid, void *data) {
+	struct scan *s = data;
+	pid_t ppid, pgid;
+	if (s->after > 0 && (s->last >= s->after ? pid <= s->after || pid > s->last
+	                                         : pid <= s->after && pid > s->last))
+		return;
+	if (tree_has(s->t, pid) || !proc_stat(pid, &ppid, &pgid))
+		return;
+	if (s->want_pgid > 0 ? pgid == s->want_pgid : tree_has(s->t, ppid))
+		s->added |= tree_add(s->t, pid, pgid);
+}
+
+/* Extends the tree with every descendant of the processes in it. */
+static void tree_expand(struct proc_tree *t) {
+	if (!tree_force_scan) {
+		bool unsupported = false;
+		for (size_t i = 0; i < t->n && !unsupported; i++) {
+			char path[64];
+			struct children_walk w = { t, t->pid[i], false };
+			proc_path(path, sizeof path, t->pid[i], 0, "/task");
+			(void)for_each_number(path, read_children_of_task, &w);
+			unsupported = w.unsupported;
+		}
+		if (!unsupported)
+			return;
+	}
+	/* No children files: follow parent links through all of /proc until a
+	 * pass adds nothing. */
+	for (;;) {
+		struct scan s = { t, 0, 0, 0, false };
+		if (!for_each_number("/proc", scan_one, &s) || !s.added || t->n >= TREE_MAX)
+			return;
+	}
+}
+
+/* The pid most recently handed out in our PID namespace, or 0. */
+static pid_t last_pid(void) {
+	char buf[32];
+	ssize_t n;
+	long value = 0;
+	int fd = open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	do
+		n = read(fd, buf, sizeof buf - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9' && value < INT_MAX / 10; i++)
+		value = value * 10 + (buf[i] - '0');
+	return (pid_t)value;
+}
+
+/* Adds the live members of the group led by `leader` (which has ended,
+ * unreaped). Its members were started after it, so only the /proc entries
+ * whose pids were handed out since are read: those after the leader's up to
+ * the last one handed out (pids are handed out in increasing order, wrapping
+ * around at pid_max). A run pays for the processes started since, not for
+ * every process on the host: reading each stat costs microseconds, and this
+ * runs at the end of every run. Without ns_last_pid every entry is read. */
+static void tree_add_group(struct proc_tree *t, pid_t leader) {
+	pid_t last = last_pid();
+	struct scan s = { t, leader, last > 0 ? leader : 0, last, false };
+	if (last == leader)
+		return; /* nothing was started since the leader */
+	(void)for_each_number("/proc", scan_one, &s);
+}
+#else
+#define CF_PROC_TREE 0
+static void tree_expand(struct proc_tree *t) {
+	(void)t;
+}
+#endif
+
+/*
+ * Sends `sig` along the tree: to each group through its leader, and to each
+ * process whose group leader was not found on its own. With `spare_group`
+ * > 0, the processes of that group are left out, provided the tree holds
+ * some other process to receive the signal. Returns 0 when at least one
+ * kill succeeded, else the first failure's -errno (-ESRCH for none).
+ */
+static int tree_signal(const struct proc_tree *t, int sig, pid_t spare_group) {
+	bool sent = false;
+	int first_error = 0;
+	if (spare_group > 0) {
+		bool other = false;
+		for (size_t i = 0; i < t->n && !other; i++)
+			other = t->pgid[i] != spare_group;
+		if (!other)
+			spare_group = 0;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		pid_t target;
+		int r;
+		if (spare_group > 0 && t->pgid[i] == spare_group)
+			continue;
+		if (t->pid[i] == t->pgid[i]) {
+			target = -t->pid[i];
+		} else {
+			bool leader_found = false;
+			for (size_t j = 0; j < t->n && !leader_found; j++)
+				leader_found = t->pid[j] == t->pgid[i];
+			if (leader_found)
+				continue; /* the group's kill reaches it */
+			target = t->pid[i];
+		}
+		r = kill(target, sig);
+		if (r == 0)
+			sent = true;
+		else if (!first_error)
+			first_error = -errno;
+	}
+	if (sent)
+		return 0;
+	return first_error ? first_error : -ESRCH;
+}
+
+/* The child's tree: the child (a session and group leader: it called
+ * setsid) and everything found below it. */
+static void tree_of_child(const confine_process *p, struct proc_tree *t) {
+	t->n = 0;
+	(void)tree_add(t, p->pid, p->pid);
+	tree_expand(t);
+}
+
+/* Delivers `sig` to the run. A bwrap-shaped runner (bwrap, or an operator's
+ * runnerCommand) supervises the command and reports its status: a signal
+ * meant for the command must not end the runner first, so the runner's own
+ * group is spared whenever something below it can receive the signal.
+ * SIGKILL spares nothing. */
+static int deliver(const confine_process *p, int sig) {
+	struct proc_tree t;
+	int saved = errno;
+	int r;
+	tree_of_child(p, &t);
+	r = tree_signal(&t, sig, sig != SIGKILL && p->runner_supervises ? p->pid : 0);
+	errno = saved;
+	return r;
+}
+
+int cf_signal_descendants(pid_t root, int sig) {
+	struct proc_tree t;
+	int count = 0;
+	int saved = errno;
+	t.n = 0;
+	(void)tree_add(&t, root, 0);
+	tree_expand(&t);
+	for (size_t i = 1; i < t.n; i++)
+		if (kill(t.pid[i], sig) == 0)
+			count++;
+	errno = saved;
+	return count;
+}
+
+/* The leader has ended (not yet reaped, so its group id cannot be reused):
+ * kill its group and what is still attached below the group's surviving
+ * members. A descendant that had already been orphaned (its parent ended
+ * before) is out of reach here; see confine_spawn's documentation. */
+static void kill_after_leader(const confine_process *p) {
+	struct proc_tree t;
+	int saved = errno;
+	t.n = 0;
+	(void)tree_add(&t, p->pid, p->pid);
+#if CF_PROC_TREE
+	tree_add_group(&t, p->pid);
+#endif
+	/* The ended leader has no children left (they were reparented when it
+	 * ended): only surviving members have anything below them. */
+	if (t.n > 1)
+		tree_expand(&t);
+	(void)tree_signal(&t, SIGKILL, 0);
+	errno = saved;
+}
+
 static void signal_group(confine_process *p, int sig) {
 	if (p->pid > 0)
 		(void)kill(-p->pid, sig);
@@ -949,6 +1363,7 @@ static void check_leader(confine_process *p) {
 		/* ECHILD: someone else reaped it (SIGCHLD ignored, or a
 		 * waitpid(-1) elsewhere). The status is lost. */
 		p->wait_errno = errno;
+		p->leader_ended = 1;
 		signal_group(p, SIGKILL);
 		goto reaped;
 	}
@@ -962,8 +1377,10 @@ static void check_leader(confine_process *p) {
 		(void)waitid(P_PID, (id_t)p->pid, &info, WSTOPPED | WCONTINUED | WNOHANG);
 		return;
 	}
-	/* A confined tree never outlives its run. */
-	signal_group(p, SIGKILL);
+	/* A confined tree never outlives its run: its group, and what is still
+	 * attached below the group's other members. */
+	p->leader_ended = 1;
+	kill_after_leader(p);
 	for (;;) {
 		pid_t w = waitpid(p->pid, &status, 0);
 		if (w == p->pid) {
@@ -989,11 +1406,11 @@ static void enforce_timeout(confine_process *p, long long now) {
 		p->term_sent = true;
 		p->kill_at_ms = now + p->kill_grace_ms;
 		if (p->kill_grace_ms)
-			signal_group(p, SIGTERM);
+			(void)deliver(p, SIGTERM);
 	}
 	if (p->term_sent && !p->kill_sent && now >= p->kill_at_ms) {
 		p->kill_sent = true;
-		signal_group(p, SIGKILL);
+		(void)deliver(p, SIGKILL);
 	}
 }
 
@@ -1061,11 +1478,9 @@ int confine_process_poll(confine_process *process, confine_error *err) {
 int confine_process_signal(confine_process *process, int sig) {
 	if (!process || process->pid <= 0)
 		return -EINVAL;
-	if (process->state != STATE_RUNNING)
+	if (process->state != STATE_RUNNING || process->leader_ended)
 		return -ESRCH;
-	if (kill(-process->pid, sig) < 0)
-		return -errno;
-	return 0;
+	return deliver(process, sig);
 }
 
 static int copy_stream(const struct stream *s, char **data, size_t *len, bool *truncated) {
@@ -1159,7 +1574,7 @@ void confine_process_free(confine_process *process) {
 		return;
 	if (process->pid > 0 && process->state == STATE_RUNNING) {
 		int status;
-		signal_group(process, SIGKILL);
+		(void)deliver(process, SIGKILL);
 		while (waitpid(process->pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}

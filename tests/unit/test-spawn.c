@@ -935,6 +935,236 @@ static void test_fast_path_for_a_short_command(void **state) {
 	assert_true(tl_now_ms() - start < 500);
 }
 
+/* ---- the run's whole tree: signals, timeouts, leftovers ---- */
+
+/* A duration no other process on the machine is sleeping. */
+static void unique_duration(char *buf, size_t size, int salt) {
+	snprintf(buf, size, "%ld", 800000L + (long)((getpid() * 7 + salt) % 99991));
+}
+
+/* Whether `sleep DURATION` has gone within `ms`. */
+static bool sleep_gone_within(const char *duration, long long ms) {
+	long long until = tl_now_ms() + ms;
+	bool alive;
+	while ((alive = tl_sleep_running(duration)) && tl_now_ms() < until)
+		usleep(10000);
+	return !alive;
+}
+
+static bool file_appears_within(const char *path, long long ms) {
+	long long until = tl_now_ms() + ms;
+	while (!tl_exists(path) && tl_now_ms() < until)
+		usleep(10000);
+	return tl_exists(path);
+}
+
+/* A provider that names its runner relatively would have it looked up from
+ * the working directory, the workspace: refused before anything runs, even
+ * when a file of that name is there to run. */
+static void test_confined_relative_runner_is_refused(void **state) {
+	char *ran = NULL;
+	const char *envp[] = { "PATH=", NULL }; /* an empty entry: the working directory */
+	const char *argv[] = { "sh", "-c", "touch ran", NULL };
+	confine_argv *c = fx_confined("runner", &fx_bwrap_facts, CONFINE_MODE_WORKSPACE_WRITE, tmp,
+	                              argv);
+	confine_spawn_options o;
+	confine_process *p = NULL;
+	confine_error err;
+	(void)state;
+	assert_int_equal(asprintf(&ran, "%s/ran", tmp) > 0, 1);
+	confine_spawn_options_init(&o);
+	o.confined = c;
+	o.envp = envp;
+	assert_int_equal(confine_spawn(&o, &p, &err), -EINVAL);
+	assert_null(p);
+	assert_int_equal(err.code, CONFINE_E_INVALID_ARGUMENT);
+	assert_non_null(strstr(err.message, "\"runner\" is not an absolute path"));
+	usleep(100000);
+	assert_false(tl_exists(ran));
+	free(ran);
+	confine_argv_free(c);
+}
+
+#if CONFINE_OS_LINUX
+/* A bwrap-shaped runner: the command in a session of its own below it, its
+ * status passed on; like bwrap, it dies of a signal it does not handle. */
+static const char supervising_runner[] =
+	"#!/bin/sh\n"
+	"while [ $# -gt 0 ] && [ \"$1\" != \"--\" ]; do shift; done\n"
+	"shift\n"
+	"setsid \"$@\" &\n"
+	"wait $!\n";
+
+/* Starts `script` under the supervising runner with bwrap's facts; returns
+ * once the script wrote `ready`. */
+static confine_process *start_supervised(const char *script, const char *ready,
+                                         unsigned timeout_ms, confine_argv **ret_c) {
+	char *runner = tl_write_file(tmp, "supervisor", supervising_runner, 0755);
+	const char *argv[] = { "sh", "-c", script, NULL };
+	confine_spawn_options o;
+	confine_process *p = NULL;
+	assert_non_null(runner);
+	*ret_c = fx_confined(runner, &fx_bwrap_facts, CONFINE_MODE_WORKSPACE_WRITE, tmp, argv);
+	free(runner);
+	confine_spawn_options_init(&o);
+	o.confined = *ret_c;
+	capture_both(&o);
+	o.timeout_ms = timeout_ms;
+	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
+	assert_true(file_appears_within(ready, 5000));
+	return p;
+}
+
+/* The signal for the command reaches the command, not the runner that
+ * supervises it: the command's trap runs and its status comes back. */
+static void test_signal_reaches_the_command_below_a_supervising_runner(void **state) {
+	char ready[512], marker[512], script[1200];
+	confine_argv *c;
+	confine_process *p;
+	confine_outcome *out = NULL;
+	(void)state;
+	snprintf(ready, sizeof ready, "%s/ready", tmp);
+	snprintf(marker, sizeof marker, "%s/cleaned-up", tmp);
+	snprintf(script, sizeof script, "trap 'touch \"%s\"; exit 7' TERM; touch \"%s\"; sleep 30",
+	         marker, ready);
+	p = start_supervised(script, ready, 0, &c);
+	assert_int_equal(confine_process_signal(p, SIGTERM), 0);
+	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
+	assert_false(out->signaled);
+	assert_int_equal(out->exit_code, 7);
+	assert_true(tl_exists(marker));
+	confine_outcome_free(out);
+	confine_process_free(p);
+	confine_argv_free(c);
+}
+
+/* The same for a timeout's SIGTERM. */
+static void test_timeout_reaches_the_command_below_a_supervising_runner(void **state) {
+	char ready[512], marker[512], script[1200];
+	confine_argv *c;
+	confine_process *p;
+	confine_outcome *out = NULL;
+	(void)state;
+	snprintf(ready, sizeof ready, "%s/ready", tmp);
+	snprintf(marker, sizeof marker, "%s/cleaned-up", tmp);
+	snprintf(script, sizeof script, "trap 'touch \"%s\"; exit 7' TERM; touch \"%s\"; sleep 30",
+	         marker, ready);
+	p = start_supervised(script, ready, 500, &c);
+	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
+	assert_true(out->timed_out);
+	assert_false(out->signaled);
+	assert_int_equal(out->exit_code, 7);
+	assert_true(tl_exists(marker));
+	confine_outcome_free(out);
+	confine_process_free(p);
+	confine_argv_free(c);
+}
+
+/* Unconfined (and under Landlock) the signal reaches the child's group and
+ * every session started below it. */
+static void test_signal_reaches_a_descendant_session(void **state) {
+	char ready[512], marker[512], script[1500];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	confine_spawn_options o;
+	confine_process *p = NULL;
+	confine_outcome *out = NULL;
+	(void)state;
+	snprintf(ready, sizeof ready, "%s/ready", tmp);
+	snprintf(marker, sizeof marker, "%s/inner-cleaned-up", tmp);
+	snprintf(script, sizeof script,
+	         "setsid sh -c 'trap \"touch %s; exit 0\" TERM; touch %s; sleep 30' "
+	         "</dev/null >/dev/null 2>&1 & wait",
+	         marker, ready);
+	confine_spawn_options_init(&o);
+	o.argv = argv;
+	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
+	assert_true(file_appears_within(ready, 5000));
+	assert_int_equal(confine_process_signal(p, SIGTERM), 0);
+	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
+	assert_true(file_appears_within(marker, 3000));
+	confine_outcome_free(out);
+	confine_process_free(p);
+}
+
+/* A timeout reaches a descendant that started its own session, and so does
+ * the kill of a process freed while running. */
+static void test_timeout_and_free_reach_setsid_descendants(void **state) {
+	char duration[32], script[256];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	confine_spawn_options o;
+	confine_process *p = NULL;
+	confine_outcome *out = NULL;
+	(void)state;
+	unique_duration(duration, sizeof duration, 1);
+	snprintf(script, sizeof script,
+	         "setsid sleep %s </dev/null >/dev/null 2>&1 & sleep 1000", duration);
+	confine_spawn_options_init(&o);
+	o.argv = argv;
+	o.timeout_ms = 300;
+	assert_int_equal(confine_run(&o, &out, NULL), 0);
+	assert_true(out->timed_out);
+	confine_outcome_free(out);
+	assert_true(sleep_gone_within(duration, 2000));
+
+	unique_duration(duration, sizeof duration, 2);
+	snprintf(script, sizeof script,
+	         "setsid sleep %s </dev/null >/dev/null 2>&1 & sleep 1000", duration);
+	o.timeout_ms = 0;
+	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
+	{
+		long long until = tl_now_ms() + 5000;
+		while (!tl_sleep_running(duration) && tl_now_ms() < until)
+			usleep(10000);
+		assert_true(tl_sleep_running(duration));
+	}
+	confine_process_free(p);
+	assert_true(sleep_gone_within(duration, 2000));
+}
+
+/* When the leader ends, a member of its group that started a descendant in
+ * a session of its own takes it along: the group's members are found, and
+ * what is still attached below them is killed. With the children files and
+ * with the /proc scan that replaces them where they are absent. */
+static void leftover_below_a_group_member(bool force_scan, int salt) {
+	char duration[32], script[256];
+	const char *argv[] = { "sh", "-c", script, NULL };
+	confine_spawn_options o;
+	confine_outcome *out = NULL;
+	unique_duration(duration, sizeof duration, salt);
+	snprintf(script, sizeof script,
+	         "(setsid sleep %s </dev/null >/dev/null 2>&1 & wait) & "
+	         "while ! pgrep -f '^sleep %s$' >/dev/null; do sleep 0.05; done; exit 0",
+	         duration, duration);
+	cf_process_tree_force_scan(force_scan);
+	confine_spawn_options_init(&o);
+	o.argv = argv;
+	o.timeout_ms = 10000;
+	assert_int_equal(confine_run(&o, &out, NULL), 0);
+	cf_process_tree_force_scan(false);
+	assert_false(out->timed_out);
+	assert_int_equal(out->exit_code, 0);
+	confine_outcome_free(out);
+	assert_true(sleep_gone_within(duration, 2000));
+}
+
+static void test_leftover_below_a_group_member_dies_with_the_run(void **state) {
+	(void)state;
+	leftover_below_a_group_member(false, 3);
+}
+
+static void test_leftover_below_a_group_member_dies_with_the_run_scanning(void **state) {
+	(void)state;
+	leftover_below_a_group_member(true, 4);
+}
+
+/* The signal along the tree found by the /proc scan. */
+static void test_signal_reaches_a_descendant_session_scanning(void **state) {
+	cf_process_tree_force_scan(true);
+	test_signal_reaches_a_descendant_session(state);
+	cf_process_tree_force_scan(false);
+}
+#endif
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(int argc, char **argv) {
@@ -975,6 +1205,16 @@ int main(int argc, char **argv) {
 		T(test_invalid_options_name_the_problem),
 		T(test_outcome_error_is_zero_for_ordinary_outcomes),
 		T(test_fast_path_for_a_short_command),
+		T(test_confined_relative_runner_is_refused),
+#if CONFINE_OS_LINUX
+		T(test_signal_reaches_the_command_below_a_supervising_runner),
+		T(test_timeout_reaches_the_command_below_a_supervising_runner),
+		T(test_signal_reaches_a_descendant_session),
+		T(test_signal_reaches_a_descendant_session_scanning),
+		T(test_timeout_and_free_reach_setsid_descendants),
+		T(test_leftover_below_a_group_member_dies_with_the_run),
+		T(test_leftover_below_a_group_member_dies_with_the_run_scanning),
+#endif
 	};
 	return fx_run_tests(tests, sizeof tests / sizeof tests[0], argc, argv);
 }

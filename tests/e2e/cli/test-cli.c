@@ -9,6 +9,7 @@
  * Groups that need a runner exit 77 (skip) where it is absent, unless
  * CONFINE_MUST_WORK=1, which makes that a failure.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -973,14 +974,211 @@ static void test_run_danger_is_unconfined(void **state) {
 	result_free(&r);
 }
 
-static void test_run_program_not_found(void **state) {
+/* A program that cannot run is the command's failure, as env(1) and
+ * timeout(1) report it (127 not found, 126 not executable), checked before
+ * anything is confined: under bwrap it would otherwise be bwrap's own
+ * "bwrap: execvp ..." line, read as a broken bwrap (SANDBOX_UNAVAILABLE,
+ * "install bubblewrap"). Relative paths are from the workspace, where the
+ * command starts. */
+static void program_checks(const char *pin) {
+	const char *config = launcher_config();
+	char script[PATH_MAX], plain[PATH_MAX], ran[PATH_MAX], text[PATH_MAX + 64];
 	result r;
-	(void)state;
-	RUN(&r, "run", "-m", "danger-full-access", "-w", work, "--", "/nonexistent/program");
-	expect_status(&r, 125);
-	assert_true(strncmp(r.err, "confine: ", 9) == 0);
-	assert_non_null(strstr(r.err, "/nonexistent/program"));
+#define RUN_PROGRAM(r, env, ...)                                                              \
+	run_in((r), outside, (env),                                                              \
+	       pin ? ARGS("run", "--config", config, "--runner", pin, "-m", "workspace-write",     \
+	                  "-w", work, "--", __VA_ARGS__)                                          \
+	           : ARGS("run", "-m", "danger-full-access", "-w", work, "--", __VA_ARGS__))
+	path_in(ran, work, "program-ran");
+	path_in(script, work, "script.sh");
+	path_in(plain, work, "not-executable");
+	FORMAT(text, sizeof text, "#!/bin/sh\necho ran > '%s'\n", ran);
+	write_file(script, text);
+	assert_int_equal(chmod(script, 0755), 0);
+	write_file(plain, "#!/bin/sh\necho hi\n");
+	assert_int_equal(chmod(plain, 0644), 0);
+
+	RUN_PROGRAM(&r, NULL, "confine-no-such-program");
+	expect_status(&r, 127);
+	assert_string_equal(r.err, "confine: confine-no-such-program: command not found\n");
+	assert_string_equal(r.out, "");
 	result_free(&r);
+
+	RUN_PROGRAM(&r, NULL, "/nonexistent/program");
+	expect_status(&r, 127);
+	assert_string_equal(r.err, "confine: /nonexistent/program: command not found\n");
+	result_free(&r);
+
+	RUN_PROGRAM(&r, NULL, "./not-executable");
+	expect_status(&r, 126);
+	assert_string_equal(r.err, "confine: ./not-executable: Permission denied\n");
+	result_free(&r);
+
+	RUN_PROGRAM(&r, NULL, "/etc");
+	expect_status(&r, 126);
+	assert_string_equal(r.err, "confine: /etc: Permission denied\n");
+	result_free(&r);
+
+	/* found only on the PATH it is looked up on; relative to the workspace
+	 * (confine runs from `outside`) */
+	RUN_PROGRAM(&r, ENV("PATH=/nonexistent"), "sh", "-c", "true");
+	expect_status(&r, 127);
+	assert_string_equal(r.err, "confine: sh: command not found\n");
+	result_free(&r);
+	assert_false(exists(ran));
+	RUN_PROGRAM(&r, NULL, "./script.sh");
+	expect_status(&r, 0);
+	assert_true(exists(ran));
+	result_free(&r);
+	unlink(ran);
+	/* an empty PATH entry is the working directory, the workspace */
+	RUN_PROGRAM(&r, ENV("PATH=/usr/bin:/bin:"), "script.sh");
+	expect_status(&r, 0);
+	assert_true(exists(ran));
+	result_free(&r);
+	unlink(ran);
+#undef RUN_PROGRAM
+}
+
+static void test_run_program_not_found(void **state) {
+	(void)state;
+	program_checks(NULL);
+	if (have_bwrap)
+		program_checks("bwrap");
+	if (have_landlock)
+		program_checks("landlock");
+}
+
+/* A signal to confine reaches the command itself, under bwrap too (not
+ * bwrap, which would die of it and take the command down): the command's
+ * trap runs and its exit status is confine's. */
+static void trap_check(const char *pin, int sig, const char *name) {
+	const char *config = launcher_config();
+	char cmd[256];
+	int out_fd, err_fd;
+	char got[64] = "";
+	size_t len = 0;
+	pid_t pid;
+	result r;
+	FORMAT(cmd, sizeof cmd, "trap \"echo got %s; exit 7\" %s; echo ready; sleep 5", name, name);
+	pid = start_confine(NULL, NULL,
+	                    ARGS("run", "--config", config, "--runner", pin, "-w", work, "--", "bash",
+	                         "-c", cmd),
+	                    &out_fd, &err_fd);
+	/* "ready": the trap is in place */
+	while (len < 6) {
+		struct pollfd pfd = { out_fd, POLLIN, 0 };
+		ssize_t n;
+		assert_true(poll(&pfd, 1, 10000) == 1);
+		n = read(out_fd, got + len, 6 - len);
+		assert_true(n > 0);
+		len += (size_t)n;
+	}
+	assert_string_equal(got, "ready\n");
+	assert_int_equal(kill(pid, sig), 0);
+	memset(&r, 0, sizeof r);
+	collect(pid, out_fd, err_fd, &r);
+	{
+		char want[32];
+		FORMAT(want, sizeof want, "got %s\n", name);
+		if (r.status != 7 || strcmp(r.out, want) != 0)
+			fail_msg("%s under %s: exit %d, stdout after ready \"%s\", expected 7 and \"%s\"",
+			         name, pin, r.status, r.out, want);
+	}
+	result_free(&r);
+}
+
+static void test_run_signal_reaches_the_commands_trap(void **state) {
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	for (int i = 0; i < 2; i++) {
+		const char *pin = i ? "landlock" : "bwrap";
+		if (!(i ? have_landlock : have_bwrap))
+			continue;
+		trap_check(pin, SIGINT, "INT");
+		trap_check(pin, SIGTERM, "TERM");
+		trap_check(pin, SIGHUP, "HUP");
+	}
+}
+
+/* Whether a live (not zombie) process runs exactly `sleep DURATION`. */
+static bool sleep_alive(const char *duration) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool found = false;
+	assert_non_null(d);
+	while (!found && (e = readdir(d))) {
+		char path[300], buf[256], want[64], stat[512], *paren;
+		ssize_t n;
+		int fd;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		FORMAT(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		FORMAT(want, sizeof want, "sleep%c%s", '\0', duration);
+		if (n != (ssize_t)(strlen("sleep") + 1 + strlen(duration) + 1) ||
+		    memcmp(buf, want, (size_t)n - 1) != 0)
+			continue;
+		FORMAT(path, sizeof path, "/proc/%s/stat", e->d_name);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		n = read(fd, stat, sizeof stat - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		stat[n] = '\0';
+		paren = strrchr(stat, ')');
+		if (paren && paren[1] == ' ' && paren[2] != 'Z' && paren[2] != 'X')
+			found = true;
+	}
+	closedir(d);
+	return found;
+}
+
+/* A descendant that starts its own session (out of the run's process
+ * group) and whose parent has ended does not outlive confine: confine
+ * adopts orphans and ends them with the run. Under each rung and unconfined,
+ * through both `bash` and `run`. */
+static void test_setsid_descendants_do_not_outlive_confine(void **state) {
+	const char *config = launcher_config();
+	const char *modes[3] = { "read-only", "read-only", "danger-full-access" };
+	const char *pins[3] = { "landlock", "bwrap", NULL };
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	for (int i = 0; i < 3; i++) {
+		for (int sub = 0; sub < 2; sub++) {
+			char duration[32], cmd[256];
+			result r;
+			if ((i == 0 && !have_landlock) || (i == 1 && !have_bwrap))
+				continue;
+			FORMAT(duration, sizeof duration, "%d", 77000 + (int)(getpid() % 1000) * 2 + sub);
+			/* the sleep is running before its parent shell ends */
+			FORMAT(cmd, sizeof cmd,
+			       "setsid sleep %s </dev/null >/dev/null 2>&1 & "
+			       "while ! pgrep -f '^sleep %s$' >/dev/null; do sleep 0.05; done; echo started",
+			       duration, duration);
+			if (sub == 0)
+				run_in(&r, NULL, NULL,
+				       pins[i] ? ARGS("bash", "--config", config, "--runner", pins[i], "-m",
+				                      modes[i], "-w", work, "-c", cmd)
+				               : ARGS("bash", "-m", modes[i], "-w", work, "-c", cmd));
+			else
+				run_in(&r, NULL, NULL,
+				       pins[i] ? ARGS("run", "--config", config, "--runner", pins[i], "-m",
+				                      modes[i], "-w", work, "--", "sh", "-c", cmd)
+				               : ARGS("run", "-m", modes[i], "-w", work, "--", "sh", "-c",
+				                      cmd));
+			expect_status(&r, 0);
+			assert_non_null(strstr(r.out, "started"));
+			result_free(&r);
+			if (sleep_alive(duration))
+				fail_msg("`sleep %s` outlived `confine %s` (%s)", duration,
+				         sub ? "run" : "bash", pins[i] ? pins[i] : "danger-full-access");
+		}
+	}
 }
 
 /* SIGTERM to confine reaches the command: confine ends with 128+15 and the
@@ -1105,8 +1303,15 @@ static void test_bash_json_signal_and_timeout(void **state) {
 	assert_true(r.status == 128 + SIGTERM || r.status == 128 + SIGKILL);
 	object = json_of(&r);
 	assert_true(json_bool(object, "timedOut"));
-	assert_null(json_object_get(object, "exitCode"));
-	assert_non_null(json_object_get(object, "signal"));
+	if (strcmp(json_str(json_object_get(object, "sandbox"), "runner"), "bwrap") == 0) {
+		/* The timeout's SIGTERM reaches the command, not bwrap, and bwrap's
+		 * init reports the command's death by signal N as exit 128+N. */
+		assert_int_equal(json_int(object, "exitCode"), 128 + SIGTERM);
+		assert_null(json_object_get(object, "signal"));
+	} else {
+		assert_null(json_object_get(object, "exitCode"));
+		assert_non_null(json_object_get(object, "signal"));
+	}
 	json_decref(object);
 	result_free(&r);
 }
@@ -1408,6 +1613,8 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_forwards_sigterm),
 		cmocka_unit_test(test_bash_forwards_sigterm),
+		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
+		cmocka_unit_test(test_setsid_descendants_do_not_outlive_confine),
 	};
 	const struct CMUnitTest bash[] = {
 		cmocka_unit_test(test_bash_json_denied),
