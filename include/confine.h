@@ -432,6 +432,19 @@ CONFINE_API void confine_outcome_free(confine_outcome *outcome);
  * fails: a confined run whose exec of the runner failed with ENOENT/EACCES
  * (workdir usable) is CONFINE_E_SANDBOX_UNAVAILABLE with " Runner failure:
  * <detail>"; anything else is CONFINE_E_SPAWN naming the step and path.
+ * A confined argv whose argv[0] (the runner) is not an absolute path is
+ * refused with CONFINE_E_INVALID_ARGUMENT: it would be looked up from the
+ * working directory, which the command may write.
+ *
+ * The run's processes are ended with it: a timeout, the end of the run and
+ * confine_process_free() reach the child's process group and the descendant
+ * tree found in /proc (Linux), so a descendant that called setsid is ended
+ * as long as it is still attached below the run. One whose parent had
+ * already ended was reparented away (to init) and is out of the library's
+ * reach; a caller that must end those too can make itself a child subreaper
+ * (prctl(PR_SET_CHILD_SUBREAPER, 1), Linux) so such orphans become its own
+ * children, and kill and reap what remains after each run, as the confine
+ * command does.
  */
 CONFINE_API int confine_spawn(const confine_spawn_options *options, confine_process **ret,
                               confine_error *err);
@@ -446,14 +459,26 @@ CONFINE_API int confine_process_poll(confine_process *process, confine_error *er
  * first (then `runner_failed`, and the function still succeeds; see
  * confine_outcome_error()), denial second. Both read only the stderr that
  * was captured (CAPTURE or TEE): capture stderr of a confined run to have
- * it classified. Sends a signal to the whole process group when asked to. */
+ * it classified. When the child ends, what is left of its process group, and
+ * what is still attached below the group's members, is killed. */
 CONFINE_API int confine_process_wait(confine_process *process, confine_outcome **ret,
                                      confine_error *err);
 
-/* Sends `sig` to the child's process group. */
+/* Sends `sig` to the run: to every process group (and every process whose
+ * group leader is not among them) found in the child's descendant tree, the
+ * child's own group included. Under a bwrap-shaped runner (bwrap, or a
+ * runnerCommand), which supervises the command from a session of its own,
+ * the runner's group is left out whenever something below it can receive
+ * the signal, so the command (not the runner) gets to handle it; SIGKILL
+ * always goes to everything. Without /proc only the child's group is
+ * signalled. 0 when delivered, -ESRCH once the child has ended, -EINVAL,
+ * or kill(2)'s -errno. Allocates nothing and is async-signal-safe: it may be
+ * called from a signal handler (to forward SIGINT, say) while another part
+ * of the program waits on the process, though not while it is being freed. */
 CONFINE_API int confine_process_signal(confine_process *process, int sig);
 
-/* Kills what is left of the process group, reaps, releases. Accepts NULL. */
+/* Kills what is left of the run (its group and its descendant tree), reaps,
+ * releases. Accepts NULL. */
 CONFINE_API void confine_process_free(confine_process *process);
 
 /* Runs to completion: spawn + wait. */

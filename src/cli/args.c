@@ -134,7 +134,8 @@ static const char help_run[] =
 	"Options:\n" COMMON_OPTIONS
 	"  -h, --help            show this help\n"
 	"\n"
-	"Exit status: the program's; 128+N when signal N killed it; 125 when confine\n"
+	"Exit status: the program's; 128+N when signal N killed it; 127 when PROGRAM\n"
+	"is not found, 126 when it is not executable (nothing ran); 125 when confine\n"
 	"fails (nothing ran, or the runner failed before running the program).\n";
 
 static const char help_bash[] =

@@ -1081,7 +1081,7 @@ static void test_signal_reaches_a_descendant_session(void **state) {
 	assert_true(file_appears_within(ready, 5000));
 	assert_int_equal(confine_process_signal(p, SIGTERM), 0);
 	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	assert_true(file_appears_within(marker, 3000));
+	assert_true(file_appears_within(marker, 10000));
 	confine_outcome_free(out);
 	confine_process_free(p);
 }
