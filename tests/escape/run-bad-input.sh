@@ -19,7 +19,9 @@
 #         command line, e.g. "$CONFINE" run -m bogus -- sh -c "$TRY".
 #         "${PAD[@]}" expands to the NUL-separated words in $CTL/pad.
 # expect  "125 TEXT": refused as above, stderr contains TEXT (a literal in
-#         which $BASE, $WS and $CTL are replaced by their values);
+#         which $BASE, $WS and $CTL are replaced by their values); "126
+#         TEXT" / "127 TEXT": the same with exit 126 / 127 (a program that
+#         cannot run: the env(1) conventions);
 #         "works": exit 0, RAN printed, $WS/inside written;
 #         "confined": either works or is refused with exit 125 and the
 #         prefix; never anything else;
@@ -147,15 +149,15 @@ run_one() {
 		fail "$id" "RAN UNCONFINED: $SIDE was written ($detail)"
 		return
 	fi
-	refused_ok() {
-		[ "$status" = 125 ] && [ "$ran" = 0 ] && [ "$inside" = 0 ] &&
+	refused_ok() { # [STATUS]: refused with that exit status (default 125)
+		[ "$status" = "${1:-125}" ] && [ "$ran" = 0 ] && [ "$inside" = 0 ] &&
 			[ "${errline#"$prefix"}" != "$errline" ]  # the line starts with it
 	}
 	case $expect in
-	125\ *)
-		want=$(substitute "${expect#125 }")
-		if ! refused_ok; then
-			fail "$id" "expected exit 125 with '$prefix...' and nothing run; got ran=$ran inside=$inside ($detail)"
+	12[567]\ *)
+		want=$(substitute "${expect#12? }")
+		if ! refused_ok "${expect%% *}"; then
+			fail "$id" "expected exit ${expect%% *} with '$prefix...' and nothing run; got ran=$ran inside=$inside ($detail)"
 		elif ! grep -qF -- "$want" "$CTL/stderr"; then
 			fail "$id" "the error does not name '$want' ($detail)"
 		else
