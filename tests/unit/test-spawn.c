@@ -203,8 +203,7 @@ static void fd_listing(pid_t pid, char *out, size_t size) {
 }
 
 static void test_descriptors_above_2_are_closed_in_the_child(void **state) {
-	int plain = open("/dev/null", O_RDONLY); /* deliberately not close-on-exec */
-	int high = dup2(plain, 57);
+	int plain, high;
 	int pfd[2];
 	char script[512], listing[256];
 	const char *argv[] = { "sleep", "10", NULL };
@@ -212,6 +211,14 @@ static void test_descriptors_above_2_are_closed_in_the_child(void **state) {
 	confine_process *p = NULL;
 	confine_outcome *out;
 	(void)state;
+	/* Checked in a fresh, native copy of this binary: under valgrind a
+	 * forked child's exec is emulated, and the descriptor valgrind opens to
+	 * read the program can leak into it (seen as a stray fd 3, or fd 0 when
+	 * 0 was closed), which says nothing about the library. */
+	if (fx_ran_in_fresh_copy(__func__))
+		return;
+	plain = open("/dev/null", O_RDONLY); /* deliberately not close-on-exec */
+	high = dup2(plain, 57);
 	assert_true(plain >= 3);
 	assert_int_equal(high, 57);
 	assert_int_equal(pipe(pfd), 0); /* no O_CLOEXEC either */
@@ -353,6 +360,12 @@ static void test_a_stream_the_caller_closed_stays_closed(void **state) {
 	pid_t pid;
 	int status;
 	(void)state;
+	/* Checked in a fresh, native copy of this binary: under valgrind a
+	 * forked child's exec is emulated, and the descriptor valgrind opens to
+	 * read the program can leak into it (seen as a stray fd 3, or fd 0 when
+	 * 0 was closed), which says nothing about the library. */
+	if (fx_ran_in_fresh_copy(__func__))
+		return;
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
