@@ -7,7 +7,7 @@ want="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev bubblewrap"
 if [ "${1:-build}" = check ]; then
 	# The test suites also use these: bash/make/git/cc for must-work cases,
 	# python3 for the "spawn wrap's argv as-is" test, clang for the fuzzers.
-	want="$want bash make git python3 clang libclang-rt-14-dev valgrind groff-base"
+	want="$want bash make git python3 clang libclang-rt-14-dev valgrind groff-base procps"
 fi
 missing=""
 for p in $want; do

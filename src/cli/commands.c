@@ -288,6 +288,31 @@ static void forward_signal(int sig) {
 static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define N_FORWARDED (sizeof forwarded_signals / sizeof forwarded_signals[0])
 
+/* As a child subreaper confine becomes the parent of the command's orphans;
+ * those that end during the run are reaped as they end, so a long run that
+ * leaves many behind does not pile up zombies. The command's own process is
+ * never touched here: the library waits for it. waitid(WNOWAIT) peeks at the
+ * next ended child first; a running command is not waitable, so it does not
+ * stand in the way. */
+static void reap_orphans(int sig) {
+	int saved = errno;
+	confine_process *process = supervised_process;
+	(void)sig;
+	if (process) {
+		pid_t leader = confine_process_pid(process);
+		for (;;) {
+			siginfo_t info;
+			memset(&info, 0, sizeof info);
+			if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+			    info.si_pid == 0 || info.si_pid == leader)
+				break;
+			(void)waitpid(info.si_pid, NULL, WNOHANG);
+		}
+	}
+	errno = saved;
+}
+static struct sigaction saved_sigchld;
+
 /*
  * Supervision brackets a start and a wait: supervise_begin() blocks the
  * forwarded signals and installs the forwarding handlers before the child
@@ -314,6 +339,14 @@ static void supervise_begin(sigset_t *old_mask) {
 	sigprocmask(SIG_BLOCK, &block, old_mask);
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaction(forwarded_signals[i], &forward, &saved_handlers[i]);
+	{
+		struct sigaction reap;
+		memset(&reap, 0, sizeof reap);
+		reap.sa_handler = reap_orphans;
+		reap.sa_mask = block;
+		reap.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+		sigaction(SIGCHLD, &reap, &saved_sigchld);
+	}
 }
 
 static void supervise_end(void) {
@@ -322,11 +355,13 @@ static void supervise_end(void) {
 	sigemptyset(&block);
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaddset(&block, forwarded_signals[i]);
+	sigaddset(&block, SIGCHLD);
 	/* No handler may be using the process when the caller frees it. */
 	sigprocmask(SIG_BLOCK, &block, &old);
 	supervised_process = NULL;
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaction(forwarded_signals[i], &saved_handlers[i], NULL);
+	sigaction(SIGCHLD, &saved_sigchld, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 

@@ -1181,6 +1181,27 @@ static void test_setsid_descendants_do_not_outlive_confine(void **state) {
 	}
 }
 
+/* Orphans that end during the run are reaped as they end: a command that
+ * leaves many short-lived orphans behind does not pile up zombies under
+ * confine (its subreaper) while it runs. Counted from inside the run. */
+static void test_orphans_are_reaped_during_the_run(void **state) {
+	static const char cmd[] =
+		"for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do (sleep 0.01 &); done; "
+		"sleep 1; n=0; for f in /proc/[0-9]*/stat; do "
+		"read -r pid comm state ppid rest < \"$f\" 2>/dev/null || continue; "
+		"[ \"$ppid\" = \"$PPID\" ] && [ \"$state\" = Z ] && n=$((n+1)); done; echo zombies=$n";
+	const char *config = launcher_config();
+	result r;
+	(void)state;
+	NEED(have_landlock, "Landlock");
+	run_in(&r, NULL, NULL,
+	       ARGS("run", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
+	            work, "--", "sh", "-c", cmd));
+	expect_status(&r, 0);
+	assert_string_equal(r.out, "zombies=0\n");
+	result_free(&r);
+}
+
 /* SIGTERM to confine reaches the command: confine ends with 128+15 and the
  * command never gets to its next step. The command marks with a file that
  * it started (`confine bash` captures its output, so stdout cannot say). */
@@ -1615,6 +1636,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_bash_forwards_sigterm),
 		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
 		cmocka_unit_test(test_setsid_descendants_do_not_outlive_confine),
+		cmocka_unit_test(test_orphans_are_reaped_during_the_run),
 	};
 	const struct CMUnitTest bash[] = {
 		cmocka_unit_test(test_bash_json_denied),
