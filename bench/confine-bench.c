@@ -663,15 +663,15 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	add_lib_variant(&vs[nv++], "5b", "library, bwrap rung, workspace-write", ctx->prov_bwrap,
 	                ctx->ww, false, ctx->prov_bwrap_why);
 	add_exec_variant(&vs[nv++], "6a", "confine run --runner landlock -- true", KIND_FORK_EXEC,
-	                 strv_new(cli, "run", "--runner", "landlock", "--", TRUE_PATH, NULL),
+	                 strv_new(cli, "run", "-w", ws_arg, "--runner", "landlock", "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && ctx->launcher_ok, ctx->cli_ok ? ll_why : ctx->cli_why);
 	add_exec_variant(&vs[nv++], "6b", "confine run --runner bwrap -- true", KIND_FORK_EXEC,
-	                 strv_new(cli, "run", "--runner", "bwrap", "--", TRUE_PATH, NULL),
+	                 strv_new(cli, "run", "-w", ws_arg, "--runner", "bwrap", "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && ctx->bwrap_ok, ctx->cli_ok ? bw_why : ctx->cli_why);
 	/* Unpinned, every `confine run` is a new process with a new provider, so
 	 * it pays the chain's probe each time: what a user typing it gets. */
 	add_exec_variant(&vs[nv++], "6c", "confine run -- true (default chain, probes)",
-	                 KIND_FORK_EXEC, strv_new(cli, "run", "--", TRUE_PATH, NULL),
+	                 KIND_FORK_EXEC, strv_new(cli, "run", "-w", ws_arg, "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && (ctx->bwrap_ok || ctx->launcher_ok), ctx->cli_why);
 
 	/* A trial run per variant: a variant that cannot run is skipped, and
@@ -982,10 +982,14 @@ static void run_peak_memory(bench_ctx *ctx) {
 	char *true_argv[] = {(char *)TRUE_PATH, NULL};
 	char *ll_argv[] = {ll, (char *)"--ro", (char *)"/", (char *)"--rw", (char *)"/dev/null",
 	                   (char *)"--", (char *)TRUE_PATH, NULL};
-	char *cli_ll[] = {cli, (char *)"run", (char *)"--runner", (char *)"landlock", (char *)"--",
-	                  (char *)TRUE_PATH, NULL};
-	char *cli_bw[] = {cli, (char *)"run", (char *)"--runner", (char *)"bwrap", (char *)"--",
-	                  (char *)TRUE_PATH, NULL};
+	/* The bench's own workspace: run from a source checkout, the default
+	 * (the current directory) would hold the build tree's launcher, which
+	 * confine refuses to run from inside a workspace. */
+	char *ws = ctx->ww ? ctx->ww->workspace_root : (char *)"/";
+	char *cli_ll[] = {cli, (char *)"run", (char *)"-w", ws, (char *)"--runner",
+	                  (char *)"landlock", (char *)"--", (char *)TRUE_PATH, NULL};
+	char *cli_bw[] = {cli, (char *)"run", (char *)"-w", ws, (char *)"--runner",
+	                  (char *)"bwrap", (char *)"--", (char *)TRUE_PATH, NULL};
 	struct {
 		const char *label;
 		char **argv;
