@@ -413,6 +413,35 @@ static void make_fake_bwrap(char *dir, size_t size, const char *name) {
 	assert_int_equal(chmod(path, 0755), 0);
 }
 
+/* A bwrap that someone other than root or the caller could have planted is
+ * skipped: one writable by group or others, or in such a directory. */
+static void test_bwrap_others_could_plant_is_skipped(void **state) {
+	char open_dir[512], gw_dir[512], good_dir[512], path[3 * 512 + 16];
+	char gw_bwrap[PATH_MAX], want[PATH_MAX];
+	char *found;
+	(void)state;
+	make_fake_bwrap(open_dir, sizeof open_dir, "world-writable-dir");
+	make_fake_bwrap(gw_dir, sizeof gw_dir, "group-writable-file");
+	make_fake_bwrap(good_dir, sizeof good_dir, "caller-only");
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	snprintf(gw_bwrap, sizeof gw_bwrap, "%s/bwrap", gw_dir);
+	assert_int_equal(chmod(gw_bwrap, 0775), 0);
+	snprintf(path, sizeof path, "%s:%s:%s", open_dir, gw_dir, good_dir);
+	snprintf(want, sizeof want, "%s/bwrap", good_dir);
+	found = cf_find_program(path, "bwrap");
+	assert_non_null(found);
+	assert_string_equal(found, want);
+	free(found);
+	/* a sticky, world-writable directory (like /tmp) is refused too */
+	assert_int_equal(chmod(open_dir, 01777), 0);
+	found = cf_find_program(open_dir, "bwrap");
+	assert_null(found);
+	assert_int_equal(chmod(open_dir, 0755), 0);
+	found = cf_find_program(open_dir, "bwrap");
+	assert_non_null(found);
+	free(found);
+}
+
 static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	char rel_dir[512], abs_dir[512], noexec_dir[512], path[4 * 512 + 64];
 	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX];
@@ -709,6 +738,7 @@ int main(void) {
 		cmocka_unit_test(test_partial_launcher_line),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
+		cmocka_unit_test(test_bwrap_others_could_plant_is_skipped),
 		cmocka_unit_test(test_pinned_landlock_is_unprobed),
 		cmocka_unit_test(test_seatbelt_off_macos_fails_closed),
 		cmocka_unit_test(test_runner_command),

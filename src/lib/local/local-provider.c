@@ -103,6 +103,31 @@ const char *confine_default_landlock_launcher(void) {
 
 /* ---- PATH search ---- */
 
+/* Whether a runner found on PATH is one only root or the caller controls:
+ * owned by one of them, and neither it nor its directory writable by group
+ * or others (a world-writable PATH directory would let anyone plant the
+ * "runner" that the probe then executes unconfined). */
+static bool controlled_by_caller(const char *candidate, const struct stat *st) {
+	uid_t me = geteuid();
+	struct stat dir_st;
+	char *dir, *slash;
+	bool ok;
+	if ((st->st_uid != 0 && st->st_uid != me) || (st->st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	dir = strdup(candidate);
+	if (!dir)
+		return false;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	ok = stat(dir, &dir_st) == 0 && (dir_st.st_uid == 0 || dir_st.st_uid == me) &&
+	     !(dir_st.st_mode & (S_IWGRP | S_IWOTH));
+	free(dir);
+	return ok;
+}
+
 char *cf_find_program(const char *path, const char *name) {
 	const char *p = path;
 	if (!path || !name || !name[0])
@@ -121,7 +146,7 @@ char *cf_find_program(const char *path, const char *name) {
 			candidate[len] = '/';
 			strcpy(candidate + len + 1, name);
 			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(candidate, X_OK) == 0)
+			    access(candidate, X_OK) == 0 && controlled_by_caller(candidate, &st))
 				return candidate;
 			free(candidate);
 		}
