@@ -306,7 +306,8 @@ static void reap_orphans(int sig) {
 			if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
 			    info.si_pid == 0 || info.si_pid == leader)
 				break;
-			(void)waitpid(info.si_pid, NULL, WNOHANG);
+			if (waitpid(info.si_pid, NULL, WNOHANG) <= 0)
+				break;
 		}
 	}
 	errno = saved;

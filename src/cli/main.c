@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* confine: run commands confined (SPEC 10). main() only parses, prints help
  * or the version, and hands the command to commands.c. */
+#include <signal.h>
 #include <stdio.h>
 
 #include "args.h"
@@ -8,6 +9,11 @@
 
 int main(int argc, char **argv) {
 	cli_args args;
+
+	/* An ignored SIGCHLD is inherited across exec; with it the kernel reaps
+	 * children itself and no exit status (of a probe, of the command) could
+	 * ever be collected. confine needs the default. */
+	signal(SIGCHLD, SIG_DFL);
 
 	if (cli_args_parse(argc, argv, &args) < 0) {
 		/* Name the problem and point at the help, without dumping it. */

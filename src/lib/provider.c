@@ -69,9 +69,10 @@ int confine_confine(confine_provider *provider, const char *const *argv,
 	{
 		char *canonical = realpath(policy->workspace_root, NULL);
 		int e = errno;
-		bool same = canonical && strcmp(canonical, policy->workspace_root) == 0;
+		bool resolved = canonical != NULL;
+		bool same = resolved && strcmp(canonical, policy->workspace_root) == 0;
 		free(canonical);
-		if (!canonical)
+		if (!resolved)
 			return cf_error_set(err, e, CONFINE_E_INVALID_POLICY, "confine", e,
 			                    "workspace root \"%s\" cannot be resolved: %s",
 			                    policy->workspace_root, strerror(e));

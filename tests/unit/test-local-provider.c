@@ -39,8 +39,9 @@ static char workspace[300];
 
 static int setup(void **state) {
 	(void)state;
-	snprintf(workdir, sizeof workdir, "/tmp/confine-local-XXXXXX");
-	if (!mkdtemp(workdir))
+	/* Not under /tmp: a Landlock launcher there is refused under
+	 * workspace-write (that run could replace it). */
+	if (tl_make_workdir("local-provider", workdir, sizeof workdir) < 0)
 		return -1;
 	snprintf(workspace, sizeof workspace, "%s/ws", workdir);
 	return mkdir(workspace, 0755);
@@ -290,6 +291,66 @@ static void test_runner_inside_the_workspace_is_refused(void **state) {
 
 /* runnerCommand[0] must be absolute or a bare name found on PATH: a
  * relative path would be looked up in the workspace. */
+/* Under Landlock, workspace-write grants the host's /tmp: a launcher
+ * there could be replaced by the very run it confines, so it is refused for
+ * workspace-write (read-only cannot write it). */
+static void test_launcher_under_tmp_is_refused_for_workspace_write(void **state) {
+	char dir[] = "/tmp/confine-launcher-XXXXXX";
+	char launcher[PATH_MAX];
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, workspace };
+	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_argv *out = NULL;
+	confine_error err;
+	confine_provider *p;
+	char *text;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_true(asprintf(&text, "#!/bin/sh\necho 'landlock: fully enforced'\n") > 0);
+	{
+		char *written = tl_write_file(dir, "landlock-run", text, 0755);
+		assert_non_null(written);
+		snprintf(launcher, sizeof launcher, "%s", written);
+		free(written);
+	}
+	free(text);
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_non_null(strstr(err.message, " Runner failure: runner "));
+	assert_non_null(strstr(err.message, "lies under /tmp"));
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	confine_argv_free(out);
+	confine_provider_free(p);
+	tl_remove_tree(dir);
+}
+
+/* The argv names the runner's resolved path: a symlink swapped after the
+ * provider was made changes nothing. */
+static void test_runner_symlink_is_resolved_once(void **state) {
+	char launcher[PATH_MAX], link[PATH_MAX + 16], evil[PATH_MAX + 16];
+	confine_policy ro = { CONFINE_MODE_READ_ONLY, workspace };
+	confine_argv *out = NULL;
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "real-launcher", "echo 'landlock: fully enforced'");
+	write_script(evil, sizeof evil, "evil-launcher", "echo 'landlock: fully enforced'");
+	snprintf(link, sizeof link, "%s/launcher-link", workdir);
+	unlink(link);
+	assert_int_equal(symlink(launcher, link), 0);
+	p = linux_provider(link, 5000);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, NULL), 0);
+	assert_string_equal(out->argv[0], launcher);
+	confine_argv_free(out);
+	/* swap the link for another program: the next call still names the
+	 * resolved launcher */
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(evil, link), 0);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, NULL), 0);
+	assert_string_equal(out->argv[0], launcher);
+	confine_argv_free(out);
+	confine_provider_free(p);
+}
+
 static void test_runner_command_program_resolution(void **state) {
 	static const char *const relative[] = { "tools/runner", NULL };
 	static const char *const bare_missing[] = { "no-such-runner-xyz", NULL };
@@ -734,6 +795,8 @@ int main(void) {
 		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
 		cmocka_unit_test(test_runner_inside_the_workspace_is_refused),
 		cmocka_unit_test(test_runner_command_program_resolution),
+		cmocka_unit_test(test_launcher_under_tmp_is_refused_for_workspace_write),
+		cmocka_unit_test(test_runner_symlink_is_resolved_once),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
 		cmocka_unit_test(test_landlock_argv_and_dialect),

@@ -146,8 +146,17 @@ char *cf_find_program(const char *path, const char *name) {
 			candidate[len] = '/';
 			strcpy(candidate + len + 1, name);
 			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
-			    access(candidate, X_OK) == 0 && controlled_by_caller(candidate, &st))
-				return candidate;
+			    access(candidate, X_OK) == 0) {
+				/* The file that will run is the symlink's target: judge
+				 * and name that one, so swapping a link later changes
+				 * nothing. */
+				char *real = realpath(candidate, NULL);
+				if (real && controlled_by_caller(real, &st)) {
+					free(candidate);
+					return real;
+				}
+				free(real);
+			}
 			free(candidate);
 		}
 		if (!end)
@@ -320,6 +329,17 @@ static int build(const local_provider *lp, confine_runner runner, confine_enforc
 		                   : runner == CONFINE_RUNNER_LANDLOCK ? lp->launcher_real
 		                   : runner == CONFINE_RUNNER_RUNNER_COMMAND ? lp->runner_command_real
 		                                                             : NULL;
+		/* Under Landlock, workspace-write also grants the host's /tmp: a
+		 * launcher there could be replaced by this very run. */
+		if (real && runner == CONFINE_RUNNER_LANDLOCK &&
+		    policy->mode == CONFINE_MODE_WORKSPACE_WRITE && inside(real, "/tmp") ) {
+			char detail[PATH_MAX + 128];
+			snprintf(detail, sizeof detail,
+			         "runner %s lies under /tmp, which a workspace-write run under Landlock "
+			         "may write; refusing to run it",
+			         real);
+			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+		}
 		if (real && policy->workspace_root && inside(real, policy->workspace_root)) {
 			char detail[PATH_MAX * 2 + 128];
 			snprintf(detail, sizeof detail,
@@ -618,6 +638,22 @@ int cf_local_provider_new_with_hooks(const confine_local_config *config,
 	lp->launcher_real = realpath(lp->launcher, NULL);
 	if (lp->runner_command)
 		lp->runner_command_real = realpath(lp->runner_command[0], NULL);
+	/* The argv names the resolved runners: what was checked is what runs,
+	 * whatever happens later to a symlink on the way. */
+	if (lp->launcher_real) {
+		char *real = strdup(lp->launcher_real);
+		if (!real)
+			goto oom;
+		free(lp->launcher);
+		lp->launcher = real;
+	}
+	if (lp->runner_command_real) {
+		char *real = strdup(lp->runner_command_real);
+		if (!real)
+			goto oom;
+		free(lp->runner_command[0]);
+		lp->runner_command[0] = real;
+	}
 	tmpdir = getenv("TMPDIR");
 	if (tmpdir && tmpdir[0]) {
 		lp->tmpdir = strdup(tmpdir);

@@ -113,6 +113,9 @@ static void append(char **buf, size_t *len, const char *data, size_t n) {
 
 /* Starts confine with `args` in `cwd` (NULL: ours); its stdout and stderr
  * are pipes returned in out_fd/err_fd. */
+/* Set by a test: confine starts with SIGCHLD ignored (inherited across exec). */
+static bool start_with_sigchld_ignored;
+
 static pid_t start_confine(const char *cwd, const char *const *env_overrides,
                            const char *const *args, int *out_fd, int *err_fd) {
 	int out_pipe[2], err_pipe[2];
@@ -138,6 +141,8 @@ static pid_t start_confine(const char *cwd, const char *const *env_overrides,
 			_exit(120);
 		if (cwd && chdir(cwd) < 0)
 			_exit(121);
+		if (start_with_sigchld_ignored)
+			signal(SIGCHLD, SIG_IGN);
 		execve(confine_path, argv, env);
 		_exit(122);
 	}
@@ -1202,6 +1207,27 @@ static void test_orphans_are_reaped_during_the_run(void **state) {
 	result_free(&r);
 }
 
+/* A caller that ignores SIGCHLD passes that on across exec; confine still
+ * collects its probe's and its command's exit statuses. */
+static void test_inherited_ignored_sigchld(void **state) {
+	result r;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	start_with_sigchld_ignored = true;
+	run_in(&r, NULL, NULL,
+	       ARGS("run", "--config", launcher_config(), "-m", "workspace-write", "-w", work, "--",
+	            "sh", "-c", "exit 5"));
+	expect_status(&r, 5);
+	result_free(&r);
+	run_in(&r, NULL, NULL,
+	       ARGS("bash", "--config", launcher_config(), "-m", "read-only", "-w", work, "-c",
+	            "exit 6"));
+	start_with_sigchld_ignored = false;
+	expect_status(&r, 6);
+	assert_string_equal(r.out, "(no output)\n[exit code: 6]\n");
+	result_free(&r);
+}
+
 /* SIGTERM to confine reaches the command: confine ends with 128+15 and the
  * command never gets to its next step. The command marks with a file that
  * it started (`confine bash` captures its output, so stdout cannot say). */
@@ -1637,6 +1663,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
 		cmocka_unit_test(test_setsid_descendants_do_not_outlive_confine),
 		cmocka_unit_test(test_orphans_are_reaped_during_the_run),
+		cmocka_unit_test(test_inherited_ignored_sigchld),
 	};
 	const struct CMUnitTest bash[] = {
 		cmocka_unit_test(test_bash_json_denied),
