@@ -324,6 +324,7 @@ static struct sigaction saved_sigchld;
  * child's own mask and handlers.
  */
 static struct sigaction saved_handlers[N_FORWARDED];
+static bool handlers_replaced;
 
 static void supervise_begin(sigset_t *old_mask) {
 	struct sigaction forward;
@@ -340,6 +341,7 @@ static void supervise_begin(sigset_t *old_mask) {
 	sigprocmask(SIG_BLOCK, &block, old_mask);
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaction(forwarded_signals[i], &forward, &saved_handlers[i]);
+	handlers_replaced = true;
 	{
 		struct sigaction reap;
 		memset(&reap, 0, sizeof reap);
@@ -357,13 +359,24 @@ static void supervise_end(void) {
 	for (i = 0; i < N_FORWARDED; i++)
 		sigaddset(&block, forwarded_signals[i]);
 	sigaddset(&block, SIGCHLD);
-	/* No handler may be using the process when the caller frees it. */
+	/* No handler may be using the process when the caller frees it. The
+	 * forwarding handlers stay, doing nothing now, until supervise_release():
+	 * a signal arriving while confine cleans up after the command (ending
+	 * orphans, printing) must not kill confine half way and lose the
+	 * command's status. */
 	sigprocmask(SIG_BLOCK, &block, &old);
 	supervised_process = NULL;
-	for (i = 0; i < N_FORWARDED; i++)
-		sigaction(forwarded_signals[i], &saved_handlers[i], NULL);
 	sigaction(SIGCHLD, &saved_sigchld, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Puts back the handlers supervise_begin() replaced; after the cleanup. */
+static void supervise_release(void) {
+	if (!handlers_replaced)
+		return;
+	for (size_t i = 0; i < N_FORWARDED; i++)
+		sigaction(forwarded_signals[i], &saved_handlers[i], NULL);
+	handlers_replaced = false;
 }
 
 static void supervise_started(confine_process *process, const sigset_t *old_mask) {
@@ -907,11 +920,13 @@ int cli_execute(const cli_args *args) {
 			adopt_orphans();
 			status = command_run(&ctx);
 			end_orphans();
+			supervise_release();
 			break;
 		case CLI_COMMAND_BASH:
 			adopt_orphans();
 			status = command_bash(&ctx);
 			end_orphans();
+			supervise_release();
 			break;
 		case CLI_COMMAND_WRAP: status = command_wrap(&ctx); break;
 		case CLI_COMMAND_PROBE: status = command_probe(&ctx); break;
