@@ -1184,8 +1184,29 @@ static void scan_one(pid_t pid, void *data) {
 		s->added |= tree_add(s->t, pid, pgid);
 }
 
-/* Extends the tree with every descendant of the processes in it. */
+/* Whether /proc shows this process's own PID namespace: under a PID
+ * namespace with another namespace's /proc mounted, the pids read there are
+ * not ours to signal. readlink is async-signal-safe; nothing allocates. */
+static bool proc_is_our_namespace(void) {
+	char buf[32];
+	ssize_t n = readlink("/proc/self", buf, sizeof buf - 1);
+	long value = 0;
+	if (n <= 0)
+		return false;
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] < '0' || buf[i] > '9')
+			return false;
+		value = value * 10 + (buf[i] - '0');
+	}
+	return value == (long)getpid();
+}
+
+/* Extends the tree with every descendant of the processes in it (nothing
+ * where /proc belongs to another PID namespace: the process groups alone
+ * are then signalled). */
 static void tree_expand(struct proc_tree *t) {
+	if (!proc_is_our_namespace())
+		return;
 	if (!tree_force_scan) {
 		bool unsupported = false;
 		for (size_t i = 0; i < t->n && !unsupported; i++) {
