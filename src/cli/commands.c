@@ -494,9 +494,18 @@ static int prepare(cli_context *ctx, const char *const *argv, confine_spawn_opti
 #define CLI_EXIT_CANNOT_EXECUTE 126
 #define CLI_EXIT_NOT_FOUND 127
 
+/* Whether canonical `path` is `dir` or below it. */
+static bool path_inside(const char *path, const char *dir) {
+	size_t n = strlen(dir);
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
 /* Whether `path` (relative ones from the workspace root `root`) names a
- * file the sandbox's exec can run: 0, or ENOENT / EACCES. */
-static int check_executable(const char *root, const char *path) {
+ * file the sandbox's exec can run: 0, or ENOENT / EACCES. With
+ * `private_tmp` (bwrap's workspace-write profile mounts an empty /tmp), a
+ * file under the host's /tmp, outside the workspace, is not there. */
+static int check_executable(const char *root, const char *path, bool private_tmp,
+                            bool *hidden_by_private_tmp) {
 	struct stat st;
 	char *joined = NULL;
 	const char *full = path;
@@ -510,6 +519,14 @@ static int check_executable(const char *root, const char *path) {
 		e = errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ? ENOENT : errno;
 	else if (S_ISDIR(st.st_mode) || access(full, X_OK) < 0)
 		e = EACCES;
+	if (e == 0 && private_tmp) {
+		char *real = realpath(full, NULL);
+		if (real && path_inside(real, "/tmp") && !path_inside(real, root)) {
+			e = ENOENT;
+			*hidden_by_private_tmp = true;
+		}
+		free(real);
+	}
 	free(joined);
 	return e == ENOENT || e == EACCES || e == ENOMEM ? e : (e ? EACCES : 0);
 }
@@ -524,11 +541,17 @@ static int check_executable(const char *root, const char *path) {
  * would be told to install bubblewrap. Returns 0 when it resolves, else the
  * exit status after printing `confine: PROGRAM: ...`.
  */
-static int resolve_program(const cli_context *ctx, const char *program) {
+static int resolve_program(const cli_context *ctx, const confine_argv *confined,
+                           const char *program) {
 	const char *root = ctx->policy->workspace_root;
+	/* bwrap-shaped runners give workspace-write a private, empty /tmp */
+	bool private_tmp = confined && confined->policy.mode == CONFINE_MODE_WORKSPACE_WRITE &&
+	                   (confined->runner == CONFINE_RUNNER_BWRAP ||
+	                    confined->runner == CONFINE_RUNNER_RUNNER_COMMAND);
+	bool hidden = false;
 	int e;
 	if (strchr(program, '/')) {
-		e = check_executable(root, program);
+		e = check_executable(root, program, private_tmp, &hidden);
 	} else {
 		const char *path = getenv("PATH");
 		char fallback[256];
@@ -548,7 +571,7 @@ static int resolve_program(const cli_context *ctx, const char *program) {
 				e = ENOMEM;
 				break;
 			}
-			r = check_executable(root, candidate);
+			r = check_executable(root, candidate, private_tmp, &hidden);
 			free(candidate);
 			if (r == 0)
 				found = true;
@@ -569,8 +592,9 @@ static int resolve_program(const cli_context *ctx, const char *program) {
 		return report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	/* Not a failure of confine (125): the command's own, as a shell or
 	 * env(1) reports it; nothing ran. */
-	fprintf(stderr, "confine: %s: %s\n", program,
-	        e == EACCES ? "Permission denied" : "command not found");
+	fprintf(stderr, "confine: %s: %s%s\n", program,
+	        e == EACCES ? "Permission denied" : "command not found",
+	        e == ENOENT && hidden ? " (in the sandbox, /tmp is private and empty)" : "");
 	fflush(stderr);
 	return e == EACCES ? CLI_EXIT_CANNOT_EXECUTE : CLI_EXIT_NOT_FOUND;
 }
@@ -583,10 +607,16 @@ static int command_run(cli_context *ctx) {
 	confine_error err;
 	int status;
 
-	if ((status = resolve_program(ctx, args->program_argv[0])) != 0)
+	/* Before confining: a missing program is not a sandbox problem. Once
+	 * the runner is known, again where its view differs (bwrap's /tmp). */
+	if ((status = resolve_program(ctx, NULL, args->program_argv[0])) != 0)
 		return status;
 	if ((status = prepare(ctx, (const char *const *)args->program_argv, &options, &confined)) != 0)
 		return status;
+	if (confined && (status = resolve_program(ctx, confined, args->program_argv[0])) != 0) {
+		confine_argv_free(confined);
+		return status;
+	}
 	/* stdin and stdout are the caller's; stderr goes to the caller live and
 	 * is kept (bounded) so a runner's pre-exec failure is recognised. */
 	options.stdio[2].kind = CONFINE_STDIO_TEE;

@@ -1054,6 +1054,44 @@ static void test_run_program_not_found(void **state) {
 		program_checks("landlock");
 }
 
+/* Under bwrap, workspace-write mounts a private, empty /tmp: a program on
+ * the host's /tmp is not there, and saying so beats letting bwrap's
+ * "execvp" failure read as bwrap itself failing. Read-only and Landlock see
+ * the host's /tmp and run it. */
+static void test_run_program_in_host_tmp(void **state) {
+	char dir[] = "/tmp/confine-cli-prog-XXXXXX", prog[64], want[160];
+	const char *config = launcher_config();
+	result r;
+	(void)state;
+	NEED(have_bwrap && have_landlock, "both Linux runners");
+	assert_non_null(mkdtemp(dir));
+	FORMAT(prog, sizeof prog, "%s/prog", dir);
+	write_file(prog, "#!/bin/sh\necho hi\n");
+	assert_int_equal(chmod(prog, 0755), 0);
+	FORMAT(want, sizeof want,
+	       "confine: %s: command not found (in the sandbox, /tmp is private and empty)\n", prog);
+
+	RUN(&r, "run", "--config", config, "--runner", "bwrap", "-m", "workspace-write", "-w", work,
+	    "--", prog);
+	expect_status(&r, 127);
+	assert_string_equal(r.err, want);
+	result_free(&r);
+
+	RUN(&r, "run", "--config", config, "--runner", "bwrap", "-m", "read-only", "-w", work, "--",
+	    prog);
+	expect_status(&r, 0);
+	assert_string_equal(r.out, "hi\n");
+	result_free(&r);
+
+	RUN(&r, "run", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
+	    work, "--", prog);
+	expect_status(&r, 0);
+	assert_string_equal(r.out, "hi\n");
+	result_free(&r);
+	unlink(prog);
+	rmdir(dir);
+}
+
 /* A signal to confine reaches the command itself, under bwrap too (not
  * bwrap, which would die of it and take the command down): the command's
  * trap runs and its exit status is confine's. */
@@ -1658,6 +1696,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_pinned_landlock),
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
+		cmocka_unit_test(test_run_program_in_host_tmp),
 		cmocka_unit_test(test_run_forwards_sigterm),
 		cmocka_unit_test(test_bash_forwards_sigterm),
 		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
