@@ -155,6 +155,52 @@ static void child_fail(int report_fd, confine_spawn_step step, int error_number,
 	_exit(127);
 }
 
+#ifdef SYS_getdents64
+/* Calls `fn` for each numeric entry of the directory `path`. */
+static bool for_each_number(const char *path, void (*fn)(pid_t, void *), void *data) {
+	char dents[4096] __attribute__((aligned(8)));
+	long n;
+	int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return false;
+	while ((n = syscall(SYS_getdents64, dir, dents, sizeof dents)) > 0) {
+		long off = 0;
+		while (off < n) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(dents + off);
+			long value = 0;
+			const char *c = d->name;
+			bool numeric = *c != '\0';
+			for (; *c; c++) {
+				if (*c < '0' || *c > '9' || value > INT_MAX / 10) {
+					numeric = false;
+					break;
+				}
+				value = value * 10 + (*c - '0');
+			}
+			if (numeric && value > 0)
+				fn((pid_t)value, data);
+			off += d->reclen;
+		}
+	}
+	close(dir);
+	return n == 0;
+}
+#endif
+
+#if HAVE_SYS_GETDENTS64
+static void mark_cloexec(pid_t fd, void *data) {
+	(void)data;
+	if (fd > 2)
+		(void)fcntl((int)fd, F_SETFD, FD_CLOEXEC);
+}
+#endif
+
 /* Marks every descriptor from 3 up close-on-exec. Marking rather than
  * closing keeps the report pipe open until exec succeeds. */
 static int child_cloexec_from_3(void) {
@@ -169,39 +215,9 @@ static int child_cloexec_from_3(void) {
 		/* Older kernels: walk /proc/self/fd with raw getdents64 (opendir
 		 * would allocate). */
 #if HAVE_SYS_GETDENTS64
-		int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dir >= 0) {
-			char dents[4096] __attribute__((aligned(8)));
-			long n;
-			while ((n = syscall(SYS_getdents64, dir, dents, sizeof dents)) > 0) {
-				long off = 0;
-				while (off < n) {
-					struct {
-						uint64_t ino;
-						int64_t off;
-						unsigned short reclen;
-						unsigned char type;
-						char name[];
-					} *d = (void *)(dents + off);
-					int fd = 0;
-					const char *p = d->name;
-					bool numeric = *p != '\0';
-					for (; *p; p++) {
-						if (*p < '0' || *p > '9') {
-							numeric = false;
-							break;
-						}
-						fd = fd * 10 + (*p - '0');
-					}
-					if (numeric && fd > 2 && fd != dir)
-						(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-					off += d->reclen;
-				}
-			}
-			close(dir);
-			if (n == 0)
-				return 0;
-		}
+		/* The directory's own descriptor gets the flag too: it has it. */
+		if (for_each_number("/proc/self/fd", mark_cloexec, NULL))
+			return 0;
 #endif
 	}
 	{
@@ -1073,42 +1089,6 @@ static bool proc_stat(pid_t pid, pid_t *ppid, pid_t *pgid) {
 	*ppid = (pid_t)fields[0];
 	*pgid = (pid_t)fields[1];
 	return true;
-}
-
-/* Calls `fn` for each numeric entry of the directory `path`. */
-static bool for_each_number(const char *path, void (*fn)(pid_t, void *), void *data) {
-	char dents[4096] __attribute__((aligned(8)));
-	long n;
-	int dir = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return false;
-	while ((n = syscall(SYS_getdents64, dir, dents, sizeof dents)) > 0) {
-		long off = 0;
-		while (off < n) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-				char name[];
-			} *d = (void *)(dents + off);
-			long value = 0;
-			const char *c = d->name;
-			bool numeric = *c != '\0';
-			for (; *c; c++) {
-				if (*c < '0' || *c > '9' || value > INT_MAX / 10) {
-					numeric = false;
-					break;
-				}
-				value = value * 10 + (*c - '0');
-			}
-			if (numeric && value > 0)
-				fn((pid_t)value, data);
-			off += d->reclen;
-		}
-	}
-	close(dir);
-	return n == 0;
 }
 
 struct children_walk {
