@@ -148,7 +148,7 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	long pid = 0;
 	(void)state;
 	snprintf(pidfile, sizeof pidfile, "%s/slow.pid", workdir);
-	snprintf(body, sizeof body, "echo $$ > '%s'\nsleep 1\necho 'landlock: fully enforced'",
+	snprintf(body, sizeof body, "echo $$ > '%s'\nsleep 100\necho 'landlock: fully enforced'",
 	         pidfile);
 	write_script(launcher, sizeof launcher, "slow-launcher-2", body);
 	p = linux_provider(launcher, 250);
@@ -158,7 +158,6 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	assert_false(v.usable);
 	/* bounded: killed at 250 ms, not waited out for the whole second */
 	assert_true(elapsed >= 240);
-	assert_true(elapsed < 900);
 	/* the probe and its sleeping child were killed and reaped: nothing of
 	 * its process group is left */
 	f = fopen(pidfile, "r");
@@ -169,9 +168,10 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	/* the probe itself was reaped before the verdict returned */
 	assert_int_equal(kill((pid_t)pid, 0), -1);
 	assert_int_equal(errno, ESRCH);
-	/* its `sleep 1` was killed with the group (allow the SIGKILL a moment
-	 * to land, well short of the second it would otherwise live) */
-	assert_true(tl_group_gone_within((pid_t)pid, 700 - (tl_now_ms() - started)));
+	/* its `sleep 100` was killed with the group (the wide bound only
+	 * proves the kill: the sleep would outlive it by far), and the verdict
+	 * is unusable: the fully-enforced line after the sleep was never read */
+	assert_true(tl_group_gone_within((pid_t)pid, 30000));
 	/* fails closed with the exact text and no detail */
 	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
 	assert_unavailable(&err, "read-only");
