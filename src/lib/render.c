@@ -91,6 +91,17 @@ char *confine_bash_render(const confine_bash_result *result) {
 	}
 	if (!o->stdout_len && !o->stderr_len && cf_buf_puts(&b, "(no output)") < 0)
 		goto oom;
+	/* The model must know it saw only the start of a stream. */
+	if (o->stdout_truncated) {
+		snprintf(text, sizeof text, "[stdout truncated at %zu bytes]", o->stdout_len);
+		if (marker(&b, text) < 0)
+			goto oom;
+	}
+	if (o->stderr_truncated) {
+		snprintf(text, sizeof text, "[stderr truncated at %zu bytes]", o->stderr_len);
+		if (marker(&b, text) < 0)
+			goto oom;
+	}
 	if (o->denied) {
 		const char *mode = confine_mode_name(o->mode);
 		snprintf(text, sizeof text, "[sandbox: file access denied under %s mode]",

@@ -100,6 +100,40 @@ static void test_render_table(void **state) {
 	}
 }
 
+/* A capped stream says so, in its own marker line, before the others. */
+static void test_truncation_is_marked(void **state) {
+	static const struct {
+		bool out_cut, err_cut;
+		const char *expected;
+	} t[] = {
+		{ true, false, "abc\n[stderr]\nxy\n[stdout truncated at 4 bytes]\n[exit code: 1]" },
+		{ false, true, "abc\n[stderr]\nxy\n[stderr truncated at 3 bytes]\n[exit code: 1]" },
+		{ true, true,
+		  "abc\n[stderr]\nxy\n[stdout truncated at 4 bytes]\n[stderr truncated at 3 bytes]\n"
+		  "[exit code: 1]" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		confine_outcome o;
+		confine_bash_result r;
+		char *text;
+		memset(&o, 0, sizeof o);
+		memset(&r, 0, sizeof r);
+		o.stdout_data = (char *)"abc\n";
+		o.stdout_len = 4;
+		o.stdout_truncated = t[i].out_cut;
+		o.stderr_data = (char *)"xy\n";
+		o.stderr_len = 3;
+		o.stderr_truncated = t[i].err_cut;
+		o.exit_code = 1;
+		r.outcome = &o;
+		text = confine_bash_render(&r);
+		assert_non_null(text);
+		assert_string_equal(text, t[i].expected);
+		free(text);
+	}
+}
+
 static void test_uncaptured_streams_render_as_empty(void **state) {
 	confine_outcome o;
 	confine_bash_result r;
@@ -196,6 +230,7 @@ static void test_signal_names(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render_table),
+		cmocka_unit_test(test_truncation_is_marked),
 		cmocka_unit_test(test_uncaptured_streams_render_as_empty),
 		cmocka_unit_test(test_nul_bytes_do_not_hide_the_markers),
 		cmocka_unit_test(test_runner_failure_renders_the_error_message),
