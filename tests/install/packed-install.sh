@@ -323,6 +323,12 @@ check_prefix() {
 
 	launcher=$prefix/libexec/confine/landlock-run
 	[ -x "$launcher" ] || fail "no executable launcher at $launcher"
+	# The installed pages name this prefix's launcher (not the sources'
+	# /usr/local default), with whatever Meson the machine has.
+	for page in man1/confine.1 man1/landlock-run.1 man3/libconfine.3; do
+		grep -qxF ".ds launcher $launcher" "$prefix/share/man/$page" ||
+			fail "the installed $page does not name $launcher: $(grep -m1 '^[.]ds launcher' "$prefix/share/man/$page")"
+	done
 	use_pkg_config "" "$prefix/lib/pkgconfig"
 	# shellcheck disable=SC2086
 	build_consumer "$work_root/consumer" $pc_libs
