@@ -17,7 +17,9 @@
 # setup   bash run before ("-": none) in $BASE; may write files under $CTL.
 # argv    bash words (quoted as in a shell, variables expanded) forming the
 #         command line, e.g. "$CONFINE" run -m bogus -- sh -c "$TRY".
-#         "${PAD[@]}" expands to the NUL-separated words in $CTL/pad.
+#         "${PAD[@]}" expands to the NUL-separated words in $CTL/pad;
+#         "${AS_OTHER[@]}" to a setpriv prefix that runs the command as
+#         nobody when the suite runs as root, to nothing otherwise.
 # expect  "125 TEXT": refused as above, stderr contains TEXT (a literal in
 #         which $BASE, $WS and $CTL are replaced by their values); "126
 #         TEXT" / "127 TEXT": the same with exit 126 / 127 (a program that
@@ -111,6 +113,15 @@ substitute() { # TEXT: replace $BASE, $WS, $CTL with their values
 	text=${text//'$CTL'/$CTL}
 	printf '%s' "$text"
 }
+
+# "${AS_OTHER[@]}" runs the case's command as a user other than the owner
+# of its files: nobody when the suite runs as root (who can enter anything);
+# a non-root caller is already refused by a mode-000 directory of its own.
+if [ "$(id -u)" = 0 ]; then
+	AS_OTHER=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+else
+	AS_OTHER=()
+fi
 
 run_one() {
 	local id=$1 setup=$2 argv_text=$3 expect=$4
