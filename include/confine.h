@@ -222,13 +222,15 @@ CONFINE_API int confine_error_sandbox_unavailable(confine_error *err, confine_mo
 /* Classifiers (SPEC 8): pure functions                                     */
 
 /*
- * Runner failure. `exit_code` is meaningful when `signaled` is false.
+ * Runner failure, from stderr (doc/SPEC.md 8: for argvs spawned by others;
+ * runs the library spawns itself learn it from the status channel).
+ * `exit_code` is meaningful when `signaled` is false.
  * Exit 0 or a signal death: never. Otherwise stderr is split into lines on
  * "\n" / "\r\n"; for each rule in order: skipped when it has exit codes and
  * exit_code is not one of them; lines equal to an informational line
  * (case-insensitive, whole line) are dropped; the first remaining line that
- * contains a fatal signature (case-insensitive substring; signatures empty
- * after trimming are ignored) is the match. Returns 1 and, when `ret_detail`
+ * starts with a fatal signature (case-insensitive; signatures empty after
+ * trimming are ignored) is the match. Returns 1 and, when `ret_detail`
  * is non-NULL, a malloc'd copy of the original line; 0 when no match; -ENOMEM.
  */
 CONFINE_API int confine_classify_runner_failure(int exit_code, bool signaled,
@@ -236,11 +238,21 @@ CONFINE_API int confine_classify_runner_failure(int exit_code, bool signaled,
                                                 const confine_rule *rules, size_t n_rules,
                                                 char **ret_detail);
 
-/* Denial: a non-zero exit (not a signal death) and the whole stderr contains
- * one of `denial_signatures` case-insensitively. */
+/* Denial (doc/SPEC.md 8): a line of stderr, at any exit, holds one of
+ * `denial_signatures` (case-insensitive) where it reads as a refused file
+ * access: the line names a path ('/' or a quoted name) or the signature
+ * ends the error (end of line, or before ':', ',', ';', '.', " (os error").
+ * "host: Permission denied (publickey)." is no denial. */
 CONFINE_API bool confine_classify_denial(int exit_code, bool signaled,
                                          const char *stderr_text, size_t stderr_len,
                                          char *const *denial_signatures);
+/* The same over both streams: stderr as above; stdout too when the run
+ * exited non-zero (a denial printed by "touch f 2>&1"). Either text may be
+ * NULL. */
+CONFINE_API bool confine_classify_denial_streams(int exit_code, bool signaled,
+                                                 const char *stdout_text, size_t stdout_len,
+                                                 const char *stderr_text, size_t stderr_len,
+                                                 char *const *denial_signatures);
 
 /* Which step of starting the child failed. */
 typedef enum confine_spawn_step {

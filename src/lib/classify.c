@@ -77,11 +77,25 @@ static bool line_is_informational(const line *l, char *const *informational) {
 	return false;
 }
 
+/* Case-insensitive (ASCII) prefix test: whether line `l` starts with `s`. */
+static bool line_starts_with_ci(const line *l, const char *s) {
+	size_t n = strlen(s);
+	if (n > l->len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (tolower((unsigned char)l->start[i]) != tolower((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* A runner writes its own refusal at the start of a line ("bwrap: ...");
+ * anywhere else the text is some other program's ("cat: src/bwrap: ..."),
+ * so a fatal signature counts only at column 0 (doc/SPEC.md 8). */
 static bool line_has_signature(const line *l, char *const *signatures) {
 	if (!signatures)
 		return false;
 	for (char *const *p = signatures; *p; p++)
-		if (!signature_is_blank(*p) && cf_contains_ci(l->start, l->len, *p, strlen(*p)))
+		if (!signature_is_blank(*p) && line_starts_with_ci(l, *p))
 			return true;
 	return false;
 }
@@ -132,16 +146,73 @@ int confine_classify_runner_failure(int exit_code, bool signaled, const char *st
 	return 0;
 }
 
-bool confine_classify_denial(int exit_code, bool signaled, const char *stderr_text,
-                             size_t stderr_len, char *const *denial_signatures) {
-	if (signaled || exit_code == 0 || !stderr_text || !denial_signatures)
-		return false;
-	/* Matched against the whole stderr, not per line (SPEC 8). A blank
-	 * signature would call every failure a denial: it is ignored. */
-	for (char *const *p = denial_signatures; *p; p++)
-		if (!signature_is_blank(*p) && cf_contains_ci(stderr_text, stderr_len, *p, strlen(*p)))
+/* Whether the line names what was refused: a path ('/') or a quoted name. */
+static bool line_names_a_path(const line *l) {
+	for (size_t i = 0; i < l->len; i++)
+		if (l->start[i] == '/' || l->start[i] == '\'' || l->start[i] == '"' ||
+		    l->start[i] == '`')
+			return true;
+	/* U+2018 / U+2019, the quotes of coreutils in a UTF-8 locale */
+	return cf_contains_ci(l->start, l->len, "\xe2\x80\x98", 3) ||
+	       cf_contains_ci(l->start, l->len, "\xe2\x80\x99", 3);
+}
+
+/*
+ * Whether the signature at `at` (inside line `l`) reads as a file access
+ * refused: the line names a path or a quoted name, or the signature ends
+ * the error ("bash: line 1: out.txt: Permission denied", at the end of the
+ * line or before ':', ',', ';', '.', or Rust's " (os error N)"). That leaves
+ * out "git@host: Permission denied (publickey)." (ssh's authentication).
+ */
+static bool denial_at(const line *l, const char *at, size_t sig_len) {
+	const char *rest = at + sig_len;
+	size_t rest_len = (size_t)(l->start + l->len - rest);
+	if (line_names_a_path(l) || rest_len == 0)
+		return true;
+	if (strchr(":,;.", rest[0]))
+		return true;
+	return rest_len >= 10 && cf_contains_ci(rest, 10, " (os error", 10);
+}
+
+static bool line_shows_denial(const line *l, const char *sig) {
+	size_t n = strlen(sig);
+	for (size_t i = 0; i + n <= l->len; i++)
+		if (cf_contains_ci(l->start + i, n, sig, n) && denial_at(l, l->start + i, n))
 			return true;
 	return false;
+}
+
+static bool text_shows_denial(const char *text, size_t len, char *const *signatures) {
+	size_t pos = 0;
+	line l;
+	if (!text || !signatures)
+		return false;
+	while (next_line(text, len, &pos, &l))
+		for (char *const *p = signatures; *p; p++)
+			/* a blank signature would call every line a denial */
+			if (!signature_is_blank(*p) && line_shows_denial(&l, *p))
+				return true;
+	return false;
+}
+
+bool confine_classify_denial(int exit_code, bool signaled, const char *stderr_text,
+                             size_t stderr_len, char *const *denial_signatures) {
+	return confine_classify_denial_streams(exit_code, signaled, NULL, 0, stderr_text,
+	                                       stderr_len, denial_signatures);
+}
+
+bool confine_classify_denial_streams(int exit_code, bool signaled, const char *stdout_text,
+                                     size_t stdout_len, const char *stderr_text,
+                                     size_t stderr_len, char *const *denial_signatures) {
+	/* A refusal on stderr counts however the run ended: a later command
+	 * that exits 0 does not undo it. */
+	if (text_shows_denial(stderr_text, stderr_len, denial_signatures))
+		return true;
+	/* stdout only when the run failed ("touch f 2>&1"): a successful
+	 * `cat` of a log that quotes a denial is not one. */
+	if (signaled || exit_code == 0)
+		return false;
+	return text_shows_denial(stdout_text, stdout_len, denial_signatures);
 }
 
 bool confine_classify_spawn_rejection(confine_spawn_step step, int error_number,

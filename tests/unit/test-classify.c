@@ -100,8 +100,9 @@ static const runner_case runner_cases[] = {
 	/* Whole-line equality only: anything added to the notice is fatal. */
 	{ "notice with text appended at 125", RULES(landlock_rules), 125, false,
 	  NOTICE " and more\n", 0, NOTICE " and more" },
+	/* A fatal signature counts only where a runner writes it: at column 0. */
 	{ "notice with a leading space at 125", RULES(landlock_rules), 125, false,
-	  " " NOTICE "\n", 0, " " NOTICE },
+	  " " NOTICE "\n", 0, NULL },
 	{ "notice with a trailing space at 125", RULES(landlock_rules), 125, false,
 	  NOTICE " \n", 0, NOTICE " " },
 	/* The fatal signature, inside and outside the exit gate. */
@@ -128,7 +129,9 @@ static const runner_case runner_cases[] = {
 	{ "CRLF lines: detail without the CR", RULES(landlock_rules), 125, false,
 	  "warming up\r\n" RULESET_ERROR "\r\n", 0, RULESET_ERROR },
 	{ "a CR not before LF stays in the line", RULES(landlock_rules), 125, false,
-	  "progress\r" RULESET_ERROR "\n", 0, "progress\r" RULESET_ERROR },
+	  RULESET_ERROR "\rprogress\n", 0, RULESET_ERROR "\rprogress" },
+	{ "after a CR is not column 0", RULES(landlock_rules), 125, false,
+	  "progress\r" RULESET_ERROR "\n", 0, NULL },
 	{ "a signature split over two lines", RULES(landlock_rules), 125, false,
 	  "landlock-\nrun: exec failed\n", 0, NULL },
 	{ "exit status alone is no evidence", RULES(landlock_rules), 125, false,
@@ -137,7 +140,9 @@ static const runner_case runner_cases[] = {
 	{ "NUL bytes before the fatal line", RULES(landlock_rules), 125, false,
 	  BYTES("bin\0ary\n" RULESET_ERROR "\n"), RULESET_ERROR },
 	{ "signature after a NUL in the same line", RULES(bwrap_rules), 1, false,
-	  BYTES("x\0y bwrap: no\n"), "x" },
+	  BYTES("x\0y bwrap: no\n"), NULL },
+	{ "signature after a NUL at column 0", RULES(bwrap_rules), 1, false,
+	  BYTES("x\0y\nbwrap: no\n"), "bwrap: no" },
 	{ "signature beyond the given length", RULES(bwrap_rules), 1, false,
 	  "ok\nbwrap: beyond", 3, NULL },
 	/* bwrap: `bwrap: ` with no exit gate. */
@@ -149,8 +154,10 @@ static const runner_case runner_cases[] = {
 	{ "bwrap failure at exit 125", RULES(bwrap_rules), 125, false, BWRAP_PROC, 0, BWRAP_PROC },
 	{ "bwrap upper-cased", RULES(bwrap_rules), 1, false, "BWRAP: CAN'T MOUNT\n", 0,
 	  "BWRAP: CAN'T MOUNT" },
-	{ "bwrap signature inside a line", RULES(bwrap_rules), 1, false,
-	  "error: bwrap: setting up uid map\n", 0, "error: bwrap: setting up uid map" },
+	{ "bwrap signature inside a line is another program's", RULES(bwrap_rules), 1, false,
+	  "error: bwrap: setting up uid map\n", 0, NULL },
+	{ "cat of a file named src/bwrap", RULES(bwrap_rules), 1, false,
+	  "cat: src/bwrap: No such file or directory\n", 0, NULL },
 	{ "bwrap: without the space", RULES(bwrap_rules), 1, false, "bwrap:x\n", 0, NULL },
 	{ "bwrap at exit 0", RULES(bwrap_rules), 0, false, BWRAP_PROC "\n", 0, NULL },
 	{ "bwrap, signal death", RULES(bwrap_rules), 1, true, BWRAP_PROC "\n", 0, NULL },
@@ -177,7 +184,7 @@ static const runner_case runner_cases[] = {
 	  "sandbox-exec: denied\n", 0, "sandbox-exec: denied" },
 	{ "only blank signatures", RULES(only_blank_rules), 1, false, "a\n\n \t\nb", 0, NULL },
 	{ "spaced signature matches with its spaces", RULES(spaced_rules), 1, false,
-	  "a x b\n", 0, "a x b" },
+	  " x b\n", 0, " x b" },
 	{ "spaced signature is not trimmed", RULES(spaced_rules), 1, false,
 	  "x\nax b\na x\nxb\n", 0, NULL },
 	/* Exit gates with several codes; a gate pointer with no codes is no gate. */
@@ -258,9 +265,23 @@ typedef struct denial_case {
 
 static const denial_case denial_cases[] = {
 	{ "PERMISSION DENIED at exit 1", landlock_denial, 1, false, "PERMISSION DENIED", 0, true },
-	{ "PERMISSION DENIED at exit 0", landlock_denial, 0, false, "PERMISSION DENIED", 0, false },
+	/* A refusal on stderr counts however the run ended. */
+	{ "PERMISSION DENIED at exit 0", landlock_denial, 0, false, "PERMISSION DENIED", 0, true },
 	{ "PERMISSION DENIED, killed by a signal", landlock_denial, 1, true, "PERMISSION DENIED", 0,
-	  false },
+	  true },
+	/* Only where it reads as a refused file access. */
+	{ "ssh's authentication failure", landlock_denial, 255, false,
+	  "git@github.com: Permission denied (publickey).\r\n", 0, false },
+	{ "bash, a relative redirect", landlock_denial, 1, false,
+	  "bash: line 1: out.txt: Permission denied\n", 0, true },
+	{ "python", landlock_denial, 1, false,
+	  "PermissionError: [Errno 13] Permission denied: 'out.txt'\n", 0, true },
+	{ "rust's io error", landlock_denial, 101, false,
+	  "Caused by:\n  Permission denied (os error 13)\n", 0, true },
+	{ "npm under bwrap", bwrap_denial, 1, false,
+	  "npm ERR! rofs EROFS: read-only file system, open '/root/.npm/_cacache/x'\n", 0, true },
+	{ "signature mid-sentence, no path", landlock_denial, 1, false,
+	  "Permission denied by policy for this user\n", 0, false },
 	{ "bash's denial line", landlock_denial, 1, false,
 	  "bash: line 1: /etc/x: Permission denied\n", 0, true },
 	{ "denial at exit 2 on a later line", landlock_denial, 2, false,
@@ -294,6 +315,22 @@ static void test_denial_table(void **state) {
 			fail_msg("\"%s\": denied %d, expected %d", c->name, denied, c->denied);
 	}
 	assert_false(confine_classify_denial(1, false, NULL, 0, landlock_denial));
+}
+
+/* stdout counts too, but only for a failed run: "touch f 2>&1" is a denial,
+ * a successful `cat` of a log quoting one is not. */
+static void test_denial_on_stdout(void **state) {
+	const char *touch = "touch: cannot touch 'newfile': Permission denied\n";
+	(void)state;
+	assert_true(confine_classify_denial_streams(1, false, touch, strlen(touch), "", 0,
+	                                            landlock_denial));
+	assert_false(confine_classify_denial_streams(0, false, touch, strlen(touch), "", 0,
+	                                             landlock_denial));
+	assert_false(confine_classify_denial_streams(1, true, touch, strlen(touch), NULL, 0,
+	                                             landlock_denial));
+	assert_true(confine_classify_denial_streams(0, false, NULL, 0, touch, strlen(touch),
+	                                            landlock_denial));
+	assert_false(confine_classify_denial_streams(1, false, NULL, 0, NULL, 0, landlock_denial));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -348,6 +385,7 @@ int main(void) {
 		cmocka_unit_test(test_runner_failure_degenerate_inputs),
 		cmocka_unit_test(test_runner_failure_leaves_stderr_alone),
 		cmocka_unit_test(test_denial_table),
+		cmocka_unit_test(test_denial_on_stdout),
 		cmocka_unit_test(test_spawn_rejection_truth_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

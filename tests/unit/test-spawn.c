@@ -686,13 +686,15 @@ static void test_partial_notice_with_child_permission_denied_is_denied(void **st
 	free(runner);
 }
 
-static void test_signal_death_is_never_a_denial(void **state) {
+/* A refusal printed before the run was killed is still a refusal (doc/SPEC.md
+ * 8); a signal death is never a runner failure. */
+static void test_signal_death_keeps_its_denial_and_is_no_runner_failure(void **state) {
 	confine_outcome *o = run_confined(passthrough, &fx_landlock_facts,
 	                                  "echo 'x: Permission denied' >&2; kill -TERM $$; sleep 5");
 	(void)state;
 	assert_true(o->signaled);
 	assert_int_equal(o->signal, SIGTERM);
-	assert_false(o->denied);
+	assert_true(o->denied);
 	assert_false(o->runner_failed);
 	confine_outcome_free(o);
 }
@@ -1190,7 +1192,7 @@ int main(int argc, char **argv) {
 		T(test_runner_line_with_permission_denied_is_a_runner_failure_not_a_denial),
 		T(test_partial_notice_with_child_exits_is_ordinary),
 		T(test_partial_notice_with_child_permission_denied_is_denied),
-		T(test_signal_death_is_never_a_denial),
+		T(test_signal_death_keeps_its_denial_and_is_no_runner_failure),
 		T(test_exit_126_and_127_without_a_rule_match_stay_ordinary),
 		T(test_timeout_kills_the_whole_tree),
 		T(test_term_ignoring_child_gets_sigkill_after_the_grace),
