@@ -1167,6 +1167,8 @@ static void test_capabilities_that_cannot_be_dropped_fail_closed(void **state)
 static const char *syscall_probe;
 static const char *trace_sibling;
 
+static int probe_errno(const char *out, const char *name);
+
 /* Runs argv with the status channel on fd 3 ("--status-fd", "3" must be
  * in argv). */
 static void run_with_channel(const char *const argv[], struct run_result *result)
@@ -1343,6 +1345,55 @@ static void test_command_gets_a_clean_signal_mask(void **state)
 	 * SIGPIPE; the command must see neither. */
 	assert_non_null(strstr(result.out, "SigBlk:\t0000000000000000\n"));
 	assert_string_equal(result.out, control.out);
+}
+
+/* --best-effort: a kernel without Landlock (ENOSYS injected) still gets the
+ * deny-list, the capability drop and the channel, and says so. */
+static void test_best_effort_without_landlock_runs_with_seccomp_only(void **state)
+{
+#ifdef TEST_AUDIT_ARCH
+	char key_text[32];
+	const char *argv[] = { launcher, "--status-fd", "3", "--best-effort", "--ro", "/", "--",
+			       syscall_probe, "deny-list", key_text, "/confine-best-effort",
+			       "confine-best-effort", NULL };
+	const struct run_options options = { NULL, -1, false, ENOSYS, 0, true };
+	struct launcher_record records[4];
+	struct run_result result;
+
+	(void)state;
+	format_into(key_text, sizeof(key_text), "%ld", 0x0c0e0000L + (getpid() & 0xfff) * 4);
+	run_with(argv, &options, &result);
+
+	assert_string_equal(result.err, "");
+	assert_int_equal(result.status, 0);
+	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
+	assert_int_equal(records[0].layers, LAUNCHER_LAYER_SECCOMP);
+	assert_int_equal(probe_errno(result.out, "shmget"), EPERM);
+	assert_int_equal(probe_errno(result.out, "socket_vsock"), EPERM);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+static void test_without_best_effort_no_landlock_still_fails_closed(void **state)
+{
+#ifdef TEST_AUDIT_ARCH
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "true", NULL };
+	const struct run_options options = { NULL, -1, false, ENOSYS, 0, true };
+	struct run_result result;
+
+	(void)state;
+	run_with(argv, &options, &result);
+
+	assert_string_equal(result.records, "error landlock-run: landlock is not enforced by "
+					    "this kernel (ABI unsupported or disabled)\n");
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+#else
+	(void)state;
+	skip();
+#endif
 }
 
 /* ---- the seccomp deny-list (N3, N4) --------------------------------------- */
@@ -2000,6 +2051,8 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test(test_status_fd_that_is_not_open_is_refused),
 		cmocka_unit_test(test_command_never_holds_the_status_fd),
 		cmocka_unit_test(test_command_gets_a_clean_signal_mask),
+		cmocka_unit_test(test_best_effort_without_landlock_runs_with_seccomp_only),
+		cmocka_unit_test(test_without_best_effort_no_landlock_still_fails_closed),
 		cmocka_unit_test(test_deny_list_refuses_ipc_keys_vsock_listeners),
 		cmocka_unit_test(test_deny_list_applies_to_an_unprivileged_caller),
 		cmocka_unit_test(test_abstract_unix_socket_outside_is_refused),
