@@ -154,6 +154,8 @@ int main(int argc, char **argv)
 		launch.layers |= landlock_abi_is_full(abi) ? LAUNCHER_LAYER_LANDLOCK
 							   : LAUNCHER_LAYER_LANDLOCK_PARTIAL;
 	launch.signal_scoped = abi > 0 && landlock_scopes_signals(abi);
-	launch.listener.fd = -1; /* HOOK(supervisor): its listener */
+	/* HOOK(supervisor): launch.hooks (child_install, parent_attach) and
+	 * LAUNCHER_LAYER_SUPERVISOR in launch.layers; see parent.h. */
+	launch.listener.fd = -1;
 	launch_and_supervise(&launch);
 }

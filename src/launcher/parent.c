@@ -108,9 +108,16 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 	sigaction(SIGPIPE, &given_sigpipe, NULL);
 	sigprocmask(SIG_SETMASK, &given_mask, NULL);
 
-	/* HOOK(supervisor): install the listener filter and hand its fd to
-	 * the parent here, before the deny-list (which refuses listeners). */
-
+	/* The supervisor's listener filter goes in before the deny-list,
+	 * which refuses new listeners. */
+	if (launch->hooks.child_install != NULL) {
+		r = launch->hooks.child_install(launch->hooks.context);
+		if (r < 0) {
+			report_failure("cannot start the supervisor: %s", strerror(-r));
+			send_report(report_fd, 'E', -r);
+			_exit(LAUNCHER_EXIT_FAILURE);
+		}
+	}
 	r = seccomp_filter_install(launch->filter);
 	if (r < 0) {
 		report_failure("landlock ruleset error: %s", strerror(-r));
@@ -335,7 +342,8 @@ enum poll_slot { SLOT_SIGNALS, SLOT_REPORT, SLOT_LIFELINE, SLOT_LISTENER, SLOT_C
 
 /* The loop: until the command has ended and its start is known, or the
  * lifeline goes, or the listener fails. */
-static void supervise(struct run_state *state, int signal_fd)
+static void supervise(struct run_state *state, int signal_fd,
+		      const struct parent_listener *listener)
 {
 	const struct launch *launch = state->launch;
 	struct pollfd slots[SLOT_COUNT];
@@ -343,7 +351,7 @@ static void supervise(struct run_state *state, int signal_fd)
 	slots[SLOT_SIGNALS] = (struct pollfd){ signal_fd, POLLIN, 0 };
 	slots[SLOT_LIFELINE] = (struct pollfd){ launch->lifeline_fd,
 		launch->lifeline_is_channel ? 0 : POLLIN, 0 };
-	slots[SLOT_LISTENER] = (struct pollfd){ launch->listener.fd, POLLIN, 0 };
+	slots[SLOT_LISTENER] = (struct pollfd){ listener->fd, POLLIN, 0 };
 	while (!state->command_reaped || state->report_fd >= 0) {
 		slots[SLOT_REPORT] = (struct pollfd){ state->report_fd, POLLIN, 0 };
 		if (poll(slots, SLOT_COUNT, -1) < 0) {
@@ -356,7 +364,7 @@ static void supervise(struct run_state *state, int signal_fd)
 		if (slots[SLOT_LIFELINE].revents != 0)
 			return; /* the starter or the status reader is gone */
 		if (slots[SLOT_LISTENER].revents != 0 &&
-		    launch->listener.handle(launch->listener.fd, launch->listener.context) < 0)
+		    listener->handle(listener->fd, listener->context) < 0)
 			return;
 		if (slots[SLOT_SIGNALS].revents != 0)
 			drain_signals(state, signal_fd);
@@ -370,6 +378,7 @@ static void supervise(struct run_state *state, int signal_fd)
 void launch_and_supervise(const struct launch *launch)
 {
 	struct run_state state = { launch, -1, false, 0, -1, START_PENDING };
+	struct parent_listener listener;
 	int report_pipe[2];
 	sigset_t handled;
 	pid_t parent = getpid();
@@ -399,7 +408,22 @@ void launch_and_supervise(const struct launch *launch)
 	close(report_pipe[1]);
 	state.report_fd = report_pipe[0];
 
-	supervise(&state, signal_fd);
+	listener = launch->listener;
+	if (launch->hooks.parent_attach != NULL) {
+		int r = launch->hooks.parent_attach(state.command, &listener, launch->hooks.context);
+
+		if (r < 0) {
+			struct child_report report;
+
+			end_the_tree(&state);
+			/* One error record: the child's, if it failed first. */
+			if (read(state.report_fd, &report, sizeof(report)) != (ssize_t)sizeof(report) ||
+			    report.kind != 'E')
+				report_failure("cannot start the supervisor: %s", strerror(-r));
+			_exit(LAUNCHER_EXIT_FAILURE);
+		}
+	}
+	supervise(&state, signal_fd, &listener);
 	end_the_tree(&state);
 	if (state.report_fd >= 0)
 		read_report(&state);

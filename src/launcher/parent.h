@@ -8,6 +8,7 @@
 #define LAUNCHER_PARENT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "seccomp-filter.h"
 
@@ -23,6 +24,24 @@ struct parent_listener {
 	void *context;
 };
 
+/*
+ * HOOK for the supervisor's setup across the fork (supervise_child_install
+ * and supervise_attach fit here). Either may be NULL.
+ *   child_install   in the child, after the signal mask is restored and
+ *                   BEFORE the deny-list: the deny-list refuses
+ *                   SECCOMP_FILTER_FLAG_NEW_LISTENER, so a listener filter
+ *                   must already be in place. Returns 0, or -errno: the
+ *                   child reports "cannot start the supervisor" and exits.
+ *   parent_attach   in the parent, right after the fork: takes the listener
+ *                   and fills *listener. Returns 0, or -errno: the tree is
+ *                   killed and the launcher exits 125.
+ */
+struct parent_hooks {
+	int (*child_install)(void *context);
+	int (*parent_attach)(pid_t child, struct parent_listener *listener, void *context);
+	void *context;
+};
+
 struct launch {
 	char **command;                        /* execvp'd in the child */
 	const struct seccomp_program *filter;  /* installed in the child */
@@ -35,7 +54,8 @@ struct launch {
 	 * when it dies); -1 for none. Either way: kill the tree, exit. */
 	int lifeline_fd;
 	bool lifeline_is_channel;
-	struct parent_listener listener;
+	struct parent_listener listener; /* set by hooks.parent_attach */
+	struct parent_hooks hooks;
 };
 
 /* First thing in main: ignores SIGPIPE (a status reader that is gone must
