@@ -13,6 +13,10 @@
  *   CONFINE_TEST_LANDLOCK_RUN         the launcher as built for install
  *   CONFINE_TEST_LANDLOCK_RUN_ABICAP  the test-only build with the ABI cap
  *   CONFINE_TEST_TTY_INJECT           helper that tries TIOCSTI/TIOCLINUX
+ *   CONFINE_TEST_SYSCALL_PROBE        helper that tries the deny-list, the
+ *                                     scopes and the network
+ *   CONFINE_TEST_TRACE_SIBLING        helper whose tree holds a
+ *                                     ptrace-stopped process
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,8 +31,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <mqueue.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -36,6 +48,7 @@
 
 #include <cmocka.h>
 
+#include "launcher-protocol.h"
 #include "testlib.h"
 
 #include <linux/audit.h>
@@ -73,12 +86,15 @@ struct run_options {
 	bool controlling_tty;       /* new session; stdin_fd becomes its tty */
 	int landlock_errno;         /* nonzero: Landlock syscalls fail with it */
 	int capset_errno;           /* nonzero: capset fails with it */
+	bool status_channel;        /* pass --status-fd's pipe as fd 3 */
 };
 
 struct run_result {
 	int status; /* exit code, or 128 + signal */
+	int wait_status;
 	char out[OUTPUT_MAX];
 	char err[OUTPUT_MAX];
+	char records[OUTPUT_MAX]; /* what the status channel carried */
 };
 
 #ifdef TEST_AUDIT_ARCH
@@ -107,7 +123,7 @@ static void fail_syscall(unsigned nr, int error)
 #endif
 
 static void exec_child(const char *const argv[], const struct run_options *options,
-		       int out_fd, int err_fd)
+		       int out_fd, int err_fd, int status_fd)
 {
 	int in_fd = options->stdin_fd;
 
@@ -118,8 +134,11 @@ static void exec_child(const char *const argv[], const struct run_options *optio
 		_exit(SKIP_EXIT + 100);
 	if (dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
 		_exit(SKIP_EXIT + 101);
-	/* Only 0-2 reach the launcher, so a leak of its own would show. */
-	if (syscall(SYS_close_range, 3U, ~0U, 0U) < 0)
+	/* The status channel, when asked for, is fd 3. */
+	if (status_fd >= 0 && (status_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(status_fd, 3)) < 0)
+		_exit(SKIP_EXIT + 104);
+	/* Only these reach the launcher, so a leak of its own would show. */
+	if (syscall(SYS_close_range, status_fd >= 0 ? 4U : 3U, ~0U, 0U) < 0)
 		_exit(SKIP_EXIT + 102);
 #ifdef TEST_AUDIT_ARCH
 	if (options->landlock_errno != 0)
@@ -178,29 +197,43 @@ static void drain(int fds[2], struct run_result *result)
 static void run_with(const char *const argv[], const struct run_options *options,
 		     struct run_result *result)
 {
-	int out_pipe[2], err_pipe[2], fds[2];
+	int out_pipe[2], err_pipe[2], status_pipe[2] = { -1, -1 }, fds[2];
 	int wait_status;
+	size_t used = 0;
+	ssize_t n;
 	pid_t child;
 
 	assert_int_equal(pipe2(out_pipe, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(err_pipe, O_CLOEXEC), 0);
+	if (options->status_channel)
+		assert_int_equal(pipe2(status_pipe, O_CLOEXEC), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0)
-		exec_child(argv, options, out_pipe[1], err_pipe[1]);
+		exec_child(argv, options, out_pipe[1], err_pipe[1], status_pipe[1]);
 	close(out_pipe[1]);
 	close(err_pipe[1]);
+	if (status_pipe[1] >= 0)
+		close(status_pipe[1]);
 	fds[0] = out_pipe[0];
 	fds[1] = err_pipe[0];
 	drain(fds, result);
 	assert_int_equal(waitpid(child, &wait_status, 0), child);
+	result->wait_status = wait_status;
 	result->status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status)
 						: 128 + WTERMSIG(wait_status);
+	/* Records are few and small: all in the pipe by now. */
+	while (status_pipe[0] >= 0 &&
+	       (n = read(status_pipe[0], result->records + used, OUTPUT_MAX - 1 - used)) > 0)
+		used += (size_t)n;
+	result->records[used] = '\0';
+	if (status_pipe[0] >= 0)
+		close(status_pipe[0]);
 }
 
 static void run(const char *const argv[], struct run_result *result)
 {
-	const struct run_options plain = { NULL, -1, false, 0, 0 };
+	const struct run_options plain = { NULL, -1, false, 0, 0, false };
 
 	run_with(argv, &plain, result);
 }
@@ -208,7 +241,7 @@ static void run(const char *const argv[], struct run_result *result)
 static void run_env(const char *const argv[], const char *env_assignment,
 		    struct run_result *result)
 {
-	const struct run_options options = { env_assignment, -1, false, 0, 0 };
+	const struct run_options options = { env_assignment, -1, false, 0, 0, false };
 
 	run_with(argv, &options, result);
 }
@@ -532,7 +565,7 @@ static void test_missing_rule_path_is_fatal(void **state)
 static void expect_not_enforced(int error, const char *const argv[])
 {
 #ifdef TEST_AUDIT_ARCH
-	const struct run_options options = { NULL, -1, false, error, 0 };
+	const struct run_options options = { NULL, -1, false, error, 0, false };
 	struct run_result result;
 
 	run_with(argv, &options, &result);
@@ -757,7 +790,7 @@ struct tty_outcome {
  * in raw mode, then counts what was pushed into its input queue. */
 static void run_on_pty(const char *const argv[], struct tty_outcome *outcome)
 {
-	struct run_options on_pty = { NULL, -1, true, 0, 0 };
+	struct run_options on_pty = { NULL, -1, true, 0, 0, false };
 	struct run_result result;
 	struct termios raw;
 	char name[128];
@@ -1110,7 +1143,7 @@ static void test_capabilities_that_cannot_be_dropped_fail_closed(void **state)
 	char mark[PATH_MAX];
 	const char *argv[] = { launcher, "--ro", "/", "--rw", dir->inside, "--",
 			       "/bin/touch", mark, NULL };
-	const struct run_options options = { NULL, -1, false, 0, EPERM };
+	const struct run_options options = { NULL, -1, false, 0, EPERM, false };
 	struct run_result result;
 
 	if (!require_root())
@@ -1129,6 +1162,807 @@ static void test_capabilities_that_cannot_be_dropped_fail_closed(void **state)
 #endif
 }
 
+/* ---- the status channel (DESIGN D1) -------------------------------------- */
+
+static const char *syscall_probe;
+static const char *trace_sibling;
+
+static int probe_errno(const char *out, const char *name);
+
+/* Runs argv with the status channel on fd 3 ("--status-fd", "3" must be
+ * in argv). */
+static void run_with_channel(const char *const argv[], struct run_result *result)
+{
+	const struct run_options options = { NULL, -1, false, 0, 0, true };
+
+	run_with(argv, &options, result);
+}
+
+/* Splits result->records into lines and parses each with the library's
+ * parser; fails the test on a malformed record. Returns the count. */
+static size_t parse_records(const struct run_result *result,
+			    struct launcher_record *records, size_t room)
+{
+	const char *line = result->records;
+	size_t count = 0;
+
+	while (*line != '\0') {
+		const char *end = strchr(line, '\n');
+
+		assert_non_null(end); /* every record ends its line */
+		assert_true(count < room);
+		assert_int_equal(launcher_record_parse(line, (size_t)(end - line + 1),
+						       &records[count]), 0);
+		count++;
+		line = end + 1;
+	}
+	return count;
+}
+
+static unsigned expected_layers(void)
+{
+	return LAUNCHER_LAYER_SECCOMP |
+	       (kernel_abi >= 5 ? LAUNCHER_LAYER_LANDLOCK : LAUNCHER_LAYER_LANDLOCK_PARTIAL);
+}
+
+static void test_status_records_a_success(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "sh", "-c",
+			       "echo $$; exit 3", NULL };
+	struct launcher_record records[4];
+	struct run_result result;
+
+	(void)state;
+	run_with_channel(argv, &result);
+
+	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
+	assert_int_equal(records[0].layers, expected_layers());
+	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
+	assert_int_equal(records[1].value, atol(result.out)); /* the shell's own pid */
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_EXIT);
+	assert_int_equal(records[2].value, 3);
+	assert_true(WIFEXITED(result.wait_status));
+	assert_int_equal(WEXITSTATUS(result.wait_status), 3);
+}
+
+static void test_status_records_a_signal_death_and_mirrors_it(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "sh", "-c",
+			       "kill -TERM $$", NULL };
+	struct launcher_record records[4];
+	struct run_result result;
+
+	(void)state;
+	run_with_channel(argv, &result);
+
+	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_SIGNAL);
+	assert_int_equal(records[2].value, SIGTERM);
+	/* The launcher re-raised it: its parent sees the signal, no core. */
+	assert_true(WIFSIGNALED(result.wait_status));
+	assert_int_equal(WTERMSIG(result.wait_status), SIGTERM);
+	assert_false(WCOREDUMP(result.wait_status));
+}
+
+static void test_signal_death_is_mirrored_without_a_channel(void **state)
+{
+	const char *argv[] = { launcher, "--ro", "/", "--", "sh", "-c", "kill -SEGV $$", NULL };
+	struct run_result result;
+
+	(void)state;
+	run(argv, &result);
+
+	assert_true(WIFSIGNALED(result.wait_status));
+	assert_int_equal(WTERMSIG(result.wait_status), SIGSEGV);
+	assert_false(WCOREDUMP(result.wait_status));
+	assert_string_equal(result.err, "");
+}
+
+static void test_status_records_an_unopenable_grant(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--ro",
+			       "/no/such/path", "--", "true", NULL };
+	static const char line[] = "landlock-run: cannot open rule path: /no/such/path: "
+				   "No such file or directory";
+	struct run_result result;
+	char expected[256];
+
+	(void)state;
+	run_with_channel(argv, &result);
+
+	format_into(expected, sizeof(expected), "error %s\n", line);
+	assert_string_equal(result.records, expected);
+	format_into(expected, sizeof(expected), "%s\n", line);
+	assert_string_equal(result.err, expected);
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+}
+
+static void test_status_records_a_missing_program(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--",
+			       "/no/such/program", NULL };
+	struct run_result result;
+
+	(void)state;
+	run_with_channel(argv, &result);
+
+	assert_string_equal(result.records, "exec-failed 2\n");
+	assert_string_equal(result.err, "landlock-run: exec failed: No such file or directory\n");
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+}
+
+static void test_status_records_a_usage_error(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--bogus", "--", "true", NULL };
+	struct run_result result;
+
+	(void)state;
+	run_with_channel(argv, &result);
+
+	assert_string_equal(result.records, "error landlock-run: usage error: unknown argument: --bogus\n");
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+}
+
+static void test_status_fd_that_is_not_open_is_refused(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "9", "--ro", "/", "--", "true", NULL };
+	struct run_result result;
+
+	(void)state;
+	run(argv, &result);
+
+	assert_string_equal(result.err,
+			    "landlock-run: usage error: --status-fd 9: Bad file descriptor\n");
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+}
+
+static void test_command_never_holds_the_status_fd(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "sh", "-c",
+			       "ls /proc/$$/fd", NULL };
+	struct run_result result;
+
+	(void)state;
+	run_with_channel(argv, &result);
+
+	assert_string_equal(result.out, "0\n1\n2\n");
+}
+
+static void test_command_gets_a_clean_signal_mask(void **state)
+{
+	const char *script = "grep -E '^Sig(Blk|Ign)' /proc/self/status";
+	const char *unconfined[] = { "/bin/sh", "-c", script, NULL };
+	const char *confined[] = { launcher, "--ro", "/", "--", "/bin/sh", "-c", script, NULL };
+	struct run_result control, result;
+
+	(void)state;
+	run(unconfined, &control);
+	run(confined, &result);
+
+	/* The parent blocks what it reads from its signalfd and ignores
+	 * SIGPIPE; the command must see neither. */
+	assert_non_null(strstr(result.out, "SigBlk:\t0000000000000000\n"));
+	assert_string_equal(result.out, control.out);
+}
+
+/* --best-effort: a kernel without Landlock (ENOSYS injected) still gets the
+ * deny-list, the capability drop and the channel, and says so. */
+static void test_best_effort_without_landlock_runs_with_seccomp_only(void **state)
+{
+#ifdef TEST_AUDIT_ARCH
+	char key_text[32];
+	const char *argv[] = { launcher, "--status-fd", "3", "--best-effort", "--ro", "/", "--",
+			       syscall_probe, "deny-list", key_text, "/confine-best-effort",
+			       "confine-best-effort", NULL };
+	const struct run_options options = { NULL, -1, false, ENOSYS, 0, true };
+	struct launcher_record records[4];
+	struct run_result result;
+
+	(void)state;
+	format_into(key_text, sizeof(key_text), "%ld", 0x0c0e0000L + (getpid() & 0xfff) * 4);
+	run_with(argv, &options, &result);
+
+	assert_string_equal(result.err, "");
+	assert_int_equal(result.status, 0);
+	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
+	assert_int_equal(records[0].layers, LAUNCHER_LAYER_SECCOMP);
+	assert_int_equal(probe_errno(result.out, "shmget"), EPERM);
+	assert_int_equal(probe_errno(result.out, "socket_vsock"), EPERM);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+static void test_without_best_effort_no_landlock_still_fails_closed(void **state)
+{
+#ifdef TEST_AUDIT_ARCH
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "true", NULL };
+	const struct run_options options = { NULL, -1, false, ENOSYS, 0, true };
+	struct run_result result;
+
+	(void)state;
+	run_with(argv, &options, &result);
+
+	assert_string_equal(result.records, "error landlock-run: landlock is not enforced by "
+					    "this kernel (ABI unsupported or disabled)\n");
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
+/* ---- the seccomp deny-list (N3, N4) --------------------------------------- */
+
+struct probe_line {
+	const char *name;
+	int control_errno_ok; /* an errno that makes the control inconclusive, or 0 */
+};
+
+/* Each attempt the deny-list must refuse with EPERM. */
+static const struct probe_line deny_list_probes[] = {
+	{ "shmget", 0 },
+	{ "msgget", 0 },
+	{ "semget", 0 },
+	{ "mq_open", ENOSYS },
+	{ "add_key", ENOSYS },
+	{ "socket_vsock", EAFNOSUPPORT }, /* no vsock transport: still must be EPERM */
+	{ "io_uring_setup", EPERM },      /* io_uring_disabled=2 */
+	{ "seccomp_listener", 0 },
+};
+
+/* The errno the probe printed for name. */
+static int probe_errno(const char *out, const char *name)
+{
+	char key[64];
+	const char *at;
+
+	format_into(key, sizeof(key), "%s ", name);
+	at = strstr(out, key);
+	if (at == NULL || (at != out && at[-1] != '\n'))
+		fail_msg("no \"%s\" line in:\n%s", name, out);
+	return atoi(at + strlen(key));
+}
+
+/* Runs the deny-list probe, confined or not, optionally as uid 65534. */
+static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const char *queue,
+				const char *description, struct run_result *result)
+{
+	char key_text[32];
+	const char *argv[MAX_ARGS + 8];
+	size_t n = 0;
+
+	format_into(key_text, sizeof(key_text), "%ld", (long)key);
+	if (as_nobody) {
+		argv[n++] = "/usr/bin/setpriv";
+		argv[n++] = "--reuid=65534";
+		argv[n++] = "--regid=65534";
+		argv[n++] = "--clear-groups";
+	}
+	if (confine) {
+		argv[n++] = launcher;
+		argv[n++] = "--ro";
+		argv[n++] = "/";
+		argv[n++] = "--";
+	}
+	argv[n++] = syscall_probe;
+	argv[n++] = "deny-list";
+	argv[n++] = key_text;
+	argv[n++] = queue;
+	argv[n++] = description;
+	argv[n] = NULL;
+	run(argv, result);
+	assert_int_equal(result->status, 0);
+}
+
+static void check_deny_list(bool as_nobody)
+{
+	char queue[64], description[64];
+	key_t key = (key_t)(0x0c0f0000 + (getpid() & 0xfff) * 4);
+	struct run_result control, confined;
+	size_t i;
+
+	format_into(queue, sizeof(queue), "/confine-launcher-test-%ld", (long)getpid());
+	format_into(description, sizeof(description), "confine-launcher-test-%ld",
+		    (long)getpid());
+	run_deny_list_probe(false, as_nobody, key, queue, description, &control);
+	run_deny_list_probe(true, as_nobody, key, queue, description, &confined);
+
+	for (i = 0; i < sizeof(deny_list_probes) / sizeof(deny_list_probes[0]); i++) {
+		const struct probe_line *probe = &deny_list_probes[i];
+		int unconfined_errno = probe_errno(control.out, probe->name);
+
+		/* Control: the attack works here, unconfined. */
+		if (unconfined_errno != 0 && unconfined_errno != probe->control_errno_ok)
+			fail_msg("control %s failed: %s", probe->name, strerror(unconfined_errno));
+		if (unconfined_errno != 0)
+			fprintf(stderr, "test: control %s inconclusive here (%s)\n", probe->name,
+				strerror(unconfined_errno));
+		assert_int_equal(probe_errno(confined.out, probe->name), EPERM);
+	}
+
+	/* World effects: nothing was created that outlives the run. */
+	assert_int_equal(shmget(key, 0, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(msgget(key + 1, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(semget(key + 2, 0, 0), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(mq_open(queue, O_RDONLY), (mqd_t)-1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(syscall(SYS_keyctl, 10 /* KEYCTL_SEARCH */, -4 /* user keyring */,
+				 "user", description, 0), -1);
+	assert_int_equal(errno, ENOKEY);
+}
+
+static void test_deny_list_refuses_ipc_keys_vsock_listeners(void **state)
+{
+	(void)state;
+	check_deny_list(false);
+}
+
+static void test_deny_list_applies_to_an_unprivileged_caller(void **state)
+{
+	(void)state;
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		skip();
+	check_deny_list(true);
+}
+
+/* ---- abstract unix sockets (N2) ------------------------------------------ */
+
+static void test_abstract_unix_socket_outside_is_refused(void **state)
+{
+	struct sockaddr_un address;
+	char name[64];
+	const char *unconfined[] = { syscall_probe, "abstract", name, NULL };
+	const char *confined[] = { launcher, "--ro", "/", "--", syscall_probe, "abstract", name,
+				   NULL };
+	struct run_result result;
+	int listener, accepted;
+	size_t length;
+
+	(void)state;
+	if (kernel_abi < 6)
+		skip(); /* LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET is ABI 6 */
+	format_into(name, sizeof(name), "confine-launcher-test-%ld", (long)getpid());
+	length = strlen(name);
+	memset(&address, 0, sizeof(address));
+	address.sun_family = AF_UNIX;
+	memcpy(address.sun_path + 1, name, length);
+	listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	assert_true(listener >= 0);
+	assert_int_equal(bind(listener, (struct sockaddr *)&address,
+			      (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + length)), 0);
+	assert_int_equal(listen(listener, 4), 0);
+
+	/* Control: a process outside reaches the listener. */
+	run(unconfined, &result);
+	assert_string_equal(result.out, "connect 0\n");
+	accepted = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+	assert_true(accepted >= 0);
+	close(accepted);
+
+	run(confined, &result);
+	assert_string_equal(result.out, "connect 1\n"); /* EPERM */
+	assert_int_equal(accept4(listener, NULL, NULL, SOCK_CLOEXEC), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(listener);
+}
+
+/* ---- --deny-network ------------------------------------------------------ */
+
+/* A listening TCP socket on 127.0.0.1; returns its port. */
+static int start_tcp_listener(int *ret_fd)
+{
+	struct sockaddr_in address;
+	socklen_t length = sizeof(address);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	assert_true(fd >= 0);
+	memset(&address, 0, sizeof(address));
+	address.sin_family = AF_INET;
+	address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&address, sizeof(address)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&address, &length), 0);
+	*ret_fd = fd;
+	return ntohs(address.sin_port);
+}
+
+static int accepted_connections(int listener)
+{
+	int count = 0, fd;
+
+	while ((fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		close(fd);
+		count++;
+	}
+	return count;
+}
+
+static void test_deny_network_refuses_tcp(void **state)
+{
+	char port[16];
+	const char *unconfined[] = { syscall_probe, "tcp", port, NULL };
+	const char *without[] = { launcher, "--ro", "/", "--", syscall_probe, "tcp", port, NULL };
+	const char *denied[] = { launcher, "--deny-network", "--ro", "/", "--", syscall_probe,
+				 "tcp", port, NULL };
+	struct run_result result;
+	int listener;
+
+	(void)state;
+	format_into(port, sizeof(port), "%d", start_tcp_listener(&listener));
+
+	/* Controls: unconfined, and confined without --deny-network. */
+	run(unconfined, &result);
+	assert_string_equal(result.out, "socket 0\nconnect 0\n");
+	run(without, &result);
+	assert_string_equal(result.out, "socket 0\nconnect 0\n");
+	assert_int_equal(accepted_connections(listener), 2);
+
+	run(denied, &result);
+	assert_string_equal(result.out, "socket 13\n"); /* EACCES */
+	assert_int_equal(accepted_connections(listener), 0);
+	close(listener);
+}
+
+/* An AF_INET socket made outside and handed in: seccomp never sees a
+ * socket() call, so Landlock's TCP rights (ABI 4) must refuse the connect. */
+static void test_deny_network_refuses_an_inherited_tcp_socket(void **state)
+{
+	char port[16];
+	const char *unconfined[] = { syscall_probe, "tcp-fd0", port, NULL };
+	const char *denied[] = { launcher, "--deny-network", "--ro", "/", "--", syscall_probe,
+				 "tcp-fd0", port, NULL };
+	struct run_options options = { NULL, -1, false, 0, 0, false };
+	struct run_result result;
+	int listener;
+
+	(void)state;
+	if (kernel_abi < 4)
+		skip();
+	format_into(port, sizeof(port), "%d", start_tcp_listener(&listener));
+
+	options.stdin_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	run_with(unconfined, &options, &result);
+	close(options.stdin_fd);
+	assert_string_equal(result.out, "connect 0\n");
+	assert_int_equal(accepted_connections(listener), 1);
+
+	options.stdin_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	run_with(denied, &options, &result);
+	close(options.stdin_fd);
+	assert_string_equal(result.out, "connect 13\n");
+	assert_int_equal(accepted_connections(listener), 0);
+	close(listener);
+}
+
+static void test_deny_network_keeps_unix_socketpairs(void **state)
+{
+	const char *argv[] = { launcher, "--deny-network", "--ro", "/", "--", syscall_probe,
+			       "socketpair", NULL };
+	struct run_result result;
+
+	(void)state;
+	run(argv, &result);
+
+	assert_string_equal(result.out, "socketpair 0\n");
+	assert_int_equal(result.status, 0);
+}
+
+/* ---- the tree ends with the run (D2, N6, N10) ----------------------------- */
+
+/* Starts argv in the background, stdio on /dev/null, with status_fd (or
+ * -1) as fd 3. */
+static pid_t spawn_quiet(const char *const argv[], int status_fd)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (dup2(null_fd, 0) < 0 || dup2(null_fd, 1) < 0 || dup2(null_fd, 2) < 0)
+			_exit(SKIP_EXIT + 101);
+		if (status_fd >= 0 &&
+		    (status_fd == 3 ? fcntl(3, F_SETFD, 0) : dup2(status_fd, 3)) < 0)
+			_exit(SKIP_EXIT + 104);
+		syscall(SYS_close_range, status_fd >= 0 ? 4U : 3U, ~0U, 0U);
+		unsetenv(ABI_CAP_VARIABLE);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void pause_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&t, &t) != 0 && errno == EINTR)
+		continue;
+}
+
+/* A generous bound, never a speed assertion: the machine may be slow. */
+#define END_BOUND_MS 60000
+
+/* Waits for pid (our child) to end, up to END_BOUND_MS. */
+static bool wait_bounded(pid_t pid, int *ret_status)
+{
+	long waited;
+
+	for (waited = 0; waited < END_BOUND_MS; waited += 20) {
+		pid_t r = waitpid(pid, ret_status, WNOHANG);
+
+		if (r == pid)
+			return true;
+		assert_int_equal(r, 0);
+		pause_ms(20);
+	}
+	return false;
+}
+
+/* Reads a decimal from path; -1 when absent or empty. */
+static long read_number(const char *path)
+{
+	char text[64] = "";
+	FILE *file = fopen(path, "re");
+
+	if (file == NULL)
+		return -1;
+	if (fgets(text, sizeof(text), file) == NULL)
+		text[0] = '\0';
+	fclose(file);
+	return text[0] == '\0' ? -1 : atol(text);
+}
+
+/* Waits (bounded) until path holds a number >= at_least. */
+static long wait_for_number(const char *path, long at_least)
+{
+	long waited, value = -1;
+
+	for (waited = 0; waited < END_BOUND_MS; waited += 20) {
+		value = read_number(path);
+		if (value >= at_least)
+			return value;
+		pause_ms(20);
+	}
+	fail_msg("%s never reached %ld (last %ld)", path, at_least, value);
+	return -1;
+}
+
+/* The state letter of /proc/<pid>/stat, or 0. */
+static char process_state(pid_t pid)
+{
+	char path[64], buffer[512];
+	const char *paren;
+	ssize_t n;
+	int fd;
+
+	format_into(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buffer, sizeof(buffer) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buffer[n] = '\0';
+	paren = strrchr(buffer, ')');
+	return paren != NULL && paren[1] == ' ' ? paren[2] : 0;
+}
+
+static void wait_for_state(pid_t pid, char wanted)
+{
+	long waited;
+
+	for (waited = 0; waited < END_BOUND_MS; waited += 20) {
+		if (process_state(pid) == wanted)
+			return;
+		pause_ms(20);
+	}
+	fail_msg("process %ld never reached state %c", (long)pid, wanted);
+}
+
+static bool process_gone(pid_t pid)
+{
+	return kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* The command a writer loop: every 50 ms it bumps the number in marker. */
+static void marker_script(char *script, size_t size, const char *marker)
+{
+	format_into(script, size,
+		    "i=0; while :; do i=$((i+1)); echo $i > '%s.tmp' && mv '%s.tmp' '%s'; "
+		    "sleep 0.05; done", marker, marker, marker);
+}
+
+/*
+ * The starter dies by SIGKILL while the command runs (N6): a holder
+ * process starts the launcher (with the status channel's only reader, or
+ * as the launcher's parent) and is killed. The marker must stop changing.
+ * The test is a subreaper, so the launcher comes to it and can be waited.
+ */
+static void check_lifeline(const char *workdir, bool with_channel)
+{
+	char marker[PATH_MAX], script[3 * PATH_MAX + 128];
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--rw", workdir, "--",
+			       "/bin/sh", "-c", script, NULL };
+	const char *const *launcher_argv = with_channel ? argv : argv + 2;
+	int report[2], wait_status;
+	pid_t holder, launched;
+	long before, after;
+
+	if (!with_channel)
+		argv[2] = launcher; /* argv + 2 starts: launcher --ro / ... */
+	format_into(marker, sizeof(marker), "%s/marker", workdir);
+	marker_script(script, sizeof(script), marker);
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+	assert_int_equal(pipe2(report, O_CLOEXEC), 0);
+	holder = fork();
+	assert_true(holder >= 0);
+	if (holder == 0) {
+		int status_pipe[2] = { -1, -1 };
+		pid_t pid;
+
+		if (with_channel && pipe2(status_pipe, O_CLOEXEC) != 0)
+			_exit(1);
+		pid = spawn_quiet(launcher_argv, status_pipe[1]);
+		if (status_pipe[1] >= 0)
+			close(status_pipe[1]); /* the holder keeps only the reader */
+		if (write(report[1], &pid, sizeof(pid)) != (ssize_t)sizeof(pid))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(report[1]);
+	assert_int_equal(read(report[0], &launched, sizeof(launched)), (ssize_t)sizeof(launched));
+	close(report[0]);
+
+	wait_for_number(marker, 2); /* the command runs */
+	assert_int_equal(kill(holder, SIGKILL), 0);
+	assert_int_equal(waitpid(holder, &wait_status, 0), holder);
+
+	/* The launcher, handed to us, ends and takes the command with it. */
+	assert_true(wait_bounded(launched, &wait_status));
+	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
+	before = read_number(marker);
+	pause_ms(300); /* six of the writer's periods */
+	after = read_number(marker);
+	assert_int_equal(before, after);
+}
+
+static void test_lifeline_status_reader_killed_ends_the_tree(void **state)
+{
+	struct workdir *dir = *state;
+
+	check_lifeline(dir->inside, true);
+}
+
+static void test_lifeline_starter_killed_ends_the_tree(void **state)
+{
+	struct workdir *dir = *state;
+
+	check_lifeline(dir->inside, false);
+}
+
+/* Starts the launcher on script in the background and waits until the
+ * script wrote a pid into pidfile. */
+static pid_t start_launcher_on(const char *wrapper, const char *workdir, const char *script,
+			       const char *pidfile, pid_t *ret_pid)
+{
+	const char *argv[] = { wrapper, "--ro", "/", "--rw", workdir, "--", "/bin/sh", "-c",
+			       script, NULL };
+	pid_t launched = spawn_quiet(argv, -1);
+
+	*ret_pid = (pid_t)wait_for_number(pidfile, 1);
+	return launched;
+}
+
+static void test_orphans_are_killed_when_the_command_ends(void **state)
+{
+	struct workdir *dir = *state;
+	char pidfile[PATH_MAX], script[PATH_MAX + 64];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", dir->inside, "--", "/bin/sh",
+			       "-c", script, NULL };
+	const char *capped[] = { launcher_abicap, "--ro", "/", "--rw", dir->inside, "--",
+				 "/bin/sh", "-c", script, NULL };
+	const char *const *variants[] = { argv, capped };
+	struct run_options options = { NULL, -1, false, 0, 0, false };
+	struct run_result result;
+	size_t v;
+
+	format_into(pidfile, sizeof(pidfile), "%s/daemon", dir->inside);
+	/* A daemon that outlives its shell; its stdio is not ours to wait on. */
+	format_into(script, sizeof(script),
+		    "sleep 1000 </dev/null >/dev/null 2>&1 & echo $! > '%s'", pidfile);
+	/* Scoped signals (kill(-1) within the domain), then ABI 4: the /proc walk. */
+	for (v = 0; v < 2; v++) {
+		pid_t daemon;
+
+		unlink(pidfile);
+		options.env_assignment = v == 1 ? ABI_CAP_VARIABLE "=4" : NULL;
+		run_with(variants[v], &options, &result);
+		assert_int_equal(result.status, 0);
+		daemon = (pid_t)read_number(pidfile);
+		assert_true(daemon > 0);
+		assert_true(process_gone(daemon));
+	}
+}
+
+static void test_stopped_command_ends_when_the_launcher_is_told_to(void **state)
+{
+	struct workdir *dir = *state;
+	char pidfile[PATH_MAX], script[PATH_MAX + 64];
+	int wait_status;
+	pid_t launched, command;
+
+	format_into(pidfile, sizeof(pidfile), "%s/command", dir->inside);
+	format_into(script, sizeof(script), "echo $$ > '%s'; kill -STOP $$; sleep 1000", pidfile);
+	launched = start_launcher_on(launcher, dir->inside, script, pidfile, &command);
+	wait_for_state(command, 'T');
+
+	assert_int_equal(kill(launched, SIGTERM), 0);
+	assert_true(wait_bounded(launched, &wait_status));
+	assert_true(WIFSIGNALED(wait_status));
+	assert_int_equal(WTERMSIG(wait_status), SIGTERM);
+	assert_true(process_gone(command));
+}
+
+static void test_stopped_grandchild_is_killed_with_the_tree(void **state)
+{
+	struct workdir *dir = *state;
+	char pidfile[PATH_MAX], script[PATH_MAX + 96];
+	int wait_status;
+	pid_t launched, stopped;
+
+	format_into(pidfile, sizeof(pidfile), "%s/grandchild", dir->inside);
+	format_into(script, sizeof(script),
+		    "sh -c 'echo $$ > \"%s\"; kill -STOP $$' & wait", pidfile);
+	launched = start_launcher_on(launcher, dir->inside, script, pidfile, &stopped);
+	wait_for_state(stopped, 'T');
+
+	assert_int_equal(kill(launched, SIGTERM), 0);
+	assert_true(wait_bounded(launched, &wait_status));
+	assert_true(WIFSIGNALED(wait_status));
+	assert_int_equal(WTERMSIG(wait_status), SIGTERM);
+	assert_true(process_gone(stopped));
+}
+
+static void test_ptrace_stopped_process_is_killed_with_the_tree(void **state)
+{
+	struct workdir *dir = *state;
+	char pidfile[PATH_MAX];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", dir->inside, "--", trace_sibling,
+			       pidfile, NULL };
+	long target, tracer;
+	int wait_status;
+	pid_t launched;
+	FILE *file;
+
+	format_into(pidfile, sizeof(pidfile), "%s/traced", dir->inside);
+	launched = spawn_quiet(argv, -1);
+	wait_for_number(pidfile, 1);
+	file = fopen(pidfile, "re");
+	assert_non_null(file);
+	assert_int_equal(fscanf(file, "%ld %ld", &target, &tracer), 2);
+	fclose(file);
+	/* Control: the sibling really is in tracing stop. */
+	assert_int_equal(process_state((pid_t)target), 't');
+
+	assert_int_equal(kill(launched, SIGTERM), 0);
+	assert_true(wait_bounded(launched, &wait_status));
+	assert_true(WIFSIGNALED(wait_status));
+	assert_int_equal(WTERMSIG(wait_status), SIGTERM);
+	assert_true(process_gone((pid_t)target));
+	assert_true(process_gone((pid_t)tracer));
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const char *required_path(const char *variable)
@@ -1144,7 +1978,8 @@ static const char *required_path(const char *variable)
 
 static int run_usage_tests(void)
 {
-	struct CMUnitTest tests[sizeof(usage_cases) / sizeof(usage_cases[0])];
+	struct CMUnitTest tests[sizeof(usage_cases) / sizeof(usage_cases[0]) + 1];
+	const struct CMUnitTest recorded = cmocka_unit_test(test_status_records_a_usage_error);
 	size_t i;
 
 	for (i = 0; i < sizeof(usage_cases) / sizeof(usage_cases[0]); i++) {
@@ -1154,6 +1989,7 @@ static int run_usage_tests(void)
 		};
 		tests[i] = one;
 	}
+	tests[i] = recorded;
 	return cmocka_run_group_tests_name("launcher usage errors", tests, NULL, NULL);
 }
 
@@ -1207,6 +2043,34 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test_setup_teardown(
 			test_capabilities_that_cannot_be_dropped_fail_closed,
 			make_workdir, remove_workdir),
+		cmocka_unit_test(test_status_records_a_success),
+		cmocka_unit_test(test_status_records_a_signal_death_and_mirrors_it),
+		cmocka_unit_test(test_signal_death_is_mirrored_without_a_channel),
+		cmocka_unit_test(test_status_records_an_unopenable_grant),
+		cmocka_unit_test(test_status_records_a_missing_program),
+		cmocka_unit_test(test_status_fd_that_is_not_open_is_refused),
+		cmocka_unit_test(test_command_never_holds_the_status_fd),
+		cmocka_unit_test(test_command_gets_a_clean_signal_mask),
+		cmocka_unit_test(test_best_effort_without_landlock_runs_with_seccomp_only),
+		cmocka_unit_test(test_without_best_effort_no_landlock_still_fails_closed),
+		cmocka_unit_test(test_deny_list_refuses_ipc_keys_vsock_listeners),
+		cmocka_unit_test(test_deny_list_applies_to_an_unprivileged_caller),
+		cmocka_unit_test(test_abstract_unix_socket_outside_is_refused),
+		cmocka_unit_test(test_deny_network_refuses_tcp),
+		cmocka_unit_test(test_deny_network_refuses_an_inherited_tcp_socket),
+		cmocka_unit_test(test_deny_network_keeps_unix_socketpairs),
+		cmocka_unit_test_setup_teardown(test_lifeline_status_reader_killed_ends_the_tree,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_lifeline_starter_killed_ends_the_tree,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_orphans_are_killed_when_the_command_ends,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_stopped_command_ends_when_the_launcher_is_told_to,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_stopped_grandchild_is_killed_with_the_tree,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_ptrace_stopped_process_is_killed_with_the_tree,
+						make_workdir, remove_workdir),
 	};
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_QUERY);
 
@@ -1230,6 +2094,8 @@ int main(int argc, char **argv)
 		return run_usage_tests() == 0 ? 0 : 1;
 	launcher_abicap = required_path("CONFINE_TEST_LANDLOCK_RUN_ABICAP");
 	tty_inject = required_path("CONFINE_TEST_TTY_INJECT");
+	syscall_probe = required_path("CONFINE_TEST_SYSCALL_PROBE");
+	trace_sibling = required_path("CONFINE_TEST_TRACE_SIBLING");
 	if (argc == 2 && strcmp(argv[1], "enforce") == 0)
 		return run_enforcement_tests();
 	fprintf(stderr, "usage: %s usage|enforce\n", argv[0]);

@@ -1,0 +1,151 @@
+/* The status record parser of launcher-protocol.h. Pure: no I/O, no
+ * allocation, no locale. */
+#include "launcher-protocol.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* If line[0..length) starts with keyword followed by end or a space,
+ * returns the length consumed including the space, else 0. Sets *bare
+ * when the keyword ends the line. */
+static size_t match_keyword(const char *line, size_t length, const char *keyword,
+			    bool *bare)
+{
+	size_t n = strlen(keyword);
+
+	if (length < n || memcmp(line, keyword, n) != 0)
+		return 0;
+	if (length == n) {
+		*bare = true;
+		return n;
+	}
+	if (line[n] != ' ')
+		return 0;
+	*bare = false;
+	return n + 1;
+}
+
+/* A decimal without sign or leading zeros ("0" itself allowed), within
+ * [min, max]. Returns 0 or -EINVAL. */
+static int parse_decimal(const char *text, size_t length, long min, long max,
+			 long *ret_value)
+{
+	long value = 0;
+	size_t i;
+
+	if (length == 0 || length > 10 || (length > 1 && text[0] == '0'))
+		return -EINVAL;
+	for (i = 0; i < length; i++) {
+		if (text[i] < '0' || text[i] > '9')
+			return -EINVAL;
+		value = value * 10 + (text[i] - '0');
+	}
+	if (value < min || value > max)
+		return -EINVAL;
+	*ret_value = value;
+	return 0;
+}
+
+static int parse_layers(const char *text, size_t length, unsigned *ret_layers)
+{
+	unsigned layers = 0;
+	size_t start = 0;
+
+	if (length == 0)
+		return -EINVAL;
+	while (start <= length) {
+		size_t end = start;
+		unsigned index;
+		bool known = false;
+
+		while (end < length && text[end] != ' ')
+			end++;
+		for (index = 0; index < LAUNCHER_LAYER_COUNT; index++) {
+			const char *word = launcher_layer_word(index);
+
+			if (strlen(word) == end - start &&
+			    memcmp(word, text + start, end - start) == 0) {
+				if (layers & (1U << index))
+					return -EINVAL;
+				layers |= 1U << index;
+				known = true;
+				break;
+			}
+		}
+		if (!known)
+			return -EINVAL;
+		start = end + 1;
+	}
+	*ret_layers = layers;
+	return 0;
+}
+
+static int parse_error_line(const char *text, size_t length)
+{
+	size_t prefix = strlen(LAUNCHER_PREFIX);
+	size_t i;
+
+	if (length <= prefix || memcmp(text, LAUNCHER_PREFIX, prefix) != 0)
+		return -EINVAL;
+	for (i = 0; i < length; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return -EINVAL;
+	return 0;
+}
+
+int launcher_record_parse(const char *line, size_t length,
+			  struct launcher_record *ret_record)
+{
+	static const struct {
+		const char *keyword;
+		enum launcher_record_kind kind;
+		long min, max;
+	} numeric[] = {
+		{ LAUNCHER_RECORD_STARTED, LAUNCHER_RECORD_KIND_STARTED, 1, 2147483647L },
+		{ LAUNCHER_RECORD_EXEC_FAILED, LAUNCHER_RECORD_KIND_EXEC_FAILED, 1, 4095 },
+		{ LAUNCHER_RECORD_EXIT, LAUNCHER_RECORD_KIND_EXIT, 0, 255 },
+		{ LAUNCHER_RECORD_SIGNAL, LAUNCHER_RECORD_KIND_SIGNAL, 1, 127 },
+	};
+	struct launcher_record record;
+	size_t used, i;
+	bool bare = false;
+
+	if (line == NULL || ret_record == NULL)
+		return -EINVAL;
+	if (length > 0 && line[length - 1] == '\n')
+		length--;
+	if (length == 0 || length >= LAUNCHER_RECORD_MAX || memchr(line, '\n', length) != NULL)
+		return -EINVAL;
+	memset(&record, 0, sizeof(record));
+
+	for (i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
+		used = match_keyword(line, length, numeric[i].keyword, &bare);
+		if (used == 0)
+			continue;
+		if (bare || parse_decimal(line + used, length - used, numeric[i].min,
+					  numeric[i].max, &record.value) != 0)
+			return -EINVAL;
+		record.kind = numeric[i].kind;
+		*ret_record = record;
+		return 0;
+	}
+	used = match_keyword(line, length, LAUNCHER_RECORD_LAYERS, &bare);
+	if (used != 0) {
+		if (bare || parse_layers(line + used, length - used, &record.layers) != 0)
+			return -EINVAL;
+		record.kind = LAUNCHER_RECORD_KIND_LAYERS;
+		*ret_record = record;
+		return 0;
+	}
+	used = match_keyword(line, length, LAUNCHER_RECORD_ERROR, &bare);
+	if (used != 0) {
+		if (bare || parse_error_line(line + used, length - used) != 0)
+			return -EINVAL;
+		record.kind = LAUNCHER_RECORD_KIND_ERROR;
+		record.text = line + used;
+		record.text_length = length - used;
+		*ret_record = record;
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,110 @@
+/*
+ * The contract between landlock-run and whoever starts it (DESIGN D1, D4).
+ *
+ * One copy of every text and number the launcher promises: its failure
+ * prefix and exit status, the partial-enforcement notice, the probe lines,
+ * and the records it writes on `--status-fd N`. The launcher, the library
+ * and the tests all include this header; nothing here touches the OS.
+ *
+ * Status records are ASCII lines, each written with one write(2):
+ *
+ *   layers <word>...      what confines the command (words below), before `started`
+ *   started <pid>         the command's exec succeeded
+ *   error <line>          the launcher failed before the command ran; <line> is
+ *                         exactly the stderr line ("landlock-run: ...")
+ *   exec-failed <errno>   exec of the command failed; nothing ran
+ *   exit <code>           the command exited with <code>
+ *   signal <n>            the command was killed by signal <n>
+ *
+ * Order: one of `error` or `exec-failed`; or `layers`, `started`, then
+ * exactly one of `exit` or `signal`. A channel that closes with none of
+ * these means the launcher died before it could say anything.
+ */
+#ifndef CONFINE_LAUNCHER_PROTOCOL_H
+#define CONFINE_LAUNCHER_PROTOCOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Every launcher failure is one stderr line starting with this, and this
+ * exit status (SPEC 7); the command never ran. */
+#define LAUNCHER_PREFIX "landlock-run: "
+#define LAUNCHER_EXIT_FAILURE 125
+
+/* Printed on stderr before the command runs when the ABI is below the one
+ * that covers every file right SPEC 7 names. */
+#define LAUNCHER_PARTIAL_NOTICE LAUNCHER_PREFIX "partial enforcement (older Landlock ABI)"
+
+/* `landlock-run --probe` prints exactly one of these lines. */
+#define LAUNCHER_PROBE_FULL "landlock: fully enforced"
+#define LAUNCHER_PROBE_PARTIAL "landlock: partially enforced (older ABI)"
+
+/* Status record keywords. */
+#define LAUNCHER_RECORD_LAYERS "layers"
+#define LAUNCHER_RECORD_STARTED "started"
+#define LAUNCHER_RECORD_ERROR "error"
+#define LAUNCHER_RECORD_EXEC_FAILED "exec-failed"
+#define LAUNCHER_RECORD_EXIT "exit"
+#define LAUNCHER_RECORD_SIGNAL "signal"
+
+/* A record, newline included, is at most this long: one atomic pipe
+ * write (PIPE_BUF). A longer failure line is cut to fit, on stderr too. */
+#define LAUNCHER_RECORD_MAX 4096
+
+/* The `layers` words, one bit each. */
+enum launcher_layer {
+	LAUNCHER_LAYER_LANDLOCK = 1U << 0,         /* every file right SPEC 7 names */
+	LAUNCHER_LAYER_LANDLOCK_PARTIAL = 1U << 1, /* an older ABI: some stay open */
+	LAUNCHER_LAYER_SECCOMP = 1U << 2,          /* the deny-list filter */
+	LAUNCHER_LAYER_SUPERVISOR = 1U << 3,       /* the seccomp-notify supervisor */
+};
+#define LAUNCHER_LAYER_COUNT 4
+
+/* The word for bit number index (0 .. LAUNCHER_LAYER_COUNT - 1), in the
+ * order records list them; NULL past the end. */
+static inline const char *launcher_layer_word(unsigned index)
+{
+	switch (index) {
+	case 0:
+		return "landlock";
+	case 1:
+		return "landlock-partial";
+	case 2:
+		return "seccomp";
+	case 3:
+		return "supervisor";
+	default:
+		return NULL;
+	}
+}
+
+enum launcher_record_kind {
+	LAUNCHER_RECORD_KIND_LAYERS,
+	LAUNCHER_RECORD_KIND_STARTED,
+	LAUNCHER_RECORD_KIND_ERROR,
+	LAUNCHER_RECORD_KIND_EXEC_FAILED,
+	LAUNCHER_RECORD_KIND_EXIT,
+	LAUNCHER_RECORD_KIND_SIGNAL,
+};
+
+/* One parsed record. Nothing is allocated: text points into the line. */
+struct launcher_record {
+	enum launcher_record_kind kind;
+	long value;          /* started: pid; exec-failed: errno; exit: code; signal: number */
+	unsigned layers;     /* layers: enum launcher_layer bits */
+	const char *text;    /* error: the stderr line, without its newline */
+	size_t text_length;
+};
+
+/*
+ * Parses one record. line holds length bytes (no NUL needed); one trailing
+ * "\n" is allowed. Strict: a keyword from the list, one space, a decimal
+ * in range (pid >= 1, errno 1..4095, exit 0..255, signal 1..127), an
+ * `error` line that starts with LAUNCHER_PREFIX and has no control bytes,
+ * `layers` words from the list (at least one, none twice). Returns 0 and
+ * fills *ret_record, or -EINVAL and leaves it untouched.
+ */
+int launcher_record_parse(const char *line, size_t length,
+			  struct launcher_record *ret_record);
+
+#endif

@@ -1,0 +1,127 @@
+/* Parsing the launcher's command line. Messages are SPEC 7's. */
+#include "args.h"
+
+#include <string.h>
+
+#include "channel.h"
+
+static bool takes_value(const char *arg)
+{
+	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
+	       strcmp(arg, "--status-fd") == 0;
+}
+
+/* A descriptor number: decimal, 3 or more (0-2 are the command's). */
+static bool parse_descriptor(const char *text, int *ret_fd)
+{
+	long value = 0;
+	size_t i;
+
+	if (text[0] == '\0' || strlen(text) > 9)
+		return false;
+	for (i = 0; text[i] != '\0'; i++) {
+		if (text[i] < '0' || text[i] > '9')
+			return false;
+		value = value * 10 + (text[i] - '0');
+	}
+	if (value < 3)
+		return false;
+	*ret_fd = (int)value;
+	return true;
+}
+
+enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_invocation,
+				 const char **bad_argument)
+{
+	struct invocation parsed = { false, false, false, -1, argv, NULL };
+	int i = 1;
+
+	ret_invocation->status_fd = -1;
+	while (i < argc) {
+		const char *arg = argv[i];
+
+		if (strcmp(arg, "--probe") == 0) {
+			if (argc != 2)
+				return USAGE_PROBE_TAKES_NO_ARGUMENTS;
+			parsed.probe = true;
+			i++;
+		} else if (strcmp(arg, "--best-effort") == 0) {
+			parsed.best_effort = true;
+			i++;
+		} else if (strcmp(arg, "--deny-network") == 0) {
+			parsed.deny_network = true;
+			i++;
+		} else if (takes_value(arg)) {
+			/* "--ro --" is a missing path, not a grant of "--". */
+			bool missing = i + 1 >= argc || strcmp(argv[i + 1], "--") == 0;
+
+			if (strcmp(arg, "--status-fd") == 0) {
+				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
+					return USAGE_STATUS_FD_REQUIRES_NUMBER;
+				ret_invocation->status_fd = parsed.status_fd;
+			} else if (missing) {
+				return arg[3] == 'o' ? USAGE_RO_REQUIRES_PATH
+						     : USAGE_RW_REQUIRES_PATH;
+			}
+			i += 2;
+		} else if (strcmp(arg, "--") == 0) {
+			parsed.command = &argv[i + 1];
+			break;
+		} else {
+			*bad_argument = arg;
+			return USAGE_UNKNOWN_ARGUMENT;
+		}
+	}
+	if (!parsed.probe && (parsed.command == NULL || parsed.command[0] == NULL))
+		return USAGE_MISSING_COMMAND;
+	*ret_invocation = parsed;
+	return USAGE_OK;
+}
+
+int report_usage_error(enum usage_error error, const char *bad_argument)
+{
+	switch (error) {
+	case USAGE_PROBE_TAKES_NO_ARGUMENTS:
+		report_failure("usage error: --probe takes no other arguments");
+		break;
+	case USAGE_RO_REQUIRES_PATH:
+		report_failure("usage error: --ro requires a path");
+		break;
+	case USAGE_RW_REQUIRES_PATH:
+		report_failure("usage error: --rw requires a path");
+		break;
+	case USAGE_STATUS_FD_REQUIRES_NUMBER:
+		report_failure("usage error: --status-fd requires a descriptor number of 3 or more");
+		break;
+	case USAGE_UNKNOWN_ARGUMENT:
+		report_failure("usage error: unknown argument: %s", bad_argument);
+		break;
+	case USAGE_MISSING_COMMAND:
+		report_failure("usage error: missing `-- <argv>...` command");
+		break;
+	case USAGE_OK:
+		break;
+	}
+	return LAUNCHER_EXIT_FAILURE;
+}
+
+bool next_grant(const struct invocation *invocation, size_t *cursor,
+		const char **ret_path, bool *ret_writable)
+{
+	char **argv = invocation->argv;
+	size_t i = *cursor == 0 ? 1 : *cursor;
+
+	/* Parsing accepted argv: flags, each valued one followed by its value,
+	 * up to "--". */
+	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
+		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0) {
+			*ret_path = argv[i + 1];
+			*ret_writable = argv[i][3] == 'w';
+			*cursor = i + 2;
+			return true;
+		}
+		i += takes_value(argv[i]) ? 2 : 1;
+	}
+	*cursor = i;
+	return false;
+}

@@ -1,0 +1,49 @@
+/*
+ * The launcher's command line (SPEC 7, DESIGN D3). Parsed in place, with
+ * no allocation: the result points into argv.
+ *
+ *   landlock-run [--ro PATH | --rw PATH | --status-fd N | --best-effort |
+ *                 --deny-network]... -- PROGRAM [ARG...]
+ *   landlock-run --probe
+ */
+#ifndef LAUNCHER_ARGS_H
+#define LAUNCHER_ARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct invocation {
+	bool probe;
+	bool best_effort;  /* no Landlock in this kernel: go on without it */
+	bool deny_network; /* no TCP, no socket() but AF_UNIX */
+	int status_fd;     /* -1: none */
+	char **argv;       /* the launcher's own argv, for the grants */
+	char **command;    /* argv after "--"; NULL for --probe */
+};
+
+enum usage_error {
+	USAGE_OK,
+	USAGE_PROBE_TAKES_NO_ARGUMENTS,
+	USAGE_RO_REQUIRES_PATH,
+	USAGE_RW_REQUIRES_PATH,
+	USAGE_STATUS_FD_REQUIRES_NUMBER,
+	USAGE_UNKNOWN_ARGUMENT,
+	USAGE_MISSING_COMMAND,
+};
+
+/* Fills *ret_invocation on success. On an error, bad_argument points at
+ * the offending word where there is one, and ret_invocation->status_fd
+ * holds the channel if it was parsed before the error (so the error can
+ * be recorded there too). */
+enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_invocation,
+				 const char **bad_argument);
+
+/* Prints the usage error line (and its record). Returns 125. */
+int report_usage_error(enum usage_error error, const char *bad_argument);
+
+/* Walks the grants in argv order: *cursor starts at 0. Returns false when
+ * there are no more. */
+bool next_grant(const struct invocation *invocation, size_t *cursor,
+		const char **ret_path, bool *ret_writable);
+
+#endif

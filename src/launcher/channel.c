@@ -1,0 +1,142 @@
+/*
+ * Failure lines and status records. Each goes out with one write(2), so a
+ * concurrent writer cannot split it and a reader sees whole lines. A
+ * failed write is ignored: the reader is gone, and the exit status still
+ * says what happened. Nothing here allocates, so the child may use it
+ * between fork and exec.
+ */
+#include "channel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int status_fd = -1;
+
+int channel_open(int fd)
+{
+	int flags = fcntl(fd, F_GETFD);
+
+	if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
+		return -errno;
+	status_fd = fd;
+	return 0;
+}
+
+int channel_fd(void)
+{
+	return status_fd;
+}
+
+static void write_all_once(int fd, const char *bytes, size_t length)
+{
+	if (fd >= 0 && write(fd, bytes, length) < 0) {
+		/* Nothing left to report to. */
+	}
+}
+
+/* Formats "landlock-run: <message>\n" into line; returns its length. */
+static size_t format_line(char *line, size_t size, const char *format, va_list args)
+{
+	size_t used = sizeof(LAUNCHER_PREFIX) - 1;
+	int n;
+
+	memcpy(line, LAUNCHER_PREFIX, used);
+	n = vsnprintf(line + used, size - used - 1, format, args);
+	if (n < 0)
+		n = 0;
+	used += (size_t)n < size - used - 1 ? (size_t)n : size - used - 2;
+	line[used++] = '\n';
+	return used;
+}
+
+void report_failure(const char *format, ...)
+{
+	/* The record repeats the line after "error ", within one record. */
+	char record[LAUNCHER_RECORD_MAX];
+	static const char keyword[] = LAUNCHER_RECORD_ERROR " ";
+	size_t skip = sizeof(keyword) - 1;
+	size_t length;
+	va_list args;
+
+	memcpy(record, keyword, skip);
+	va_start(args, format);
+	length = format_line(record + skip, sizeof(record) - skip, format, args);
+	va_end(args);
+	write_all_once(STDERR_FILENO, record + skip, length);
+	write_all_once(status_fd, record, skip + length);
+}
+
+void report_line(const char *format, ...)
+{
+	char line[LAUNCHER_RECORD_MAX];
+	size_t length;
+	va_list args;
+
+	va_start(args, format);
+	length = format_line(line, sizeof(line), format, args);
+	va_end(args);
+	write_all_once(STDERR_FILENO, line, length);
+}
+
+static void write_record(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static void write_record(const char *format, ...)
+{
+	char line[LAUNCHER_RECORD_MAX];
+	va_list args;
+	int n;
+
+	if (status_fd < 0)
+		return;
+	va_start(args, format);
+	n = vsnprintf(line, sizeof(line), format, args);
+	va_end(args);
+	if (n > 0 && (size_t)n < sizeof(line))
+		write_all_once(status_fd, line, (size_t)n);
+}
+
+void record_layers(unsigned layers)
+{
+	char line[LAUNCHER_RECORD_MAX] = LAUNCHER_RECORD_LAYERS;
+	size_t used = sizeof(LAUNCHER_RECORD_LAYERS) - 1;
+	unsigned index;
+
+	if (status_fd < 0)
+		return;
+	for (index = 0; index < LAUNCHER_LAYER_COUNT; index++) {
+		const char *word = launcher_layer_word(index);
+		size_t n = strlen(word);
+
+		if (!(layers & (1U << index)))
+			continue;
+		line[used++] = ' ';
+		memcpy(line + used, word, n);
+		used += n;
+	}
+	line[used++] = '\n';
+	write_all_once(status_fd, line, used);
+}
+
+void record_started(pid_t pid)
+{
+	write_record(LAUNCHER_RECORD_STARTED " %ld\n", (long)pid);
+}
+
+void record_exec_failed(int error)
+{
+	write_record(LAUNCHER_RECORD_EXEC_FAILED " %d\n", error);
+}
+
+void record_wait_status(int wait_status)
+{
+	if (WIFSIGNALED(wait_status))
+		write_record(LAUNCHER_RECORD_SIGNAL " %d\n", WTERMSIG(wait_status));
+	else
+		write_record(LAUNCHER_RECORD_EXIT " %d\n", WEXITSTATUS(wait_status));
+}

@@ -1,0 +1,35 @@
+/*
+ * What the launcher tells its caller: failure lines on stderr and records
+ * on the status channel (`--status-fd N`, launcher-protocol.h).
+ */
+#ifndef LAUNCHER_CHANNEL_H
+#define LAUNCHER_CHANNEL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "launcher-protocol.h"
+
+/* Takes fd as the status channel: marks it close-on-exec at once, so the
+ * command never holds it. Returns 0, or -errno when fd is not open. */
+int channel_open(int fd);
+
+/* The channel descriptor, or -1 without --status-fd. */
+int channel_fd(void);
+
+/* Prints "landlock-run: <message>" as one stderr line and, when the
+ * channel is open, the record "error <that line>". Use for every failure
+ * before the command runs. */
+void report_failure(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+/* The stderr line alone, for a failure the channel words its own way
+ * (exec-failed) or for a notice. */
+void report_line(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+void record_layers(unsigned layers);
+void record_started(pid_t pid);
+void record_exec_failed(int error);
+/* "exit <code>" or "signal <n>" from a wait status. */
+void record_wait_status(int wait_status);
+
+#endif

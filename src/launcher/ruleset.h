@@ -1,0 +1,33 @@
+/*
+ * Landlock: the rights each ABI handles, the grants, the scopes (SPEC 7,
+ * DESIGN D3).
+ */
+#ifndef LAUNCHER_RULESET_H
+#define LAUNCHER_RULESET_H
+
+#include <stdbool.h>
+
+#include "args.h"
+
+/* Returns the ABI to use (>= 1), or -errno when the kernel cannot enforce
+ * (ENOSYS: not built in; EOPNOTSUPP: disabled at boot). */
+int landlock_abi(void);
+
+/* Below this ABI some file access SPEC 7 names stays unconfined: the run
+ * is "partial" and the notice is printed. */
+bool landlock_abi_is_full(int abi);
+
+/* Whether a domain built for abi confines signals (LANDLOCK_SCOPE_SIGNAL):
+ * then a process in it can signal only processes in it or below. */
+bool landlock_scopes_signals(int abi);
+
+/* Creates the ruleset for abi and adds every grant (the probe: one
+ * read-only grant of "/"). Returns the ruleset fd (close-on-exec), or -1
+ * after reporting the failure. */
+int landlock_build_ruleset(int abi, const struct invocation *invocation);
+
+/* Restricts this process with the ruleset. Returns 0, or -errno.
+ * no_new_privs must already be set (or CAP_SYS_ADMIN held). */
+int landlock_enforce(int ruleset_fd);
+
+#endif

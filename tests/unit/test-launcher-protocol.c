@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: MIT */
+/* The launcher's status records (src/common/launcher-protocol.h): the
+ * parser the library uses on `--status-fd`, as a table of lines and what
+ * each must read as. The launcher writes these lines; e2e tests
+ * (tests/e2e/launcher) check that it does. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "launcher-protocol.h"
+
+#define INVALID (-1)
+
+struct record_case {
+	const char *line;
+	int kind;       /* enum launcher_record_kind, or INVALID */
+	long value;
+	unsigned layers;
+	const char *text; /* error: the expected line */
+};
+
+static const struct record_case cases[] = {
+	/* what the launcher writes */
+	{ "started 4242\n", LAUNCHER_RECORD_KIND_STARTED, 4242, 0, NULL },
+	{ "exit 0\n", LAUNCHER_RECORD_KIND_EXIT, 0, 0, NULL },
+	{ "exit 3\n", LAUNCHER_RECORD_KIND_EXIT, 3, 0, NULL },
+	{ "exit 255\n", LAUNCHER_RECORD_KIND_EXIT, 255, 0, NULL },
+	{ "signal 15\n", LAUNCHER_RECORD_KIND_SIGNAL, 15, 0, NULL },
+	{ "exec-failed 2\n", LAUNCHER_RECORD_KIND_EXEC_FAILED, 2, 0, NULL },
+	{ "layers landlock seccomp\n", LAUNCHER_RECORD_KIND_LAYERS, 0,
+	  LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP, NULL },
+	{ "layers landlock-partial seccomp supervisor\n", LAUNCHER_RECORD_KIND_LAYERS, 0,
+	  LAUNCHER_LAYER_LANDLOCK_PARTIAL | LAUNCHER_LAYER_SECCOMP | LAUNCHER_LAYER_SUPERVISOR,
+	  NULL },
+	{ "layers seccomp\n", LAUNCHER_RECORD_KIND_LAYERS, 0, LAUNCHER_LAYER_SECCOMP, NULL },
+	{ "error landlock-run: cannot open rule path: /x: No such file or directory\n",
+	  LAUNCHER_RECORD_KIND_ERROR, 0, 0,
+	  "landlock-run: cannot open rule path: /x: No such file or directory" },
+	/* the newline is optional */
+	{ "exit 7", LAUNCHER_RECORD_KIND_EXIT, 7, 0, NULL },
+	/* malformed: never guessed at */
+	{ "", INVALID, 0, 0, NULL },
+	{ "\n", INVALID, 0, 0, NULL },
+	{ "exit\n", INVALID, 0, 0, NULL },
+	{ "exit \n", INVALID, 0, 0, NULL },
+	{ "exit 256\n", INVALID, 0, 0, NULL },
+	{ "exit -1\n", INVALID, 0, 0, NULL },
+	{ "exit 03\n", INVALID, 0, 0, NULL },
+	{ "exit 3 \n", INVALID, 0, 0, NULL },
+	{ "exit  3\n", INVALID, 0, 0, NULL },
+	{ "exit 3\n\n", INVALID, 0, 0, NULL },
+	{ "exited 3\n", INVALID, 0, 0, NULL },
+	{ "started 0\n", INVALID, 0, 0, NULL },
+	{ "started 99999999999\n", INVALID, 0, 0, NULL },
+	{ "signal 0\n", INVALID, 0, 0, NULL },
+	{ "signal 128\n", INVALID, 0, 0, NULL },
+	{ "exec-failed 0\n", INVALID, 0, 0, NULL },
+	{ "exec-failed 4096\n", INVALID, 0, 0, NULL },
+	{ "layers\n", INVALID, 0, 0, NULL },
+	{ "layers \n", INVALID, 0, 0, NULL },
+	{ "layers landlock  seccomp\n", INVALID, 0, 0, NULL },
+	{ "layers seccomp seccomp\n", INVALID, 0, 0, NULL },
+	{ "layers bwrap\n", INVALID, 0, 0, NULL },
+	/* an error line is the launcher's own line, nothing else */
+	{ "error bwrap: this is just my script talking\n", INVALID, 0, 0, NULL },
+	{ "error landlock-run: \n", INVALID, 0, 0, NULL },
+	{ "error landlock-run: a\tb\n", INVALID, 0, 0, NULL },
+	{ "error\n", INVALID, 0, 0, NULL },
+	{ "STARTED 1\n", INVALID, 0, 0, NULL },
+};
+
+static void test_record(void **state)
+{
+	const struct record_case *c = *state;
+	struct launcher_record record;
+	int r;
+
+	memset(&record, 0x5a, sizeof(record));
+	r = launcher_record_parse(c->line, strlen(c->line), &record);
+	if (c->kind == INVALID) {
+		assert_int_equal(r, -EINVAL);
+		/* Untouched on failure. */
+		assert_int_equal(record.value, (long)0x5a5a5a5a5a5a5a5aLL);
+		return;
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(record.kind, c->kind);
+	assert_int_equal(record.value, c->value);
+	assert_int_equal(record.layers, c->layers);
+	if (c->text != NULL) {
+		assert_int_equal(record.text_length, strlen(c->text));
+		assert_memory_equal(record.text, c->text, record.text_length);
+	} else {
+		assert_null(record.text);
+	}
+}
+
+static void test_line_is_not_read_past_its_length(void **state)
+{
+	struct launcher_record record;
+
+	(void)state;
+	/* "exit 12" cut at 6 bytes is "exit 1". */
+	assert_int_equal(launcher_record_parse("exit 12", 6, &record), 0);
+	assert_int_equal(record.value, 1);
+}
+
+static void test_record_too_long_for_one_pipe_write_is_invalid(void **state)
+{
+	static char line[LAUNCHER_RECORD_MAX + 8];
+	struct launcher_record record;
+	size_t prefix = strlen("error " LAUNCHER_PREFIX);
+
+	(void)state;
+	memcpy(line, "error " LAUNCHER_PREFIX, prefix);
+	memset(line + prefix, 'x', sizeof(line) - prefix);
+	assert_int_equal(launcher_record_parse(line, sizeof(line), &record), -EINVAL);
+	assert_int_equal(launcher_record_parse(line, LAUNCHER_RECORD_MAX - 1, &record), 0);
+}
+
+static void test_null_arguments_are_invalid(void **state)
+{
+	struct launcher_record record;
+
+	(void)state;
+	assert_int_equal(launcher_record_parse(NULL, 0, &record), -EINVAL);
+	assert_int_equal(launcher_record_parse("exit 1", 6, NULL), -EINVAL);
+}
+
+static void test_every_layer_has_a_distinct_word(void **state)
+{
+	unsigned i, j;
+
+	(void)state;
+	for (i = 0; i < LAUNCHER_LAYER_COUNT; i++) {
+		assert_non_null(launcher_layer_word(i));
+		for (j = 0; j < i; j++)
+			assert_string_not_equal(launcher_layer_word(i), launcher_layer_word(j));
+	}
+	assert_null(launcher_layer_word(LAUNCHER_LAYER_COUNT));
+}
+
+static void test_texts_are_the_contract(void **state)
+{
+	(void)state;
+	/* SPEC 7's exact texts. */
+	assert_string_equal(LAUNCHER_PREFIX, "landlock-run: ");
+	assert_int_equal(LAUNCHER_EXIT_FAILURE, 125);
+	assert_string_equal(LAUNCHER_PARTIAL_NOTICE,
+			    "landlock-run: partial enforcement (older Landlock ABI)");
+	assert_string_equal(LAUNCHER_PROBE_FULL, "landlock: fully enforced");
+	assert_string_equal(LAUNCHER_PROBE_PARTIAL, "landlock: partially enforced (older ABI)");
+}
+
+int main(void)
+{
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 5];
+	size_t i, n = 0;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct CMUnitTest one = { cases[i].line, test_record, NULL, NULL,
+						(void *)&cases[i] };
+		tests[n++] = one;
+	}
+	{
+		const struct CMUnitTest more[] = {
+			cmocka_unit_test(test_line_is_not_read_past_its_length),
+			cmocka_unit_test(test_record_too_long_for_one_pipe_write_is_invalid),
+			cmocka_unit_test(test_null_arguments_are_invalid),
+			cmocka_unit_test(test_every_layer_has_a_distinct_word),
+			cmocka_unit_test(test_texts_are_the_contract),
+		};
+		for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+			tests[n++] = more[i];
+	}
+	return cmocka_run_group_tests_name("launcher protocol", tests, NULL, NULL);
+}
