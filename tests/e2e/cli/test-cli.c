@@ -724,7 +724,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	                         "runnerFailureRules", "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
-	assert_int_equal(n, 1 + 17 + 1 + 3); /* runner, profile, --, argv */
+	assert_int_equal(n, 1 + 21 + 1 + 3); /* runner, profile, --, argv */
 	{
 		const char *argv0 = json_string_value(json_array_get(argv, 0));
 		assert_true(argv0[0] == '/');
@@ -732,7 +732,8 @@ static void test_wrap_bwrap_shape(void **state) {
 	}
 	{
 		const char *expected[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
-		                          "--proc", "/proc", "--die-with-parent", "--new-session",
+		                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
+		                          "/proc/sys", "--die-with-parent", "--new-session",
 		                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", work, work,
 		                          "--", "sh", "-c", "echo hi", NULL};
 		for (size_t i = 0; expected[i]; i++)
