@@ -136,11 +136,112 @@ CONFINE_API int confine_runner_parse(const char *text, confine_runner *ret, conf
 /* ------------------------------------------------------------------------ */
 /* Policy                                                                   */
 
-/* The execution policy of one call. With a confined mode it is a provider
- * policy. workspace_root is absolute and canonical once resolved. */
+/* Network access of a confined run. Modes govern files only; this is apart. */
+typedef enum confine_network {
+	CONFINE_NETWORK_ON = 0,  /* "on" (the default) */
+	CONFINE_NETWORK_OFF = 1, /* "off": no connection to anything but the sandbox
+	                          * itself (loopback inside bwrap's namespace); no
+	                          * TCP, UDP, raw, netlink or vsock to the host */
+} confine_network;
+
+/* "on" or "off"; NULL outside the enum. Static. */
+CONFINE_API const char *confine_network_name(confine_network network);
+/* Parses "on" or "off". Anything else: -EINVAL, CONFINE_E_INVALID_POLICY
+ * naming the value. */
+CONFINE_API int confine_network_parse(const char *text, confine_network *ret, confine_error *err);
+
+/* Which of the caller's variables a confined command starts from. */
+typedef enum confine_env_inherit {
+	CONFINE_ENV_INHERIT_ALL = 0,  /* "all" (the default) */
+	CONFINE_ENV_INHERIT_NONE = 1, /* "none": only `include` matches and `set` */
+} confine_env_inherit;
+
+/* "all" or "none"; NULL outside the enum. Static. */
+CONFINE_API const char *confine_env_inherit_name(confine_env_inherit inherit);
+CONFINE_API int confine_env_inherit_parse(const char *text, confine_env_inherit *ret,
+                                          confine_error *err);
+
+/*
+ * The command's environment (config key `env`). Applies in confined modes
+ * only: danger-full-access passes the environment unchanged.
+ * Patterns match whole variable names, case-insensitively; `*` matches any
+ * run of characters, `?` one character, everything else itself. A pattern
+ * is 1 to 255 printable ASCII characters other than `=` and space.
+ * A variable of the caller's environment is kept when
+ *   (inherit == ALL or it matches an `include`) and
+ *   (it matches an `include` or it matches no `exclude` and, with
+ *    default_excludes, none of *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*)
+ * ("include wins"); then every `set` entry NAME=VALUE replaces or adds NAME.
+ */
+typedef struct confine_env_policy {
+	confine_env_inherit inherit;
+	char **include;        /* NULL-terminated patterns, or NULL */
+	char **exclude;        /* NULL-terminated patterns, or NULL */
+	char **set;            /* NULL-terminated "NAME=VALUE" entries, or NULL */
+	bool default_excludes; /* drop secret-looking names; default true */
+} confine_env_policy;
+
+/* The names the default excludes drop (case-insensitive), NULL-terminated:
+ * "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*". Static. */
+CONFINE_API const char *const *confine_env_default_excludes(void);
+
+/*
+ * The execution policy of one call. With a confined mode it is a provider
+ * policy. Make one with confine_policy_new() or confine_policy_resolve(),
+ * which fill every field below with its default, then widen or narrow it with
+ * the confine_policy_add_*() functions (which copy, canonicalize and check
+ * their input) and by setting the plain fields. Every pointer in it is owned
+ * by the policy and released by confine_policy_free(); a caller that assigns
+ * a list directly hands it over (malloc'd strings in a malloc'd,
+ * NULL-terminated array) and should run confine_policy_validate() after.
+ * A zero-initialized struct is a valid policy too, but with every default
+ * *off* (no default protections, no default env excludes, no private temp).
+ *
+ * Config keys (and CLI flags) in brackets; doc/POLICY.md has the semantics
+ * and the exact effect on every rung.
+ */
 typedef struct confine_policy {
 	confine_mode mode;
-	char *workspace_root;
+	char *workspace_root;        /* absolute, canonical once resolved */
+
+	/* [writableRoots, --writable] More writable directories under
+	 * workspace-write (ignored by read-only). Canonical, existing
+	 * directories; never `/`, never on a pseudo-filesystem or under /dev,
+	 * /proc or /sys. NULL-terminated, or NULL. */
+	char **writable_roots;
+	/* [protectedPaths, --protect] Read-only inside the writable roots. An
+	 * absolute path (canonicalized where it exists) must lie inside the
+	 * workspace root or a writable root; a relative one (no `..`) means
+	 * that path under each of them. NULL-terminated, or NULL. */
+	char **protected_paths;
+	/* [defaultProtections, --no-default-protections] `.git/hooks` and
+	 * `.git/config` under every writable root holding a `.git` directory
+	 * stay read-only (best effort: listed, never `partial`). Default true. */
+	bool default_protections;
+	/* [denyRead, --deny-read] Neither readable nor writable in confined
+	 * modes. Absolute, canonicalized where they exist. Must not cover the
+	 * workspace root or a writable root. NULL-terminated, or NULL. */
+	char **deny_read;
+	/* [network, --network] Default CONFINE_NETWORK_ON. */
+	confine_network network;
+	/* [allowUnixSockets, --allow-unix-socket] Pathname sockets outside the
+	 * writable roots the command may connect to. Absolute. NULL-terminated,
+	 * or NULL. (Mediated by the supervisor; until then listed unenforced.) */
+	char **allow_unix_sockets;
+	/* [env, --env-*] The command's environment: see confine_env_filter(). */
+	confine_env_policy env;
+	/* [requireFull, --require-full] Refuse (SANDBOX_UNAVAILABLE) rather
+	 * than run with an explicitly requested part unenforced. Default false. */
+	bool require_full;
+	/* read-only only: give the command a private temp area that does not
+	 * outlive the run (bwrap: `--tmpfs /tmp`; Landlock and Seatbelt:
+	 * `temp_dir`). Default true. */
+	bool private_temp;
+	/* The run's private temp directory on rungs without a mount namespace
+	 * (Landlock, Seatbelt): made empty (0700) by whoever spawns, granted
+	 * writable in read-only mode, exported as TMPDIR, removed after the
+	 * run. NULL: none (such rungs then grant no temp area). Absolute. */
+	char *temp_dir;
 } confine_policy;
 
 /* Deployment configuration: the agentless defaults. */
@@ -175,7 +276,67 @@ CONFINE_API int confine_policy_resolve(const confine_deployment *deployment,
  * confine_policy_resolve() does. */
 CONFINE_API int confine_policy_new(confine_mode mode, const char *workspace_root,
                                    confine_policy **ret, confine_error *err);
+/* Frees the policy and everything it owns. Accepts NULL. */
 CONFINE_API void confine_policy_free(confine_policy *policy);
+/* Deep copy; free with confine_policy_free(). -EINVAL, -ENOMEM. */
+CONFINE_API int confine_policy_copy(const confine_policy *policy, confine_policy **ret);
+
+/*
+ * Appenders: each copies its input, checks and canonicalizes it, and appends
+ * it (an entry already present is not added twice). A bad value is
+ * -EINVAL with CONFINE_E_INVALID_POLICY naming the config key and the value;
+ * the policy is then unchanged.
+ */
+/* An existing directory, canonicalized with realpath(3) like the workspace
+ * root; `/`, a pseudo-filesystem (procfs, sysfs, devtmpfs, devpts, cgroup,
+ * debugfs, tracefs, securityfs, bpffs, configfs, mqueue) and anything at or
+ * under /dev, /proc or /sys are refused. */
+CONFINE_API int confine_policy_add_writable_root(confine_policy *policy, const char *path,
+                                                 confine_error *err);
+/* Absolute (canonicalized as far as it exists), or relative without `..`
+ * (then meant under each writable root, the workspace root included). */
+CONFINE_API int confine_policy_add_protected_path(confine_policy *policy, const char *path,
+                                                  confine_error *err);
+/* Absolute; canonicalized as far as it exists. */
+CONFINE_API int confine_policy_add_deny_read(confine_policy *policy, const char *path,
+                                             confine_error *err);
+/* Absolute; canonicalized as far as it exists. */
+CONFINE_API int confine_policy_add_unix_socket(confine_policy *policy, const char *path,
+                                               confine_error *err);
+/* A pattern (see confine_env_policy). */
+CONFINE_API int confine_policy_add_env_include(confine_policy *policy, const char *pattern,
+                                               confine_error *err);
+CONFINE_API int confine_policy_add_env_exclude(confine_policy *policy, const char *pattern,
+                                               confine_error *err);
+/* "NAME=VALUE" (VALUE may be empty; NAME as a pattern without `*` or `?`).
+ * A later entry for the same NAME replaces the earlier one. */
+CONFINE_API int confine_policy_add_env_set(confine_policy *policy, const char *assignment,
+                                           confine_error *err);
+
+/*
+ * Checks a whole policy, in this order, and returns the first problem
+ * (CONFINE_E_INVALID_POLICY, the config key and the value named):
+ * the mode; the workspace root (for a confined mode: absolute, canonical,
+ * an existing directory, not a pseudo-filesystem, not `/` under
+ * workspace-write); each writableRoots entry (as the appender checks it);
+ * a denyRead entry that covers the workspace root; a writableRoots entry
+ * at or under a denyRead entry; an absolute protectedPaths entry outside
+ * every writable root (the workspace root included), or a relative one with
+ * `..`; a relative path in denyRead or allowUnixSockets; an env pattern or
+ * assignment that is malformed; temp_dir not absolute.
+ */
+CONFINE_API int confine_policy_validate(const confine_policy *policy, confine_error *err);
+
+/*
+ * The environment a confined command gets (see confine_env_policy): a new
+ * malloc'd NULL-terminated "NAME=VALUE" vector built from `envp` (NULL: the
+ * empty environment) under `env` (NULL: the defaults: inherit all, default
+ * excludes on, nothing included, excluded or set) for `mode`. danger-full-access copies
+ * `envp` unchanged. Entries without `=` are dropped. Free with
+ * confine_strv_free(). 0, -EINVAL (NULL ret, a malformed pattern), -ENOMEM.
+ */
+CONFINE_API int confine_env_filter(const char *const *envp, const confine_env_policy *env,
+                                   confine_mode mode, char ***ret);
 
 /* ------------------------------------------------------------------------ */
 /* Runner-failure rules and the confined argv                               */
