@@ -511,16 +511,77 @@ CONFINE_API const char *confine_default_landlock_launcher(void);
 /* ------------------------------------------------------------------------ */
 /* Profiles (SPEC 5): pure generators, on every platform                    */
 
-/* bwrap profile tokens for a confined policy (12 or 17 tokens, no "--"),
- * NULL-terminated, malloc'd; free with confine_strv_free(). */
+/*
+ * The generators read the filesystem only to learn what exists (a bind can
+ * cover only an existing path; a `.git` directory decides the default
+ * protections; denyRead on Landlock lists directories). doc/POLICY.md has
+ * every token per option. All return 0, -EINVAL (not a confined policy, a
+ * workspace-write policy without an absolute root, bad flags) or -ENOMEM;
+ * the Landlock one also a negative errno when a directory on the way to a
+ * denyRead entry cannot be listed, and -E2BIG past 8192 read grants (the
+ * profile fails closed rather than grant more).
+ */
+
+/* Omit --die-with-parent (in-process runs: the launcher's lifeline replaces
+ * it; PR_SET_PDEATHSIG would follow the spawning thread). */
+#define CONFINE_PROFILE_NO_DIE_WITH_PARENT (1u << 0)
+
+/* bwrap profile tokens for a confined policy (no "--"), NULL-terminated,
+ * malloc'd; free with confine_strv_free(). read-only: the 16 tokens
+ *   --ro-bind / / --dev /dev --unshare-pid --unshare-ipc --proc /proc
+ *   --ro-bind /proc/sys /proc/sys --die-with-parent --new-session --cap-drop ALL
+ * then `--unshare-net` (network off), `--tmpfs /tmp` (workspace-write, or
+ * read-only with private_temp), `--bind R R` per writable root (workspace
+ * root first), `--ro-bind P P` per existing protected path, and per existing
+ * denyRead entry `--tmpfs D --remount-ro D` (a directory) or
+ * `--ro-bind /dev/null F` (anything else). */
 CONFINE_API int confine_profile_bwrap(const confine_policy *policy, char ***ret);
-/* landlock-run grant arguments (--ro / --rw ...), NULL-terminated. */
+/* The same with CONFINE_PROFILE_* flags. */
+CONFINE_API int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags,
+                                            char ***ret);
+/* landlock-run arguments, NULL-terminated: `--ro /` (or, with denyRead, one
+ * `--ro` per sibling along the way to each denied path), `--rw /dev/null`,
+ * read-only: `--rw TEMP_DIR` (private_temp with temp_dir set);
+ * workspace-write: `--rw /tmp`, `--rw /dev/shm` (where it exists), `--rw R`
+ * per writable root; then `--deny-network` (network off). */
 CONFINE_API int confine_profile_landlock(const confine_policy *policy, char ***ret);
 /* The SBPL profile text. `tmpdir` is the per-user temp dir ($TMPDIR), NULL
  * for "/tmp". Writable roots are canonicalized with realpath (a path that does
- * not resolve is used as given) and de-duplicated. */
+ * not resolve is used as given) and de-duplicated; protected paths, denyRead
+ * and network off follow as deny forms (doc/POLICY.md). */
 CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const char *tmpdir,
                                          char **ret);
+
+#define CONFINE_UNENFORCED_MAX 8
+
+/* The parts of a policy a rung leaves unenforced. */
+typedef struct confine_unenforced {
+	/* Config key names (static strings), in config order, NULL-terminated:
+	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets". */
+	const char *keys[CONFINE_UNENFORCED_MAX + 1];
+	size_t n_keys;
+	/* An explicitly requested part is unenforced: the run is `partial`
+	 * (with require_full: SANDBOX_UNAVAILABLE). Default protections and
+	 * allowUnixSockets are listed but never make a run partial. */
+	bool partial;
+} confine_unenforced;
+
+/*
+ * Reports, for `runner` (BWRAP, LANDLOCK, SEATBELT or RUNNER_COMMAND, which
+ * is bwrap-shaped), what of the confined `policy` it does not enforce:
+ *  bwrap:    protectedPaths missing at the start (a bind covers only what
+ *            exists: partial); defaultProtections when a `.git` lacks hooks/
+ *            or config; allowUnixSockets (until the supervisor mediates).
+ *  landlock: protectedPaths (no carve-out inside a writable grant: partial),
+ *            defaultProtections (a `.git` directory exists), denyRead when an
+ *            existing entry lies inside a writable grant (partial),
+ *            allowUnixSockets.
+ *  seatbelt: nothing.
+ * The rung's own enforcement (Landlock ABI) is apart: `partial` here adds
+ * to it. 0 or -EINVAL, -ENOMEM.
+ */
+CONFINE_API int confine_policy_unenforced(const confine_policy *policy, confine_runner runner,
+                                          confine_unenforced *ret);
 
 CONFINE_API void confine_strv_free(char **strv);
 
