@@ -56,21 +56,22 @@ bool cf_env_pattern_match(const char *pattern, const char *name, size_t name_len
 
 int cf_env_check_pattern(const char *what, const char *pattern, bool allow_wildcards,
                          confine_error *err) {
+	const char *word = allow_wildcards ? "pattern" : "name";
 	size_t len = strlen(pattern);
 	if (len == 0)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-		                    "%s pattern \"\" is empty", what);
+		                    "%s %s \"\" is empty", what, word);
 	if (len > PATTERN_MAX)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-		                    "%s pattern \"%.40s...\" is longer than %d characters", what,
+		                    "%s %s \"%.40s...\" is longer than %d characters", what, word,
 		                    pattern, PATTERN_MAX);
 	for (const char *c = pattern; *c; c++) {
 		unsigned char u = (unsigned char)*c;
 		if (u <= ' ' || u >= 0x7f || u == '=')
 			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-			                    "%s pattern \"%s\" is malformed: a variable name pattern is "
+			                    "%s %s \"%s\" is malformed: a variable name %s is "
 			                    "printable ASCII without spaces or '='",
-			                    what, pattern);
+			                    what, word, pattern, word);
 		if (!allow_wildcards && (u == '*' || u == '?'))
 			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
 			                    "%s name \"%s\" is malformed: a name has no '*' or '?'", what,

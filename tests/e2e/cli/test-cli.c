@@ -567,7 +567,9 @@ static void test_config_errors(void **state) {
 	} cases[] = {
 		{ "{\"mdoe\": \"workspace-write\"}",
 		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
-		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher)" },
+		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
+		  "protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, "
+		  "requireFull)" },
 		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"wide-open\"}",
 		  ": key \"mode\": unknown sandbox mode \"wide-open\" (expected read-only, "
@@ -584,6 +586,8 @@ static void test_config_errors(void **state) {
 		{ "{\"probeTimeoutMs\": 0}",
 		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
 		{ "{\"probeTimeoutMs\": -1}",
+		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"probeTimeoutMs\": 0.5}",
 		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
 		{ "{\"runnerFailureSignatures\": [\"x: \"]}",
 		  ": sandbox-local: runnerFailureSignatures requires runnerCommand" },
