@@ -47,12 +47,19 @@ static int setup(void **state) {
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
 		if (mkdir(at(dirs[i]), 0755) < 0)
 			return -1;
-	if (!tl_write_file(base, "ws/.git/config", "[core]\n", 0644) ||
-	    !tl_write_file(base, "ws/.env", "KEY=1\n", 0600) ||
-	    !tl_write_file(base, "home/.npmrc", "token\n", 0600) ||
-	    symlink(at("/home/.ssh"), at("/home/link")) < 0)
-		return -1;
-	return 0;
+	{
+		static const char *const files[][2] = {
+			{ "ws/.git/config", "[core]\n" }, { "ws/.env", "KEY=1\n" },
+			{ "home/.npmrc", "token\n" },
+		};
+		for (size_t i = 0; i < 3; i++) {
+			char *written = tl_write_file(base, files[i][0], files[i][1], 0644);
+			if (!written)
+				return -1;
+			free(written);
+		}
+	}
+	return symlink(at("/home/.ssh"), at("/home/link"));
 }
 
 static int teardown(void **state) {
