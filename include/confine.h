@@ -195,7 +195,7 @@ CONFINE_API const char *const *confine_env_default_excludes(void);
  * a list directly hands it over (malloc'd strings in a malloc'd,
  * NULL-terminated array) and should run confine_policy_validate() after.
  * A zero-initialized struct is a valid policy too, but with every default
- * *off* (no default protections, no default env excludes, no private temp).
+ * *off* (no default protections, no default env excludes).
  *
  * Config keys (and CLI flags) in brackets; doc/POLICY.md has the semantics
  * and the exact effect on every rung.
@@ -235,7 +235,8 @@ typedef struct confine_policy {
 	bool require_full;
 	/* read-only only: give the command a private temp area that does not
 	 * outlive the run (bwrap: `--tmpfs /tmp`; Landlock and Seatbelt:
-	 * `temp_dir`). Default true. */
+	 * `temp_dir`). Default false for now: the spawner does not make
+	 * temp_dir yet (doc/POLICY.md). */
 	bool private_temp;
 	/* The run's private temp directory on rungs without a mount namespace
 	 * (Landlock, Seatbelt): made empty (0700) by whoever spawns, granted

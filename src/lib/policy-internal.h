@@ -18,8 +18,8 @@ int cf_canonicalize_root(confine_mode mode, const char *label, const char *root,
                          const char *origin, bool refuse_slash, char **ret,
                          confine_error *err) CONFINE_HIDDEN;
 
-/* Fills the defaults of a fresh policy (default protections, default env
- * excludes, private temp on); lists stay NULL. */
+/* Fills the defaults of a fresh policy (default protections and default env
+ * excludes on); lists stay NULL. */
 void cf_policy_set_defaults(confine_policy *policy) CONFINE_HIDDEN;
 /* Frees what `policy` owns (not the struct) and zeroes it. */
 void cf_policy_clear(confine_policy *policy) CONFINE_HIDDEN;

@@ -230,7 +230,7 @@ check_consumer() {
 	export LD_LIBRARY_PATH
 	# It must load the installed library, not one from the build tree or
 	# the system.
-	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.0 => \([^ ]*\).*/\1/p')
+	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.1 => \([^ ]*\).*/\1/p')
 	[ "$loaded" = "$lib/libconfine.so.1" ] ||
 		fail "the consumer loads libconfine from '$loaded', not $lib"
 

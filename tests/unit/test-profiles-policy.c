@@ -152,7 +152,7 @@ static void test_bwrap_read_only_private_temp_and_network(void **state) {
 	const char *const want[] = {
 		BASE16,
 		"--unshare-net",
-		"--tmpfs", "/tmp", /* the private temp area */
+		"--tmpfs", "/tmp", /* the private temp area (private_temp, set below) */
 		/* read-only: no binds, no carve-outs; denyRead still masks */
 		"--tmpfs", at("/home/.ssh"), "--remount-ro", at("/home/.ssh"),
 		"--ro-bind", "/dev/null", at("/home/.npmrc"),
@@ -163,6 +163,7 @@ static void test_bwrap_read_only_private_temp_and_network(void **state) {
 	confine_policy bare = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	char **tokens = NULL;
 	(void)state;
+	p->private_temp = true;
 	assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
 	assert_strv_equal(tokens, want);
 	confine_strv_free(tokens);
@@ -221,6 +222,7 @@ static void test_landlock_read_only_temp_dir(void **state) {
 	char **tokens = NULL;
 	(void)state;
 	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("/ws"), &p, NULL), 0);
+	p->private_temp = true;
 	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
 	assert_strv_equal(tokens, no_temp); /* no temp_dir made: nothing to grant */
 	confine_strv_free(tokens);
@@ -320,6 +322,7 @@ static void test_seatbelt_read_only_temp_dir(void **state) {
 	char *text = NULL;
 	(void)state;
 	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("/ws"), &p, NULL), 0);
+	p->private_temp = true;
 	p->temp_dir = strdup("/nonexistent/run-1");
 	assert_int_equal(confine_profile_seatbelt(p, NULL, &text), 0);
 	assert_string_equal(text, "(version 1) (allow default) (deny file-write*) "
