@@ -17,11 +17,12 @@
 
 /*
  * Whether the canonical directory `path` is on a pseudo-filesystem or, with
- * `check_below` (a root the command may write), holds a mount of one. Returns 1 and writes a phrase into `why` ("is on
- * procfs", "holds a sysfs mount at /x/sys") when it is; 0 when it is not or
- * cannot be told (the check is defence in depth behind the lexical rule);
- * -ENOMEM.
+ * `check_below` (a root the command may write), holds a mount of one.
+ * Returns 1 and writes a phrase into `why` ("is on procfs", "holds a sysfs
+ * mount at "/x/sys"") when it is; 0 when it is not or cannot be told (the
+ * check is defence in depth behind the lexical rule); -ENOMEM.
  */
-int cf_fs_not_a_place(const char *path, bool check_below, char *why, size_t why_size) CONFINE_HIDDEN;
+int cf_fs_not_a_place(const char *path, bool check_below, char *why,
+                      size_t why_size) CONFINE_HIDDEN;
 
 #endif
