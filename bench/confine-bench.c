@@ -647,14 +647,16 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                ctx->prov_landlock, ctx->ww, false, ctx->prov_landlock_why);
 	add_lib_variant(&vs[nv++], "3c", "library, landlock rung, read-only, captured",
 	                ctx->prov_landlock, ctx->ro, true, ctx->prov_landlock_why);
-	add_exec_variant(&vs[nv++], "4a", "bwrap direct, 12 read-only tokens", KIND_FORK_EXEC,
+	add_exec_variant(&vs[nv++], "4a", "bwrap direct, 16 read-only tokens", KIND_FORK_EXEC,
 	                 strv_new(bw, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
-	                          "--proc", "/proc", "--die-with-parent", "--new-session",
+	                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
+	                          "/proc/sys", "--die-with-parent", "--new-session",
 	                          "--cap-drop", "ALL", "--", TRUE_PATH, NULL),
 	                 ctx->bwrap_ok, bw_why);
-	add_exec_variant(&vs[nv++], "4b", "bwrap direct, 17 workspace-write tokens", KIND_FORK_EXEC,
+	add_exec_variant(&vs[nv++], "4b", "bwrap direct, 21 workspace-write tokens", KIND_FORK_EXEC,
 	                 strv_new(bw, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
-	                          "--proc", "/proc", "--die-with-parent", "--new-session",
+	                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
+	                          "/proc/sys", "--die-with-parent", "--new-session",
 	                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", ws_arg, ws_arg,
 	                          "--", TRUE_PATH, NULL),
 	                 ctx->bwrap_ok && ctx->ww, ctx->ww ? bw_why : "no workspace");

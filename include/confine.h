@@ -43,11 +43,11 @@ extern "C" {
 /* Version                                                                  */
 
 #define CONFINE_VERSION_MAJOR 0
-#define CONFINE_VERSION_MINOR 1
+#define CONFINE_VERSION_MINOR 2
 #define CONFINE_VERSION_MICRO 0
-#define CONFINE_VERSION_STRING "0.1.0"
+#define CONFINE_VERSION_STRING "0.2.0"
 
-/* The version of the library linked at run time, e.g. "0.1.0". Static. */
+/* The version of the library linked at run time, e.g. "0.2.0". Static. */
 CONFINE_API const char *confine_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -136,11 +136,113 @@ CONFINE_API int confine_runner_parse(const char *text, confine_runner *ret, conf
 /* ------------------------------------------------------------------------ */
 /* Policy                                                                   */
 
-/* The execution policy of one call. With a confined mode it is a provider
- * policy. workspace_root is absolute and canonical once resolved. */
+/* Network access of a confined run. Modes govern files only; this is apart. */
+typedef enum confine_network {
+	CONFINE_NETWORK_ON = 0,  /* "on" (the default) */
+	CONFINE_NETWORK_OFF = 1, /* "off": no connection to anything but the sandbox
+	                          * itself (loopback inside bwrap's namespace); no
+	                          * TCP, UDP, raw, netlink or vsock to the host */
+} confine_network;
+
+/* "on" or "off"; NULL outside the enum. Static. */
+CONFINE_API const char *confine_network_name(confine_network network);
+/* Parses "on" or "off". Anything else: -EINVAL, CONFINE_E_INVALID_POLICY
+ * naming the value. */
+CONFINE_API int confine_network_parse(const char *text, confine_network *ret, confine_error *err);
+
+/* Which of the caller's variables a confined command starts from. */
+typedef enum confine_env_inherit {
+	CONFINE_ENV_INHERIT_ALL = 0,  /* "all" (the default) */
+	CONFINE_ENV_INHERIT_NONE = 1, /* "none": only `include` matches and `set` */
+} confine_env_inherit;
+
+/* "all" or "none"; NULL outside the enum. Static. */
+CONFINE_API const char *confine_env_inherit_name(confine_env_inherit inherit);
+CONFINE_API int confine_env_inherit_parse(const char *text, confine_env_inherit *ret,
+                                          confine_error *err);
+
+/*
+ * The command's environment (config key `env`). Applies in confined modes
+ * only: danger-full-access passes the environment unchanged.
+ * Patterns match whole variable names, case-insensitively; `*` matches any
+ * run of characters, `?` one character, everything else itself. A pattern
+ * is 1 to 255 printable ASCII characters other than `=` and space.
+ * A variable of the caller's environment is kept when
+ *   (inherit == ALL or it matches an `include`) and
+ *   (it matches an `include` or it matches no `exclude` and, with
+ *    default_excludes, none of *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*)
+ * ("include wins"); then every `set` entry NAME=VALUE replaces or adds NAME.
+ */
+typedef struct confine_env_policy {
+	confine_env_inherit inherit;
+	char **include;        /* NULL-terminated patterns, or NULL */
+	char **exclude;        /* NULL-terminated patterns, or NULL */
+	char **set;            /* NULL-terminated "NAME=VALUE" entries, or NULL */
+	bool default_excludes; /* drop secret-looking names; default true */
+} confine_env_policy;
+
+/* The names the default excludes drop (case-insensitive), NULL-terminated:
+ * "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*". Static. */
+CONFINE_API const char *const *confine_env_default_excludes(void);
+
+/*
+ * The execution policy of one call. With a confined mode it is a provider
+ * policy. Make one with confine_policy_new() or confine_policy_resolve(),
+ * which fill every field below with its default, then widen or narrow it with
+ * the confine_policy_add_*() functions (which copy, canonicalize and check
+ * their input) and by setting the plain fields. Every pointer in it is owned
+ * by the policy and released by confine_policy_free(); a caller that assigns
+ * a list directly hands it over (malloc'd strings in a malloc'd,
+ * NULL-terminated array) and should run confine_policy_validate() after.
+ * A zero-initialized struct is a valid policy too, but with every default
+ * *off* (no default protections, no default env excludes).
+ *
+ * Config keys (and CLI flags) in brackets; doc/POLICY.md has the semantics
+ * and the exact effect on every rung.
+ */
 typedef struct confine_policy {
 	confine_mode mode;
-	char *workspace_root;
+	char *workspace_root;        /* absolute, canonical once resolved */
+
+	/* [writableRoots, --writable] More writable directories under
+	 * workspace-write (ignored by read-only). Canonical, existing
+	 * directories; never `/`, never on a pseudo-filesystem or under /dev,
+	 * /proc or /sys. NULL-terminated, or NULL. */
+	char **writable_roots;
+	/* [protectedPaths, --protect] Read-only inside the writable roots. An
+	 * absolute path (canonicalized where it exists) must lie inside the
+	 * workspace root or a writable root; a relative one (no `..`) means
+	 * that path under each of them. NULL-terminated, or NULL. */
+	char **protected_paths;
+	/* [defaultProtections, --no-default-protections] `.git/hooks` and
+	 * `.git/config` under every writable root holding a `.git` directory
+	 * stay read-only (best effort: listed, never `partial`). Default true. */
+	bool default_protections;
+	/* [denyRead, --deny-read] Neither readable nor writable in confined
+	 * modes. Absolute, canonicalized where they exist. Must not cover the
+	 * workspace root or a writable root. NULL-terminated, or NULL. */
+	char **deny_read;
+	/* [network, --network] Default CONFINE_NETWORK_ON. */
+	confine_network network;
+	/* [allowUnixSockets, --allow-unix-socket] Pathname sockets outside the
+	 * writable roots the command may connect to. Absolute. NULL-terminated,
+	 * or NULL. (Mediated by the supervisor; until then listed unenforced.) */
+	char **allow_unix_sockets;
+	/* [env, --env-*] The command's environment: see confine_env_filter(). */
+	confine_env_policy env;
+	/* [requireFull, --require-full] Refuse (SANDBOX_UNAVAILABLE) rather
+	 * than run with an explicitly requested part unenforced. Default false. */
+	bool require_full;
+	/* read-only only: give the command a private temp area that does not
+	 * outlive the run (bwrap: `--tmpfs /tmp`; Landlock and Seatbelt:
+	 * `temp_dir`). Default false for now: the spawner does not make
+	 * temp_dir yet (doc/POLICY.md). */
+	bool private_temp;
+	/* The run's private temp directory on rungs without a mount namespace
+	 * (Landlock, Seatbelt): made empty (0700) by whoever spawns, granted
+	 * writable in read-only mode, exported as TMPDIR, removed after the
+	 * run. NULL: none (such rungs then grant no temp area). Absolute. */
+	char *temp_dir;
 } confine_policy;
 
 /* Deployment configuration: the agentless defaults. */
@@ -175,7 +277,67 @@ CONFINE_API int confine_policy_resolve(const confine_deployment *deployment,
  * confine_policy_resolve() does. */
 CONFINE_API int confine_policy_new(confine_mode mode, const char *workspace_root,
                                    confine_policy **ret, confine_error *err);
+/* Frees the policy and everything it owns. Accepts NULL. */
 CONFINE_API void confine_policy_free(confine_policy *policy);
+/* Deep copy; free with confine_policy_free(). -EINVAL, -ENOMEM. */
+CONFINE_API int confine_policy_copy(const confine_policy *policy, confine_policy **ret);
+
+/*
+ * Appenders: each copies its input, checks and canonicalizes it, and appends
+ * it (an entry already present is not added twice). A bad value is
+ * -EINVAL with CONFINE_E_INVALID_POLICY naming the config key and the value;
+ * the policy is then unchanged.
+ */
+/* An existing directory, canonicalized with realpath(3) like the workspace
+ * root; `/`, a pseudo-filesystem (procfs, sysfs, devtmpfs, devpts, cgroup,
+ * debugfs, tracefs, securityfs, bpffs, configfs, mqueue) and anything at or
+ * under /dev, /proc or /sys are refused. */
+CONFINE_API int confine_policy_add_writable_root(confine_policy *policy, const char *path,
+                                                 confine_error *err);
+/* Absolute (canonicalized as far as it exists), or relative without `..`
+ * (then meant under each writable root, the workspace root included). */
+CONFINE_API int confine_policy_add_protected_path(confine_policy *policy, const char *path,
+                                                  confine_error *err);
+/* Absolute; canonicalized as far as it exists. */
+CONFINE_API int confine_policy_add_deny_read(confine_policy *policy, const char *path,
+                                             confine_error *err);
+/* Absolute; canonicalized as far as it exists. */
+CONFINE_API int confine_policy_add_unix_socket(confine_policy *policy, const char *path,
+                                               confine_error *err);
+/* A pattern (see confine_env_policy). */
+CONFINE_API int confine_policy_add_env_include(confine_policy *policy, const char *pattern,
+                                               confine_error *err);
+CONFINE_API int confine_policy_add_env_exclude(confine_policy *policy, const char *pattern,
+                                               confine_error *err);
+/* "NAME=VALUE" (VALUE may be empty; NAME as a pattern without `*` or `?`).
+ * A later entry for the same NAME replaces the earlier one. */
+CONFINE_API int confine_policy_add_env_set(confine_policy *policy, const char *assignment,
+                                           confine_error *err);
+
+/*
+ * Checks a whole policy, in this order, and returns the first problem
+ * (CONFINE_E_INVALID_POLICY, the config key and the value named):
+ * the mode; the workspace root (for a confined mode: absolute, canonical,
+ * an existing directory, not a pseudo-filesystem, not `/` under
+ * workspace-write); each writableRoots entry (as the appender checks it);
+ * a denyRead entry that covers the workspace root; a writableRoots entry
+ * at or under a denyRead entry; an absolute protectedPaths entry outside
+ * every writable root (the workspace root included), or a relative one with
+ * `..`; a relative path in denyRead or allowUnixSockets; an env pattern or
+ * assignment that is malformed; temp_dir not absolute.
+ */
+CONFINE_API int confine_policy_validate(const confine_policy *policy, confine_error *err);
+
+/*
+ * The environment a confined command gets (see confine_env_policy): a new
+ * malloc'd NULL-terminated "NAME=VALUE" vector built from `envp` (NULL: the
+ * empty environment) under `env` (NULL: the defaults: inherit all, default
+ * excludes on, nothing included, excluded or set) for `mode`. danger-full-access copies
+ * `envp` unchanged. Entries without `=` are dropped. Free with
+ * confine_strv_free(). 0, -EINVAL (NULL ret, a malformed pattern), -ENOMEM.
+ */
+CONFINE_API int confine_env_filter(const char *const *envp, const confine_env_policy *env,
+                                   confine_mode mode, char ***ret);
 
 /* ------------------------------------------------------------------------ */
 /* Runner-failure rules and the confined argv                               */
@@ -362,16 +524,77 @@ CONFINE_API const char *confine_default_landlock_launcher(void);
 /* ------------------------------------------------------------------------ */
 /* Profiles (SPEC 5): pure generators, on every platform                    */
 
-/* bwrap profile tokens for a confined policy (12 or 17 tokens, no "--"),
- * NULL-terminated, malloc'd; free with confine_strv_free(). */
+/*
+ * The generators read the filesystem only to learn what exists (a bind can
+ * cover only an existing path; a `.git` directory decides the default
+ * protections; denyRead on Landlock lists directories). doc/POLICY.md has
+ * every token per option. All return 0, -EINVAL (not a confined policy, a
+ * workspace-write policy without an absolute root, bad flags) or -ENOMEM;
+ * the Landlock one also a negative errno when a directory on the way to a
+ * denyRead entry cannot be listed, and -E2BIG past 8192 read grants (the
+ * profile fails closed rather than grant more).
+ */
+
+/* Omit --die-with-parent (in-process runs: the launcher's lifeline replaces
+ * it; PR_SET_PDEATHSIG would follow the spawning thread). */
+#define CONFINE_PROFILE_NO_DIE_WITH_PARENT (1u << 0)
+
+/* bwrap profile tokens for a confined policy (no "--"), NULL-terminated,
+ * malloc'd; free with confine_strv_free(). read-only: the 16 tokens
+ *   --ro-bind / / --dev /dev --unshare-pid --unshare-ipc --proc /proc
+ *   --ro-bind /proc/sys /proc/sys --die-with-parent --new-session --cap-drop ALL
+ * then `--unshare-net` (network off), `--tmpfs /tmp` (workspace-write, or
+ * read-only with private_temp), `--bind R R` per writable root (workspace
+ * root first), `--ro-bind P P` per existing protected path, and per existing
+ * denyRead entry `--tmpfs D --remount-ro D` (a directory) or
+ * `--ro-bind /dev/null F` (anything else). */
 CONFINE_API int confine_profile_bwrap(const confine_policy *policy, char ***ret);
-/* landlock-run grant arguments (--ro / --rw ...), NULL-terminated. */
+/* The same with CONFINE_PROFILE_* flags. */
+CONFINE_API int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags,
+                                            char ***ret);
+/* landlock-run arguments, NULL-terminated: `--ro /` (or, with denyRead, one
+ * `--ro` per sibling along the way to each denied path), `--rw /dev/null`,
+ * read-only: `--rw TEMP_DIR` (private_temp with temp_dir set);
+ * workspace-write: `--rw /tmp`, `--rw /dev/shm` (where it exists), `--rw R`
+ * per writable root; then `--deny-network` (network off). */
 CONFINE_API int confine_profile_landlock(const confine_policy *policy, char ***ret);
 /* The SBPL profile text. `tmpdir` is the per-user temp dir ($TMPDIR), NULL
  * for "/tmp". Writable roots are canonicalized with realpath (a path that does
- * not resolve is used as given) and de-duplicated. */
+ * not resolve is used as given) and de-duplicated; protected paths, denyRead
+ * and network off follow as deny forms (doc/POLICY.md). */
 CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const char *tmpdir,
                                          char **ret);
+
+#define CONFINE_UNENFORCED_MAX 8
+
+/* The parts of a policy a rung leaves unenforced. */
+typedef struct confine_unenforced {
+	/* Config key names (static strings), in config order, NULL-terminated:
+	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets". */
+	const char *keys[CONFINE_UNENFORCED_MAX + 1];
+	size_t n_keys;
+	/* An explicitly requested part is unenforced: the run is `partial`
+	 * (with require_full: SANDBOX_UNAVAILABLE). Default protections and
+	 * allowUnixSockets are listed but never make a run partial. */
+	bool partial;
+} confine_unenforced;
+
+/*
+ * Reports, for `runner` (BWRAP, LANDLOCK, SEATBELT or RUNNER_COMMAND, which
+ * is bwrap-shaped), what of the confined `policy` it does not enforce:
+ *  bwrap:    protectedPaths missing at the start (a bind covers only what
+ *            exists: partial); defaultProtections when a `.git` lacks hooks/
+ *            or config; allowUnixSockets (until the supervisor mediates).
+ *  landlock: protectedPaths (no carve-out inside a writable grant: partial),
+ *            defaultProtections (a `.git` directory exists), denyRead when an
+ *            existing entry lies inside a writable grant (partial),
+ *            allowUnixSockets.
+ *  seatbelt: nothing.
+ * The rung's own enforcement (Landlock ABI) is apart: `partial` here adds
+ * to it. 0 or -EINVAL, -ENOMEM.
+ */
+CONFINE_API int confine_policy_unenforced(const confine_policy *policy, confine_runner runner,
+                                          confine_unenforced *ret);
 
 CONFINE_API void confine_strv_free(char **strv);
 

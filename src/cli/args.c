@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -19,6 +20,19 @@ typedef enum option_id {
 	OPT_JSON,
 	OPT_TIMEOUT,
 	OPT_COMMAND,
+	/* the policy options (issue 16) */
+	OPT_WRITABLE,
+	OPT_PROTECT,
+	OPT_NO_DEFAULT_PROTECTIONS,
+	OPT_DENY_READ,
+	OPT_NETWORK,
+	OPT_ALLOW_UNIX_SOCKET,
+	OPT_ENV_INHERIT,
+	OPT_ENV_INCLUDE,
+	OPT_ENV_EXCLUDE,
+	OPT_ENV_SET,
+	OPT_NO_DEFAULT_ENV_EXCLUDES,
+	OPT_REQUIRE_FULL,
 } option_id;
 
 typedef struct option_spec {
@@ -37,6 +51,18 @@ static const option_spec option_table[] = {
 	{OPT_JSON, 0, "json", false},
 	{OPT_TIMEOUT, 0, "timeout", true},
 	{OPT_COMMAND, 'c', NULL, true},
+	{OPT_WRITABLE, 0, "writable", true},
+	{OPT_PROTECT, 0, "protect", true},
+	{OPT_NO_DEFAULT_PROTECTIONS, 0, "no-default-protections", false},
+	{OPT_DENY_READ, 0, "deny-read", true},
+	{OPT_NETWORK, 0, "network", true},
+	{OPT_ALLOW_UNIX_SOCKET, 0, "allow-unix-socket", true},
+	{OPT_ENV_INHERIT, 0, "env-inherit", true},
+	{OPT_ENV_INCLUDE, 0, "env-include", true},
+	{OPT_ENV_EXCLUDE, 0, "env-exclude", true},
+	{OPT_ENV_SET, 0, "env-set", true},
+	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", false},
+	{OPT_REQUIRE_FULL, 0, "require-full", false},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -49,6 +75,18 @@ static bool command_accepts(cli_command command, option_id id) {
 		return command != CLI_COMMAND_NONE;
 	case OPT_MODE:
 	case OPT_WORKSPACE:
+	case OPT_WRITABLE:
+	case OPT_PROTECT:
+	case OPT_NO_DEFAULT_PROTECTIONS:
+	case OPT_DENY_READ:
+	case OPT_NETWORK:
+	case OPT_ALLOW_UNIX_SOCKET:
+	case OPT_ENV_INHERIT:
+	case OPT_ENV_INCLUDE:
+	case OPT_ENV_EXCLUDE:
+	case OPT_ENV_SET:
+	case OPT_NO_DEFAULT_ENV_EXCLUDES:
+	case OPT_REQUIRE_FULL:
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
 		       command == CLI_COMMAND_WRAP;
 	case OPT_JSON:
@@ -92,6 +130,31 @@ const char *cli_help_hint(cli_command command) {
 	"                        unprobed; fails closed if it cannot run)\n"                    \
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
 
+#define POLICY_OPTIONS                                                                       \
+	"Policy options (config keys in brackets; repeatable where a list):\n"                  \
+	"      --writable DIR    another writable directory (workspace-write)\n"               \
+	"                        [writableRoots]\n"                                            \
+	"      --protect PATH    keep PATH read-only inside the writable roots; relative:\n"   \
+	"                        under each of them [protectedPaths]\n"                        \
+	"      --no-default-protections\n"                                                     \
+	"                        let .git/hooks and .git/config be written\n"                  \
+	"                        [defaultProtections]\n"                                       \
+	"      --deny-read PATH  neither readable nor writable [denyRead]\n"                   \
+	"      --network on|off  off: no connection but to the sandbox itself [network]\n"     \
+	"      --allow-unix-socket PATH\n"                                                     \
+	"                        a socket outside the writable roots the command may\n"        \
+	"                        connect to [allowUnixSockets]\n"                              \
+	"      --env-inherit all|none\n"                                                       \
+	"                        start from the caller's environment or an empty one\n"        \
+	"      --env-include PAT keep matching variables whatever the excludes say\n"          \
+	"      --env-exclude PAT drop matching variables\n"                                    \
+	"      --env-set NAME=VALUE\n"                                                         \
+	"                        set a variable\n"                                             \
+	"      --no-default-env-excludes\n"                                                    \
+	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL* [env]\n"  \
+	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
+	"                        [requireFull]\n"
+
 static const char help_global[] =
 	"Usage: confine COMMAND [OPTION...]\n"
 	"Run commands confined: writes are allowed only where the mode permits.\n"
@@ -133,6 +196,7 @@ static const char help_run[] =
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"  -h, --help            show this help\n"
+	"\n" POLICY_OPTIONS
 	"\n"
 	"Exit status: the program's; 128+N when signal N killed it; 127 when PROGRAM\n"
 	"is not found, 126 when it is not executable (nothing ran); 125 when confine\n"
@@ -156,6 +220,7 @@ static const char help_bash[] =
 	"                        SIGTERM, and SIGKILL 3000 ms later\n"
 	"  -c COMMAND            the bash command to run\n"
 	"  -h, --help            show this help\n"
+	"\n" POLICY_OPTIONS
 	"\n"
 	"Exit status: the command's exit code; 128+N when signal N killed it (a\n"
 	"timeout kills with SIGTERM or SIGKILL); 125 when confine fails, including\n"
@@ -175,6 +240,7 @@ static const char help_wrap[] =
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"  -h, --help            show this help\n"
+	"\n" POLICY_OPTIONS
 	"\n"
 	"Exit status: 0 when printed; 125 when confine fails.\n";
 
@@ -249,6 +315,60 @@ static bool parse_timeout(const char *text, unsigned *ret) {
 	return true;
 }
 
+/* Appends `value` (a pointer into argv) to a NULL-terminated list. */
+static int push_value(cli_args *args, const char ***list, const char *value) {
+	size_t n = 0;
+	const char **grown;
+	while (*list && (*list)[n])
+		n++;
+	grown = realloc(*list, (n + 2) * sizeof *grown);
+	if (!grown)
+		return usage_error(args, "out of memory");
+	grown[n] = value;
+	grown[n + 1] = NULL;
+	*list = grown;
+	return 0;
+}
+
+static int push_path(cli_args *args, const char ***list, const char *shown, const char *value) {
+	if (!value[0])
+		return usage_error(args, "option '%s' requires a path, got an empty string", shown);
+	return push_value(args, list, value);
+}
+
+/* An env pattern or assignment, checked with the library's rules and
+ * words (a scratch policy is the public way to reach them). */
+static int push_env(cli_args *args, option_id id, const char ***list, const char *shown,
+                    const char *value) {
+	confine_policy scratch;
+	confine_error err;
+	int r;
+	memset(&scratch, 0, sizeof scratch);
+	r = id == OPT_ENV_INCLUDE   ? confine_policy_add_env_include(&scratch, value, &err)
+	    : id == OPT_ENV_EXCLUDE ? confine_policy_add_env_exclude(&scratch, value, &err)
+	                            : confine_policy_add_env_set(&scratch, value, &err);
+	confine_strv_free(scratch.env.include);
+	confine_strv_free(scratch.env.exclude);
+	confine_strv_free(scratch.env.set);
+	if (r < 0)
+		return usage_error(args, "invalid %s: %s", shown, err.message);
+	return push_value(args, list, value);
+}
+
+void cli_args_clear(cli_args *args) {
+	if (!args)
+		return;
+	free(args->writable);
+	free(args->protect);
+	free(args->deny_read);
+	free(args->allow_unix_sockets);
+	free(args->env_include);
+	free(args->env_exclude);
+	free(args->env_set);
+	args->writable = args->protect = args->deny_read = args->allow_unix_sockets = NULL;
+	args->env_include = args->env_exclude = args->env_set = NULL;
+}
+
 /* Stores one option's value (or flag) into `args`. */
 static int apply_option(cli_args *args, const option_spec *spec, const char *shown,
                         const char *value) {
@@ -291,6 +411,51 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		return 0;
 	case OPT_COMMAND:
 		args->bash_command = value;
+		return 0;
+	case OPT_WRITABLE:
+		args->has_policy_options = true;
+		return push_path(args, &args->writable, shown, value);
+	case OPT_PROTECT:
+		args->has_policy_options = true;
+		return push_path(args, &args->protect, shown, value);
+	case OPT_NO_DEFAULT_PROTECTIONS:
+		args->has_policy_options = true;
+		args->no_default_protections = true;
+		return 0;
+	case OPT_DENY_READ:
+		args->has_policy_options = true;
+		return push_path(args, &args->deny_read, shown, value);
+	case OPT_NETWORK:
+		args->has_policy_options = true;
+		if (confine_network_parse(value, &args->network, &err) < 0)
+			return usage_error(args, "invalid %s: %s", shown, err.message);
+		args->has_network = true;
+		return 0;
+	case OPT_ALLOW_UNIX_SOCKET:
+		args->has_policy_options = true;
+		return push_path(args, &args->allow_unix_sockets, shown, value);
+	case OPT_ENV_INHERIT:
+		args->has_policy_options = true;
+		if (confine_env_inherit_parse(value, &args->env_inherit, &err) < 0)
+			return usage_error(args, "invalid %s: %s", shown, err.message);
+		args->has_env_inherit = true;
+		return 0;
+	case OPT_ENV_INCLUDE:
+		args->has_policy_options = true;
+		return push_env(args, spec->id, &args->env_include, shown, value);
+	case OPT_ENV_EXCLUDE:
+		args->has_policy_options = true;
+		return push_env(args, spec->id, &args->env_exclude, shown, value);
+	case OPT_ENV_SET:
+		args->has_policy_options = true;
+		return push_env(args, spec->id, &args->env_set, shown, value);
+	case OPT_NO_DEFAULT_ENV_EXCLUDES:
+		args->has_policy_options = true;
+		args->no_default_env_excludes = true;
+		return 0;
+	case OPT_REQUIRE_FULL:
+		args->has_policy_options = true;
+		args->require_full = true;
 		return 0;
 	}
 	return usage_error(args, "internal error: unhandled option %s", shown);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The confine command line, parsed into a plain struct. The parser only
- * reads its input: it prints nothing, exits nothing and allocates nothing,
- * so it is unit-tested on its own (tests/unit/test-cli-args.c) and main()
+ * reads its input: it prints nothing, exits nothing and allocates only the
+ * lists of repeatable options, so it is unit-tested on its own (tests/unit/test-cli-args.c) and main()
  * stays a thin dispatcher.
  */
 #ifndef CONFINE_CLI_ARGS_H
@@ -48,15 +48,40 @@ typedef struct cli_args {
 	char *const *program_argv;   /* after `--` (run, wrap); NULL-terminated */
 	size_t program_argc;
 
+	/* The policy options (issue 16; run, bash, wrap). Each list is a
+	 * malloc'd NULL-terminated array of pointers into argv, in the order
+	 * given, or NULL when the option is absent: release with
+	 * cli_args_clear(). Paths are kept as given (relative ones are the
+	 * caller's to resolve); patterns, assignments and words are checked. */
+	bool has_policy_options;     /* any of the options below was given */
+	const char **writable;       /* --writable DIR */
+	const char **protect;        /* --protect PATH */
+	bool no_default_protections; /* --no-default-protections */
+	const char **deny_read;      /* --deny-read PATH */
+	bool has_network;
+	confine_network network;     /* --network on|off */
+	const char **allow_unix_sockets; /* --allow-unix-socket PATH */
+	bool has_env_inherit;
+	confine_env_inherit env_inherit; /* --env-inherit all|none */
+	const char **env_include;    /* --env-include PAT */
+	const char **env_exclude;    /* --env-exclude PAT */
+	const char **env_set;        /* --env-set NAME=VALUE */
+	bool no_default_env_excludes; /* --no-default-env-excludes */
+	bool require_full;           /* --require-full */
+
 	/* For CLI_ACTION_USAGE_ERROR: one line naming the problem, without the
 	 * "confine: " prefix and without the help pointer. */
 	char error[CLI_ERROR_MAX];
 } cli_args;
 
 /* Parses argv[0..argc) (argv[0] is the program name and is ignored; argv
- * must be NULL-terminated at argc, as main's is). Always fills `ret`;
- * returns 0 when the action is not a usage error, -EINVAL when it is. */
+ * must be NULL-terminated at argc, as main's is). Always fills `ret`
+ * (release it with cli_args_clear(), also after a usage error); returns 0
+ * when the action is not a usage error, -EINVAL when it is. */
 int cli_args_parse(int argc, char *const *argv, cli_args *ret);
+
+/* Frees the lists of the policy options. Accepts NULL. */
+void cli_args_clear(cli_args *args);
 
 /* The word naming a command ("run"...), NULL for CLI_COMMAND_NONE. */
 const char *cli_command_name(cli_command command);

@@ -18,7 +18,13 @@
 
 static const char known_keys[] =
 	"mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, "
-	"landlockLauncher";
+	"landlockLauncher, writableRoots, protectedPaths, defaultProtections, denyRead, network, "
+	"allowUnixSockets, env, requireFull";
+
+static const char known_env_keys[] = "inherit, include, exclude, set, defaultExcludes";
+
+/* SPEC 4's text: the reader refuses what the library would round (0.5 ms). */
+#define PROBE_TIMEOUT_MESSAGE "sandbox-local: probeTimeoutMs must be a positive finite number"
 
 const char *cli_config_pick_path(const char *option, const char *env) {
 	if (option)
@@ -98,6 +104,24 @@ static int read_file(const char *path, char **ret, size_t *ret_len) {
 	return 0;
 }
 
+/* Appends a copy of `s` to a NULL-terminated list (NULL: a new one). */
+static int cf_push(char ***list, const char *s) {
+	size_t n = 0;
+	char **grown;
+	char *copy = strdup(s);
+	while (*list && (*list)[n])
+		n++;
+	grown = copy ? realloc(*list, (n + 2) * sizeof *grown) : NULL;
+	if (!grown) {
+		free(copy);
+		return -ENOMEM;
+	}
+	grown[n] = copy;
+	grown[n + 1] = NULL;
+	*list = grown;
+	return 0;
+}
+
 static int take_string(const char *path, const char *key, const json_t *value, char **ret,
                        char *errbuf, size_t size) {
 	if (!json_is_string(value))
@@ -157,6 +181,143 @@ static int take_string_list(const char *path, const char *key, const json_t *val
 	return 0;
 }
 
+static int take_bool(const char *path, const char *key, const json_t *value, bool *has,
+                     bool *ret, char *errbuf, size_t size) {
+	if (!json_is_boolean(value))
+		return config_error(errbuf, size, EINVAL, "%s: key \"%s\" must be a boolean, not %s",
+		                    path, key, json_type_words(value));
+	*ret = json_is_true(value);
+	*has = true;
+	return 0;
+}
+
+/* A list of absolute paths (writableRoots, denyRead, allowUnixSockets). */
+static int take_path_list(const char *path, const char *key, const json_t *value, char ***ret,
+                          char *errbuf, size_t size) {
+	int r = take_string_list(path, key, value, true, ret, errbuf, size);
+	for (size_t i = 0; r == 0 && (*ret)[i]; i++)
+		if ((*ret)[i][0] != '/') {
+			r = config_error(errbuf, size, EINVAL,
+			                 "%s: key \"%s\": element %zu must be an absolute path, got \"%s\"",
+			                 path, key, i, (*ret)[i]);
+			confine_strv_free(*ret);
+			*ret = NULL;
+		}
+	return r;
+}
+
+/* env.include / env.exclude: the library's pattern check, its message. */
+static int take_patterns(const char *path, const char *key, const json_t *value, bool include,
+                         char ***ret, char *errbuf, size_t size) {
+	int r = take_string_list(path, key, value, false, ret, errbuf, size);
+	for (size_t i = 0; r == 0 && (*ret)[i]; i++) {
+		confine_policy scratch;
+		confine_error err;
+		memset(&scratch, 0, sizeof scratch);
+		r = include ? confine_policy_add_env_include(&scratch, (*ret)[i], &err)
+		            : confine_policy_add_env_exclude(&scratch, (*ret)[i], &err);
+		confine_strv_free(include ? scratch.env.include : scratch.env.exclude);
+		if (r < 0) {
+			r = config_error(errbuf, size, EINVAL, "%s: key \"%s\": %s", path, key, err.message);
+			confine_strv_free(*ret);
+			*ret = NULL;
+		}
+	}
+	return r;
+}
+
+/* env.set: an object of strings, kept as NAME=VALUE. */
+static int take_env_set(const char *path, const json_t *value, char ***ret, char *errbuf,
+                        size_t size) {
+	const char *name;
+	json_t *item;
+	char **list = NULL;
+	if (!json_is_object(value))
+		return config_error(errbuf, size, EINVAL,
+		                    "%s: key \"env.set\" must be an object of strings, not %s", path,
+		                    json_type_words(value));
+	json_object_foreach((json_t *)value, name, item) {
+		confine_policy scratch;
+		confine_error err;
+		char *assignment = NULL;
+		int r;
+		if (!json_is_string(item)) {
+			confine_strv_free(list);
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"env.set\": \"%s\" must be a string, not %s", path,
+			                    name, json_type_words(item));
+		}
+		if (asprintf(&assignment, "%s=%s", name, json_string_value(item)) < 0) {
+			confine_strv_free(list);
+			return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+		}
+		memset(&scratch, 0, sizeof scratch);
+		r = confine_policy_add_env_set(&scratch, assignment, &err);
+		confine_strv_free(scratch.env.set);
+		if (r == 0 && cf_push(&list, assignment) < 0)
+			r = -ENOMEM;
+		free(assignment);
+		if (r < 0) {
+			confine_strv_free(list);
+			if (r == -ENOMEM)
+				return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+			return config_error(errbuf, size, EINVAL, "%s: key \"env.set\": %s", path,
+			                    err.message);
+		}
+	}
+	if (!list && !(list = calloc(1, sizeof *list)))
+		return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+	*ret = list;
+	return 0;
+}
+
+static int apply_env(const char *path, const json_t *value, cli_config *config, char *errbuf,
+                     size_t size) {
+	const char *key;
+	json_t *item;
+	if (!json_is_object(value))
+		return config_error(errbuf, size, EINVAL, "%s: key \"env\" must be an object, not %s",
+		                    path, json_type_words(value));
+	json_object_foreach((json_t *)value, key, item) {
+		int r;
+		if (strcmp(key, "inherit") == 0) {
+			confine_error err;
+			if (!json_is_string(item))
+				return config_error(errbuf, size, EINVAL,
+				                    "%s: key \"env.inherit\" must be a string, not %s", path,
+				                    json_type_words(item));
+			if (confine_env_inherit_parse(json_string_value(item), &config->env_inherit, &err) < 0)
+				return config_error(errbuf, size, EINVAL, "%s: key \"env.inherit\": %s", path,
+				                    err.message);
+			config->has_env_inherit = true;
+			r = 0;
+		} else if (strcmp(key, "include") == 0) {
+			r = take_patterns(path, "env.include", item, true, &config->env_include, errbuf, size);
+		} else if (strcmp(key, "exclude") == 0) {
+			r = take_patterns(path, "env.exclude", item, false, &config->env_exclude, errbuf,
+			                  size);
+		} else if (strcmp(key, "set") == 0) {
+			r = take_env_set(path, item, &config->env_set, errbuf, size);
+		} else if (strcmp(key, "defaultExcludes") == 0) {
+			r = take_bool(path, "env.defaultExcludes", item, &config->has_env_default_excludes,
+			              &config->env_default_excludes, errbuf, size);
+		} else {
+			r = config_error(errbuf, size, EINVAL,
+			                 "%s: key \"env\": unknown key \"%s\" (expected %s)", path, key,
+			                 known_env_keys);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* A positive whole number of milliseconds (1e308 included: the library
+ * caps it); a fraction would be rounded into something not asked for. */
+static bool positive_integer(double v) {
+	return v > 0 && (v >= 9007199254740992.0 || v == (double)(long long)v);
+}
+
 static int apply_key(const char *path, const char *key, const json_t *value, cli_config *config,
                      char *errbuf, size_t size) {
 	if (strcmp(key, "mode") == 0) {
@@ -192,12 +353,40 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 			return config_error(errbuf, size, EINVAL,
 			                    "%s: key \"probeTimeoutMs\" must be a number, not %s", path,
 			                    json_type_words(value));
-		/* Passed through as a double: the range check (positive, finite) is
-		 * the library's, with SPEC 4's message. */
+		if (!positive_integer(json_number_value(value)))
+			return config_error(errbuf, size, EINVAL, "%s: %s", path, PROBE_TIMEOUT_MESSAGE);
 		config->probe_timeout_ms = json_number_value(value);
 		config->has_probe_timeout = true;
 		return 0;
 	}
+	if (strcmp(key, "writableRoots") == 0)
+		return take_path_list(path, key, value, &config->writable_roots, errbuf, size);
+	if (strcmp(key, "protectedPaths") == 0)
+		return take_string_list(path, key, value, true, &config->protected_paths, errbuf, size);
+	if (strcmp(key, "denyRead") == 0)
+		return take_path_list(path, key, value, &config->deny_read, errbuf, size);
+	if (strcmp(key, "allowUnixSockets") == 0)
+		return take_path_list(path, key, value, &config->allow_unix_sockets, errbuf, size);
+	if (strcmp(key, "defaultProtections") == 0)
+		return take_bool(path, key, value, &config->has_default_protections,
+		                 &config->default_protections, errbuf, size);
+	if (strcmp(key, "requireFull") == 0)
+		return take_bool(path, key, value, &config->has_require_full, &config->require_full,
+		                 errbuf, size);
+	if (strcmp(key, "network") == 0) {
+		confine_error err;
+		if (!json_is_string(value))
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"network\" must be a string, not %s", path,
+			                    json_type_words(value));
+		if (confine_network_parse(json_string_value(value), &config->network, &err) < 0)
+			return config_error(errbuf, size, EINVAL, "%s: key \"network\": %s", path,
+			                    err.message);
+		config->has_network = true;
+		return 0;
+	}
+	if (strcmp(key, "env") == 0)
+		return apply_env(path, value, config, errbuf, size);
 	return config_error(errbuf, size, EINVAL, "%s: unknown key \"%s\" (expected %s)", path, key,
 	                    known_keys);
 }
@@ -270,5 +459,12 @@ void cli_config_clear(cli_config *config) {
 	confine_strv_free(config->runner_command);
 	confine_strv_free(config->runner_failure_signatures);
 	free(config->landlock_launcher);
+	confine_strv_free(config->writable_roots);
+	confine_strv_free(config->protected_paths);
+	confine_strv_free(config->deny_read);
+	confine_strv_free(config->allow_unix_sockets);
+	confine_strv_free(config->env_include);
+	confine_strv_free(config->env_exclude);
+	confine_strv_free(config->env_set);
 	memset(config, 0, sizeof *config);
 }

@@ -2,7 +2,10 @@
 /*
  * The confine command's configuration file: one JSON object with the
  * optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,
- * probeTimeoutMs and landlockLauncher (SPEC 10). Loading checks the shape
+ * probeTimeoutMs and landlockLauncher (SPEC 10), and the policy keys
+ * writableRoots, protectedPaths, defaultProtections, denyRead, network,
+ * allowUnixSockets, env {inherit, include, exclude, set, defaultExcludes}
+ * and requireFull (issue 16). Loading checks the shape
  * (keys, types, spellings); the provider's own rules (SPEC 4) are checked by
  * confine_local_provider_new() with the library's messages.
  */
@@ -24,6 +27,27 @@ typedef struct cli_config {
 	bool has_probe_timeout;
 	double probe_timeout_ms;          /* passed through unvalidated */
 	char *landlock_launcher;          /* or NULL: the library's default */
+
+	/* The policy beyond mode and root (issue 16). Lists are NULL-terminated
+	 * or NULL (absent); paths are checked for shape here (absolute where
+	 * the key requires it) and for existence by the library. */
+	char **writable_roots;            /* writableRoots: absolute paths */
+	char **protected_paths;           /* protectedPaths: absolute or relative */
+	bool has_default_protections;
+	bool default_protections;         /* defaultProtections */
+	char **deny_read;                 /* denyRead: absolute paths */
+	bool has_network;
+	confine_network network;          /* network: "on" | "off" */
+	char **allow_unix_sockets;        /* allowUnixSockets: absolute paths */
+	bool has_env_inherit;
+	confine_env_inherit env_inherit;  /* env.inherit: "all" | "none" */
+	char **env_include;               /* env.include: patterns */
+	char **env_exclude;               /* env.exclude: patterns */
+	char **env_set;                   /* env.set: {"NAME": "VALUE"} as NAME=VALUE */
+	bool has_env_default_excludes;
+	bool env_default_excludes;        /* env.defaultExcludes */
+	bool has_require_full;
+	bool require_full;                /* requireFull */
 } cli_config;
 
 /* Which file to read: `option` (--config) when non-NULL, else `env`

@@ -9,6 +9,7 @@
 
 int main(int argc, char **argv) {
 	cli_args args;
+	int status = CLI_EXIT_FAILURE;
 
 	/* An ignored SIGCHLD is inherited across exec; with it the kernel reaps
 	 * children itself and no exit status (of a probe, of the command) could
@@ -17,20 +18,25 @@ int main(int argc, char **argv) {
 
 	if (cli_args_parse(argc, argv, &args) < 0) {
 		/* Name the problem and point at the help, without dumping it. */
-		int status = cli_report_failure(args.json, CONFINE_E_INVALID_ARGUMENT, args.error);
+		status = cli_report_failure(args.json, CONFINE_E_INVALID_ARGUMENT, args.error);
 		fprintf(stderr, "%s\n", cli_help_hint(args.command));
+		cli_args_clear(&args);
 		return status;
 	}
 	switch (args.action) {
 	case CLI_ACTION_HELP:
 		fputs(cli_help_text(args.command), stdout);
-		return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+		status = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+		break;
 	case CLI_ACTION_VERSION:
 		printf("confine %s\n", confine_version());
-		return fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+		status = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
+		break;
 	case CLI_ACTION_USAGE_ERROR: /* handled above */
 	case CLI_ACTION_EXECUTE:
+		status = cli_execute(&args);
 		break;
 	}
-	return cli_execute(&args);
+	cli_args_clear(&args);
+	return status;
 }

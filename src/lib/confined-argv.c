@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy-internal.h"
 #include "util.h"
 
 void confine_argv_free(confine_argv *confined) {
@@ -17,7 +18,7 @@ void confine_argv_free(confine_argv *confined) {
 		confine_strv_free(confined->rules[i].informational_lines);
 	}
 	free(confined->rules);
-	free(confined->policy.workspace_root);
+	cf_policy_clear(&confined->policy);
 	free(confined);
 }
 
@@ -31,13 +32,9 @@ int confine_argv_copy(const confine_argv *src, confine_argv **ret) {
 	c->runner = src->runner;
 	c->enforcement = src->enforcement;
 	c->argc = src->argc;
-	c->policy.mode = src->policy.mode;
 	c->argv = cf_strv_copy((const char *const *)src->argv);
 	c->denial_signatures = cf_strv_copy((const char *const *)src->denial_signatures);
-	if (src->policy.workspace_root)
-		c->policy.workspace_root = strdup(src->policy.workspace_root);
-	if (!c->argv || !c->denial_signatures ||
-	    (src->policy.workspace_root && !c->policy.workspace_root))
+	if (!c->argv || !c->denial_signatures || cf_policy_copy_into(&c->policy, &src->policy) < 0)
 		goto oom;
 	if (src->n_rules) {
 		c->rules = calloc(src->n_rules, sizeof *c->rules);

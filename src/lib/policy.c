@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "fs-place.h"
+#include "policy-internal.h"
 #include "util.h"
 
 #define STAGE "policy"
@@ -32,7 +34,7 @@ static int policy_oom(confine_error *err) {
  * removes repeated and trailing slashes. Only safe on a path whose symlinks
  * are already resolved, which is why it runs after realpath(3).
  */
-static char *normalize_lexically(const char *path) {
+char *cf_normalize_lexically(const char *path) {
 	size_t len = strlen(path);
 	char *out = malloc(len + 2);
 	size_t n = 0;
@@ -85,7 +87,7 @@ static char *concat(const char *a, const char *b) {
  * ancestor that realpath(3) resolves is resolved, the rest is appended and the
  * whole normalized lexically. Returns NULL only when out of memory.
  */
-static char *canonicalize_loosely(const char *path) {
+char *cf_canonicalize_loosely(const char *path) {
 	size_t cut = strlen(path);
 	for (;;) {
 		char *prefix, *real, *joined, *normal;
@@ -99,14 +101,14 @@ static char *canonicalize_loosely(const char *path) {
 			free(real);
 			if (!joined)
 				return NULL;
-			normal = normalize_lexically(joined);
+			normal = cf_normalize_lexically(joined);
 			free(joined);
 			return normal;
 		}
 		if (errno == ENOMEM)
 			return NULL;
 		if (cut <= 1) /* not even "/" resolved: keep the path as given */
-			return normalize_lexically(path);
+			return cf_normalize_lexically(path);
 		/* Step back over trailing slashes and the last segment; `cut` then
 		 * ends just after a slash (path[0] is one), so the prefix is at
 		 * least "/". */
@@ -118,36 +120,69 @@ static char *canonicalize_loosely(const char *path) {
 }
 
 /*
- * Validates and canonicalizes `root` for `mode`. `origin` says where the
- * value came from ("" or " (the session's cwd)") so the message helps the
- * user find it.
+ * Refuses a canonical root that is not a place (SPEC 12.6): at or under
+ * /dev, /proc or /sys on every platform, or on (or, when `writable`,
+ * holding a mount of) a pseudo-filesystem.
  */
-static int canonicalize_root(confine_mode mode, const char *root, const char *origin,
-                             char **ret, confine_error *err) {
+static int check_place(const char *label, const char *given, const char *canonical,
+                       const char *origin, bool writable, confine_error *err) {
+	static const char *const trees[] = { "/dev", "/proc", "/sys" };
+	char resolved[PATH_MAX + 32] = "";
+	char why[PATH_MAX + 64];
+	int r;
+
+	if (strcmp(given, canonical) != 0)
+		snprintf(resolved, sizeof resolved, " (resolved \"%s\")", canonical);
+	for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
+		size_t n = strlen(trees[i]);
+		if (strncmp(canonical, trees[i], n) == 0 && (canonical[n] == '\0' || canonical[n] == '/'))
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+			                    "%s \"%s\"%s%s lies in %s: a device, process or kernel tree "
+			                    "is not a place to work in",
+			                    label, given, resolved, origin, trees[i]);
+	}
+	r = cf_fs_not_a_place(canonical, writable, why, sizeof why);
+	if (r < 0)
+		return policy_oom(err);
+	if (r > 0)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "%s \"%s\"%s%s %s: a pseudo-filesystem is not a place to work in",
+		                    label, given, resolved, origin, why);
+	return 0;
+}
+
+/*
+ * Validates and canonicalizes `root` for `mode`. `label` names the value
+ * ("workspace root", "writableRoots entry"); `origin` says where it came from
+ * ("" or " (the session's cwd)") so the message helps the user find it.
+ * `refuse_slash` refuses `/` whatever the mode (writable roots).
+ */
+int cf_canonicalize_root(confine_mode mode, const char *label, const char *root,
+                         const char *origin, bool refuse_slash, char **ret, confine_error *err) {
 	char *real, *normal;
 	struct stat st;
 
 	if (!root)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-		                    "workspace root is NULL%s: it must be an absolute path to a directory",
-		                    origin);
+		                    "%s is NULL%s: it must be an absolute path to a directory",
+		                    label, origin);
 	if (root[0] == '\0')
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-		                    "workspace root \"\"%s is empty: it must be an absolute path to a "
+		                    "%s \"\"%s is empty: it must be an absolute path to a "
 		                    "directory",
-		                    origin);
+		                    label, origin);
 	if (root[0] != '/')
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-		                    "workspace root \"%s\"%s is relative: it must be an absolute path to "
+		                    "%s \"%s\"%s is relative: it must be an absolute path to "
 		                    "a directory",
-		                    root, origin);
+		                    label, root, origin);
 
 	if (mode == CONFINE_MODE_DANGER_FULL_ACCESS) {
 		/* Nothing is confined to the root here; it is only the default
 		 * working directory, and starting the command reports its own error
 		 * if it cannot be entered. So it need not exist: it is made as
 		 * canonical as the filesystem allows and otherwise kept as given. */
-		normal = canonicalize_loosely(root);
+		normal = cf_canonicalize_loosely(root);
 		if (!normal)
 			return policy_oom(err);
 		*ret = normal;
@@ -162,15 +197,15 @@ static int canonicalize_root(confine_mode mode, const char *root, const char *or
 			return policy_oom(err);
 		case ENOENT:
 			return cf_error_set(err, ENOENT, CONFINE_E_INVALID_POLICY, STAGE, e,
-			                    "workspace root \"%s\"%s does not exist: %s", root, origin,
+			                    "%s \"%s\"%s does not exist: %s", label, root, origin,
 			                    strerror(e));
 		case ENOTDIR:
 			return cf_error_set(err, ENOTDIR, CONFINE_E_INVALID_POLICY, STAGE, e,
-			                    "workspace root \"%s\"%s is not a directory: %s", root, origin,
+			                    "%s \"%s\"%s is not a directory: %s", label, root, origin,
 			                    strerror(e));
 		default:
 			return cf_error_set(err, e, CONFINE_E_INVALID_POLICY, STAGE, e,
-			                    "workspace root \"%s\"%s cannot be resolved: %s", root, origin,
+			                    "%s \"%s\"%s cannot be resolved: %s", label, root, origin,
 			                    strerror(e));
 		}
 	}
@@ -178,36 +213,44 @@ static int canonicalize_root(confine_mode mode, const char *root, const char *or
 		int e = errno;
 		free(real);
 		return cf_error_set(err, e, CONFINE_E_INVALID_POLICY, STAGE, e,
-		                    "workspace root \"%s\"%s cannot be examined: %s", root, origin,
+		                    "%s \"%s\"%s cannot be examined: %s", label, root, origin,
 		                    strerror(e));
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		free(real);
 		return cf_error_set(err, ENOTDIR, CONFINE_E_INVALID_POLICY, STAGE, ENOTDIR,
-		                    "workspace root \"%s\"%s is not a directory", root, origin);
+		                    "%s \"%s\"%s is not a directory", label, root, origin);
 	}
 	/* realpath's result is already absolute and collapsed; normalizing it
 	 * again costs nothing and keeps the promise independent of libc. */
-	normal = normalize_lexically(real);
+	normal = cf_normalize_lexically(real);
 	free(real);
 	if (!normal)
 		return policy_oom(err);
 
-	if (mode == CONFINE_MODE_WORKSPACE_WRITE && strcmp(normal, "/") == 0) {
+	if ((refuse_slash || mode == CONFINE_MODE_WORKSPACE_WRITE) && strcmp(normal, "/") == 0) {
 		int r;
 		if (strcmp(root, "/") == 0)
 			r = cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-			                 "workspace root \"/\"%s is refused under workspace-write: writing "
+			                 "%s \"/\"%s is refused under workspace-write: writing "
 			                 "everywhere is danger-full-access in disguise",
-			                 origin);
+			                 label, origin);
 		else
 			r = cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
-			                 "workspace root \"%s\"%s resolves to \"/\", which is refused under "
+			                 "%s \"%s\"%s resolves to \"/\", which is refused under "
 			                 "workspace-write: writing everywhere is danger-full-access in "
 			                 "disguise",
-			                 root, origin);
+			                 label, root, origin);
 		free(normal);
 		return r;
+	}
+	{
+		int r = check_place(label, root, normal, origin,
+		                    refuse_slash || mode == CONFINE_MODE_WORKSPACE_WRITE, err);
+		if (r < 0) {
+			free(normal);
+			return r;
+		}
 	}
 	*ret = normal;
 	return 0;
@@ -229,7 +272,7 @@ static int policy_build(confine_mode mode, const char *mode_origin, const char *
 	int r = check_mode(mode, mode_origin, err);
 	if (r < 0)
 		return r;
-	r = canonicalize_root(mode, root, root_origin, &canonical, err);
+	r = cf_canonicalize_root(mode, "workspace root", root, root_origin, false, &canonical, err);
 	if (r < 0)
 		return r;
 	policy = calloc(1, sizeof *policy);
@@ -237,6 +280,7 @@ static int policy_build(confine_mode mode, const char *mode_origin, const char *
 		free(canonical);
 		return policy_oom(err);
 	}
+	cf_policy_set_defaults(policy);
 	policy->mode = mode;
 	policy->workspace_root = canonical;
 	*ret = policy;
@@ -301,13 +345,6 @@ int confine_policy_resolve(const confine_deployment *deployment, const confine_s
 	r = policy_build(mode, mode_origin, root, root_origin, ret, err);
 	free(cwd);
 	return r;
-}
-
-void confine_policy_free(confine_policy *policy) {
-	if (!policy)
-		return;
-	free(policy->workspace_root);
-	free(policy);
 }
 
 bool confine_workdir_usable(const char *path) {

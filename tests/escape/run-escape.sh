@@ -104,7 +104,7 @@ for rung in ${rungs_wanted//,/ }; do
 	case $rung in
 	bwrap)
 		if command -v bwrap >/dev/null 2>&1 &&
-			bwrap --ro-bind / / --dev /dev --unshare-pid --proc /proc --die-with-parent \
+			bwrap --ro-bind / / --dev /dev --unshare-pid --unshare-ipc --proc /proc --ro-bind /proc/sys /proc/sys --die-with-parent \
 				--new-session --cap-drop ALL -- true >/dev/null 2>&1; then
 			rungs+=(bwrap)
 		else

@@ -69,6 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	(void)cli_help_text(args.command);
 	(void)cli_help_hint(args.command);
+	cli_args_clear(&args);
 	free(copy);
 	return 0;
 }

@@ -118,7 +118,7 @@ check_exports() {
 	shared=$1
 	declared_in=$2
 	nm -D --defined-only "$shared" >"$work_root/nm.txt" || fail "nm -D $shared"
-	# Version-script nodes (CONFINE_0) are absolute symbols, not code.
+	# Version-script nodes (CONFINE_1) are absolute symbols, not code.
 	awk '$2 != "A" { print $3 }' "$work_root/nm.txt" | sed 's/@.*//' | sort -u \
 		>"$work_root/exported.txt"
 	awk '$2 == "A" && $3 !~ /^CONFINE_[0-9]/ { print }' "$work_root/nm.txt" \
@@ -150,10 +150,10 @@ check_files() {
 
 	[ -f "$header" ] || fail "no installed header $header"
 	[ -f "$lib/libconfine.so.$CONFINE_VERSION" ] || fail "no $lib/libconfine.so.$CONFINE_VERSION"
-	[ "$(readlink "$lib/libconfine.so.0")" = "libconfine.so.$CONFINE_VERSION" ] ||
-		fail "libconfine.so.0 is not a link to libconfine.so.$CONFINE_VERSION"
-	[ "$(readlink "$lib/libconfine.so")" = "libconfine.so.0" ] ||
-		fail "libconfine.so is not a link to libconfine.so.0"
+	[ "$(readlink "$lib/libconfine.so.1")" = "libconfine.so.$CONFINE_VERSION" ] ||
+		fail "libconfine.so.1 is not a link to libconfine.so.$CONFINE_VERSION"
+	[ "$(readlink "$lib/libconfine.so")" = "libconfine.so.1" ] ||
+		fail "libconfine.so is not a link to libconfine.so.1"
 	[ -f "$lib/libconfine.a" ] || fail "no static library $lib/libconfine.a"
 	[ -f "$lib/pkgconfig/confine.pc" ] || fail "no $lib/pkgconfig/confine.pc"
 	[ -f "$dest$CONFINE_BINDIR/confine" ] || fail "no $dest$CONFINE_BINDIR/confine"
@@ -173,7 +173,7 @@ check_files() {
 
 	soname=$(readelf -d "$lib/libconfine.so.$CONFINE_VERSION" |
 		sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
-	[ "$soname" = libconfine.so.0 ] || fail "soname is '$soname', not libconfine.so.0"
+	[ "$soname" = libconfine.so.1 ] || fail "soname is '$soname', not libconfine.so.1"
 	echo "soname: $soname"
 
 	check_exports "$lib/libconfine.so.$CONFINE_VERSION" "$header"
@@ -230,8 +230,8 @@ check_consumer() {
 	export LD_LIBRARY_PATH
 	# It must load the installed library, not one from the build tree or
 	# the system.
-	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.0 => \([^ ]*\).*/\1/p')
-	[ "$loaded" = "$lib/libconfine.so.0" ] ||
+	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.1 => \([^ ]*\).*/\1/p')
+	[ "$loaded" = "$lib/libconfine.so.1" ] ||
 		fail "the consumer loads libconfine from '$loaded', not $lib"
 
 	[ -x "$launcher" ] || fail "the installed launcher $launcher is not executable"

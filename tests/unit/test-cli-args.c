@@ -11,7 +11,7 @@
 
 #include "args.h"
 
-#define MAX_ARGS 16
+#define MAX_ARGS 40
 
 /* Room for "confine", MAX_ARGS words and the NULL terminator. */
 #define ARGV_SLOTS (MAX_ARGS + 2)
@@ -272,6 +272,128 @@ static void test_json_seen_before_an_error_is_kept(void **state) {
 	assert_false(args.json);
 }
 
+/* ---- the policy options (issue 16) ---- */
+
+static void assert_list(const char **got, const char *const *want) {
+	size_t i;
+	assert_non_null(got);
+	for (i = 0; want[i]; i++) {
+		assert_non_null(got[i]);
+		assert_string_equal(got[i], want[i]);
+	}
+	assert_null(got[i]);
+}
+
+static void test_policy_options(void **state) {
+	static const cli_command commands[] = { CLI_COMMAND_RUN, CLI_COMMAND_BASH, CLI_COMMAND_WRAP };
+	(void)state;
+	for (size_t c = 0; c < 3; c++) {
+		char *argv[ARGV_SLOTS];
+		cli_args args;
+		const char *name = cli_command_name(commands[c]);
+		const char *const *words =
+			commands[c] == CLI_COMMAND_BASH
+				? W(name, "--writable", "/home/u/.npm", "--writable=rel/cache",
+				    "--protect", ".env", "--no-default-protections", "--deny-read",
+				    "/home/u/.ssh", "--network", "off", "--allow-unix-socket",
+				    "/run/s.sock", "--env-inherit", "none", "--env-include", "PATH",
+				    "--env-include=LC_*", "--env-exclude", "AWS_*", "--env-set", "CI=1",
+				    "--env-set", "EMPTY=", "--no-default-env-excludes", "--require-full",
+				    "-c", "true")
+				: W(name, "--writable", "/home/u/.npm", "--writable=rel/cache",
+				    "--protect", ".env", "--no-default-protections", "--deny-read",
+				    "/home/u/.ssh", "--network", "off", "--allow-unix-socket",
+				    "/run/s.sock", "--env-inherit", "none", "--env-include", "PATH",
+				    "--env-include=LC_*", "--env-exclude", "AWS_*", "--env-set", "CI=1",
+				    "--env-set", "EMPTY=", "--no-default-env-excludes", "--require-full",
+				    "--", "true");
+		assert_int_equal(parse_words(&args, argv, words), 0);
+		assert_int_equal(args.action, CLI_ACTION_EXECUTE);
+		assert_true(args.has_policy_options);
+		assert_list(args.writable, W("/home/u/.npm", "rel/cache"));
+		assert_list(args.protect, W(".env"));
+		assert_true(args.no_default_protections);
+		assert_list(args.deny_read, W("/home/u/.ssh"));
+		assert_true(args.has_network);
+		assert_int_equal(args.network, CONFINE_NETWORK_OFF);
+		assert_list(args.allow_unix_sockets, W("/run/s.sock"));
+		assert_true(args.has_env_inherit);
+		assert_int_equal(args.env_inherit, CONFINE_ENV_INHERIT_NONE);
+		assert_list(args.env_include, W("PATH", "LC_*"));
+		assert_list(args.env_exclude, W("AWS_*"));
+		assert_list(args.env_set, W("CI=1", "EMPTY="));
+		assert_true(args.no_default_env_excludes);
+		assert_true(args.require_full);
+		cli_args_clear(&args);
+		assert_null(args.writable);
+		cli_args_clear(&args); /* twice is fine */
+	}
+}
+
+static void test_no_policy_options(void **state) {
+	char *argv[ARGV_SLOTS];
+	cli_args args;
+	(void)state;
+	assert_int_equal(parse_words(&args, argv, W("run", "--network", "on", "--", "ls")), 0);
+	assert_true(args.has_policy_options);
+	assert_int_equal(args.network, CONFINE_NETWORK_ON);
+	cli_args_clear(&args);
+	assert_int_equal(parse_words(&args, argv, W("run", "--", "ls")), 0);
+	assert_false(args.has_policy_options);
+	assert_null(args.writable);
+	assert_null(args.protect);
+	assert_null(args.deny_read);
+	assert_null(args.allow_unix_sockets);
+	assert_null(args.env_include);
+	assert_null(args.env_exclude);
+	assert_null(args.env_set);
+	assert_false(args.has_network);
+	assert_false(args.has_env_inherit);
+	assert_false(args.no_default_protections);
+	assert_false(args.no_default_env_excludes);
+	assert_false(args.require_full);
+	cli_args_clear(&args);
+	cli_args_clear(NULL);
+}
+
+static void test_policy_option_errors(void **state) {
+	const error_case cases[] = {
+		{ W("run", "--network", "offline", "--", "ls"), CLI_COMMAND_RUN,
+		  "invalid --network: network \"offline\" is not a network setting (expected on or off)" },
+		{ W("run", "--env-inherit", "some", "--", "ls"), CLI_COMMAND_RUN,
+		  "invalid --env-inherit: env.inherit \"some\"" },
+		{ W("run", "--env-include", "A=B", "--", "ls"), CLI_COMMAND_RUN,
+		  "invalid --env-include: env.include pattern \"A=B\" is malformed" },
+		{ W("run", "--env-exclude", "", "--", "ls"), CLI_COMMAND_RUN,
+		  "invalid --env-exclude: env.exclude pattern \"\" is empty" },
+		{ W("run", "--env-set", "NOVALUE", "--", "ls"), CLI_COMMAND_RUN,
+		  "invalid --env-set: env.set entry \"NOVALUE\" is malformed: expected NAME=VALUE" },
+		{ W("wrap", "--writable", "", "--", "ls"), CLI_COMMAND_WRAP,
+		  "option '--writable' requires a path, got an empty string" },
+		{ W("bash", "--deny-read=", "-c", "ls"), CLI_COMMAND_BASH,
+		  "option '--deny-read' requires a path, got an empty string" },
+		{ W("run", "--require-full=yes", "--", "ls"), CLI_COMMAND_RUN,
+		  "option '--require-full' takes no value" },
+		{ W("run", "--protect"), CLI_COMMAND_RUN, "option '--protect' requires a value" },
+		{ W("probe", "--writable", "/x"), CLI_COMMAND_PROBE,
+		  "unknown option '--writable' for 'confine probe'" },
+		{ W("probe", "--network", "off"), CLI_COMMAND_PROBE,
+		  "unknown option '--network' for 'confine probe'" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *argv[ARGV_SLOTS];
+		cli_args args;
+		int r = parse_words(&args, argv, cases[i].words);
+		if (r != -EINVAL || args.action != CLI_ACTION_USAGE_ERROR ||
+		    !strstr(args.error, cases[i].message_part))
+			fail_msg("case %zu: r=%d, message \"%s\", expected \"%s\"", i, r, args.error,
+			         cases[i].message_part);
+		assert_int_equal(args.command, cases[i].command);
+		cli_args_clear(&args);
+	}
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_usage_errors),
@@ -285,6 +407,9 @@ int main(void) {
 		cmocka_unit_test(test_probe_options),
 		cmocka_unit_test(test_empty_workspace_is_kept_for_the_policy_to_refuse),
 		cmocka_unit_test(test_json_seen_before_an_error_is_kept),
+		cmocka_unit_test(test_policy_options),
+		cmocka_unit_test(test_no_policy_options),
+		cmocka_unit_test(test_policy_option_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,7 +57,7 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		const char *text;
 		const char *part;
 	} cases[] = {
-		{ "{\"mdoe\": \"read-only\"}", ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, landlockLauncher)" },
+		{ "{\"mdoe\": \"read-only\"}", ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, requireFull)" },
 		{ "{\"mode\": 1}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"bogus\"}", ": key \"mode\": unknown sandbox mode \"bogus\"" },
 		{ "{\"mode\": null}", ": key \"mode\" must be a string, not null" },
@@ -81,6 +81,33 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		{ "", ": malformed JSON: " },
 		{ "{\"mode\": \"read-only\", \"mode\": \"workspace-write\"}", "duplicate" },
 		{ "{\"mode\": \"read-only\"} trailing", ": malformed JSON: " },
+		/* probeTimeoutMs: a positive whole number, SPEC 4's message */
+		{ "{\"probeTimeoutMs\": 0.5}", ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"probeTimeoutMs\": 2.5}", ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"probeTimeoutMs\": 0}", ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"probeTimeoutMs\": -5}", ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		/* the policy keys (issue 16) */
+		{ "{\"writableRoots\": \"/a\"}", ": key \"writableRoots\" must be an array of strings, not a string" },
+		{ "{\"writableRoots\": [\"rel\"]}", ": key \"writableRoots\": element 0 must be an absolute path, got \"rel\"" },
+		{ "{\"writableRoots\": [\"\"]}", ": key \"writableRoots\": element 0 is an empty string" },
+		{ "{\"protectedPaths\": [1]}", ": key \"protectedPaths\" must be an array of strings; element 0 is a number" },
+		{ "{\"denyRead\": [\"/ok\", \"~/.ssh\"]}", ": key \"denyRead\": element 1 must be an absolute path, got \"~/.ssh\"" },
+		{ "{\"allowUnixSockets\": [\"x.sock\"]}", ": key \"allowUnixSockets\": element 0 must be an absolute path, got \"x.sock\"" },
+		{ "{\"defaultProtections\": \"yes\"}", ": key \"defaultProtections\" must be a boolean, not a string" },
+		{ "{\"requireFull\": 1}", ": key \"requireFull\" must be a boolean, not a number" },
+		{ "{\"network\": false}", ": key \"network\" must be a string, not a boolean" },
+		{ "{\"network\": \"offline\"}", ": key \"network\": network \"offline\" is not a network setting (expected on or off)" },
+		{ "{\"env\": []}", ": key \"env\" must be an object, not an array" },
+		{ "{\"env\": {\"inherti\": \"all\"}}", ": key \"env\": unknown key \"inherti\" (expected inherit, include, exclude, set, defaultExcludes)" },
+		{ "{\"env\": {\"inherit\": \"some\"}}", ": key \"env.inherit\": env.inherit \"some\" is not an inherit setting (expected all or none)" },
+		{ "{\"env\": {\"inherit\": true}}", ": key \"env.inherit\" must be a string, not a boolean" },
+		{ "{\"env\": {\"include\": [\"A=B\"]}}", ": key \"env.include\": env.include pattern \"A=B\" is malformed" },
+		{ "{\"env\": {\"exclude\": [\"\"]}}", ": key \"env.exclude\": env.exclude pattern \"\" is empty" },
+		{ "{\"env\": {\"exclude\": \"X\"}}", ": key \"env.exclude\" must be an array of strings, not a string" },
+		{ "{\"env\": {\"set\": [\"A=1\"]}}", ": key \"env.set\" must be an object of strings, not an array" },
+		{ "{\"env\": {\"set\": {\"A\": 1}}}", ": key \"env.set\": \"A\" must be a string, not a number" },
+		{ "{\"env\": {\"set\": {\"A B\": \"1\"}}}", ": key \"env.set\": env.set name \"A B\" is malformed" },
+		{ "{\"env\": {\"defaultExcludes\": null}}", ": key \"env.defaultExcludes\" must be a boolean, not null" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -136,6 +163,46 @@ static void test_full_configuration(void **state) {
 	cli_config_clear(NULL);
 }
 
+static void test_policy_keys(void **state) {
+	cli_config config;
+	char message[1024];
+	(void)state;
+	write_config("{\"writableRoots\": [\"/home/u/.npm\", \"/home/u/.cache/pip\"],\n"
+	             " \"protectedPaths\": [\".env\", \"/srv/ws/secrets\"],\n"
+	             " \"defaultProtections\": false, \"denyRead\": [\"/home/u/.ssh\"],\n"
+	             " \"network\": \"off\", \"allowUnixSockets\": [\"/run/user/1/bus\"],\n"
+	             " \"env\": {\"inherit\": \"none\", \"include\": [\"PATH\", \"LC_*\"],\n"
+	             "         \"exclude\": [\"AWS_*\"], \"set\": {\"CI\": \"1\", \"EMPTY\": \"\"},\n"
+	             "         \"defaultExcludes\": false},\n"
+	             " \"requireFull\": true}\n");
+	if (cli_config_load(path, &config, message, sizeof message) < 0)
+		fail_msg("%s", message);
+	assert_string_equal(config.writable_roots[0], "/home/u/.npm");
+	assert_string_equal(config.writable_roots[1], "/home/u/.cache/pip");
+	assert_null(config.writable_roots[2]);
+	assert_string_equal(config.protected_paths[0], ".env");
+	assert_string_equal(config.protected_paths[1], "/srv/ws/secrets");
+	assert_true(config.has_default_protections);
+	assert_false(config.default_protections);
+	assert_string_equal(config.deny_read[0], "/home/u/.ssh");
+	assert_true(config.has_network);
+	assert_int_equal(config.network, CONFINE_NETWORK_OFF);
+	assert_string_equal(config.allow_unix_sockets[0], "/run/user/1/bus");
+	assert_true(config.has_env_inherit);
+	assert_int_equal(config.env_inherit, CONFINE_ENV_INHERIT_NONE);
+	assert_string_equal(config.env_include[0], "PATH");
+	assert_string_equal(config.env_include[1], "LC_*");
+	assert_string_equal(config.env_exclude[0], "AWS_*");
+	assert_string_equal(config.env_set[0], "CI=1");
+	assert_string_equal(config.env_set[1], "EMPTY=");
+	assert_null(config.env_set[2]);
+	assert_true(config.has_env_default_excludes);
+	assert_false(config.env_default_excludes);
+	assert_true(config.has_require_full);
+	assert_true(config.require_full);
+	cli_config_clear(&config);
+}
+
 static void test_empty_object_sets_nothing(void **state) {
 	cli_config config;
 	char message[1024];
@@ -148,6 +215,18 @@ static void test_empty_object_sets_nothing(void **state) {
 	assert_null(config.runner_failure_signatures);
 	assert_false(config.has_probe_timeout);
 	assert_null(config.landlock_launcher);
+	assert_null(config.writable_roots);
+	assert_null(config.protected_paths);
+	assert_null(config.deny_read);
+	assert_null(config.allow_unix_sockets);
+	assert_null(config.env_include);
+	assert_null(config.env_exclude);
+	assert_null(config.env_set);
+	assert_false(config.has_default_protections);
+	assert_false(config.has_network);
+	assert_false(config.has_env_inherit);
+	assert_false(config.has_env_default_excludes);
+	assert_false(config.has_require_full);
 	cli_config_clear(&config);
 }
 
@@ -161,18 +240,18 @@ static void test_empty_runner_command_is_not_configured(void **state) {
 	cli_config_clear(&config);
 }
 
-static void test_probe_timeout_passes_through_unjudged(void **state) {
+static void test_probe_timeout_whole_numbers_pass(void **state) {
 	static const struct {
 		const char *text;
 		double value;
 	} cases[] = {
-		/* The library judges the value (SPEC 4's message); the reader must
-		 * pass any JSON number through without overflowing. */
+		/* Any positive whole number passes without overflowing (the
+		 * library caps it); fractions, zero and negatives are refused
+		 * above with SPEC 4's message. */
 		{ "{\"probeTimeoutMs\": 1e308}", 1e308 },
 		{ "{\"probeTimeoutMs\": 123456789012345678901234567890}", 123456789012345678901234567890.0 },
-		{ "{\"probeTimeoutMs\": 0}", 0.0 },
-		{ "{\"probeTimeoutMs\": -5}", -5.0 },
-		{ "{\"probeTimeoutMs\": 2.5}", 2.5 },
+		{ "{\"probeTimeoutMs\": 1}", 1.0 },
+		{ "{\"probeTimeoutMs\": 2.0}", 2.0 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -201,9 +280,10 @@ int main(void) {
 		cmocka_unit_test(test_malformed_json_has_line_and_column),
 		cmocka_unit_test(test_unreadable_files),
 		cmocka_unit_test(test_full_configuration),
+		cmocka_unit_test(test_policy_keys),
 		cmocka_unit_test(test_empty_object_sets_nothing),
 		cmocka_unit_test(test_empty_runner_command_is_not_configured),
-		cmocka_unit_test(test_probe_timeout_passes_through_unjudged),
+		cmocka_unit_test(test_probe_timeout_whole_numbers_pass),
 		cmocka_unit_test(test_pick_path),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -215,8 +215,8 @@ static const char *const true_argv[] = { "true", NULL };
 static void test_provider_both_fail_exact_text(void **state) {
 	fake f;
 	confine_provider *p;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, (char *)"/home" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = (char *)"/home" };
 	confine_argv *out = (confine_argv *)0x1;
 	confine_error err = { 0 };
 	confine_verdict v;
@@ -240,7 +240,7 @@ static void test_provider_both_fail_exact_text(void **state) {
 static void test_provider_empty_chain_no_probe(void **state) {
 	fake f;
 	confine_provider *p;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	confine_argv *out = NULL;
 	confine_error err = { 0 };
 	(void)state;
@@ -257,8 +257,8 @@ static void test_provider_empty_chain_no_probe(void **state) {
 static void test_provider_verdict_cached_across_modes(void **state) {
 	fake f;
 	confine_provider *p;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, (char *)"/home" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = (char *)"/home" };
 	confine_argv *out = NULL;
 	confine_verdict v;
 	(void)state;
@@ -295,7 +295,7 @@ typedef struct racer {
 
 static void *race(void *arg) {
 	racer *r = arg;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	confine_argv *out = NULL;
 	pthread_barrier_wait(r->barrier);
 	r->result = confine_confine(r->provider, true_argv, &ro, &out, NULL);

@@ -26,7 +26,8 @@
 static char workdir[256];
 
 static const char *const read_only_tokens[] = {
-	"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--proc", "/proc",
+	"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc",
+	"--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys",
 	"--die-with-parent", "--new-session", "--cap-drop", "ALL", NULL,
 };
 
@@ -141,7 +142,7 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	confine_verdict v;
 	confine_argv *out = NULL;
 	confine_error err = { 0 };
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	long long started;
 	long elapsed;
 	FILE *f;
@@ -222,7 +223,7 @@ static void test_missing_launcher_is_unavailable(void **state) {
 static void test_missing_launcher_confine_has_no_detail(void **state) {
 	char launcher[PATH_MAX];
 	const char *argv[] = { "true", NULL };
-	confine_policy policy = { CONFINE_MODE_READ_ONLY, workspace };
+	confine_policy policy = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
 	confine_argv *c = NULL;
 	confine_error err;
 	confine_provider *p;
@@ -241,7 +242,7 @@ static void test_missing_launcher_confine_has_no_detail(void **state) {
 static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	char launcher[PATH_MAX], want[PATH_MAX + 1024];
 	const char *argv[] = { "true", NULL };
-	confine_policy policy = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_policy policy = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	confine_argv *c = NULL;
 	confine_error err;
 	confine_provider *p;
@@ -265,9 +266,9 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
  * the refusal names it; a workspace beside it is fine. */
 static void test_runner_inside_the_workspace_is_refused(void **state) {
 	char launcher[PATH_MAX], want[2 * PATH_MAX + 512];
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, workdir };
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workdir };
-	confine_policy beside = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workdir };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workdir };
+	confine_policy beside = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	confine_argv *out = NULL;
 	confine_error err;
 	confine_provider *p;
@@ -297,8 +298,8 @@ static void test_runner_inside_the_workspace_is_refused(void **state) {
 static void test_launcher_under_tmp_is_refused_for_workspace_write(void **state) {
 	char dir[] = "/tmp/confine-launcher-XXXXXX";
 	char launcher[PATH_MAX];
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, workspace };
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	confine_argv *out = NULL;
 	confine_error err;
 	confine_provider *p;
@@ -328,7 +329,7 @@ static void test_launcher_under_tmp_is_refused_for_workspace_write(void **state)
  * provider was made changes nothing. */
 static void test_runner_symlink_is_resolved_once(void **state) {
 	char launcher[PATH_MAX], link[PATH_MAX + 16], evil[PATH_MAX + 16];
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, workspace };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
 	confine_argv *out = NULL;
 	confine_provider *p;
 	(void)state;
@@ -356,7 +357,7 @@ static void test_runner_command_program_resolution(void **state) {
 	static const char *const bare_missing[] = { "no-such-runner-xyz", NULL };
 	static const char *const bare_found[] = { "env", NULL };
 	static const char *const signatures[] = { "runner: refused", NULL };
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, workspace };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
 	confine_local_config config;
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
@@ -397,8 +398,8 @@ static void test_partial_launcher_line(void **state) {
 	char launcher[PATH_MAX], log[PATH_MAX], body[2 * PATH_MAX];
 	confine_provider *p;
 	confine_argv *out = NULL;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	(void)state;
 	snprintf(log, sizeof log, "%s/partial.log", workdir);
 	snprintf(body, sizeof body,
@@ -421,13 +422,16 @@ static void test_landlock_argv_and_dialect(void **state) {
 	char launcher[PATH_MAX];
 	confine_provider *p;
 	confine_argv *out = NULL;
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	static const char *const tail[] = { "--", "echo", "a b", "--", NULL };
+	struct stat shm;
+	/* /dev/shm is granted beside /tmp where it exists (POSIX semaphores). */
+	size_t k = stat("/dev/shm", &shm) == 0 ? 2 : 0;
 	(void)state;
 	write_script(launcher, sizeof launcher, "full-launcher", "echo 'landlock: fully enforced'");
 	p = linux_provider(launcher, 5000);
 	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, NULL), 0);
-	assert_int_equal(out->argc, 13);
+	assert_int_equal(out->argc, 13 + k);
 	assert_string_equal(out->argv[0], launcher);
 	assert_string_equal(out->argv[1], "--ro");
 	assert_string_equal(out->argv[2], "/");
@@ -435,11 +439,15 @@ static void test_landlock_argv_and_dialect(void **state) {
 	assert_string_equal(out->argv[4], "/dev/null");
 	assert_string_equal(out->argv[5], "--rw");
 	assert_string_equal(out->argv[6], "/tmp");
-	assert_string_equal(out->argv[7], "--rw");
-	assert_string_equal(out->argv[8], workspace);
+	if (k) {
+		assert_string_equal(out->argv[7], "--rw");
+		assert_string_equal(out->argv[8], "/dev/shm");
+	}
+	assert_string_equal(out->argv[7 + k], "--rw");
+	assert_string_equal(out->argv[8 + k], workspace);
 	for (size_t i = 0; tail[i]; i++)
-		assert_string_equal(out->argv[9 + i], tail[i]);
-	assert_null(out->argv[13]);
+		assert_string_equal(out->argv[9 + k + i], tail[i]);
+	assert_null(out->argv[13 + k]);
 	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
 	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
 	assert_string_equal(out->denial_signatures[0], "permission denied");
@@ -510,7 +518,7 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	confine_local_config config;
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	confine_verdict v;
 	(void)state;
 	make_fake_bwrap(rel_dir, sizeof rel_dir, "rel");
@@ -540,12 +548,12 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	assert_int_equal(out->argv[0][0], '/');
 	for (size_t i = 0; read_only_tokens[i]; i++)
 		assert_string_equal(out->argv[1 + i], read_only_tokens[i]);
-	assert_string_equal(out->argv[13], "--");
-	assert_string_equal(out->argv[14], "echo");
-	assert_string_equal(out->argv[15], "a b");
-	assert_string_equal(out->argv[16], "--");
-	assert_null(out->argv[17]);
-	assert_int_equal(out->argc, 17);
+	assert_string_equal(out->argv[17], "--");
+	assert_string_equal(out->argv[18], "echo");
+	assert_string_equal(out->argv[19], "a b");
+	assert_string_equal(out->argv[20], "--");
+	assert_null(out->argv[21]);
+	assert_int_equal(out->argc, 21);
 	assert_int_equal(out->runner, CONFINE_RUNNER_BWRAP);
 	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
@@ -579,7 +587,7 @@ static void test_pinned_landlock_is_unprobed(void **state) {
 	confine_local_config config;
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	(void)state;
 	snprintf(log, sizeof log, "%s/pinned.log", workdir);
 	snprintf(body, sizeof body, "echo probe >> '%s'\nexit 125", log);
@@ -602,7 +610,7 @@ static void test_seatbelt_off_macos_fails_closed(void **state) {
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
 	confine_error err = { 0 };
-	confine_policy ro = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 	(void)state;
 	if (CONFINE_OS_DARWIN)
 		skip();
@@ -627,7 +635,7 @@ static void test_runner_command(void **state) {
 	confine_local_config config;
 	confine_provider *p = NULL;
 	confine_argv *out = NULL;
-	confine_policy ww = { CONFINE_MODE_WORKSPACE_WRITE, workspace };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	confine_verdict v;
 	(void)state;
 	snprintf(log, sizeof log, "%s/runner-command.log", workdir);
@@ -641,22 +649,22 @@ static void test_runner_command(void **state) {
 	config.landlock_launcher = launcher;
 	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
 	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, NULL), 0);
-	/* runner command, the 17 bwrap tokens, "--", the caller's argv */
+	/* runner command, the 21 bwrap tokens, "--", the caller's argv */
 	assert_string_equal(out->argv[0], "/opt/my-runner");
 	assert_string_equal(out->argv[1], "--quiet");
 	for (size_t i = 0; read_only_tokens[i]; i++)
 		assert_string_equal(out->argv[2 + i], read_only_tokens[i]);
-	assert_string_equal(out->argv[14], "--tmpfs");
-	assert_string_equal(out->argv[15], "/tmp");
-	assert_string_equal(out->argv[16], "--bind");
-	assert_string_equal(out->argv[17], workspace);
-	assert_string_equal(out->argv[18], workspace);
-	assert_string_equal(out->argv[19], "--");
-	assert_string_equal(out->argv[20], "echo");
-	assert_string_equal(out->argv[21], "a b");
-	assert_string_equal(out->argv[22], "--");
-	assert_null(out->argv[23]);
-	assert_int_equal(out->argc, 23);
+	assert_string_equal(out->argv[18], "--tmpfs");
+	assert_string_equal(out->argv[19], "/tmp");
+	assert_string_equal(out->argv[20], "--bind");
+	assert_string_equal(out->argv[21], workspace);
+	assert_string_equal(out->argv[22], workspace);
+	assert_string_equal(out->argv[23], "--");
+	assert_string_equal(out->argv[24], "echo");
+	assert_string_equal(out->argv[25], "a b");
+	assert_string_equal(out->argv[26], "--");
+	assert_null(out->argv[27]);
+	assert_int_equal(out->argc, 27);
 	assert_int_equal(out->runner, CONFINE_RUNNER_RUNNER_COMMAND);
 	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
 	/* both Linux dialects */

@@ -77,7 +77,7 @@ static const char *const argv_true[] = { "true", NULL };
 
 static void expect_refused(confine_provider *p, fake_backend *f, confine_mode mode,
                            const char *root, confine_error_code code, const char *needle) {
-	confine_policy policy = { mode, (char *)root };
+	confine_policy policy = { .mode = mode, .workspace_root = (char *)root };
 	confine_argv *out = (confine_argv *)0x1;
 	confine_error err = { 0 };
 	int calls = f->calls;
@@ -91,7 +91,7 @@ static void expect_refused(confine_provider *p, fake_backend *f, confine_mode mo
 static void test_a_canonical_policy_reaches_the_backend(void **state) {
 	fake_backend f = { 0 };
 	confine_provider *p;
-	confine_policy policy = { CONFINE_MODE_WORKSPACE_WRITE, dir };
+	confine_policy policy = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = dir };
 	confine_argv *out = NULL;
 	(void)state;
 	assert_int_equal(confine_provider_new(&fake_ops, &f, &p, NULL), 0);
@@ -118,7 +118,7 @@ static void test_danger_full_access_never_reaches_the_backend(void **state) {
 static void test_bad_argv_is_refused(void **state) {
 	fake_backend f = { 0 };
 	confine_provider *p;
-	confine_policy policy = { CONFINE_MODE_READ_ONLY, dir };
+	confine_policy policy = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = dir };
 	const char *empty[] = { NULL };
 	const char *empty_name[] = { "", NULL };
 	confine_argv *out = NULL;
@@ -162,7 +162,7 @@ static void test_hand_built_policies_are_checked(void **state) {
 	               "not an absolute path");
 	/* "/" is a fine root for read-only: nothing is writable either way. */
 	{
-		confine_policy ro_root = { CONFINE_MODE_READ_ONLY, (char *)"/" };
+		confine_policy ro_root = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
 		confine_argv *out = NULL;
 		assert_int_equal(confine_confine(p, argv_true, &ro_root, &out, NULL), 0);
 		confine_argv_free(out);

@@ -1,18 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bubblewrap profile (SPEC 5): a pure function from a confined policy to
- * bwrap's arguments. Why each hardening token is there:
+ * The bubblewrap profile (SPEC 5, 12; doc/POLICY.md): a function from a
+ * confined policy (and the plan of what exists on disk) to bwrap's
+ * arguments. Why each hardening token is there:
  *  --unshare-pid      a private PID namespace hides host processes, whose
  *                     /proc/<pid>/root would otherwise be a way out of the
  *                     read-only bind;
+ *  --unshare-ipc      SysV shared memory, semaphores and message queues of
+ *                     the host are out of reach (issue 14, N3);
+ *  --ro-bind /proc/sys /proc/sys
+ *                     bwrap 0.8 leaves /proc/sys writable to a root caller
+ *                     (its own remount is skipped when access(W_OK) fails
+ *                     on the directory): core_pattern was a full escape;
+ *  --die-with-parent  the command dies with its starter (dropped for
+ *                     in-process runs: PR_SET_PDEATHSIG follows the
+ *                     spawning *thread*; the launcher's lifeline replaces it);
  *  --new-session      stops a confined command from pushing keystrokes into
  *                     the caller's terminal (TIOCSTI, CVE-2017-5226);
  *  --cap-drop ALL     matters when the caller is root: without it
  *                     `mount -o remount,rw /` undoes the read-only bind.
+ * Order after those: network, the private /tmp, the writable binds, then the
+ * read-only carve-outs and the denyRead masks on top of them (a later mount
+ * covers an earlier one).
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "policy-internal.h"
+#include "profiles/plan.h"
 #include "util.h"
 
 /* The read-only profile, shared by both modes. */
@@ -20,41 +36,93 @@ static const char *const bwrap_read_only[] = {
 	"--ro-bind", "/", "/",
 	"--dev", "/dev",
 	"--unshare-pid",
+	"--unshare-ipc",
 	"--proc", "/proc",
+	"--ro-bind", "/proc/sys", "/proc/sys",
 	"--die-with-parent",
 	"--new-session",
 	"--cap-drop", "ALL",
 	NULL,
 };
 
-int confine_profile_bwrap(const confine_policy *policy, char ***ret) {
-	char **tokens;
+static int push(char ***tokens, const char *a, const char *b, const char *c) {
+	int r = cf_strv_push(tokens, a);
+	if (r == 0 && b)
+		r = cf_strv_push(tokens, b);
+	if (r == 0 && c)
+		r = cf_strv_push(tokens, c);
+	return r;
+}
+
+/* Whether `path` is still visible in the sandbox once /tmp is a private
+ * tmpfs: outside /tmp, or inside a writable root bound back on top. */
+static bool visible(const cf_plan *plan, const char *path, bool private_tmp) {
+	if (!private_tmp || !cf_path_at_or_under(path, "/tmp"))
+		return true;
+	for (size_t i = 0; plan->writable[i]; i++)
+		if (cf_path_at_or_under(path, plan->writable[i]))
+			return true;
+	return false;
+}
+
+static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
+                        char ***tokens) {
+	bool private_tmp = policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && bwrap_read_only[i]; i++) {
+		if ((flags & CONFINE_PROFILE_NO_DIE_WITH_PARENT) &&
+		    strcmp(bwrap_read_only[i], "--die-with-parent") == 0)
+			continue;
+		r = cf_strv_push(tokens, bwrap_read_only[i]);
+	}
+	/* Network off: a namespace of its own holds only loopback. */
+	if (r == 0 && policy->network == CONFINE_NETWORK_OFF)
+		r = push(tokens, "--unshare-net", NULL, NULL);
+	/* The private tmpfs comes before the binds: bound afterwards, a root
+	 * that lives under /tmp stays visible and writable on top of it. */
+	if (r == 0 && private_tmp)
+		r = push(tokens, "--tmpfs", "/tmp", NULL);
+	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
+		r = push(tokens, "--bind", plan->writable[i], plan->writable[i]);
+	for (size_t i = 0; r == 0 && plan->protect && plan->protect[i]; i++)
+		r = push(tokens, "--ro-bind", plan->protect[i], plan->protect[i]);
+	for (size_t i = 0; r == 0 && i < plan->n_deny; i++) {
+		const char *d = plan->deny[i];
+		if (!visible(plan, d, private_tmp))
+			continue; /* the host's /tmp is not there to read */
+		if (plan->deny_is_dir[i]) {
+			/* An empty directory, and read-only so nothing lands in it. */
+			r = push(tokens, "--tmpfs", d, NULL);
+			if (r == 0)
+				r = push(tokens, "--remount-ro", d, NULL);
+		} else {
+			r = push(tokens, "--ro-bind", "/dev/null", d);
+		}
+	}
+	return r;
+}
+
+int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags, char ***ret) {
+	cf_plan plan;
+	char **tokens = NULL;
 	int r;
 
-	if (!policy || !ret || !confine_mode_is_confined(policy->mode))
+	if (!ret || (flags & ~CONFINE_PROFILE_NO_DIE_WITH_PARENT))
 		return -EINVAL;
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
-	    (!policy->workspace_root || policy->workspace_root[0] != '/'))
-		return -EINVAL;
-
-	tokens = cf_strv_copy(bwrap_read_only);
-	if (!tokens)
-		return -ENOMEM;
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
-		/* The private tmpfs comes first: bound afterwards, a workspace that
-		 * lives under /tmp stays visible and writable on top of it. */
-		const char *const extra[] = {
-			"--tmpfs", "/tmp",
-			"--bind", policy->workspace_root, policy->workspace_root,
-		};
-		for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-			r = cf_strv_push(&tokens, extra[i]);
-			if (r < 0) {
-				confine_strv_free(tokens);
-				return r;
-			}
-		}
+	r = cf_plan_make(policy, &plan);
+	if (r < 0)
+		return r;
+	r = bwrap_tokens(policy, &plan, flags, &tokens);
+	cf_plan_clear(&plan);
+	if (r < 0) {
+		confine_strv_free(tokens);
+		return r;
 	}
 	*ret = tokens;
 	return 0;
+}
+
+int confine_profile_bwrap(const confine_policy *policy, char ***ret) {
+	return confine_profile_bwrap_flags(policy, 0, ret);
 }

@@ -1,41 +1,189 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The landlock-run grants (SPEC 5): a pure function from a confined policy to
- * the launcher's --ro / --rw arguments. The writable sink is the file
- * /dev/null, never the directory /dev: a /dev grant would open the host's
- * /dev/shm. Under Landlock /tmp is the host's /tmp, not a private one.
+ * The landlock-run grants (SPEC 5, 12; doc/POLICY.md): a function from a
+ * confined policy to the launcher's --ro / --rw arguments. The writable sink
+ * is the file /dev/null, never the directory /dev: a /dev grant would open
+ * the host's /dev/shm, which workspace-write grants on purpose (POSIX
+ * semaphores: Python multiprocessing) beside the host's /tmp.
+ *
+ * denyRead: Landlock only grants, and a right on a directory covers its
+ * whole tree, so "everything but D" is expressed by granting read on every
+ * sibling along the path from / down to D instead of on / (see
+ * read_grants). Entries inside a writable grant cannot be carved out and
+ * are reported unenforced.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "policy-internal.h"
+#include "profiles/plan.h"
 #include "util.h"
 
-int confine_profile_landlock(const confine_policy *policy, char ***ret) {
-	const char *grants[9];
-	size_t n = 0;
-	char **tokens;
+/* A bound on the read grants a denyRead expansion may produce: past it the
+ * policy is refused (-E2BIG) rather than silently widened. */
+#define LANDLOCK_MAX_READ_GRANTS 8192
 
-	if (!policy || !ret || !confine_mode_is_confined(policy->mode))
-		return -EINVAL;
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
-	    (!policy->workspace_root || policy->workspace_root[0] != '/'))
-		return -EINVAL;
+static bool dev_shm_exists(void) {
+	struct stat st;
+	return stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+}
 
-	grants[n++] = "--ro";
-	grants[n++] = "/";
-	grants[n++] = "--rw";
-	grants[n++] = "/dev/null";
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
-		grants[n++] = "--rw";
-		grants[n++] = "/tmp";
-		grants[n++] = "--rw";
-		grants[n++] = policy->workspace_root;
+/* The --rw grants, in order. */
+static int writable_grants(const confine_policy *policy, const cf_plan *plan, char ***ret) {
+	int r = cf_strv_push(ret, "/dev/null");
+	if (r == 0 && policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp &&
+	    policy->temp_dir)
+		r = cf_strv_push(ret, policy->temp_dir);
+	if (r == 0 && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
+		r = cf_strv_push(ret, "/tmp");
+		if (r == 0 && dev_shm_exists())
+			r = cf_strv_push(ret, "/dev/shm");
+		for (size_t i = 0; r == 0 && plan->writable[i]; i++)
+			r = cf_strv_push(ret, plan->writable[i]);
 	}
-	grants[n] = NULL;
+	return r;
+}
 
-	tokens = cf_strv_copy(grants);
-	if (!tokens)
-		return -ENOMEM;
+bool cf_landlock_under_write_grant(const confine_policy *policy, const cf_plan *plan,
+                                   const char *path) {
+	char **grants = NULL;
+	bool under = false;
+	if (writable_grants(policy, plan, &grants) < 0) {
+		confine_strv_free(grants);
+		return true; /* out of memory: claim the worst, never "enforced" */
+	}
+	for (size_t i = 0; grants[i] && !under; i++)
+		under = cf_path_at_or_under(path, grants[i]);
+	confine_strv_free(grants);
+	return under;
+}
+
+typedef struct expansion {
+	char *const *deny; /* the enforceable entries */
+	char ***grants;
+	size_t count;
+} expansion;
+
+static bool is_strict_ancestor(const char *dir, const char *path) {
+	return strcmp(dir, path) != 0 && cf_path_at_or_under(path, dir);
+}
+
+/* Grants read on everything in `dir` except the denied entries, descending
+ * into the directories that lie on the way to one. Symlinks get no rule of
+ * their own: the launcher opens a rule path following links, so a link to a
+ * denied directory would grant it; what a link points to is granted (or
+ * not) where it lives. A directory that cannot be listed fails the whole
+ * profile: -errno (never a silently wider grant). */
+static int by_name(const struct dirent **a, const struct dirent **b) {
+	return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static int read_grants(expansion *x, const char *dir) {
+	struct dirent **entries = NULL;
+	int n_entries = scandir(dir, &entries, NULL, by_name); /* sorted: stable tokens */
+	int r = 0;
+	if (n_entries < 0)
+		return errno == ENOMEM ? -ENOMEM : -errno;
+	for (int k = 0; k < n_entries && r == 0; k++) {
+		const struct dirent *entry = entries[k];
+		char path[PATH_MAX];
+		bool denied = false, on_the_way = false;
+		struct stat st;
+		int n;
+		if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+			continue;
+		n = snprintf(path, sizeof path, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir,
+		             entry->d_name);
+		if (n < 0 || (size_t)n >= sizeof path) {
+			r = -ENAMETOOLONG;
+			break;
+		}
+		for (size_t i = 0; x->deny[i]; i++) {
+			denied = denied || strcmp(path, x->deny[i]) == 0;
+			on_the_way = on_the_way || is_strict_ancestor(path, x->deny[i]);
+		}
+		if (denied)
+			continue;
+		if (lstat(path, &st) < 0 || S_ISLNK(st.st_mode))
+			continue; /* vanished, or a link (see above) */
+		if (on_the_way && S_ISDIR(st.st_mode)) {
+			r = read_grants(x, path);
+			continue;
+		}
+		if (++x->count > LANDLOCK_MAX_READ_GRANTS) {
+			r = -E2BIG;
+			break;
+		}
+		r = cf_strv_push(x->grants, "--ro");
+		if (r == 0)
+			r = cf_strv_push(x->grants, path);
+	}
+	for (int k = 0; k < n_entries; k++)
+		free(entries[k]);
+	free(entries);
+	return r;
+}
+
+int cf_landlock_read_grants(const char *top, char *const *deny, char ***tokens) {
+	expansion x = { .deny = deny, .grants = tokens, .count = 0 };
+	return read_grants(&x, top);
+}
+
+static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, char ***tokens) {
+	char **writable = NULL;
+	char **enforceable = NULL;
+	int r = 0;
+
+	for (size_t i = 0; r == 0 && i < plan->n_deny; i++)
+		if (strcmp(plan->deny[i], "/") != 0 &&
+		    !cf_landlock_under_write_grant(policy, plan, plan->deny[i]))
+			r = cf_strv_push(&enforceable, plan->deny[i]);
+	if (r == 0) {
+		if (enforceable) {
+			r = cf_landlock_read_grants("/", enforceable, tokens);
+		} else {
+			r = cf_strv_push(tokens, "--ro");
+			if (r == 0)
+				r = cf_strv_push(tokens, "/");
+		}
+	}
+	if (r == 0)
+		r = writable_grants(policy, plan, &writable);
+	for (size_t i = 0; r == 0 && writable[i]; i++) {
+		r = cf_strv_push(tokens, "--rw");
+		if (r == 0)
+			r = cf_strv_push(tokens, writable[i]);
+	}
+	/* Landlock's TCP rights with no rule, plus seccomp refusing every socket
+	 * family but AF_UNIX (the launcher's D3 option). */
+	if (r == 0 && policy->network == CONFINE_NETWORK_OFF)
+		r = cf_strv_push(tokens, "--deny-network");
+	confine_strv_free(writable);
+	confine_strv_free(enforceable);
+	return r;
+}
+
+int confine_profile_landlock(const confine_policy *policy, char ***ret) {
+	cf_plan plan;
+	char **tokens = NULL;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	r = cf_plan_make(policy, &plan);
+	if (r < 0)
+		return r;
+	r = landlock_tokens(policy, &plan, &tokens);
+	cf_plan_clear(&plan);
+	if (r < 0) {
+		confine_strv_free(tokens);
+		return r;
+	}
 	*ret = tokens;
 	return 0;
 }

@@ -567,7 +567,9 @@ static void test_config_errors(void **state) {
 	} cases[] = {
 		{ "{\"mdoe\": \"workspace-write\"}",
 		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
-		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher)" },
+		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
+		  "protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, "
+		  "requireFull)" },
 		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"wide-open\"}",
 		  ": key \"mode\": unknown sandbox mode \"wide-open\" (expected read-only, "
@@ -584,6 +586,8 @@ static void test_config_errors(void **state) {
 		{ "{\"probeTimeoutMs\": 0}",
 		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
 		{ "{\"probeTimeoutMs\": -1}",
+		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
+		{ "{\"probeTimeoutMs\": 0.5}",
 		  ": sandbox-local: probeTimeoutMs must be a positive finite number" },
 		{ "{\"runnerFailureSignatures\": [\"x: \"]}",
 		  ": sandbox-local: runnerFailureSignatures requires runnerCommand" },
@@ -724,7 +728,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	                         "runnerFailureRules", "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
-	assert_int_equal(n, 1 + 17 + 1 + 3); /* runner, profile, --, argv */
+	assert_int_equal(n, 1 + 21 + 1 + 3); /* runner, profile, --, argv */
 	{
 		const char *argv0 = json_string_value(json_array_get(argv, 0));
 		assert_true(argv0[0] == '/');
@@ -732,7 +736,8 @@ static void test_wrap_bwrap_shape(void **state) {
 	}
 	{
 		const char *expected[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
-		                          "--proc", "/proc", "--die-with-parent", "--new-session",
+		                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
+		                          "/proc/sys", "--die-with-parent", "--new-session",
 		                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", work, work,
 		                          "--", "sh", "-c", "echo hi", NULL};
 		for (size_t i = 0; expected[i]; i++)
@@ -763,9 +768,15 @@ static void test_wrap_landlock_pinned(void **state) {
 	    work, "--", "true");
 	expect_status(&r, 0);
 	object = json_of(&r);
-	expect_strings(json_object_get(object, "argv"),
-	               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw",
-	                    work, "--", "true"));
+	/* /dev/shm beside /tmp (POSIX semaphores), where the host has it */
+	if (access("/dev/shm", F_OK) == 0)
+		expect_strings(json_object_get(object, "argv"),
+		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp",
+		                    "--rw", "/dev/shm", "--rw", work, "--", "true"));
+	else
+		expect_strings(json_object_get(object, "argv"),
+		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp",
+		                    "--rw", work, "--", "true"));
 	assert_string_equal(json_str(object, "runner"), "landlock");
 	assert_true(strcmp(json_str(object, "enforcement"), "full") == 0 ||
 	            strcmp(json_str(object, "enforcement"), "partial") == 0);

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The command's environment (issue 16): a pure filter from the caller's
+ * envp and the env policy to the envp a confined command starts with. By
+ * default confined modes drop names that look like secrets (API keys,
+ * tokens): a model-driven command printing `env` must not hand them to its
+ * transcript. danger-full-access passes everything unchanged.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy-internal.h"
+#include "util.h"
+
+#define STAGE "policy"
+#define PATTERN_MAX 255
+
+static const char *const default_excludes[] = {
+	"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*", NULL,
+};
+
+const char *const *confine_env_default_excludes(void) {
+	return default_excludes;
+}
+
+static char lower(char c) {
+	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+/* Iterative glob with one backtrack point: linear in practice, and no
+ * recursion a hostile pattern could deepen. */
+bool cf_env_pattern_match(const char *pattern, const char *name, size_t name_len) {
+	const char *p = pattern;
+	size_t i = 0;
+	const char *star = NULL;
+	size_t star_i = 0;
+	while (i < name_len) {
+		if (*p == '*') {
+			star = p++;
+			star_i = i;
+		} else if (*p && (*p == '?' || lower(*p) == lower(name[i]))) {
+			p++;
+			i++;
+		} else if (star) {
+			p = star + 1;
+			i = ++star_i;
+		} else {
+			return false;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
+}
+
+int cf_env_check_pattern(const char *what, const char *pattern, bool allow_wildcards,
+                         confine_error *err) {
+	const char *word = allow_wildcards ? "pattern" : "name";
+	size_t len = strlen(pattern);
+	if (len == 0)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "%s %s \"\" is empty", what, word);
+	if (len > PATTERN_MAX)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "%s %s \"%.40s...\" is longer than %d characters", what, word,
+		                    pattern, PATTERN_MAX);
+	for (const char *c = pattern; *c; c++) {
+		unsigned char u = (unsigned char)*c;
+		if (u <= ' ' || u >= 0x7f || u == '=')
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+			                    "%s %s \"%s\" is malformed: a variable name %s is "
+			                    "printable ASCII without spaces or '='",
+			                    what, word, pattern, word);
+		if (!allow_wildcards && (u == '*' || u == '?'))
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+			                    "%s name \"%s\" is malformed: a name has no '*' or '?'", what,
+			                    pattern);
+	}
+	return 0;
+}
+
+int cf_env_check_assignment(const char *assignment, confine_error *err) {
+	const char *eq = strchr(assignment, '=');
+	char name[PATTERN_MAX + 1];
+	size_t len;
+	if (!eq)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "env.set entry \"%s\" is malformed: expected NAME=VALUE",
+		                    assignment);
+	len = (size_t)(eq - assignment);
+	if (len == 0 || len > PATTERN_MAX)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "env.set entry \"%s\" is malformed: the name before '=' must be 1 "
+		                    "to %d characters",
+		                    assignment, PATTERN_MAX);
+	memcpy(name, assignment, len);
+	name[len] = '\0';
+	return cf_env_check_pattern("env.set", name, false, err);
+}
+
+static bool matches_any(char *const *patterns, const char *name, size_t len) {
+	for (size_t i = 0; patterns && patterns[i]; i++)
+		if (cf_env_pattern_match(patterns[i], name, len))
+			return true;
+	return false;
+}
+
+static bool keep_variable(const confine_env_policy *env, const char *name, size_t len) {
+	bool included = matches_any(env->include, name, len);
+	if (env->inherit == CONFINE_ENV_INHERIT_NONE && !included)
+		return false;
+	if (included)
+		return true; /* include wins */
+	if (matches_any(env->exclude, name, len))
+		return false;
+	if (env->default_excludes && matches_any((char *const *)default_excludes, name, len))
+		return false;
+	return true;
+}
+
+/* Whether envp entry `entry` sets the variable of assignment `set`. */
+static bool same_name(const char *entry, const char *set) {
+	size_t n = (size_t)(strchr(set, '=') - set) + 1;
+	return strncmp(entry, set, n) == 0;
+}
+
+int confine_env_filter(const char *const *envp, const confine_env_policy *env,
+                       confine_mode mode, char ***ret) {
+	static const confine_env_policy defaults = { .default_excludes = true };
+	char **out = NULL;
+	size_t n = 0, cap;
+
+	if (!ret || !confine_mode_name(mode))
+		return -EINVAL;
+	if (!env)
+		env = &defaults;
+	if (mode == CONFINE_MODE_DANGER_FULL_ACCESS) {
+		out = cf_strv_copy(envp);
+		if (!out)
+			return -ENOMEM;
+		*ret = out;
+		return 0;
+	}
+	for (size_t i = 0; env->include && env->include[i]; i++)
+		if (cf_env_check_pattern("env.include", env->include[i], true, NULL) < 0)
+			return -EINVAL;
+	for (size_t i = 0; env->exclude && env->exclude[i]; i++)
+		if (cf_env_check_pattern("env.exclude", env->exclude[i], true, NULL) < 0)
+			return -EINVAL;
+	for (size_t i = 0; env->set && env->set[i]; i++)
+		if (cf_env_check_assignment(env->set[i], NULL) < 0)
+			return -EINVAL;
+
+	cap = cf_strv_length(envp) + cf_strv_length((const char *const *)env->set) + 1;
+	out = calloc(cap, sizeof *out);
+	if (!out)
+		return -ENOMEM;
+	for (size_t i = 0; envp && envp[i]; i++) {
+		const char *eq = strchr(envp[i], '=');
+		bool overridden = false;
+		if (!eq || eq == envp[i])
+			continue; /* not NAME=VALUE: nothing a program could look up */
+		if (!keep_variable(env, envp[i], (size_t)(eq - envp[i])))
+			continue;
+		for (size_t j = 0; env->set && env->set[j] && !overridden; j++)
+			overridden = same_name(envp[i], env->set[j]);
+		if (overridden)
+			continue; /* `set` replaces it below */
+		if (!(out[n++] = strdup(envp[i])))
+			goto oom;
+	}
+	for (size_t j = 0; env->set && env->set[j]; j++) {
+		bool later = false;
+		/* The last entry for a name wins (a list built by hand may repeat). */
+		for (size_t k = j + 1; env->set[k] && !later; k++)
+			later = same_name(env->set[k], env->set[j]);
+		if (later)
+			continue;
+		if (!(out[n++] = strdup(env->set[j])))
+			goto oom;
+	}
+	out[n] = NULL;
+	*ret = out;
+	return 0;
+oom:
+	confine_strv_free(out);
+	return -ENOMEM;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the policy modules (policy.c, policy-options.c, env.c) and the
+ * profile generators. */
+#ifndef CONFINE_POLICY_INTERNAL_H
+#define CONFINE_POLICY_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* Lexical normalization of an absolute path (safe only after realpath). */
+char *cf_normalize_lexically(const char *path) CONFINE_HIDDEN;
+/* realpath(3) of the deepest existing ancestor, the rest appended and the
+ * whole normalized; NULL only when out of memory. */
+char *cf_canonicalize_loosely(const char *path) CONFINE_HIDDEN;
+/* The workspace-root check (SPEC 3, 12.6) with the value named by `label`. */
+int cf_canonicalize_root(confine_mode mode, const char *label, const char *root,
+                         const char *origin, bool refuse_slash, char **ret,
+                         confine_error *err) CONFINE_HIDDEN;
+
+/* Fills the defaults of a fresh policy (default protections and default env
+ * excludes on); lists stay NULL. */
+void cf_policy_set_defaults(confine_policy *policy) CONFINE_HIDDEN;
+/* Frees what `policy` owns (not the struct) and zeroes it. */
+void cf_policy_clear(confine_policy *policy) CONFINE_HIDDEN;
+/* Deep copy of `src` into `*dst` (zeroed first); -ENOMEM leaves *dst clear. */
+int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_HIDDEN;
+
+/* `inner` is `outer` or lies below it, path-component-wise. */
+bool cf_path_at_or_under(const char *inner, const char *outer) CONFINE_HIDDEN;
+
+/* Env patterns (env.c). `what` names the key in the message ("env.include"). */
+int cf_env_check_pattern(const char *what, const char *pattern, bool allow_wildcards,
+                         confine_error *err) CONFINE_HIDDEN;
+int cf_env_check_assignment(const char *assignment, confine_error *err) CONFINE_HIDDEN;
+/* Case-insensitive glob (`*`, `?`) over a whole name of `name_len` bytes. */
+bool cf_env_pattern_match(const char *pattern, const char *name, size_t name_len) CONFINE_HIDDEN;
+
+#endif

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The policy beyond mode and root (issue 16, SPEC 12.7): writable roots,
+ * protected paths, denyRead, network, unix sockets, the environment,
+ * requireFull and the private temp area. Ownership, deep copy, the
+ * appenders (copy, check, canonicalize) and the whole-policy validation.
+ * Messages name the config key and the value, so the same text serves the
+ * library, the config file and the CLI.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy-internal.h"
+#include "util.h"
+
+#define STAGE "policy"
+
+static int options_oom(confine_error *err) {
+	return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+	                    "out of memory while building the policy");
+}
+
+static int invalid(confine_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int invalid(confine_error *err, const char *fmt, ...) {
+	char message[CONFINE_ERROR_MESSAGE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof message, fmt, ap);
+	va_end(ap);
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0, "%s", message);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Names                                                                    */
+
+const char *confine_network_name(confine_network network) {
+	switch (network) {
+	case CONFINE_NETWORK_ON: return "on";
+	case CONFINE_NETWORK_OFF: return "off";
+	}
+	return NULL;
+}
+
+int confine_network_parse(const char *text, confine_network *ret, confine_error *err) {
+	if (text && strcmp(text, "on") == 0) {
+		*ret = CONFINE_NETWORK_ON;
+		return 0;
+	}
+	if (text && strcmp(text, "off") == 0) {
+		*ret = CONFINE_NETWORK_OFF;
+		return 0;
+	}
+	return invalid(err, "network \"%s\" is not a network setting (expected on or off)",
+	               text ? text : "(null)");
+}
+
+const char *confine_env_inherit_name(confine_env_inherit inherit) {
+	switch (inherit) {
+	case CONFINE_ENV_INHERIT_ALL: return "all";
+	case CONFINE_ENV_INHERIT_NONE: return "none";
+	}
+	return NULL;
+}
+
+int confine_env_inherit_parse(const char *text, confine_env_inherit *ret, confine_error *err) {
+	if (text && strcmp(text, "all") == 0) {
+		*ret = CONFINE_ENV_INHERIT_ALL;
+		return 0;
+	}
+	if (text && strcmp(text, "none") == 0) {
+		*ret = CONFINE_ENV_INHERIT_NONE;
+		return 0;
+	}
+	return invalid(err, "env.inherit \"%s\" is not an inherit setting (expected all or none)",
+	               text ? text : "(null)");
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ownership                                                                */
+
+void cf_policy_set_defaults(confine_policy *policy) {
+	policy->default_protections = true;
+	policy->env.default_excludes = true;
+	/* Off until the spawner makes temp_dir (Landlock, Seatbelt) and the CLI
+	 * explains a program under the host's /tmp in read-only as it does in
+	 * workspace-write (TODO(lead): turn on with that plumbing; issue 16 wants
+	 * a private temp area in read-only on every rung). */
+	policy->private_temp = false;
+}
+
+void cf_policy_clear(confine_policy *policy) {
+	if (!policy)
+		return;
+	free(policy->workspace_root);
+	confine_strv_free(policy->writable_roots);
+	confine_strv_free(policy->protected_paths);
+	confine_strv_free(policy->deny_read);
+	confine_strv_free(policy->allow_unix_sockets);
+	confine_strv_free(policy->env.include);
+	confine_strv_free(policy->env.exclude);
+	confine_strv_free(policy->env.set);
+	free(policy->temp_dir);
+	memset(policy, 0, sizeof *policy);
+}
+
+void confine_policy_free(confine_policy *policy) {
+	if (!policy)
+		return;
+	cf_policy_clear(policy);
+	free(policy);
+}
+
+/* A copy of a list that may be NULL (and stays NULL). */
+static int copy_list(char ***dst, char *const *src) {
+	if (!src)
+		return 0;
+	*dst = cf_strv_copy((const char *const *)src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+static int copy_string(char **dst, const char *src) {
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -ENOMEM;
+}
+
+int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
+	memset(dst, 0, sizeof *dst);
+	dst->mode = src->mode;
+	dst->default_protections = src->default_protections;
+	dst->network = src->network;
+	dst->env.inherit = src->env.inherit;
+	dst->env.default_excludes = src->env.default_excludes;
+	dst->require_full = src->require_full;
+	dst->private_temp = src->private_temp;
+	if (copy_string(&dst->workspace_root, src->workspace_root) < 0 ||
+	    copy_list(&dst->writable_roots, src->writable_roots) < 0 ||
+	    copy_list(&dst->protected_paths, src->protected_paths) < 0 ||
+	    copy_list(&dst->deny_read, src->deny_read) < 0 ||
+	    copy_list(&dst->allow_unix_sockets, src->allow_unix_sockets) < 0 ||
+	    copy_list(&dst->env.include, src->env.include) < 0 ||
+	    copy_list(&dst->env.exclude, src->env.exclude) < 0 ||
+	    copy_list(&dst->env.set, src->env.set) < 0 ||
+	    copy_string(&dst->temp_dir, src->temp_dir) < 0) {
+		cf_policy_clear(dst);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int confine_policy_copy(const confine_policy *policy, confine_policy **ret) {
+	confine_policy *copy;
+	if (!policy || !ret)
+		return -EINVAL;
+	copy = calloc(1, sizeof *copy);
+	if (!copy)
+		return -ENOMEM;
+	if (cf_policy_copy_into(copy, policy) < 0) {
+		free(copy);
+		return -ENOMEM;
+	}
+	*ret = copy;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Appenders                                                                */
+
+bool cf_path_at_or_under(const char *inner, const char *outer) {
+	size_t n = strlen(outer);
+	if (strcmp(outer, "/") == 0)
+		return inner[0] == '/';
+	return strncmp(inner, outer, n) == 0 && (inner[n] == '\0' || inner[n] == '/');
+}
+
+static bool list_has(char *const *list, const char *s) {
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* Appends `owned` (taking it) unless already listed. */
+static int append_owned(char ***list, char *owned, confine_error *err) {
+	size_t n = cf_strv_length((const char *const *)*list);
+	char **grown;
+	if (list_has(*list, owned)) {
+		free(owned);
+		return 0;
+	}
+	grown = realloc(*list, (n + 2) * sizeof *grown);
+	if (!grown) {
+		free(owned);
+		return options_oom(err);
+	}
+	grown[n] = owned;
+	grown[n + 1] = NULL;
+	*list = grown;
+	return 0;
+}
+
+static int need_policy(const confine_policy *policy, const char *value, const char *what,
+                       confine_error *err) {
+	if (!policy)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "%s: the policy is NULL", what);
+	if (!value)
+		return invalid(err, "%s: the value is NULL", what);
+	return 0;
+}
+
+int confine_policy_add_writable_root(confine_policy *policy, const char *path,
+                                     confine_error *err) {
+	char *canonical = NULL;
+	int r = need_policy(policy, path, "writableRoots", err);
+	if (r < 0)
+		return r;
+	r = cf_canonicalize_root(CONFINE_MODE_WORKSPACE_WRITE, "writableRoots entry", path, "", true,
+	                         &canonical, err);
+	if (r < 0)
+		return r;
+	return append_owned(&policy->writable_roots, canonical, err);
+}
+
+/* An absolute path, canonicalized as far as it exists. */
+static int absolute_loosely(const char *key, const char *path, char **ret, confine_error *err) {
+	if (!path[0])
+		return invalid(err, "%s entry \"\" is empty: it must be an absolute path", key);
+	if (path[0] != '/')
+		return invalid(err, "%s entry \"%s\" is relative: it must be an absolute path", key,
+		               path);
+	*ret = cf_canonicalize_loosely(path);
+	return *ret ? 0 : options_oom(err);
+}
+
+/* A relative protected path: no `..` (it must stay inside each root), not
+ * the root itself; normalized (no `.`, repeated or trailing slashes). */
+static int check_relative_protected(const char *path, confine_error *err) {
+	const char *p = path;
+	while (*p) {
+		const char *seg = p;
+		size_t len;
+		while (*p && *p != '/')
+			p++;
+		len = (size_t)(p - seg);
+		if (len == 2 && seg[0] == '.' && seg[1] == '.')
+			return invalid(err,
+			               "protectedPaths entry \"%s\" climbs out with \"..\": a relative "
+			               "entry names a path inside each writable root",
+			               path);
+		while (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
+static int normalize_relative(const char *path, char **ret, confine_error *err) {
+	char *rooted, *normal;
+	int r = check_relative_protected(path, err);
+	if (r < 0)
+		return r;
+	if (asprintf(&rooted, "/%s", path) < 0)
+		return options_oom(err);
+	normal = cf_normalize_lexically(rooted);
+	free(rooted);
+	if (!normal)
+		return options_oom(err);
+	if (strcmp(normal, "/") == 0) {
+		free(normal);
+		return invalid(err,
+		               "protectedPaths entry \"%s\" names the writable root itself: a root "
+		               "that may not be written is not a writable root",
+		               path);
+	}
+	/* Drop the leading slash again: relative to each root. */
+	memmove(normal, normal + 1, strlen(normal));
+	*ret = normal;
+	return 0;
+}
+
+int confine_policy_add_protected_path(confine_policy *policy, const char *path,
+                                      confine_error *err) {
+	char *stored = NULL;
+	int r = need_policy(policy, path, "protectedPaths", err);
+	if (r < 0)
+		return r;
+	if (!path[0])
+		return invalid(err, "protectedPaths entry \"\" is empty");
+	r = path[0] == '/' ? absolute_loosely("protectedPaths", path, &stored, err)
+	                   : normalize_relative(path, &stored, err);
+	if (r < 0)
+		return r;
+	return append_owned(&policy->protected_paths, stored, err);
+}
+
+int confine_policy_add_deny_read(confine_policy *policy, const char *path, confine_error *err) {
+	char *stored = NULL;
+	int r = need_policy(policy, path, "denyRead", err);
+	if (r == 0)
+		r = absolute_loosely("denyRead", path, &stored, err);
+	if (r < 0)
+		return r;
+	return append_owned(&policy->deny_read, stored, err);
+}
+
+int confine_policy_add_unix_socket(confine_policy *policy, const char *path, confine_error *err) {
+	char *stored = NULL;
+	int r = need_policy(policy, path, "allowUnixSockets", err);
+	if (r == 0)
+		r = absolute_loosely("allowUnixSockets", path, &stored, err);
+	if (r < 0)
+		return r;
+	return append_owned(&policy->allow_unix_sockets, stored, err);
+}
+
+static int add_pattern(char ***list, const char *key, const confine_policy *policy,
+                       const char *pattern, confine_error *err) {
+	char *copy;
+	int r = need_policy(policy, pattern, key, err);
+	if (r == 0)
+		r = cf_env_check_pattern(key, pattern, true, err);
+	if (r < 0)
+		return r;
+	copy = strdup(pattern);
+	if (!copy)
+		return options_oom(err);
+	return append_owned(list, copy, err);
+}
+
+int confine_policy_add_env_include(confine_policy *policy, const char *pattern,
+                                   confine_error *err) {
+	return add_pattern(policy ? &policy->env.include : NULL, "env.include", policy, pattern, err);
+}
+
+int confine_policy_add_env_exclude(confine_policy *policy, const char *pattern,
+                                   confine_error *err) {
+	return add_pattern(policy ? &policy->env.exclude : NULL, "env.exclude", policy, pattern, err);
+}
+
+int confine_policy_add_env_set(confine_policy *policy, const char *assignment,
+                               confine_error *err) {
+	size_t name_len;
+	char *copy;
+	int r = need_policy(policy, assignment, "env.set", err);
+	if (r == 0)
+		r = cf_env_check_assignment(assignment, err);
+	if (r < 0)
+		return r;
+	copy = strdup(assignment);
+	if (!copy)
+		return options_oom(err);
+	/* A later NAME=... replaces the earlier one, in place. */
+	name_len = (size_t)(strchr(assignment, '=') - assignment) + 1;
+	for (size_t i = 0; policy->env.set && policy->env.set[i]; i++)
+		if (strncmp(policy->env.set[i], assignment, name_len) == 0) {
+			free(policy->env.set[i]);
+			policy->env.set[i] = copy;
+			return 0;
+		}
+	return append_owned(&policy->env.set, copy, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Validation                                                               */
+
+/* A root given canonical must come back unchanged from the root check. */
+static int check_canonical_root(confine_mode mode, const char *label, const char *root,
+                                bool refuse_slash, confine_error *err) {
+	char *canonical = NULL;
+	int r = cf_canonicalize_root(mode, label, root, "", refuse_slash, &canonical, err);
+	if (r < 0)
+		return r;
+	if (strcmp(canonical, root) != 0) {
+		r = invalid(err, "%s \"%s\" is not canonical: it resolves to \"%s\"", label, root,
+		            canonical);
+	}
+	free(canonical);
+	return r;
+}
+
+static int check_absolute_list(const char *key, char *const *list, confine_error *err) {
+	for (size_t i = 0; list && list[i]; i++)
+		if (list[i][0] != '/')
+			return invalid(err, "%s entry \"%s\" is relative: it must be an absolute path",
+			               key, list[i]);
+	return 0;
+}
+
+int confine_policy_validate(const confine_policy *policy, confine_error *err) {
+	bool confined;
+	int r;
+
+	if (!policy)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_policy_validate: the policy is NULL");
+	if (!confine_mode_name(policy->mode))
+		return invalid(err,
+		               "unknown sandbox mode value \"%d\" (expected read-only, workspace-write "
+		               "or danger-full-access)",
+		               (int)policy->mode);
+	confined = confine_mode_is_confined(policy->mode);
+	if (confined) {
+		r = check_canonical_root(policy->mode, "workspace root", policy->workspace_root, false,
+		                         err);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++) {
+		r = check_canonical_root(CONFINE_MODE_WORKSPACE_WRITE, "writableRoots entry",
+		                         policy->writable_roots[i], true, err);
+		if (r < 0)
+			return r;
+	}
+	r = check_absolute_list("denyRead", policy->deny_read, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; policy->deny_read && policy->deny_read[i]; i++) {
+		const char *deny = policy->deny_read[i];
+		if (confined && policy->workspace_root &&
+		    cf_path_at_or_under(policy->workspace_root, deny))
+			return invalid(err,
+			               "denyRead entry \"%s\" covers the workspace root \"%s\": the "
+			               "command could not read its own workspace",
+			               deny, policy->workspace_root);
+		for (size_t j = 0; policy->writable_roots && policy->writable_roots[j]; j++)
+			if (cf_path_at_or_under(policy->writable_roots[j], deny))
+				return invalid(err,
+				               "writableRoots entry \"%s\" lies under denyRead entry \"%s\": "
+				               "a root cannot be both writable and unreadable",
+				               policy->writable_roots[j], deny);
+	}
+	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
+		const char *p = policy->protected_paths[i];
+		bool inside = false;
+		if (!p[0])
+			return invalid(err, "protectedPaths entry \"\" is empty");
+		if (p[0] != '/') {
+			r = check_relative_protected(p, err);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (policy->workspace_root && cf_path_at_or_under(p, policy->workspace_root))
+			inside = true;
+		for (size_t j = 0; !inside && policy->writable_roots && policy->writable_roots[j]; j++)
+			inside = cf_path_at_or_under(p, policy->writable_roots[j]);
+		if (!inside)
+			return invalid(err,
+			               "protectedPaths entry \"%s\" lies outside every writable root (the "
+			               "workspace root \"%s\" and writableRoots): it would protect nothing",
+			               p, policy->workspace_root ? policy->workspace_root : "");
+	}
+	r = check_absolute_list("allowUnixSockets", policy->allow_unix_sockets, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; policy->env.include && policy->env.include[i]; i++)
+		if ((r = cf_env_check_pattern("env.include", policy->env.include[i], true, err)) < 0)
+			return r;
+	for (size_t i = 0; policy->env.exclude && policy->env.exclude[i]; i++)
+		if ((r = cf_env_check_pattern("env.exclude", policy->env.exclude[i], true, err)) < 0)
+			return r;
+	for (size_t i = 0; policy->env.set && policy->env.set[i]; i++)
+		if ((r = cf_env_check_assignment(policy->env.set[i], err)) < 0)
+			return r;
+	if (!confine_env_inherit_name(policy->env.inherit))
+		return invalid(err, "env.inherit value \"%d\" is not all or none",
+		               (int)policy->env.inherit);
+	if (!confine_network_name(policy->network))
+		return invalid(err, "network value \"%d\" is not on or off", (int)policy->network);
+	if (policy->temp_dir && policy->temp_dir[0] != '/')
+		return invalid(err, "temp_dir \"%s\" is relative: it must be an absolute path",
+		               policy->temp_dir);
+	return 0;
+}

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* The filesystem facts behind a policy's profiles (see plan.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "policy-internal.h"
+#include "profiles/plan.h"
+
+static bool listed(char *const *list, const char *s) {
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+static int push_unique(char ***list, const char *s) {
+	return listed(*list, s) ? 0 : cf_strv_push(list, s);
+}
+
+static bool is_directory(const char *path) {
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * One path to protect, `candidate` (absolute, maybe not existing): recorded
+ * in protect_all, and in protect when it exists and, resolved, still lies
+ * inside a writable root (a symlink pointing out of every root leads
+ * somewhere already read-only). Returns 1 when it exists, 0 when not.
+ */
+static int protect_one(cf_plan *plan, const char *candidate) {
+	char *real;
+	int r = push_unique(&plan->protect_all, candidate);
+	bool inside = false;
+	if (r < 0)
+		return r;
+	real = realpath(candidate, NULL);
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	for (size_t i = 0; plan->writable[i] && !inside; i++)
+		inside = cf_path_at_or_under(real, plan->writable[i]);
+	r = inside ? push_unique(&plan->protect, real) : 0;
+	free(real);
+	return r < 0 ? r : 1;
+}
+
+static int join(char *out, size_t size, const char *root, const char *rel) {
+	int n = snprintf(out, size, "%s%s%s", root, strcmp(root, "/") == 0 ? "" : "/", rel);
+	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+static int plan_protections(const confine_policy *policy, cf_plan *plan) {
+	char path[PATH_MAX];
+	int r;
+	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
+		const char *p = policy->protected_paths[i];
+		if (p[0] == '/') {
+			if ((r = protect_one(plan, p)) < 0)
+				return r;
+			if (r == 0)
+				plan->explicit_missing = true;
+			continue;
+		}
+		for (size_t k = 0; plan->writable[k]; k++) {
+			if (join(path, sizeof path, plan->writable[k], p) < 0)
+				continue;
+			if ((r = protect_one(plan, path)) < 0)
+				return r;
+			if (r == 0)
+				plan->explicit_missing = true;
+		}
+	}
+	if (!policy->default_protections)
+		return 0;
+	for (size_t k = 0; plan->writable[k]; k++) {
+		static const char *const targets[] = { ".git/hooks", ".git/config" };
+		/* A `.git` *directory*: a `.git` file (worktree, submodule) points
+		 * elsewhere and is not covered (doc/POLICY.md). */
+		if (join(path, sizeof path, plan->writable[k], ".git") < 0 || !is_directory(path))
+			continue;
+		plan->defaults_apply = true;
+		for (size_t t = 0; t < 2; t++) {
+			if (join(path, sizeof path, plan->writable[k], targets[t]) < 0)
+				continue;
+			if ((r = protect_one(plan, path)) < 0)
+				return r;
+			if (r == 0)
+				plan->defaults_missing = true;
+		}
+	}
+	return 0;
+}
+
+static int plan_deny(const confine_policy *policy, cf_plan *plan) {
+	size_t n = cf_strv_length((const char *const *)policy->deny_read);
+	plan->deny = calloc(n + 1, sizeof *plan->deny);
+	plan->deny_is_dir = calloc(n + 1, sizeof *plan->deny_is_dir);
+	if (!plan->deny || !plan->deny_is_dir)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		char *real = realpath(policy->deny_read[i], NULL);
+		if (!real) {
+			if (errno == ENOMEM)
+				return -ENOMEM;
+			continue; /* absent: nothing to hide (it can only appear in a
+			           * writable root, made by the command itself) */
+		}
+		if (listed(plan->deny, real) || stat(real, &st) < 0) {
+			free(real);
+			continue;
+		}
+		plan->deny_is_dir[plan->n_deny] = S_ISDIR(st.st_mode);
+		plan->deny[plan->n_deny++] = real;
+	}
+	return 0;
+}
+
+int cf_plan_make(const confine_policy *policy, cf_plan *ret) {
+	cf_plan plan;
+	int r = 0;
+	if (!policy || !confine_mode_is_confined(policy->mode))
+		return -EINVAL;
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
+	    (!policy->workspace_root || policy->workspace_root[0] != '/'))
+		return -EINVAL;
+	memset(&plan, 0, sizeof plan);
+	plan.writable = cf_strv_copy(NULL);
+	if (!plan.writable)
+		return -ENOMEM;
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
+		r = push_unique(&plan.writable, policy->workspace_root);
+		for (size_t i = 0; r == 0 && policy->writable_roots && policy->writable_roots[i]; i++)
+			r = push_unique(&plan.writable, policy->writable_roots[i]);
+		if (r == 0)
+			r = plan_protections(policy, &plan);
+	}
+	if (r == 0)
+		r = plan_deny(policy, &plan);
+	if (r < 0) {
+		cf_plan_clear(&plan);
+		return r;
+	}
+	*ret = plan;
+	return 0;
+}
+
+void cf_plan_clear(cf_plan *plan) {
+	if (!plan)
+		return;
+	confine_strv_free(plan->writable);
+	confine_strv_free(plan->protect);
+	confine_strv_free(plan->protect_all);
+	confine_strv_free(plan->deny);
+	free(plan->deny_is_dir);
+	memset(plan, 0, sizeof *plan);
+}

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* The env filter (issue 16): one table, each case an env policy, a mode,
+ * the caller's environment and exactly the environment the command gets. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "confine.h"
+#include "policy-internal.h"
+
+#define MAX 12
+
+typedef struct env_case {
+	const char *name;
+	confine_mode mode;
+	confine_env_inherit inherit;
+	bool no_default_excludes;
+	const char *include[MAX];
+	const char *exclude[MAX];
+	const char *set[MAX];
+	const char *envp[MAX];
+	const char *want[MAX];
+} env_case;
+
+#define RO CONFINE_MODE_READ_ONLY
+#define WW CONFINE_MODE_WORKSPACE_WRITE
+#define DFA CONFINE_MODE_DANGER_FULL_ACCESS
+#define NONE CONFINE_ENV_INHERIT_NONE
+
+static const env_case cases[] = {
+	{ .name = "default excludes drop secret-looking names, case-insensitively",
+	  .mode = RO,
+	  .envp = { "PATH=/bin", "OPENAI_API_KEY=sk", "github_token=t", "DB_Password=p",
+	            "AWS_SECRET_ACCESS_KEY=s", "GOOGLE_APPLICATION_CREDENTIALS=/c", "HOME=/h" },
+	  .want = { "PATH=/bin", "HOME=/h" } },
+	{ .name = "the same under workspace-write",
+	  .mode = WW,
+	  .envp = { "KEYBOARD=us", "TERM=xterm" },
+	  .want = { "TERM=xterm" } },
+	{ .name = "danger-full-access passes everything unchanged",
+	  .mode = DFA, .inherit = NONE,
+	  .exclude = { "PATH" },
+	  .set = { "X=1" },
+	  .envp = { "PATH=/bin", "OPENAI_API_KEY=sk", "odd-entry" },
+	  .want = { "PATH=/bin", "OPENAI_API_KEY=sk", "odd-entry" } },
+	{ .name = "include wins over the default excludes",
+	  .mode = RO,
+	  .include = { "GITHUB_TOKEN" },
+	  .envp = { "GITHUB_TOKEN=g", "NPM_TOKEN=n" },
+	  .want = { "GITHUB_TOKEN=g" } },
+	{ .name = "include wins over an explicit exclude",
+	  .mode = RO,
+	  .include = { "LC_ALL" },
+	  .exclude = { "LC_*" },
+	  .envp = { "LC_ALL=C", "LC_CTYPE=C", "LANG=C" },
+	  .want = { "LC_ALL=C", "LANG=C" } },
+	{ .name = "default excludes off",
+	  .mode = RO, .no_default_excludes = true,
+	  .envp = { "API_KEY=k" },
+	  .want = { "API_KEY=k" } },
+	{ .name = "inherit none keeps only includes, and set",
+	  .mode = WW, .inherit = NONE,
+	  .include = { "PATH", "h?me" },
+	  .set = { "CI=true" },
+	  .envp = { "PATH=/bin", "HOME=/h", "USER=u", "SHELL=/bin/sh" },
+	  .want = { "PATH=/bin", "HOME=/h", "CI=true" } },
+	{ .name = "set replaces an inherited value and adds new names",
+	  .mode = RO,
+	  .set = { "HOME=/sandbox", "NEW=", "API_KEY=mine" },
+	  .envp = { "HOME=/h", "PATH=/bin" },
+	  .want = { "PATH=/bin", "HOME=/sandbox", "NEW=", "API_KEY=mine" } },
+	{ .name = "the last set entry for a name wins",
+	  .mode = RO,
+	  .set = { "A=1", "A=2" },
+	  .envp = { NULL },
+	  .want = { "A=2" } },
+	{ .name = "entries without a name are dropped",
+	  .mode = RO,
+	  .envp = { "noequals", "=value", "OK=1" },
+	  .want = { "OK=1" } },
+	{ .name = "patterns match whole names",
+	  .mode = RO,
+	  .exclude = { "PATH", "*_DIR", "X?" },
+	  .envp = { "PATH=/bin", "MANPATH=/m", "CACHE_DIR=/c", "DIRECTORY=/d", "XY=1", "XYZ=1" },
+	  .want = { "MANPATH=/m", "DIRECTORY=/d", "XYZ=1" } },
+	{ .name = "empty environment",
+	  .mode = RO,
+	  .envp = { NULL },
+	  .want = { NULL } },
+};
+
+static char **list_of(const char *const *items) {
+	size_t n = 0;
+	char **out;
+	while (n < MAX && items[n])
+		n++;
+	if (n == 0)
+		return NULL;
+	out = calloc(n + 1, sizeof *out);
+	assert_non_null(out);
+	for (size_t i = 0; i < n; i++)
+		out[i] = strdup(items[i]);
+	return out;
+}
+
+static void test_env_table(void **state) {
+	(void)state;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		const env_case *k = &cases[c];
+		confine_env_policy env = {
+			.inherit = k->inherit,
+			.include = list_of(k->include),
+			.exclude = list_of(k->exclude),
+			.set = list_of(k->set),
+			.default_excludes = !k->no_default_excludes,
+		};
+		char **got = NULL;
+		size_t i;
+		if (confine_env_filter(k->envp, &env, k->mode, &got) != 0)
+			fail_msg("%s: filter failed", k->name);
+		for (i = 0; k->want[i]; i++)
+			if (!got[i] || strcmp(got[i], k->want[i]) != 0)
+				fail_msg("%s: entry %zu is \"%s\", expected \"%s\"", k->name, i,
+				         got[i] ? got[i] : "(end)", k->want[i]);
+		if (got[i])
+			fail_msg("%s: unexpected entry \"%s\"", k->name, got[i]);
+		confine_strv_free(got);
+		confine_strv_free(env.include);
+		confine_strv_free(env.exclude);
+		confine_strv_free(env.set);
+	}
+}
+
+static void test_null_env_means_the_defaults(void **state) {
+	static const char *const envp[] = { "PATH=/bin", "MY_SECRET=x", NULL };
+	char **got = NULL;
+	(void)state;
+	assert_int_equal(confine_env_filter(envp, NULL, CONFINE_MODE_READ_ONLY, &got), 0);
+	assert_string_equal(got[0], "PATH=/bin");
+	assert_null(got[1]);
+	confine_strv_free(got);
+	assert_int_equal(confine_env_filter(NULL, NULL, CONFINE_MODE_READ_ONLY, &got), 0);
+	assert_null(got[0]);
+	confine_strv_free(got);
+}
+
+static void test_bad_input(void **state) {
+	static const char *const envp[] = { "A=1", NULL };
+	char *bad[] = { (char *)"A=B", NULL };
+	confine_env_policy env = { .include = bad };
+	char **got = (char **)0x1;
+	(void)state;
+	assert_int_equal(confine_env_filter(envp, &env, CONFINE_MODE_READ_ONLY, &got), -EINVAL);
+	assert_int_equal(confine_env_filter(envp, NULL, (confine_mode)9, &got), -EINVAL);
+	assert_int_equal(confine_env_filter(envp, NULL, CONFINE_MODE_READ_ONLY, NULL), -EINVAL);
+	assert_ptr_equal(got, (char **)0x1);
+}
+
+static void test_default_excludes_are_published(void **state) {
+	const char *const *d = confine_env_default_excludes();
+	(void)state;
+	assert_string_equal(d[0], "*KEY*");
+	assert_string_equal(d[1], "*SECRET*");
+	assert_string_equal(d[2], "*TOKEN*");
+	assert_string_equal(d[3], "*PASSWORD*");
+	assert_string_equal(d[4], "*CREDENTIAL*");
+	assert_null(d[5]);
+}
+
+static void test_glob(void **state) {
+	static const struct {
+		const char *pattern, *name;
+		bool match;
+	} cases_glob[] = {
+		{ "*", "", true },     { "*", "ANY", true },  { "?", "", false },
+		{ "a*b*c", "AxxBxxC", true }, { "a*b*c", "AxxBxx", false },
+		{ "**KEY**", "KEY", true }, { "K?Y", "KEY", true }, { "K?Y", "KY", false },
+		{ "*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", false },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases_glob / sizeof cases_glob[0]; i++)
+		if (cf_env_pattern_match(cases_glob[i].pattern, cases_glob[i].name,
+		                         strlen(cases_glob[i].name)) != cases_glob[i].match)
+			fail_msg("%s vs %s", cases_glob[i].pattern, cases_glob[i].name);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_env_table),
+		cmocka_unit_test(test_null_env_means_the_defaults),
+		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_default_excludes_are_published),
+		cmocka_unit_test(test_glob),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

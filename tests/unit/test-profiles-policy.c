@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Profiles for the policy beyond mode and root (issue 16): each rung's exact
+ * tokens or text per option, and the unenforced report, against a tree
+ * whose contents decide what a bind can cover:
+ *
+ *   BASE/ws/            workspace: .git/hooks/, .git/config, src/, .env
+ *   BASE/cache/         a writable root: .git/ without hooks or config
+ *   BASE/home/          .ssh/ (denied), .npmrc (denied), docs/, link -> .ssh
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "confine.h"
+#include "profiles/plan.h"
+#include "testlib.h"
+
+static char base[256];
+
+static const char *at(const char *suffix) {
+	static char buf[32][PATH_MAX];
+	static unsigned next;
+	char *p = buf[next++ % 32];
+	snprintf(p, sizeof buf[0], "%s%s", base, suffix);
+	return p;
+}
+
+static int setup(void **state) {
+	static const char *const dirs[] = { "/ws", "/ws/.git", "/ws/.git/hooks", "/ws/src",
+		                            "/cache", "/cache/.git", "/home", "/home/.ssh",
+		                            "/home/docs" };
+	(void)state;
+	/* Not under /tmp: the bwrap profile hides the host's /tmp anyway. */
+	if (tl_make_workdir("profiles-policy", base, sizeof base) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		if (mkdir(at(dirs[i]), 0755) < 0)
+			return -1;
+	{
+		static const char *const files[][2] = {
+			{ "ws/.git/config", "[core]\n" }, { "ws/.env", "KEY=1\n" },
+			{ "home/.npmrc", "token\n" },
+		};
+		for (size_t i = 0; i < 3; i++) {
+			char *written = tl_write_file(base, files[i][0], files[i][1], 0644);
+			if (!written)
+				return -1;
+			free(written);
+		}
+	}
+	return symlink(at("/home/.ssh"), at("/home/link"));
+}
+
+static int teardown(void **state) {
+	(void)state;
+	return tl_remove_tree(base);
+}
+
+static void assert_strv_equal(char **got, const char *const *want) {
+	size_t i;
+	for (i = 0; want[i]; i++) {
+		if (!got[i])
+			fail_msg("token %zu missing, expected \"%s\"", i, want[i]);
+		if (strcmp(got[i], want[i]) != 0)
+			fail_msg("token %zu is \"%s\", expected \"%s\"", i, got[i], want[i]);
+	}
+	if (got[i])
+		fail_msg("unexpected token %zu \"%s\"", i, got[i]);
+}
+
+static confine_policy *policy_with_everything(confine_mode mode) {
+	confine_policy *p = NULL;
+	assert_int_equal(confine_policy_new(mode, at("/ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_writable_root(p, at("/cache"), NULL), 0);
+	assert_int_equal(confine_policy_add_protected_path(p, "src", NULL), 0);
+	assert_int_equal(confine_policy_add_protected_path(p, "missing", NULL), 0);
+	assert_int_equal(confine_policy_add_deny_read(p, at("/home/.ssh"), NULL), 0);
+	assert_int_equal(confine_policy_add_deny_read(p, at("/home/.npmrc"), NULL), 0);
+	assert_int_equal(confine_policy_add_deny_read(p, at("/ws/.env"), NULL), 0);
+	assert_int_equal(confine_policy_add_deny_read(p, at("/home/absent"), NULL), 0);
+	p->network = CONFINE_NETWORK_OFF;
+	assert_int_equal(confine_policy_validate(p, NULL), 0);
+	return p;
+}
+
+#define BASE16                                                                              \
+	"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc",   \
+	        "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--die-with-parent",           \
+	        "--new-session", "--cap-drop", "ALL"
+
+static void test_bwrap_workspace_write_every_option(void **state) {
+	confine_policy *p = policy_with_everything(CONFINE_MODE_WORKSPACE_WRITE);
+	const char *const want[] = {
+		BASE16,
+		"--unshare-net",
+		"--tmpfs", "/tmp",
+		"--bind", at("/ws"), at("/ws"),
+		"--bind", at("/cache"), at("/cache"),
+		/* protectedPaths "src" exists under ws only; "missing" nowhere */
+		"--ro-bind", at("/ws/src"), at("/ws/src"),
+		/* default protections: ws has .git/hooks and .git/config; cache's
+		 * .git has neither */
+		"--ro-bind", at("/ws/.git/hooks"), at("/ws/.git/hooks"),
+		"--ro-bind", at("/ws/.git/config"), at("/ws/.git/config"),
+		/* denyRead: a directory gets an empty read-only tmpfs, a file
+		 * /dev/null; an absent entry nothing */
+		"--tmpfs", at("/home/.ssh"), "--remount-ro", at("/home/.ssh"),
+		"--ro-bind", "/dev/null", at("/home/.npmrc"),
+		"--ro-bind", "/dev/null", at("/ws/.env"),
+		NULL,
+	};
+	char **tokens = NULL;
+	(void)state;
+	assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+static void test_bwrap_without_die_with_parent(void **state) {
+	confine_policy *p = NULL;
+	static const char *const want[] = {
+		"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc",
+		"/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--new-session", "--cap-drop", "ALL",
+		NULL,
+	};
+	char **tokens = NULL;
+	(void)state;
+	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("/ws"), &p, NULL), 0);
+	p->private_temp = false;
+	assert_int_equal(confine_profile_bwrap_flags(p, CONFINE_PROFILE_NO_DIE_WITH_PARENT, &tokens),
+	                 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+	assert_int_equal(confine_profile_bwrap_flags(p, 1u << 7, &tokens), -EINVAL);
+	confine_policy_free(p);
+}
+
+static void test_bwrap_read_only_private_temp_and_network(void **state) {
+	confine_policy *p = policy_with_everything(CONFINE_MODE_READ_ONLY);
+	const char *const want[] = {
+		BASE16,
+		"--unshare-net",
+		"--tmpfs", "/tmp", /* the private temp area (private_temp, set below) */
+		/* read-only: no binds, no carve-outs; denyRead still masks */
+		"--tmpfs", at("/home/.ssh"), "--remount-ro", at("/home/.ssh"),
+		"--ro-bind", "/dev/null", at("/home/.npmrc"),
+		"--ro-bind", "/dev/null", at("/ws/.env"),
+		NULL,
+	};
+	static const char *const plain[] = { BASE16, NULL };
+	confine_policy bare = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	char **tokens = NULL;
+	(void)state;
+	p->private_temp = true;
+	assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+	/* A zeroed policy has every default off: the 16 tokens alone. */
+	assert_int_equal(confine_profile_bwrap(&bare, &tokens), 0);
+	assert_strv_equal(tokens, plain);
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+static void test_bwrap_hides_nothing_the_private_tmp_already_hides(void **state) {
+	confine_policy p = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/",
+		             .private_temp = true };
+	char *deny[] = { (char *)"/tmp", NULL };
+	static const char *const want[] = { BASE16, "--tmpfs", "/tmp", NULL };
+	char **tokens = NULL;
+	(void)state;
+	p.deny_read = deny;
+	assert_int_equal(confine_profile_bwrap(&p, &tokens), 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+}
+
+static bool have_dev_shm(void) {
+	struct stat st;
+	return stat("/dev/shm", &st) == 0;
+}
+
+static void test_landlock_workspace_write_options(void **state) {
+	confine_policy *p = NULL;
+	char **tokens = NULL;
+	const char *const want[] = {
+		"--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw", "/dev/shm",
+		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network", NULL,
+	};
+	(void)state;
+	if (!have_dev_shm())
+		skip();
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("/ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_writable_root(p, at("/cache"), NULL), 0);
+	assert_int_equal(confine_policy_add_protected_path(p, "src", NULL), 0);
+	/* Inside a writable grant: not expressible, reported instead. */
+	assert_int_equal(confine_policy_add_deny_read(p, at("/ws/.env"), NULL), 0);
+	p->network = CONFINE_NETWORK_OFF;
+	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+static void test_landlock_read_only_temp_dir(void **state) {
+	confine_policy *p = NULL;
+	static const char *const want[] = { "--ro", "/", "--rw", "/dev/null", "--rw",
+		                            "/tmp/confine-run-1", NULL };
+	static const char *const no_temp[] = { "--ro", "/", "--rw", "/dev/null", NULL };
+	char **tokens = NULL;
+	(void)state;
+	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("/ws"), &p, NULL), 0);
+	p->private_temp = true;
+	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
+	assert_strv_equal(tokens, no_temp); /* no temp_dir made: nothing to grant */
+	confine_strv_free(tokens);
+	p->temp_dir = strdup("/tmp/confine-run-1");
+	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+	p->private_temp = false;
+	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
+	assert_strv_equal(tokens, no_temp);
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+static void test_landlock_deny_read_grants_the_siblings(void **state) {
+	char *deny[] = { (char *)at("/home/.ssh"), NULL };
+	const char *const want[] = {
+		"--ro", at("/cache"),
+		/* home is on the way: its entries but .ssh; the link to .ssh gets
+		 * no rule (the launcher would follow it into .ssh) */
+		"--ro", at("/home/.npmrc"), "--ro", at("/home/docs"),
+		"--ro", at("/ws"),
+		NULL,
+	};
+	char **tokens = NULL;
+	(void)state;
+	assert_int_equal(cf_landlock_read_grants(base, deny, &tokens), 0);
+	assert_strv_equal(tokens, want);
+	confine_strv_free(tokens);
+}
+
+/* The real expansion from / for a denyRead outside every writable grant:
+ * no `--ro /`, no rule on the denied path or an ancestor of it. Prints the
+ * number of read grants (the cost: doc/POLICY.md). */
+static void test_landlock_deny_read_from_the_root(void **state) {
+	confine_policy *p = NULL;
+	char **tokens = NULL;
+	size_t n_ro = 0;
+	(void)state;
+	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("/ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_deny_read(p, at("/home/.ssh"), NULL), 0);
+	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
+	for (size_t i = 0; tokens[i]; i += 2) {
+		if (strcmp(tokens[i], "--ro") != 0)
+			continue;
+		n_ro++;
+		assert_string_not_equal(tokens[i + 1], "/");
+		if (strncmp(at("/home/.ssh"), tokens[i + 1], strlen(tokens[i + 1])) == 0)
+			fail_msg("grant %s covers the denied path", tokens[i + 1]);
+	}
+	printf("# denyRead %s under Landlock: %zu read grants instead of `--ro /`\n",
+	       at("/home/.ssh"), n_ro);
+	assert_true(n_ro > 3);
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+static void test_seatbelt_every_option(void **state) {
+	confine_policy *p = policy_with_everything(CONFINE_MODE_WORKSPACE_WRITE);
+	char *tmp = realpath("/tmp", NULL);
+	char *text = NULL;
+	char want[16384];
+	(void)state;
+	assert_int_equal(confine_policy_add_unix_socket(p, "/nonexistent/x.sock", NULL), 0);
+	assert_int_equal(confine_profile_seatbelt(p, NULL, &text), 0);
+	snprintf(want, sizeof want,
+	         "(version 1) (allow default) (deny file-write*) "
+	         "(allow file-write* (literal \"/dev/null\")) "
+	         "(allow file-write* (subpath \"%s/ws\") (subpath \"%s\") (subpath \"%s/cache\")) "
+	         /* protected paths whether they exist or not, then the defaults
+	          * under each root with a .git directory */
+	         "(deny file-write* (subpath \"%s/ws/src\") (subpath \"%s/cache/src\") "
+	         "(subpath \"%s/ws/missing\") (subpath \"%s/cache/missing\") "
+	         "(subpath \"%s/ws/.git/hooks\") (subpath \"%s/ws/.git/config\") "
+	         "(subpath \"%s/cache/.git/hooks\") (subpath \"%s/cache/.git/config\")) "
+	         "(deny file-read* (subpath \"%s/home/.ssh\") (subpath \"%s/home/.npmrc\") "
+	         "(subpath \"%s/ws/.env\") (subpath \"%s/home/absent\")) "
+	         "(deny file-write* (subpath \"%s/home/.ssh\") (subpath \"%s/home/.npmrc\") "
+	         "(subpath \"%s/ws/.env\") (subpath \"%s/home/absent\")) "
+	         "(deny network*) "
+	         "(allow network-outbound (remote unix-socket (path-literal \"/nonexistent/x.sock\")))",
+	         base, tmp, base, base, base, base, base, base, base, base, base, base, base, base,
+	         base, base, base, base, base);
+	if (strcmp(text, want) != 0) {
+		size_t d = 0;
+		while (text[d] && text[d] == want[d])
+			d++;
+		fail_msg("differs at %zu: got \"%.120s\", want \"%.120s\"", d, text + d, want + d);
+	}
+	free(text);
+	free(tmp);
+	confine_policy_free(p);
+}
+
+static void test_seatbelt_read_only_temp_dir(void **state) {
+	confine_policy *p = NULL;
+	char *text = NULL;
+	(void)state;
+	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("/ws"), &p, NULL), 0);
+	p->private_temp = true;
+	p->temp_dir = strdup("/nonexistent/run-1");
+	assert_int_equal(confine_profile_seatbelt(p, NULL, &text), 0);
+	assert_string_equal(text, "(version 1) (allow default) (deny file-write*) "
+	                          "(allow file-write* (literal \"/dev/null\")) "
+	                          "(allow file-write* (subpath \"/nonexistent/run-1\"))");
+	free(text);
+	confine_policy_free(p);
+}
+
+/* The unenforced report, per rung and option. */
+typedef struct unenforced_case {
+	const char *name;
+	confine_mode mode;
+	unsigned options; /* bits below */
+	confine_runner runner;
+	const char *keys[5];
+	bool partial;
+} unenforced_case;
+
+enum {
+	PROTECT = 1 << 0,         /* protectedPaths "src" (exists) */
+	PROTECT_MISSING = 1 << 1, /* protectedPaths "missing" */
+	DENY_OUTSIDE = 1 << 2,    /* denyRead BASE/home/.ssh */
+	DENY_INSIDE = 1 << 3,     /* denyRead BASE/ws/.env */
+	SOCKET = 1 << 4,          /* allowUnixSockets */
+	NO_DEFAULTS = 1 << 5,     /* defaultProtections false */
+	CACHE = 1 << 6,           /* writableRoots BASE/cache (.git without hooks) */
+};
+
+#define RO CONFINE_MODE_READ_ONLY
+#define WW CONFINE_MODE_WORKSPACE_WRITE
+#define BW CONFINE_RUNNER_BWRAP
+#define LL CONFINE_RUNNER_LANDLOCK
+#define SB CONFINE_RUNNER_SEATBELT
+#define RC CONFINE_RUNNER_RUNNER_COMMAND
+
+static const unenforced_case unenforced_cases[] = {
+	{ "bwrap, everything existing", WW, PROTECT | DENY_OUTSIDE | DENY_INSIDE, BW, { NULL }, false },
+	{ "bwrap, a protected path missing", WW, PROTECT_MISSING, BW, { "protectedPaths" }, true },
+	{ "runnerCommand is bwrap-shaped", WW, PROTECT_MISSING, RC, { "protectedPaths" }, true },
+	{ "bwrap, a .git without hooks", WW, CACHE, BW, { "defaultProtections" }, false },
+	{ "bwrap, sockets", WW, SOCKET, BW, { "allowUnixSockets" }, false },
+	{ "landlock, defaults alone are listed, not partial", WW, 0, LL,
+	  { "defaultProtections" }, false },
+	{ "landlock, defaults off", WW, NO_DEFAULTS, LL, { NULL }, false },
+	{ "landlock, protected", WW, PROTECT | NO_DEFAULTS, LL, { "protectedPaths" }, true },
+	{ "landlock, denyRead outside the grants", WW, DENY_OUTSIDE | NO_DEFAULTS, LL, { NULL },
+	  false },
+	{ "landlock, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS, LL,
+	  { "denyRead" }, true },
+	{ "landlock, read-only: nothing is writable", RO, PROTECT | DENY_INSIDE, LL, { NULL },
+	  false },
+	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET, LL,
+	  { "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets" }, true },
+	{ "seatbelt, all of it", WW, PROTECT | PROTECT_MISSING | DENY_INSIDE | SOCKET | CACHE, SB,
+	  { NULL }, false },
+};
+
+static void test_unenforced_table(void **state) {
+	(void)state;
+	for (size_t c = 0; c < sizeof unenforced_cases / sizeof unenforced_cases[0]; c++) {
+		const unenforced_case *k = &unenforced_cases[c];
+		confine_policy *p = NULL;
+		confine_unenforced u;
+		size_t i;
+		assert_int_equal(confine_policy_new(k->mode, at("/ws"), &p, NULL), 0);
+		if (k->options & PROTECT)
+			assert_int_equal(confine_policy_add_protected_path(p, "src", NULL), 0);
+		if (k->options & PROTECT_MISSING)
+			assert_int_equal(confine_policy_add_protected_path(p, "missing", NULL), 0);
+		if (k->options & DENY_OUTSIDE)
+			assert_int_equal(confine_policy_add_deny_read(p, at("/home/.ssh"), NULL), 0);
+		if (k->options & DENY_INSIDE)
+			assert_int_equal(confine_policy_add_deny_read(p, at("/ws/.env"), NULL), 0);
+		if (k->options & SOCKET)
+			assert_int_equal(confine_policy_add_unix_socket(p, "/run/s.sock", NULL), 0);
+		if (k->options & CACHE)
+			assert_int_equal(confine_policy_add_writable_root(p, at("/cache"), NULL), 0);
+		if (k->options & NO_DEFAULTS)
+			p->default_protections = false;
+		assert_int_equal(confine_policy_unenforced(p, k->runner, &u), 0);
+		for (i = 0; k->keys[i]; i++)
+			if (!u.keys[i] || strcmp(u.keys[i], k->keys[i]) != 0)
+				fail_msg("%s: key %zu is %s, expected %s", k->name, i,
+				         u.keys[i] ? u.keys[i] : "(end)", k->keys[i]);
+		if (u.keys[i])
+			fail_msg("%s: unexpected key %s", k->name, u.keys[i]);
+		assert_int_equal(u.n_keys, i);
+		if (u.partial != k->partial)
+			fail_msg("%s: partial is %d", k->name, u.partial);
+		confine_policy_free(p);
+	}
+}
+
+static void test_unenforced_bad_input(void **state) {
+	confine_policy danger = { .mode = CONFINE_MODE_DANGER_FULL_ACCESS };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_unenforced u;
+	(void)state;
+	assert_int_equal(confine_policy_unenforced(&danger, BW, &u), -EINVAL);
+	assert_int_equal(confine_policy_unenforced(&ro, CONFINE_RUNNER_NONE, &u), -EINVAL);
+	assert_int_equal(confine_policy_unenforced(&ro, BW, NULL), -EINVAL);
+	assert_int_equal(confine_policy_unenforced(&ro, BW, &u), 0);
+	assert_int_equal(u.n_keys, 0);
+	assert_null(u.keys[0]);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bwrap_workspace_write_every_option),
+		cmocka_unit_test(test_bwrap_without_die_with_parent),
+		cmocka_unit_test(test_bwrap_read_only_private_temp_and_network),
+		cmocka_unit_test(test_bwrap_hides_nothing_the_private_tmp_already_hides),
+		cmocka_unit_test(test_landlock_workspace_write_options),
+		cmocka_unit_test(test_landlock_read_only_temp_dir),
+		cmocka_unit_test(test_landlock_deny_read_grants_the_siblings),
+		cmocka_unit_test(test_landlock_deny_read_from_the_root),
+		cmocka_unit_test(test_seatbelt_every_option),
+		cmocka_unit_test(test_seatbelt_read_only_temp_dir),
+		cmocka_unit_test(test_unenforced_table),
+		cmocka_unit_test(test_unenforced_bad_input),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
