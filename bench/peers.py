@@ -473,9 +473,12 @@ def main():
         rc = per_round_ratio(v, ref) if ref else float("nan")
         rw = per_round_ratio(v, refb) if refb else float("nan")
         label = v.label + (" *" if v.context else "")
-        print("  %-42s %8.2f %8.2f %8.2f %8.2f %7.2fx %8.2fx %7.2fx %4d" % (
+        def rat(x, width):
+            return ("%.2fx" % x).rjust(width) if x == x else "-".rjust(width)
+        print("  %-42s %8.2f %8.2f %8.2f %8.2f %s %s %s %4d" % (
             label, percentile(w, 0.5), percentile(w, 0.1), percentile(w, 0.9),
-            median(c) if c else float("nan"), rb, rc, rw, len(v.failures)))
+            median(c) if c else float("nan"), rat(rb, 8), rat(rc, 9), rat(rw, 8),
+            len(v.failures)))
     print("  (* context: the same peer through its npm entry point; whole measurement %.0f s,"
           " load average %s at the end)" % (elapsed, loadavg()))
     print()
