@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 PORTABLE_BUILD ?= build-portable
 MESON ?= meson
 
-.PHONY: all build demo check check-valgrind check-asan check-portable fuzz bench install clean deps deps-check
+.PHONY: all build demo check check-valgrind check-asan check-portable fuzz bench bench-peers install clean deps deps-check
 
 all: build
 
@@ -71,6 +71,13 @@ fuzz: $(FUZZ_BUILD)/build.ninja
 
 bench: build
 	$(BUILD)/bench/confine-bench
+
+# confine beside OpenAI Codex's and Anthropic's sandboxes (installed from npm
+# into $$HOME/.cache/confine-peers, or $$CONFINE_PEERS_CACHE), timed
+# interleaved; not part of `make check`. PEERS_ARGS goes to bench/peers.py,
+# e.g. make bench-peers PEERS_ARGS='--rounds 200'.
+bench-peers: build
+	bench/peers.sh --build $(BUILD) -- $(PEERS_ARGS)
 
 install: build
 	$(MESON) install -C $(BUILD)
