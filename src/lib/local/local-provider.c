@@ -364,6 +364,10 @@ static int build(const local_provider *lp, confine_runner runner, confine_enforc
 	if (!c)
 		goto oom;
 	c->runner = runner;
+	c->runner_facts = runner == CONFINE_RUNNER_BWRAP || runner == CONFINE_RUNNER_RUNNER_COMMAND
+	                          ? CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP
+	                  : runner == CONFINE_RUNNER_LANDLOCK ? CONFINE_RUNNER_FACT_HOST_TMP
+	                                                      : 0u;
 	c->enforcement = enforcement;
 	c->policy.mode = policy->mode;
 	if (policy->workspace_root) {
