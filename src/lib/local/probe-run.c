@@ -74,9 +74,3 @@ int cf_probe_run(const char *const *argv, double timeout_ms, cf_probe_result *re
 	confine_outcome_free(outcome);
 	return 0;
 }
-
-confine_enforcement cf_probe_landlock_enforcement(const char *text) {
-	if (text && strstr(text, "partially enforced"))
-		return CONFINE_ENFORCEMENT_PARTIAL;
-	return CONFINE_ENFORCEMENT_FULL;
-}
