@@ -110,6 +110,7 @@ static int parse_unsigned(const char *opt, const char *text, unsigned long max,
 	return 0;
 }
 
+/* Long on purpose: one branch per option, in the order of the usage text. */
 static int parse_options(int argc, char **argv, bench_options *o) {
 	bool rounds_given = false;
 	o->rounds = 300;
@@ -648,6 +649,8 @@ static void print_ratio(variant *vs, size_t nv, unsigned rounds, const char *nam
 	printf("\n");
 }
 
+/* Long on purpose: the table of variants, the interleaved measurement and
+ * the report read top to bottom as the one measurement they are. */
 static void run_spawn_benchmark(bench_ctx *ctx) {
 	const bench_options *o = &ctx->opt;
 	char *ll = (char *)o->launcher, *bw = ctx->bwrap, *cli = (char *)o->cli;

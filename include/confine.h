@@ -525,9 +525,9 @@ CONFINE_API int confine_process_wait(confine_process *process, confine_outcome *
 
 /* Sends `sig` to the run: to every process group (and every process whose
  * group leader is not among them) found in the child's descendant tree, the
- * child's own group included. Under a bwrap-shaped runner (bwrap, or a
- * runnerCommand), which supervises the command from a session of its own,
- * the runner's group is left out whenever something below it can receive
+ * child's own group included. Under a runner that supervises the command
+ * from a session of its own (CONFINE_RUNNER_FACT_SUPERVISES: bwrap, a
+ * runnerCommand), the runner's group is left out whenever something below it can receive
  * the signal, so the command (not the runner) gets to handle it; SIGKILL
  * always goes to everything. Without /proc only the child's group is
  * signalled. 0 when delivered, -ESRCH once the child has ended, -EINVAL,
