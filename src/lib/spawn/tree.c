@@ -97,8 +97,8 @@ static void tree_of_child(const confine_process *p, struct cf_proc_tree *t) {
 	cf_tree_expand(t);
 }
 
-/* Delivers `sig` to the run. A bwrap-shaped runner (a runner with
- * CONFINE_RUNNER_FACT_SUPERVISES) supervises the command and reports its status: a signal
+/* Delivers `sig` to the run. A runner with CONFINE_RUNNER_FACT_SUPERVISES
+ * (bwrap-shaped) supervises the command and reports its status: a signal
  * meant for the command must not end the runner first, so the runner's own
  * group is spared whenever something below it can receive the signal.
  * SIGKILL spares nothing. */
