@@ -15,10 +15,6 @@
 #include "config.h"
 #include "supervise.h"
 
-#if HAVE_PR_SET_CHILD_SUBREAPER
-#include <sys/prctl.h>
-#endif
-
 /* The child runs in its own session, so a terminal's Ctrl-C reaches only
  * confine: these handlers pass SIGINT, SIGTERM and SIGHUP on to the
  * command through confine_process_signal(), which reaches every process
@@ -149,12 +145,17 @@ void cli_supervise_started(confine_process *process, const sigset_t *old_mask) {
  * left below it. Under bwrap the PID namespace and --die-with-parent
  * already end such processes; this covers Landlock and danger-full-access.
  */
-void cli_adopt_orphans(void) {
 #if HAVE_PR_SET_CHILD_SUBREAPER
+#include <sys/prctl.h>
+void cli_adopt_orphans(void) {
 	/* Best effort: without it, orphans stay as the library leaves them. */
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1UL, 0UL, 0UL, 0UL);
-#endif
 }
+#else
+void cli_adopt_orphans(void) {
+	/* No such call here: orphans stay as the library leaves them. */
+}
+#endif
 
 /* How long to wait for killed orphans to die (one stuck in an
  * uninterruptible sleep dies when the kernel lets it, reparented to init). */
