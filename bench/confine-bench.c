@@ -110,6 +110,7 @@ static int parse_unsigned(const char *opt, const char *text, unsigned long max,
 	return 0;
 }
 
+/* Long on purpose: one branch per option, in the order of the usage text. */
 static int parse_options(int argc, char **argv, bench_options *o) {
 	bool rounds_given = false;
 	o->rounds = 300;
@@ -377,20 +378,48 @@ static bool is_executable_file(const char *path) {
 	return path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* bwrap on $PATH, absolute entries only (as the local provider does). */
+/* A program on $PATH, found as the local provider finds its runners. */
 static bool find_on_path(const char *name, char *out, size_t size) {
-	const char *path = getenv("PATH");
-	while (path && *path) {
-		const char *colon = strchr(path, ':');
-		size_t len = colon ? (size_t)(colon - path) : strlen(path);
-		if (len && path[0] == '/' && len + 1 + strlen(name) < size) {
-			snprintf(out, size, "%.*s/%s", (int)len, path, name);
-			if (is_executable_file(out))
-				return true;
-		}
-		path = colon ? colon + 1 : NULL;
+	confine_find_options options = { .absolute_entries_only = true, .trusted_only = true };
+	char *found = NULL;
+	bool ok = confine_find_program(name, &options, &found) == 0 && strlen(found) < size;
+	if (ok)
+		snprintf(out, size, "%s", found);
+	free(found);
+	return ok;
+}
+
+/* The read-only policy a direct runner variant uses when no workspace was
+ * made: read-only profiles do not depend on the root. */
+static const confine_policy read_only_root = { .mode = CONFINE_MODE_READ_ONLY,
+                                               .workspace_root = (char *)"/" };
+
+/* `runner`, the library's own profile for `policy` (the generator the
+ * provider and its probe use: one copy of every token list), "--", then
+ * TRUE_PATH. NULL when the policy is missing or out of memory. */
+static char **direct_argv(const char *runner,
+                          int (*profile)(const confine_policy *, char ***),
+                          const confine_policy *policy) {
+	char **argv, **tokens = NULL;
+	size_t n = 0, k = 0;
+	bool ok = true;
+	if (!policy || profile(policy, &tokens) < 0)
+		return NULL;
+	while (tokens[n])
+		n++;
+	argv = calloc(n + 4, sizeof *argv);
+	if (argv) {
+		ok = (argv[k++] = strdup(runner)) != NULL;
+		for (size_t i = 0; ok && i < n; i++)
+			ok = (argv[k++] = strdup(tokens[i])) != NULL;
+		ok = ok && (argv[k++] = strdup("--")) != NULL && (argv[k++] = strdup(TRUE_PATH)) != NULL;
 	}
-	return false;
+	confine_strv_free(tokens);
+	if (!argv || !ok) {
+		confine_strv_free(argv);
+		return NULL;
+	}
+	return argv;
 }
 
 static int mkdir_p(const char *dir) {
@@ -621,6 +650,8 @@ static void print_ratio(variant *vs, size_t nv, unsigned rounds, const char *nam
 	printf("\n");
 }
 
+/* Long on purpose: the table of variants, the interleaved measurement and
+ * the report read top to bottom as the one measurement they are. */
 static void run_spawn_benchmark(bench_ctx *ctx) {
 	const bench_options *o = &ctx->opt;
 	char *ll = (char *)o->launcher, *bw = ctx->bwrap, *cli = (char *)o->cli;
@@ -639,7 +670,7 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                 strv_new(TRUE_PATH, NULL), true, "");
 	add_lib_variant(&vs[nv++], "1c", "library confine_run, unconfined", NULL, NULL, false, "");
 	add_exec_variant(&vs[nv++], "2", "landlock-run direct, read-only grants", KIND_FORK_EXEC,
-	                 strv_new(ll, "--ro", "/", "--rw", "/dev/null", "--", TRUE_PATH, NULL),
+	                 direct_argv(ll, confine_profile_landlock, &read_only_root),
 	                 ctx->launcher_ok, ll_why);
 	add_lib_variant(&vs[nv++], "3a", "library, landlock rung, read-only", ctx->prov_landlock,
 	                ctx->ro, false, ctx->prov_landlock_why);
@@ -647,18 +678,11 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                ctx->prov_landlock, ctx->ww, false, ctx->prov_landlock_why);
 	add_lib_variant(&vs[nv++], "3c", "library, landlock rung, read-only, captured",
 	                ctx->prov_landlock, ctx->ro, true, ctx->prov_landlock_why);
-	add_exec_variant(&vs[nv++], "4a", "bwrap direct, 16 read-only tokens", KIND_FORK_EXEC,
-	                 strv_new(bw, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
-	                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
-	                          "/proc/sys", "--die-with-parent", "--new-session",
-	                          "--cap-drop", "ALL", "--", TRUE_PATH, NULL),
+	add_exec_variant(&vs[nv++], "4a", "bwrap direct, read-only profile", KIND_FORK_EXEC,
+	                 direct_argv(bw, confine_profile_bwrap, &read_only_root),
 	                 ctx->bwrap_ok, bw_why);
-	add_exec_variant(&vs[nv++], "4b", "bwrap direct, 21 workspace-write tokens", KIND_FORK_EXEC,
-	                 strv_new(bw, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
-	                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
-	                          "/proc/sys", "--die-with-parent", "--new-session",
-	                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", ws_arg, ws_arg,
-	                          "--", TRUE_PATH, NULL),
+	add_exec_variant(&vs[nv++], "4b", "bwrap direct, workspace-write profile", KIND_FORK_EXEC,
+	                 ctx->ww ? direct_argv(bw, confine_profile_bwrap, ctx->ww) : NULL,
 	                 ctx->bwrap_ok && ctx->ww, ctx->ww ? bw_why : "no workspace");
 	add_lib_variant(&vs[nv++], "5a", "library, bwrap rung, read-only", ctx->prov_bwrap, ctx->ro,
 	                false, ctx->prov_bwrap_why);
@@ -982,8 +1006,7 @@ static long maxrss_kib(char *const *argv, char *why, size_t why_size) {
 static void run_peak_memory(bench_ctx *ctx) {
 	char *ll = (char *)ctx->opt.launcher, *cli = (char *)ctx->opt.cli;
 	char *true_argv[] = {(char *)TRUE_PATH, NULL};
-	char *ll_argv[] = {ll, (char *)"--ro", (char *)"/", (char *)"--rw", (char *)"/dev/null",
-	                   (char *)"--", (char *)TRUE_PATH, NULL};
+	char **ll_argv = direct_argv(ll, confine_profile_landlock, &read_only_root);
 	/* The bench's own workspace: run from a source checkout, the default
 	 * (the current directory) would hold the build tree's launcher, which
 	 * confine refuses to run from inside a workspace. */
@@ -1000,7 +1023,7 @@ static void run_peak_memory(bench_ctx *ctx) {
 		bool target;
 	} cases[] = {
 		{"floor: fork of this process + /bin/true", true_argv, true, "", false},
-		{"landlock-run --ro / --rw /dev/null -- true", ll_argv, ctx->launcher_ok,
+		{"landlock-run <read-only grants> -- true", ll_argv, ctx->launcher_ok && ll_argv,
 		 ctx->launcher_why, false},
 		{"confine run --runner landlock -- true", cli_ll, ctx->cli_ok && ctx->launcher_ok,
 		 ctx->cli_ok ? ctx->launcher_why : ctx->cli_why, true},
@@ -1026,6 +1049,7 @@ static void run_peak_memory(bench_ctx *ctx) {
 			printf("   target < 4 MiB: %s", kib < 4096 ? "met" : "MISSED");
 		printf("\n");
 	}
+	confine_strv_free(ll_argv);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1245,12 +1269,10 @@ static void check_runners(bench_ctx *ctx) {
 		         ctx->bwrap[0] ? " at " : " on $PATH", ctx->bwrap);
 		ctx->bwrap[0] = 0;
 	} else {
-		char *argv[] = {ctx->bwrap, (char *)"--ro-bind", (char *)"/", (char *)"/",
-		                (char *)"--dev", (char *)"/dev", (char *)"--unshare-pid",
-		                (char *)"--proc", (char *)"/proc", (char *)"--die-with-parent",
-		                (char *)"--new-session", (char *)"--cap-drop", (char *)"ALL",
-		                (char *)"--", (char *)TRUE_PATH, NULL};
-		if (!exited_zero(status = fork_exec_wait(argv, true, NULL))) {
+		char **argv = direct_argv(ctx->bwrap, confine_profile_bwrap, &read_only_root);
+		status = argv ? fork_exec_wait(argv, true, NULL) : -1;
+		confine_strv_free(argv);
+		if (!exited_zero(status)) {
 			describe_status(status, why, sizeof why);
 			set_message(ctx->bwrap_why, sizeof ctx->bwrap_why,
 			         "bwrap cannot run the read-only profile here (%s)", why);

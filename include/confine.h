@@ -350,12 +350,30 @@ typedef struct confine_rule {
 	char **informational_lines;    /* NULL-terminated; may be NULL */
 } confine_rule;
 
+/* What a spawner or a consumer must know about a runner, beyond its
+ * dialect: bits of confine_argv.runner_facts. Each runner states its own
+ * (src/lib/local/runner-*.c); code that acts on a fact tests the bit and
+ * never the runner's name. */
+typedef enum confine_runner_fact {
+	/* The runner supervises the command from a session of its own and
+	 * reports its status (bwrap-shaped): a signal meant for the command
+	 * must reach the command below it, not end the runner first. */
+	CONFINE_RUNNER_FACT_SUPERVISES = 1u << 0,
+	/* Under workspace-write the command sees a private, empty /tmp: a file
+	 * under the host's /tmp (outside the workspace) is not there. */
+	CONFINE_RUNNER_FACT_PRIVATE_TMP = 1u << 1,
+	/* Under workspace-write the command may write the host's /tmp, so a
+	 * runner there could be replaced by the very run it confines. */
+	CONFINE_RUNNER_FACT_HOST_TMP = 1u << 2,
+} confine_runner_fact;
+
 /* What confine() returns: the argv to spawn instead, and facts about the
  * runner that confines it. Owned by the caller; confine_argv_free(). */
 typedef struct confine_argv {
 	char **argv;                   /* runner, profile, "--", caller's argv */
 	size_t argc;
 	confine_runner runner;
+	unsigned runner_facts;         /* CONFINE_RUNNER_FACT_* bits */
 	confine_enforcement enforcement;
 	char **denial_signatures;      /* NULL-terminated; this runner's dialect */
 	confine_rule *rules;
@@ -599,6 +617,47 @@ CONFINE_API int confine_policy_unenforced(const confine_policy *policy, confine_
 CONFINE_API void confine_strv_free(char **strv);
 
 /* ------------------------------------------------------------------------ */
+/* Finding programs on PATH                                                 */
+
+/* The search path used wherever PATH is unset: by a spawned child's exec
+ * search, by the runner lookup and by the confine command alike, so a check
+ * made before a spawn finds what the child's exec will find. The system's
+ * program directories, /usr/local/bin first (glibc's confstr(_CS_PATH) is
+ * the narrower "/bin:/usr/bin"). */
+#define CONFINE_DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
+
+typedef struct confine_find_options {
+	/* Colon-separated; NULL: this process's $PATH, else CONFINE_DEFAULT_PATH. */
+	const char *path;
+	/* Where relative entries (and "", the current directory) and a relative
+	 * name resolve, as they would for a child started there; NULL: the
+	 * current directory. */
+	const char *dir;
+	/* Skip relative and empty entries (and refuse a relative name): a
+	 * runner must not depend on the working directory, which a confined
+	 * command may write. */
+	bool absolute_entries_only;
+	/* Skip a file not owned by root or the caller, or writable by group or
+	 * others, it or its directory (anyone else could plant it). */
+	bool trusted_only;
+	/* Optional: a found file for which it returns false is skipped as if
+	 * absent. Gets the canonical path. */
+	bool (*accept)(const char *path, void *data);
+	void *accept_data;
+} confine_find_options;
+
+/*
+ * Finds the program `name` the way execvp(3) does: a name containing a
+ * slash is that file; otherwise each PATH entry in order, the first
+ * executable regular file that passes `options` (NULL: all defaults) wins.
+ * Returns 0 with *ret, the canonical (realpath) name of the file, malloc'd;
+ * -ENOENT when nothing was found; -EACCES when only files that exist but
+ * cannot be executed were (as execvp reports); -EINVAL; -ENOMEM.
+ */
+CONFINE_API int confine_find_program(const char *name, const confine_find_options *options,
+                                     char **ret);
+
+/* ------------------------------------------------------------------------ */
 /* Spawning (SPEC 9)                                                        */
 
 typedef enum confine_stdio_kind {
@@ -701,9 +760,9 @@ CONFINE_API int confine_process_wait(confine_process *process, confine_outcome *
 
 /* Sends `sig` to the run: to every process group (and every process whose
  * group leader is not among them) found in the child's descendant tree, the
- * child's own group included. Under a bwrap-shaped runner (bwrap, or a
- * runnerCommand), which supervises the command from a session of its own,
- * the runner's group is left out whenever something below it can receive
+ * child's own group included. Under a runner that supervises the command
+ * from a session of its own (CONFINE_RUNNER_FACT_SUPERVISES: bwrap, a
+ * runnerCommand), the runner's group is left out whenever something below it can receive
  * the signal, so the command (not the runner) gets to handle it; SIGKILL
  * always goes to everything. Without /proc only the child's group is
  * signalled. 0 when delivered, -ESRCH once the child has ended, -EINVAL,
@@ -711,6 +770,14 @@ CONFINE_API int confine_process_wait(confine_process *process, confine_outcome *
  * called from a signal handler (to forward SIGINT, say) while another part
  * of the program waits on the process, though not while it is being freed. */
 CONFINE_API int confine_process_signal(confine_process *process, int sig);
+
+/* Sends `sig` to every process found below `root` in the process tree
+ * (not to `root` itself), each on its own, and returns how many were
+ * signalled. Linux reads the tree from /proc; elsewhere nothing is found
+ * and 0 is returned. Allocates nothing and is async-signal-safe. For a
+ * child subreaper (see confine_spawn) ending the orphans it inherited, as
+ * the confine command does once its command settled. */
+CONFINE_API int confine_signal_descendants(pid_t root, int sig);
 
 /* Kills what is left of the run (its group and its descendant tree), reaps,
  * releases. Accepts NULL. */

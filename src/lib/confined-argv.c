@@ -30,6 +30,7 @@ int confine_argv_copy(const confine_argv *src, confine_argv **ret) {
 	if (!c)
 		return -ENOMEM;
 	c->runner = src->runner;
+	c->runner_facts = src->runner_facts;
 	c->enforcement = src->enforcement;
 	c->argc = src->argc;
 	c->argv = cf_strv_copy((const char *const *)src->argv);

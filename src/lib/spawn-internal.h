@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal knobs of spawn.c for the library's own callers and the tests. */
+/* Internal knobs of spawning (src/lib/spawn/) for the library's own callers
+ * and the tests. */
 #ifndef CONFINE_SPAWN_INTERNAL_H
 #define CONFINE_SPAWN_INTERNAL_H
 
@@ -20,15 +21,8 @@ bool cf_spawn_shares_memory(void) CONFINE_HIDDEN;
 void cf_process_set_kill_grace_ms(struct confine_process *process, unsigned grace_ms) CONFINE_HIDDEN;
 
 /* pipe(2) with both ends close-on-exec: pipe2 where it exists, else pipe and
- * fcntl (see spawn.c for the window that leaves). -1 with errno on failure. */
+ * fcntl (see spawn/start.c for the window that leaves). -1 with errno on failure. */
 int cf_pipe_cloexec(int fds[2]) CONFINE_HIDDEN;
-
-/* Sends `sig` to every process found below `root` (not to `root`), each on
- * its own, and returns how many were signalled. Allocation-free and
- * async-signal-safe. On Linux the tree is read from /proc (see spawn.c);
- * elsewhere nothing is found. The CLI, a child subreaper, uses it to end
- * the orphans it inherited. */
-int cf_signal_descendants(pid_t root, int sig) CONFINE_HIDDEN;
 
 /* For the tests: find descendants by scanning /proc/<pid>/stat parent links
  * even where /proc/<pid>/task/<tid>/children exists (the fallback for

@@ -37,7 +37,7 @@ void cf_buf_free(cf_buf *buf) CONFINE_HIDDEN;
 /* Case-insensitive (ASCII) substring search within `hay[0..hay_len)`. */
 bool cf_contains_ci(const char *hay, size_t hay_len, const char *needle, size_t needle_len) CONFINE_HIDDEN;
 
-/* The timeout a process runs under (spawn.c). */
+/* The timeout a process runs under (spawn/process.c). */
 struct confine_process;
 unsigned cf_process_timeout_ms(const struct confine_process *process) CONFINE_HIDDEN;
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "local/runner.h"
 #include "util.h"
 
 const char *confine_version(void) {
@@ -67,29 +68,22 @@ const char *confine_enforcement_name(confine_enforcement enforcement) {
 }
 
 const char *confine_runner_name(confine_runner runner) {
-	switch (runner) {
-	case CONFINE_RUNNER_NONE: return "none";
-	case CONFINE_RUNNER_BWRAP: return "bwrap";
-	case CONFINE_RUNNER_LANDLOCK: return "landlock";
-	case CONFINE_RUNNER_SEATBELT: return "seatbelt";
-	case CONFINE_RUNNER_RUNNER_COMMAND: return "runnerCommand";
-	}
-	return NULL;
+	const cf_runner_def *def = cf_runner_find(runner);
+	if (runner == CONFINE_RUNNER_NONE)
+		return "none";
+	return def ? def->name : NULL;
 }
 
 int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err) {
-	static const confine_runner pinnable[] = {
-		CONFINE_RUNNER_BWRAP, CONFINE_RUNNER_LANDLOCK, CONFINE_RUNNER_SEATBELT,
-	};
-	if (text)
-		for (size_t i = 0; i < sizeof pinnable / sizeof pinnable[0]; i++)
-			if (strcmp(text, confine_runner_name(pinnable[i])) == 0) {
-				*ret = pinnable[i];
-				return 0;
-			}
+	/* The rungs a chain can be pinned to: the rows of some platform. */
+	for (size_t i = 0; text && cf_runners[i]; i++)
+		if (cf_runners[i]->platform && strcmp(text, cf_runners[i]->name) == 0) {
+			*ret = cf_runners[i]->id;
+			return 0;
+		}
 	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "runner", 0,
-	                    "unknown runner \"%s\" (expected bwrap, landlock or seatbelt)",
-	                    text ? text : "(null)");
+	                    "unknown runner \"%s\" (expected %s)", text ? text : "(null)",
+	                    cf_runner_pinnable_names());
 }
 
 int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,

@@ -69,6 +69,7 @@ static inline char **fx_strv(const char *const *in) {
 
 struct fx_facts {
 	confine_runner runner;
+	unsigned runner_facts;
 	confine_enforcement enforcement;
 	const char *const *denial_signatures;
 	/* one rule; NULL fatal: no rules */
@@ -86,18 +87,21 @@ static const char *const fx_landlock_info[] = { FX_LANDLOCK_NOTICE, NULL };
 static const char *const fx_fake_fatal[] = { "fake-runner: ", NULL };
 
 static const struct fx_facts fx_landlock_facts = {
-	CONFINE_RUNNER_LANDLOCK, CONFINE_ENFORCEMENT_PARTIAL, fx_landlock_denial,
+	CONFINE_RUNNER_LANDLOCK, CONFINE_RUNNER_FACT_HOST_TMP, CONFINE_ENFORCEMENT_PARTIAL,
+	fx_landlock_denial,
 	fx_landlock_exit, 1, fx_landlock_fatal, fx_landlock_info,
 };
 static const struct fx_facts fx_bwrap_facts = {
-	CONFINE_RUNNER_BWRAP, CONFINE_ENFORCEMENT_FULL, fx_bwrap_denial, NULL, 0,
+	CONFINE_RUNNER_BWRAP, CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
+	CONFINE_ENFORCEMENT_FULL, fx_bwrap_denial, NULL, 0,
 	fx_fake_fatal, NULL,
 };
 /* A runnerCommand-shaped wrap whose configured dialect is "fake-runner: ". */
 static const char *const fx_both_denial[] = { "read-only file system", "permission denied",
 	                                      NULL };
 static const struct fx_facts fx_fake_facts = {
-	CONFINE_RUNNER_RUNNER_COMMAND, CONFINE_ENFORCEMENT_FULL, fx_both_denial, NULL, 0,
+	CONFINE_RUNNER_RUNNER_COMMAND, CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
+	CONFINE_ENFORCEMENT_FULL, fx_both_denial, NULL, 0,
 	fx_fake_fatal, NULL,
 };
 
@@ -117,6 +121,7 @@ static inline confine_argv *fx_confined(const char *runner, const struct fx_fact
 		c->argv[3 + i] = strdup(argv[i]);
 	c->argc = n + 3;
 	c->runner = facts->runner;
+	c->runner_facts = facts->runner_facts;
 	c->enforcement = facts->enforcement;
 	c->denial_signatures = fx_strv(facts->denial_signatures);
 	if (facts->fatal) {

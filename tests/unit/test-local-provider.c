@@ -482,6 +482,17 @@ static void make_fake_bwrap(char *dir, size_t size, const char *name) {
 	assert_int_equal(chmod(path, 0755), 0);
 }
 
+/* The runner lookup: the one PATH search with the runner's hygiene. */
+static char *find_runner(const char *path, const char *name) {
+	confine_find_options options = {
+		.path = path,
+		.absolute_entries_only = true,
+		.trusted_only = true,
+	};
+	char *found = NULL;
+	return confine_find_program(name, &options, &found) == 0 ? found : NULL;
+}
+
 /* A bwrap that someone other than root or the caller could have planted is
  * skipped: one writable by group or others, or in such a directory. */
 static void test_bwrap_others_could_plant_is_skipped(void **state) {
@@ -497,16 +508,16 @@ static void test_bwrap_others_could_plant_is_skipped(void **state) {
 	assert_int_equal(chmod(gw_bwrap, 0775), 0);
 	snprintf(path, sizeof path, "%s:%s:%s", open_dir, gw_dir, good_dir);
 	snprintf(want, sizeof want, "%s/bwrap", good_dir);
-	found = cf_find_program(path, "bwrap");
+	found = find_runner(path, "bwrap");
 	assert_non_null(found);
 	assert_string_equal(found, want);
 	free(found);
 	/* a sticky, world-writable directory (like /tmp) is refused too */
 	assert_int_equal(chmod(open_dir, 01777), 0);
-	found = cf_find_program(open_dir, "bwrap");
+	found = find_runner(open_dir, "bwrap");
 	assert_null(found);
 	assert_int_equal(chmod(open_dir, 0755), 0);
-	found = cf_find_program(open_dir, "bwrap");
+	found = find_runner(open_dir, "bwrap");
 	assert_non_null(found);
 	free(found);
 }
@@ -532,12 +543,12 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	 * non-executable bwrap is skipped too. */
 	snprintf(path, sizeof path, "rel::.:%s:%s:/usr/bin", noexec_dir, abs_dir);
 	snprintf(want, sizeof want, "%s/bwrap", abs_dir);
-	found = cf_find_program(path, "bwrap");
+	found = find_runner(path, "bwrap");
 	assert_non_null(found);
 	assert_string_equal(found, want);
 	free(found);
-	assert_null(cf_find_program("rel:.:", "bwrap"));
-	assert_null(cf_find_program("", "bwrap"));
+	assert_null(find_runner("rel:.:", "bwrap"));
+	assert_null(find_runner("", "bwrap"));
 
 	confine_local_config_init(&config);
 	config.pin = CONFINE_RUNNER_BWRAP;

@@ -5,18 +5,18 @@
 #include <errno.h>
 #include <string.h>
 
+#include "local/runner.h"
+
 size_t cf_ladder_chain_for_platform(const char *platform, confine_runner chain[CF_LADDER_MAX]) {
 	size_t n = 0;
-	if (platform && strcmp(platform, "linux") == 0) {
-		/* bwrap first: its PID namespace and private /tmp go further than
-		 * Landlock; Landlock needs no user namespaces or mount privileges. */
-		chain[n++] = CONFINE_RUNNER_BWRAP;
-		chain[n++] = CONFINE_RUNNER_LANDLOCK;
-	} else if (platform && strcmp(platform, "darwin") == 0) {
-		chain[n++] = CONFINE_RUNNER_SEATBELT;
-	}
-	/* Every other platform (Windows included) has an empty chain: it fails
-	 * closed rather than run anything unconfined. */
+	/* The platform's rows in table order (runners.c: on Linux bwrap first,
+	 * whose PID namespace and private /tmp go further than Landlock, which
+	 * needs no user namespaces or mount privileges). Every other platform
+	 * (Windows included) has an empty chain: it fails closed rather than
+	 * run anything unconfined. */
+	for (size_t i = 0; platform && cf_runners[i] && n < CF_LADDER_MAX; i++)
+		if (cf_runners[i]->platform && strcmp(cf_runners[i]->platform, platform) == 0)
+			chain[n++] = cf_runners[i]->id;
 	return n;
 }
 

@@ -11,12 +11,4 @@ int cf_local_provider_new_with_hooks(const confine_local_config *config,
                                      const cf_ladder_hooks *hooks, confine_provider **ret,
                                      confine_error *err) CONFINE_HIDDEN;
 
-/* The first "<dir>/<name>" that is an executable regular file, over the
- * absolute entries of the colon-separated `path` (relative and empty entries
- * are skipped: they would make the runner depend on the caller's cwd), owned
- * by root or the caller and, with its directory, not writable by group or
- * others (anyone else could plant it). malloc'd; NULL when not found or out
- * of memory. */
-char *cf_find_program(const char *path, const char *name) CONFINE_HIDDEN;
-
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bounded probe runner. A probe must never hang the first confined call:
- * it is the library's own spawn (spawn.c) with a timeout whose end is
+ * it is the library's own spawn (spawn/) with a timeout whose end is
  * SIGKILL to the probe's whole process group at once, stdin and stderr on
  * /dev/null, stdout captured up to a bound, and the child always reaped. The
  * wait blocks on a pidfd and the pipe together, so a probe that ends is
@@ -73,10 +73,4 @@ int cf_probe_run(const char *const *argv, double timeout_ms, cf_probe_result *re
 	ret->out[ret->out_len] = '\0';
 	confine_outcome_free(outcome);
 	return 0;
-}
-
-confine_enforcement cf_probe_landlock_enforcement(const char *text) {
-	if (text && strstr(text, "partially enforced"))
-		return CONFINE_ENFORCEMENT_PARTIAL;
-	return CONFINE_ENFORCEMENT_FULL;
 }

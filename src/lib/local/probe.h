@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Functional probes: running a rung for real, bounded in time. The bounded
- * runner (probe-run.c) is POSIX; which rungs a host can run, and how, is in
- * the one probe-<os>.c file Meson picks for the host.
+ * runner (probe-run.c) is POSIX; how each runner is probed is in its row
+ * (runner-<name>.c); what the host is, in the one probe-<os>.c file Meson
+ * picks for it.
  */
 #ifndef CONFINE_LOCAL_PROBE_H
 #define CONFINE_LOCAL_PROBE_H
@@ -36,34 +37,12 @@ typedef struct cf_probe_result {
  */
 int cf_probe_run(const char *const *argv, double timeout_ms, cf_probe_result *ret) CONFINE_HIDDEN;
 
-/* Parses landlock-run --probe: "partially enforced" anywhere in stdout is
- * partial, else full. */
-confine_enforcement cf_probe_landlock_enforcement(const char *out) CONFINE_HIDDEN;
-
-/* What a probe needs to know. */
-typedef struct cf_probe_target {
-	const char *bwrap_path;      /* absolute, or NULL: not found on PATH */
-	const char *launcher_path;   /* landlock-run */
-	double timeout_ms;
-	/* Filled by a probe whose runner exists but cannot be executed
-	 * (EACCES: a stripped mode bit); "" otherwise. */
-	char unexecutable_detail[512];
-} cf_probe_target;
-
 /* ---- per OS (probe-linux.c, probe-darwin.c, probe-other.c) ---- */
 
 /* "linux", "darwin" or another name for this host. Static. */
 const char *cf_host_platform(void) CONFINE_HIDDEN;
-/* Whether the rung's mechanism can exist on this host at all. */
-bool cf_host_has_runner(confine_runner rung) CONFINE_HIDDEN;
-/* Runs the rung's functional probe: true when it passes. */
-bool cf_host_probe(confine_runner rung, cf_probe_target *target,
-                   confine_enforcement *ret_enforcement) CONFINE_HIDDEN;
 /* The kernel's Landlock ABI version, or -1 (not Linux, not built in, or
  * disabled). */
 int cf_host_landlock_abi(void) CONFINE_HIDDEN;
-
-/* Where sandbox-exec lives on macOS. */
-#define CF_SANDBOX_EXEC "/usr/bin/sandbox-exec"
 
 #endif

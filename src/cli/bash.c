@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* confine bash: the library's bash consumer (SPEC 9), rendered or as JSON. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "output.h"
+#include "supervise.h"
+
+static json_t *bash_json(const confine_bash_result *result) {
+	const confine_outcome *o = result->outcome;
+	json_t *object = json_object(), *sandbox = json_object();
+	char name[32];
+	if (!object || !sandbox) {
+		json_decref(object);
+		json_decref(sandbox);
+		return NULL;
+	}
+	if (o->signaled)
+		json_object_set_new(object, "signal",
+		                    json_string(confine_signal_name(o->signal, name, sizeof name)));
+	else
+		json_object_set_new(object, "exitCode", json_integer(o->exit_code));
+	json_object_set_new(object, "timedOut", json_boolean(o->timed_out));
+	json_object_set_new(object, "stdout", cli_json_string_lossy(o->stdout_data, o->stdout_len));
+	json_object_set_new(object, "stderr", cli_json_string_lossy(o->stderr_data, o->stderr_len));
+	json_object_set_new(object, "truncated",
+	                    json_boolean(o->stdout_truncated || o->stderr_truncated));
+
+	json_object_set_new(sandbox, "mode", json_string(confine_mode_name(o->mode)));
+	json_object_set_new(sandbox, "denied", json_boolean(o->denied));
+	if (o->confined) {
+		json_object_set_new(sandbox, "enforcement",
+		                    json_string(confine_enforcement_name(o->enforcement)));
+		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
+	}
+	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
+	json_object_set_new(object, "sandbox", sandbox);
+
+	if (result->error.code != CONFINE_OK)
+		json_object_set_new(object, "error",
+		                    cli_error_object(result->error.code, result->error.message));
+	else
+		json_object_set_new(object, "error", json_null());
+	return object;
+}
+
+/*
+ * Runs COMMAND through the library's bash consumer (SPEC 9), in its two-step
+ * form so that an interrupted `confine bash` passes the signal on to its
+ * command instead of leaving it running unsupervised.
+ */
+int cli_command_bash(cli_context *ctx) {
+	const cli_args *args = ctx->args;
+	confine_bash_options options;
+	confine_process *process = NULL;
+	confine_bash_result *result = NULL;
+	confine_error err;
+	sigset_t old_mask;
+	int status, r;
+
+	memset(&options, 0, sizeof options);
+	options.command = args->bash_command;
+	options.policy = ctx->policy;
+	options.timeout_ms = args->has_timeout ? args->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
+	options.max_output = CONFINE_DEFAULT_CAPTURE_LIMIT;
+
+	cli_supervise_begin(&old_mask);
+	r = confine_bash_start(ctx->provider, &options, &process, &err);
+	cli_supervise_started(r == 0 ? process : NULL, &old_mask);
+	if (r < 0)
+		return cli_report_error(ctx, &err);
+	r = confine_bash_wait(process, &result, &err);
+	cli_supervise_end();
+	confine_process_free(process);
+	if (r < 0)
+		return cli_report_error(ctx, &err);
+
+	if (args->json) {
+		r = cli_emit_json(bash_json(result));
+	} else {
+		char *text = confine_bash_render(result);
+		if (!text) {
+			r = -ENOMEM;
+		} else {
+			size_t len = strlen(text);
+			r = 0;
+			if (fputs(text, stdout) == EOF ||
+			    ((len == 0 || text[len - 1] != '\n') && fputc('\n', stdout) == EOF))
+				r = -EIO;
+			if (fflush(stdout) == EOF)
+				r = -errno;
+			free(text);
+		}
+	}
+
+	if (result->error.code != CONFINE_OK) {
+		/* The object (or rendering) already carries the error; stderr gets
+		 * the one line every failure of confine gets. */
+		fprintf(stderr, "confine: %s\n", result->error.message);
+		status = CLI_EXIT_FAILURE;
+	} else if (r < 0) {
+		status = cli_report(ctx, CONFINE_E_SYSTEM, "cannot write the result: %s", strerror(-r));
+	} else {
+		status = cli_exit_status(result->outcome);
+	}
+	confine_bash_result_free(result);
+	return status;
+}

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/* confine wrap: the confined argv as one JSON object; runs nothing. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "context.h"
+#include "output.h"
+
+/* A JSON array of strings that must arrive intact (an argv to spawn): a
+ * string that is not UTF-8 cannot be written as JSON without changing it,
+ * so it is an error rather than a lossy copy. */
+static int strict_string_array(char *const *strv, json_t **ret, const char **ret_bad) {
+	json_t *array = json_array();
+	if (!array)
+		return -ENOMEM;
+	for (size_t i = 0; strv && strv[i]; i++) {
+		json_t *item = json_string(strv[i]);
+		if (!item) {
+			json_decref(array);
+			*ret_bad = strv[i];
+			return -EILSEQ;
+		}
+		json_array_append_new(array, item);
+	}
+	*ret = array;
+	return 0;
+}
+
+/* The library's own strings (signatures, rule lines) are ASCII; a lossy
+ * copy only guards against a configured signature that is not UTF-8. */
+static json_t *lossy_string_array(char *const *strv) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && strv && strv[i]; i++)
+		json_array_append_new(array, cli_json_string_lossy(strv[i], strlen(strv[i])));
+	return array;
+}
+
+static json_t *rule_json(const confine_rule *rule) {
+	json_t *object = json_object();
+	if (!object)
+		return NULL;
+	if (rule->allowed_exit_codes && rule->n_allowed_exit_codes > 0) {
+		json_t *codes = json_array();
+		for (size_t i = 0; codes && i < rule->n_allowed_exit_codes; i++)
+			json_array_append_new(codes, json_integer(rule->allowed_exit_codes[i]));
+		json_object_set_new(object, "allowedExitCodes", codes);
+	}
+	json_object_set_new(object, "fatalSignatures", lossy_string_array(rule->fatal_signatures));
+	if (rule->informational_lines && rule->informational_lines[0])
+		json_object_set_new(object, "informationalLines",
+		                    lossy_string_array(rule->informational_lines));
+	return object;
+}
+
+static json_t *policy_json(const confine_policy *policy) {
+	json_t *object = json_object();
+	if (!object)
+		return NULL;
+	json_object_set_new(object, "mode", json_string(confine_mode_name(policy->mode)));
+	json_object_set_new(object, "workspaceRoot", json_string(policy->workspace_root));
+	return object;
+}
+
+int cli_command_wrap(cli_context *ctx) {
+	const cli_args *args = ctx->args;
+	confine_argv *confined = NULL;
+	confine_error err;
+	json_t *object, *argv_json = NULL, *denial = NULL, *rules;
+	const char *bad = NULL;
+	int r;
+	json_t *root_check = json_string(ctx->policy->workspace_root);
+	if (!root_check)
+		return cli_report(ctx, CONFINE_E_INVALID_ARGUMENT,
+		              "the workspace root \"%s\" is not valid UTF-8 and cannot be written as "
+		              "JSON",
+		              ctx->policy->workspace_root);
+	json_decref(root_check);
+
+	if (confine_mode_is_confined(ctx->policy->mode)) {
+		if (confine_confine(ctx->provider, (const char *const *)args->program_argv, ctx->policy,
+		                    &confined, &err) < 0)
+			return cli_report_error(ctx, &err);
+		r = strict_string_array(confined->argv, &argv_json, &bad);
+		if (r == 0)
+			denial = lossy_string_array(confined->denial_signatures);
+	} else {
+		/* danger-full-access never reaches a provider: the argv to spawn is
+		 * the command itself, with no runner and nothing to classify. */
+		r = strict_string_array(args->program_argv, &argv_json, &bad);
+		if (r == 0)
+			denial = json_array();
+	}
+	if (r == -EILSEQ) {
+		/* `bad` may point into `confined`: report before releasing it. */
+		int status = cli_report(ctx, CONFINE_E_INVALID_ARGUMENT,
+		                    "argument \"%s\" is not valid UTF-8 and cannot be written as JSON",
+		                    bad);
+		json_decref(argv_json);
+		confine_argv_free(confined);
+		return status;
+	}
+	if (r < 0 || !denial) {
+		json_decref(argv_json);
+		json_decref(denial);
+		confine_argv_free(confined);
+		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	}
+
+	object = json_object();
+	rules = json_array();
+	if (!object || !rules) {
+		json_decref(object);
+		json_decref(rules);
+		json_decref(argv_json);
+		json_decref(denial);
+		confine_argv_free(confined);
+		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	}
+	json_object_set_new(object, "argv", argv_json);
+	if (confined) {
+		json_object_set_new(object, "runner", json_string(confine_runner_name(confined->runner)));
+		json_object_set_new(object, "enforcement",
+		                    json_string(confine_enforcement_name(confined->enforcement)));
+		for (size_t i = 0; i < confined->n_rules; i++)
+			json_array_append_new(rules, rule_json(&confined->rules[i]));
+	} else {
+		json_object_set_new(object, "runner", json_null());
+	}
+	json_object_set_new(object, "denialSignatures", denial);
+	json_object_set_new(object, "runnerFailureRules", rules);
+	json_object_set_new(object, "policy", policy_json(ctx->policy));
+	confine_argv_free(confined);
+
+	if ((r = cli_emit_json(object)) < 0)
+		return cli_report_output_failure(ctx, r);
+	return 0;
+}

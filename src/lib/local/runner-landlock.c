@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Landlock launcher, landlock-run (SPEC 4-7): the project's own
+ * launcher at its installed (or configured) path, given --ro / --rw grants.
+ * Its enforcement follows the kernel's Landlock ABI. Under workspace-write
+ * the command may write the host's /tmp.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "local/probe.h"
+#include "local/runner.h"
+
+static const char *const denials[] = { "permission denied", NULL };
+static const int exit_codes[] = { 125 };
+static const char *const fatal[] = { "landlock-run: ", NULL };
+static const char *const informational[] = {
+	"landlock-run: partial enforcement (older Landlock ABI)", NULL };
+
+/* The argv names the resolved launcher: what was checked is what runs,
+ * whatever happens later to a symlink on the way. One that does not
+ * resolve is named as given, and fails closed at execution. */
+static int locate(const cf_runner_env *env, cf_runner_program *ret) {
+	ret->real = realpath(env->launcher, NULL);
+	ret->argv = cf_runner_argv1(ret->real ? ret->real : env->launcher);
+	return ret->argv ? 0 : -ENOMEM;
+}
+
+static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
+	(void)env;
+	return confine_profile_landlock(policy, ret);
+}
+
+/* Unprobed, the kernel's ABI says what the launcher will enforce: ABI < 5
+ * does not govern device ioctls (SPEC 7). A kernel without Landlock makes
+ * the launcher refuse at execution (exit 125). */
+static bool select_unprobed(const cf_runner_program *program, confine_enforcement *ret) {
+	(void)program;
+	*ret = cf_host_landlock_abi() >= 5 ? CONFINE_ENFORCEMENT_FULL : CONFINE_ENFORCEMENT_PARTIAL;
+	return true;
+}
+
+/* landlock-run --probe: exit 0 and "partially enforced" in its report for
+ * an older ABI. */
+static bool probe(const cf_runner_program *program, const cf_runner_env *env,
+                  confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]) {
+	const char *launcher = program->argv ? program->argv[0] : NULL;
+	const char *argv[] = { launcher, "--probe", NULL };
+	cf_probe_result result;
+	if (!launcher || launcher[0] != '/')
+		return false;
+	if (cf_probe_run(argv, env->probe_timeout_ms, &result) < 0)
+		return false;
+	/* An installed launcher that cannot be executed (a stripped mode bit)
+	 * is a broken runner, not a kernel that cannot enforce (SPEC 7): say
+	 * so, so the unavailable verdict carries it as a runner failure. A
+	 * missing launcher (ENOENT) is simply no backend. */
+	if (!result.started && result.exec_errno == EACCES)
+		snprintf(failure, CF_RUNNER_FAILURE_MAX, "cannot execute %s: %s", launcher,
+		         strerror(EACCES));
+	if (!result.started || result.timed_out || !result.exited || result.exit_code != 0)
+		return false;
+	*ret = strstr(result.out, "partially enforced") ? CONFINE_ENFORCEMENT_PARTIAL
+	                                                : CONFINE_ENFORCEMENT_FULL;
+	return true;
+}
+
+const cf_runner_def cf_runner_landlock = {
+	.id = CONFINE_RUNNER_LANDLOCK,
+	.name = "landlock",
+	.title = "Landlock",
+	.platform = "linux",
+	.facts = CONFINE_RUNNER_FACT_HOST_TMP,
+	.denial_signatures = denials,
+	.allowed_exit_codes = exit_codes,
+	.n_allowed_exit_codes = 1,
+	.fatal_signatures = fatal,
+	.informational_lines = informational,
+	.locate = locate,
+	.profile = profile,
+	.select_unprobed = select_unprobed,
+	.probe = probe,
+};

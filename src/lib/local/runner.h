@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The table of runners, in the spirit of libseccomp's `struct arch_def`:
+ * each runner is described once, in its own file (runner-<name>.c), and
+ * one row of the table (runners.c) lists it. Nothing outside a runner's
+ * file names the runner: the provider, the ladder, the probes, spawn and
+ * the CLI read its row, or the facts its row puts in the confined argv.
+ *
+ * Adding a runner: a value in confine_runner (confine.h), a
+ * runner-<name>.c defining its `cf_runner_def`, its row in runners.c, and
+ * the file in meson.build.
+ */
+#ifndef CONFINE_LOCAL_RUNNER_H
+#define CONFINE_LOCAL_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+/* What a runner's hooks may read: the provider's configuration, captured
+ * when the provider was made (never the environment at confine time). */
+typedef struct cf_runner_env {
+	const char *path;              /* searched for runners, absolute entries only */
+	const char *launcher;          /* the project's launcher (landlock-run), absolute */
+	char *const *runner_command;   /* the operator's runner command, or NULL */
+	char *const *runner_failure_signatures; /* its configured dialect */
+	const char *tmpdir;            /* $TMPDIR, or NULL */
+	double probe_timeout_ms;
+} cf_runner_env;
+
+/* Where a runner was found, once per provider. */
+typedef struct cf_runner_program {
+	/* The runner's part of the argv (program, then fixed arguments), [0]
+	 * absolute and canonical where it resolves; NULL: nothing to run. */
+	char **argv;
+	/* Canonical path of argv[0], NULL when it does not resolve (it then
+	 * fails closed at execution): a runner inside a writable area is
+	 * refused for the calls that may write there. */
+	char *real;
+	/* A runner the configuration asks for that cannot be found: the
+	 * refusal detail every confined call fails with; NULL otherwise. */
+	char *not_found;
+} cf_runner_program;
+
+#define CF_RUNNER_FAILURE_MAX 512
+/* Rows the table may hold. */
+#define CF_RUNNER_MAX 8
+
+typedef struct cf_runner_def {
+	confine_runner id;
+	const char *name;              /* confine_runner_name() */
+	const char *title;             /* for messages: "Landlock" */
+	/* The platform whose ladder holds this rung ("linux", "darwin"); the
+	 * chain is the rows of that platform in table order. NULL: never a
+	 * rung (and never pinned). */
+	const char *platform;
+	unsigned facts;                /* CONFINE_RUNNER_FACT_*, into every argv */
+
+	/* The dialect (SPEC 6): denial signatures and one runner-failure rule. */
+	const char *const *denial_signatures;
+	const int *allowed_exit_codes;
+	size_t n_allowed_exit_codes;
+	/* NULL: the operator's configured runner_failure_signatures. */
+	const char *const *fatal_signatures;
+	const char *const *informational_lines;
+
+	/* Non-NULL for a runner the operator configures: when it says the
+	 * configuration has one, that runner confines every call and the
+	 * ladder and probes are skipped. */
+	bool (*configured)(const cf_runner_env *env);
+	/* Finds the program. 0 (ret->argv NULL when there is none) or -ENOMEM. */
+	int (*locate)(const cf_runner_env *env, cf_runner_program *ret);
+	/* The profile: the tokens between the program and "--" for a confined
+	 * policy. The same generator serves the argv, the probe and the bench.
+	 * 0, -EINVAL (a policy it cannot express), -ENOMEM. */
+	int (*profile)(const confine_policy *policy, const cf_runner_env *env, char ***ret);
+	/* A sole candidate is selected without a probe: whether it can be (a
+	 * runner with nothing to run cannot) and with which enforcement. */
+	bool (*select_unprobed)(const cf_runner_program *program, confine_enforcement *ret);
+	/* The functional probe, bounded by env->probe_timeout_ms: true when it
+	 * passes, with the enforcement achieved. A runner that exists but
+	 * cannot be executed writes the runner-failure detail to `failure`. */
+	bool (*probe)(const cf_runner_program *program, const cf_runner_env *env,
+	              confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]);
+} cf_runner_def;
+
+/* The rows, in ladder order, NULL-terminated (runners.c). */
+extern const cf_runner_def *const cf_runners[] CONFINE_HIDDEN;
+
+/* The row of `id`; NULL for CONFINE_RUNNER_NONE or a value with no row. */
+const cf_runner_def *cf_runner_find(confine_runner id) CONFINE_HIDDEN;
+
+/* "bwrap, landlock or seatbelt": the names of the rows a chain can be
+ * pinned to, for messages. Static. */
+const char *cf_runner_pinnable_names(void) CONFINE_HIDDEN;
+
+/* Releases what locate() filled; the struct itself is the caller's. */
+void cf_runner_program_clear(cf_runner_program *program) CONFINE_HIDDEN;
+
+/* Helpers for the rows. */
+/* A program vector of one copied string; NULL when out of memory. */
+char **cf_runner_argv1(const char *program) CONFINE_HIDDEN;
+/* The policy a probe runs: read-only with root "/". */
+extern const confine_policy cf_runner_probe_policy CONFINE_HIDDEN;
+/* Runs program->argv, the row's profile for cf_runner_probe_policy, "--",
+ * then `command` (NULL-terminated), bounded; true when it exits 0. */
+bool cf_runner_probe_profile(const cf_runner_def *def, const cf_runner_program *program,
+                             const cf_runner_env *env, const char *const *command) CONFINE_HIDDEN;
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* The table of runners (runner.h): one row per runner, in ladder order. */
+#include "local/runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "local/probe.h"
+
+extern const cf_runner_def cf_runner_bwrap CONFINE_HIDDEN;
+extern const cf_runner_def cf_runner_landlock CONFINE_HIDDEN;
+extern const cf_runner_def cf_runner_seatbelt CONFINE_HIDDEN;
+extern const cf_runner_def cf_runner_command CONFINE_HIDDEN;
+
+const cf_runner_def *const cf_runners[] = {
+	&cf_runner_bwrap,    /* runner-bwrap.c */
+	&cf_runner_landlock, /* runner-landlock.c */
+	&cf_runner_seatbelt, /* runner-seatbelt.c */
+	&cf_runner_command,  /* runner-command.c */
+	NULL,
+};
+
+const cf_runner_def *cf_runner_find(confine_runner id) {
+	for (size_t i = 0; cf_runners[i]; i++)
+		if (cf_runners[i]->id == id)
+			return cf_runners[i];
+	return NULL;
+}
+
+static char pinnable_names[256];
+
+/* Computed once per process; the table is constant, so racing first calls
+ * write the same bytes. */
+const char *cf_runner_pinnable_names(void) {
+	if (!pinnable_names[0]) {
+		char buf[sizeof pinnable_names] = "";
+		size_t n = 0, total = 0;
+		for (size_t i = 0; cf_runners[i]; i++)
+			total += cf_runners[i]->platform != NULL;
+		for (size_t i = 0; cf_runners[i]; i++) {
+			if (!cf_runners[i]->platform)
+				continue;
+			if (n > 0)
+				strncat(buf, n + 1 == total ? " or " : ", ", sizeof buf - strlen(buf) - 1);
+			strncat(buf, cf_runners[i]->name, sizeof buf - strlen(buf) - 1);
+			n++;
+		}
+		memcpy(pinnable_names, buf, sizeof buf);
+	}
+	return pinnable_names;
+}
+
+void cf_runner_program_clear(cf_runner_program *program) {
+	if (!program)
+		return;
+	confine_strv_free(program->argv);
+	free(program->real);
+	free(program->not_found);
+	memset(program, 0, sizeof *program);
+}
+
+char **cf_runner_argv1(const char *program) {
+	const char *one[] = { program, NULL };
+	return cf_strv_copy(one);
+}
+
+const confine_policy cf_runner_probe_policy = {
+	.mode = CONFINE_MODE_READ_ONLY,
+	.workspace_root = (char *)"/",
+};
+
+bool cf_runner_probe_profile(const cf_runner_def *def, const cf_runner_program *program,
+                             const cf_runner_env *env, const char *const *command) {
+	char **argv = cf_strv_copy((const char *const *)program->argv);
+	char **profile = NULL;
+	cf_probe_result result;
+	bool passed = false;
+	if (!argv || def->profile(&cf_runner_probe_policy, env, &profile) < 0)
+		goto out;
+	for (size_t i = 0; profile[i]; i++)
+		if (cf_strv_push(&argv, profile[i]) < 0)
+			goto out;
+	if (cf_strv_push(&argv, "--") < 0)
+		goto out;
+	for (size_t i = 0; command[i]; i++)
+		if (cf_strv_push(&argv, command[i]) < 0)
+			goto out;
+	passed = cf_probe_run((const char *const *)argv, env->probe_timeout_ms, &result) == 0 &&
+	         result.started && !result.timed_out && result.exited && result.exit_code == 0;
+out:
+	confine_strv_free(profile);
+	confine_strv_free(argv);
+	return passed;
+}

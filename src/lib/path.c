@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one PATH search. cf_exec_candidates() lists what a child will try to
+ * exec (the child itself walks the list: only its exec knows what runs);
+ * confine_find_program() finds a program from this process, with the
+ * hygiene a runner needs as options.
+ */
+#include "path.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char *cf_path_of(const char *const *envp) {
+	const char *path;
+	for (const char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			return *e + 5;
+	path = getenv("PATH");
+	return path ? path : CONFINE_DEFAULT_PATH;
+}
+
+/* Calls `visit` with "<entry>/<name>" for each entry of `path` in order
+ * ("./<name>" for an empty entry, as in execvp(3)), skipping entries that
+ * are not absolute when `absolute_only`, until `visit` returns non-zero.
+ * Returns that value, 0 when every entry was visited, or -ENOMEM. */
+static int walk_path(const char *path, const char *name, bool absolute_only,
+                     int (*visit)(const char *candidate, void *data), void *data) {
+	for (const char *p = path;;) {
+		const char *end = p + strcspn(p, ":"); /* the ':' or the final NUL */
+		size_t len = (size_t)(end - p);
+		if (!absolute_only || (len > 0 && p[0] == '/')) {
+			cf_buf b = { 0 };
+			int r;
+			if ((len ? cf_buf_append(&b, p, len) : cf_buf_puts(&b, ".")) < 0 ||
+			    cf_buf_printf(&b, "/%s", name) < 0) {
+				cf_buf_free(&b);
+				return -ENOMEM;
+			}
+			r = visit(b.data, data);
+			cf_buf_free(&b);
+			if (r != 0)
+				return r;
+		}
+		if (!*end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static int push_candidate(const char *candidate, void *data) {
+	return cf_strv_push(data, candidate);
+}
+
+char **cf_exec_candidates(const char *program, const char *const *envp) {
+	char **out = NULL;
+	if (strchr(program, '/')) {
+		if (cf_strv_push(&out, program) < 0)
+			return NULL;
+		return out;
+	}
+	out = calloc(1, sizeof *out);
+	if (!out)
+		return NULL;
+	if (walk_path(cf_path_of(envp), program, false, push_candidate, &out) < 0) {
+		confine_strv_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ---- confine_find_program ---- */
+
+/* Whether a file only root or the caller controls: owned by one of them,
+ * and neither it nor its directory writable by group or others (a
+ * world-writable PATH directory would let anyone plant the "runner" that is
+ * then executed unconfined). `path` is canonical. */
+static bool controlled_by_caller(const char *path, const struct stat *st) {
+	uid_t me = geteuid();
+	struct stat dir_st;
+	char *dir, *slash;
+	bool ok;
+	if ((st->st_uid != 0 && st->st_uid != me) || (st->st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	dir = strdup(path);
+	if (!dir)
+		return false;
+	slash = strrchr(dir, '/');
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	ok = stat(dir, &dir_st) == 0 && (dir_st.st_uid == 0 || dir_st.st_uid == me) &&
+	     !(dir_st.st_mode & (S_IWGRP | S_IWOTH));
+	free(dir);
+	return ok;
+}
+
+struct find {
+	const confine_find_options *options;
+	bool saw_eacces;
+	char *found;
+};
+
+/* 1 when `candidate` is the program (then in f->found), 0 to go on,
+ * -ENOMEM. */
+static int try_candidate(const char *candidate, void *data) {
+	struct find *f = data;
+	const confine_find_options *o = f->options;
+	char *joined = NULL, *real;
+	const char *full = candidate;
+	struct stat st;
+	int e = 0;
+	if (candidate[0] != '/' && o->dir) {
+		cf_buf b = { 0 };
+		if (cf_buf_printf(&b, "%s/%s", o->dir, candidate) < 0) {
+			cf_buf_free(&b);
+			return -ENOMEM;
+		}
+		full = joined = cf_buf_steal(&b);
+	}
+	if (stat(full, &st) < 0)
+		e = errno == ENOTDIR || errno == ELOOP || errno == ENAMETOOLONG ? ENOENT : errno;
+	else if (!S_ISREG(st.st_mode) || access(full, X_OK) < 0)
+		e = EACCES;
+	if (e != 0) {
+		/* As execvp(3): a file that exists but cannot run is remembered. */
+		if (e != ENOENT)
+			f->saw_eacces = true;
+		free(joined);
+		return 0;
+	}
+	/* The file that will run is the symlink's target: judge and name that
+	 * one, so swapping a link later changes nothing. */
+	real = realpath(full, NULL);
+	free(joined);
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if ((o->trusted_only && !controlled_by_caller(real, &st)) ||
+	    (o->accept && !o->accept(real, o->accept_data))) {
+		free(real);
+		return 0;
+	}
+	f->found = real;
+	return 1;
+}
+
+int confine_find_program(const char *name, const confine_find_options *options, char **ret) {
+	static const confine_find_options defaults = { 0 };
+	struct find f = { options ? options : &defaults, false, NULL };
+	const char *path;
+	int r;
+	if (!name || !name[0] || !ret)
+		return -EINVAL;
+	if (strchr(name, '/')) {
+		/* A path is not searched (execvp(3)); a relative one is taken from
+		 * `dir`, and refused when only absolute entries are wanted. */
+		if (name[0] != '/' && f.options->absolute_entries_only)
+			return -ENOENT;
+		r = try_candidate(name, &f);
+	} else {
+		path = f.options->path ? f.options->path : cf_path_of(NULL);
+		r = walk_path(path, name, f.options->absolute_entries_only, try_candidate, &f);
+	}
+	if (r < 0)
+		return r;
+	if (!f.found)
+		return f.saw_eacces ? -EACCES : -ENOENT;
+	*ret = f.found;
+	return 0;
+}

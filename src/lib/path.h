@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one PATH search (path.c): every program confine looks up (the
+ * spawn's exec candidates, the runners, the confine command's early
+ * "command not found") walks PATH here, with one default when PATH is unset
+ * (CONFINE_DEFAULT_PATH) and execvp(3)'s rule that an empty entry means the
+ * current directory.
+ */
+#ifndef CONFINE_PATH_H
+#define CONFINE_PATH_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+/* The PATH a child started with `envp` searches: envp's "PATH=" entry, else
+ * this process's $PATH, else CONFINE_DEFAULT_PATH. Points into envp, the
+ * environment, or static storage. */
+const char *cf_path_of(const char *const *envp) CONFINE_HIDDEN;
+
+/* The exec candidates for `program`, in the order execvp(3) tries them:
+ * `program` itself when it contains a slash; else each entry of the PATH
+ * of `envp` (see cf_path_of) joined with it, "." for an empty entry.
+ * NULL-terminated, malloc'd (confine_strv_free); NULL when out of memory. */
+char **cf_exec_candidates(const char *program, const char *const *envp) CONFINE_HIDDEN;
+
+#endif

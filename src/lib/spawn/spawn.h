@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rooms of spawning share one process record. Who lives where:
+ *   child.c          the child between start and exec (allocates nothing)
+ *   child-clone.c    starting it on Linux: clone(CLONE_VM | CLONE_VFORK)
+ *   child-fork.c     starting it everywhere else, and under sanitizers: fork
+ *   start.c          validating the options, planning the child, confine_spawn
+ *   streams.c        capture and tee of stdout and stderr
+ *   tree.c           signalling the run's process tree
+ *   tree-linux.c     finding that tree in /proc (Linux); tree-other.c: none
+ *   process.c        the run's state machine: poll, wait, classify, free
+ * Meson picks exactly one of child-clone.c / child-fork.c and one of
+ * tree-linux.c / tree-other.c.
+ */
+#ifndef CONFINE_SPAWN_SPAWN_H
+#define CONFINE_SPAWN_SPAWN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "spawn-internal.h"
+#include "util.h"
+
+/* How long, after the leader ended and its group was killed, the output
+ * pipes may stay open before we stop reading: only a process that left the
+ * group (its own setsid) can still hold them, and its later output is not
+ * part of this run. */
+#define CF_DRAIN_GRACE_MS 200
+/* Without a pidfd the child's end is noticed by polling, first quickly (the
+ * fast path of a short command), then backing off to this bound. */
+#define CF_FALLBACK_MAX_WAIT_MS 50
+
+/* ---- the child (child.c, child-clone.c / child-fork.c) ---- */
+
+/* What the child reports when it cannot exec. `what` refines SETUP for the
+ * message; `step` is what the classifier sees. */
+enum cf_child_setup_what {
+	CF_WHAT_NONE = 0,
+	CF_WHAT_SETSID,
+	CF_WHAT_DUP,
+	CF_WHAT_CLOEXEC,
+	CF_WHAT_SIGNALS,
+};
+
+struct cf_child_report {
+	int step;
+	int error_number;
+	int what;
+};
+
+/* Everything the child needs, computed before it starts. */
+struct cf_child_plan {
+	char *const *argv;
+	char *const *envp;
+	/* exec candidates: argv[0] itself when it has a slash, else the PATH
+	 * search's full names */
+	char **candidates;
+	const char *workdir;   /* NULL: stay */
+	int report_fd;
+	int source_fd[3];      /* what fd i becomes; -1: inherit */
+	int internal_fds[8];   /* the parent's descriptors made for this spawn */
+	size_t n_internal;
+};
+
+/* The child's whole life: session, streams, descriptor sweep, signals,
+ * workdir, exec. Execs or _exits; never returns. */
+void cf_child_main(const struct cf_child_plan *plan) __attribute__((noreturn)) CONFINE_HIDDEN;
+
+/* Starts the child running cf_child_main(plan). 0 with *ret_pid, or the
+ * errno of the failure. */
+int cf_child_start(struct cf_child_plan *plan, pid_t *ret_pid) CONFINE_HIDDEN;
+
+/* ---- the process record ---- */
+
+struct cf_stream {
+	int fd;               /* parent's read end, or -1 */
+	int tee_fd;           /* where to copy live, or -1 */
+	bool captured;
+	bool tee_broken;      /* the tee target failed: stop copying, keep capturing */
+	cf_buf buf;
+	bool truncated;
+};
+
+enum cf_process_state {
+	CF_STATE_RUNNING = 0,
+	CF_STATE_DRAINING,  /* leader reaped, output pipes may still hold data */
+	CF_STATE_SETTLED,
+};
+
+struct confine_process {
+	pid_t pid;
+	int pidfd;
+	enum cf_process_state state;
+	int status;          /* waitpid status once reaped */
+	int wait_errno;      /* non-zero when the status could not be collected */
+	struct cf_stream streams[3]; /* index 1 stdout, 2 stderr; 0 unused */
+	size_t capture_limit;
+	unsigned timeout_ms;
+	unsigned kill_grace_ms; /* SIGTERM to SIGKILL on timeout; 0: SIGKILL at once */
+	long long deadline_ms;
+	long long kill_at_ms;
+	long long drain_until_ms;
+	int fallback_wait_ms;
+	bool term_sent;
+	bool kill_sent;
+	bool timed_out;
+	/* The leader has ended: its pid may be reaped at any moment, so no
+	 * signal goes to it any more. Written before reaping. */
+	volatile sig_atomic_t leader_ended;
+	/* The runner supervises the command from a session of its own
+	 * (CONFINE_RUNNER_FACT_SUPERVISES; see cf_tree_deliver()). */
+	bool runner_supervises;
+	confine_argv *confined; /* this run's own copy of the wrap's facts */
+	char *workdir;
+};
+
+static inline void cf_close_fd(int *fd) {
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* ---- streams (streams.c) ---- */
+
+/* Reads what is available on stdout and stderr, teeing and capturing. */
+void cf_streams_pump(confine_process *p) CONFINE_HIDDEN;
+/* Whether a captured stream's pipe is still open. */
+bool cf_streams_open(const confine_process *p) CONFINE_HIDDEN;
+/* A NUL-terminated copy of what a stream captured (NULL when it was not
+ * captured). 0 or -ENOMEM. */
+int cf_stream_copy(const struct cf_stream *s, char **data, size_t *len, bool *truncated) CONFINE_HIDDEN;
+
+/* ---- the process tree (tree.c, tree-linux.c / tree-other.c) ---- */
+
+/* Bound on the processes one walk collects; a larger tree is signalled in
+ * the part found. */
+#define CF_TREE_MAX 1024
+
+struct cf_proc_tree {
+	size_t n;
+	pid_t pid[CF_TREE_MAX];
+	pid_t pgid[CF_TREE_MAX];
+};
+
+bool cf_tree_has(const struct cf_proc_tree *t, pid_t pid) CONFINE_HIDDEN;
+/* Adds `pid` (false when full or already there). */
+bool cf_tree_add(struct cf_proc_tree *t, pid_t pid, pid_t pgid) CONFINE_HIDDEN;
+/* Per OS: extends the tree with every descendant of the processes in it
+ * (nothing where the tree cannot be read). */
+void cf_tree_expand(struct cf_proc_tree *t) CONFINE_HIDDEN;
+/* Per OS: adds the live members of the group led by `leader` (which has
+ * ended, unreaped). */
+void cf_tree_add_group(struct cf_proc_tree *t, pid_t leader) CONFINE_HIDDEN;
+/* Delivers `sig` to the run (see confine_process_signal()). */
+int cf_tree_deliver(const confine_process *p, int sig) CONFINE_HIDDEN;
+/* The leader has ended: SIGKILL its group and what is still attached below
+ * the group's surviving members. */
+void cf_tree_kill_after_leader(const confine_process *p) CONFINE_HIDDEN;
+
+/* Linux: calls `fn` for each numeric entry of the directory `path`, with
+ * raw getdents64 (no allocation; async-signal-safe). True when the whole
+ * directory was read. Defined in tree-linux.c. */
+bool cf_for_each_number(const char *path, void (*fn)(pid_t, void *), void *data) CONFINE_HIDDEN;
+
+#endif
