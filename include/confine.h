@@ -379,7 +379,29 @@ typedef struct confine_argv {
 	confine_rule *rules;
 	size_t n_rules;
 	confine_policy policy;         /* a copy of the policy it was built for */
+	/* Policy parts this rung does not enforce (config key names, e.g.
+	 * "protectedPaths"), NULL-terminated; NULL when it enforces them all
+	 * (doc/SPEC.md 15). */
+	char **unenforced;
+	/* How the library spawns this argv itself (doc/SPEC.md 12, 14). All
+	 * zero in an argv meant for another process to spawn (`wrap`), and in
+	 * one a custom backend builds. Descriptors are not owned: they live as
+	 * long as the provider's process. */
+	unsigned spawn_flags;          /* CONFINE_SPAWN_* bits */
+	int exec_fd;                   /* EXEC_FD: exec this descriptor; argv[0] names it */
+	int inherit_fd;                /* INHERIT_FD: placed at `inherit_fd_at` in the child, */
+	int inherit_fd_at;             /*   not close-on-exec (bwrap's inner launcher) */
+	int status_fd_at;              /* STATUS_CHANNEL: the status pipe's write end goes here */
 } confine_argv;
+
+/* The child execs `exec_fd` (fexecve) instead of looking argv[0] up. */
+#define CONFINE_SPAWN_EXEC_FD 0x1u
+/* The child gets `inherit_fd` at descriptor number `inherit_fd_at`. */
+#define CONFINE_SPAWN_INHERIT_FD 0x2u
+/* The runner writes status records (doc/SPEC.md 12) on descriptor
+ * `status_fd_at`: the spawner makes the pipe, and judges the run by the
+ * records, never by stderr. */
+#define CONFINE_SPAWN_STATUS_CHANNEL 0x4u
 
 CONFINE_API void confine_argv_free(confine_argv *confined);
 /* Deep copy. */
@@ -715,6 +737,8 @@ typedef struct confine_outcome {
 	bool denied;
 	bool runner_failed;
 	char *runner_failure_detail; /* the matched line, or NULL */
+	/* The argv's `unenforced` list, copied; NULL when empty. */
+	char **unenforced;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

@@ -18,6 +18,7 @@ void confine_argv_free(confine_argv *confined) {
 		confine_strv_free(confined->rules[i].informational_lines);
 	}
 	free(confined->rules);
+	confine_strv_free(confined->unenforced);
 	cf_policy_clear(&confined->policy);
 	free(confined);
 }
@@ -33,6 +34,13 @@ int confine_argv_copy(const confine_argv *src, confine_argv **ret) {
 	c->runner_facts = src->runner_facts;
 	c->enforcement = src->enforcement;
 	c->argc = src->argc;
+	c->spawn_flags = src->spawn_flags;
+	c->exec_fd = src->exec_fd;
+	c->inherit_fd = src->inherit_fd;
+	c->inherit_fd_at = src->inherit_fd_at;
+	c->status_fd_at = src->status_fd_at;
+	if (src->unenforced && !(c->unenforced = cf_strv_copy((const char *const *)src->unenforced)))
+		goto oom;
 	c->argv = cf_strv_copy((const char *const *)src->argv);
 	c->denial_signatures = cf_strv_copy((const char *const *)src->denial_signatures);
 	if (!c->argv || !c->denial_signatures || cf_policy_copy_into(&c->policy, &src->policy) < 0)

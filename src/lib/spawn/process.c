@@ -183,6 +183,8 @@ static int classify(const confine_process *p, confine_outcome *o) {
 	o->mode = c->policy.mode;
 	o->runner = c->runner;
 	o->enforcement = c->enforcement;
+	if (c->unenforced && !(o->unenforced = cf_strv_copy((const char *const *)c->unenforced)))
+		return -ENOMEM;
 	{
 		char *detail = NULL;
 		int r = confine_classify_runner_failure(o->signaled ? 0 : o->exit_code, o->signaled,
@@ -196,8 +198,9 @@ static int classify(const confine_process *p, confine_outcome *o) {
 			return 0;
 		}
 	}
-	o->denied = confine_classify_denial(o->signaled ? 0 : o->exit_code, o->signaled,
-	                                    o->stderr_data, o->stderr_len, c->denial_signatures);
+	o->denied = confine_classify_denial_streams(o->signaled ? 0 : o->exit_code, o->signaled,
+	                                            o->stdout_data, o->stdout_len, o->stderr_data,
+	                                            o->stderr_len, c->denial_signatures);
 	return 0;
 }
 
@@ -277,6 +280,7 @@ void confine_outcome_free(confine_outcome *outcome) {
 	free(outcome->stdout_data);
 	free(outcome->stderr_data);
 	free(outcome->runner_failure_detail);
+	confine_strv_free(outcome->unenforced);
 	free(outcome);
 }
 
