@@ -191,7 +191,11 @@ static void read_report(struct run_state *state)
 	}
 	state->start = START_FAILED;
 	if (n == (ssize_t)sizeof(report) && report.kind == 'X') {
-		report_line("exec failed: %s", strerror(report.error));
+		/* With a channel the spawner words it (the command's own start
+		 * failure, as a shell says "command not found"); the line is for
+		 * callers that have only stderr. */
+		if (channel_fd() < 0)
+			report_line("exec failed: %s", strerror(report.error));
 		record_exec_failed(report.error);
 	}
 	/* 'E': the child reported it. A short read: the child died before
