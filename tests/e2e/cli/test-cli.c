@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+
+#include "testlib.h"
 #include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -1745,7 +1747,7 @@ int main(int argc, char **argv) {
 	const char *group = argc > 1 ? argv[1] : "";
 
 	confine_path = getenv("CONFINE_TEST_CLI");
-	launcher_path = getenv("CONFINE_TEST_LAUNCHER");
+	launcher_path = tl_launcher();
 	if (!confine_path || !launcher_path) {
 		fprintf(stderr, "test-cli: CONFINE_TEST_CLI and CONFINE_TEST_LAUNCHER must be set\n");
 		return 1;

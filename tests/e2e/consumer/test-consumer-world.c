@@ -420,7 +420,7 @@ static int test_ladder(void) {
 	confine_bash_result *r;
 	confine_provider *p;
 	confine_verdict v;
-	int rc = tl_require_rung(CONFINE_RUNNER_LANDLOCK, getenv("CONFINE_TEST_LAUNCHER"), &v);
+	int rc = tl_require_rung(CONFINE_RUNNER_LANDLOCK, tl_launcher(), &v);
 	if (rc != 0)
 		return rc;
 	snprintf(count, sizeof count, "%s/count", workspace);
@@ -479,7 +479,7 @@ int main(int argc, char **argv) {
 	else if (strcmp(rung_name, "ladder") == 0)
 		rc = test_ladder();
 	else
-		rc = test_landlock(getenv("CONFINE_TEST_LAUNCHER"));
+		rc = test_landlock(tl_launcher());
 	tl_remove_tree(base);
 	if (rc != 0)
 		return rc;
