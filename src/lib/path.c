@@ -8,6 +8,7 @@
 #include "path.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,25 +79,71 @@ char **cf_exec_candidates(const char *program, const char *const *envp) {
  * and neither it nor its directory writable by group or others (a
  * world-writable PATH directory would let anyone plant the "runner" that is
  * then executed unconfined). `path` is canonical. */
-static bool controlled_by_caller(const char *path, const struct stat *st) {
+static bool owner_and_mode_ok(const struct stat *st, uid_t me) {
+	return (st->st_uid == 0 || st->st_uid == me) && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+bool cf_path_trusted(const char *path, char *why, size_t why_size) {
 	uid_t me = geteuid();
-	struct stat dir_st;
-	char *dir, *slash;
-	bool ok;
-	if ((st->st_uid != 0 && st->st_uid != me) || (st->st_mode & (S_IWGRP | S_IWOTH)))
+	struct stat st;
+	char *p;
+	size_t n;
+	if (why && why_size)
+		why[0] = '\0';
+	if (!path || path[0] != '/') {
+		if (why)
+			snprintf(why, why_size, "it is not an absolute path");
 		return false;
-	dir = strdup(path);
-	if (!dir)
+	}
+	p = strdup(path);
+	if (!p) {
+		if (why)
+			snprintf(why, why_size, "out of memory");
 		return false;
-	slash = strrchr(dir, '/');
-	if (slash == dir)
-		slash[1] = '\0';
-	else if (slash)
-		*slash = '\0';
-	ok = stat(dir, &dir_st) == 0 && (dir_st.st_uid == 0 || dir_st.st_uid == me) &&
-	     !(dir_st.st_mode & (S_IWGRP | S_IWOTH));
-	free(dir);
-	return ok;
+	}
+	/* The file, then every directory up to /: whoever may write any of
+	 * them could replace what runs (a sticky /tmp included: its children
+	 * are only as safe as their owners). */
+	for (n = strlen(p);;) {
+		if (stat(p, &st) != 0) {
+			if (why)
+				snprintf(why, why_size, "%s cannot be examined: %s", p, strerror(errno));
+			free(p);
+			return false;
+		}
+		if (!owner_and_mode_ok(&st, me)) {
+			if (why)
+				snprintf(why, why_size, "%s is %s", p,
+				         (st.st_uid != 0 && st.st_uid != me)
+				                 ? "owned by another user"
+				                 : "writable by group or others");
+			free(p);
+			return false;
+		}
+		if (n == 1)
+			break;
+		while (n > 1 && p[n - 1] != '/')
+			n--;
+		if (n > 1)
+			n--;
+		p[n] = '\0';
+		if (n == 0) {
+			p[0] = '/';
+			p[1] = '\0';
+			n = 1;
+		}
+	}
+	free(p);
+	return true;
+}
+
+/* Whether the candidate at canonical `path` (stat `st`) and every directory
+ * above it belong to root or the caller and no one else may write them: a
+ * PATH entry others can write would let them plant the "runner" that is
+ * then executed unconfined. */
+static bool controlled_by_caller(const char *path, const struct stat *st) {
+	(void)st;
+	return cf_path_trusted(path, NULL, 0);
 }
 
 struct find {

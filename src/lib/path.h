@@ -24,4 +24,10 @@ const char *cf_path_of(const char *const *envp) CONFINE_HIDDEN;
  * NULL-terminated, malloc'd (confine_strv_free); NULL when out of memory. */
 char **cf_exec_candidates(const char *program, const char *const *envp) CONFINE_HIDDEN;
 
+/* Whether canonical `path` and every directory above it are owned by root
+ * or the caller and not writable by group or others (doc/SPEC.md 14: how
+ * every on-disk runner is trusted). When not, `why` (may be NULL) says
+ * which one and why. */
+bool cf_path_trusted(const char *path, char *why, size_t why_size) CONFINE_HIDDEN;
+
 #endif

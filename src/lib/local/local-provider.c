@@ -180,6 +180,17 @@ static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
 	if (!prog->argv || !prog->argv[0])
 		/* Never hand back an argv without its runner. */
 		return confine_error_sandbox_unavailable(err, policy->mode, NULL);
+	/* Every runner run from disk is trusted the same way (doc/SPEC.md 14):
+	 * it and every directory above it belong to root or the caller, and no
+	 * one else may write them; otherwise someone else chose what runs. */
+	if (real) {
+		char why[PATH_MAX + 64], detail[2 * PATH_MAX + 128];
+		if (!cf_path_trusted(real, why, sizeof why)) {
+			snprintf(detail, sizeof detail, "runner %s is not trusted: %s; refusing to run it",
+			         real, why);
+			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+		}
+	}
 	/* A runner that grants the host's /tmp under workspace-write could be
 	 * replaced by this very run if it lies there. */
 	if (real && (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) &&
