@@ -216,6 +216,41 @@ static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
 	return 0;
 }
 
+/*
+ * Limit 10 (doc/SPEC.md 15, SECURITY.md): a rung that grants the host's /tmp
+ * (and /dev/shm) under workspace-write lets the command rename a workspace
+ * that lies below them and leave a symlink in its place, which the next
+ * call would resolve and grant. Such a root is refused on that rung; bwrap's
+ * /tmp is private and has no such hole.
+ */
+static int check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
+                                confine_error *err) {
+	static const char *const shared[] = { "/tmp", "/dev/shm", NULL };
+	if (!(def->facts & CONFINE_RUNNER_FACT_HOST_TMP) ||
+	    policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
+		return 0;
+	for (size_t i = 0; shared[i]; i++) {
+		const char *root = NULL;
+		if (policy->workspace_root && inside(policy->workspace_root, shared[i]) &&
+		    strcmp(policy->workspace_root, shared[i]) != 0)
+			root = policy->workspace_root;
+		for (size_t w = 0; !root && policy->writable_roots && policy->writable_roots[w]; w++)
+			if (inside(policy->writable_roots[w], shared[i]) &&
+			    strcmp(policy->writable_roots[w], shared[i]) != 0)
+				root = policy->writable_roots[w];
+		if (root) {
+			char detail[PATH_MAX + 256];
+			snprintf(detail, sizeof detail,
+			         "%s cannot confine the writable root %s: it lies under %s, which a "
+			         "workspace-write run under %s may write, so a run could swap it for a "
+			         "link to anywhere before the next call",
+			         def->title, root, shared[i], def->title);
+			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+		}
+	}
+	return 0;
+}
+
 /* The facts and dialect of the row, and the policy, into `c`. */
 static int describe(const local_provider *lp, const cf_runner_def *def,
                     confine_enforcement enforcement, const confine_policy *policy,
@@ -246,6 +281,9 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	char **profile = NULL;
 	bool in_memory = for_spawn && def->spawn_profile;
 	int r;
+
+	if ((r = check_roots_for_rung(def, policy, err)) < 0)
+		return r;
 
 	/* A run from the in-memory launcher alone runs nothing on disk. */
 	if ((!in_memory || def->spawn_runs_program) && (r = check_runner(def, prog, policy, err)) < 0)
