@@ -90,7 +90,8 @@ static bool command_accepts(cli_command command, option_id id) {
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
 		       command == CLI_COMMAND_WRAP;
 	case OPT_JSON:
-		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_PROBE;
+		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
+		       command == CLI_COMMAND_PROBE;
 	case OPT_TIMEOUT:
 	case OPT_COMMAND:
 		return command == CLI_COMMAND_BASH;
@@ -585,6 +586,31 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 	return 0;
 }
 
+/* Whether `--json` is one of the options argv[index..) (before any `--`),
+ * stepping over the values of options that take one. For a usage error,
+ * where parsing stopped before reaching it. */
+static bool json_requested(int argc, char *const *argv, int index) {
+	while (index < argc) {
+		const char *arg = argv[index++];
+		const option_spec *spec = NULL;
+		if (strcmp(arg, "--") == 0)
+			return false;
+		if (strcmp(arg, "--json") == 0)
+			return true;
+		if (arg[0] != '-' || arg[1] == '\0')
+			continue;
+		if (arg[1] == '-') {
+			if (!strchr(arg, '='))
+				spec = find_long(arg + 2, strlen(arg + 2));
+		} else if (arg[2] == '\0') {
+			spec = find_short(arg[1]);
+		}
+		if (spec && spec->takes_value)
+			index++; /* its value, whatever it looks like */
+	}
+	return false;
+}
+
 int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 	static const struct {
 		const char *name;
@@ -614,8 +640,14 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(first, commands[i].name) == 0) {
+			int r;
 			ret->command = commands[i].command;
-			return parse_command_options(argc, argv, 2, ret);
+			r = parse_command_options(argc, argv, 2, ret);
+			/* A program that asked for JSON gets its usage error as JSON
+			 * too, wherever the --json stood among the options. */
+			if (r < 0 && !ret->json && command_accepts(ret->command, OPT_JSON))
+				ret->json = json_requested(argc, argv, 2);
+			return r;
 		}
 	if (first[0] == '-')
 		return usage_error(ret, "unknown option '%s' (a command comes first: run, bash, "
