@@ -106,11 +106,13 @@ const char *cli_error_code_name(confine_error_code code) {
 	return confine_error_code_name(code);
 }
 
-int cli_error_exit_status(const confine_error *err) {
+int cli_error_exit_status(const confine_error *err, bool exec_is_command) {
 	/* The library's exec failure names the program: "cannot execute "P": E"
-	 * (a failed chdir or setup step is confine's own failure, 125). */
+	 * (a failed chdir or setup step is confine's own failure, 125). Under a
+	 * runner, what failed to exec is the runner (an argv too long once the
+	 * profile is added, say): confine's failure too. */
 	static const char exec_prefix[] = "cannot execute \"";
-	if (err->code == CONFINE_E_SPAWN &&
+	if (exec_is_command && err->code == CONFINE_E_SPAWN &&
 	    strncmp(err->message, exec_prefix, sizeof exec_prefix - 1) == 0)
 		return err->sys_errno == ENOENT ? CLI_EXIT_NOT_FOUND : CLI_EXIT_CANNOT_EXECUTE;
 	return CLI_EXIT_FAILURE;
@@ -239,8 +241,9 @@ int cli_report_failure(bool json, confine_error_code code, const char *message) 
 }
 
 int cli_report_error(const cli_context *ctx, const confine_error *err) {
-	(void)ctx;
-	return cli_fail(cli_error_exit_status(err), err->code, err->message, NULL);
+	/* Only an unconfined run execs the command itself. */
+	bool exec_is_command = ctx->policy && !confine_mode_is_confined(ctx->policy->mode);
+	return cli_fail(cli_error_exit_status(err, exec_is_command), err->code, err->message, NULL);
 }
 
 int cli_report_error_replacing(const cli_context *ctx, const confine_error *err,
