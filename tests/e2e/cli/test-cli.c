@@ -456,7 +456,8 @@ static void test_help(void **state) {
 	} cases[] = {
 		{ ARGS("--help"), "Usage: confine COMMAND" },
 		{ ARGS("-h"), "Usage: confine COMMAND" },
-		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n" },
+		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+		                        "                   -- PROGRAM [ARG...]\n" },
 		{ ARGS("bash", "--help"), "Usage: confine bash [-m MODE]" },
 		{ ARGS("wrap", "--help"), "Usage: confine wrap [-m MODE]" },
 		{ ARGS("probe", "--help"), "Usage: confine probe [--runner NAME] [--config FILE] [--json]\n" },
