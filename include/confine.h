@@ -497,6 +497,16 @@ typedef struct confine_provider_ops {
 	               confine_argv **ret, confine_error *err);
 	int (*verdict)(void *data, confine_verdict *ret, confine_error *err);
 	void (*destroy)(void *data);
+	/* Optional, for runs the library spawns itself (confine_spawn_through):
+	 * confine_for_spawn builds an argv that may use a status channel and
+	 * descriptors (NULL: confine() is used); when such a run fails before
+	 * its command started, runner_failed is told (detail: the runner's
+	 * line) and returns true when another runner may be tried; when it
+	 * started, runner_started is told. Both may be NULL. */
+	int (*confine_for_spawn)(void *data, const char *const *argv, const confine_policy *policy,
+	                         confine_argv **ret, confine_error *err);
+	bool (*runner_failed)(void *data, const confine_argv *confined, const char *detail);
+	void (*runner_started)(void *data, const confine_argv *confined);
 } confine_provider_ops;
 
 /* Wraps a backend in a provider handle. `ops` is copied; `data` is owned by
@@ -806,6 +816,22 @@ CONFINE_API int confine_signal_descendants(pid_t root, int sig);
 /* Kills what is left of the run (its group and its descendant tree), reaps,
  * releases. Accepts NULL. */
 CONFINE_API void confine_process_free(confine_process *process);
+
+/*
+ * Starts `options->argv` (the command; `options->confined` must be NULL)
+ * confined by `policy` through `provider`, the way runs the library spawns
+ * itself should be (doc/SPEC.md 12, 17): the local provider then runs its
+ * sealed in-memory launcher with a status channel, so the command's stderr
+ * is never mistaken for a runner's, and no probe runs first: when a runner
+ * fails before the command started (nothing of it ran), the next rung of
+ * the ladder is tried, and the rung that works is remembered by the
+ * provider. Every other option is as for confine_spawn(). Where no rung can
+ * start the command: CONFINE_E_SANDBOX_UNAVAILABLE with each rung's detail
+ * joined by "; ".
+ */
+CONFINE_API int confine_spawn_through(confine_provider *provider, const confine_policy *policy,
+                                      const confine_spawn_options *options,
+                                      confine_process **ret, confine_error *err);
 
 /* Runs to completion: spawn + wait. */
 CONFINE_API int confine_run(const confine_spawn_options *options, confine_outcome **ret,

@@ -106,15 +106,23 @@ const char *cli_error_code_name(confine_error_code code) {
 	return confine_error_code_name(code);
 }
 
-int cli_error_exit_status(const confine_error *err, bool exec_is_command) {
+int cli_error_exit_status(const confine_error *err, bool confined) {
 	/* The library's exec failure names the program: "cannot execute "P": E"
-	 * (a failed chdir or setup step is confine's own failure, 125). Under a
-	 * runner, what failed to exec is the runner (an argv too long once the
-	 * profile is added, say): confine's failure too. */
+	 * (a failed chdir or setup step is confine's own failure, 125). An
+	 * unconfined run execs the command itself: any errno is the command's.
+	 * Under a runner, ENOENT/EACCES come from the status channel (the
+	 * runner's own exec failing so is SANDBOX_UNAVAILABLE); any other errno
+	 * may be the runner's (an argv too long once the profile is added):
+	 * confine's failure. */
 	static const char exec_prefix[] = "cannot execute \"";
-	if (exec_is_command && err->code == CONFINE_E_SPAWN &&
-	    strncmp(err->message, exec_prefix, sizeof exec_prefix - 1) == 0)
-		return err->sys_errno == ENOENT ? CLI_EXIT_NOT_FOUND : CLI_EXIT_CANNOT_EXECUTE;
+	int e = err->sys_errno;
+	if (err->code != CONFINE_E_SPAWN ||
+	    strncmp(err->message, exec_prefix, sizeof exec_prefix - 1) != 0)
+		return CLI_EXIT_FAILURE;
+	if (e == ENOENT)
+		return CLI_EXIT_NOT_FOUND;
+	if (!confined || e == EACCES)
+		return CLI_EXIT_CANNOT_EXECUTE;
 	return CLI_EXIT_FAILURE;
 }
 
@@ -241,9 +249,8 @@ int cli_report_failure(bool json, confine_error_code code, const char *message) 
 }
 
 int cli_report_error(const cli_context *ctx, const confine_error *err) {
-	/* Only an unconfined run execs the command itself. */
-	bool exec_is_command = ctx->policy && !confine_mode_is_confined(ctx->policy->mode);
-	return cli_fail(cli_error_exit_status(err, exec_is_command), err->code, err->message, NULL);
+	bool confined = !ctx->policy || confine_mode_is_confined(ctx->policy->mode);
+	return cli_fail(cli_error_exit_status(err, confined), err->code, err->message, NULL);
 }
 
 int cli_report_error_replacing(const cli_context *ctx, const confine_error *err,

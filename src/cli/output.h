@@ -41,10 +41,10 @@ void cli_output_configure(const cli_args *args);
 const char *cli_error_code_name(confine_error_code code);
 
 /* The exit status for a failure of confine (doc/SPEC.md 16): 125, except
- * SPAWN_FAILED at exec of the command itself (`exec_is_command`: an
- * unconfined run; under a runner the exec is the runner's): 127 for
- * ENOENT, 126 otherwise. */
-int cli_error_exit_status(const confine_error *err, bool exec_is_command);
+ * SPAWN_FAILED at exec of the command: 127 for ENOENT, 126 for EACCES
+ * (and, in an unconfined run, any other errno; under a runner another
+ * errno may be the runner's own exec: 125). */
+int cli_error_exit_status(const confine_error *err, bool confined);
 
 /* The runner's own line from a SANDBOX_UNAVAILABLE message (what follows
  * " Runner failure: "), or NULL. Points into `message`. */

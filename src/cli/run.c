@@ -16,48 +16,22 @@
 #include "output.h"
 #include "supervise.h"
 
-/* Confines `argv` under the context's policy, or (danger-full-access) takes
- * it as it is. `*ret_confined` is NULL for an unconfined run. */
-static int prepare(cli_context *ctx, const char *const *argv, confine_spawn_options *options,
-                   confine_argv **ret_confined) {
-	confine_error err;
-	*ret_confined = NULL;
-	confine_spawn_options_init(options);
-	if (confine_mode_is_confined(ctx->policy->mode)) {
-		if (confine_confine(ctx->provider, argv, ctx->policy, ret_confined, &err) < 0)
-			return cli_report_error(ctx, &err);
-		options->confined = *ret_confined;
-	} else {
-		options->argv = argv;
-	}
-	/* The workspace root is the session's cwd (SPEC 10's -w): commands run
-	 * there, as the bash consumer's do. */
-	options->workdir = ctx->policy->workspace_root;
-	return 0;
-}
-
-
 /* Whether canonical `path` is `dir` or below it. */
 static bool path_inside(const char *path, const char *dir) {
 	size_t n = strlen(dir);
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
-struct sandbox_view {
-	const char *root;
-	bool hidden_by_private_tmp;
-};
-
-/* A runner with a private /tmp (CONFINE_RUNNER_FACT_PRIVATE_TMP) mounts an
- * empty one under workspace-write: a file under the host's /tmp, outside
- * the workspace, is not there. */
-static bool visible_in_sandbox(const char *path, void *data) {
-	struct sandbox_view *view = data;
-	if (path_inside(path, "/tmp") && !path_inside(path, view->root)) {
-		view->hidden_by_private_tmp = true;
-		return false;
-	}
-	return true;
+/* PROGRAM cannot run (errno `e`: ENOENT not found, else not executable):
+ * `confine: PROGRAM: ...` (and in JSON the SPAWN_FAILED object), exit 127 or
+ * 126 as env(1). */
+static int program_failure(const char *program, int e, bool hidden_in_tmp) {
+	char message[CONFINE_ERROR_MESSAGE_MAX];
+	snprintf(message, sizeof message, "%s: %s%s", program,
+	         e == ENOENT ? "command not found" : "Permission denied",
+	         e == ENOENT && hidden_in_tmp ? " (in the sandbox, /tmp is private and empty)" : "");
+	return cli_fail(e == ENOENT ? CLI_EXIT_NOT_FOUND : CLI_EXIT_CANNOT_EXECUTE, CONFINE_E_SPAWN,
+	                message, NULL);
 }
 
 /*
@@ -71,17 +45,10 @@ static bool visible_in_sandbox(const char *path, void *data) {
  * install bubblewrap. Returns 0 when it resolves, else the exit status
  * after printing `confine: PROGRAM: ...`.
  */
-static int resolve_program(const cli_context *ctx, const confine_argv *confined,
-                           const char *program) {
-	struct sandbox_view view = { ctx->policy->workspace_root, false };
+static int resolve_program(const cli_context *ctx, const char *program) {
 	confine_find_options options = { .dir = ctx->policy->workspace_root };
 	char *found = NULL;
 	int r;
-	if (confined && confined->policy.mode == CONFINE_MODE_WORKSPACE_WRITE &&
-	    (confined->runner_facts & CONFINE_RUNNER_FACT_PRIVATE_TMP)) {
-		options.accept = visible_in_sandbox;
-		options.accept_data = &view;
-	}
 	r = confine_find_program(program, &options, &found);
 	free(found);
 	if (r == 0)
@@ -90,16 +57,7 @@ static int resolve_program(const cli_context *ctx, const confine_argv *confined,
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	/* Not a failure of confine (125): the command's own, as a shell or
 	 * env(1) reports it (126, 127); nothing ran. */
-	{
-		char message[CONFINE_ERROR_MESSAGE_MAX];
-		snprintf(message, sizeof message, "%s: %s%s", program,
-		         r == -EACCES ? "Permission denied" : "command not found",
-		         r != -EACCES && view.hidden_by_private_tmp
-		                 ? " (in the sandbox, /tmp is private and empty)"
-		                 : "");
-		return cli_fail(r == -EACCES ? CLI_EXIT_CANNOT_EXECUTE : CLI_EXIT_NOT_FOUND,
-		                CONFINE_E_SPAWN, message, NULL);
-	}
+	return program_failure(program, r == -EACCES ? EACCES : ENOENT, false);
 }
 
 /* run --json: the outcome object as the last line of stderr, on a line of
@@ -117,32 +75,38 @@ static int emit_outcome(const confine_outcome *outcome, const confine_error *err
 
 int cli_command_run(cli_context *ctx) {
 	const cli_args *args = ctx->args;
+	const char *const *argv = (const char *const *)args->program_argv;
+	bool confined = confine_mode_is_confined(ctx->policy->mode);
 	confine_spawn_options options;
-	confine_argv *confined = NULL;
 	confine_outcome *outcome = NULL;
 	confine_error err;
 	int status;
 
-	/* Before confining: a missing program is not a sandbox problem. Once
-	 * the runner is known, again where its view differs (bwrap's /tmp). */
-	if ((status = resolve_program(ctx, NULL, args->program_argv[0])) != 0)
+	/* Before confining: a missing program is not a sandbox problem. */
+	if ((status = resolve_program(ctx, argv[0])) != 0)
 		return status;
-	if ((status = prepare(ctx, (const char *const *)args->program_argv, &options, &confined)) != 0)
-		return status;
-	if (confined && (status = resolve_program(ctx, confined, args->program_argv[0])) != 0) {
-		confine_argv_free(confined);
-		return status;
-	}
+	confine_spawn_options_init(&options);
+	options.argv = argv;
+	/* The workspace root is the session's cwd (SPEC 10's -w): commands run
+	 * there, as the bash consumer's do. */
+	options.workdir = ctx->policy->workspace_root;
 	/* stdin and stdout are the caller's; stderr goes to the caller live and
-	 * is kept (bounded) so a runner's pre-exec failure is recognised. */
+	 * is kept (bounded) for the denial marker and a runner's own words. */
 	options.stdio[2].kind = CONFINE_STDIO_TEE;
 	options.stdio[2].fd = STDERR_FILENO;
 
-	if (cli_spawn_supervised(&options, &outcome, &err) < 0) {
-		confine_argv_free(confined);
+	if (cli_spawn_supervised(confined ? ctx->provider : NULL, ctx->policy, &options, &outcome,
+	                         &err) < 0) {
+		/* The runner started but the program is not there in the sandbox
+		 * (its status channel said so): the command's failure, not ours. */
+		if (confined && err.code == CONFINE_E_SPAWN &&
+		    (err.sys_errno == ENOENT || err.sys_errno == EACCES)) {
+			bool in_tmp = argv[0][0] == '/' && path_inside(argv[0], "/tmp") &&
+			              !path_inside(argv[0], ctx->policy->workspace_root);
+			return program_failure(argv[0], err.sys_errno, in_tmp);
+		}
 		return cli_report_error(ctx, &err);
 	}
-	confine_argv_free(confined);
 	if (confine_outcome_error(outcome, &err) < 0) {
 		if (args->json) {
 			/* The command's start was refused by its runner: the line

@@ -193,15 +193,19 @@ void cli_end_orphans(void) {
 	}
 }
 
-/* Spawns `options` under supervision and returns its outcome. */
-int cli_spawn_supervised(const confine_spawn_options *options, confine_outcome **ret,
-                            confine_error *err) {
+/* Spawns `options` under supervision (through `provider` under `policy`
+ * when it is non-NULL: the status channel and the optimistic ladder) and
+ * returns its outcome. */
+int cli_spawn_supervised(confine_provider *provider, const confine_policy *policy,
+                         const confine_spawn_options *options, confine_outcome **ret,
+                         confine_error *err) {
 	confine_process *process = NULL;
 	sigset_t old_mask;
 	int r;
 
 	cli_supervise_begin(&old_mask);
-	r = confine_spawn(options, &process, err);
+	r = provider ? confine_spawn_through(provider, policy, options, &process, err)
+	             : confine_spawn(options, &process, err);
 	cli_supervise_started(r == 0 ? process : NULL, &old_mask);
 	if (r < 0)
 		return r;

@@ -24,7 +24,8 @@ void cli_adopt_orphans(void);
 void cli_end_orphans(void);
 
 /* Spawns `options` under supervision and returns its outcome. */
-int cli_spawn_supervised(const confine_spawn_options *options, confine_outcome **ret,
+int cli_spawn_supervised(confine_provider *provider, const confine_policy *policy,
+                         const confine_spawn_options *options, confine_outcome **ret,
                          confine_error *err);
 
 /* The shell's convention: the exit code, or 128+N for death by signal N. */

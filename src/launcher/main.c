@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 
 	memset(&launch, 0, sizeof(launch));
 	launch.lifeline_fd = -1;
+	launch.close_inherited = invocation.status_fd >= 0;
 	if (!invocation.probe) {
 		if (invocation.status_fd >= 0) {
 			launch.lifeline_fd = invocation.status_fd;

@@ -94,6 +94,26 @@ static void send_report(int fd, char kind, int error)
 	}
 }
 
+/* Every descriptor above 2 close-on-exec: close_range where the kernel has
+ * it (5.11), else one fcntl per possible number. */
+static void cloexec_from_3(void)
+{
+	long max;
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = 3; fd < max; fd++) {
+		int flags = fcntl(fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+}
+
 /* Between fork and exec: no allocation, nothing that takes a lock. */
 static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 {
@@ -118,6 +138,8 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 			_exit(LAUNCHER_EXIT_FAILURE);
 		}
 	}
+	if (launch->close_inherited)
+		cloexec_from_3();
 	r = seccomp_filter_install(launch->filter);
 	if (r < 0) {
 		report_failure("landlock ruleset error: %s", strerror(-r));
@@ -169,7 +191,11 @@ static void read_report(struct run_state *state)
 	}
 	state->start = START_FAILED;
 	if (n == (ssize_t)sizeof(report) && report.kind == 'X') {
-		report_line("exec failed: %s", strerror(report.error));
+		/* With a channel the spawner words it (the command's own start
+		 * failure, as a shell says "command not found"); the line is for
+		 * callers that have only stderr. */
+		if (channel_fd() < 0)
+			report_line("exec failed: %s", strerror(report.error));
 		record_exec_failed(report.error);
 	}
 	/* 'E': the child reported it. A short read: the child died before

@@ -54,6 +54,10 @@ struct launch {
 	 * when it dies); -1 for none. Either way: kill the tree, exit. */
 	int lifeline_fd;
 	bool lifeline_is_channel;
+	/* With a status channel the spawner is the library, which passes the
+	 * command nothing above 2: whatever else came in (bwrap's copy of this
+	 * launcher's own image) is closed on the command's exec. */
+	bool close_inherited;
 	struct parent_listener listener; /* set by hooks.parent_attach */
 	struct parent_hooks hooks;
 };

@@ -21,7 +21,6 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
                        confine_process **ret, confine_error *err) {
 	const char *argv[4];
 	confine_spawn_options spawn;
-	confine_argv *confined = NULL;
 	int r;
 
 	if (!options || !ret)
@@ -45,18 +44,9 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 	argv[3] = NULL;
 
 	confine_spawn_options_init(&spawn);
-	if (confine_mode_is_confined(options->policy->mode)) {
-		if (!provider)
-			return invalid(err, "a confined mode needs a sandbox provider");
-		/* Asked on every call: the provider's answer may differ per policy,
-		 * and a wrap is never reused across runs. */
-		r = confine_confine(provider, argv, options->policy, &confined, err);
-		if (r < 0)
-			return r;
-		spawn.confined = confined;
-	} else {
-		spawn.argv = argv;
-	}
+	spawn.argv = argv;
+	if (confine_mode_is_confined(options->policy->mode) && !provider)
+		return invalid(err, "a confined mode needs a sandbox provider");
 	spawn.workdir = options->workdir ? options->workdir : options->policy->workspace_root;
 	spawn.envp = options->envp;
 	/* The model sees no terminal: no stdin, both outputs captured. */
@@ -67,9 +57,14 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 	                                          : CONFINE_DEFAULT_CAPTURE_LIMIT;
 	spawn.timeout_ms = options->timeout_ms ? options->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 
-	/* The process keeps its own copy of the wrap's facts. */
-	r = confine_spawn(&spawn, ret, err);
-	confine_argv_free(confined);
+	/* A confined mode asks the provider on every call (its answer may
+	 * differ per policy; a wrap is never reused across runs), through the
+	 * runner's status channel: the process keeps its own copy of the
+	 * wrap's facts. */
+	if (confine_mode_is_confined(options->policy->mode))
+		r = confine_spawn_through(provider, options->policy, &spawn, ret, err);
+	else
+		r = confine_spawn(&spawn, ret, err);
 	return r;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "provider-internal.h"
 #include "util.h"
 
 struct confine_provider {
@@ -41,8 +42,9 @@ void confine_provider_free(confine_provider *provider) {
 	free(provider);
 }
 
-int confine_confine(confine_provider *provider, const char *const *argv,
-                    const confine_policy *policy, confine_argv **ret, confine_error *err) {
+/* What every confine call checks before a backend sees it. */
+static int check_call(confine_provider *provider, const char *const *argv,
+                      const confine_policy *policy, confine_argv **ret, confine_error *err) {
 	if (!provider || !ret)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "confine", 0,
 		                    "confine needs a provider and a result pointer");
@@ -87,7 +89,37 @@ int confine_confine(confine_provider *provider, const char *const *argv,
 			                    "workspace root \"/\" is refused under workspace-write: "
 			                    "writing everywhere is danger-full-access in disguise");
 	}
+	return 0;
+}
+
+int confine_confine(confine_provider *provider, const char *const *argv,
+                    const confine_policy *policy, confine_argv **ret, confine_error *err) {
+	int r = check_call(provider, argv, policy, ret, err);
+	if (r < 0)
+		return r;
 	return provider->ops.confine(provider->data, argv, policy, ret, err);
+}
+
+int cf_provider_confine_for_spawn(confine_provider *provider, const char *const *argv,
+                                  const confine_policy *policy, confine_argv **ret,
+                                  confine_error *err) {
+	int r = check_call(provider, argv, policy, ret, err);
+	if (r < 0)
+		return r;
+	if (provider->ops.confine_for_spawn)
+		return provider->ops.confine_for_spawn(provider->data, argv, policy, ret, err);
+	return provider->ops.confine(provider->data, argv, policy, ret, err);
+}
+
+bool cf_provider_runner_failed(confine_provider *provider, const confine_argv *confined,
+                               const char *detail) {
+	return provider->ops.runner_failed &&
+	       provider->ops.runner_failed(provider->data, confined, detail);
+}
+
+void cf_provider_runner_started(confine_provider *provider, const confine_argv *confined) {
+	if (provider->ops.runner_started)
+		provider->ops.runner_started(provider->data, confined);
 }
 
 int confine_provider_verdict(confine_provider *provider, confine_verdict *ret,

@@ -46,6 +46,15 @@ bool tl_must_work(void);
  * TL_SKIP, or 1 under CONFINE_MUST_WORK=1. */
 int tl_skip_or_fail(const char *why);
 
+/* ---- the launcher on disk ---- */
+
+/* The build's landlock-run ($CONFINE_TEST_LAUNCHER) for tests that hand an
+ * on-disk launcher to the library (the `wrap` path): where the build lies
+ * under /tmp, which a workspace-write run under Landlock may write and the
+ * library therefore refuses to run a launcher from, a copy under
+ * $HOME/.cache/confine-tests/launcher. NULL when it is not built. Static. */
+const char *tl_launcher(void);
+
 /* ---- facts ---- */
 
 /* CLOCK_MONOTONIC in milliseconds. */

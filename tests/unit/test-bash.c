@@ -74,7 +74,7 @@ static void use_runner(const char *name, const char *script, mode_t mode) {
 }
 
 static int setup(void **state) {
-	static const confine_provider_ops ops = { fake_confine, NULL, fake_destroy };
+	static const confine_provider_ops ops = { .confine = fake_confine, .destroy = fake_destroy };
 	char *dir;
 	(void)state;
 	tmp = fx_tmpdir();

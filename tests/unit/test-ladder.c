@@ -99,6 +99,61 @@ static void test_first_passes_second_never_probed(void **state) {
 	cf_ladder_destroy(&ladder);
 }
 
+/* The optimistic ladder (doc/SPEC.md 17): no probe ever; the first rung
+ * until a run fails on it, then the next; a confirmed rung is the verdict;
+ * every rung failed is unavailable, cached. */
+static void test_optimistic_walks_on_failure_without_probing(void **state) {
+	fake f;
+	cf_ladder ladder;
+	cf_ladder_hooks hooks = { fake_probe, fake_unprobed, &f };
+	cf_ladder_choice c;
+	(void)state;
+	fake_init(&f);
+	assert_int_equal(cf_ladder_init(&ladder, linux_chain, 2, &hooks), 0);
+	c = cf_ladder_optimistic(&ladder);
+	assert_true(c.usable);
+	assert_int_equal(c.runner, CONFINE_RUNNER_BWRAP);
+	assert_true(cf_ladder_fail(&ladder, CONFINE_RUNNER_BWRAP));
+	c = cf_ladder_optimistic(&ladder);
+	assert_true(c.usable);
+	assert_int_equal(c.runner, CONFINE_RUNNER_LANDLOCK);
+	cf_ladder_confirm(&ladder, CONFINE_RUNNER_LANDLOCK, CONFINE_ENFORCEMENT_PARTIAL);
+	c = cf_ladder_optimistic(&ladder);
+	assert_int_equal(c.runner, CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(c.enforcement, CONFINE_ENFORCEMENT_PARTIAL);
+	/* the confirmed rung is the probe verdict too: no probe runs */
+	c = cf_ladder_select(&ladder);
+	assert_int_equal(c.runner, CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(total_calls(&f), 0);
+	/* and a confirmed rung that fails later is dropped: nothing is left */
+	assert_false(cf_ladder_fail(&ladder, CONFINE_RUNNER_LANDLOCK));
+	assert_false(cf_ladder_optimistic(&ladder).usable);
+	assert_false(cf_ladder_select(&ladder).usable);
+	assert_int_equal(total_calls(&f), 0);
+	cf_ladder_destroy(&ladder);
+}
+
+static void test_optimistic_skips_what_cannot_exist_and_keeps_a_probed_verdict(void **state) {
+	fake f;
+	cf_ladder ladder;
+	cf_ladder_hooks hooks = { fake_probe, fake_unprobed, &f };
+	(void)state;
+	fake_init(&f);
+	f.unprobed_ok = false;
+	assert_int_equal(cf_ladder_init(&ladder, linux_chain, 2, &hooks), 0);
+	assert_false(cf_ladder_optimistic(&ladder).usable);
+	cf_ladder_destroy(&ladder);
+
+	fake_init(&f);
+	f.pass[CONFINE_RUNNER_LANDLOCK] = true;
+	assert_int_equal(cf_ladder_init(&ladder, linux_chain, 2, &hooks), 0);
+	assert_int_equal(cf_ladder_select(&ladder).runner, CONFINE_RUNNER_LANDLOCK);
+	/* a probed verdict is what the optimistic ladder uses, bwrap untried */
+	assert_int_equal(cf_ladder_optimistic(&ladder).runner, CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(cf_ladder_probe_count(&ladder), 2);
+	cf_ladder_destroy(&ladder);
+}
+
 static void check_falls_to_landlock(confine_enforcement reported) {
 	fake f;
 	cf_ladder ladder;
@@ -337,6 +392,8 @@ static void test_concurrent_first_calls_probe_once(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_platform_chains),
+		cmocka_unit_test(test_optimistic_walks_on_failure_without_probing),
+		cmocka_unit_test(test_optimistic_skips_what_cannot_exist_and_keeps_a_probed_verdict),
 		cmocka_unit_test(test_first_passes_second_never_probed),
 		cmocka_unit_test(test_first_fails_landlock_full),
 		cmocka_unit_test(test_first_fails_landlock_partial),

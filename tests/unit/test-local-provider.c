@@ -570,8 +570,9 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
 	assert_null(out->denial_signatures[1]);
 	assert_int_equal(out->n_rules, 1);
-	assert_int_equal(out->rules[0].n_allowed_exit_codes, 0);
-	assert_null(out->rules[0].allowed_exit_codes);
+	/* bwrap's own failures exit 1 (doc/SPEC.md 6) */
+	assert_int_equal(out->rules[0].n_allowed_exit_codes, 1);
+	assert_int_equal(out->rules[0].allowed_exit_codes[0], 1);
 	assert_string_equal(out->rules[0].fatal_signatures[0], "bwrap: ");
 	assert_null(out->rules[0].informational_lines);
 	confine_argv_free(out);

@@ -48,7 +48,8 @@ static void fake_destroy(void *data) {
 	((fake_backend *)data)->destroyed++;
 }
 
-static const confine_provider_ops fake_ops = { fake_confine, NULL, fake_destroy };
+static const confine_provider_ops fake_ops = { .confine = fake_confine,
+                                               .destroy = fake_destroy };
 
 static char dir[PATH_MAX];   /* canonical, existing */
 static char link_path[PATH_MAX + 16];
@@ -172,7 +173,7 @@ static void test_hand_built_policies_are_checked(void **state) {
 
 static void test_a_provider_needs_a_confine_operation(void **state) {
 	fake_backend f = { 0 };
-	confine_provider_ops no_confine = { NULL, NULL, fake_destroy };
+	confine_provider_ops no_confine = { .destroy = fake_destroy };
 	confine_provider *p = (confine_provider *)0x1;
 	confine_error err;
 	(void)state;

@@ -88,6 +88,73 @@ cf_ladder_choice cf_ladder_select(cf_ladder *ladder) {
 	return choice;
 }
 
+static cf_ladder_choice unusable(void) {
+	cf_ladder_choice c = { .usable = false, .runner = CONFINE_RUNNER_NONE,
+	                       .enforcement = CONFINE_ENFORCEMENT_FULL };
+	return c;
+}
+
+cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) {
+	cf_ladder_choice choice = unusable();
+	pthread_mutex_lock(&ladder->lock);
+	if (ladder->decided) {
+		choice = ladder->choice;
+		pthread_mutex_unlock(&ladder->lock);
+		return choice;
+	}
+	for (size_t i = 0; i < ladder->n_chain; i++) {
+		confine_enforcement enforcement = CONFINE_ENFORCEMENT_FULL;
+		if (ladder->failed[i])
+			continue;
+		if (ladder->hooks.select_unprobed &&
+		    !ladder->hooks.select_unprobed(ladder->hooks.ctx, ladder->chain[i], &enforcement)) {
+			ladder->failed[i] = true; /* nothing that could run here */
+			continue;
+		}
+		choice.usable = true;
+		choice.runner = ladder->chain[i];
+		choice.enforcement = enforcement;
+		break;
+	}
+	if (!choice.usable) {
+		/* every rung failed: that is the verdict, cached like a probed one */
+		ladder->choice = choice;
+		ladder->decided = true;
+	}
+	pthread_mutex_unlock(&ladder->lock);
+	return choice;
+}
+
+void cf_ladder_confirm(cf_ladder *ladder, confine_runner rung, confine_enforcement enforcement) {
+	pthread_mutex_lock(&ladder->lock);
+	if (!ladder->decided) {
+		ladder->choice.usable = true;
+		ladder->choice.runner = rung;
+		ladder->choice.enforcement = enforcement;
+		ladder->decided = true;
+	}
+	pthread_mutex_unlock(&ladder->lock);
+}
+
+bool cf_ladder_fail(cf_ladder *ladder, confine_runner rung) {
+	bool left = false;
+	pthread_mutex_lock(&ladder->lock);
+	for (size_t i = 0; i < ladder->n_chain; i++)
+		if (ladder->chain[i] == rung)
+			ladder->failed[i] = true;
+	if (ladder->decided && ladder->choice.runner == rung)
+		ladder->decided = false;
+	for (size_t i = 0; i < ladder->n_chain; i++)
+		if (!ladder->failed[i])
+			left = true;
+	if (!left) {
+		ladder->choice = unusable();
+		ladder->decided = true;
+	}
+	pthread_mutex_unlock(&ladder->lock);
+	return left;
+}
+
 unsigned cf_ladder_probe_count(cf_ladder *ladder) {
 	unsigned n;
 	pthread_mutex_lock(&ladder->lock);

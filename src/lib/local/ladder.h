@@ -43,6 +43,9 @@ typedef struct cf_ladder {
 	bool decided;
 	cf_ladder_choice choice;
 	unsigned probes_run;
+	/* The optimistic ladder of runs the library spawns itself (doc/SPEC.md
+	 * 17): rungs a run proved unable to start its command. */
+	bool failed[CF_LADDER_MAX];
 } cf_ladder;
 
 /* The chain of a platform name: "linux" bwrap then landlock; "darwin"
@@ -58,6 +61,24 @@ void cf_ladder_destroy(cf_ladder *ladder) CONFINE_HIDDEN;
  * order, first pass wins, later rungs never probed), cached after, an
  * unavailable verdict too. Thread-safe. */
 cf_ladder_choice cf_ladder_select(cf_ladder *ladder) CONFINE_HIDDEN;
+
+/*
+ * The optimistic ladder (doc/SPEC.md 17), for runs whose runner reports
+ * whether it started the command: no probe. The choice is the verdict when
+ * one is decided (probed, or confirmed by a run), else the first rung no
+ * run has failed on, with the enforcement select_unprobed gives it (a rung
+ * that cannot exist on this host is skipped). Unusable when every rung
+ * failed. Thread-safe.
+ */
+cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) CONFINE_HIDDEN;
+/* A run on `rung` started its command: that rung is the verdict from now
+ * on (unless a verdict was already decided). */
+void cf_ladder_confirm(cf_ladder *ladder, confine_runner rung, confine_enforcement enforcement) CONFINE_HIDDEN;
+/* A run on `rung` failed before its command started. Returns true when a
+ * later rung is left to try; when none is, the verdict is unavailable.
+ * A rung that is the decided verdict (probed or confirmed) is no longer
+ * trusted either: the verdict is dropped and the chain walked on. */
+bool cf_ladder_fail(cf_ladder *ladder, confine_runner rung) CONFINE_HIDDEN;
 
 /* How many functional probes ran so far. */
 unsigned cf_ladder_probe_count(cf_ladder *ladder) CONFINE_HIDDEN;

@@ -44,6 +44,10 @@ typedef struct local_provider {
 	/* Why a probed runner could not even be executed (written under the
 	 * ladder's lock while probing, read after the verdict): "" when none. */
 	char runner_failure[CF_RUNNER_FAILURE_MAX];
+	/* What each rung said when a run the library spawned failed on it
+	 * before its command started, joined by "; " in ladder order. */
+	pthread_mutex_t spawn_lock;
+	char spawn_failures[CF_RUNNER_FAILURE_MAX * 2];
 } local_provider;
 
 static cf_runner_program *program_of(local_provider *lp, const cf_runner_def *def) {
@@ -224,15 +228,50 @@ static int describe(const local_provider *lp, const cf_runner_def *def,
 }
 
 static int build(local_provider *lp, const cf_runner_def *def, confine_enforcement enforcement,
-                 const char *const *argv, const confine_policy *policy, confine_argv **ret,
-                 confine_error *err) {
+                 const char *const *argv, const confine_policy *policy, bool for_spawn,
+                 confine_argv **ret, confine_error *err) {
 	const cf_runner_program *prog = program_of(lp, def);
 	confine_argv *c = NULL;
 	char **profile = NULL;
+	bool in_memory = for_spawn && def->spawn_profile;
 	int r;
 
-	if ((r = check_runner(def, prog, policy, err)) < 0)
+	/* A run from the in-memory launcher alone runs nothing on disk. */
+	if ((!in_memory || def->spawn_runs_program) && (r = check_runner(def, prog, policy, err)) < 0)
 		return r;
+	if (in_memory) {
+		c = calloc(1, sizeof *c);
+		if (!c || describe(lp, def, enforcement, policy, c) < 0)
+			goto oom;
+		r = def->spawn_profile(policy, &lp->env, prog, c, &profile);
+		/* A runner exec'd from disk after all (a launcher the operator
+		 * configured) is checked as for others. */
+		if (r == 0 && !def->spawn_runs_program && !(c->spawn_flags & CONFINE_SPAWN_EXEC_FD) &&
+		    (r = check_runner(def, prog, policy, err)) < 0) {
+			confine_strv_free(profile);
+			confine_argv_free(c);
+			return r;
+		}
+		if (r == 0) {
+			/* the runner's part and its own arguments, "--", the command */
+			if (push_all(&c->argv, (const char *const *)profile) < 0 ||
+			    cf_strv_push(&c->argv, "--") < 0 || push_all(&c->argv, argv) < 0)
+				goto oom;
+			c->argc = cf_strv_length((const char *const *)c->argv);
+			confine_strv_free(profile);
+			*ret = c;
+			return 0;
+		}
+		confine_argv_free(c);
+		c = NULL;
+		if (r == -ENOMEM)
+			goto oom;
+		if (r != -ENOSYS)
+			return confine_error_sandbox_unavailable(err, policy->mode, strerror(-r));
+		/* no in-memory launcher on this host: the argv for others */
+		if (!def->spawn_runs_program && (r = check_runner(def, prog, policy, err)) < 0)
+			return r;
+	}
 	r = def->profile(policy, &lp->env, &profile);
 	if (r == -EINVAL)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
@@ -269,14 +308,64 @@ static int local_confine(void *data, const char *const *argv, const confine_poli
 
 	if (lp->operator_runner)
 		/* The operator's assertion: ladder and probes are skipped. */
-		return build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy, ret, err);
+		return build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy, false, ret,
+		             err);
 	choice = cf_ladder_select(&lp->ladder);
 	if (!choice.usable || !cf_runner_find(choice.runner))
 		/* A runner that exists but cannot be executed is reported as the
 		 * runner failure it is; otherwise nothing here can confine. */
 		return confine_error_sandbox_unavailable(
 			err, policy->mode, lp->runner_failure[0] ? lp->runner_failure : NULL);
-	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, ret, err);
+	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, false, ret,
+	             err);
+}
+
+/* Runs the library spawns itself: the optimistic ladder (doc/SPEC.md 17),
+ * no probe; a rung whose run fails before its command starts is left for
+ * the next. */
+static int local_confine_for_spawn(void *data, const char *const *argv,
+                                   const confine_policy *policy, confine_argv **ret,
+                                   confine_error *err) {
+	local_provider *lp = data;
+	cf_ladder_choice choice;
+
+	if (lp->operator_runner)
+		return build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy, true, ret,
+		             err);
+	choice = cf_ladder_optimistic(&lp->ladder);
+	if (!choice.usable || !cf_runner_find(choice.runner)) {
+		char detail[sizeof lp->spawn_failures];
+		pthread_mutex_lock(&lp->spawn_lock);
+		memcpy(detail, lp->spawn_failures, sizeof detail);
+		pthread_mutex_unlock(&lp->spawn_lock);
+		if (!detail[0] && lp->runner_failure[0])
+			snprintf(detail, sizeof detail, "%s", lp->runner_failure);
+		return confine_error_sandbox_unavailable(err, policy->mode, detail[0] ? detail : NULL);
+	}
+	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, true, ret,
+	             err);
+}
+
+static bool local_runner_failed(void *data, const confine_argv *confined, const char *detail) {
+	local_provider *lp = data;
+	if (lp->operator_runner || !confined)
+		return false;
+	if (detail && detail[0]) {
+		pthread_mutex_lock(&lp->spawn_lock);
+		if (!strstr(lp->spawn_failures, detail)) {
+			size_t n = strlen(lp->spawn_failures);
+			snprintf(lp->spawn_failures + n, sizeof lp->spawn_failures - n, "%s%s",
+			         n ? "; " : "", detail);
+		}
+		pthread_mutex_unlock(&lp->spawn_lock);
+	}
+	return cf_ladder_fail(&lp->ladder, confined->runner);
+}
+
+static void local_runner_started(void *data, const confine_argv *confined) {
+	local_provider *lp = data;
+	if (!lp->operator_runner && confined)
+		cf_ladder_confirm(&lp->ladder, confined->runner, confined->enforcement);
 }
 
 static int local_verdict(void *data, confine_verdict *ret, confine_error *err) {
@@ -316,6 +405,7 @@ static void local_destroy(void *data) {
 		return;
 	if (lp->ladder_ready)
 		cf_ladder_destroy(&lp->ladder);
+	pthread_mutex_destroy(&lp->spawn_lock);
 	for (size_t i = 0; i < CF_RUNNER_MAX; i++)
 		cf_runner_program_clear(&lp->programs[i]);
 	confine_strv_free(lp->runner_command);
@@ -419,6 +509,7 @@ static int capture(local_provider *lp, const confine_local_config *config) {
 	lp->env = (cf_runner_env){
 		.path = lp->path,
 		.launcher = lp->launcher,
+		.launcher_configured = config->landlock_launcher != NULL,
 		.runner_command = lp->runner_command,
 		.runner_failure_signatures = lp->signatures,
 		.tmpdir = lp->tmpdir,
@@ -465,6 +556,9 @@ int cf_local_provider_new_with_hooks(const confine_local_config *config,
 	static const confine_provider_ops ops = {
 		.confine = local_confine,
 		.verdict = local_verdict,
+		.confine_for_spawn = local_confine_for_spawn,
+		.runner_failed = local_runner_failed,
+		.runner_started = local_runner_started,
 		.destroy = local_destroy,
 	};
 	confine_local_config defaults;
@@ -481,6 +575,8 @@ int cf_local_provider_new_with_hooks(const confine_local_config *config,
 	if ((r = validate(config, err)) < 0)
 		return r;
 	lp = calloc(1, sizeof *lp);
+	if (lp)
+		pthread_mutex_init(&lp->spawn_lock, NULL);
 	if (!lp || capture(lp, config) < 0) {
 		local_destroy(lp);
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "provider", ENOMEM, "out of memory");

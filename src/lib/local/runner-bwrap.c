@@ -6,14 +6,22 @@
  * workspace-write /tmp is its private tmpfs.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "local/launcher-image.h"
 #include "local/runner.h"
+#include "policy-internal.h"
 
 extern const cf_runner_def cf_runner_bwrap;
 
 static const char *const denials[] = { "read-only file system", NULL };
 static const char *const fatal[] = { "bwrap: ", NULL };
+/* bwrap's own failures all exit 1 (die(), die_with_error(), usage(); a
+ * command's death by signal N is 128+N), so for an argv others spawn a
+ * "bwrap: " line counts only at exit 1 (doc/SPEC.md 6). */
+static const int exit_codes[] = { 1 };
 
 /* On PATH, absolute entries only, and only a bwrap that no one but root or
  * the caller could have planted; placed in argv as an absolute path: a
@@ -39,6 +47,77 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
 	(void)env;
 	return confine_profile_bwrap(policy, ret);
+}
+
+/*
+ * The layered rung (doc/SPEC.md 14): bwrap, then inside it the launcher the
+ * library carries (inherited at descriptor 4, run as /proc/self/fd/4 in
+ * bwrap's own /proc) with the Landlock rung's grants, its seccomp lists and
+ * the status channel. --best-effort: where the kernel has no Landlock, bwrap
+ * alone confines. No --die-with-parent: PR_SET_PDEATHSIG follows the thread
+ * that spawned bwrap; the launcher's lifeline (the status channel) ends the
+ * run when the library's process dies. Inside, /tmp is bwrap's private
+ * tmpfs (granted), and the network is bwrap's to cut (--unshare-net): the
+ * launcher keeps the sandbox's own loopback.
+ */
+static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
+                         const cf_runner_program *program, confine_argv *c, char ***ret) {
+	static const char *const extra[] = { "--best-effort", NULL };
+	int fd = cf_launcher_image_fd();
+	confine_policy inner;
+	char **argv = NULL, **tokens = NULL;
+	char self[32];
+	int r;
+	(void)env;
+	if (fd < 0)
+		return -ENOSYS;
+	if (!program->argv || !program->argv[0])
+		return -ENOENT;
+	memset(&inner, 0, sizeof inner);
+	if ((r = cf_policy_copy_into(&inner, policy)) < 0)
+		return r;
+	inner.network = CONFINE_NETWORK_ON;
+	if (inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp) {
+		free(inner.temp_dir);
+		inner.temp_dir = strdup("/tmp");
+		if (!inner.temp_dir)
+			r = -ENOMEM;
+	}
+	snprintf(self, sizeof self, "/proc/self/fd/%d", CF_LAUNCHER_FD_AT);
+	if (r == 0)
+		r = confine_profile_bwrap_flags(policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT, &tokens);
+	if (r == 0)
+		r = cf_strv_push(&argv, program->argv[0]);
+	for (size_t i = 0; r == 0 && tokens[i]; i++)
+		r = cf_strv_push(&argv, tokens[i]);
+	if (r == 0 && (r = cf_strv_push(&argv, "--")) == 0 && (r = cf_strv_push(&argv, self)) == 0)
+		r = cf_runner_launcher_args(&inner, extra, &argv);
+	confine_strv_free(tokens);
+	cf_policy_clear(&inner);
+	if (r < 0) {
+		confine_strv_free(argv);
+		return r;
+	}
+	/* Inside, Landlock refuses what bwrap's mounts let through (a mount
+	 * that appeared later, /proc/sys, a reopen through /proc/self/fd):
+	 * its word is "Permission denied". */
+	{
+		static const char *const layered_denials[] = { "read-only file system",
+		                                               "permission denied", NULL };
+		char **d = cf_strv_copy(layered_denials);
+		if (!d) {
+			confine_strv_free(argv);
+			return -ENOMEM;
+		}
+		confine_strv_free(c->denial_signatures);
+		c->denial_signatures = d;
+	}
+	c->spawn_flags = CONFINE_SPAWN_INHERIT_FD | CONFINE_SPAWN_STATUS_CHANNEL;
+	c->inherit_fd = fd;
+	c->inherit_fd_at = CF_LAUNCHER_FD_AT;
+	c->status_fd_at = CF_STATUS_FD_AT;
+	*ret = argv;
+	return 0;
 }
 
 static bool select_unprobed(const cf_runner_program *program, confine_enforcement *ret) {
@@ -67,9 +146,13 @@ const cf_runner_def cf_runner_bwrap = {
 	.platform = "linux",
 	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
 	.denial_signatures = denials,
+	.allowed_exit_codes = exit_codes,
+	.n_allowed_exit_codes = 1,
 	.fatal_signatures = fatal,
 	.locate = locate,
 	.profile = profile,
+	.spawn_profile = spawn_profile,
+	.spawn_runs_program = true,
 	.select_unprobed = select_unprobed,
 	.probe = probe,
 };

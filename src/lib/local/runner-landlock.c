@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "local/launcher-image.h"
 #include "local/probe.h"
 #include "local/runner.h"
 
@@ -31,6 +32,33 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
 	(void)env;
 	return confine_profile_landlock(policy, ret);
+}
+
+/* The sealed in-memory launcher the library carries, exec'd by descriptor:
+ * nothing on disk to trust, wherever the library lies (doc/SPEC.md 14). */
+static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
+                         const cf_runner_program *program, confine_argv *c, char ***ret) {
+	/* A launcher the operator configured is the one that runs, from disk
+	 * (checked as for others), still with its status channel. */
+	int fd = env->launcher_configured ? -1 : cf_launcher_image_fd();
+	const char *name = fd >= 0 ? "landlock-run" : program->argv ? program->argv[0] : NULL;
+	char **argv = NULL;
+	int r;
+	if (!name || (fd < 0 && !env->launcher_configured))
+		return -ENOSYS;
+	if ((r = cf_strv_push(&argv, name)) < 0 ||
+	    (r = cf_runner_launcher_args(policy, NULL, &argv)) < 0) {
+		confine_strv_free(argv);
+		return r;
+	}
+	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
+	if (fd >= 0) {
+		c->spawn_flags |= CONFINE_SPAWN_EXEC_FD;
+		c->exec_fd = fd;
+	}
+	c->status_fd_at = CF_STATUS_FD_AT;
+	*ret = argv;
+	return 0;
 }
 
 /* Unprobed, the kernel's ABI says what the launcher will enforce: ABI < 5
@@ -80,6 +108,7 @@ const cf_runner_def cf_runner_landlock = {
 	.informational_lines = informational,
 	.locate = locate,
 	.profile = profile,
+	.spawn_profile = spawn_profile,
 	.select_unprobed = select_unprobed,
 	.probe = probe,
 };

@@ -23,6 +23,7 @@
 typedef struct cf_runner_env {
 	const char *path;              /* searched for runners, absolute entries only */
 	const char *launcher;          /* the project's launcher (landlock-run), absolute */
+	bool launcher_configured;      /* named by the configuration, not the default */
 	char *const *runner_command;   /* the operator's runner command, or NULL */
 	char *const *runner_failure_signatures; /* its configured dialect */
 	const char *tmpdir;            /* $TMPDIR, or NULL */
@@ -75,6 +76,17 @@ typedef struct cf_runner_def {
 	 * policy. The same generator serves the argv, the probe and the bench.
 	 * 0, -EINVAL (a policy it cannot express), -ENOMEM. */
 	int (*profile)(const confine_policy *policy, const cf_runner_env *env, char ***ret);
+	/* For the runs the library spawns itself (doc/SPEC.md 12, 14): the
+	 * argv up to and including the launcher's own arguments (the caller's
+	 * "--" and command follow), run from the sealed in-memory launcher with
+	 * a status channel; it sets the spawn fields of `c`. -ENOSYS: this
+	 * host cannot (no in-memory launcher): the argv for others is used,
+	 * judged by stderr. NULL: always that argv. */
+	int (*spawn_profile)(const confine_policy *policy, const cf_runner_env *env,
+	                     const cf_runner_program *program, confine_argv *c, char ***ret);
+	/* Whether that argv still runs the located program (then checked as
+	 * for others), or only the in-memory launcher (nothing on disk runs). */
+	bool spawn_runs_program;
 	/* A sole candidate is selected without a probe: whether it can be (a
 	 * runner with nothing to run cannot) and with which enforcement. */
 	bool (*select_unprobed)(const cf_runner_program *program, confine_enforcement *ret);
@@ -101,6 +113,15 @@ void cf_runner_program_clear(cf_runner_program *program) CONFINE_HIDDEN;
 /* Helpers for the rows. */
 /* A program vector of one copied string; NULL when out of memory. */
 char **cf_runner_argv1(const char *program) CONFINE_HIDDEN;
+/* Where a run the library spawns itself finds its status channel and, under
+ * bwrap, its inner launcher (doc/SPEC.md 14). */
+#define CF_STATUS_FD_AT 3
+#define CF_LAUNCHER_FD_AT 4
+/* The launcher's own arguments for a run the library spawns itself:
+ * "--status-fd 3", then `extra` (NULL-terminated, may be NULL), then the
+ * Landlock grants of `policy`, appended to *strv. 0 or -errno. */
+int cf_runner_launcher_args(const confine_policy *policy, const char *const *extra,
+                            char ***strv) CONFINE_HIDDEN;
 /* The policy a probe runs: read-only with root "/". */
 extern const confine_policy cf_runner_probe_policy CONFINE_HIDDEN;
 /* Runs program->argv, the row's profile for cf_runner_probe_policy, "--",

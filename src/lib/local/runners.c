@@ -2,6 +2,7 @@
 /* The table of runners (runner.h): one row per runner, in ladder order. */
 #include "local/runner.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,4 +92,23 @@ out:
 	confine_strv_free(profile);
 	confine_strv_free(argv);
 	return passed;
+}
+
+int cf_runner_launcher_args(const confine_policy *policy, const char *const *extra,
+                            char ***strv) {
+	char **grants = NULL;
+	char fd[16];
+	int r;
+	snprintf(fd, sizeof fd, "%d", CF_STATUS_FD_AT);
+	if ((r = cf_strv_push(strv, "--status-fd")) < 0 || (r = cf_strv_push(strv, fd)) < 0)
+		return r;
+	for (size_t i = 0; extra && extra[i]; i++)
+		if ((r = cf_strv_push(strv, extra[i])) < 0)
+			return r;
+	if ((r = confine_profile_landlock(policy, &grants)) < 0)
+		return r;
+	for (size_t i = 0; grants[i] && r == 0; i++)
+		r = cf_strv_push(strv, grants[i]);
+	confine_strv_free(grants);
+	return r;
 }

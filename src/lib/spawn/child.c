@@ -122,13 +122,27 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	struct sigaction dfl;
 	sigset_t empty;
 
-	/* Our descriptors may sit on 0..2 if the caller had closed them: move
-	 * the report pipe and every source above 2 before any dup2 onto 0..2. */
-	if (report_fd < 3) {
-		int r = fcntl(report_fd, F_DUPFD_CLOEXEC, 3);
+	int placed[2] = { -1, -1 };
+	int exec_fd = plan->exec_fd;
+
+	/* Our descriptors may sit on 0..2 if the caller had closed them, or on
+	 * the numbers descriptors are placed at: move the report pipe and every
+	 * source above both before any dup2. */
+	if (report_fd < CF_CHILD_LOW_FD) {
+		int r = fcntl(report_fd, F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
 		if (r < 0)
 			_exit(127);
 		report_fd = r;
+	}
+	for (size_t j = 0; j < plan->n_place; j++) {
+		placed[j] = fcntl(plan->place_src[j], F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
+		if (placed[j] < 0)
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
+	}
+	if (exec_fd >= 0 && exec_fd < CF_CHILD_LOW_FD) {
+		exec_fd = fcntl(exec_fd, F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
+		if (exec_fd < 0)
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
 	}
 	/* Its own session: its own process group (one group to signal on
 	 * timeout) and no controlling terminal to push keystrokes into. */
@@ -137,7 +151,7 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	for (int i = 0; i < 3; i++) {
 		if (plan->source_fd[i] < 0)
 			continue;
-		moved[i] = fcntl(plan->source_fd[i], F_DUPFD_CLOEXEC, 3);
+		moved[i] = fcntl(plan->source_fd[i], F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
 		if (moved[i] < 0)
 			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
 	}
@@ -160,6 +174,11 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	/* A leaked writable descriptor is a write channel no profile can stop. */
 	if (child_cloexec_from_3() < 0)
 		child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_CLOEXEC);
+	/* What the runner is meant to inherit, at its fixed number (dup2 makes
+	 * it without close-on-exec). */
+	for (size_t j = 0; j < plan->n_place; j++)
+		if (dup2(placed[j], plan->place_at[j]) < 0)
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
 
 	/* The caller may ignore or handle signals; the command starts with the
 	 * defaults and nothing blocked. The parent blocked everything before
@@ -179,6 +198,15 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	if (plan->workdir && chdir(plan->workdir) < 0)
 		child_fail(report_fd, CONFINE_SPAWN_STEP_CHDIR, errno, CF_WHAT_NONE);
 
+	if (exec_fd >= 0) {
+		/* The sealed in-memory launcher: nothing looked up on disk. */
+#ifdef SYS_execveat
+		syscall(SYS_execveat, exec_fd, "", plan->argv, plan->envp, AT_EMPTY_PATH);
+#else
+		errno = ENOSYS; /* no in-memory launcher is made where this is missing */
+#endif
+		child_fail(report_fd, CONFINE_SPAWN_STEP_EXEC, errno, CF_WHAT_NONE);
+	}
 	child_exec_candidates(plan, report_fd);
 }
 

@@ -183,8 +183,13 @@ static int classify(const confine_process *p, confine_outcome *o) {
 	o->mode = c->policy.mode;
 	o->runner = c->runner;
 	o->enforcement = c->enforcement;
+	/* A run with a status channel started its command (or confine_spawn
+	 * would have failed): its stderr is the command's, never read for
+	 * runner failure (doc/SPEC.md 12). */
 	if (c->unenforced && !(o->unenforced = cf_strv_copy((const char *const *)c->unenforced)))
 		return -ENOMEM;
+	if (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL)
+		goto denial;
 	{
 		char *detail = NULL;
 		int r = confine_classify_runner_failure(o->signaled ? 0 : o->exit_code, o->signaled,
@@ -198,6 +203,7 @@ static int classify(const confine_process *p, confine_outcome *o) {
 			return 0;
 		}
 	}
+denial:
 	o->denied = confine_classify_denial_streams(o->signaled ? 0 : o->exit_code, o->signaled,
 	                                            o->stdout_data, o->stdout_len, o->stderr_data,
 	                                            o->stderr_len, c->denial_signatures);
@@ -220,7 +226,15 @@ int confine_process_wait(confine_process *process, confine_outcome **ret, confin
 	o = calloc(1, sizeof *o);
 	if (!o)
 		return oom(err);
-	if (WIFSIGNALED(process->status)) {
+	if (process->status_fd >= 0)
+		(void)cf_status_read(process->status_fd, &process->channel);
+	if (process->channel.ended) {
+		/* The launcher waited for the command: its record is the command's
+		 * own end on every rung (bwrap would say 128+N for a signal). */
+		o->signaled = process->channel.signaled;
+		o->signal = o->signaled ? process->channel.code : 0;
+		o->exit_code = o->signaled ? -1 : process->channel.code;
+	} else if (WIFSIGNALED(process->status)) {
 		o->signaled = true;
 		o->signal = WTERMSIG(process->status);
 		o->exit_code = -1;
@@ -250,6 +264,7 @@ void confine_process_free(confine_process *process) {
 			;
 	}
 	cf_close_fd(&process->pidfd);
+	cf_close_fd(&process->status_fd);
 	for (int i = 0; i < 3; i++) {
 		cf_close_fd(&process->streams[i].fd);
 		cf_buf_free(&process->streams[i].buf);

@@ -35,6 +35,10 @@
 
 /* ---- the child (child.c, child-clone.c / child-fork.c) ---- */
 
+/* The child moves its own descriptors to this number or above, clear of
+ * 0..2 and of the numbers descriptors are placed at. */
+#define CF_CHILD_LOW_FD 10
+
 /* What the child reports when it cannot exec. `what` refines SETUP for the
  * message; `step` is what the classifier sees. */
 enum cf_child_setup_what {
@@ -63,6 +67,14 @@ struct cf_child_plan {
 	int source_fd[3];      /* what fd i becomes; -1: inherit */
 	int internal_fds[8];   /* the parent's descriptors made for this spawn */
 	size_t n_internal;
+	/* >= 0: exec this descriptor (execveat AT_EMPTY_PATH), not the
+	 * candidates (the sealed in-memory launcher) */
+	int exec_fd;
+	/* descriptors placed at fixed numbers above 2, not close-on-exec
+	 * (the status channel's write end; bwrap's inner launcher) */
+	int place_src[2];
+	int place_at[2];
+	size_t n_place;
 };
 
 /* The child's whole life: session, streams, descriptor sweep, signals,
@@ -72,6 +84,38 @@ void cf_child_main(const struct cf_child_plan *plan) __attribute__((noreturn)) C
 /* Starts the child running cf_child_main(plan). 0 with *ret_pid, or the
  * errno of the failure. */
 int cf_child_start(struct cf_child_plan *plan, pid_t *ret_pid) CONFINE_HIDDEN;
+
+/* ---- the status channel (status.c) ---- */
+
+/* What a runner's status records said (doc/SPEC.md 12). */
+struct cf_status {
+	bool layers_seen;
+	unsigned layers;        /* enum launcher_layer bits */
+	bool started;
+	bool ended;             /* exit or signal recorded */
+	bool signaled;
+	int code;               /* exit code or signal number */
+	int exec_errno;         /* exec-failed: its errno, else 0 */
+	bool bad;               /* a record that did not parse */
+	char error[1024];       /* the `error` line, or "" */
+	char pending[4096];     /* a partial line */
+	size_t n_pending;
+};
+
+/* Reads what is available on `fd` (non-blocking) into `st`. Returns 1 at
+ * EOF, 0 when the pipe is still open, -errno on a read error. */
+int cf_status_read(int fd, struct cf_status *st) CONFINE_HIDDEN;
+/* Whether the records so far decide how the start went: started, or a
+ * failure before it (error, exec-failed, an unreadable record). */
+bool cf_status_decided(const struct cf_status *st) CONFINE_HIDDEN;
+/* After the runner's exec: reads the channel (pumping output meanwhile)
+ * until it says the command started (0), or that it did not: then the
+ * runner is reaped and the error is SANDBOX_UNAVAILABLE with the runner's
+ * line (its `error` record, else its stderr line, else how it ended), or,
+ * for an exec of the command that failed, CONFINE_E_SPAWN. Defined in
+ * status.c. */
+struct confine_process;
+int cf_await_start(struct confine_process *p, confine_error *err) CONFINE_HIDDEN;
 
 /* ---- the process record ---- */
 
@@ -115,6 +159,9 @@ struct confine_process {
 	bool runner_supervises;
 	confine_argv *confined; /* this run's own copy of the wrap's facts */
 	char *workdir;
+	/* The status channel (doc/SPEC.md 12): the read end, and what it said. */
+	int status_fd;
+	struct cf_status channel;
 };
 
 static inline void cf_close_fd(int *fd) {

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -72,7 +74,7 @@ static int validate(const confine_spawn_options *o, confine_error *err) {
 	/* A runner named relatively would be looked up from the working
 	 * directory, the workspace the command may write: a planted "bwrap"
 	 * there would run instead. Providers place runners absolute. */
-	if (o->confined && argv[0][0] != '/')
+	if (o->confined && argv[0][0] != '/' && !(o->confined->spawn_flags & CONFINE_SPAWN_EXEC_FD))
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
 		                    "the confined argv's runner \"%s\" is not an absolute path; "
 		                    "refusing to look it up",
@@ -105,6 +107,18 @@ static int validate(const confine_spawn_options *o, confine_error *err) {
 		default:
 			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
 			                    "unknown %s kind %d", stream_names[i], (int)s->kind);
+		}
+		/* A directory as a standard stream is a handle on a tree:
+		 * /proc/self/fd/0/x would create files anywhere in it, past every
+		 * path rule (doc/SPEC.md 18). */
+		if (o->confined && (s->kind == CONFINE_STDIO_INHERIT || s->kind == CONFINE_STDIO_FD)) {
+			struct stat st;
+			int fd = s->kind == CONFINE_STDIO_FD ? s->fd : i;
+			if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+				return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "spawn", 0,
+				                    "the %s of a confined run is a directory (descriptor "
+				                    "%d); refusing to hand it to the command",
+				                    stream_names[i], fd);
 		}
 	}
 	return 0;
@@ -181,6 +195,7 @@ static confine_process *process_new(const confine_spawn_options *o) {
 		return NULL;
 	p->pid = -1;
 	p->pidfd = -1;
+	p->status_fd = -1;
 	for (int i = 0; i < 3; i++) {
 		p->streams[i].fd = -1;
 		p->streams[i].tee_fd = -1;
@@ -200,6 +215,7 @@ struct spawn_fds {
 	int report[2];
 	int child_end[3];
 	int devnull;
+	int status_child_end;
 };
 
 /* Everything but the report pipe's read end: the child holds its own copies. */
@@ -208,6 +224,7 @@ static void spawn_fds_close_child_ends(struct spawn_fds *f) {
 	for (int i = 0; i < 3; i++)
 		cf_close_fd(&f->child_end[i]);
 	cf_close_fd(&f->devnull);
+	cf_close_fd(&f->status_child_end);
 }
 
 static void spawn_fds_close(struct spawn_fds *f) {
@@ -261,6 +278,32 @@ static int plan_stream(confine_process *p, struct cf_child_plan *plan, struct sp
 	return 0;
 }
 
+/* What a runner run from the in-memory launcher gets (doc/SPEC.md 12, 14):
+ * the descriptor it is exec'd from or inherits, and the status channel. */
+static int plan_runner_fds(confine_process *p, struct cf_child_plan *plan, struct spawn_fds *f,
+                           confine_error *err) {
+	const confine_argv *c = p->confined;
+	if (c->spawn_flags & CONFINE_SPAWN_EXEC_FD)
+		plan->exec_fd = c->exec_fd;
+	if (c->spawn_flags & CONFINE_SPAWN_INHERIT_FD) {
+		plan->place_src[plan->n_place] = c->inherit_fd;
+		plan->place_at[plan->n_place++] = c->inherit_fd_at;
+	}
+	if (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL) {
+		int fds[2];
+		if (cf_pipe_cloexec(fds) < 0)
+			return system_error(err, "create the status channel");
+		p->status_fd = fds[0];
+		f->status_child_end = fds[1];
+		plan->internal_fds[plan->n_internal++] = fds[0];
+		plan->internal_fds[plan->n_internal++] = fds[1];
+		plan->place_src[plan->n_place] = fds[1];
+		plan->place_at[plan->n_place++] = c->status_fd_at;
+		(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	}
+	return 0;
+}
+
 /* Everything the child needs, computed before it starts. */
 static int plan_child(confine_process *p, const confine_spawn_options *o,
                       const char *const *argv, char **candidates, struct cf_child_plan *plan,
@@ -279,6 +322,9 @@ static int plan_child(confine_process *p, const confine_spawn_options *o,
 	for (int i = 0; i < 3; i++)
 		if ((r = plan_stream(p, plan, f, i, &o->stdio[i], err)) < 0)
 			return r;
+	plan->exec_fd = -1;
+	if (p->confined)
+		return plan_runner_fds(p, plan, f, err);
 	return 0;
 }
 
@@ -341,7 +387,7 @@ static int adopt_options(confine_process *p, const confine_spawn_options *o,
 int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine_error *err) {
 	confine_process *p = NULL;
 	struct cf_child_plan plan;
-	struct spawn_fds f = { { -1, -1 }, { -1, -1, -1 }, -1 };
+	struct spawn_fds f = { { -1, -1 }, { -1, -1, -1 }, -1, -1 };
 	char **candidates = NULL;
 	const char *const *argv;
 	pid_t pid = -1;
@@ -369,6 +415,8 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 	p->pid = pid;
 	spawn_fds_close_child_ends(&f);
 	if ((r = await_exec(p, o, argv[0], &f, err)) < 0)
+		goto fail;
+	if (p->status_fd >= 0 && (r = cf_await_start(p, err)) < 0)
 		goto fail;
 	p->pidfd = open_pidfd(pid);
 	p->state = CF_STATE_RUNNING;

@@ -208,10 +208,11 @@ static void timeout_ends_the_tree(confine_provider *p) {
 	tl_check(r && r->outcome->timed_out, "a sleeping tree times out");
 	/* only proves the timeout fired (the tree sleeps 900000 s): wide margin */
 	tl_check(took < 60000, "the timed-out run returned in %lld ms", took);
-	/* The SIGTERM reaches the command; bwrap's init reports its death by
-	 * signal N as exit 128+N (SECURITY.md, known limit 13). */
+	/* The SIGTERM reaches the command, and its death by that signal reads
+	 * the same on every rung: the launcher reports it on the status
+	 * channel (bwrap alone would say exit 128+N). */
 	snprintf(want_tail, sizeof want_tail, "[timed out after 500ms]\n%s",
-	         strcmp(rung_name, "bwrap") == 0 ? "[exit code: 143]" : "[killed by signal: SIG");
+	         "[killed by signal: SIGTERM]");
 	tl_check(text && strncmp(text, "(no output)\n", 12) == 0 && strstr(text, want_tail),
 	      "the timeout renders its markers");
 	until = tl_now_ms() + 3000;
@@ -300,7 +301,49 @@ static void broken_launcher_is_unavailable(const char *launcher) {
 	}
 }
 
+/* The runner's word comes from its status channel, never from the
+ * command's stderr (doc/SPEC.md 12): lines a command prints that look like
+ * a runner's, and exit statuses a runner uses, are the command's own. And a
+ * signal death reads the same on every rung. */
+static void command_output_is_never_runner_evidence(confine_provider *p) {
+	static const struct {
+		const char *command;
+		const char *rendering;
+	} cases[] = {
+		{ "echo 'bwrap: this is just my script talking' >&2; exit 1",
+		  "[stderr]\nbwrap: this is just my script talking\n[exit code: 1]" },
+		{ "echo 'landlock-run: landlock ruleset error: Invalid argument' >&2; exit 125",
+		  "[stderr]\nlandlock-run: landlock ruleset error: Invalid argument\n[exit code: 125]" },
+		{ "cat src/bwrap", "[stderr]\ncat: src/bwrap: No such file or directory\n[exit code: 1]" },
+		{ "kill -TERM $$", "(no output)\n[killed by signal: SIGTERM]" },
+		{ "kill -KILL $$", "(no output)\n[killed by signal: SIGKILL]" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		confine_error err = { 0 };
+		char *text = NULL;
+		confine_bash_result *r =
+			bash(p, CONFINE_MODE_WORKSPACE_WRITE, cases[i].command, NULL, 0, &text, &err);
+		tl_check(r && r->error.code == CONFINE_OK && !r->outcome->runner_failed && text &&
+		              strcmp(text, cases[i].rendering) == 0,
+		         "`%s` is the command's own outcome", cases[i].command);
+		free(text);
+		confine_bash_result_free(r);
+	}
+	{
+		confine_error err = { 0 };
+		char *text = NULL;
+		confine_bash_result *r = bash(p, CONFINE_MODE_READ_ONLY, "sleep 30", NULL, 300, &text,
+		                              &err);
+		tl_check(r && text && strcmp(text, "(no output)\n[timed out after 300ms]\n"
+		                                   "[killed by signal: SIGTERM]") == 0,
+		         "a timeout renders the same on every rung");
+		free(text);
+		confine_bash_result_free(r);
+	}
+}
+
 static void run_rung(confine_provider *p) {
+	command_output_is_never_runner_evidence(p);
 	denied_write_renders_the_marker(p);
 	bash_env_runs_after_confinement(p);
 	timeout_ends_the_tree(p);
@@ -329,7 +372,9 @@ static int test_landlock(const char *launcher) {
 	int rc = tl_require_rung(CONFINE_RUNNER_LANDLOCK, launcher, &v);
 	if (rc != 0)
 		return rc;
-	p = tl_pinned(CONFINE_RUNNER_LANDLOCK, launcher);
+	/* The library's own launcher (the sealed copy it carries), as a
+	 * default provider uses it: the checkout may lie anywhere, /tmp too. */
+	p = tl_pinned(CONFINE_RUNNER_LANDLOCK, NULL);
 	if (!p)
 		return 1;
 	dialect_text = "Permission denied";
@@ -339,10 +384,86 @@ static int test_landlock(const char *launcher) {
 	return 0;
 }
 
+/* A provider whose bwrap is a fake that fails the way a bwrap without user
+ * namespaces does, before it runs anything. */
+static confine_provider *provider_with_failing_bwrap(confine_runner pin, char *fakebin,
+                                                     size_t size) {
+	confine_local_config config;
+	confine_provider *p = NULL;
+	char bwrap[700];
+	FILE *f;
+	snprintf(fakebin, size, "%s/fakebin", base);
+	snprintf(bwrap, sizeof bwrap, "%s/bwrap", fakebin);
+	if (mkdir(fakebin, 0755) < 0 && errno != EEXIST)
+		return NULL;
+	f = fopen(bwrap, "w");
+	if (!f)
+		return NULL;
+	fputs("#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\n"
+	      "exit 1\n",
+	      f);
+	fclose(f);
+	chmod(bwrap, 0755);
+	confine_local_config_init(&config);
+	config.path = fakebin;
+	config.pin = pin;
+	if (confine_local_provider_new(&config, &p, NULL) < 0)
+		return NULL;
+	return p;
+}
+
+/* The optimistic ladder (doc/SPEC.md 17): no probe; bwrap fails before the
+ * command starts, so the command runs on the next rung, exactly once. */
+static int test_ladder(void) {
+	char fakebin[700], count[700], cmd[900], *text = NULL;
+	confine_error err = { 0 };
+	confine_bash_result *r;
+	confine_provider *p;
+	confine_verdict v;
+	int rc = tl_require_rung(CONFINE_RUNNER_LANDLOCK, tl_launcher(), &v);
+	if (rc != 0)
+		return rc;
+	snprintf(count, sizeof count, "%s/count", workspace);
+	snprintf(cmd, sizeof cmd, "echo ran >> '%s'", count);
+
+	p = provider_with_failing_bwrap(CONFINE_RUNNER_NONE, fakebin, sizeof fakebin);
+	r = p ? bash(p, CONFINE_MODE_WORKSPACE_WRITE, cmd, NULL, 0, &text, &err) : NULL;
+	tl_check(r && r->error.code == CONFINE_OK && r->outcome->exit_code == 0 &&
+	              r->outcome->runner == CONFINE_RUNNER_LANDLOCK,
+	         "bwrap failed before the command: it ran under Landlock");
+	tl_check(tl_file_holds(count, "ran\n"), "the command ran exactly once");
+	free(text);
+	confine_bash_result_free(r);
+	/* the working rung is remembered: bwrap is not tried again */
+	r = p ? bash(p, CONFINE_MODE_WORKSPACE_WRITE, cmd, NULL, 0, &text, &err) : NULL;
+	tl_check(r && r->outcome->runner == CONFINE_RUNNER_LANDLOCK &&
+	              tl_file_holds(count, "ran\nran\n"),
+	         "the second run goes straight to Landlock, once");
+	free(text);
+	confine_bash_result_free(r);
+	confine_provider_free(p);
+
+	/* pinned to the failing bwrap: its own line is the runner failure */
+	unlink(count);
+	p = provider_with_failing_bwrap(CONFINE_RUNNER_BWRAP, fakebin, sizeof fakebin);
+	memset(&err, 0, sizeof err);
+	r = p ? bash(p, CONFINE_MODE_WORKSPACE_WRITE, cmd, NULL, 0, &text, &err) : NULL;
+	tl_check(!r && err.code == CONFINE_E_SANDBOX_UNAVAILABLE &&
+	              strstr(err.message, " Runner failure: bwrap: Creating new namespace failed: "
+	                                  "Operation not permitted"),
+	         "pinned to a failing bwrap: SANDBOX_UNAVAILABLE with bwrap's line");
+	tl_check(!tl_exists(count), "and nothing ran");
+	free(text);
+	confine_bash_result_free(r);
+	confine_provider_free(p);
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	int rc;
-	if (argc != 2 || (strcmp(argv[1], "bwrap") != 0 && strcmp(argv[1], "landlock") != 0)) {
-		fprintf(stderr, "usage: %s bwrap|landlock\n", argv[0]);
+	if (argc != 2 || (strcmp(argv[1], "bwrap") != 0 && strcmp(argv[1], "landlock") != 0 &&
+	                  strcmp(argv[1], "ladder") != 0)) {
+		fprintf(stderr, "usage: %s bwrap|landlock|ladder\n", argv[0]);
 		return 2;
 	}
 	rung_name = argv[1];
@@ -355,8 +476,10 @@ int main(int argc, char **argv) {
 		return 1;
 	if (strcmp(rung_name, "bwrap") == 0)
 		rc = test_bwrap();
+	else if (strcmp(rung_name, "ladder") == 0)
+		rc = test_ladder();
 	else
-		rc = test_landlock(getenv("CONFINE_TEST_LAUNCHER"));
+		rc = test_landlock(tl_launcher());
 	tl_remove_tree(base);
 	if (rc != 0)
 		return rc;

@@ -563,7 +563,7 @@ static int test_ladder(const char *launcher) {
 }
 
 int main(int argc, char **argv) {
-	const char *launcher = getenv("CONFINE_TEST_LAUNCHER");
+	const char *launcher = tl_launcher();
 	int rc;
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s bwrap|landlock|seatbelt|ladder\n", argv[0]);

@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The status channel of a run the library spawns itself (doc/SPEC.md 12):
+ * the runner (the launcher, inside bwrap or not) writes one record per
+ * event on a pipe the command never holds. The records, not the command's
+ * stderr, say whether the command started and how it ended.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher-protocol.h"
+#include "spawn/spawn.h"
+
+static void take_record(struct cf_status *st, const char *line, size_t len) {
+	struct launcher_record rec;
+	if (launcher_record_parse(line, len, &rec) < 0) {
+		/* Before `started` an unreadable record is a runner failure; after
+		 * it, the wait status decides (doc/SPEC.md 12). */
+		if (!st->started)
+			st->bad = true;
+		return;
+	}
+	switch (rec.kind) {
+	case LAUNCHER_RECORD_KIND_LAYERS:
+		st->layers_seen = true;
+		st->layers = rec.layers;
+		break;
+	case LAUNCHER_RECORD_KIND_STARTED:
+		st->started = true;
+		break;
+	case LAUNCHER_RECORD_KIND_ERROR: {
+		size_t n = rec.text_length < sizeof st->error - 1 ? rec.text_length
+		                                                  : sizeof st->error - 1;
+		if (!st->started) {
+			memcpy(st->error, rec.text, n);
+			st->error[n] = '\0';
+		}
+		break;
+	}
+	case LAUNCHER_RECORD_KIND_EXEC_FAILED:
+		if (!st->started)
+			st->exec_errno = (int)rec.value;
+		break;
+	case LAUNCHER_RECORD_KIND_EXIT:
+	case LAUNCHER_RECORD_KIND_SIGNAL:
+		if (st->started && !st->ended) {
+			st->ended = true;
+			st->signaled = rec.kind == LAUNCHER_RECORD_KIND_SIGNAL;
+			st->code = (int)rec.value;
+		}
+		break;
+	}
+}
+
+int cf_status_read(int fd, struct cf_status *st) {
+	for (;;) {
+		char buf[4096];
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		}
+		if (n == 0) {
+			if (st->n_pending)
+				take_record(st, st->pending, st->n_pending);
+			st->n_pending = 0;
+			return 1;
+		}
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] == '\n') {
+				take_record(st, st->pending, st->n_pending);
+				st->n_pending = 0;
+			} else if (st->n_pending < sizeof st->pending) {
+				st->pending[st->n_pending++] = buf[i];
+			} else if (!st->started) {
+				st->bad = true; /* longer than any record */
+			}
+		}
+	}
+}
+
+bool cf_status_decided(const struct cf_status *st) {
+	return st->started || st->error[0] || st->exec_errno || st->bad;
+}
+
+/* ---- the start of a run with a status channel ---- */
+
+/* The command's name: the word after the runner's "--" (one per launcher
+ * layer: bwrap's, then the launcher's). */
+static const char *command_name(const confine_argv *c) {
+	int layers = (c->spawn_flags & CONFINE_SPAWN_INHERIT_FD) ? 2 : 1;
+	for (size_t i = 0; c->argv[i]; i++)
+		if (strcmp(c->argv[i], "--") == 0 && --layers == 0)
+			return c->argv[i + 1] ? c->argv[i + 1] : "";
+	return c->argv[0];
+}
+
+/* The runner's own line in what was captured of stderr: the first line
+ * that starts with one of its fatal signatures. */
+static bool runner_line(const confine_process *p, char *out, size_t size) {
+	const cf_buf *b = &p->streams[2].buf;
+	const confine_argv *c = p->confined;
+	size_t pos = 0;
+	while (pos < b->len) {
+		const char *line = b->data + pos;
+		const char *nl = memchr(line, '\n', b->len - pos);
+		size_t len = nl ? (size_t)(nl - line) : b->len - pos;
+		for (size_t r = 0; r < c->n_rules; r++)
+			for (char *const *sig = c->rules[r].fatal_signatures; sig && *sig; sig++)
+				if ((*sig)[0] && len >= strlen(*sig) && strncmp(line, *sig, strlen(*sig)) == 0) {
+					size_t n = len < size - 1 ? len : size - 1;
+					memcpy(out, line, n);
+					out[n] = '\0';
+					return true;
+				}
+		pos += len + 1;
+	}
+	return false;
+}
+
+/* After the runner ended without starting the command: what it printed
+ * (bounded: only the runner and its own helpers can still hold the pipes). */
+static void drain(confine_process *p) {
+	long long until = cf_now_ms() + 1000;
+	while (cf_streams_open(p) && cf_now_ms() < until) {
+		struct pollfd fds[2];
+		nfds_t n = 0;
+		for (int i = 1; i < 3; i++)
+			if (p->streams[i].fd >= 0)
+				fds[n++] = (struct pollfd){ .fd = p->streams[i].fd, .events = POLLIN };
+		if (poll(fds, n, 100) < 0 && errno != EINTR)
+			break;
+		cf_streams_pump(p);
+	}
+}
+
+int cf_await_start(confine_process *p, confine_error *err) {
+	const confine_argv *c = p->confined;
+	char detail[1200];
+	int status = 0, r = 0;
+	pid_t w;
+
+	while (!cf_status_decided(&p->channel)) {
+		struct pollfd fds[3];
+		nfds_t n = 0;
+		fds[n++] = (struct pollfd){ .fd = p->status_fd, .events = POLLIN };
+		for (int i = 1; i < 3; i++)
+			if (p->streams[i].fd >= 0)
+				fds[n++] = (struct pollfd){ .fd = p->streams[i].fd, .events = POLLIN };
+		if (poll(fds, n, -1) < 0 && errno != EINTR)
+			break;
+		cf_streams_pump(p);
+		r = cf_status_read(p->status_fd, &p->channel);
+		if (r != 0)
+			break; /* end of the channel, or it cannot be read */
+	}
+	if (p->channel.started)
+		return 0;
+
+	/* The command never ran: the runner is ending; reap it, keep its words. */
+	while ((w = waitpid(p->pid, &status, 0)) < 0 && errno == EINTR)
+		;
+	p->pid = -1;
+	drain(p);
+	if (p->channel.exec_errno) {
+		int e = p->channel.exec_errno;
+		return cf_error_set(err, e, CONFINE_E_SPAWN, "spawn", e, "cannot execute \"%s\": %s",
+		                    command_name(c), strerror(e));
+	}
+	if (p->channel.error[0])
+		snprintf(detail, sizeof detail, "%s", p->channel.error);
+	else if (p->channel.bad)
+		snprintf(detail, sizeof detail, "%s wrote a status record that cannot be read",
+		         confine_runner_name(c->runner));
+	else if (!runner_line(p, detail, sizeof detail)) {
+		if (w > 0 && WIFSIGNALED(status))
+			snprintf(detail, sizeof detail,
+			         "%s was killed by signal %d before starting the command",
+			         confine_runner_name(c->runner), WTERMSIG(status));
+		else
+			snprintf(detail, sizeof detail,
+			         "%s exited with status %d before starting the command",
+			         confine_runner_name(c->runner), w > 0 ? WEXITSTATUS(status) : -1);
+	}
+	r = confine_error_sandbox_unavailable(err, c->policy.mode, detail);
+	if (err)
+		err->stage = "runner";
+	return r;
+}
