@@ -90,7 +90,8 @@ static bool command_accepts(cli_command command, option_id id) {
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
 		       command == CLI_COMMAND_WRAP;
 	case OPT_JSON:
-		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_PROBE;
+		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
+		       command == CLI_COMMAND_PROBE;
 	case OPT_TIMEOUT:
 	case OPT_COMMAND:
 		return command == CLI_COMMAND_BASH;
@@ -160,7 +161,8 @@ static const char help_global[] =
 	"Run commands confined: writes are allowed only where the mode permits.\n"
 	"\n"
 	"Commands:\n"
-	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
+	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	"        -- PROGRAM [ARG...]\n"
 	"        run PROGRAM confined, with the terminal's stdin, stdout and stderr\n"
 	"  bash  [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
 	"        [--timeout MS] -c COMMAND\n"
@@ -182,12 +184,16 @@ static const char help_global[] =
 	"optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,\n"
 	"probeTimeoutMs and landlockLauncher.\n"
 	"\n"
-	"Exit status: 125 when confine itself fails (usage, configuration, policy,\n"
-	"no usable sandbox, runner failure), with 'confine: MESSAGE' on stderr;\n"
-	"otherwise as each command's help says.\n";
+	"Exit status (as env(1) and timeout(1)): 125 when confine itself fails\n"
+	"(USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE, SYSTEM_ERROR,\n"
+	"SPAWN_FAILED), with 'confine: MESSAGE' on stderr and, where JSON is\n"
+	"printed, {\"error\":{\"code\",\"message\",\"runnerFailure\"}}; 126 when PROGRAM\n"
+	"cannot be run, 127 when it is not found; otherwise as each command's help\n"
+	"says.\n";
 
 static const char help_run[] =
-	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
+	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	"                   -- PROGRAM [ARG...]\n"
 	"Run PROGRAM confined, in the workspace root. stdin, stdout and stderr are\n"
 	"the caller's; stderr is also kept (bounded) to recognise a runner that\n"
 	"failed before the program ran. The program runs in its own session: it\n"
@@ -195,6 +201,14 @@ static const char help_run[] =
 	"SIGINT, SIGTERM and SIGHUP to it.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
+	"      --json            when the program has ended, write one JSON object as\n"
+	"                        the last line of stderr (stdout stays the program's):\n"
+	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"sandbox\":{\"mode\",\n"
+	"                         \"denied\",\"enforcement\",\"unenforced\",\"runner\",\n"
+	"                         \"runnerFailed\"},\"error\":null|{\"code\",\"message\",\n"
+	"                         \"runnerFailure\"}}; when nothing ran, {\"error\":{...}}\n"
+	"                        (signal is a name, \"SIGTERM\"; a field is absent where\n"
+	"                        it does not apply)\n"
 	"  -h, --help            show this help\n"
 	"\n" POLICY_OPTIONS
 	"\n"
@@ -212,10 +226,14 @@ static const char help_bash[] =
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"      --json            print one JSON object instead:\n"
-	"                        {\"exitCode\",\"signal\",\"timedOut\",\"stdout\",\"stderr\",\"truncated\",\n"
-	"                         \"sandbox\":{\"mode\",\"denied\",\"enforcement\",\"runner\",\n"
-	"                         \"runnerFailed\"},\"error\":null|{\"code\",\"message\"}}\n"
-	"                        (a field is absent where it does not apply)\n"
+	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"stdout\",\"stderr\",\n"
+	"                         \"truncated\",\"stdoutTruncated\",\"stderrTruncated\",\n"
+	"                         \"sandbox\":{\"mode\",\"denied\",\"enforcement\",\"unenforced\",\n"
+	"                         \"runner\",\"runnerFailed\"},\n"
+	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}}\n"
+	"                        (signal is a name, \"SIGTERM\"; truncated is either\n"
+	"                        stream's; when nothing ran, {\"error\":{...}} alone; a\n"
+	"                        field is absent where it does not apply)\n"
 	"      --timeout MS      bound on the run, 1 to 600000 (default 120000); then\n"
 	"                        SIGTERM, and SIGKILL 3000 ms later\n"
 	"  -c COMMAND            the bash command to run\n"
@@ -230,9 +248,12 @@ static const char help_wrap[] =
 	"Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
 	"Print the argv that runs PROGRAM confined, as one JSON object, and run\n"
 	"nothing, so a harness in any language can spawn it itself:\n"
-	"  {\"argv\":[...],\"runner\",\"enforcement\",\"denialSignatures\":[...],\n"
-	"   \"runnerFailureRules\":[{\"allowedExitCodes\",\"fatalSignatures\",\n"
-	"   \"informationalLines\"}],\"policy\":{\"mode\",\"workspaceRoot\"}}\n"
+	"  {\"argv\":[...],\"runner\",\"enforcement\",\"unenforced\":[...],\n"
+	"   \"denialSignatures\":[...],\"runnerFailureRules\":[{\"allowedExitCodes\",\n"
+	"   \"fatalSignatures\",\"informationalLines\"}],\"policy\":{\"mode\",\"workspaceRoot\"}}\n"
+	"or, when it fails, {\"error\":{\"code\",\"message\",\"runnerFailure\"}} (code USAGE,\n"
+	"INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE or SYSTEM_ERROR;\n"
+	"runnerFailure only when a runner failed). A pinned --runner is probed first.\n"
 	"Spawn it in a new session (setsid) with no descriptor above 2 and with the\n"
 	"workspace root as its working directory. Under danger-full-access no sandbox\n"
 	"is involved: argv is PROGRAM [ARG...] unchanged, runner is null, enforcement\n"
@@ -242,25 +263,32 @@ static const char help_wrap[] =
 	"  -h, --help            show this help\n"
 	"\n" POLICY_OPTIONS
 	"\n"
-	"Exit status: 0 when printed; 125 when confine fails.\n";
+	"Exit status: 0 when the wrap is printed; 125 with the error object.\n";
 
 static const char help_probe[] =
 	"Usage: confine probe [--runner NAME] [--config FILE] [--json]\n"
 	"Run the runner ladder (Linux: bwrap, then the Landlock launcher; macOS:\n"
 	"Seatbelt) and report the verdict: the runner, its enforcement (full or\n"
-	"partial) and the kernel's Landlock ABI where known.\n"
+	"partial) and the kernel's Landlock ABI where known; or that none is usable,\n"
+	"with the reason.\n"
 	"\n"
 	"Options:\n"
-	"      --runner NAME     pin the runner: bwrap, landlock or seatbelt (a pinned\n"
-	"                        runner is selected unprobed)\n"
+	"      --runner NAME     probe only this runner: bwrap, landlock or seatbelt\n"
+	"                        (it runs `true` confined under it, bounded by\n"
+	"                        probeTimeoutMs; a missing or non-executable runner is\n"
+	"                        not usable)\n"
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
 	"      --json            print one JSON object:\n"
-	"                        {\"usable\",\"runner\",\"enforcement\",\"landlockAbi\",\"runnerPath\"}\n"
-	"                        (runner is null when unusable; a field is absent where\n"
-	"                        it does not apply)\n"
+	"                        {\"usable\",\"runner\",\"enforcement\",\"landlockAbi\",\n"
+	"                         \"runnerPath\",\"reason\",\"runnerFailure\"}\n"
+	"                        (runner is null when unusable; reason says why, and\n"
+	"                        runnerFailure is the runner's line when it failed; a\n"
+	"                        field is absent where it does not apply); when confine\n"
+	"                        fails, {\"error\":{\"code\",\"message\"}}\n"
 	"  -h, --help            show this help\n"
 	"\n"
-	"Exit status: 0 when a backend is usable, 125 when none is (or confine fails).\n";
+	"Exit status: 0 when a backend is usable, 1 when none is (a verdict), 125\n"
+	"when confine itself fails (usage, configuration).\n";
 
 const char *cli_help_text(cli_command command) {
 	switch (command) {
@@ -585,6 +613,31 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 	return 0;
 }
 
+/* Whether `--json` is one of the options argv[index..) (before any `--`),
+ * stepping over the values of options that take one. For a usage error,
+ * where parsing stopped before reaching it. */
+static bool json_requested(int argc, char *const *argv, int index) {
+	while (index < argc) {
+		const char *arg = argv[index++];
+		const option_spec *spec = NULL;
+		if (strcmp(arg, "--") == 0)
+			return false;
+		if (strcmp(arg, "--json") == 0)
+			return true;
+		if (arg[0] != '-' || arg[1] == '\0')
+			continue;
+		if (arg[1] == '-') {
+			if (!strchr(arg, '='))
+				spec = find_long(arg + 2, strlen(arg + 2));
+		} else if (arg[2] == '\0') {
+			spec = find_short(arg[1]);
+		}
+		if (spec && spec->takes_value)
+			index++; /* its value, whatever it looks like */
+	}
+	return false;
+}
+
 int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 	static const struct {
 		const char *name;
@@ -614,8 +667,14 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(first, commands[i].name) == 0) {
+			int r;
 			ret->command = commands[i].command;
-			return parse_command_options(argc, argv, 2, ret);
+			r = parse_command_options(argc, argv, 2, ret);
+			/* A program that asked for JSON gets its usage error as JSON
+			 * too, wherever the --json stood among the options. */
+			if (r < 0 && !ret->json && command_accepts(ret->command, OPT_JSON))
+				ret->json = json_requested(argc, argv, 2);
+			return r;
 		}
 	if (first[0] == '-')
 		return usage_error(ret, "unknown option '%s' (a command comes first: run, bash, "

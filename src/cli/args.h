@@ -41,7 +41,7 @@ typedef struct cli_args {
 	bool has_runner;
 	confine_runner runner;       /* --runner */
 	const char *config;          /* --config; NULL: absent */
-	bool json;                   /* --json (bash, probe) */
+	bool json;                   /* --json (run, bash, probe) */
 	bool has_timeout;
 	unsigned timeout_ms;         /* --timeout (bash) */
 	const char *bash_command;    /* -c (bash) */

@@ -9,44 +9,6 @@
 #include "output.h"
 #include "supervise.h"
 
-static json_t *bash_json(const confine_bash_result *result) {
-	const confine_outcome *o = result->outcome;
-	json_t *object = json_object(), *sandbox = json_object();
-	char name[32];
-	if (!object || !sandbox) {
-		json_decref(object);
-		json_decref(sandbox);
-		return NULL;
-	}
-	if (o->signaled)
-		json_object_set_new(object, "signal",
-		                    json_string(confine_signal_name(o->signal, name, sizeof name)));
-	else
-		json_object_set_new(object, "exitCode", json_integer(o->exit_code));
-	json_object_set_new(object, "timedOut", json_boolean(o->timed_out));
-	json_object_set_new(object, "stdout", cli_json_string_lossy(o->stdout_data, o->stdout_len));
-	json_object_set_new(object, "stderr", cli_json_string_lossy(o->stderr_data, o->stderr_len));
-	json_object_set_new(object, "truncated",
-	                    json_boolean(o->stdout_truncated || o->stderr_truncated));
-
-	json_object_set_new(sandbox, "mode", json_string(confine_mode_name(o->mode)));
-	json_object_set_new(sandbox, "denied", json_boolean(o->denied));
-	if (o->confined) {
-		json_object_set_new(sandbox, "enforcement",
-		                    json_string(confine_enforcement_name(o->enforcement)));
-		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
-	}
-	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
-	json_object_set_new(object, "sandbox", sandbox);
-
-	if (result->error.code != CONFINE_OK)
-		json_object_set_new(object, "error",
-		                    cli_error_object(result->error.code, result->error.message));
-	else
-		json_object_set_new(object, "error", json_null());
-	return object;
-}
-
 /*
  * Runs COMMAND through the library's bash consumer (SPEC 9), in its two-step
  * form so that an interrupted `confine bash` passes the signal on to its
@@ -79,7 +41,7 @@ int cli_command_bash(cli_context *ctx) {
 		return cli_report_error(ctx, &err);
 
 	if (args->json) {
-		r = cli_emit_json(bash_json(result));
+		r = cli_emit_json(cli_outcome_json(result->outcome, true, &result->error));
 	} else {
 		char *text = confine_bash_render(result);
 		if (!text) {

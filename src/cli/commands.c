@@ -3,8 +3,10 @@
  * The confine command's subcommands: run, bash, wrap, probe (SPEC 10), one
  * file each over the context (context.c), the output (output.c) and, for
  * the commands that run something, the supervision (supervise.c). A
- * failure of confine itself is one `confine: MESSAGE` line on stderr and
- * exit 125; a confined mode never runs its command unconfined. The CLI uses
+ * failure of confine itself is one `confine: MESSAGE` line on stderr (and
+ * in JSON the error object) and exit 125, or 126/127 when the command
+ * could not be started (doc/SPEC.md 16); a confined mode never runs its
+ * command unconfined. The CLI uses
  * only the library's public API (confine.h).
  */
 #include "context.h"
@@ -34,7 +36,7 @@ int cli_execute(const cli_args *args) {
 		case CLI_COMMAND_WRAP: status = cli_command_wrap(&ctx); break;
 		case CLI_COMMAND_PROBE: status = cli_command_probe(&ctx); break;
 		case CLI_COMMAND_NONE:
-			status = cli_report_failure(false, CONFINE_E_INVALID_ARGUMENT, "missing command");
+			status = cli_fail(CLI_EXIT_FAILURE, CLI_E_USAGE, "missing command", NULL);
 			break;
 		}
 	}

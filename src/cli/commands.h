@@ -15,9 +15,10 @@
  * the process's exit status. */
 int cli_execute(const cli_args *args);
 
-/* Reports a failure of confine itself: `confine: MESSAGE` on stderr and,
- * when `json` is set, {"error":{"code","message"}} on stdout. Returns
- * CLI_EXIT_FAILURE. */
+/* Reports a failure of confine itself: `confine: MESSAGE` on stderr and, in
+ * the JSON mode set by cli_output_configure() (output.h; `json` is not
+ * consulted), {"error":{"code","message"}} where the command's JSON goes.
+ * Returns CLI_EXIT_FAILURE. */
 int cli_report_failure(bool json, confine_error_code code, const char *message);
 
 #endif

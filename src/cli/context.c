@@ -88,7 +88,8 @@ static int resolve_policy(cli_context *ctx) {
 		if (!args->workspace && ctx->config.workspace_root && ctx->config.path)
 			return cli_report(ctx, err.code, "%s: key \"workspaceRoot\": %s", ctx->config.path,
 			              err.message);
-		return cli_report_error(ctx, &err);
+		/* -w is the session's cwd: name the flag the user typed. */
+		return cli_report_error_replacing(ctx, &err, " (the session's cwd)", " (given with -w)");
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "output.h"
 
 int main(int argc, char **argv) {
 	cli_args args;
@@ -17,8 +18,11 @@ int main(int argc, char **argv) {
 	signal(SIGCHLD, SIG_DFL);
 
 	if (cli_args_parse(argc, argv, &args) < 0) {
-		/* Name the problem and point at the help, without dumping it. */
-		status = cli_report_failure(args.json, CONFINE_E_INVALID_ARGUMENT, args.error);
+		/* Name the problem and point at the help, without dumping it; in
+		 * JSON (wrap, or --json anywhere among the options) also as the
+		 * USAGE error object. */
+		cli_output_configure(&args);
+		status = cli_fail(CLI_EXIT_FAILURE, CLI_E_USAGE, args.error, NULL);
 		fprintf(stderr, "%s\n", cli_help_hint(args.command));
 		cli_args_clear(&args);
 		return status;
@@ -34,6 +38,7 @@ int main(int argc, char **argv) {
 		break;
 	case CLI_ACTION_USAGE_ERROR: /* handled above */
 	case CLI_ACTION_EXECUTE:
+		cli_output_configure(&args);
 		status = cli_execute(&args);
 		break;
 	}

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What confine prints: JSON objects on stdout (one compact line each), and
- * for a failure of confine itself one `confine: MESSAGE` line on stderr
- * (and with --json the error object too).
+ * What confine prints: JSON objects (one compact line each: on stdout, or
+ * for `run --json` the last line of stderr), and for a failure of confine
+ * itself one `confine: MESSAGE` line on stderr, with in a JSON mode the
+ * error object where the JSON goes (doc/SPEC.md 16).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -78,8 +79,63 @@ json_t *cli_json_string_lossy(const char *data, size_t len) {
 	return value;
 }
 
-/* Prints `value` as one compact line on stdout and releases it. */
-int cli_emit_json(json_t *value) {
+static cli_json_mode output_mode = CLI_JSON_NONE;
+
+cli_json_mode cli_json_mode_of(const cli_args *args) {
+	switch (args->command) {
+	case CLI_COMMAND_WRAP:
+		return CLI_JSON_STDOUT; /* one JSON object on stdout in every case */
+	case CLI_COMMAND_BASH:
+	case CLI_COMMAND_PROBE:
+		return args->json ? CLI_JSON_STDOUT : CLI_JSON_NONE;
+	case CLI_COMMAND_RUN:
+		return args->json ? CLI_JSON_STDERR : CLI_JSON_NONE;
+	case CLI_COMMAND_NONE:
+		break;
+	}
+	return CLI_JSON_NONE;
+}
+
+void cli_output_configure(const cli_args *args) {
+	output_mode = cli_json_mode_of(args);
+}
+
+const char *cli_error_code_name(confine_error_code code) {
+	if (code == CLI_E_USAGE)
+		return "USAGE";
+	return confine_error_code_name(code);
+}
+
+int cli_error_exit_status(const confine_error *err, bool confined) {
+	/* The library's exec failure names the program: "cannot execute "P": E"
+	 * (a failed chdir or setup step is confine's own failure, 125). An
+	 * unconfined run execs the command itself: any errno is the command's.
+	 * Under a runner, ENOENT/EACCES come from the status channel (the
+	 * runner's own exec failing so is SANDBOX_UNAVAILABLE); any other errno
+	 * may be the runner's (an argv too long once the profile is added):
+	 * confine's failure. */
+	static const char exec_prefix[] = "cannot execute \"";
+	int e = err->sys_errno;
+	if (err->code != CONFINE_E_SPAWN ||
+	    strncmp(err->message, exec_prefix, sizeof exec_prefix - 1) != 0)
+		return CLI_EXIT_FAILURE;
+	if (e == ENOENT)
+		return CLI_EXIT_NOT_FOUND;
+	if (!confined || e == EACCES)
+		return CLI_EXIT_CANNOT_EXECUTE;
+	return CLI_EXIT_FAILURE;
+}
+
+const char *cli_runner_failure_of(confine_error_code code, const char *message) {
+	static const char tail[] = " Runner failure: ";
+	const char *p;
+	if (code != CONFINE_E_SANDBOX_UNAVAILABLE || !message)
+		return NULL;
+	p = strstr(message, tail);
+	return p && p[sizeof tail - 1] ? p + sizeof tail - 1 : NULL;
+}
+
+int cli_emit_json_to(FILE *stream, json_t *value, int last_byte) {
 	char *text;
 	int r = 0;
 	if (!value)
@@ -88,46 +144,135 @@ int cli_emit_json(json_t *value) {
 	json_decref(value);
 	if (!text)
 		return -ENOMEM;
-	if (fputs(text, stdout) == EOF || fputc('\n', stdout) == EOF)
+	if (last_byte != '\n' && fputc('\n', stream) == EOF)
+		r = -EIO;
+	if (fputs(text, stream) == EOF || fputc('\n', stream) == EOF)
 		r = -EIO;
 	free(text);
-	if (fflush(stdout) == EOF)
+	if (fflush(stream) == EOF)
 		r = -errno;
 	return r;
 }
 
-json_t *cli_error_object(confine_error_code code, const char *message) {
+/* Prints `value` as one compact line on stdout and releases it. */
+int cli_emit_json(json_t *value) {
+	return cli_emit_json_to(stdout, value, '\n');
+}
+
+json_t *cli_error_object(confine_error_code code, const char *message,
+                         const char *runner_failure) {
 	json_t *error = json_object();
 	if (!error)
 		return NULL;
-	json_object_set_new(error, "code", json_string(confine_error_code_name(code)));
+	if (!runner_failure)
+		runner_failure = cli_runner_failure_of(code, message);
+	json_object_set_new(error, "code", json_string(cli_error_code_name(code)));
 	json_object_set_new(error, "message", cli_json_string_lossy(message, strlen(message)));
+	if (runner_failure)
+		json_object_set_new(error, "runnerFailure",
+		                    cli_json_string_lossy(runner_failure, strlen(runner_failure)));
 	return error;
 }
 
-int cli_report_failure(bool json, confine_error_code code, const char *message) {
+static json_t *string_array(char *const *strv) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && strv && strv[i]; i++)
+		json_array_append_new(array, cli_json_string_lossy(strv[i], strlen(strv[i])));
+	return array;
+}
+
+json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_error *error) {
+	json_t *object = json_object(), *sandbox = json_object();
+	char name[32];
+	if (!object || !sandbox) {
+		json_decref(object);
+		json_decref(sandbox);
+		return NULL;
+	}
+	if (o->signaled)
+		json_object_set_new(object, "signal",
+		                    json_string(confine_signal_name(o->signal, name, sizeof name)));
+	else
+		json_object_set_new(object, "exitCode", json_integer(o->exit_code));
+	json_object_set_new(object, "timedOut", json_boolean(o->timed_out));
+	if (captured) {
+		json_object_set_new(object, "stdout",
+		                    cli_json_string_lossy(o->stdout_data, o->stdout_len));
+		json_object_set_new(object, "stderr",
+		                    cli_json_string_lossy(o->stderr_data, o->stderr_len));
+		/* `truncated` stays for the readers that predate the pair. */
+		json_object_set_new(object, "truncated",
+		                    json_boolean(o->stdout_truncated || o->stderr_truncated));
+		json_object_set_new(object, "stdoutTruncated", json_boolean(o->stdout_truncated));
+		json_object_set_new(object, "stderrTruncated", json_boolean(o->stderr_truncated));
+	}
+
+	json_object_set_new(sandbox, "mode", json_string(confine_mode_name(o->mode)));
+	json_object_set_new(sandbox, "denied", json_boolean(o->denied));
+	if (o->confined) {
+		json_object_set_new(sandbox, "enforcement",
+		                    json_string(confine_enforcement_name(o->enforcement)));
+		json_object_set_new(sandbox, "unenforced", string_array(o->unenforced));
+		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
+	}
+	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
+	json_object_set_new(object, "sandbox", sandbox);
+
+	if (error && error->code != CONFINE_OK)
+		json_object_set_new(object, "error",
+		                    cli_error_object(error->code, error->message,
+		                                     o->runner_failure_detail));
+	else
+		json_object_set_new(object, "error", json_null());
+	return object;
+}
+
+int cli_fail(int status, confine_error_code code, const char *message,
+             const char *runner_failure) {
 	fprintf(stderr, "confine: %s\n", message);
 	fflush(stderr);
-	if (json) {
+	if (output_mode != CLI_JSON_NONE) {
 		json_t *object = json_object();
 		if (object)
-			json_object_set_new(object, "error", cli_error_object(code, message));
-		(void)cli_emit_json(object);
+			json_object_set_new(object, "error",
+			                    cli_error_object(code, message, runner_failure));
+		/* On stderr it follows confine's own line: already a line start. */
+		(void)cli_emit_json_to(output_mode == CLI_JSON_STDERR ? stderr : stdout, object, '\n');
 	}
-	return CLI_EXIT_FAILURE;
+	return status;
+}
+
+int cli_report_failure(bool json, confine_error_code code, const char *message) {
+	/* `json` predates cli_output_configure(), which decides. */
+	(void)json;
+	return cli_fail(CLI_EXIT_FAILURE, code, message, NULL);
 }
 
 int cli_report_error(const cli_context *ctx, const confine_error *err) {
-	return cli_report_failure(ctx->args->json, err->code, err->message);
+	bool confined = !ctx->policy || confine_mode_is_confined(ctx->policy->mode);
+	return cli_fail(cli_error_exit_status(err, confined), err->code, err->message, NULL);
+}
+
+int cli_report_error_replacing(const cli_context *ctx, const confine_error *err,
+                               const char *from, const char *to) {
+	const char *at = strstr(err->message, from);
+	confine_error copy;
+	if (!at)
+		return cli_report_error(ctx, err);
+	copy = *err;
+	snprintf(copy.message, sizeof copy.message, "%.*s%s%s", (int)(at - err->message),
+	         err->message, to, at + strlen(from));
+	return cli_report_error(ctx, &copy);
 }
 
 int cli_report(const cli_context *ctx, confine_error_code code, const char *fmt, ...) {
 	char message[CONFINE_ERROR_MESSAGE_MAX];
 	va_list ap;
+	(void)ctx;
 	va_start(ap, fmt);
 	vsnprintf(message, sizeof message, fmt, ap);
 	va_end(ap);
-	return cli_report_failure(ctx->args->json, code, message);
+	return cli_fail(CLI_EXIT_FAILURE, code, message, NULL);
 }
 
 int cli_report_output_failure(const cli_context *ctx, int r) {

@@ -2,7 +2,9 @@
 /*
  * confine run: the command with the caller's standard streams, its stderr
  * also kept (bounded) so a runner's pre-exec failure is recognised; exit
- * status the command's (128+N for signal N).
+ * status the command's (128+N for signal N). With --json the outcome
+ * object (bash's without the captured output) is the last line of stderr,
+ * so stdout stays the command's alone (doc/SPEC.md 10).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,14 +16,22 @@
 #include "output.h"
 #include "supervise.h"
 
-/* The conventions of env(1) and timeout(1) for a program that cannot run. */
-#define CLI_EXIT_CANNOT_EXECUTE 126
-#define CLI_EXIT_NOT_FOUND 127
-
 /* Whether canonical `path` is `dir` or below it. */
 static bool path_inside(const char *path, const char *dir) {
 	size_t n = strlen(dir);
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* PROGRAM cannot run (errno `e`: ENOENT not found, else not executable):
+ * `confine: PROGRAM: ...` (and in JSON the SPAWN_FAILED object), exit 127 or
+ * 126 as env(1). */
+static int program_failure(const char *program, int e, bool hidden_in_tmp) {
+	char message[CONFINE_ERROR_MESSAGE_MAX];
+	snprintf(message, sizeof message, "%s: %s%s", program,
+	         e == ENOENT ? "command not found" : "Permission denied",
+	         e == ENOENT && hidden_in_tmp ? " (in the sandbox, /tmp is private and empty)" : "");
+	return cli_fail(e == ENOENT ? CLI_EXIT_NOT_FOUND : CLI_EXIT_CANNOT_EXECUTE, CONFINE_E_SPAWN,
+	                message, NULL);
 }
 
 /*
@@ -46,11 +56,21 @@ static int resolve_program(const cli_context *ctx, const char *program) {
 	if (r == -ENOMEM)
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	/* Not a failure of confine (125): the command's own, as a shell or
-	 * env(1) reports it; nothing ran. */
-	fprintf(stderr, "confine: %s: %s\n", program,
-	        r == -EACCES ? "Permission denied" : "command not found");
-	fflush(stderr);
-	return r == -EACCES ? CLI_EXIT_CANNOT_EXECUTE : CLI_EXIT_NOT_FOUND;
+	 * env(1) reports it (126, 127); nothing ran. */
+	return program_failure(program, r == -EACCES ? EACCES : ENOENT, false);
+}
+
+/* run --json: the outcome object as the last line of stderr, on a line of
+ * its own (the command's stderr went there first, live). */
+static int emit_outcome(const confine_outcome *outcome, const confine_error *error) {
+	int last = '\n';
+	if (outcome->stderr_truncated)
+		last = -1; /* more was written than kept: its last byte is unknown */
+	else if (outcome->stderr_data && outcome->stderr_len > 0)
+		last = (unsigned char)outcome->stderr_data[outcome->stderr_len - 1];
+	if (error && error->code != CONFINE_OK)
+		last = '\n'; /* after confine's own line */
+	return cli_emit_json_to(stderr, cli_outcome_json(outcome, false, error), last);
 }
 
 int cli_command_run(cli_context *ctx) {
@@ -83,21 +103,26 @@ int cli_command_run(cli_context *ctx) {
 		    (err.sys_errno == ENOENT || err.sys_errno == EACCES)) {
 			bool in_tmp = argv[0][0] == '/' && path_inside(argv[0], "/tmp") &&
 			              !path_inside(argv[0], ctx->policy->workspace_root);
-			fprintf(stderr, "confine: %s: %s%s\n", argv[0],
-			        err.sys_errno == EACCES ? "Permission denied" : "command not found",
-			        err.sys_errno == ENOENT && in_tmp
-			                ? " (in the sandbox, /tmp is private and empty)"
-			                : "");
-			fflush(stderr);
-			return err.sys_errno == EACCES ? CLI_EXIT_CANNOT_EXECUTE : CLI_EXIT_NOT_FOUND;
+			return program_failure(argv[0], err.sys_errno, in_tmp);
 		}
 		return cli_report_error(ctx, &err);
 	}
 	if (confine_outcome_error(outcome, &err) < 0) {
+		if (args->json) {
+			/* The command's start was refused by its runner: the line
+			 * every failure gets, then the outcome with its error. */
+			fprintf(stderr, "confine: %s\n", err.message);
+			(void)emit_outcome(outcome, &err);
+			status = CLI_EXIT_FAILURE;
+		} else {
+			status = cli_report_error(ctx, &err);
+		}
 		confine_outcome_free(outcome);
-		return cli_report_error(ctx, &err);
+		return status;
 	}
 	status = cli_exit_status(outcome);
+	if (args->json && emit_outcome(outcome, NULL) < 0)
+		status = CLI_EXIT_FAILURE; /* stderr is gone: nothing left to tell */
 	confine_outcome_free(outcome);
 	return status;
 }

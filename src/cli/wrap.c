@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* confine wrap: the confined argv as one JSON object; runs nothing. */
+/* confine wrap: the confined argv as one JSON object; runs nothing. Every
+ * outcome is exactly one JSON object on stdout: the wrap, or (main.c,
+ * context.c and here, through output.c) {"error":{...}} with exit 125. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "context.h"
 #include "output.h"
+#include "probe.h"
 
 /* A JSON array of strings that must arrive intact (an argv to spawn): a
  * string that is not UTF-8 cannot be written as JSON without changing it,
@@ -71,13 +74,28 @@ int cli_command_wrap(cli_context *ctx) {
 	int r;
 	json_t *root_check = json_string(ctx->policy->workspace_root);
 	if (!root_check)
-		return cli_report(ctx, CONFINE_E_INVALID_ARGUMENT,
-		              "the workspace root \"%s\" is not valid UTF-8 and cannot be written as "
-		              "JSON",
-		              ctx->policy->workspace_root);
+		return cli_report(ctx, CONFINE_E_INVALID_POLICY,
+		                  "the workspace root \"%s\" is not valid UTF-8 and cannot be written "
+		                  "as JSON",
+		                  ctx->policy->workspace_root);
 	json_decref(root_check);
 
 	if (confine_mode_is_confined(ctx->policy->mode)) {
+		if (args->has_runner) {
+			/* A pinned runner is selected unprobed; an argv handed to
+			 * another process gets the probe first (doc/SPEC.md 17), so a
+			 * runner that cannot run is SANDBOX_UNAVAILABLE here and not a
+			 * surprise in the harness. */
+			cli_probe_result probe;
+			int status = cli_probe_pinned(ctx, &probe);
+			if (status != 0)
+				return status;
+			if (!probe.verdict.usable) {
+				confine_error_sandbox_unavailable(&err, ctx->policy->mode,
+				                                  probe.runner_failed ? probe.reason : NULL);
+				return cli_report_error(ctx, &err);
+			}
+		}
 		if (confine_confine(ctx->provider, (const char *const *)args->program_argv, ctx->policy,
 		                    &confined, &err) < 0)
 			return cli_report_error(ctx, &err);
@@ -93,9 +111,10 @@ int cli_command_wrap(cli_context *ctx) {
 	}
 	if (r == -EILSEQ) {
 		/* `bad` may point into `confined`: report before releasing it. */
-		int status = cli_report(ctx, CONFINE_E_INVALID_ARGUMENT,
-		                    "argument \"%s\" is not valid UTF-8 and cannot be written as JSON",
-		                    bad);
+		int status = cli_report(ctx, CLI_E_USAGE,
+		                        "argument \"%s\" is not valid UTF-8 and cannot be written as "
+		                        "JSON",
+		                        bad);
 		json_decref(argv_json);
 		confine_argv_free(confined);
 		return status;
@@ -122,10 +141,12 @@ int cli_command_wrap(cli_context *ctx) {
 		json_object_set_new(object, "runner", json_string(confine_runner_name(confined->runner)));
 		json_object_set_new(object, "enforcement",
 		                    json_string(confine_enforcement_name(confined->enforcement)));
+		json_object_set_new(object, "unenforced", lossy_string_array(confined->unenforced));
 		for (size_t i = 0; i < confined->n_rules; i++)
 			json_array_append_new(rules, rule_json(&confined->rules[i]));
 	} else {
 		json_object_set_new(object, "runner", json_null());
+		json_object_set_new(object, "unenforced", json_array());
 	}
 	json_object_set_new(object, "denialSignatures", denial);
 	json_object_set_new(object, "runnerFailureRules", rules);

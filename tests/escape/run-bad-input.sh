@@ -23,7 +23,8 @@
 # expect  "125 TEXT": refused as above, stderr contains TEXT (a literal in
 #         which $BASE, $WS and $CTL are replaced by their values); "126
 #         TEXT" / "127 TEXT": the same with exit 126 / 127 (a program that
-#         cannot run: the env(1) conventions);
+#         cannot run: the env(1) conventions); "1 TEXT": the same with exit
+#         1 (`confine probe`'s verdict "not usable");
 #         "works": exit 0, RAN printed, $WS/inside written;
 #         "confined": either works or is refused with exit 125 and the
 #         prefix; never anything else;
@@ -165,8 +166,8 @@ run_one() {
 			[ "${errline#"$prefix"}" != "$errline" ]  # the line starts with it
 	}
 	case $expect in
-	12[567]\ *)
-		want=$(substitute "${expect#12? }")
+	1\ * | 12[567]\ *)
+		want=$(substitute "${expect#* }")
 		if ! refused_ok "${expect%% *}"; then
 			fail "$id" "expected exit ${expect%% *} with '$prefix...' and nothing run; got ran=$ran inside=$inside ($detail)"
 		elif ! grep -qF -- "$want" "$CTL/stderr"; then

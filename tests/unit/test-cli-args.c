@@ -54,7 +54,7 @@ static void test_usage_errors(void **state) {
 		{ W("run", "--", ""), CLI_COMMAND_RUN, "PROGRAM after '--' is an empty string" },
 		{ W("run", "--frob", "--", "ls"), CLI_COMMAND_RUN, "unknown option '--frob' for 'confine run'" },
 		{ W("run", "-x", "--", "ls"), CLI_COMMAND_RUN, "unknown option '-x' for 'confine run'" },
-		{ W("run", "--json", "--", "ls"), CLI_COMMAND_RUN, "unknown option '--json' for 'confine run'" },
+		{ W("wrap", "--json", "--", "ls"), CLI_COMMAND_WRAP, "unknown option '--json' for 'confine wrap'" },
 		{ W("wrap", "--timeout", "5", "--", "ls"), CLI_COMMAND_WRAP, "unknown option '--timeout' for 'confine wrap'" },
 		{ W("probe", "-m", "read-only"), CLI_COMMAND_PROBE, "unknown option '-m' for 'confine probe'" },
 		{ W("probe", "-w", "/tmp"), CLI_COMMAND_PROBE, "unknown option '-w' for 'confine probe'" },
@@ -131,7 +131,8 @@ static void test_help_and_version(void **state) {
 static void test_help_texts_name_their_synopsis(void **state) {
 	(void)state;
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_NONE), "Usage: confine COMMAND"));
-	assert_non_null(strstr(cli_help_text(CLI_COMMAND_RUN), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]"));
+	assert_non_null(strstr(cli_help_text(CLI_COMMAND_RUN), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	                                                         "                   -- PROGRAM [ARG...]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_BASH), "Usage: confine bash [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_WRAP), "Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_PROBE), "Usage: confine probe [--runner NAME] [--config FILE] [--json]"));
@@ -160,6 +161,29 @@ static void test_run_defaults(void **state) {
 	assert_string_equal(args.program_argv[0], "ls");
 	assert_string_equal(args.program_argv[1], "-l");
 	assert_null(args.program_argv[2]);
+
+	/* run --json (its object goes to stderr: output.c) */
+	assert_int_equal(parse_words(&args, argv, W("run", "--json", "--", "ls")), 0);
+	assert_true(args.json);
+}
+
+/* A usage error still knows the caller asked for JSON, wherever --json
+ * stood among the options; a value that reads "--json" is not the flag. */
+static void test_usage_error_keeps_json(void **state) {
+	cli_args args;
+	char *argv[ARGV_SLOTS];
+	(void)state;
+	assert_int_equal(parse_words(&args, argv, W("run", "--frob", "--json", "--", "ls")), -EINVAL);
+	assert_true(args.json);
+	assert_int_equal(parse_words(&args, argv, W("probe", "--runner", "podman", "--json")), -EINVAL);
+	assert_true(args.json);
+	assert_int_equal(parse_words(&args, argv, W("bash", "-m", "bogus", "-c", "--json")), -EINVAL);
+	assert_false(args.json);
+	assert_int_equal(parse_words(&args, argv, W("run", "--frob", "--", "--json")), -EINVAL);
+	assert_false(args.json);
+	/* wrap has no --json: it always prints JSON (output.c) */
+	assert_int_equal(parse_words(&args, argv, W("wrap", "--frob", "--json", "--", "ls")), -EINVAL);
+	assert_false(args.json);
 }
 
 static void test_run_all_options(void **state) {
@@ -268,8 +292,9 @@ static void test_json_seen_before_an_error_is_kept(void **state) {
 	/* so main can print the error as the JSON object too */
 	assert_int_equal(parse_words(&args, argv, W("bash", "--json", "--frob")), -EINVAL);
 	assert_true(args.json);
+	/* and one after it too (test_usage_error_keeps_json) */
 	assert_int_equal(parse_words(&args, argv, W("bash", "--frob", "--json")), -EINVAL);
-	assert_false(args.json);
+	assert_true(args.json);
 }
 
 /* ---- the policy options (issue 16) ---- */
@@ -400,6 +425,7 @@ int main(void) {
 		cmocka_unit_test(test_help_and_version),
 		cmocka_unit_test(test_help_texts_name_their_synopsis),
 		cmocka_unit_test(test_run_defaults),
+		cmocka_unit_test(test_usage_error_keeps_json),
 		cmocka_unit_test(test_run_all_options),
 		cmocka_unit_test(test_option_spellings),
 		cmocka_unit_test(test_words_after_separator_are_the_program),

@@ -25,14 +25,15 @@ SKIP = 77
 def wrap(confine, config, args):
     done = subprocess.run([confine, "wrap", "--config", config] + args,
                           capture_output=True, text=True)
-    if done.returncode == 125 and "SANDBOX_UNAVAILABLE" not in done.stderr \
-            and "no sandbox backend is usable" in done.stderr:
+    # One JSON object on stdout in every case: the wrap or {"error": ...}.
+    lines = done.stdout.splitlines()
+    assert len(lines) == 1, "wrap printed %r (stderr %r)" % (done.stdout, done.stderr)
+    wrapped = json.loads(lines[0])
+    if done.returncode == 125 and wrapped.get("error", {}).get("code") == "SANDBOX_UNAVAILABLE":
         return None
     if done.returncode != 0:
-        sys.exit("confine wrap failed (%d): %s" % (done.returncode, done.stderr))
-    lines = done.stdout.splitlines()
-    assert len(lines) == 1, "wrap printed %r" % done.stdout
-    return json.loads(lines[0])
+        sys.exit("confine wrap failed (%d): %s" % (done.returncode, wrapped))
+    return wrapped
 
 
 def spawn(wrapped):

@@ -222,6 +222,23 @@ static json_t *json_of(const result *r) {
 	return value;
 }
 
+/* The last line of stderr (run --json puts its object there), parsed. */
+static json_t *json_of_last_err_line(const result *r) {
+	json_error_t error;
+	json_t *value;
+	size_t len = strlen(r->err);
+	const char *line;
+	if (len == 0 || r->err[len - 1] != '\n')
+		fail_msg("stderr does not end a line: \"%s\"", r->err);
+	line = r->err + len - 1;
+	while (line > r->err && line[-1] != '\n')
+		line--;
+	value = json_loadb(line, (size_t)(r->err + len - line), 0, &error);
+	if (!value || !json_is_object(value))
+		fail_msg("stderr's last line is not a JSON object: %s (%s)", line, error.text);
+	return value;
+}
+
 static const char *json_str(const json_t *object, const char *key) {
 	const json_t *value = json_object_get(object, key);
 	if (!json_is_string(value))
@@ -441,7 +458,8 @@ static void test_help(void **state) {
 	} cases[] = {
 		{ ARGS("--help"), "Usage: confine COMMAND" },
 		{ ARGS("-h"), "Usage: confine COMMAND" },
-		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n" },
+		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+		                        "                   -- PROGRAM [ARG...]\n" },
 		{ ARGS("bash", "--help"), "Usage: confine bash [-m MODE]" },
 		{ ARGS("wrap", "--help"), "Usage: confine wrap [-m MODE]" },
 		{ ARGS("probe", "--help"), "Usage: confine probe [--runner NAME] [--config FILE] [--json]\n" },
@@ -462,31 +480,35 @@ static void test_usage_errors(void **state) {
 	const struct {
 		const char *const *args;
 		const char *stderr_text;
+		const char *stdout_text; /* NULL: empty */
 	} cases[] = {
 		{ ARGS("frob"),
 		  "confine: unknown command 'frob' (expected run, bash, wrap or probe)\n"
-		  "Try 'confine --help' for more information.\n" },
+		  "Try 'confine --help' for more information.\n", NULL },
 		{ ARGS("run", "ls", "-l"),
 		  "confine: missing '--' before the command: write 'confine run [OPTION...] -- ls ...'\n"
-		  "Try 'confine run --help' for more information.\n" },
+		  "Try 'confine run --help' for more information.\n", NULL },
 		{ ARGS("wrap", "-m", "read-only"),
 		  "confine: missing '-- PROGRAM [ARG...]': confine wrap needs a command after '--'\n"
-		  "Try 'confine wrap --help' for more information.\n" },
+		  "Try 'confine wrap --help' for more information.\n",
+		  /* wrap prints one JSON object on stdout in every case */
+		  "{\"error\":{\"code\":\"USAGE\",\"message\":\"missing '-- PROGRAM [ARG...]': "
+		  "confine wrap needs a command after '--'\"}}\n" },
 		{ ARGS("run", "--frob", "--", "true"),
 		  "confine: unknown option '--frob' for 'confine run'\n"
-		  "Try 'confine run --help' for more information.\n" },
+		  "Try 'confine run --help' for more information.\n", NULL },
 		{ ARGS("probe", "-m", "read-only"),
 		  "confine: unknown option '-m' for 'confine probe'\n"
-		  "Try 'confine probe --help' for more information.\n" },
+		  "Try 'confine probe --help' for more information.\n", NULL },
 		{ ARGS("bash", "-m", "sideways", "-c", "true"),
 		  "confine: invalid -m: unknown sandbox mode \"sideways\" (expected read-only, "
 		  "workspace-write or danger-full-access)\n"
-		  "Try 'confine bash --help' for more information.\n" },
+		  "Try 'confine bash --help' for more information.\n", NULL },
 		{ ARGS("bash", "--timeout", "600001", "-c", "true"),
 		  "confine: invalid --timeout \"600001\": expected a whole number of milliseconds from 1 "
 		  "to 600000\n"
-		  "Try 'confine bash --help' for more information.\n" },
-		{ ARGS(NULL), NULL },
+		  "Try 'confine bash --help' for more information.\n", NULL },
+		{ ARGS(NULL), NULL, NULL },
 	};
 	(void)state;
 	for (size_t i = 0; cases[i].args[0]; i++) {
@@ -494,7 +516,8 @@ static void test_usage_errors(void **state) {
 		run_in(&r, NULL, NULL, cases[i].args);
 		expect_status(&r, 125);
 		assert_string_equal(r.err, cases[i].stderr_text);
-		assert_string_equal(r.out, ""); /* no help dumped */
+		/* no help dumped */
+		assert_string_equal(r.out, cases[i].stdout_text ? cases[i].stdout_text : "");
 		result_free(&r);
 	}
 }
@@ -509,11 +532,34 @@ static void test_usage_error_as_json(void **state) {
 	expect_keys(object, KEYS("error"));
 	error = json_object_get(object, "error");
 	expect_keys(error, KEYS("code", "message"));
-	assert_string_equal(json_str(error, "code"), "INVALID_ARGUMENT");
+	assert_string_equal(json_str(error, "code"), "USAGE");
 	assert_string_equal(json_str(error, "message"),
 	                    "invalid --timeout \"abc\": expected a whole number of milliseconds from "
 	                    "1 to 600000");
 	json_decref(object);
+	result_free(&r);
+
+	/* --json after the bad option still asks for JSON; a value that reads
+	 * "--json" is a value, not the flag */
+	RUN(&r, "probe", "--frob", "--json");
+	expect_status(&r, 125);
+	object = json_of(&r);
+	assert_string_equal(json_str(json_object_get(object, "error"), "code"), "USAGE");
+	json_decref(object);
+	result_free(&r);
+	RUN(&r, "bash", "-m", "sideways", "-c", "--json");
+	expect_status(&r, 125);
+	assert_string_equal(r.out, "");
+	result_free(&r);
+
+	/* run --json: stdout is the command's; the object is stderr's last line */
+	RUN(&r, "run", "--json", "--frob", "--", "true");
+	expect_status(&r, 125);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "confine: unknown option '--frob' for 'confine run'\n"
+	                           "{\"error\":{\"code\":\"USAGE\",\"message\":\"unknown option "
+	                           "'--frob' for 'confine run'\"}}\n"
+	                           "Try 'confine run --help' for more information.\n");
 	result_free(&r);
 }
 
@@ -535,7 +581,29 @@ static void test_bad_workspace_is_a_policy_error(void **state) {
 	run_in(&r, NULL, NULL, ARGS("wrap", "-w", file, "--", "true"));
 	expect_status(&r, 125);
 	assert_non_null(strstr(r.err, file));
-	assert_string_equal(r.out, "");
+	{
+		/* The error names the directory and the flag, not "the session's cwd". */
+		char expected[PATH_MAX * 2];
+		json_t *object = json_of(&r), *error = json_object_get(object, "error");
+		FORMAT(expected, sizeof expected,
+		       "workspace root \"%s\" (given with -w) is not a directory", file);
+		expect_keys(error, KEYS("code", "message"));
+		assert_string_equal(json_str(error, "code"), "INVALID_POLICY");
+		assert_string_equal(json_str(error, "message"), expected);
+		json_decref(object);
+	}
+	assert_null(strstr(r.err, "session's cwd"));
+	result_free(&r);
+	run_in(&r, NULL, NULL, ARGS("run", "-w", missing, "--", "true"));
+	expect_status(&r, 125);
+	{
+		char expected[PATH_MAX * 2];
+		FORMAT(expected, sizeof expected,
+		       "confine: workspace root \"%s\" (given with -w) does not exist: No such file or "
+		       "directory\n",
+		       missing);
+		assert_string_equal(r.err, expected);
+	}
 	result_free(&r);
 	/* workspace-write of / would be full access in disguise */
 	RUN(&r, "wrap", "-m", "workspace-write", "-w", "/", "--", "true");
@@ -726,7 +794,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_status(&r, 0);
 	assert_string_equal(r.err, "");
 	object = json_of(&r);
-	expect_keys(object, KEYS("argv", "runner", "enforcement", "denialSignatures",
+	expect_keys(object, KEYS("argv", "runner", "enforcement", "unenforced", "denialSignatures",
 	                         "runnerFailureRules", "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
@@ -842,7 +910,9 @@ static void test_wrap_danger_is_the_argv_unchanged(void **state) {
 	RUN(&r, "wrap", "-m", "danger-full-access", "-w", work, "--", "echo", "a b", "--");
 	expect_status(&r, 0);
 	object = json_of(&r);
-	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules", "policy"));
+	expect_keys(object, KEYS("argv", "runner", "unenforced", "denialSignatures",
+	                         "runnerFailureRules", "policy"));
+	assert_int_equal(json_array_size(json_object_get(object, "unenforced")), 0);
 	expect_strings(json_object_get(object, "argv"), KEYS("echo", "a b", "--"));
 	assert_true(json_is_null(json_object_get(object, "runner")));
 	assert_int_equal(json_array_size(json_object_get(object, "denialSignatures")), 0);
@@ -861,7 +931,15 @@ static void test_wrap_argument_not_utf8(void **state) {
 	expect_status(&r, 125);
 	assert_string_equal(r.err, "confine: argument \"\xff\xfe\" is not valid UTF-8 and "
 	                           "cannot be written as JSON\n");
-	assert_string_equal(r.out, "");
+	{
+		json_t *object = json_of(&r), *error = json_object_get(object, "error");
+		assert_string_equal(json_str(error, "code"), "USAGE");
+		/* the message itself is made valid: each bad byte is U+FFFD */
+		assert_string_equal(json_str(error, "message"),
+		                    "argument \"\xef\xbf\xbd\xef\xbf\xbd\" is not valid UTF-8 and "
+		                    "cannot be written as JSON");
+		json_decref(object);
+	}
 	result_free(&r);
 }
 
@@ -976,6 +1054,70 @@ static void test_run_pinned_landlock(void **state) {
 	(void)state;
 	NEED(have_landlock, "Landlock");
 	run_checks("landlock");
+}
+
+/* run --json: stdout stays the command's; the outcome object (bash's
+ * without the captured output) is the last line of stderr, on its own line
+ * even after stderr that did not end one. */
+static void test_run_json(void **state) {
+	char prog[PATH_MAX], expected[PATH_MAX * 2];
+	json_t *object, *sandbox;
+	result r;
+	(void)state;
+	RUN(&r, "run", "--json", "-w", work, "--", "sh", "-c", "echo out; printf err >&2; exit 3");
+	expect_status(&r, 3);
+	assert_string_equal(r.out, "out\n");
+	assert_true(strncmp(r.err, "err\n{", 5) == 0);
+	object = json_of_last_err_line(&r);
+	expect_keys(object, KEYS("exitCode", "timedOut", "sandbox", "error"));
+	assert_int_equal(json_int(object, "exitCode"), 3);
+	assert_false(json_bool(object, "timedOut"));
+	assert_true(json_is_null(json_object_get(object, "error")));
+	sandbox = json_object_get(object, "sandbox");
+	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "runner",
+	                          "runnerFailed"));
+	assert_string_equal(json_str(sandbox, "mode"), "read-only");
+	assert_false(json_bool(sandbox, "runnerFailed"));
+	json_decref(object);
+	result_free(&r);
+
+	/* a signal death is the signal's name */
+	RUN(&r, "run", "--json", "-m", "danger-full-access", "-w", work, "--", "sh", "-c",
+	    "kill -TERM $$");
+	expect_status(&r, 128 + SIGTERM);
+	object = json_of_last_err_line(&r);
+	assert_null(json_object_get(object, "exitCode"));
+	assert_string_equal(json_str(object, "signal"), "SIGTERM");
+	expect_keys(json_object_get(object, "sandbox"), KEYS("mode", "denied", "runnerFailed"));
+	json_decref(object);
+	result_free(&r);
+
+	/* nothing ran: the error object alone, with env(1)'s statuses */
+	RUN(&r, "run", "--json", "-w", work, "--", "no-such-program-for-confine");
+	expect_status(&r, 127);
+	assert_string_equal(r.out, "");
+	assert_string_equal(r.err, "confine: no-such-program-for-confine: command not found\n"
+	                           "{\"error\":{\"code\":\"SPAWN_FAILED\",\"message\":"
+	                           "\"no-such-program-for-confine: command not found\"}}\n");
+	result_free(&r);
+	path_in(prog, base, "not-executable");
+	write_file(prog, "#!/bin/sh\nexit 0\n");
+	RUN(&r, "run", "--json", "-w", work, "--", prog);
+	expect_status(&r, 126);
+	object = json_of_last_err_line(&r);
+	FORMAT(expected, sizeof expected, "%s: Permission denied", prog);
+	assert_string_equal(json_str(json_object_get(object, "error"), "code"), "SPAWN_FAILED");
+	assert_string_equal(json_str(json_object_get(object, "error"), "message"), expected);
+	json_decref(object);
+	result_free(&r);
+
+	/* a policy error: 125 */
+	RUN(&r, "run", "--json", "-m", "workspace-write", "-w", "/", "--", "true");
+	expect_status(&r, 125);
+	object = json_of_last_err_line(&r);
+	assert_string_equal(json_str(json_object_get(object, "error"), "code"), "INVALID_POLICY");
+	json_decref(object);
+	result_free(&r);
 }
 
 static void test_run_danger_is_unconfined(void **state) {
@@ -1352,16 +1494,20 @@ static void test_bash_json_denied(void **state) {
 	RUN(&r, "bash", "--json", "-w", work, "-c", "echo out; echo x > bash-denied");
 	expect_status(&r, 1);
 	object = json_of(&r);
-	expect_keys(object, KEYS("exitCode", "timedOut", "stdout", "stderr", "truncated", "sandbox",
-	                         "error"));
+	expect_keys(object, KEYS("exitCode", "timedOut", "stdout", "stderr", "truncated",
+	                         "stdoutTruncated", "stderrTruncated", "sandbox", "error"));
 	assert_int_equal(json_int(object, "exitCode"), 1);
 	assert_false(json_bool(object, "timedOut"));
 	assert_string_equal(json_str(object, "stdout"), "out\n");
 	assert_true(strlen(json_str(object, "stderr")) > 0);
 	assert_false(json_bool(object, "truncated"));
+	assert_false(json_bool(object, "stdoutTruncated"));
+	assert_false(json_bool(object, "stderrTruncated"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed"));
+	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "runner",
+	                          "runnerFailed"));
+	assert_int_equal(json_array_size(json_object_get(sandbox, "unenforced")), 0);
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
 	assert_string_equal(json_str(sandbox, "enforcement"), "full");
@@ -1422,6 +1568,8 @@ static void test_bash_json_truncated_and_not_utf8(void **state) {
 	expect_status(&r, 0);
 	object = json_of(&r);
 	assert_true(json_bool(object, "truncated"));
+	assert_true(json_bool(object, "stdoutTruncated"));
+	assert_false(json_bool(object, "stderrTruncated"));
 	assert_int_equal(strlen(json_str(object, "stdout")), 64000);
 	/* a byte that is not UTF-8 becomes U+FFFD rather than breaking the JSON */
 	assert_string_equal(json_str(object, "stderr"), "\xef\xbf\xbd");
@@ -1570,20 +1718,109 @@ static void test_unavailable_exact_line(void **state) {
 	FORMAT(message, sizeof message, unavailable_prefix, "read-only");
 	FORMAT(expected, sizeof expected, "confine: %s\n", message);
 	assert_string_equal(r.err, expected);
-	assert_string_equal(r.out, "");
+	object = json_of(&r);
+	expect_keys(object, KEYS("error"));
+	error = json_object_get(object, "error");
+	expect_keys(error, KEYS("code", "message")); /* no runner failed: nothing ran */
+	assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
+	assert_string_equal(json_str(error, "message"), message);
+	json_decref(object);
 	result_free(&r);
 
+	/* a verdict, not a failure of confine: exit 1 */
 	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--config", config));
-	expect_status(&r, 125);
+	expect_status(&r, 1);
 	assert_true(strncmp(r.out, "runner: none", 12) == 0);
 	result_free(&r);
 
 	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
-	expect_status(&r, 125);
+	expect_status(&r, 1);
 	object = json_of(&r);
 	assert_false(json_bool(object, "usable"));
 	assert_true(json_is_null(json_object_get(object, "runner")));
 	assert_null(json_object_get(object, "enforcement"));
+	json_decref(object);
+	result_free(&r);
+}
+
+/* probe --runner NAME probes that runner for real: a launcher that is
+ * missing or cannot be executed is "not usable" with the reason (exit 1),
+ * and so is a wrap of it (SANDBOX_UNAVAILABLE); a bad configuration is a
+ * failure of confine (125) with the error object. */
+static void test_probe_pinned_runner(void **state) {
+	char stripped[PATH_MAX], json_text[PATH_MAX + 64], detail[PATH_MAX + 64];
+	char missing[PATH_MAX];
+	const char *config;
+	json_t *object, *error;
+	result r;
+	(void)state;
+	/* config_file() reuses its buffer */
+	FORMAT(missing, sizeof missing, "%s",
+	       config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}"));
+	RUN(&r, "probe", "--runner", "landlock", "--config", missing);
+	expect_status(&r, 1);
+	assert_true(strncmp(r.out, "runner: none (landlock is not usable)\nrunner failure: cannot "
+	                           "execute /nonexistent/landlock-run: No such file or directory\n",
+	                    114) == 0);
+	assert_string_equal(r.err, "confine: the runner landlock is not usable: cannot execute "
+	                           "/nonexistent/landlock-run: No such file or directory\n");
+	result_free(&r);
+
+	RUN(&r, "probe", "--json", "--runner", "landlock", "--config", missing);
+	expect_status(&r, 1);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_true(json_is_null(json_object_get(object, "runner")));
+	assert_string_equal(json_str(object, "reason"),
+	                    "cannot execute /nonexistent/landlock-run: No such file or directory");
+	assert_string_equal(json_str(object, "runnerFailure"), json_str(object, "reason"));
+	json_decref(object);
+	result_free(&r);
+
+	path_in(stripped, base, "stripped-for-probe");
+	copy_file(launcher_path, stripped, 0644);
+	FORMAT(json_text, sizeof json_text, "{\"landlockLauncher\": \"%s\"}", stripped);
+	config = config_file(json_text);
+	FORMAT(detail, sizeof detail, "cannot execute %s: Permission denied", stripped);
+	RUN(&r, "probe", "--json", "--runner", "landlock", "--config", config);
+	expect_status(&r, 1);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_string_equal(json_str(object, "reason"), detail);
+	json_decref(object);
+	result_free(&r);
+
+	/* no such mechanism on this platform */
+	RUN(&r, "probe", "--json", "--runner", "seatbelt");
+	expect_status(&r, 1);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_non_null(json_object_get(object, "reason"));
+	assert_null(json_object_get(object, "runnerFailure"));
+	json_decref(object);
+	result_free(&r);
+
+	/* a wrap pinned to it: the error object, with the runner's line */
+	RUN(&r, "wrap", "--runner", "landlock", "--config", missing, "-w", work, "--", "true");
+	expect_status(&r, 125);
+	object = json_of(&r);
+	expect_keys(object, KEYS("error"));
+	error = json_object_get(object, "error");
+	expect_keys(error, KEYS("code", "message", "runnerFailure"));
+	assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
+	assert_string_equal(json_str(error, "runnerFailure"),
+	                    "cannot execute /nonexistent/landlock-run: No such file or directory");
+	assert_non_null(strstr(json_str(error, "message"), " Runner failure: cannot execute "
+	                                                     "/nonexistent/landlock-run"));
+	json_decref(object);
+	result_free(&r);
+
+	/* confine's own failure: 125 and the error object */
+	RUN(&r, "probe", "--json", "--config", config_file("{\"probeTimeoutMs\": -1}"));
+	expect_status(&r, 125);
+	object = json_of(&r);
+	expect_keys(object, KEYS("error"));
+	assert_string_equal(json_str(json_object_get(object, "error"), "code"), "INVALID_CONFIG");
 	json_decref(object);
 	result_free(&r);
 }
@@ -1624,10 +1861,11 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	result_free(&r);
 
 	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
-	expect_status(&r, 125);
+	expect_status(&r, 1);
 	object = json_of(&r);
 	assert_false(json_bool(object, "usable"));
 	assert_string_equal(json_str(object, "runnerFailure"), detail);
+	assert_string_equal(json_str(object, "reason"), detail);
 	json_decref(object);
 	result_free(&r);
 }
@@ -1658,6 +1896,20 @@ static void test_pinned_runner_failure(void **state) {
 	error = json_object_get(object, "error");
 	assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
 	assert_non_null(strstr(json_str(error, "message"), " Runner failure: "));
+	assert_non_null(strstr(json_str(error, "runnerFailure"), "/nonexistent/landlock-run"));
+	assert_non_null(strstr(json_str(error, "message"), json_str(error, "runnerFailure")));
+	json_decref(object);
+	assert_false(exists(side));
+	result_free(&r);
+
+	RUN(&r, "run", "--json", "--config", config, "--runner", "landlock", "-w", work, "--", "sh",
+	    "-c", cmd);
+	expect_status(&r, 125);
+	assert_string_equal(r.out, "");
+	object = json_of_last_err_line(&r);
+	error = json_object_get(object, "error");
+	assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
+	assert_non_null(strstr(json_str(error, "runnerFailure"), "/nonexistent/landlock-run"));
 	json_decref(object);
 	assert_false(exists(side));
 	result_free(&r);
@@ -1717,6 +1969,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_default_ladder),
 		cmocka_unit_test(test_run_pinned_bwrap),
 		cmocka_unit_test(test_run_pinned_landlock),
+		cmocka_unit_test(test_run_json),
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_program_in_host_tmp),
@@ -1740,6 +1993,7 @@ int main(int argc, char **argv) {
 	};
 	const struct CMUnitTest unavailable[] = {
 		cmocka_unit_test(test_unavailable_exact_line),
+		cmocka_unit_test(test_probe_pinned_runner),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_pinned_runner_failure),
 		cmocka_unit_test(test_runner_failure_after_start),
