@@ -20,9 +20,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "local/policy-check.h"
 #include "local/probe.h"
 #include "local/runner.h"
 #include "path.h"
+#include "policy-internal.h"
 
 typedef struct local_provider {
 	/* The configuration the runners read, pointing into the copies below. */
@@ -154,51 +156,18 @@ static int push_all(char ***strv, const char *const *items) {
 	return 0;
 }
 
-/* Whether canonical `path` is `dir` or lies below it. A root of "/" is
- * only ever read-only (workspace-write refuses it), so nothing under it is
- * writable and it contains no runner that matters here. */
-static bool inside(const char *path, const char *dir) {
-	size_t n = strlen(dir);
-	if (n == 1 && dir[0] == '/')
-		return false;
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* Refuses a runner that a confined command could have replaced: one the
  * configuration names but that cannot be found, one that is not there, and
- * one inside an area the call's mode lets the command write. 0 when it may
- * run. */
+ * one inside an area the call's mode lets the command write
+ * (policy-check.c). 0 when it may run. */
 static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
                         const confine_policy *policy, confine_error *err) {
-	const char *real = prog->real;
 	if (prog->not_found)
 		return confine_error_sandbox_unavailable(err, policy->mode, prog->not_found);
 	if (!prog->argv || !prog->argv[0])
 		/* Never hand back an argv without its runner. */
 		return confine_error_sandbox_unavailable(err, policy->mode, NULL);
-	/* A runner that grants the host's /tmp under workspace-write could be
-	 * replaced by this very run if it lies there. */
-	if (real && (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) &&
-	    policy->mode == CONFINE_MODE_WORKSPACE_WRITE && inside(real, "/tmp")) {
-		char detail[PATH_MAX + 128];
-		snprintf(detail, sizeof detail,
-		         "runner %s lies under /tmp, which a workspace-write run under %s may write; "
-		         "refusing to run it",
-		         real, def->title);
-		return confine_error_sandbox_unavailable(err, policy->mode, detail);
-	}
-	/* A runner inside the workspace could have been replaced by an earlier
-	 * workspace-write run of a confined command: running it would run that
-	 * command's choice unconfined. */
-	if (real && policy->workspace_root && inside(real, policy->workspace_root)) {
-		char detail[PATH_MAX * 2 + 128];
-		snprintf(detail, sizeof detail,
-		         "runner %s lies inside the workspace %s, which confined commands may "
-		         "write; refusing to run it",
-		         real, policy->workspace_root);
-		return confine_error_sandbox_unavailable(err, policy->mode, detail);
-	}
-	return 0;
+	return cf_policy_check_runner_place(def, prog->real, policy, err);
 }
 
 /* The facts and dialect of the row, and the policy, into `c`. */
@@ -210,9 +179,7 @@ static int describe(const local_provider *lp, const cf_runner_def *def,
 	c->runner = def->id;
 	c->runner_facts = def->facts;
 	c->enforcement = enforcement;
-	c->policy.mode = policy->mode;
-	if (policy->workspace_root &&
-	    !(c->policy.workspace_root = strdup(policy->workspace_root)))
+	if (cf_policy_copy_into(&c->policy, policy) < 0)
 		return -ENOMEM;
 	c->denial_signatures = cf_strv_copy(def->denial_signatures);
 	c->rules = calloc(1, sizeof *c->rules);
@@ -234,17 +201,16 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	if ((r = check_runner(def, prog, policy, err)) < 0)
 		return r;
 	r = def->profile(policy, &lp->env, &profile);
-	if (r == -EINVAL)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
-		                    "cannot build the %s profile for mode \"%s\" and workspace root "
-		                    "\"%s\"",
-		                    def->name, confine_mode_name(policy->mode),
-		                    policy->workspace_root ? policy->workspace_root : "");
 	if (r < 0)
-		goto oom;
+		return cf_policy_profile_error(def, policy, r, err);
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
+	if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+		confine_strv_free(profile);
+		confine_argv_free(c);
+		return r;
+	}
 	/* runner program, its profile, "--", then the caller's argv unchanged */
 	if (push_all(&c->argv, (const char *const *)prog->argv) < 0 ||
 	    push_all(&c->argv, (const char *const *)profile) < 0 || cf_strv_push(&c->argv, "--") < 0 ||
