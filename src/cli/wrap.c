@@ -6,6 +6,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 
 /* A JSON array of strings that must arrive intact (an argv to spawn): a
  * string that is not UTF-8 cannot be written as JSON without changing it,
@@ -53,20 +54,11 @@ static json_t *rule_json(const confine_rule *rule) {
 	return object;
 }
 
-static json_t *policy_json(const confine_policy *policy) {
-	json_t *object = json_object();
-	if (!object)
-		return NULL;
-	json_object_set_new(object, "mode", json_string(confine_mode_name(policy->mode)));
-	json_object_set_new(object, "workspaceRoot", json_string(policy->workspace_root));
-	return object;
-}
-
 int cli_command_wrap(cli_context *ctx) {
 	const cli_args *args = ctx->args;
 	confine_argv *confined = NULL;
 	confine_error err;
-	json_t *object, *argv_json = NULL, *denial = NULL, *rules;
+	json_t *object, *argv_json = NULL, *denial = NULL, *rules, *env_json = NULL;
 	const char *bad = NULL;
 	int r;
 	json_t *root_check = json_string(ctx->policy->workspace_root);
@@ -76,11 +68,29 @@ int cli_command_wrap(cli_context *ctx) {
 		              "JSON",
 		              ctx->policy->workspace_root);
 	json_decref(root_check);
+	/* The environment to spawn with (doc/SPEC.md 15): the filter is the
+	 * spawner's, and here the spawner is the caller. */
+	{
+		char *bad_name = NULL;
+		r = cli_env_json(ctx->policy, &env_json, &bad_name);
+		if (r == -EILSEQ) {
+			int status = cli_report(ctx, CONFINE_E_INVALID_ARGUMENT,
+			                        "environment variable \"%s\" is not valid UTF-8 and cannot be "
+			                        "written as JSON (drop it with --env-exclude)",
+			                        bad_name);
+			free(bad_name);
+			return status;
+		}
+		if (r < 0)
+			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	}
 
 	if (confine_mode_is_confined(ctx->policy->mode)) {
 		if (confine_confine(ctx->provider, (const char *const *)args->program_argv, ctx->policy,
-		                    &confined, &err) < 0)
+		                    &confined, &err) < 0) {
+			json_decref(env_json);
 			return cli_report_error(ctx, &err);
+		}
 		r = strict_string_array(confined->argv, &argv_json, &bad);
 		if (r == 0)
 			denial = lossy_string_array(confined->denial_signatures);
@@ -97,12 +107,14 @@ int cli_command_wrap(cli_context *ctx) {
 		                    "argument \"%s\" is not valid UTF-8 and cannot be written as JSON",
 		                    bad);
 		json_decref(argv_json);
+		json_decref(env_json);
 		confine_argv_free(confined);
 		return status;
 	}
 	if (r < 0 || !denial) {
 		json_decref(argv_json);
 		json_decref(denial);
+		json_decref(env_json);
 		confine_argv_free(confined);
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
@@ -114,6 +126,7 @@ int cli_command_wrap(cli_context *ctx) {
 		json_decref(rules);
 		json_decref(argv_json);
 		json_decref(denial);
+		json_decref(env_json);
 		confine_argv_free(confined);
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
@@ -129,7 +142,11 @@ int cli_command_wrap(cli_context *ctx) {
 	}
 	json_object_set_new(object, "denialSignatures", denial);
 	json_object_set_new(object, "runnerFailureRules", rules);
-	json_object_set_new(object, "policy", policy_json(ctx->policy));
+	json_object_set_new(object, "unenforced",
+	                    cli_string_list_json(confined ? confined->unenforced : NULL));
+	json_object_set_new(object, "env", env_json);
+	env_json = NULL;
+	json_object_set_new(object, "policy", cli_policy_json(ctx->policy));
 	confine_argv_free(confined);
 
 	if ((r = cli_emit_json(object)) < 0)

@@ -725,7 +725,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	assert_string_equal(r.err, "");
 	object = json_of(&r);
 	expect_keys(object, KEYS("argv", "runner", "enforcement", "denialSignatures",
-	                         "runnerFailureRules", "policy"));
+	                         "runnerFailureRules", "unenforced", "env", "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
 	assert_int_equal(n, 1 + 21 + 1 + 3); /* runner, profile, --, argv */
@@ -752,7 +752,11 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_keys(rule, KEYS("fatalSignatures")); /* no exit gate, no informational lines */
 	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("bwrap: "));
 	policy = json_object_get(object, "policy");
-	expect_keys(policy, KEYS("mode", "workspaceRoot"));
+	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
+	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
+	                         "env", "requireFull"));
+	assert_int_equal(json_array_size(json_object_get(object, "unenforced")), 0);
+	assert_true(json_is_array(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
 	json_decref(object);
@@ -837,7 +841,8 @@ static void test_wrap_danger_is_the_argv_unchanged(void **state) {
 	RUN(&r, "wrap", "-m", "danger-full-access", "-w", work, "--", "echo", "a b", "--");
 	expect_status(&r, 0);
 	object = json_of(&r);
-	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules", "policy"));
+	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules",
+	                         "unenforced", "env", "policy"));
 	expect_strings(json_object_get(object, "argv"), KEYS("echo", "a b", "--"));
 	assert_true(json_is_null(json_object_get(object, "runner")));
 	assert_int_equal(json_array_size(json_object_get(object, "denialSignatures")), 0);
