@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 #include "supervise.h"
 
 static json_t *bash_json(const confine_bash_result *result) {
@@ -37,6 +38,10 @@ static json_t *bash_json(const confine_bash_result *result) {
 		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
 	}
 	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
+	if (o->confined) {
+		json_object_set_new(sandbox, "unenforced", cli_string_list_json(o->unenforced));
+		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o));
+	}
 	json_object_set_new(object, "sandbox", sandbox);
 
 	if (result->error.code != CONFINE_OK)
@@ -78,6 +83,8 @@ int cli_command_bash(cli_context *ctx) {
 	if (r < 0)
 		return cli_report_error(ctx, &err);
 
+	if (!args->json)
+		cli_warn_git_hazards(result->outcome);
 	if (args->json) {
 		r = cli_emit_json(bash_json(result));
 	} else {

@@ -3,6 +3,7 @@
 #include "policy-json.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,4 +91,39 @@ int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad) {
 	confine_strv_free(env);
 	*ret = array;
 	return 0;
+}
+
+json_t *cli_git_hazards_json(const confine_outcome *o) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && i < o->n_git_hazards; i++) {
+		json_t *item = json_object();
+		if (!item) {
+			json_decref(array);
+			return NULL;
+		}
+		json_object_set_new(item, "path", cli_json_string_lossy(o->git_hazards[i].path,
+		                                                        strlen(o->git_hazards[i].path)));
+		json_object_set_new(item, "kind", json_string(o->git_hazards[i].kind));
+		json_array_append_new(array, item);
+	}
+	return array;
+}
+
+void cli_warn_git_hazards(const confine_outcome *o) {
+	for (size_t i = 0; i < o->n_git_hazards; i++) {
+		const confine_git_hazard *h = &o->git_hazards[i];
+		if (strcmp(h->kind, "incomplete") == 0)
+			fprintf(stderr, "confine: warning: the scan for git hooks and settings the run left "
+			                "stopped at its bound; check the writable roots before running git "
+			                "there\n");
+		else if (strcmp(h->kind, "hook") == 0)
+			fprintf(stderr, "confine: warning: the run created or changed the git hook %s; git "
+			                "would run it unconfined\n",
+			        h->path);
+		else
+			fprintf(stderr, "confine: warning: the run set %s in %s; git would run it "
+			                "unconfined\n",
+			        h->kind, h->path);
+	}
+	fflush(stderr);
 }

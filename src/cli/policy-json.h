@@ -24,4 +24,11 @@ json_t *cli_string_list_json(char *const *strv);
  * not UTF-8 (*ret_bad is malloc'd); -ENOMEM. */
 int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad);
 
+/* The outcome's git hazards as [{"path","kind"}] (doc/SPEC.md 15). */
+json_t *cli_git_hazards_json(const confine_outcome *outcome);
+
+/* For `confine run`: one `confine: warning: ...` line on stderr per git
+ * hazard the run left. */
+void cli_warn_git_hazards(const confine_outcome *outcome);
+
 #endif

@@ -12,11 +12,19 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 #include "supervise.h"
 
 /* The conventions of env(1) and timeout(1) for a program that cannot run. */
 #define CLI_EXIT_CANNOT_EXECUTE 126
 #define CLI_EXIT_NOT_FOUND 127
+
+/* The run's temp dir when the run did not start (the spawner removes it
+ * once it has taken it over; rmdir of a removed one fails harmlessly). */
+static void drop_temp_dir(cli_context *ctx) {
+	if (ctx->policy->temp_dir)
+		(void)rmdir(ctx->policy->temp_dir);
+}
 
 /* Confines `argv` under the context's policy, or (danger-full-access) takes
  * it as it is. `*ret_confined` is NULL for an unconfined run. */
@@ -26,8 +34,15 @@ static int prepare(cli_context *ctx, const char *const *argv, confine_spawn_opti
 	*ret_confined = NULL;
 	confine_spawn_options_init(options);
 	if (confine_mode_is_confined(ctx->policy->mode)) {
-		if (confine_confine(ctx->provider, argv, ctx->policy, ret_confined, &err) < 0)
+		/* read-only's private temp area where the rung has no mount
+		 * namespace: made before the argv that grants it; the spawner
+		 * removes it after the run (doc/SPEC.md 15). */
+		if (confine_policy_make_temp_dir(ctx->policy, NULL, &err) < 0)
 			return cli_report_error(ctx, &err);
+		if (confine_confine(ctx->provider, argv, ctx->policy, ret_confined, &err) < 0) {
+			drop_temp_dir(ctx);
+			return cli_report_error(ctx, &err);
+		}
 		options->confined = *ret_confined;
 	} else {
 		options->argv = argv;
@@ -79,7 +94,9 @@ static int resolve_program(const cli_context *ctx, const confine_argv *confined,
 	confine_find_options options = { .dir = ctx->policy->workspace_root };
 	char *found = NULL;
 	int r;
-	if (confined && confined->policy.mode == CONFINE_MODE_WORKSPACE_WRITE &&
+	/* The private /tmp: workspace-write's, and read-only's private temp. */
+	if (confined &&
+	    (confined->policy.mode == CONFINE_MODE_WORKSPACE_WRITE || confined->policy.private_temp) &&
 	    (confined->runner_facts & CONFINE_RUNNER_FACT_PRIVATE_TMP)) {
 		options.accept = visible_in_sandbox;
 		options.accept_data = &view;
@@ -117,6 +134,7 @@ int cli_command_run(cli_context *ctx) {
 		return status;
 	if (confined && (status = resolve_program(ctx, confined, args->program_argv[0])) != 0) {
 		confine_argv_free(confined);
+		drop_temp_dir(ctx);
 		return status;
 	}
 	/* stdin and stdout are the caller's; stderr goes to the caller live and
@@ -126,9 +144,11 @@ int cli_command_run(cli_context *ctx) {
 
 	if (cli_spawn_supervised(&options, &outcome, &err) < 0) {
 		confine_argv_free(confined);
+		drop_temp_dir(ctx);
 		return cli_report_error(ctx, &err);
 	}
 	confine_argv_free(confined);
+	cli_warn_git_hazards(outcome);
 	if (confine_outcome_error(outcome, &err) < 0) {
 		confine_outcome_free(outcome);
 		return cli_report_error(ctx, &err);

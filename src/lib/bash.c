@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -17,11 +18,20 @@ static int invalid(confine_error *err, const char *message) {
 	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "bash", 0, "%s", message);
 }
 
+/* Removes the (still empty, or already removed) temp dir of a run that did
+ * not start, and frees the policy that named it. */
+static void drop_temp_dir(confine_policy *own) {
+	if (own && own->temp_dir)
+		(void)rmdir(own->temp_dir);
+	confine_policy_free(own);
+}
+
 int confine_bash_start(confine_provider *provider, const confine_bash_options *options,
                        confine_process **ret, confine_error *err) {
 	const char *argv[4];
 	confine_spawn_options spawn;
 	confine_argv *confined = NULL;
+	confine_policy *own = NULL;
 	int r;
 
 	if (!options || !ret)
@@ -46,13 +56,30 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 
 	confine_spawn_options_init(&spawn);
 	if (confine_mode_is_confined(options->policy->mode)) {
+		const confine_policy *policy = options->policy;
 		if (!provider)
 			return invalid(err, "a confined mode needs a sandbox provider");
+		/* read-only's private temp area on the rungs without a mount
+		 * namespace: made before the argv that grants it (doc/SPEC.md 15);
+		 * the spawner removes it after the run. */
+		if (policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp &&
+		    !policy->temp_dir) {
+			if (confine_policy_copy(policy, &own) < 0)
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "bash", ENOMEM,
+				                    "out of memory");
+			if ((r = confine_policy_make_temp_dir(own, options->envp, err)) < 0) {
+				confine_policy_free(own);
+				return r;
+			}
+			policy = own;
+		}
 		/* Asked on every call: the provider's answer may differ per policy,
 		 * and a wrap is never reused across runs. */
-		r = confine_confine(provider, argv, options->policy, &confined, err);
-		if (r < 0)
+		r = confine_confine(provider, argv, policy, &confined, err);
+		if (r < 0) {
+			drop_temp_dir(own);
 			return r;
+		}
 		spawn.confined = confined;
 	} else {
 		spawn.argv = argv;
@@ -70,6 +97,10 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 	/* The process keeps its own copy of the wrap's facts. */
 	r = confine_spawn(&spawn, ret, err);
 	confine_argv_free(confined);
+	if (r < 0)
+		drop_temp_dir(own); /* a spawn refused before it took the dir over */
+	else
+		confine_policy_free(own);
 	return r;
 }
 

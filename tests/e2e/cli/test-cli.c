@@ -1070,10 +1070,10 @@ static void test_run_program_not_found(void **state) {
 		program_checks("landlock");
 }
 
-/* Under bwrap, workspace-write mounts a private, empty /tmp: a program on
- * the host's /tmp is not there, and saying so beats letting bwrap's
- * "execvp" failure read as bwrap itself failing. Read-only and Landlock see
- * the host's /tmp and run it. */
+/* Under bwrap, workspace-write and read-only (its private temp area) mount
+ * a private, empty /tmp: a program on the host's /tmp is not there, and
+ * saying so beats letting bwrap's "execvp" failure read as bwrap itself
+ * failing. Landlock sees the host's /tmp and runs it. */
 static void test_run_program_in_host_tmp(void **state) {
 	char dir[] = "/tmp/confine-cli-prog-XXXXXX", prog[64], want[160];
 	const char *config = launcher_config();
@@ -1095,6 +1095,12 @@ static void test_run_program_in_host_tmp(void **state) {
 
 	RUN(&r, "run", "--config", config, "--runner", "bwrap", "-m", "read-only", "-w", work, "--",
 	    prog);
+	expect_status(&r, 127);
+	assert_string_equal(r.err, want);
+	result_free(&r);
+
+	RUN(&r, "run", "--config", config, "--runner", "landlock", "-m", "read-only", "-w", work,
+	    "--", prog);
 	expect_status(&r, 0);
 	assert_string_equal(r.out, "hi\n");
 	result_free(&r);
@@ -1361,7 +1367,8 @@ static void test_bash_json_denied(void **state) {
 	assert_false(json_bool(object, "truncated"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed"));
+	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed",
+	                          "unenforced", "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
 	assert_string_equal(json_str(sandbox, "enforcement"), "full");
