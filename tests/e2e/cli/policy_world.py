@@ -259,18 +259,30 @@ def test_cc_read_only(w):
     src = os.path.join(w.ws, "hello.c")
     with open(src, "w") as f:
         f.write("int main(void) { return 0; }\n")
-    temps = set(glob.glob("/tmp/confine-tmp.*"))
+    # A TMPDIR of this test's own: the run's temp dir is made there.
+    tmp = os.path.join(w.base, "tmp")
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
     listing = sorted(os.listdir(w.ws))
-    out = w.bash("read-only", [], "cc -o /dev/null hello.c && echo built")
-    check(out["stdout"] == "built\n", "cc failed in read-only", out)
-    check(set(glob.glob("/tmp/confine-tmp.*")) == temps, "the temp dir was left behind")
+    out = w.bash("read-only", [], "cc -o /dev/null hello.c && echo built; echo $TMPDIR", env)
+    check(out["stdout"].startswith("built\n"), "cc failed in read-only", out)
+    if w.runner == "landlock":
+        check(out["stdout"].split("\n")[1].startswith(tmp + "/confine-tmp."), "TMPDIR", out)
+    else:
+        check(out["stdout"].split("\n")[1] == "/tmp", "TMPDIR under bwrap", out)
+    check(os.listdir(tmp) == [], "the temp dir was left behind", os.listdir(tmp))
+    # Removed with its contents, a directory the command made unreadable too.
+    out = w.bash("read-only", [], "mkdir -p $TMPDIR/d/e && touch $TMPDIR/f $TMPDIR/d/e/g && "
+                 "chmod 000 $TMPDIR/d && ln -s / $TMPDIR/root && echo made", env)
+    check(out["stdout"] == "made\n", "writing the temp area failed", out)
+    check(os.listdir(tmp) == [], "the filled temp dir was left behind", os.listdir(tmp))
     check(sorted(os.listdir(w.ws)) == listing, "cc left files in the workspace")
     # Through confine run too.
     done = subprocess.run([w.confine, "run"] + w.common("read-only", [])
                           + ["--", "cc", "-o", "/dev/null", "hello.c"],
-                          capture_output=True, text=True, cwd=w.base)
+                          capture_output=True, text=True, cwd=w.base, env=env)
     check(done.returncode == 0, "confine run cc failed", done.stderr)
-    check(set(glob.glob("/tmp/confine-tmp.*")) == temps, "run left the temp dir behind")
+    check(os.listdir(tmp) == [], "run left the temp dir behind", os.listdir(tmp))
     # The wrap for another process's spawn says what it could not give.
     wrapped = w.wrap("read-only", [], ["true"])
     if w.runner == "landlock":
