@@ -24,7 +24,8 @@ struct scan {
 	confine_git_hazard *hazards;
 	size_t n;
 	size_t entries;
-	bool incomplete;
+	bool incomplete; /* the entry bound: the walk stopped */
+	bool pruned;     /* the depth bound: some directory was not entered */
 	bool oom;
 };
 
@@ -346,8 +347,9 @@ static void walk(struct scan *s, int fd, const char *dir, dev_t dev, int depth) 
 		if (st.st_dev != dev)
 			continue; /* a mount point: not the root's tree */
 		if (depth >= CF_GIT_SCAN_MAX_DEPTH) {
-			s->incomplete = true;
-			break;
+			/* Not entered, but the rest of the tree still is. */
+			s->pruned = true;
+			continue;
 		}
 		child = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (child < 0)
@@ -372,7 +374,7 @@ int cf_git_hazards_scan(char *const *roots, struct timespec since, confine_git_h
 		}
 		walk(&s, fd, roots[i], st.st_dev, 0);
 	}
-	if (s.incomplete)
+	if (s.incomplete || s.pruned)
 		add(&s, "", "incomplete");
 	*hazards = s.hazards;
 	*n = s.n;

@@ -17,8 +17,8 @@
 /* Bounds of one scan: directories deeper than this below a root are not
  * visited, and the walk stops after this many directory entries in all.
  * Either bound reached adds a {"", "incomplete"} hazard. */
-#define CF_GIT_SCAN_MAX_DEPTH 8
-#define CF_GIT_SCAN_MAX_ENTRIES 50000
+#define CF_GIT_SCAN_MAX_DEPTH 6
+#define CF_GIT_SCAN_MAX_ENTRIES 20000
 
 /* The run's start on the clock file timestamps are taken from (the coarse
  * real-time clock on Linux), so a change made after it has a ctime at or
