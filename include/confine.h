@@ -626,7 +626,9 @@ CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const cha
 /* The parts of a policy a rung leaves unenforced. */
 typedef struct confine_unenforced {
 	/* Config key names (static strings), in config order, NULL-terminated:
-	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets". */
+	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets",
+	 * and "privateTemp" (Landlock, Seatbelt: read-only with private_temp
+	 * but no temp_dir, so no temp area is granted; never partial). */
 	const char *keys[CONFINE_UNENFORCED_MAX + 1];
 	size_t n_keys;
 	/* An explicitly requested part is unenforced: the run is `partial`
@@ -722,7 +724,10 @@ typedef struct confine_spawn_options {
 	const confine_argv *confined;
 	const char *const *argv;
 	const char *workdir;              /* NULL: confined->policy's root, else cwd */
-	const char *const *envp;          /* NULL: this process's environment */
+	/* NULL: this process's environment. A confined run gets it through
+	 * its policy's env filter (confine_env_filter), with TMPDIR set to the
+	 * private temp area in read-only (doc/SPEC.md 15). */
+	const char *const *envp;
 	confine_stdio stdio[3];
 	size_t capture_limit;             /* per stream; 0: the default 64000 */
 	unsigned timeout_ms;              /* 0: no timeout */
