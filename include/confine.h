@@ -235,13 +235,15 @@ typedef struct confine_policy {
 	bool require_full;
 	/* read-only only: give the command a private temp area that does not
 	 * outlive the run (bwrap: `--tmpfs /tmp`; Landlock and Seatbelt:
-	 * `temp_dir`). Default false for now: the spawner does not make
-	 * temp_dir yet (doc/POLICY.md). */
+	 * `temp_dir`). Default true. */
 	bool private_temp;
 	/* The run's private temp directory on rungs without a mount namespace
-	 * (Landlock, Seatbelt): made empty (0700) by whoever spawns, granted
-	 * writable in read-only mode, exported as TMPDIR, removed after the
-	 * run. NULL: none (such rungs then grant no temp area). Absolute. */
+	 * (Landlock, Seatbelt): made by confine_policy_make_temp_dir() for a
+	 * run the library spawns, granted writable in read-only mode, exported
+	 * as TMPDIR, and removed with its contents by the spawner after the
+	 * run. NULL: none (such rungs then grant no temp area and list
+	 * "privateTemp" unenforced: an argv for another process to spawn,
+	 * `wrap`). Absolute. */
 	char *temp_dir;
 } confine_policy;
 
@@ -327,6 +329,20 @@ CONFINE_API int confine_policy_add_env_set(confine_policy *policy, const char *a
  * assignment that is malformed; temp_dir not absolute.
  */
 CONFINE_API int confine_policy_validate(const confine_policy *policy, confine_error *err);
+
+/*
+ * Gives a read-only `policy` with private_temp and no temp_dir a fresh,
+ * empty directory (mode 0700, mkdtemp(3) under $TMPDIR of `envp`, NULL:
+ * this process's environment, else /tmp) as its temp_dir, for a run the
+ * caller spawns through confine_spawn(): the rungs without a mount
+ * namespace (Landlock, Seatbelt) grant it writable, the spawner exports it
+ * as TMPDIR and removes it with its contents once the run is over (or its
+ * start failed). Call it before confine_confine(). A caller that does not
+ * spawn the result removes the (empty) directory with rmdir(2). Any other
+ * policy: 0, nothing done. 0, or -errno with CONFINE_E_SYSTEM.
+ */
+CONFINE_API int confine_policy_make_temp_dir(confine_policy *policy, const char *const *envp,
+                                             confine_error *err);
 
 /*
  * The environment a confined command gets (see confine_env_policy): a new
@@ -620,7 +636,9 @@ CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const cha
 /* The parts of a policy a rung leaves unenforced. */
 typedef struct confine_unenforced {
 	/* Config key names (static strings), in config order, NULL-terminated:
-	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets". */
+	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets",
+	 * and "privateTemp" (Landlock, Seatbelt: read-only with private_temp
+	 * but no temp_dir, so no temp area is granted; never partial). */
 	const char *keys[CONFINE_UNENFORCED_MAX + 1];
 	size_t n_keys;
 	/* An explicitly requested part is unenforced: the run is `partial`
@@ -716,7 +734,10 @@ typedef struct confine_spawn_options {
 	const confine_argv *confined;
 	const char *const *argv;
 	const char *workdir;              /* NULL: confined->policy's root, else cwd */
-	const char *const *envp;          /* NULL: this process's environment */
+	/* NULL: this process's environment. A confined run gets it through
+	 * its policy's env filter (confine_env_filter), with TMPDIR set to the
+	 * private temp area in read-only (doc/SPEC.md 15). */
+	const char *const *envp;
 	confine_stdio stdio[3];
 	size_t capture_limit;             /* per stream; 0: the default 64000 */
 	unsigned timeout_ms;              /* 0: no timeout */
@@ -726,6 +747,21 @@ typedef struct confine_spawn_options {
 CONFINE_API void confine_spawn_options_init(confine_spawn_options *options);
 
 typedef struct confine_process confine_process;
+
+/* A git hook or an executable git setting that appeared or changed under a
+ * writable root during a workspace-write run the library spawned
+ * (doc/SPEC.md 15): a person running git there later would run it
+ * unconfined. */
+typedef struct confine_git_hazard {
+	/* The hook file, or the config file holding the setting; "" for
+	 * "incomplete". */
+	char *path;
+	/* "hook"; the setting's key as git spells it ("core.hooksPath",
+	 * "core.fsmonitor", "core.sshCommand", "filter.<driver>.clean",
+	 * "diff.<driver>.textconv", "merge.<driver>.driver", "include.path",
+	 * ...); or "incomplete": the scan stopped at its bound. */
+	char *kind;
+} confine_git_hazard;
 
 /* How a run ended, classified with that run's own facts. */
 typedef struct confine_outcome {
@@ -749,6 +785,10 @@ typedef struct confine_outcome {
 	char *runner_failure_detail; /* the matched line, or NULL */
 	/* The argv's `unenforced` list, copied; NULL when empty. */
 	char **unenforced;
+	/* workspace-write: what the after-run scan of the writable roots found
+	 * (doc/SPEC.md 15); NULL and 0 when nothing. */
+	confine_git_hazard *git_hazards;
+	size_t n_git_hazards;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

@@ -7,6 +7,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 #include "supervise.h"
 
 /*
@@ -40,6 +41,8 @@ int cli_command_bash(cli_context *ctx) {
 	if (r < 0)
 		return cli_report_error(ctx, &err);
 
+	if (!args->json)
+		cli_warn_git_hazards(result->outcome);
 	if (args->json) {
 		r = cli_emit_json(cli_outcome_json(result->outcome, true, &result->error));
 	} else {

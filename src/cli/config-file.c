@@ -191,11 +191,39 @@ static int take_bool(const char *path, const char *key, const json_t *value, boo
 	return 0;
 }
 
-/* A list of absolute paths (writableRoots, denyRead, allowUnixSockets). */
+/* `~/REST` is REST under $HOME (doc/SPEC.md 15): in place, 0 or -ENOMEM;
+ * -ENOENT when $HOME is unset or not absolute. */
+static int expand_home(char **entry) {
+	const char *home = getenv("HOME");
+	char *joined;
+	if ((*entry)[0] != '~' || (*entry)[1] != '/')
+		return 0;
+	if (!home || home[0] != '/')
+		return -ENOENT;
+	if (asprintf(&joined, "%s%s", home, *entry + 1) < 0)
+		return -ENOMEM;
+	free(*entry);
+	*entry = joined;
+	return 0;
+}
+
+/* A list of absolute paths (writableRoots, denyRead, allowUnixSockets); an
+ * entry starting `~/` is under $HOME. */
 static int take_path_list(const char *path, const char *key, const json_t *value, char ***ret,
                           char *errbuf, size_t size) {
 	int r = take_string_list(path, key, value, true, ret, errbuf, size);
-	for (size_t i = 0; r == 0 && (*ret)[i]; i++)
+	for (size_t i = 0; r == 0 && (*ret)[i]; i++) {
+		int e = expand_home(&(*ret)[i]);
+		if (e < 0) {
+			r = e == -ENOMEM ? config_error(errbuf, size, ENOMEM, "%s: out of memory", path)
+			                 : config_error(errbuf, size, EINVAL,
+			                                "%s: key \"%s\": element %zu is \"%s\", but $HOME "
+			                                "is not set to an absolute path",
+			                                path, key, i, (*ret)[i]);
+			confine_strv_free(*ret);
+			*ret = NULL;
+			break;
+		}
 		if ((*ret)[i][0] != '/') {
 			r = config_error(errbuf, size, EINVAL,
 			                 "%s: key \"%s\": element %zu must be an absolute path, got \"%s\"",
@@ -203,6 +231,7 @@ static int take_path_list(const char *path, const char *key, const json_t *value
 			confine_strv_free(*ret);
 			*ret = NULL;
 		}
+	}
 	return r;
 }
 

@@ -94,6 +94,117 @@ static int resolve_policy(cli_context *ctx) {
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The policy beyond mode and root (doc/SPEC.md 15)                         */
+
+/* A CLI path as the library wants it: absolute as given, a relative one
+ * joined to the current directory (where the user typed it). *ret is
+ * `path` itself or a malloc'd join in *owned. */
+static int absolute_cli_path(const cli_context *ctx, const char *flag, const char *path,
+                             const char **ret, char **owned) {
+	char *cwd;
+	*owned = NULL;
+	*ret = path;
+	if (!path[0] || path[0] == '/')
+		return 0;
+	if (!(cwd = getcwd(NULL, 0)))
+		return cli_report(ctx, CONFINE_E_INVALID_POLICY,
+		                  "%s \"%s\": cannot resolve a relative path: the current directory is "
+		                  "unavailable: %s",
+		                  flag, path, strerror(errno));
+	if (asprintf(owned, "%s/%s", cwd, path) < 0)
+		*owned = NULL;
+	free(cwd);
+	if (!*owned)
+		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	*ret = *owned;
+	return 0;
+}
+
+typedef int (*policy_adder)(confine_policy *, const char *, confine_error *);
+
+/* Adds the configuration's entries of `key`, then the flag's (a list flag
+ * adds to the configuration's list). A refusal names the file and key, or
+ * the flag and its value. */
+static int add_entries(cli_context *ctx, const char *key, char *const *from_config,
+                       const char *flag, const char *const *from_flags, bool resolve_relative,
+                       policy_adder add) {
+	confine_error err;
+	for (size_t i = 0; from_config && from_config[i]; i++)
+		if (add(ctx->policy, from_config[i], &err) < 0)
+			return cli_report(ctx, err.code, "%s: key \"%s\": %s", ctx->config.path, key,
+			                  err.message);
+	for (size_t i = 0; from_flags && from_flags[i]; i++) {
+		const char *path = from_flags[i];
+		char *owned = NULL;
+		int status, r;
+		if (resolve_relative &&
+		    (status = absolute_cli_path(ctx, flag, from_flags[i], &path, &owned)) != 0)
+			return status;
+		r = add(ctx->policy, path, &err);
+		free(owned);
+		if (r < 0)
+			return cli_report(ctx, err.code, "%s \"%s\": %s", flag, from_flags[i], err.message);
+	}
+	return 0;
+}
+
+/* Configuration keys first, then flags: list flags add to the lists, scalar
+ * flags override; then the whole policy is validated (the cross-checks:
+ * a denyRead covering the root, a writable root under a denyRead...). */
+static int build_policy_options(cli_context *ctx) {
+	const cli_args *a = ctx->args;
+	const cli_config *c = &ctx->config;
+	confine_policy *p = ctx->policy;
+	confine_error err;
+	int status;
+
+	if ((status = add_entries(ctx, "writableRoots", c->writable_roots, "--writable",
+	                          a->writable, true, confine_policy_add_writable_root)) != 0 ||
+	    (status = add_entries(ctx, "protectedPaths", c->protected_paths, "--protect",
+	                          a->protect, false, confine_policy_add_protected_path)) != 0 ||
+	    (status = add_entries(ctx, "denyRead", c->deny_read, "--deny-read", a->deny_read, true,
+	                          confine_policy_add_deny_read)) != 0 ||
+	    (status = add_entries(ctx, "allowUnixSockets", c->allow_unix_sockets,
+	                          "--allow-unix-socket", a->allow_unix_sockets, true,
+	                          confine_policy_add_unix_socket)) != 0 ||
+	    (status = add_entries(ctx, "env.include", c->env_include, "--env-include",
+	                          a->env_include, false, confine_policy_add_env_include)) != 0 ||
+	    (status = add_entries(ctx, "env.exclude", c->env_exclude, "--env-exclude",
+	                          a->env_exclude, false, confine_policy_add_env_exclude)) != 0 ||
+	    (status = add_entries(ctx, "env.set", c->env_set, "--env-set", a->env_set, false,
+	                          confine_policy_add_env_set)) != 0)
+		return status;
+	if (c->has_default_protections)
+		p->default_protections = c->default_protections;
+	if (a->no_default_protections)
+		p->default_protections = false;
+	if (c->has_network)
+		p->network = c->network;
+	if (a->has_network)
+		p->network = a->network;
+	if (c->has_env_inherit)
+		p->env.inherit = c->env_inherit;
+	if (a->has_env_inherit)
+		p->env.inherit = a->env_inherit;
+	if (c->has_env_default_excludes)
+		p->env.default_excludes = c->env_default_excludes;
+	if (a->no_default_env_excludes)
+		p->env.default_excludes = false;
+	if (c->has_require_full)
+		p->require_full = c->require_full;
+	if (a->require_full)
+		p->require_full = true;
+	if (confine_policy_validate(p, &err) < 0) {
+		/* The message names the key and the value; without flags the
+		 * value can only come from the file: name it. */
+		if (c->path && !a->has_policy_options)
+			return cli_report(ctx, err.code, "%s: %s", c->path, err.message);
+		return cli_report_error(ctx, &err);
+	}
+	return 0;
+}
+
 int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {
 	int status;
 	memset(ctx, 0, sizeof *ctx);
@@ -103,6 +214,8 @@ int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {
 	if ((status = make_provider(ctx)) != 0)
 		return status;
 	if (with_policy && (status = resolve_policy(ctx)) != 0)
+		return status;
+	if (with_policy && (status = build_policy_options(ctx)) != 0)
 		return status;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "output.h"
+#include "policy-json.h"
 
 /* Length of the well-formed UTF-8 sequence at s[0..n), 0 when it is not one.
  * Strict like jansson's own check (no overlongs, surrogates or code points
@@ -214,6 +215,7 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 		                    json_string(confine_enforcement_name(o->enforcement)));
 		json_object_set_new(sandbox, "unenforced", string_array(o->unenforced));
 		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
+		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o));
 	}
 	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
 	json_object_set_new(object, "sandbox", sandbox);

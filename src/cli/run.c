@@ -14,7 +14,15 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 #include "supervise.h"
+
+/* The run's temp dir when the run did not start (the spawner removes it
+ * once it has taken it over; rmdir of a removed one fails harmlessly). */
+static void drop_temp_dir(cli_context *ctx) {
+	if (ctx->policy->temp_dir)
+		(void)rmdir(ctx->policy->temp_dir);
+}
 
 /* Whether canonical `path` is `dir` or below it. */
 static bool path_inside(const char *path, const char *dir) {
@@ -90,6 +98,11 @@ int cli_command_run(cli_context *ctx) {
 	/* The workspace root is the session's cwd (SPEC 10's -w): commands run
 	 * there, as the bash consumer's do. */
 	options.workdir = ctx->policy->workspace_root;
+	/* read-only's private temp area where the rung has no mount namespace:
+	 * made before the argv that grants it; the spawner removes it after the
+	 * run (doc/SPEC.md 15). */
+	if (confined && confine_policy_make_temp_dir(ctx->policy, NULL, &err) < 0)
+		return cli_report_error(ctx, &err);
 	/* stdin and stdout are the caller's; stderr goes to the caller live and
 	 * is kept (bounded) for the denial marker and a runner's own words. */
 	options.stdio[2].kind = CONFINE_STDIO_TEE;
@@ -99,6 +112,7 @@ int cli_command_run(cli_context *ctx) {
 	                         &err) < 0) {
 		/* The runner started but the program is not there in the sandbox
 		 * (its status channel said so): the command's failure, not ours. */
+		drop_temp_dir(ctx);
 		if (confined && err.code == CONFINE_E_SPAWN &&
 		    (err.sys_errno == ENOENT || err.sys_errno == EACCES)) {
 			bool in_tmp = argv[0][0] == '/' && path_inside(argv[0], "/tmp") &&
@@ -107,6 +121,7 @@ int cli_command_run(cli_context *ctx) {
 		}
 		return cli_report_error(ctx, &err);
 	}
+	cli_warn_git_hazards(outcome);
 	if (confine_outcome_error(outcome, &err) < 0) {
 		if (args->json) {
 			/* The command's start was refused by its runner: the line

@@ -8,6 +8,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 #include "probe.h"
 
 /* A JSON array of strings that must arrive intact (an argv to spawn): a
@@ -56,20 +57,11 @@ static json_t *rule_json(const confine_rule *rule) {
 	return object;
 }
 
-static json_t *policy_json(const confine_policy *policy) {
-	json_t *object = json_object();
-	if (!object)
-		return NULL;
-	json_object_set_new(object, "mode", json_string(confine_mode_name(policy->mode)));
-	json_object_set_new(object, "workspaceRoot", json_string(policy->workspace_root));
-	return object;
-}
-
 int cli_command_wrap(cli_context *ctx) {
 	const cli_args *args = ctx->args;
 	confine_argv *confined = NULL;
 	confine_error err;
-	json_t *object, *argv_json = NULL, *denial = NULL, *rules;
+	json_t *object, *argv_json = NULL, *denial = NULL, *rules, *env_json = NULL;
 	const char *bad = NULL;
 	int r;
 	json_t *root_check = json_string(ctx->policy->workspace_root);
@@ -79,6 +71,22 @@ int cli_command_wrap(cli_context *ctx) {
 		                  "as JSON",
 		                  ctx->policy->workspace_root);
 	json_decref(root_check);
+	/* The environment to spawn with (doc/SPEC.md 15): the filter is the
+	 * spawner's, and here the spawner is the caller. */
+	{
+		char *bad_name = NULL;
+		r = cli_env_json(ctx->policy, &env_json, &bad_name);
+		if (r == -EILSEQ) {
+			int status = cli_report(ctx, CONFINE_E_INVALID_POLICY,
+			                        "environment variable \"%s\" is not valid UTF-8 and cannot be "
+			                        "written as JSON (drop it with --env-exclude)",
+			                        bad_name);
+			free(bad_name);
+			return status;
+		}
+		if (r < 0)
+			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	}
 
 	if (confine_mode_is_confined(ctx->policy->mode)) {
 		if (args->has_runner) {
@@ -97,8 +105,10 @@ int cli_command_wrap(cli_context *ctx) {
 			}
 		}
 		if (confine_confine(ctx->provider, (const char *const *)args->program_argv, ctx->policy,
-		                    &confined, &err) < 0)
+		                    &confined, &err) < 0) {
+			json_decref(env_json);
 			return cli_report_error(ctx, &err);
+		}
 		r = strict_string_array(confined->argv, &argv_json, &bad);
 		if (r == 0)
 			denial = lossy_string_array(confined->denial_signatures);
@@ -116,12 +126,14 @@ int cli_command_wrap(cli_context *ctx) {
 		                        "JSON",
 		                        bad);
 		json_decref(argv_json);
+		json_decref(env_json);
 		confine_argv_free(confined);
 		return status;
 	}
 	if (r < 0 || !denial) {
 		json_decref(argv_json);
 		json_decref(denial);
+		json_decref(env_json);
 		confine_argv_free(confined);
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
@@ -133,6 +145,7 @@ int cli_command_wrap(cli_context *ctx) {
 		json_decref(rules);
 		json_decref(argv_json);
 		json_decref(denial);
+		json_decref(env_json);
 		confine_argv_free(confined);
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
@@ -150,7 +163,9 @@ int cli_command_wrap(cli_context *ctx) {
 	}
 	json_object_set_new(object, "denialSignatures", denial);
 	json_object_set_new(object, "runnerFailureRules", rules);
-	json_object_set_new(object, "policy", policy_json(ctx->policy));
+	json_object_set_new(object, "env", env_json);
+	env_json = NULL;
+	json_object_set_new(object, "policy", cli_policy_json(ctx->policy));
 	confine_argv_free(confined);
 
 	if ((r = cli_emit_json(object)) < 0)

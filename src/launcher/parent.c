@@ -226,6 +226,14 @@ static void forward(const struct run_state *state, const struct signalfd_siginfo
 	 * process group: if the command is still in ours, it has it already. */
 	if (info->ssi_code == SI_KERNEL && getpgid(state->command) == getpgrp())
 		return;
+	/* With a status channel the spawner is the library, which signals the
+	 * run's whole tree, the command included: forwarding would deliver it
+	 * twice. A stopped command still needs waking to act on it. */
+	if (channel_fd() >= 0) {
+		if (ends_the_run(sig))
+			kill(state->command, SIGCONT);
+		return;
+	}
 	kill(state->command, sig);
 	/* A stopped command would hold a pending SIGTERM for ever. */
 	if (ends_the_run(sig))

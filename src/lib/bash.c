@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util.h"
 
@@ -17,10 +18,20 @@ static int invalid(confine_error *err, const char *message) {
 	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "bash", 0, "%s", message);
 }
 
+/* Removes the (still empty, or already removed) temp dir of a run that did
+ * not start, and frees the policy that named it. */
+static void drop_temp_dir(confine_policy *own) {
+	if (own && own->temp_dir)
+		(void)rmdir(own->temp_dir);
+	confine_policy_free(own);
+}
+
 int confine_bash_start(confine_provider *provider, const confine_bash_options *options,
                        confine_process **ret, confine_error *err) {
 	const char *argv[4];
 	confine_spawn_options spawn;
+	const confine_policy *policy = options ? options->policy : NULL;
+	confine_policy *own = NULL;
 	int r;
 
 	if (!options || !ret)
@@ -45,8 +56,24 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 
 	confine_spawn_options_init(&spawn);
 	spawn.argv = argv;
-	if (confine_mode_is_confined(options->policy->mode) && !provider)
-		return invalid(err, "a confined mode needs a sandbox provider");
+	if (confine_mode_is_confined(options->policy->mode)) {
+		if (!provider)
+			return invalid(err, "a confined mode needs a sandbox provider");
+		/* read-only's private temp area on the rungs without a mount
+		 * namespace: made before the argv that grants it (doc/SPEC.md 15);
+		 * the spawner removes it after the run. */
+		if (policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp &&
+		    !policy->temp_dir) {
+			if (confine_policy_copy(policy, &own) < 0)
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "bash", ENOMEM,
+				                    "out of memory");
+			if ((r = confine_policy_make_temp_dir(own, options->envp, err)) < 0) {
+				confine_policy_free(own);
+				return r;
+			}
+			policy = own;
+		}
+	}
 	spawn.workdir = options->workdir ? options->workdir : options->policy->workspace_root;
 	spawn.envp = options->envp;
 	/* The model sees no terminal: no stdin, both outputs captured. */
@@ -60,11 +87,15 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 	/* A confined mode asks the provider on every call (its answer may
 	 * differ per policy; a wrap is never reused across runs), through the
 	 * runner's status channel: the process keeps its own copy of the
-	 * wrap's facts. */
-	if (confine_mode_is_confined(options->policy->mode))
-		r = confine_spawn_through(provider, options->policy, &spawn, ret, err);
+	 * wrap's facts, and of the temp dir it removes after the run. */
+	if (confine_mode_is_confined(policy->mode))
+		r = confine_spawn_through(provider, policy, &spawn, ret, err);
 	else
 		r = confine_spawn(&spawn, ret, err);
+	if (r < 0)
+		drop_temp_dir(own); /* a spawn refused before it took the dir over */
+	else
+		confine_policy_free(own);
 	return r;
 }
 

@@ -85,11 +85,8 @@ int confine_env_inherit_parse(const char *text, confine_env_inherit *ret, confin
 void cf_policy_set_defaults(confine_policy *policy) {
 	policy->default_protections = true;
 	policy->env.default_excludes = true;
-	/* Off until the spawner makes temp_dir (Landlock, Seatbelt) and the CLI
-	 * explains a program under the host's /tmp in read-only as it does in
-	 * workspace-write (TODO(lead): turn on with that plumbing; issue 16 wants
-	 * a private temp area in read-only on every rung). */
-	policy->private_temp = false;
+	/* read-only gets a private temp area on every rung (doc/SPEC.md 15). */
+	policy->private_temp = true;
 }
 
 void cf_policy_clear(confine_policy *policy) {

@@ -91,7 +91,7 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		{ "{\"writableRoots\": [\"rel\"]}", ": key \"writableRoots\": element 0 must be an absolute path, got \"rel\"" },
 		{ "{\"writableRoots\": [\"\"]}", ": key \"writableRoots\": element 0 is an empty string" },
 		{ "{\"protectedPaths\": [1]}", ": key \"protectedPaths\" must be an array of strings; element 0 is a number" },
-		{ "{\"denyRead\": [\"/ok\", \"~/.ssh\"]}", ": key \"denyRead\": element 1 must be an absolute path, got \"~/.ssh\"" },
+		{ "{\"denyRead\": [\"/ok\", \"~user/.ssh\"]}", ": key \"denyRead\": element 1 must be an absolute path, got \"~user/.ssh\"" },
 		{ "{\"allowUnixSockets\": [\"x.sock\"]}", ": key \"allowUnixSockets\": element 0 must be an absolute path, got \"x.sock\"" },
 		{ "{\"defaultProtections\": \"yes\"}", ": key \"defaultProtections\" must be a boolean, not a string" },
 		{ "{\"requireFull\": 1}", ": key \"requireFull\" must be a boolean, not a number" },
@@ -203,6 +203,29 @@ static void test_policy_keys(void **state) {
 	cli_config_clear(&config);
 }
 
+/* `~/` in a path key is under $HOME (doc/SPEC.md 15). */
+static void test_home_in_paths(void **state) {
+	cli_config config;
+	char message[1024];
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	write_config("{\"writableRoots\": [\"~/.npm\"], \"denyRead\": [\"~/.ssh\", \"/x/~/y\"]}");
+	if (cli_config_load(path, &config, message, sizeof message) < 0)
+		fail_msg("%s", message);
+	assert_string_equal(config.writable_roots[0], "/home/u/.npm");
+	assert_string_equal(config.deny_read[0], "/home/u/.ssh");
+	assert_string_equal(config.deny_read[1], "/x/~/y");
+	cli_config_clear(&config);
+	unsetenv("HOME");
+	assert_true(cli_config_load(path, &config, message, sizeof message) < 0);
+	assert_non_null(strstr(message, ": key \"writableRoots\": element 0 is \"~/.npm\", but $HOME "
+	                                "is not set to an absolute path"));
+	if (saved)
+		setenv("HOME", saved, 1);
+	free(saved);
+}
+
 static void test_empty_object_sets_nothing(void **state) {
 	cli_config config;
 	char message[1024];
@@ -281,6 +304,7 @@ int main(void) {
 		cmocka_unit_test(test_unreadable_files),
 		cmocka_unit_test(test_full_configuration),
 		cmocka_unit_test(test_policy_keys),
+		cmocka_unit_test(test_home_in_paths),
 		cmocka_unit_test(test_empty_object_sets_nothing),
 		cmocka_unit_test(test_empty_runner_command_is_not_configured),
 		cmocka_unit_test(test_probe_timeout_whole_numbers_pass),

@@ -262,8 +262,10 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 }
 
 /* A runner inside the workspace could have been replaced by an earlier
- * workspace-write run: it is refused for that workspace, in every mode, and
- * the refusal names it; a workspace beside it is fine. */
+ * workspace-write run: it is refused where the call lets the command write
+ * (workspace-write: the workspace and every writable root), and the refusal
+ * names it; read-only runs it (conformance D1: `-m read-only -w /usr`), and
+ * a workspace beside it is fine. */
 static void test_runner_inside_the_workspace_is_refused(void **state) {
 	char launcher[PATH_MAX], want[2 * PATH_MAX + 512];
 	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workdir };
@@ -283,10 +285,73 @@ static void test_runner_inside_the_workspace_is_refused(void **state) {
 	assert_null(out);
 	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
 	assert_non_null(strstr(err.message, want));
-	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
-	assert_null(out);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
 	assert_int_equal(confine_confine(p, true_argv, &beside, &out, &err), 0);
 	confine_argv_free(out);
+	out = NULL;
+	/* The same directory as a writable root beside the workspace. */
+	{
+		char *roots[] = { workdir, NULL };
+		beside.writable_roots = roots;
+		snprintf(want, sizeof want,
+		         " Runner failure: runner %s lies inside the writable root %s, which confined "
+		         "commands may write; refusing to run it",
+		         launcher, workdir);
+		assert_int_equal(confine_confine(p, true_argv, &beside, &out, &err), -EHOSTUNREACH);
+		assert_null(out);
+		assert_non_null(strstr(err.message, want));
+		beside.writable_roots = NULL;
+	}
+	confine_provider_free(p);
+}
+
+/* Every call computes what its rung leaves unenforced (doc/SPEC.md 15):
+ * Landlock cannot carve protectedPaths out of a writable grant, so the argv
+ * lists it and is partial; with requireFull that is SANDBOX_UNAVAILABLE
+ * naming the key. The argv carries a whole copy of the policy. */
+static void test_unenforced_and_require_full(void **state) {
+	char launcher[PATH_MAX];
+	char *protect[] = { (char *)"secret.txt", NULL };
+	char *include[] = { (char *)"MY_*", NULL };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace,
+		              .protected_paths = protect, .network = CONFINE_NETWORK_OFF,
+		              .env = { .include = include } };
+	confine_argv *out = NULL;
+	confine_error err;
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "launcher-unenforced",
+	             "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
+	assert_non_null(out->unenforced);
+	assert_string_equal(out->unenforced[0], "protectedPaths");
+	assert_null(out->unenforced[1]);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_PARTIAL);
+	assert_int_equal(out->policy.network, CONFINE_NETWORK_OFF);
+	assert_string_equal(out->policy.protected_paths[0], "secret.txt");
+	assert_string_equal(out->policy.env.include[0], "MY_*");
+	confine_argv_free(out);
+	out = NULL;
+
+	/* Nothing asked for, nothing listed. */
+	ww.protected_paths = NULL;
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
+	assert_null(out->unenforced);
+	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	confine_argv_free(out);
+	out = NULL;
+
+	ww.protected_paths = protect;
+	ww.require_full = true;
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_non_null(strstr(err.message, TL_UNAVAILABLE_TAIL
+	                       " Runner failure: requireFull: Landlock does not enforce "
+	                       "protectedPaths"));
 	confine_provider_free(p);
 }
 
@@ -830,6 +895,7 @@ int main(void) {
 		cmocka_unit_test(test_validations_in_order),
 		cmocka_unit_test(test_other_config_errors_name_the_value),
 		cmocka_unit_test(test_default_launcher_is_the_build_trees),
+		cmocka_unit_test(test_unenforced_and_require_full),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -91,7 +91,7 @@ static void test_defaults(void **state) {
 	(void)state;
 	assert_true(p->default_protections);
 	assert_true(p->env.default_excludes);
-	assert_false(p->private_temp); /* until the spawner makes temp_dir */
+	assert_true(p->private_temp); /* read-only gets a private temp area */
 	assert_false(p->require_full);
 	assert_int_equal(p->network, CONFINE_NETWORK_ON);
 	assert_int_equal(p->env.inherit, CONFINE_ENV_INHERIT_ALL);

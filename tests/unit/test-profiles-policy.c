@@ -350,6 +350,7 @@ enum {
 	SOCKET = 1 << 4,          /* allowUnixSockets */
 	NO_DEFAULTS = 1 << 5,     /* defaultProtections false */
 	CACHE = 1 << 6,           /* writableRoots BASE/cache (.git without hooks) */
+	TEMP_DIR = 1 << 7,        /* temp_dir set (a run the library spawns) */
 };
 
 #define RO CONFINE_MODE_READ_ONLY
@@ -373,8 +374,12 @@ static const unenforced_case unenforced_cases[] = {
 	  false },
 	{ "landlock, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS, LL,
 	  { "denyRead" }, true },
-	{ "landlock, read-only: nothing is writable", RO, PROTECT | DENY_INSIDE, LL, { NULL },
-	  false },
+	{ "landlock, read-only: nothing is writable", RO, PROTECT | DENY_INSIDE | TEMP_DIR, LL,
+	  { NULL }, false },
+	{ "landlock, read-only without a temp_dir (wrap)", RO, 0, LL, { "privateTemp" }, false },
+	{ "seatbelt, read-only without a temp_dir (wrap)", RO, 0, SB, { "privateTemp" }, false },
+	{ "seatbelt, read-only with a temp_dir", RO, TEMP_DIR, SB, { NULL }, false },
+	{ "bwrap, read-only: its own tmpfs", RO, 0, BW, { NULL }, false },
 	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET, LL,
 	  { "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets" }, true },
 	{ "seatbelt, all of it", WW, PROTECT | PROTECT_MISSING | DENY_INSIDE | SOCKET | CACHE, SB,
@@ -403,6 +408,8 @@ static void test_unenforced_table(void **state) {
 			assert_int_equal(confine_policy_add_writable_root(p, at("/cache"), NULL), 0);
 		if (k->options & NO_DEFAULTS)
 			p->default_protections = false;
+		if (k->options & TEMP_DIR)
+			assert_non_null(p->temp_dir = strdup("/nonexistent/run-1"));
 		assert_int_equal(confine_policy_unenforced(p, k->runner, &u), 0);
 		for (i = 0; k->keys[i]; i++)
 			if (!u.keys[i] || strcmp(u.keys[i], k->keys[i]) != 0)

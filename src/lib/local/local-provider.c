@@ -20,9 +20,11 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "local/policy-check.h"
 #include "local/probe.h"
 #include "local/runner.h"
 #include "path.h"
+#include "policy-internal.h"
 
 typedef struct local_provider {
 	/* The configuration the runners read, pointing into the copies below. */
@@ -158,23 +160,12 @@ static int push_all(char ***strv, const char *const *items) {
 	return 0;
 }
 
-/* Whether canonical `path` is `dir` or lies below it. A root of "/" is
- * only ever read-only (workspace-write refuses it), so nothing under it is
- * writable and it contains no runner that matters here. */
-static bool inside(const char *path, const char *dir) {
-	size_t n = strlen(dir);
-	if (n == 1 && dir[0] == '/')
-		return false;
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* Refuses a runner that a confined command could have replaced: one the
  * configuration names but that cannot be found, one that is not there, and
- * one inside an area the call's mode lets the command write. 0 when it may
- * run. */
+ * one inside an area the call's mode lets the command write
+ * (policy-check.c). 0 when it may run. */
 static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
                         const confine_policy *policy, confine_error *err) {
-	const char *real = prog->real;
 	if (prog->not_found)
 		return confine_error_sandbox_unavailable(err, policy->mode, prog->not_found);
 	if (!prog->argv || !prog->argv[0])
@@ -183,72 +174,15 @@ static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
 	/* Every runner run from disk is trusted the same way (doc/SPEC.md 14):
 	 * it and every directory above it belong to root or the caller, and no
 	 * one else may write them; otherwise someone else chose what runs. */
-	if (real) {
+	if (prog->real) {
 		char why[PATH_MAX + 64], detail[2 * PATH_MAX + 128];
-		if (!cf_path_trusted(real, why, sizeof why)) {
+		if (!cf_path_trusted(prog->real, why, sizeof why)) {
 			snprintf(detail, sizeof detail, "runner %s is not trusted: %s; refusing to run it",
-			         real, why);
+			         prog->real, why);
 			return confine_error_sandbox_unavailable(err, policy->mode, detail);
 		}
 	}
-	/* A runner that grants the host's /tmp under workspace-write could be
-	 * replaced by this very run if it lies there. */
-	if (real && (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) &&
-	    policy->mode == CONFINE_MODE_WORKSPACE_WRITE && inside(real, "/tmp")) {
-		char detail[PATH_MAX + 128];
-		snprintf(detail, sizeof detail,
-		         "runner %s lies under /tmp, which a workspace-write run under %s may write; "
-		         "refusing to run it",
-		         real, def->title);
-		return confine_error_sandbox_unavailable(err, policy->mode, detail);
-	}
-	/* A runner inside the workspace could have been replaced by an earlier
-	 * workspace-write run of a confined command: running it would run that
-	 * command's choice unconfined. */
-	if (real && policy->workspace_root && inside(real, policy->workspace_root)) {
-		char detail[PATH_MAX * 2 + 128];
-		snprintf(detail, sizeof detail,
-		         "runner %s lies inside the workspace %s, which confined commands may "
-		         "write; refusing to run it",
-		         real, policy->workspace_root);
-		return confine_error_sandbox_unavailable(err, policy->mode, detail);
-	}
-	return 0;
-}
-
-/*
- * Limit 10 (doc/SPEC.md 15, SECURITY.md): a rung that grants the host's /tmp
- * (and /dev/shm) under workspace-write lets the command rename a workspace
- * that lies below them and leave a symlink in its place, which the next
- * call would resolve and grant. Such a root is refused on that rung; bwrap's
- * /tmp is private and has no such hole.
- */
-static int check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
-                                confine_error *err) {
-	static const char *const shared[] = { "/tmp", "/dev/shm", NULL };
-	if (!(def->facts & CONFINE_RUNNER_FACT_HOST_TMP) ||
-	    policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
-		return 0;
-	for (size_t i = 0; shared[i]; i++) {
-		const char *root = NULL;
-		if (policy->workspace_root && inside(policy->workspace_root, shared[i]) &&
-		    strcmp(policy->workspace_root, shared[i]) != 0)
-			root = policy->workspace_root;
-		for (size_t w = 0; !root && policy->writable_roots && policy->writable_roots[w]; w++)
-			if (inside(policy->writable_roots[w], shared[i]) &&
-			    strcmp(policy->writable_roots[w], shared[i]) != 0)
-				root = policy->writable_roots[w];
-		if (root) {
-			char detail[PATH_MAX + 256];
-			snprintf(detail, sizeof detail,
-			         "%s cannot confine the writable root %s: it lies under %s, which a "
-			         "workspace-write run under %s may write, so a run could swap it for a "
-			         "link to anywhere before the next call",
-			         def->title, root, shared[i], def->title);
-			return confine_error_sandbox_unavailable(err, policy->mode, detail);
-		}
-	}
-	return 0;
+	return cf_policy_check_runner_place(def, prog->real, policy, err);
 }
 
 /* The facts and dialect of the row, and the policy, into `c`. */
@@ -260,9 +194,7 @@ static int describe(const local_provider *lp, const cf_runner_def *def,
 	c->runner = def->id;
 	c->runner_facts = def->facts;
 	c->enforcement = enforcement;
-	c->policy.mode = policy->mode;
-	if (policy->workspace_root &&
-	    !(c->policy.workspace_root = strdup(policy->workspace_root)))
+	if (cf_policy_copy_into(&c->policy, policy) < 0)
 		return -ENOMEM;
 	c->denial_signatures = cf_strv_copy(def->denial_signatures);
 	c->rules = calloc(1, sizeof *c->rules);
@@ -282,7 +214,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	bool in_memory = for_spawn && def->spawn_profile;
 	int r;
 
-	if ((r = check_roots_for_rung(def, policy, err)) < 0)
+	if ((r = cf_policy_check_roots_for_rung(def, policy, err)) < 0)
 		return r;
 
 	/* A run from the in-memory launcher alone runs nothing on disk. */
@@ -292,6 +224,10 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		c = calloc(1, sizeof *c);
 		if (!c || describe(lp, def, enforcement, policy, c) < 0)
 			goto oom;
+		if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+			confine_argv_free(c);
+			return r;
+		}
 		r = def->spawn_profile(policy, &lp->env, prog, c, &profile);
 		/* A runner exec'd from disk after all (a launcher the operator
 		 * configured) is checked as for others. */
@@ -316,23 +252,22 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		if (r == -ENOMEM)
 			goto oom;
 		if (r != -ENOSYS)
-			return confine_error_sandbox_unavailable(err, policy->mode, strerror(-r));
+			return cf_policy_profile_error(def, policy, r, err);
 		/* no in-memory launcher on this host: the argv for others */
 		if (!def->spawn_runs_program && (r = check_runner(def, prog, policy, err)) < 0)
 			return r;
 	}
 	r = def->profile(policy, &lp->env, &profile);
-	if (r == -EINVAL)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
-		                    "cannot build the %s profile for mode \"%s\" and workspace root "
-		                    "\"%s\"",
-		                    def->name, confine_mode_name(policy->mode),
-		                    policy->workspace_root ? policy->workspace_root : "");
 	if (r < 0)
-		goto oom;
+		return cf_policy_profile_error(def, policy, r, err);
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
+	if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+		confine_strv_free(profile);
+		confine_argv_free(c);
+		return r;
+	}
 	/* runner program, its profile, "--", then the caller's argv unchanged */
 	if (push_all(&c->argv, (const char *const *)prog->argv) < 0 ||
 	    push_all(&c->argv, (const char *const *)profile) < 0 || cf_strv_push(&c->argv, "--") < 0 ||

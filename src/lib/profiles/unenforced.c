@@ -71,6 +71,13 @@ int confine_policy_unenforced(const confine_policy *policy, confine_runner runne
 	case CONFINE_RUNNER_NONE:
 		break;
 	}
+	/* read-only's private temp area, on a rung without a mount namespace,
+	 * is the temp_dir whoever spawns makes: an argv built without one (for
+	 * another process to spawn, `wrap`) grants no temp area. A default:
+	 * listed, never partial. */
+	if ((runner == CONFINE_RUNNER_LANDLOCK || runner == CONFINE_RUNNER_SEATBELT) &&
+	    policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp && !policy->temp_dir)
+		add(&u, "privateTemp", false);
 	/* Pathname-socket mediation is the supervisor's (Linux). Seatbelt's
 	 * (deny network*) carries the allowances itself. */
 	if (runner != CONFINE_RUNNER_SEATBELT && any(policy->allow_unix_sockets))

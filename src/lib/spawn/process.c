@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "git-hazards.h"
 #include "spawn/spawn.h"
 
 static int oom(confine_error *err) {
@@ -246,7 +247,7 @@ int confine_process_wait(confine_process *process, confine_outcome **ret, confin
 	                &o->stdout_truncated) < 0 ||
 	    cf_stream_copy(&process->streams[2], &o->stderr_data, &o->stderr_len,
 	                &o->stderr_truncated) < 0 ||
-	    classify(process, o) < 0) {
+	    classify(process, o) < 0 || cf_policy_run_finish(process, o) < 0) {
 		confine_outcome_free(o);
 		return oom(err);
 	}
@@ -269,6 +270,7 @@ void confine_process_free(confine_process *process) {
 		cf_close_fd(&process->streams[i].fd);
 		cf_buf_free(&process->streams[i].buf);
 	}
+	cf_policy_run_release(process);
 	confine_argv_free(process->confined);
 	free(process->workdir);
 	free(process);
@@ -296,6 +298,7 @@ void confine_outcome_free(confine_outcome *outcome) {
 	free(outcome->stderr_data);
 	free(outcome->runner_failure_detail);
 	confine_strv_free(outcome->unenforced);
+	cf_git_hazards_free(outcome->git_hazards, outcome->n_git_hazards);
 	free(outcome);
 }
 

@@ -162,6 +162,7 @@ struct confine_process {
 	/* The status channel (doc/SPEC.md 12): the read end, and what it said. */
 	int status_fd;
 	struct cf_status channel;
+	struct cf_policy_run *policy_run; /* policy-run.c; NULL: nothing to do */
 };
 
 static inline void cf_close_fd(int *fd) {
@@ -207,6 +208,28 @@ int cf_tree_deliver(const confine_process *p, int sig) CONFINE_HIDDEN;
 /* The leader has ended: SIGKILL its group and what is still attached below
  * the group's surviving members. */
 void cf_tree_kill_after_leader(const confine_process *p) CONFINE_HIDDEN;
+
+/* ---- the policy's part of a run (policy-run.c, tempdir.c) ---- */
+
+/* The basename prefix of a private temp dir the library made. */
+#define CF_TEMP_DIR_PREFIX "confine-tmp."
+
+/* For a confined run: the command's environment from `envp` (the policy's
+ * env filter, TMPDIR for the temp area) into *ret_envp (NULL for an
+ * unconfined run: envp unchanged), and what to do after the run.
+ * 0 or -ENOMEM. */
+int cf_policy_run_prepare(confine_process *p, const char *const *envp,
+                          char ***ret_envp) CONFINE_HIDDEN;
+/* After the run settled: the git-hazard scan into `o`, the temp dir's
+ * removal. 0 or -ENOMEM. */
+int cf_policy_run_finish(confine_process *p, confine_outcome *o) CONFINE_HIDDEN;
+/* From confine_process_free(): removes the temp dir if still there. */
+void cf_policy_run_release(confine_process *p) CONFINE_HIDDEN;
+/* Removes `path` and everything below it, no symlink followed. */
+void cf_temp_dir_remove(const char *path) CONFINE_HIDDEN;
+/* Whether `path` is a temp dir confine_policy_make_temp_dir() made: its
+ * prefix, a real directory of ours, mode 0700. */
+bool cf_temp_dir_is_ours(const char *path) CONFINE_HIDDEN;
 
 /* Linux: calls `fn` for each numeric entry of the directory `path`, with
  * raw getdents64 (no allocation; async-signal-safe). True when the whole

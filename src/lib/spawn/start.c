@@ -388,7 +388,7 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 	confine_process *p = NULL;
 	struct cf_child_plan plan;
 	struct spawn_fds f = { { -1, -1 }, { -1, -1, -1 }, -1, -1 };
-	char **candidates = NULL;
+	char **candidates = NULL, **run_envp = NULL;
 	const char *const *argv;
 	pid_t pid = -1;
 	int r;
@@ -401,12 +401,16 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 	if (!(p = process_new(o)))
 		return oom(err);
 	if (adopt_options(p, o, &argv) < 0 ||
-	    !(candidates = cf_exec_candidates(argv[0], o->envp))) {
+	    !(candidates = cf_exec_candidates(argv[0], o->envp)) ||
+	    cf_policy_run_prepare(p, o->envp ? o->envp : (const char *const *)cf_environ,
+	                          &run_envp) < 0) {
 		r = oom(err);
 		goto fail;
 	}
 	if ((r = plan_child(p, o, argv, candidates, &plan, &f, err)) < 0)
 		goto fail;
+	if (run_envp)
+		plan.envp = run_envp; /* the policy's environment (doc/SPEC.md 15) */
 	if ((r = cf_child_start(&plan, &pid)) > 0) {
 		r = cf_error_set(err, r, CONFINE_E_SYSTEM, "spawn", r, "cannot start a process: %s",
 		                 strerror(r));
@@ -423,12 +427,14 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 	if (p->timeout_ms)
 		p->deadline_ms = cf_now_ms() + p->timeout_ms;
 	confine_strv_free(candidates);
+	confine_strv_free(run_envp);
 	*ret = p;
 	return 0;
 
 fail:
 	spawn_fds_close(&f);
 	confine_strv_free(candidates);
-	confine_process_free(p);
+	confine_strv_free(run_envp);
+	confine_process_free(p); /* removes the run's temp dir too */
 	return r;
 }

@@ -7,7 +7,9 @@
  * another runner, the run is started again on it. No probe runs first.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "provider-internal.h"
 #include "spawn/spawn.h"
@@ -26,6 +28,7 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
                           confine_error *err) {
 	confine_error local;
 	confine_error *e = err ? err : &local;
+	confine_policy *own = NULL; /* a copy with a fresh temp dir, after a retry */
 
 	if (!provider || !policy || !options || !options->argv || options->confined || !ret)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
@@ -37,15 +40,36 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 		bool again;
 		int r;
 
+		/* The failed attempt's spawner removed the run's temp dir with it:
+		 * the next rung gets a fresh one (doc/SPEC.md 15). */
+		if (attempt > 0 && policy->temp_dir && access(policy->temp_dir, F_OK) != 0) {
+			confine_policy_free(own);
+			own = NULL;
+			if (confine_policy_copy(policy, &own) < 0)
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM,
+				                    "out of memory");
+			free(own->temp_dir);
+			own->temp_dir = NULL;
+			if ((r = confine_policy_make_temp_dir(own, options->envp, e)) < 0) {
+				confine_policy_free(own);
+				return r;
+			}
+			policy = own;
+		}
 		r = cf_provider_confine_for_spawn(provider, options->argv, policy, &confined, e);
-		if (r < 0)
+		if (r < 0) {
+			if (own && own->temp_dir)
+				(void)rmdir(own->temp_dir);
+			confine_policy_free(own);
 			return r;
+		}
 		o.argv = NULL;
 		o.confined = confined;
 		r = confine_spawn(&o, ret, e);
 		if (r == 0) {
 			cf_provider_runner_started(provider, confined);
 			confine_argv_free(confined);
+			confine_policy_free(own);
 			return 0;
 		}
 		/* Only a failure before the command started may be retried, and
@@ -54,7 +78,11 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 		        attempt + 1 < THROUGH_MAX_ATTEMPTS &&
 		        cf_provider_runner_failed(provider, confined, failure_detail(e));
 		confine_argv_free(confined);
-		if (!again)
+		if (!again) {
+			if (own && own->temp_dir)
+				(void)rmdir(own->temp_dir);
+			confine_policy_free(own);
 			return r;
+		}
 	}
 }

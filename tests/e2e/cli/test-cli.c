@@ -794,8 +794,8 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_status(&r, 0);
 	assert_string_equal(r.err, "");
 	object = json_of(&r);
-	expect_keys(object, KEYS("argv", "runner", "enforcement", "unenforced", "denialSignatures",
-	                         "runnerFailureRules", "policy"));
+	expect_keys(object, KEYS("argv", "runner", "enforcement", "denialSignatures",
+	                         "runnerFailureRules", "unenforced", "env", "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
 	assert_int_equal(n, 1 + 21 + 1 + 3); /* runner, profile, --, argv */
@@ -825,7 +825,11 @@ static void test_wrap_bwrap_shape(void **state) {
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(rule, "allowedExitCodes"), 0)), 1);
 	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("bwrap: "));
 	policy = json_object_get(object, "policy");
-	expect_keys(policy, KEYS("mode", "workspaceRoot"));
+	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
+	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
+	                         "env", "requireFull"));
+	assert_int_equal(json_array_size(json_object_get(object, "unenforced")), 0);
+	assert_true(json_is_array(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
 	json_decref(object);
@@ -910,9 +914,8 @@ static void test_wrap_danger_is_the_argv_unchanged(void **state) {
 	RUN(&r, "wrap", "-m", "danger-full-access", "-w", work, "--", "echo", "a b", "--");
 	expect_status(&r, 0);
 	object = json_of(&r);
-	expect_keys(object, KEYS("argv", "runner", "unenforced", "denialSignatures",
-	                         "runnerFailureRules", "policy"));
-	assert_int_equal(json_array_size(json_object_get(object, "unenforced")), 0);
+	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules",
+	                         "unenforced", "env", "policy"));
 	expect_strings(json_object_get(object, "argv"), KEYS("echo", "a b", "--"));
 	assert_true(json_is_null(json_object_get(object, "runner")));
 	assert_int_equal(json_array_size(json_object_get(object, "denialSignatures")), 0);
@@ -1075,7 +1078,7 @@ static void test_run_json(void **state) {
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
 	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "runner",
-	                          "runnerFailed"));
+	                          "runnerFailed", "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_false(json_bool(sandbox, "runnerFailed"));
 	json_decref(object);
@@ -1212,10 +1215,10 @@ static void test_run_program_not_found(void **state) {
 		program_checks("landlock");
 }
 
-/* Under bwrap, workspace-write mounts a private, empty /tmp: a program on
- * the host's /tmp is not there, and saying so beats letting bwrap's
- * "execvp" failure read as bwrap itself failing. Read-only and Landlock see
- * the host's /tmp and run it. */
+/* Under bwrap, workspace-write and read-only (its private temp area) mount
+ * a private, empty /tmp: a program on the host's /tmp is not there, and
+ * saying so beats letting bwrap's "execvp" failure read as bwrap itself
+ * failing. Landlock sees the host's /tmp and runs it. */
 static void test_run_program_in_host_tmp(void **state) {
 	char dir[] = "/tmp/confine-cli-prog-XXXXXX", prog[64], want[160];
 	const char *config = launcher_config();
@@ -1237,6 +1240,12 @@ static void test_run_program_in_host_tmp(void **state) {
 
 	RUN(&r, "run", "--config", config, "--runner", "bwrap", "-m", "read-only", "-w", work, "--",
 	    prog);
+	expect_status(&r, 127);
+	assert_string_equal(r.err, want);
+	result_free(&r);
+
+	RUN(&r, "run", "--config", config, "--runner", "landlock", "-m", "read-only", "-w", work,
+	    "--", prog);
 	expect_status(&r, 0);
 	assert_string_equal(r.out, "hi\n");
 	result_free(&r);
@@ -1505,9 +1514,8 @@ static void test_bash_json_denied(void **state) {
 	assert_false(json_bool(object, "stderrTruncated"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "runner",
-	                          "runnerFailed"));
-	assert_int_equal(json_array_size(json_object_get(sandbox, "unenforced")), 0);
+	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed",
+	                          "unenforced", "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
 	assert_string_equal(json_str(sandbox, "enforcement"), "full");

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* The policy beyond mode and root in confine's JSON (policy-json.h). */
+#include "policy-json.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+extern char **environ;
+
+json_t *cli_string_list_json(char *const *strv) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && strv && strv[i]; i++)
+		if (json_array_append_new(array, cli_json_string_lossy(strv[i], strlen(strv[i]))) < 0) {
+			json_decref(array);
+			return NULL;
+		}
+	return array;
+}
+
+/* env.set's NAME=VALUE entries as {"NAME": "VALUE"}, the config's shape. */
+static json_t *env_set_json(char *const *set) {
+	json_t *object = json_object();
+	for (size_t i = 0; object && set && set[i]; i++) {
+		const char *eq = strchr(set[i], '=');
+		char *name;
+		if (!eq)
+			continue;
+		if (!(name = strndup(set[i], (size_t)(eq - set[i])))) {
+			json_decref(object);
+			return NULL;
+		}
+		json_object_set_new(object, name, cli_json_string_lossy(eq + 1, strlen(eq + 1)));
+		free(name);
+	}
+	return object;
+}
+
+json_t *cli_policy_json(const confine_policy *p) {
+	json_t *object = json_object(), *env = json_object();
+	if (!object || !env) {
+		json_decref(object);
+		json_decref(env);
+		return NULL;
+	}
+	json_object_set_new(object, "mode", json_string(confine_mode_name(p->mode)));
+	json_object_set_new(object, "workspaceRoot",
+	                    p->workspace_root ? cli_json_string_lossy(p->workspace_root,
+	                                                              strlen(p->workspace_root))
+	                                      : json_null());
+	json_object_set_new(object, "writableRoots", cli_string_list_json(p->writable_roots));
+	json_object_set_new(object, "protectedPaths", cli_string_list_json(p->protected_paths));
+	json_object_set_new(object, "defaultProtections", json_boolean(p->default_protections));
+	json_object_set_new(object, "denyRead", cli_string_list_json(p->deny_read));
+	json_object_set_new(object, "network", json_string(confine_network_name(p->network)));
+	json_object_set_new(object, "allowUnixSockets", cli_string_list_json(p->allow_unix_sockets));
+	json_object_set_new(env, "inherit", json_string(confine_env_inherit_name(p->env.inherit)));
+	json_object_set_new(env, "include", cli_string_list_json(p->env.include));
+	json_object_set_new(env, "exclude", cli_string_list_json(p->env.exclude));
+	json_object_set_new(env, "set", env_set_json(p->env.set));
+	json_object_set_new(env, "defaultExcludes", json_boolean(p->env.default_excludes));
+	json_object_set_new(object, "env", env);
+	json_object_set_new(object, "requireFull", json_boolean(p->require_full));
+	return object;
+}
+
+int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad) {
+	char **env = NULL;
+	json_t *array;
+	int r = confine_env_filter((const char *const *)environ, &policy->env, policy->mode, &env);
+	if (r < 0)
+		return r;
+	if (!(array = json_array())) {
+		confine_strv_free(env);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; env[i]; i++) {
+		json_t *item = json_string(env[i]);
+		if (!item) {
+			const char *eq = strchr(env[i], '=');
+			*ret_bad = strndup(env[i], eq ? (size_t)(eq - env[i]) : strlen(env[i]));
+			json_decref(array);
+			confine_strv_free(env);
+			return *ret_bad ? -EILSEQ : -ENOMEM;
+		}
+		json_array_append_new(array, item);
+	}
+	confine_strv_free(env);
+	*ret = array;
+	return 0;
+}
+
+json_t *cli_git_hazards_json(const confine_outcome *o) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && i < o->n_git_hazards; i++) {
+		json_t *item = json_object();
+		if (!item) {
+			json_decref(array);
+			return NULL;
+		}
+		json_object_set_new(item, "path", cli_json_string_lossy(o->git_hazards[i].path,
+		                                                        strlen(o->git_hazards[i].path)));
+		json_object_set_new(item, "kind", json_string(o->git_hazards[i].kind));
+		json_array_append_new(array, item);
+	}
+	return array;
+}
+
+void cli_warn_git_hazards(const confine_outcome *o) {
+	for (size_t i = 0; i < o->n_git_hazards; i++) {
+		const confine_git_hazard *h = &o->git_hazards[i];
+		if (strcmp(h->kind, "incomplete") == 0)
+			fprintf(stderr, "confine: warning: the scan for git hooks and settings the run left "
+			                "stopped at its bound; check the writable roots before running git "
+			                "there\n");
+		else if (strcmp(h->kind, "hook") == 0)
+			fprintf(stderr, "confine: warning: the run created or changed the git hook %s; git "
+			                "would run it unconfined\n",
+			        h->path);
+		else
+			fprintf(stderr, "confine: warning: the run set %s in %s; git would run it "
+			                "unconfined\n",
+			        h->kind, h->path);
+	}
+	fflush(stderr);
+}

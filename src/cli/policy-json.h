@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The policy beyond mode and root in confine's JSON (doc/SPEC.md 15):
+ * the canonical echo of a whole policy, the environment to spawn with,
+ * the unenforced list (policy-json.c). */
+#ifndef CONFINE_CLI_POLICY_JSON_H
+#define CONFINE_CLI_POLICY_JSON_H
+
+#include <jansson.h>
+
+#include "confine.h"
+
+/* Every config key with its value, defaults included, in config order:
+ * mode, workspaceRoot, writableRoots, protectedPaths, defaultProtections,
+ * denyRead, network, allowUnixSockets, env {inherit, include, exclude, set
+ * (an object), defaultExcludes}, requireFull. NULL when out of memory. */
+json_t *cli_policy_json(const confine_policy *policy);
+
+/* A JSON array of strings (NULL: empty), lossy for non-UTF-8 bytes. */
+json_t *cli_string_list_json(char *const *strv);
+
+/* The environment a command spawned under `policy` gets, from this
+ * process's environment, as "NAME=VALUE" strings that must arrive intact:
+ * 0; -EILSEQ with *ret_bad naming the variable (up to its '=') when one is
+ * not UTF-8 (*ret_bad is malloc'd); -ENOMEM. */
+int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad);
+
+/* The outcome's git hazards as [{"path","kind"}] (doc/SPEC.md 15). */
+json_t *cli_git_hazards_json(const confine_outcome *outcome);
+
+/* For `confine run`: one `confine: warning: ...` line on stderr per git
+ * hazard the run left. */
+void cli_warn_git_hazards(const confine_outcome *outcome);
+
+#endif

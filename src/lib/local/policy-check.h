@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the local provider checks and records about a policy on one rung
+ * (doc/SPEC.md 15), kept apart from the provider's assembly of the argv:
+ * whether the runner lies where the call lets the command write, what the
+ * rung leaves unenforced (and requireFull's refusal), and the cause of a
+ * profile that could not be built.
+ */
+#ifndef CONFINE_LOCAL_POLICY_CHECK_H
+#define CONFINE_LOCAL_POLICY_CHECK_H
+
+#include "local/runner.h"
+
+/* Refuses (SANDBOX_UNAVAILABLE) a runner at `real` (canonical; NULL: not
+ * checked) that lies in an area the call's mode lets the command write:
+ * under workspace-write the workspace root, every writable root and, for a
+ * rung that grants the host's temp areas (CONFINE_RUNNER_FACT_HOST_TMP),
+ * /tmp and /dev/shm. read-only writes nowhere a runner can live: nothing
+ * is refused (conformance D1: `-m read-only -w /usr` runs). 0 when it may
+ * run. */
+int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
+                                 const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;
+
+/* The error for a profile generator's failure `r` (< 0): -EINVAL is a
+ * policy the rung cannot express; -EACCES, -E2BIG, -ENAMETOOLONG (the
+ * Landlock expansion of denyRead) and any other errno are reported with
+ * their cause; -ENOMEM is SYSTEM_ERROR. Returns r. */
+int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
+                            confine_error *err) CONFINE_HIDDEN;
+
+/* Computes what `def`'s rung leaves unenforced of `policy`, stores the
+ * names in c->unenforced, lowers c->enforcement to partial when an
+ * explicitly requested part is unenforced, and with require_full refuses a
+ * partial result: SANDBOX_UNAVAILABLE with the detail
+ * "requireFull: <title> does not enforce <keys>" (or "... enforces this
+ * mode only partially (older Landlock ABI)"). 0, or the negative errno. */
+int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
+                               confine_argv *c, confine_error *err) CONFINE_HIDDEN;
+
+/* Limit 10: a rung that grants the host's /tmp and /dev/shm refuses, under
+ * workspace-write, a writable root below them. 0, or SANDBOX_UNAVAILABLE. */
+int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
+                                   confine_error *err) CONFINE_HIDDEN;
+
+#endif

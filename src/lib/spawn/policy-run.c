@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the policy beyond mode and root asks of the spawner (doc/SPEC.md
+ * 15), for a confined argv: the command's environment (confine_env_filter
+ * and the temp area's TMPDIR), computed before the child is planned; the
+ * removal of the run's private temp directory; and, after a
+ * workspace-write run, the scan for git hooks and settings it left.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "git-hazards.h"
+#include "spawn/spawn.h"
+
+struct cf_policy_run {
+	char *temp_dir;          /* the run's private temp dir, removed after it */
+	char **scan_roots;       /* workspace-write: the writable roots; else NULL */
+	struct timespec start;
+};
+
+static bool env_sets(const confine_policy *policy, const char *name) {
+	size_t n = strlen(name);
+	for (size_t i = 0; policy->env.set && policy->env.set[i]; i++)
+		if (strncmp(policy->env.set[i], name, n) == 0 && policy->env.set[i][n] == '=')
+			return true;
+	return false;
+}
+
+/* NAME=VALUE replacing NAME in *env, or appended. */
+static int env_put(char ***env, const char *name, const char *value) {
+	size_t n = strlen(name);
+	char *entry;
+	if (asprintf(&entry, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; (*env)[i]; i++)
+		if (strncmp((*env)[i], name, n) == 0 && (*env)[i][n] == '=') {
+			free((*env)[i]);
+			(*env)[i] = entry;
+			return 0;
+		}
+	{
+		int r = cf_strv_push(env, entry);
+		free(entry);
+		return r;
+	}
+}
+
+static bool env_has(char *const *env, const char *name) {
+	size_t n = strlen(name);
+	for (size_t i = 0; env[i]; i++)
+		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+			return true;
+	return false;
+}
+
+int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp) {
+	const confine_argv *c = p->confined;
+	const confine_policy *policy;
+	struct cf_policy_run *run;
+	char **env = NULL;
+	int r;
+
+	*ret_envp = NULL;
+	if (!c)
+		return 0; /* danger-full-access: the environment unchanged */
+	policy = &c->policy;
+	if (!(run = calloc(1, sizeof *run)))
+		return -ENOMEM;
+	p->policy_run = run;
+	if ((r = confine_env_filter(envp, &policy->env, policy->mode, &env)) < 0)
+		return r;
+
+	if (policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp) {
+		bool private_tmp = c->runner_facts & CONFINE_RUNNER_FACT_PRIVATE_TMP;
+		if (policy->temp_dir && cf_temp_dir_is_ours(policy->temp_dir) &&
+		    !(run->temp_dir = strdup(policy->temp_dir)))
+			goto oom;
+		/* The temp area is where TMPDIR says, unless the caller set it. */
+		if (!env_sets(policy, "TMPDIR")) {
+			if (!private_tmp && policy->temp_dir)
+				r = env_put(&env, "TMPDIR", policy->temp_dir);
+			else if (private_tmp && env_has(env, "TMPDIR"))
+				r = env_put(&env, "TMPDIR", "/tmp");
+			if (r < 0)
+				goto oom;
+		}
+	}
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->workspace_root) {
+		if (cf_strv_push(&run->scan_roots, policy->workspace_root) < 0)
+			goto oom;
+		for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
+			if (cf_strv_push(&run->scan_roots, policy->writable_roots[i]) < 0)
+				goto oom;
+		run->start = cf_git_scan_clock();
+	}
+	*ret_envp = env;
+	return 0;
+oom:
+	confine_strv_free(env);
+	return -ENOMEM;
+}
+
+static void remove_temp(struct cf_policy_run *run) {
+	if (run->temp_dir) {
+		cf_temp_dir_remove(run->temp_dir);
+		free(run->temp_dir);
+		run->temp_dir = NULL;
+	}
+}
+
+int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
+	struct cf_policy_run *run = p->policy_run;
+	int r = 0;
+	if (!run)
+		return 0;
+	/* The run's tree is gone (the leader's end killed what was left), so
+	 * nothing writes behind the scan. */
+	if (run->scan_roots) {
+		r = cf_git_hazards_scan(run->scan_roots, run->start, &o->git_hazards,
+		                        &o->n_git_hazards);
+		confine_strv_free(run->scan_roots);
+		run->scan_roots = NULL;
+	}
+	remove_temp(run);
+	return r;
+}
+
+void cf_policy_run_release(confine_process *p) {
+	struct cf_policy_run *run = p->policy_run;
+	if (!run)
+		return;
+	remove_temp(run);
+	confine_strv_free(run->scan_roots);
+	free(run);
+	p->policy_run = NULL;
+}

@@ -1,0 +1,333 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""World effects of the policy beyond mode and root (doc/SPEC.md 15), on one
+Linux rung, through the confine command as an agent harness uses it: once
+run by confine itself (`confine bash --json`, `confine run`) and once as a
+harness spawning the `confine wrap` JSON as-is (its argv, its env, the
+workspace root as cwd, a new session).
+
+- writableRoots: an npm-like cache write lands; a sibling's does not;
+- default protections: .git/hooks/post-commit cannot be made or changed
+  under bwrap (listed unenforced under Landlock, and then reported in
+  gitHazards), while `git add && git commit` works;
+- denyRead: the file's content cannot be read;
+- env: a secret-named variable is absent, an included one present;
+- network off: a TCP connect to a loopback server this test runs fails,
+  and with `on` it succeeds;
+- Python multiprocessing (Pool + Lock) works under workspace-write;
+- read-only: `cc -o /dev/null hello.c` works and leaves nothing behind;
+- a repository made during the run is reported in gitHazards.
+
+Usage: policy_world.py CONFINE LAUNCHER RUNNER
+Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
+"""
+import glob
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+
+SKIP = 77
+SECRET = "s3cr3t-do-not-leak"
+
+
+class World:
+    def __init__(self, confine, launcher, runner):
+        self.confine = confine
+        self.runner = runner
+        home = os.environ.get("HOME") or "/tmp"
+        root = os.path.join(home, ".cache", "confine-tests")
+        os.makedirs(root, exist_ok=True)
+        self.base = os.path.realpath(tempfile.mkdtemp(prefix="policy-world.", dir=root))
+        self.ws = os.path.join(self.base, "ws")
+        self.cache = os.path.join(self.base, "npm-cache")
+        self.other = os.path.join(self.base, "other")
+        for d in (self.ws, self.cache, self.other):
+            os.mkdir(d)
+        self.config = os.path.join(self.base, "config.json")
+        with open(self.config, "w") as f:
+            json.dump({"landlockLauncher": launcher}, f)
+
+    def common(self, mode, opts):
+        return ["--config", self.config, "--runner", self.runner, "-m", mode, "-w", self.ws] + opts
+
+    def bash(self, mode, opts, command, env=None):
+        done = subprocess.run([self.confine, "bash", "--json"] + self.common(mode, opts)
+                              + ["-c", command], capture_output=True, text=True,
+                              env=env, cwd=self.base)
+        if not done.stdout.strip():
+            raise AssertionError("confine bash printed nothing (%d): %s"
+                                 % (done.returncode, done.stderr))
+        return json.loads(done.stdout)
+
+    def wrap(self, mode, opts, argv, env=None):
+        done = subprocess.run([self.confine, "wrap"] + self.common(mode, opts) + ["--"] + argv,
+                              capture_output=True, text=True, env=env, cwd=self.base)
+        if done.returncode != 0:
+            raise AssertionError("confine wrap failed (%d): %s" % (done.returncode, done.stderr))
+        return json.loads(done.stdout)
+
+    def spawn_wrapped(self, wrapped):
+        env = dict(e.split("=", 1) for e in wrapped["env"])
+        return subprocess.run(wrapped["argv"], cwd=wrapped["policy"]["workspaceRoot"],
+                              env=env, start_new_session=True, close_fds=True,
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
+
+    def both(self, mode, opts, command, env=None):
+        """The command run by confine, then spawned from the wrap JSON:
+        [(exit code, stdout, stderr, unenforced)] for each."""
+        out = self.bash(mode, opts, command, env)
+        assert out["error"] is None, out
+        first = (out["exitCode"], out["stdout"], out["stderr"], out["sandbox"]["unenforced"])
+        wrapped = self.wrap(mode, opts, ["bash", "-c", command], env)
+        done = self.spawn_wrapped(wrapped)
+        second = (done.returncode, done.stdout, done.stderr, wrapped["unenforced"])
+        return [first, second]
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        raise AssertionError("%s %s" % (what, detail))
+
+
+def test_writable_roots(w):
+    # Each variant names its files apart.
+    for i, (code, out, err, _) in enumerate(w.both(
+            "workspace-write", ["--writable", w.cache],
+            "mktemp -p '%s' _cacache-XXXXXX && mktemp -p '%s' x-XXXXXX; true" % (w.cache, w.other))):
+        check(code == 0, "writableRoots: the command failed", err)
+    check(len(glob.glob(os.path.join(w.cache, "_cacache-*"))) >= 2,
+          "writableRoots: the cache writes did not land", os.listdir(w.cache))
+    check(os.listdir(w.other) == [], "writableRoots: a sibling was written", os.listdir(w.other))
+    # A relative --writable is the directory relative to where confine runs.
+    out = w.bash("workspace-write", ["--writable", "npm-cache"],
+                 "touch '%s/rel' && echo ok" % w.cache)
+    check(out["stdout"] == "ok\n", "writableRoots: relative flag", out)
+
+
+def git(ws, *args):
+    subprocess.run(["git", "-C", ws, "-c", "user.email=t@e", "-c", "user.name=t"] + list(args),
+                   check=True, capture_output=True)
+
+
+def test_git_protections(w):
+    git(w.ws, "init", "-q")
+    git(w.ws, "commit", "-q", "--allow-empty", "-m", "base")
+    hook = os.path.join(w.ws, ".git", "hooks", "post-commit")
+    config = os.path.join(w.ws, ".git", "config")
+    with open(config) as f:
+        config_before = f.read()
+    command = ("echo 'echo pwned' > .git/hooks/post-commit; chmod +x .git/hooks/post-commit; "
+               "git config core.hooksPath /tmp/evil; "
+               "f=$(mktemp -p . file-XXXXXX) && git add $f && "
+               "git -c user.email=t@e -c user.name=t commit -q -m work && echo committed")
+    results = w.both("workspace-write", [], command)
+    for code, out, err, unenforced in results:
+        check("committed" in out, "git commit failed under the default protections", err)
+        if w.runner == "bwrap":
+            check(not os.path.exists(hook), "bwrap: the hook was created", err)
+            with open(config) as f:
+                check(f.read() == config_before, "bwrap: .git/config changed")
+            check(unenforced == [], "bwrap: unenforced", unenforced)
+        else:
+            check("defaultProtections" in unenforced, "landlock: unenforced", unenforced)
+    if w.runner != "bwrap":
+        # Unenforced, so reported: the run that wrote them says so.
+        os.unlink(hook)
+        with open(config, "w") as f:
+            f.write(config_before)
+        out = w.bash("workspace-write", [], command)
+        kinds = {(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]}
+        check((hook, "hook") in kinds, "landlock: the hook is not in gitHazards", kinds)
+        check((config, "core.hooksPath") in kinds, "landlock: hooksPath not reported", kinds)
+        os.unlink(hook)
+        with open(config, "w") as f:
+            f.write(config_before)
+
+
+def test_new_repository_reported(w):
+    out = w.bash("workspace-write", [],
+                 "git init -q newrepo && printf '#!/bin/sh\\necho hi\\n' > "
+                 "newrepo/.git/hooks/pre-commit && chmod +x newrepo/.git/hooks/pre-commit && "
+                 "git -C newrepo config filter.x.clean 'sh -c evil' && echo made")
+    check(out["stdout"] == "made\n", "git init in the workspace failed", out)
+    kinds = {(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]}
+    repo = os.path.join(w.ws, "newrepo", ".git")
+    check((os.path.join(repo, "hooks", "pre-commit"), "hook") in kinds, "new hook not reported",
+          kinds)
+    check((os.path.join(repo, "config"), "filter.x.clean") in kinds, "filter not reported", kinds)
+    check(not any(k.endswith(".sample") for k, _ in kinds), "samples reported", kinds)
+    # A quiet run reports nothing.
+    out = w.bash("workspace-write", [], "true")
+    check(out["sandbox"]["gitHazards"] == [], "a quiet run reported", out)
+    shutil.rmtree(os.path.join(w.ws, "newrepo"))
+
+
+def test_deny_read(w):
+    secret = os.path.join(w.ws, ".env")
+    with open(secret, "w") as f:
+        f.write(SECRET + "\n")
+    outside = os.path.join(w.other, "id_rsa")
+    with open(outside, "w") as f:
+        f.write(SECRET + "\n")
+    for mode in ("read-only", "workspace-write"):
+        results = w.both(mode, ["--deny-read", outside], "cat '%s'; echo done" % outside)
+        for code, out, err, unenforced in results:
+            check(SECRET not in out, "denyRead: %s readable in %s" % (outside, mode), out)
+            check("denyRead" not in unenforced, "denyRead unenforced outside grants", unenforced)
+    results = w.both("read-only", ["--deny-read", secret], "cat .env; echo done")
+    for code, out, err, unenforced in results:
+        check(SECRET not in out, "denyRead: .env readable in read-only", out)
+    os.unlink(secret)
+    os.unlink(outside)
+
+
+def test_env(w):
+    env = dict(os.environ, OPENAI_API_KEY=SECRET, MY_SERVICE_TOKEN="kept", PLAIN_VAR="plain")
+    results = w.both("read-only", ["--env-include", "MY_SERVICE_TOKEN", "--env-set", "SET_ME=1"],
+                     "env", env)
+    for code, out, err, _ in results:
+        check(SECRET not in out, "env: the secret leaked", out)
+        check("MY_SERVICE_TOKEN=kept" in out.splitlines(), "env: include lost", out)
+        check("PLAIN_VAR=plain" in out.splitlines(), "env: inherited lost", out)
+        check("SET_ME=1" in out.splitlines(), "env: set lost", out)
+    results = w.both("read-only", ["--env-inherit", "none", "--env-include", "PLAIN_VAR"],
+                     "echo \"[$PLAIN_VAR][$HOME]\"", env)
+    for code, out, err, _ in results:
+        check(out == "[plain][]\n", "env: inherit none", out)
+
+
+class Server:
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.accepted = 0
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            conn.close()
+
+
+def test_network(w):
+    server = Server()
+    command = "echo hi > /dev/tcp/127.0.0.1/%d && echo connected" % server.port
+    for code, out, err, _ in w.both("workspace-write", ["--network", "on"], command):
+        check(out == "connected\n", "network on: no connection", err)
+    before = server.accepted
+    for code, out, err, _ in w.both("workspace-write", ["--network", "off"], command):
+        check(code != 0 and "connected" not in out, "network off: connected", out)
+    for code, out, err, _ in w.both("read-only", ["--network", "off"], command):
+        check(code != 0 and "connected" not in out, "network off (read-only): connected", out)
+    check(server.accepted == before, "network off: the host server was reached")
+    server.sock.close()
+
+
+def test_multiprocessing(w):
+    script = os.path.join(w.ws, "mp.py")
+    with open(script, "w") as f:
+        f.write("import multiprocessing as mp\n"
+                "lock = None\n"
+                "def init(l):\n    global lock\n    lock = l\n"
+                "def sq(x):\n    with lock:\n        return x * x\n"
+                "if __name__ == '__main__':\n"
+                "    l = mp.Lock()\n"
+                "    with mp.Pool(2, initializer=init, initargs=(l,)) as p:\n"
+                "        print(sum(p.map(sq, range(10))))\n")
+    python = shutil.which("python3")
+    for code, out, err, _ in w.both("workspace-write", [], "'%s' mp.py" % python):
+        check(out == "285\n", "multiprocessing failed", err)
+    os.unlink(script)
+
+
+def test_cc_read_only(w):
+    cc = shutil.which("cc")
+    if not cc:
+        print("no cc: skipping the compiler check")
+        return
+    src = os.path.join(w.ws, "hello.c")
+    with open(src, "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    # A TMPDIR of this test's own: the run's temp dir is made there.
+    tmp = os.path.join(w.base, "tmp")
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    listing = sorted(os.listdir(w.ws))
+    out = w.bash("read-only", [], "cc -o /dev/null hello.c && echo built; echo $TMPDIR", env)
+    check(out["stdout"].startswith("built\n"), "cc failed in read-only", out)
+    if w.runner == "landlock":
+        check(out["stdout"].split("\n")[1].startswith(tmp + "/confine-tmp."), "TMPDIR", out)
+    else:
+        check(out["stdout"].split("\n")[1] == "/tmp", "TMPDIR under bwrap", out)
+    check(os.listdir(tmp) == [], "the temp dir was left behind", os.listdir(tmp))
+    # Removed with its contents, a directory the command made unreadable too.
+    out = w.bash("read-only", [], "mkdir -p $TMPDIR/d/e && touch $TMPDIR/f $TMPDIR/d/e/g && "
+                 "chmod 000 $TMPDIR/d && ln -s / $TMPDIR/root && echo made", env)
+    check(out["stdout"] == "made\n", "writing the temp area failed", out)
+    check(os.listdir(tmp) == [], "the filled temp dir was left behind", os.listdir(tmp))
+    check(sorted(os.listdir(w.ws)) == listing, "cc left files in the workspace")
+    # Through confine run too.
+    done = subprocess.run([w.confine, "run"] + w.common("read-only", [])
+                          + ["--", "cc", "-o", "/dev/null", "hello.c"],
+                          capture_output=True, text=True, cwd=w.base, env=env)
+    check(done.returncode == 0, "confine run cc failed", done.stderr)
+    check(os.listdir(tmp) == [], "run left the temp dir behind", os.listdir(tmp))
+    # The wrap for another process's spawn says what it could not give.
+    wrapped = w.wrap("read-only", [], ["true"])
+    if w.runner == "landlock":
+        check("privateTemp" in wrapped["unenforced"], "wrap: privateTemp", wrapped["unenforced"])
+    else:
+        check("--tmpfs" in wrapped["argv"], "wrap: bwrap's tmpfs", wrapped["argv"])
+    os.unlink(src)
+
+
+def test_refusals(w):
+    for opts, word in ((["--deny-read", w.base], "denyRead"),
+                       (["--writable", os.path.join(w.base, "missing")], "--writable"),
+                       (["--env-include", "A=B"], "--env-include")):
+        done = subprocess.run([w.confine, "wrap"] + w.common("workspace-write", opts)
+                              + ["--", "true"], capture_output=True, text=True)
+        check(done.returncode == 125 and word in done.stderr, "not refused: %r" % opts,
+              done.stderr)
+    if w.runner == "landlock":
+        done = subprocess.run([w.confine, "run"] + w.common("workspace-write",
+                              ["--protect", "x", "--require-full"]) + ["--", "true"],
+                              capture_output=True, text=True)
+        check(done.returncode == 125 and "requireFull: Landlock does not enforce "
+              "protectedPaths" in done.stderr, "requireFull", done.stderr)
+
+
+def main():
+    confine, launcher, runner = sys.argv[1], sys.argv[2], sys.argv[3]
+    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
+    w = World(confine, launcher, runner)
+    try:
+        probe = subprocess.run([confine, "bash", "--json"] + w.common("read-only", [])
+                               + ["-c", "true"], capture_output=True, text=True)
+        if probe.returncode != 0:
+            print("runner %s is not usable here: %s" % (runner, probe.stderr))
+            return 1 if must_work else SKIP
+        tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
+                 test_deny_read, test_env, test_network, test_multiprocessing,
+                 test_cc_read_only, test_refusals]
+        for t in tests:
+            t(w)
+            print("ok", t.__name__)
+        return 0
+    finally:
+        shutil.rmtree(w.base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
