@@ -171,9 +171,22 @@ static int foreign_fd(struct sv_call *call, pid_t pid, int fd)
 	return dup_fd;
 }
 
+/* One statx gives what the decision needs, the birth time included. */
 static int finish_target(struct sv_target *t)
 {
-	return fstat(t->fd, &t->st) == 0 ? 0 : -errno;
+	struct statx sx;
+
+	if (statx(t->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		  STATX_TYPE | STATX_MODE | STATX_INO | STATX_NLINK | STATX_BTIME, &sx) != 0)
+		return -errno;
+	t->st.st_mode = sx.stx_mode;
+	t->st.st_dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+	t->st.st_ino = sx.stx_ino;
+	t->st.st_nlink = sx.stx_nlink;
+	t->has_btime = (sx.stx_mask & STATX_BTIME) != 0;
+	t->btime_sec = sx.stx_btime.tv_sec;
+	t->btime_nsec = sx.stx_btime.tv_nsec;
+	return 0;
 }
 
 int sv_pin_fd(struct sv_call *call, int fd, struct sv_target *ret)
@@ -328,12 +341,12 @@ static size_t cache_slot(dev_t dev, ino_t ino)
 {
 	uint64_t h = (uint64_t)ino * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dev;
 
-	return (size_t)(h >> 32) % SV_DIR_CACHE_SLOTS;
+	return (size_t)(h >> 32) % SV_INODE_CACHE_SLOTS;
 }
 
 static bool cache_has(const struct supervise *sv, const struct dir_id *id)
 {
-	const struct sv_cached_dir *c = &sv->cache[cache_slot(id->dev, id->ino)];
+	const struct sv_cached_inode *c = &sv->cache[cache_slot(id->dev, id->ino)];
 
 	return id->has_btime && c->used && c->dev == id->dev && c->ino == id->ino &&
 	       c->btime_sec == id->btime_sec && c->btime_nsec == id->btime_nsec;
@@ -341,7 +354,7 @@ static bool cache_has(const struct supervise *sv, const struct dir_id *id)
 
 static void cache_add(struct supervise *sv, const struct dir_id *id)
 {
-	struct sv_cached_dir *c = &sv->cache[cache_slot(id->dev, id->ino)];
+	struct sv_cached_inode *c = &sv->cache[cache_slot(id->dev, id->ino)];
 
 	/* Without a birth time a reused inode number could pass for a
 	 * removed directory: such file systems are walked every time. */
@@ -453,15 +466,30 @@ static bool named_inside(struct supervise *sv, const struct sv_target *t)
 	return false;
 }
 
+/*
+ * A file found inside is cached too (tar sets owner, mode and times on
+ * each new file: one decision, then two lookups). The command cannot move
+ * it out; a hard link it already had outside (made before the run) keeps
+ * the answer "inside" while the command still holds it, as Landlock lets
+ * the command write such a file's contents through its inside name.
+ */
 bool sv_inside_grants(struct supervise *sv, const struct sv_target *t)
 {
+	struct dir_id id = { t->st.st_dev, t->st.st_ino, t->btime_sec, t->btime_nsec,
+			     t->has_btime };
+	bool inside;
+
 	if (S_ISDIR(t->st.st_mode))
 		return dir_inside(sv, t->fd);
-	if (is_grant(sv, t->st.st_dev, t->st.st_ino))
+	if (is_grant(sv, t->st.st_dev, t->st.st_ino) || cache_has(sv, &id))
 		return true;
 	if (t->parent >= 0)
-		return dir_inside(sv, t->parent);
-	return named_inside(sv, t);
+		inside = dir_inside(sv, t->parent);
+	else
+		inside = named_inside(sv, t);
+	if (inside && t->st.st_nlink > 0)
+		cache_add(sv, &id);
+	return inside;
 }
 
 bool sv_allowed_socket(const struct supervise *sv, const struct sv_target *t)

@@ -32,9 +32,9 @@ struct sv_identity {
 	ino_t ino;
 };
 
-/* A directory known to lie inside a writable grant. The birth time tells
- * a reused inode number from the directory that was cached. */
-struct sv_cached_dir {
+/* An inode known to lie inside a writable grant. The birth time tells a
+ * reused inode number from the inode that was cached. */
+struct sv_cached_inode {
 	dev_t dev;
 	ino_t ino;
 	int64_t btime_sec;
@@ -42,7 +42,16 @@ struct sv_cached_dir {
 	bool used;
 };
 
-#define SV_DIR_CACHE_SLOTS 1024
+#define SV_INODE_CACHE_SLOTS 4096
+#define SV_PIDFD_CACHE_SLOTS 64
+
+/* pidfds by thread number: a pidfd names one task for good, so a stale
+ * entry fails (ESRCH) instead of reaching another task; it is then
+ * reopened. */
+struct sv_cached_pidfd {
+	pid_t tid;
+	int pidfd;
+};
 
 struct supervise {
 	struct sv_identity *grants; /* writable grants, directories or files */
@@ -54,7 +63,8 @@ struct supervise {
 	struct seccomp_notif_resp *resp;
 	size_t req_size;
 	size_t resp_size;
-	struct sv_cached_dir cache[SV_DIR_CACHE_SLOTS];
+	struct sv_cached_inode cache[SV_INODE_CACHE_SLOTS];
+	struct sv_cached_pidfd pidfds[SV_PIDFD_CACHE_SLOTS];
 };
 
 /* One notification being answered. */
@@ -62,7 +72,7 @@ struct sv_call {
 	struct supervise *sv;
 	const struct seccomp_notif *req;
 	pid_t tid;   /* the notifying thread, in our PID namespace */
-	int pidfd;   /* opened on first use; -1 before */
+	int pidfd;   /* from the cache, on first use; -1 before (not ours to close) */
 };
 
 /* The command's memory: copies `size` bytes at `addr`. Returns 0, or
@@ -88,7 +98,10 @@ struct sv_target {
 	int fd;          /* O_PATH (or a duplicate of the command's fd) */
 	int parent;      /* O_PATH directory holding `name`, or -1 */
 	char name[256];  /* the last component in parent, when parent >= 0 */
-	struct stat st;
+	struct stat st;  /* mode, dev, ino, nlink */
+	bool has_btime;
+	int64_t btime_sec;
+	uint32_t btime_nsec;
 };
 
 void sv_target_init(struct sv_target *t);

@@ -137,6 +137,8 @@ int supervise_new(const char *const *writable, size_t n_writable,
 	if (sv == NULL)
 		return -ENOMEM;
 	sv->listener = -1;
+	for (i = 0; i < SV_PIDFD_CACHE_SLOTS; i++)
+		sv->pidfds[i].pidfd = -1;
 	/* The kernel's structures may be larger than our headers' */
 	sv->req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif)
 			       ? sizes.seccomp_notif : sizeof(struct seccomp_notif);
@@ -237,6 +239,9 @@ void supervise_free(struct supervise *sv)
 		return;
 	if (sv->listener >= 0)
 		close(sv->listener);
+	for (i = 0; i < SV_PIDFD_CACHE_SLOTS; i++)
+		if (sv->pidfds[i].pidfd >= 0)
+			close(sv->pidfds[i].pidfd);
 	for (i = 0; i < sv->n_sockets; i++)
 		free(sv->sockets[i]);
 	free(sv->sockets);
@@ -322,25 +327,51 @@ int sv_write_memory(struct sv_call *call, uint64_t addr, const void *buf, size_t
 		       ? 0 : -EFAULT;
 }
 
-static int call_pidfd(struct sv_call *call)
+static int open_thread_pidfd(pid_t tid)
 {
-	if (call->pidfd >= 0)
-		return call->pidfd;
 	/* The thread's own descriptor table (it may have unshared it). */
-	call->pidfd = (int)pidfd_open_syscall(call->tid, PIDFD_THREAD);
-	if (call->pidfd < 0 && errno == EINVAL)
-		call->pidfd = (int)pidfd_open_syscall(call->tid, 0);
-	return call->pidfd >= 0 ? call->pidfd : -errno;
+	int pidfd = (int)pidfd_open_syscall(tid, PIDFD_THREAD);
+
+	if (pidfd < 0 && errno == EINVAL)
+		pidfd = (int)pidfd_open_syscall(tid, 0);
+	return pidfd >= 0 ? pidfd : -errno;
+}
+
+static int call_pidfd(struct sv_call *call, bool fresh)
+{
+	struct sv_cached_pidfd *slot =
+		&call->sv->pidfds[(size_t)call->tid % SV_PIDFD_CACHE_SLOTS];
+
+	if (call->pidfd >= 0 && !fresh)
+		return call->pidfd;
+	if (slot->tid == call->tid && slot->pidfd >= 0 && !fresh) {
+		call->pidfd = slot->pidfd;
+		return call->pidfd;
+	}
+	if (slot->pidfd >= 0)
+		close(slot->pidfd);
+	slot->tid = call->tid;
+	slot->pidfd = open_thread_pidfd(call->tid);
+	call->pidfd = slot->pidfd;
+	return call->pidfd;
 }
 
 int sv_command_fd(struct sv_call *call, int fd)
 {
-	int pidfd = call_pidfd(call);
+	int pidfd = call_pidfd(call, false);
 	int dup_fd;
 
 	if (pidfd < 0)
 		return pidfd;
 	dup_fd = (int)pidfd_getfd_syscall(pidfd, fd);
+	if (dup_fd < 0 && errno == ESRCH) {
+		/* a cached pidfd of a thread that ended: this number is
+		 * another thread now */
+		pidfd = call_pidfd(call, true);
+		if (pidfd < 0)
+			return pidfd;
+		dup_fd = (int)pidfd_getfd_syscall(pidfd, fd);
+	}
 	return dup_fd >= 0 ? dup_fd : -errno;
 }
 
@@ -408,7 +439,5 @@ int supervise_handle(struct supervise *sv)
 	} else {
 		result = sv_handle_metadata(&call);
 	}
-	if (call.pidfd >= 0)
-		close(call.pidfd);
 	return respond(sv, sv->req->id, result);
 }

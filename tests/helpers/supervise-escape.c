@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,7 @@ static int try_own_listener(const char *file, mode_t mode)
 struct race {
 	const char *link, *inside, *outside;
 	volatile int stop;
+	volatile unsigned long swaps;
 };
 
 static void *swap_link(void *arg)
@@ -110,15 +112,16 @@ static void *swap_link(void *arg)
 	snprintf(tmp, sizeof(tmp), "%s.tmp", race->link);
 	while (!race->stop) {
 		unlink(tmp);
-		if (symlink(i++ % 2 ? race->outside : race->inside, tmp) == 0)
-			rename(tmp, race->link);
+		if (symlink(i++ % 2 ? race->outside : race->inside, tmp) == 0 &&
+		    rename(tmp, race->link) == 0)
+			race->swaps++;
 	}
 	return NULL;
 }
 
 static int try_race(const char *link, const char *inside, const char *outside, int n)
 {
-	struct race race = { link, inside, outside, 0 };
+	struct race race = { link, inside, outside, 0, 0 };
 	struct stat before, after;
 	pthread_t thread;
 	int i, done = 0, changed = 0;
@@ -126,6 +129,9 @@ static int try_race(const char *link, const char *inside, const char *outside, i
 	if (stat(outside, &before) != 0)
 		return 1;
 	pthread_create(&thread, NULL, swap_link, &race);
+	/* a busy machine may not run the swapper at once: start together */
+	while (race.swaps < 2)
+		sched_yield();
 	for (i = 0; i < n; i++) {
 		if (chmod(link, i % 2 ? 0640 : 0604) == 0)
 			done++;
