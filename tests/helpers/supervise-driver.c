@@ -12,6 +12,7 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,18 @@ static int fail(const char *what, int err)
 {
 	fprintf(stderr, "supervise-driver: %s: %s\n", what, strerror(err));
 	return 125;
+}
+
+/* With CONFINE_TEST_SUPERVISE_THREAD=1: a thread blocks in the
+ * listener's RECV, which lets the kernel hand the CPU straight to it (the
+ * synchronous wake-up), instead of a poll loop. */
+static void *serve(void *arg)
+{
+	struct supervise *sv = arg;
+
+	while (supervise_handle(sv) == 0)
+		continue;
+	return NULL;
 }
 
 static int status_of(int status)
@@ -105,6 +118,13 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		waitpid(child, &status, 0);
 		return fail("attach", -r);
+	}
+	if (getenv("CONFINE_TEST_SUPERVISE_THREAD") != NULL) {
+		pthread_t thread;
+
+		pthread_create(&thread, NULL, serve, sv);
+		waitpid(child, &status, 0);
+		return status_of(status);
 	}
 	pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	if (pidfd < 0)
