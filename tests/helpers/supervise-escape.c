@@ -137,6 +137,7 @@ static int try_race(const char *link, const char *inside, const char *outside, i
 			done++;
 		if (stat(outside, &after) == 0 && after.st_mode != before.st_mode)
 			changed++;
+		sched_yield(); /* let the swapper run on a busy machine */
 	}
 	race.stop = 1;
 	pthread_join(thread, NULL);
