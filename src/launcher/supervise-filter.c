@@ -25,7 +25,14 @@
  *     gets a notification first, and could answer CONTINUE for our
  *     syscalls. (prctl(PR_SET_SECCOMP) cannot ask for a listener.)
  * Always notified: the chown, utime, xattr families, connect, sendmsg and
- * sendmmsg (their address, if any, is in memory).
+ * sendmmsg (their address, if any, is in memory). Where Landlock decides
+ * pathname sockets itself (ABI 9, SUPERVISE_SOCKETS_BY_LANDLOCK) the four
+ * socket calls are left out and run natively.
+ *
+ * Installed before the launcher's deny-list (which refuses any later
+ * NEW_LISTENER); both filters see every syscall and the strictest answer
+ * wins (an errno beats a notification), so the set-id and io_uring
+ * refusals hold twice.
  *
  * Architecture: only this build's native syscall ABI is decided; a syscall
  * through any other ABI (i386 via int 0x80, x32, arm32) kills the process,
@@ -93,6 +100,13 @@
 /* O_TMPFILE includes O_DIRECTORY; the bit of its own is what creates. */
 #define CREATING_FLAGS (O_CREAT | (O_TMPFILE & ~O_DIRECTORY))
 #define NO_ARG (-1)
+
+/* connect, sendto, sendmsg, sendmmsg: left out when Landlock decides. */
+static bool is_socket_call(long nr)
+{
+	return nr == SYS_connect || nr == SYS_sendto || nr == SYS_sendmsg ||
+	       nr == SYS_sendmmsg;
+}
 
 enum rule_kind {
 	RULE_NOTIFY,              /* every call goes to the supervisor */
@@ -292,7 +306,7 @@ static void emit_body(struct program *p, const struct rule *rule)
 	}
 }
 
-size_t supervise_build_filter(struct sock_filter *insns, size_t cap)
+size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets)
 {
 	struct program p = { insns, 0, cap, false };
 	size_t i;
@@ -309,6 +323,8 @@ size_t supervise_build_filter(struct sock_filter *insns, size_t cap)
 		struct sock_filter scratch[32];
 		struct program body = { scratch, 0, 32, false };
 
+		if (!sockets && is_socket_call(rules[i].nr))
+			continue;
 		emit_body(&body, &rules[i]);
 		if (body.overflow || body.len > 255)
 			return 0;
@@ -322,7 +338,7 @@ size_t supervise_build_filter(struct sock_filter *insns, size_t cap)
 	return p.overflow ? 0 : p.len;
 }
 
-int supervise_child_install(int channel)
+int supervise_child_install(const struct supervise *sv, int channel)
 {
 	struct sock_filter insns[SUPERVISE_FILTER_MAX];
 	struct sock_fprog prog;
@@ -330,7 +346,8 @@ int supervise_child_install(int channel)
 	int listener;
 	ssize_t n;
 
-	prog.len = (unsigned short)supervise_build_filter(insns, SUPERVISE_FILTER_MAX);
+	prog.len = (unsigned short)supervise_build_filter(insns, SUPERVISE_FILTER_MAX,
+							  sv->mediate_sockets);
 	prog.filter = insns;
 	if (prog.len == 0)
 		return -E2BIG;

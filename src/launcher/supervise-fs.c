@@ -11,6 +11,9 @@
  * cannot move an inode across a grant boundary (Landlock refuses renames
  * and links out of or into the writable tree that would change its
  * rights), so the answer is stable for the run.
+ *
+ * Device nodes are refused everywhere, inside a grant too: the command
+ * cannot make one, so each is the host's (or bwrap's bind of the host's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -711,6 +714,13 @@ static int64_t metadata(struct sv_call *call, struct request *rq, struct shape s
 		return r;
 	if (!sv_call_valid(call))
 		result = -ENOENT; /* nobody is waiting for the answer */
+	else if (S_ISCHR(t.st.st_mode) || S_ISBLK(t.st.st_mode))
+		/* A device node is never the command's own (it cannot create
+		 * one: Landlock's MAKE_CHAR/MAKE_BLOCK are never granted), and
+		 * under bwrap `--dev /dev` binds the host's nodes: a writable
+		 * grant of /dev/null lets it write there, not chmod the host's
+		 * /dev/null (SECURITY.md limit 7). */
+		result = -EPERM;
 	else if (!sv_inside_grants(call->sv, &t))
 		result = -EPERM;
 	else

@@ -24,8 +24,9 @@
 /* Generous: the table compiles to about 130 instructions. */
 #define SUPERVISE_FILTER_MAX 256
 
-/* Writes the filter into insns; returns its length, 0 if cap is too small. */
-size_t supervise_build_filter(struct sock_filter *insns, size_t cap);
+/* Writes the filter into insns; returns its length, 0 if cap is too small.
+ * sockets: whether connect and the sends are notified. */
+size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets);
 
 struct sv_identity {
 	dev_t dev;
@@ -58,6 +59,7 @@ struct supervise {
 	size_t n_grants;
 	char **sockets;             /* allowed pathname sockets, as given */
 	size_t n_sockets;
+	bool mediate_sockets;       /* false: Landlock decides (ABI 9) */
 	int listener;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

@@ -123,8 +123,8 @@ static int identity_of(const char *path, struct sv_identity *ret)
 }
 
 int supervise_new(const char *const *writable, size_t n_writable,
-		  const char *const *allowed_sockets, size_t n_allowed,
-		  struct supervise **ret)
+		  const char *const *allowed_sockets, size_t n_allowed, unsigned flags,
+		  struct supervise **ret, const char **ret_failed)
 {
 	struct seccomp_notif_sizes sizes;
 	struct supervise *sv;
@@ -137,6 +137,7 @@ int supervise_new(const char *const *writable, size_t n_writable,
 	if (sv == NULL)
 		return -ENOMEM;
 	sv->listener = -1;
+	sv->mediate_sockets = (flags & SUPERVISE_SOCKETS_BY_LANDLOCK) == 0;
 	for (i = 0; i < SV_PIDFD_CACHE_SLOTS; i++)
 		sv->pidfds[i].pidfd = -1;
 	/* The kernel's structures may be larger than our headers' */
@@ -157,6 +158,8 @@ int supervise_new(const char *const *writable, size_t n_writable,
 	for (i = 0; i < n_writable; i++) {
 		err = identity_of(writable[i], &sv->grants[i]);
 		if (err < 0) {
+			if (ret_failed != NULL)
+				*ret_failed = writable[i];
 			supervise_free(sv);
 			return err;
 		}

@@ -12,11 +12,15 @@
  * the operation's own result. SECCOMP_USER_NOTIF_FLAG_CONTINUE is never
  * used.
  *
- * Sequence (the launcher):
- *   sv = supervise_new(...)        before Landlock: opens the grants
+ * Sequence (the launcher, main.c):
+ *   supervise_probe(...)           at start; on failure the run goes on
+ *                                  without the supervisor and `layers`
+ *                                  says so (or --require-supervisor fails)
+ *   sv = supervise_new(...)        before Landlock: opens the grants O_PATH
  *   ... no_new_privs, Landlock, capabilities dropped ...
  *   socketpair(AF_UNIX, SOCK_STREAM) -> channel[2]; fork
- *   child:  supervise_child_install(channel[1]) then exec the command
+ *   child:  supervise_child_install(sv, channel[1]), then the launcher's
+ *           deny-list (which refuses any later NEW_LISTENER), then exec
  *   parent: supervise_attach(sv, channel[0], child), then poll
  *           supervise_listener_fd(sv) and call supervise_handle(sv) each
  *           time it is readable; supervise_free(sv) at the end.
@@ -44,27 +48,38 @@ struct supervise;
  */
 int supervise_probe(const char **ret_missing);
 
+/* supervise_new flags. */
+enum {
+	/* Landlock decides pathname unix sockets itself (ABI 9,
+	 * LANDLOCK_ACCESS_FS_RESOLVE_UNIX): connect, sendto, sendmsg and
+	 * sendmmsg are left out of the filter and run natively. */
+	SUPERVISE_SOCKETS_BY_LANDLOCK = 1U << 0,
+};
+
 /*
  * Opens each writable grant O_PATH and records its device and inode, and
  * copies each allowed unix socket path. Call before the launcher restricts
  * itself (a grant must still be openable). Arrays and strings are copied;
- * either count may be 0. Returns 0 and *ret, or -errno (the path that
- * failed is not reported: the launcher has already opened each grant for
- * its Landlock rule and names it there).
+ * either count may be 0. Returns 0 and *ret, or -errno with *ret_failed
+ * (when not NULL) set to the grant that could not be opened, if that was
+ * the failure.
  */
 int supervise_new(const char *const *writable, size_t n_writable,
-		  const char *const *allowed_sockets, size_t n_allowed,
-		  struct supervise **ret);
+		  const char *const *allowed_sockets, size_t n_allowed, unsigned flags,
+		  struct supervise **ret, const char **ret_failed);
 
 /*
- * Child side, right before exec (after no_new_privs, Landlock and the
- * launcher's own filters): installs the notifying filter, tells the parent
- * the listener's descriptor number over `channel` and waits for its
+ * Child side, after no_new_privs, Landlock and the capability drop, and
+ * BEFORE the launcher's deny-list: that list refuses
+ * SECCOMP_FILTER_FLAG_NEW_LISTENER (so that no later filter, the
+ * command's own included, can own a listener), so this filter must be in
+ * place first. Installs the notifying filter, tells the parent the
+ * listener's descriptor number over `channel` and waits for its
  * acknowledgement, then closes the listener and `channel`. Async-signal
- * safe, allocates nothing. Returns 0, or -errno: the child must then not
- * exec (the parent's supervise_attach fails too).
+ * safe, allocates nothing (sv is only read). Returns 0, or -errno: the
+ * child must then not exec (the parent's supervise_attach fails too).
  */
-int supervise_child_install(int channel);
+int supervise_child_install(const struct supervise *sv, int channel);
 
 /*
  * Parent side, after fork: takes the child's listener (pidfd_getfd on the

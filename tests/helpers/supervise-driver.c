@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 77;
 	}
-	r = supervise_new(rw, n_rw, sockets, n_sockets, &sv);
+	r = supervise_new(rw, n_rw, sockets, n_sockets, 0, &sv, NULL);
 	if (r < 0)
 		return fail("grants", -r);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0)
@@ -103,7 +103,7 @@ int main(int argc, char **argv)
 	if (child == 0) {
 		close(channel[0]);
 		signal(SIGPIPE, SIG_DFL);
-		r = supervise_child_install(channel[1]);
+		r = supervise_child_install(sv, channel[1]);
 		if (r < 0) {
 			fprintf(stderr, "supervise-driver: cannot install the supervisor: %s\n",
 				strerror(-r));
