@@ -1,13 +1,18 @@
 #!/bin/bash
-# The supervisor on the real kernel (issue 15), through supervise-driver
-# (the supervisor alone, as the launcher's parent runs it). Every escape
-# has an unconfined control that shows the attack works; the oracle is the
-# file on disk (mode, ctime, contents), not only the exit code.
-# Runs as the caller, and when that is root, again as uid 65534.
-# Exits 77 where the kernel cannot supervise, unless CONFINE_MUST_WORK=1.
+# The supervisor on the real kernel (issue 15). Two modes:
+#   driver    (SUPERVISE_DRIVER) supervise-driver: the supervisor alone
+#   launcher  (SUPERVISE_LAUNCHER) the real landlock-run: Landlock
+#             `--ro / --rw /dev/null`, the supervisor, the deny-list, with
+#             --require-supervisor (so a run without it fails, never passes)
+# Every escape has an unconfined control that shows the attack works; the
+# oracle is the file on disk (mode, ctime, contents), not only the exit
+# code. Runs as the caller, and when that is root, again as uid 65534
+# (setpriv). Exits 77 where the kernel cannot supervise, unless
+# CONFINE_MUST_WORK=1.
 set -u
 
-DRIVER=${SUPERVISE_DRIVER:?}
+LAUNCHER=${SUPERVISE_LAUNCHER:-}
+if [ -n "$LAUNCHER" ]; then MODE=launcher; else MODE=driver; DRIVER=${SUPERVISE_DRIVER:?}; fi
 ESCAPE=${SUPERVISE_ESCAPE:?}
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
@@ -22,7 +27,12 @@ check() { # check DESCRIPTION COMMAND...
 	if "$@"; then ok "$what"; else not_ok "$what"; fi
 }
 
-probe=$("$DRIVER" -- true 2>&1); rc=$?
+if [ $MODE = launcher ]; then
+	probe=$("$LAUNCHER" --require-supervisor --ro / -- true 2>&1); rc=$?
+	[ $rc -eq 125 ] && rc=77
+else
+	probe=$("$DRIVER" -- true 2>&1); rc=$?
+fi
 if [ $rc -eq 77 ]; then
 	echo "# skip: $probe"
 	[ "${CONFINE_MUST_WORK:-0}" = 1 ] && exit 1
@@ -31,6 +41,23 @@ fi
 
 BASE=$(mktemp -d /tmp/confine-supervisor-XXXXXX)
 chmod 755 "$BASE"
+if [ $MODE = launcher ]; then
+	# The driver's command line on the launcher: `--rw WS
+	# [--allow-unix-socket P] -- CMD`. CONFINE_TEST_SUPERVISE_PARTIAL=1
+	# (the nested checks) drops --require-supervisor, as the driver then
+	# runs on without its supervisor.
+	DRIVER=$BASE/launcher-driver
+	cat > "$DRIVER" <<EOF
+#!/bin/sh
+req=--require-supervisor
+[ "\${CONFINE_TEST_SUPERVISE_PARTIAL:-}" = 1 ] && req=
+exec '$LAUNCHER' --ro / --rw /dev/null \$req "\$@"
+EOF
+	chmod 755 "$DRIVER"
+	NESTED_RC=125
+else
+	NESTED_RC=77
+fi
 cleanup() {
 	for f in "$BASE"/*/outside/daemon.pgid; do
 		[ -s "$f" ] && kill -- "-$(cat "$f")" 2>/dev/null
@@ -202,19 +229,21 @@ suite() {
 	check "  ... open/openat/creat/mknod/mkdir/chmod EPERM, openat2 ENOSYS" \
 		sh -c "[ \"\$(echo '$out' | grep -c EPERM)\" = 8 ] && echo '$out' | grep -q 'openat2-setuid ENOSYS'"
 	out=$(sup -- "$ESCAPE" uring)
-	check "io_uring fails ENOSYS under supervision" sh -c "echo '$out' | grep -q ENOSYS"
+	# the launcher's deny-list (newest filter, its errno wins) says EPERM
+	check "io_uring fails (ENOSYS, EPERM under the launcher) under supervision" \
+		sh -c "echo '$out' | grep -qE 'ENOSYS|EPERM'"
 
 	# ---- must work inside the writable grant ----
 	check "chmod +x inside" sup -- chmod +x "$WS/f"
 	check "touch inside" sup -- touch -d 2003-03-03 "$WS/f"
 	check "cp -p inside keeps mode and times" \
-		sh -c "'$DRIVER' --rw '$WS' -- cp -p '$WS/f' '$WS/f2' && [ \"\$(stat -c '%a %Y' '$WS/f2')\" = \"\$(stat -c '%a %Y' '$WS/f')\" ]"
+		as sh -c "'$DRIVER' --rw '$WS' -- cp -p '$WS/f' '$WS/f2' && [ \"\$(stat -c '%a %Y' '$WS/f2')\" = \"\$(stat -c '%a %Y' '$WS/f')\" ]"
 	(cd "$ROOT" && mkdir -p tarsrc/d && echo a > tarsrc/d/a && chmod 750 tarsrc/d/a &&
 	 touch -d 2004-04-04 tarsrc/d/a && tar cf t.tar -C tarsrc d && [ -n "$RUNAS" ] && chown -R "$RUNAS" .) 
 	check "tar x inside restores modes and times" \
-		sh -c "cd '$WS' && '$DRIVER' --rw '$WS' -- tar xf '$ROOT/t.tar' && [ \"\$(stat -c '%a %Y' d/a)\" = \"750 \$(date -d 2004-04-04 +%s)\" ]"
-	check "install -m 755 inside" sh -c "'$DRIVER' --rw '$WS' -- install -m 755 '$WS/f' '$WS/inst' && [ \"\$(stat -c %a '$WS/inst')\" = 755 ]"
-	check "chmod -R and relative paths inside" sh -c "cd '$WS' && '$DRIVER' --rw '$WS' -- chmod -R go-r . && [ \"\$(stat -c %a '$WS/inst')\" = 711 ]"
+		as sh -c "cd '$WS' && '$DRIVER' --rw '$WS' -- tar xf '$ROOT/t.tar' && [ \"\$(stat -c '%a %Y' d/a)\" = \"750 \$(date -d 2004-04-04 +%s)\" ]"
+	check "install -m 755 inside" as sh -c "'$DRIVER' --rw '$WS' -- install -m 755 '$WS/f' '$WS/inst' && [ \"\$(stat -c %a '$WS/inst')\" = 755 ]"
+	check "chmod -R and relative paths inside" as sh -c "cd '$WS' && '$DRIVER' --rw '$WS' -- chmod -R go-r . && [ \"\$(stat -c %a '$WS/inst')\" = 711 ]"
 	check "python server and client on a unix socket inside" sup -- "$PY" -c '
 import os, socket, sys
 p = os.path.join(sys.argv[1], "py.sock")
@@ -235,7 +264,7 @@ assert d.recv(1) == b"x"
 	sup -- sh -c "exec chmod 600 '$OUT/f'" 2>/dev/null
 	check "exec in the command keeps the supervision" [ "$(mode "$OUT/f")" = 644 ]
 	if command -v git >/dev/null; then
-		check "git checkout restores an executable bit inside" sh -c "cd '$WS' && '$DRIVER' --rw '$WS' -- sh -c '
+		check "git checkout restores an executable bit inside" as sh -c "cd '$WS' && '$DRIVER' --rw '$WS' -- sh -c '
 			git init -q repo && cd repo && echo x > s && chmod 755 s && git add s &&
 			git -c user.email=t@t -c user.name=t commit -qm s && rm s && git checkout -q s' &&
 			[ \"\$(stat -c %a '$WS/repo/s')\" = 755 ]"
@@ -244,17 +273,76 @@ assert d.recv(1) == b"x"
 	# ---- nested: the inner driver cannot add a listener; the outer still rules ----
 	out=$(sup -- "$DRIVER" --rw "$WS" -- true 2>&1); rc=$?
 	check "nested supervisor: the inner one reports it cannot supervise ($out)" \
-		sh -c "[ $rc = 77 ] && echo '$out' | grep -q nested-listener"
+		sh -c "[ $rc = $NESTED_RC ] && echo '$out' | grep -q nested-listener"
 	sup -- env CONFINE_TEST_SUPERVISE_PARTIAL=1 "$DRIVER" --rw "$WS" -- chmod 600 "$OUT/f" 2>/dev/null
 	check "nested: run partial inside, the outer supervisor still refuses outside chmod" \
 		[ "$(mode "$OUT/f")" = 644 ]
 	sup -- env CONFINE_TEST_SUPERVISE_PARTIAL=1 "$DRIVER" --rw "$WS" -- chmod 640 "$WS/f" 2>/dev/null
 	check "nested: chmod inside still works" [ "$(mode "$WS/f")" = 640 ]
+
+	[ $MODE = launcher ] && launcher_only
+}
+
+# What only the real launcher has: the `layers` record, read-only mode,
+# the device-node rule.
+launcher_only() {
+	local layers out
+	layers=$(as "$LAUNCHER" --status-fd 3 --ro / --rw "$WS" -- true 3>&1 >/dev/null 2>&1 | head -1)
+	check "layers names the supervisor ($layers)" sh -c "echo '$layers' | grep -q ' supervisor$'"
+	layers=$(sup -- "$LAUNCHER" --status-fd 3 --ro / --rw "$WS" -- true 3>&1 >/dev/null 2>&1 | head -1)
+	check "nested launcher: its layers lack supervisor ($layers)" \
+		sh -c "echo '$layers' | grep -q '^layers ' && ! echo '$layers' | grep -q supervisor"
+
+	as chmod 644 "$WS/f"
+	as "$LAUNCHER" --ro / -- chmod 600 "$WS/f" 2>/dev/null
+	check "read-only mode: chmod refused everywhere, the workspace too" [ "$(mode "$WS/f")" = 644 ]
+	out=$(as "$LAUNCHER" --ro / -- "$ESCAPE" connect "$OUT/sock")
+	check "read-only mode: connect to the outside daemon refused EACCES" \
+		sh -c "echo '$out' | grep -q 'connect EACCES'"
+
+	local before
+	before=$(stat -c '%a %Z' /dev/null)
+	as "$LAUNCHER" --ro / --rw /dev/null --rw "$WS" -- chmod 666 /dev/null 2>/dev/null
+	check "a --rw grant of a device node is no licence to chmod it" \
+		[ "$(stat -c '%a %Z' /dev/null)" = "$before" ]
+	echo hi | as "$LAUNCHER" --ro / --rw /dev/null -- sh -c 'cat > /dev/null'
+	check "  ... it is still writable" [ $? = 0 ]
+}
+
+# Root under bwrap: the host's /dev/null, bound by --dev /dev, is the
+# caller's (root's) to chmod unless something stops it (limit 7).
+bwrap_rung() {
+	label=bwrap
+	local bw=(bwrap --ro-bind / / --dev /dev --unshare-pid --unshare-ipc --proc /proc
+		  --ro-bind /proc/sys /proc/sys --new-session --cap-drop ALL --)
+	local mode0 before out
+	mode0=$(stat -c %a /dev/null)
+	if ! "${bw[@]}" true 2>/dev/null; then
+		echo "# bwrap cannot run here; skipped"
+		return
+	fi
+	before=$(stat -c '%a %Z' /dev/null); sleep 1.1
+	out=$("${bw[@]}" "$LAUNCHER" --best-effort --ro / --rw /dev/null -- \
+		sh -c 'chmod 666 /dev/null; echo rc=$?' 2>&1)
+	check "bwrap + launcher: chmod of the host's /dev/null refused ($out), mode and ctime unchanged" \
+		sh -c "echo '$out' | grep -q 'rc=1' && [ \"\$(stat -c '%a %Z' /dev/null)\" = '$before' ]"
+	"${bw[@]}" sh -c 'chmod 666 /dev/null'
+	check "control: bwrap alone changes the host's /dev/null (ctime moves)" \
+		[ "$(stat -c '%a %Z' /dev/null)" != "$before" ]
+	chmod "$mode0" /dev/null
+	check "  ... restored to $mode0" [ "$(stat -c %a /dev/null)" = "$mode0" ]
+	out=$("${bw[@]}" "$LAUNCHER" --best-effort --status-fd 3 --ro / --rw /dev/null -- true 3>&1 2>&1 | head -1)
+	check "bwrap + launcher: layers ($out) names the supervisor" \
+		sh -c "echo '$out' | grep -q ' supervisor$'"
 }
 
 suite "" caller
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	suite 65534 nobody
+fi
+RUNAS=
+if [ $MODE = launcher ] && [ "$(id -u)" = 0 ] && command -v bwrap >/dev/null; then
+	bwrap_rung
 fi
 echo "1..$checks"
 [ $failures -eq 0 ]
