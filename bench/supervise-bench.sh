@@ -1,14 +1,22 @@
 #!/bin/bash
 # The supervisor's cost on a metadata-heavy job (issue 15): extract a tar
 # of 5,000 files with modes and times into the writable directory, then
-# `chmod -R` over it; supervised (supervise-driver, the launcher's
-# supervisor alone) vs the same job without it. Prints the best of N runs
-# of each and their ratio. A measurement, not a test: no bound is checked
-# (target: within 1.3x).
+# `chmod -R` over it. Runs the job
+#   plain         no sandbox at all
+#   unsupervised  landlock-run with the supervisor taken away (the test
+#                 build's CONFINE_TEST_SUPERVISOR_MISSING=1): Landlock and
+#                 the deny-list, the same rung without the supervisor
+#   supervised    landlock-run as installed: Landlock, the deny-list, the
+#                 supervisor
+# interleaved, and prints the best of RUNS of each, wall and CPU (user +
+# system of the job and the launcher: steadier on a shared machine), and
+# the ratio supervised / unsupervised. A measurement, not a test: no bound
+# is checked (target: within 1.3x; doc/BENCHMARKS.md has the figure).
 #
-#   bench/supervise-bench.sh DRIVER [RUNS]
+#   bench/supervise-bench.sh LAUNCHER-TEST-BUILD [RUNS]
+#   (ninja -C build bench-supervise)
 set -eu
-DRIVER=${1:?usage: supervise-bench.sh DRIVER [RUNS]}
+LAUNCHER=${1:?usage: supervise-bench.sh LAUNCHER-TEST-BUILD [RUNS]}
 RUNS=${2:-5}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/confine-supervise-bench-XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -23,25 +31,31 @@ done)
 tar cf "$WORK/files.tar" -C "$WORK/src" .
 JOB='tar xf "$1" -C "$2" && chmod -R u+rw,go-w "$2"'
 
-# run_once supervised|plain -> "wall_ms cpu_ms" (cpu: user+system of the
-# job and, supervised, of the supervisor; steadier on a shared machine)
+# run_once plain|unsupervised|supervised -> "wall_ms cpu_ms"
 run_once() {
 	rm -rf "$WORK/ws"; mkdir "$WORK/ws"
-	local prefix=()
-	[ "$1" = supervised ] && prefix=("$DRIVER" --rw "$WORK/ws" --)
-	/usr/bin/time -f "%e %U %S" -o "$WORK/time" \
-		"${prefix[@]}" sh -c "$JOB" sh "$WORK/files.tar" "$WORK/ws"
+	local prefix=() env=()
+	case $1 in
+	unsupervised) env=(CONFINE_TEST_SUPERVISOR_MISSING=1)
+		prefix=("$LAUNCHER" --ro / --rw "$WORK/ws" --) ;;
+	supervised) prefix=("$LAUNCHER" --require-supervisor --ro / --rw "$WORK/ws" --) ;;
+	esac
+	env "${env[@]}" /usr/bin/time -f "%e %U %S" -o "$WORK/time" \
+		"${prefix[@]}" sh -c "$JOB" sh "$WORK/files.tar" "$WORK/ws" 2>/dev/null
 	awk '{ printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000 }' "$WORK/time"
 }
 
 min() { [ -z "$1" ] || [ "$2" -lt "$1" ] && echo "$2" || echo "$1"; }
-pw=; pc=; sw=; sc=
+pw=; pc=; uw=; uc=; sw=; sc=
 for _ in $(seq "$RUNS"); do
 	read -r w c < <(run_once plain); pw=$(min "$pw" "$w"); pc=$(min "$pc" "$c")
+	read -r w c < <(run_once unsupervised); uw=$(min "$uw" "$w"); uc=$(min "$uc" "$c")
 	read -r w c < <(run_once supervised); sw=$(min "$sw" "$w"); sc=$(min "$sc" "$c")
 done
-awk -v pw="$pw" -v pc="$pc" -v sw="$sw" -v sc="$sc" -v n="$RUNS" 'BEGIN {
+awk -v pw="$pw" -v pc="$pc" -v uw="$uw" -v uc="$uc" -v sw="$sw" -v sc="$sc" -v n="$RUNS" 'BEGIN {
 	printf "tar x (5000 files, modes, times) + chmod -R, best of %d\n", n
 	printf "               wall ms   cpu ms\n"
-	printf "  unsupervised %7d  %7d\n  supervised   %7d  %7d\n", pw, pc, sw, sc
-	printf "  ratio        %7.2fx %7.2fx   (target 1.30x)\n", sw / pw, sc / (pc ? pc : 1) }'
+	printf "  plain        %7d  %7d\n  unsupervised %7d  %7d\n  supervised   %7d  %7d\n",
+		pw, pc, uw, uc, sw, sc
+	printf "  ratio        %7.2fx %7.2fx   supervised / unsupervised (target 1.30x)\n",
+		sw / (uw ? uw : 1), sc / (uc ? uc : 1) }'

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -109,6 +110,15 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	setup->sv = NULL;
 	setup->channel[0] = setup->channel[1] = -1;
 	r = supervise_probe(&missing);
+#ifdef CONFINE_TEST_ABI_CAP
+	/* Test builds only (never installed), like the ABI cap: pretend the
+	 * supervisor cannot run, for the partial path and the bench's "same
+	 * rung without it". It can only take the supervisor away. */
+	if (getenv("CONFINE_TEST_SUPERVISOR_MISSING") != NULL) {
+		r = -EPERM;
+		missing = "test-missing";
+	}
+#endif
 	if (r < 0) {
 		if (missing == NULL)
 			missing = "unknown";

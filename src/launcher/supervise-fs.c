@@ -265,7 +265,15 @@ int sv_resolve(struct sv_call *call, int dirfd, const char *path, bool follow,
 		return -ENAMETOOLONG;
 	}
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
-	if (slash == NULL) {
+	if (slash == NULL && own_base >= 0) {
+		/* A bare name under the command's dirfd or cwd (chmod -R's
+		 * fchmodat(dirfd, "name")): our duplicate is the directory
+		 * itself, no need to reopen it. A non-directory fails the
+		 * lookup below with ENOTDIR, as the command's call would. */
+		ret->parent = own_base;
+		own_base = -1;
+		r = 0;
+	} else if (slash == NULL) {
 		r = open_path(base, ".", O_DIRECTORY);
 	} else if (slash == view) {
 		r = open_path(base, "/", O_DIRECTORY);
@@ -277,7 +285,8 @@ int sv_resolve(struct sv_call *call, int dirfd, const char *path, bool follow,
 		close(own_base);
 	if (r < 0)
 		return r;
-	ret->parent = r;
+	if (ret->parent < 0)
+		ret->parent = r;
 	r = open_path(ret->parent, ret->name, O_NOFOLLOW);
 	if (r < 0) {
 		sv_target_close(ret);
