@@ -100,10 +100,12 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	}
 	/* Inside, Landlock refuses what bwrap's mounts let through (a mount
 	 * that appeared later, /proc/sys, a reopen through /proc/self/fd):
-	 * its word is "Permission denied". */
+	 * its word is "Permission denied"; the supervisor refuses metadata
+	 * changes with EPERM, "Operation not permitted". */
 	{
 		static const char *const layered_denials[] = { "read-only file system",
-		                                               "permission denied", NULL };
+		                                               "permission denied",
+		                                               "operation not permitted", NULL };
 		char **d = cf_strv_copy(layered_denials);
 		if (!d) {
 			confine_strv_free(argv);

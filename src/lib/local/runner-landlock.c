@@ -51,6 +51,18 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		confine_strv_free(argv);
 		return r;
 	}
+	/* The supervisor refuses metadata changes with EPERM. */
+	{
+		static const char *const supervised_denials[] = { "permission denied",
+		                                                  "operation not permitted", NULL };
+		char **d = cf_strv_copy(supervised_denials);
+		if (!d) {
+			confine_strv_free(argv);
+			return -ENOMEM;
+		}
+		confine_strv_free(c->denial_signatures);
+		c->denial_signatures = d;
+	}
 	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
 	if (fd >= 0) {
 		c->spawn_flags |= CONFINE_SPAWN_EXEC_FD;
