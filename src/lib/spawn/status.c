@@ -90,10 +90,10 @@ bool cf_status_decided(const struct cf_status *st) {
 
 /* ---- the start of a run with a status channel ---- */
 
-/* The command's name: the word after the runner's "--" (one per launcher
- * layer: bwrap's, then the launcher's). */
+/* The command's name: the word after the runner's "--" (one per layer: a
+ * supervising runner's (bwrap), then the launcher's). */
 static const char *command_name(const confine_argv *c) {
-	int layers = (c->spawn_flags & CONFINE_SPAWN_INHERIT_FD) ? 2 : 1;
+	int layers = (c->runner_facts & CONFINE_RUNNER_FACT_SUPERVISES) ? 2 : 1;
 	for (size_t i = 0; c->argv[i]; i++)
 		if (strcmp(c->argv[i], "--") == 0 && --layers == 0)
 			return c->argv[i + 1] ? c->argv[i + 1] : "";
