@@ -178,11 +178,13 @@ int cf_await_start(confine_process *p, confine_error *err) {
 		snprintf(detail, sizeof detail, "%s wrote a status record that cannot be read",
 		         confine_runner_name(c->runner));
 	else if (!runner_line(p, detail, sizeof detail)) {
-		if (w > 0 && WIFSIGNALED(status))
+		if (w > 0 && WIFSIGNALED(status)) {
+			char buf[16];
 			snprintf(detail, sizeof detail,
-			         "%s was killed by signal %d before starting the command",
-			         confine_runner_name(c->runner), WTERMSIG(status));
-		else
+			         "%s was killed by signal %s before starting the command",
+			         confine_runner_name(c->runner),
+			         confine_signal_name(WTERMSIG(status), buf, sizeof buf));
+		} else
 			snprintf(detail, sizeof detail,
 			         "%s exited with status %d before starting the command",
 			         confine_runner_name(c->runner), w > 0 ? WEXITSTATUS(status) : -1);
