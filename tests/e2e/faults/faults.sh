@@ -173,7 +173,7 @@ judge() {
 		ok "$label: ran confined (exit $rc), nothing written outside"
 	elif [ "$rc" = 125 ] && grep -q '^confine: ..' "$err"; then
 		n_refused=$((n_refused + 1))
-		ok "$label: failed closed, exit 125: $(grep -m1 '^confine: ' "$err" | sed 's/is requested but no sandbox backend.*Runner failure:/... Runner failure:/' | cut -c1-220)"
+		ok "$label: failed closed, exit 125: $(grep -m1 '^confine: ' "$err" | sed -e 's/ is requested but no sandbox backend.*danger-full-access\./ is requested but ... unavailable./' | cut -c1-220)"
 	else
 		bad "$label: neither ran confined nor failed clearly (exit $rc)"
 		show "$err"
@@ -733,6 +733,10 @@ case_noexec() {
 			skip "unshare -r -p (user and PID namespaces) is not allowed here"
 		uns="unshare -r -p -f --mount-proc"
 	fi
+	# Only a PID namespace whose user namespace is the host's may set it
+	# (the sysctl file is the host root's).
+	$uns sh -c 'echo 2 > /proc/sys/vm/memfd_noexec' 2> /dev/null ||
+		skip "vm.memfd_noexec cannot be set in a PID namespace of this caller's"
 	for sub in run bash; do
 		ran=$WS/ran-$sub
 		err=$BASE/err-$sub
