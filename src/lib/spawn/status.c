@@ -179,13 +179,22 @@ int cf_await_start(confine_process *p, confine_error *err) {
 		         confine_runner_name(c->runner));
 	else if (!runner_line(p, detail, sizeof detail)) {
 		if (w > 0 && WIFSIGNALED(status)) {
-			char name[32];
+			char buf[16];
 			snprintf(detail, sizeof detail,
 			         "%s was killed by signal %s before starting the command",
 			         confine_runner_name(c->runner),
-			         confine_signal_name(WTERMSIG(status), name, sizeof name));
-		}
-		else
+			         confine_signal_name(WTERMSIG(status), buf, sizeof buf));
+		} else if (w > 0 && c->runner == CONFINE_RUNNER_BWRAP && WEXITSTATUS(status) > 128 &&
+		           WEXITSTATUS(status) < 128 + NSIG) {
+			/* bwrap's own failures exit 1; 128+N is its child (the
+			 * launcher inside) killed by signal N. */
+			char buf[16];
+			snprintf(detail, sizeof detail,
+			         "%s exited with status %d (the launcher inside it was killed by "
+			         "signal %s) before starting the command",
+			         confine_runner_name(c->runner), WEXITSTATUS(status),
+			         confine_signal_name(WEXITSTATUS(status) - 128, buf, sizeof buf));
+		} else
 			snprintf(detail, sizeof detail,
 			         "%s exited with status %d before starting the command",
 			         confine_runner_name(c->runner), w > 0 ? WEXITSTATUS(status) : -1);
