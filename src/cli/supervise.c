@@ -16,23 +16,50 @@
 #include "supervise.h"
 
 /* The child runs in its own session, so a terminal's Ctrl-C reaches only
- * confine: these handlers pass SIGINT, SIGTERM and SIGHUP on to the
- * command through confine_process_signal(), which reaches every process
+ * confine: these handlers pass SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1,
+ * SIGUSR2 and SIGWINCH on to the command through confine_process_signal(), which reaches every process
  * group of the run's tree (under bwrap the command's, not bwrap's own) and
  * is async-signal-safe: it allocates nothing and only reads /proc and calls
  * kill(2). The pointer is set once the child exists and cleared before the
  * process is freed, with the forwarded signals blocked around both. */
 static confine_process *volatile supervised_process;
 
+/* A signal that asks the run to end (a harness's timeout, a closed
+ * terminal) is followed, CONFINE_KILL_GRACE_MS later, by SIGKILL to the
+ * whole tree: a command that ignores it or is stopped must still end
+ * (issue 14 N10). Not SIGINT: an interactive program (a REPL, an editor)
+ * handles Ctrl-C and goes on. alarm(2) is async-signal-safe; the grace is
+ * whole seconds. */
+static volatile sig_atomic_t end_armed;
+
+static bool ends_the_run(int sig) {
+	return sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT;
+}
+
 static void forward_signal(int sig) {
 	int saved = errno;
 	confine_process *process = supervised_process;
-	if (process)
+	if (process) {
 		(void)confine_process_signal(process, sig);
+		if (ends_the_run(sig) && !end_armed) {
+			end_armed = 1;
+			alarm((CONFINE_KILL_GRACE_MS + 999) / 1000);
+		}
+	}
 	errno = saved;
 }
 
-static const int forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static void kill_after_grace(int sig) {
+	int saved = errno;
+	confine_process *process = supervised_process;
+	(void)sig;
+	if (process)
+		(void)confine_process_signal(process, SIGKILL);
+	errno = saved;
+}
+
+static const int forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
+                                         SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM };
 #define N_FORWARDED (sizeof forwarded_signals / sizeof forwarded_signals[0])
 
 /* As a child subreaper confine becomes the parent of the command's orphans;
@@ -86,8 +113,13 @@ void cli_supervise_begin(sigset_t *old_mask) {
 	forward.sa_mask = block;
 	forward.sa_flags = SA_RESTART;
 	sigprocmask(SIG_BLOCK, &block, old_mask);
-	for (i = 0; i < N_FORWARDED; i++)
-		sigaction(forwarded_signals[i], &forward, &saved_handlers[i]);
+	for (i = 0; i < N_FORWARDED; i++) {
+		struct sigaction action = forward;
+		if (forwarded_signals[i] == SIGALRM)
+			action.sa_handler = kill_after_grace; /* the grace is over */
+		sigaction(forwarded_signals[i], &action, &saved_handlers[i]);
+	}
+	end_armed = 0;
 	handlers_replaced = true;
 	{
 		struct sigaction reap;
@@ -112,6 +144,7 @@ void cli_supervise_end(void) {
 	 * orphans, printing) must not kill confine half way and lose the
 	 * command's status. */
 	sigprocmask(SIG_BLOCK, &block, &old);
+	alarm(0);
 	supervised_process = NULL;
 	sigaction(SIGCHLD, &saved_sigchld, NULL);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -1270,7 +1270,12 @@ static void trap_check(const char *pin, int sig, const char *name) {
 	size_t len = 0;
 	pid_t pid;
 	result r;
-	FORMAT(cmd, sizeof cmd, "trap \"echo got %s; exit 7\" %s; echo ready; sleep 5", name, name);
+	/* bash runs a trap at once while in `wait`, not while a foreground
+	 * child runs: the signal may arrive before that child exists, and only
+	 * bash gets it (then, for TERM and HUP, confine's SIGKILL after the
+	 * grace would be what ends it) */
+	FORMAT(cmd, sizeof cmd, "trap \"echo got %s; exit 7\" %s; sleep 5 & echo ready; wait", name,
+	       name);
 	pid = start_confine(NULL, NULL,
 	                    ARGS("run", "--config", config, "--runner", pin, "-w", work, "--", "bash",
 	                         "-c", cmd),
