@@ -184,10 +184,10 @@ int cf_await_start(confine_process *p, confine_error *err) {
 			         "%s was killed by signal %s before starting the command",
 			         confine_runner_name(c->runner),
 			         confine_signal_name(WTERMSIG(status), buf, sizeof buf));
-		} else if (w > 0 && c->runner == CONFINE_RUNNER_BWRAP && WEXITSTATUS(status) > 128 &&
-		           WEXITSTATUS(status) < 128 + NSIG) {
-			/* bwrap's own failures exit 1; 128+N is its child (the
-			 * launcher inside) killed by signal N. */
+		} else if (w > 0 && (c->runner_facts & CONFINE_RUNNER_FACT_SUPERVISES) &&
+		           WEXITSTATUS(status) > 128 && WEXITSTATUS(status) < 128 + NSIG) {
+			/* A supervising runner (bwrap) reports its child's death by
+			 * signal N as 128+N: here the launcher inside it. */
 			char buf[16];
 			snprintf(detail, sizeof detail,
 			         "%s exited with status %d (the launcher inside it was killed by "
