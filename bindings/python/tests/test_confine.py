@@ -348,6 +348,29 @@ class Policy(Base):
 
 
 class Facts(unittest.TestCase):
+    @unittest.skipUnless(os.environ.get("CONFINE_TEST_ABI_LAYOUT"), "no layout program")
+    def test_ctypes_layouts_match_the_header(self):
+        import ctypes
+        from confine import _ffi
+        done = subprocess.run([os.environ["CONFINE_TEST_ABI_LAYOUT"]], capture_output=True,
+                              text=True, check=True)
+        layouts = json.loads(done.stdout)
+        structs = {
+            "confine_error": _ffi.ConfineError, "confine_policy": _ffi.Policy,
+            "confine_rule": _ffi.Rule, "confine_argv": _ffi.ConfinedArgv,
+            "confine_verdict": _ffi.Verdict, "confine_local_config": _ffi.LocalConfig,
+            "confine_stdio": _ffi.Stdio, "confine_spawn_options": _ffi.SpawnOptions,
+            "confine_outcome": _ffi.Outcome, "confine_bash_options": _ffi.BashOptions,
+            "confine_bash_result": _ffi.BashResult,
+        }
+        self.assertEqual(set(layouts), set(structs))
+        for name, struct in structs.items():
+            c = layouts[name]
+            py = {f: getattr(struct, f).offset for f, _ in struct._fields_}
+            self.assertEqual(py, c["fields"], name)
+            self.assertEqual(ctypes.sizeof(struct), c["size"],
+                             "%s: confine.h has fields _ffi.py does not declare" % name)
+
     def test_version_is_the_library_and_meson_version(self):
         self.assertEqual(confine.version(), confine.__version__)
         want = os.environ.get("CONFINE_TEST_VERSION")
