@@ -13,7 +13,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import (IO, Any, Callable, Dict, List, Mapping, NoReturn, Optional, Sequence,
-                    Tuple, TypeVar, Union)
+                    Tuple, TypeVar, Union, cast)
 
 from . import _ffi, _policy
 from ._errors import Error, InvalidConfig, InvalidPolicy, SandboxUnavailable
@@ -155,6 +155,7 @@ class Wrap:
             raise MemoryError()
         if r == 0:
             return None
+        assert detail.value is not None
         line = ctypes.string_at(detail.value).decode("utf-8", "replace")
         _ffi.free(detail.value)
         return line
@@ -580,6 +581,7 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
         finally:
             lib.confine_outcome_free(outcome)
 
+    assert process.value is not None
     return _Running(process.value, keep, settle)
 
 
@@ -642,6 +644,7 @@ def _start_bash(command: str, *, mode: str = "read-only",
         finally:
             lib.confine_bash_result_free(result)
 
+    assert process.value is not None
     return _Running(process.value, keep, settle)
 
 
@@ -677,9 +680,9 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     ``subprocess.run`` does. A denial or a non-zero exit is not an exception:
     it is in the result.
     """
-    return _start_run(argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin,
-                      cwd=cwd, environ=environ, max_output=max_output, provider=provider,
-                      **policy).finish()
+    return cast(Result, _start_run(
+        argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin, cwd=cwd,
+        environ=environ, max_output=max_output, provider=provider, **policy).finish())
 
 
 def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
@@ -694,9 +697,9 @@ def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] 
     and exceptions as :func:`run`; a runner failure raises
     :class:`SandboxUnavailable` (its ``message`` is also what the rendering
     would be)."""
-    return _start_bash(command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd,
-                       environ=environ, max_output=max_output, provider=provider,
-                       **policy).finish()
+    return cast(BashResult, _start_bash(
+        command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd, environ=environ,
+        max_output=max_output, provider=provider, **policy).finish())
 
 
 def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
@@ -792,14 +795,14 @@ async def arun(argv: Sequence[PathArg], **kwargs: Any) -> Result:
     """:func:`run` for asyncio: the start and the wait happen on worker
     threads, so the event loop is never blocked. Cancelling the task kills
     the run's process tree."""
-    return await _settle_async(lambda: _start_run(argv, **kwargs))
+    return cast(Result, await _settle_async(lambda: _start_run(argv, **kwargs)))
 
 
 async def abash(command: str, **kwargs: Any) -> BashResult:
     """:func:`bash` for asyncio (see :func:`arun`)."""
-    return await _settle_async(lambda: _start_bash(command, **kwargs))
+    return cast(BashResult, await _settle_async(lambda: _start_bash(command, **kwargs)))
 
 
 def version() -> str:
     """The version of the libconfine loaded (equal to the package's)."""
-    return _ffi.lib().confine_version().decode()
+    return str(_ffi.lib().confine_version().decode())

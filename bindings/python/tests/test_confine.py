@@ -238,6 +238,24 @@ class Timeouts(Base):
         time.sleep(3)
         self.assertFalse(os.path.exists(late), "a descendant outlived the timeout")
 
+    def test_ctrl_c_in_the_main_thread_ends_the_run(self):
+        script = (
+            "import sys, confine\n"
+            "p = confine.Provider(runner=sys.argv[2]) if sys.argv[2] else None\n"
+            "try:\n"
+            "    confine.run(['sh', '-c', '(sleep 2; echo late > late) & sleep 60'],\n"
+            "                mode='workspace-write', workspace=sys.argv[1], provider=p)\n"
+            "except KeyboardInterrupt:\n"
+            "    sys.exit(42)\n")
+        env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(
+            os.path.abspath(__file__)), ".."))
+        child = subprocess.Popen([sys.executable, "-c", script, self.ws, RUNNER or ""], env=env)
+        time.sleep(1.0)
+        child.send_signal(2)  # SIGINT, as Ctrl-C
+        self.assertEqual(child.wait(timeout=10), 42)
+        time.sleep(2.5)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "late")))
+
     def test_bash_timeout_marker(self):
         r = confine.bash("sleep 60", timeout=0.3, **self.kw())
         self.assertTrue(r.timed_out)
