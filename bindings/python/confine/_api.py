@@ -403,6 +403,30 @@ def _check_program(program: str, workdir: str, environ: Optional[Mapping[str, st
         raise FileNotFoundError(2, "No such file or directory", program)
 
 
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip("/") + "/")
+
+
+def _check_private_tmp(program: str, workdir: str, root: str,
+                       environ: Optional[Mapping[str, str]]) -> None:
+    """bwrap-shaped runners give workspace-write a private, empty /tmp: a
+    program on the host's /tmp (outside the workspace) is not there, and
+    bwrap's execvp failure would read as a broken runner. Said plainly
+    instead, as `confine run` does."""
+    if "/" in program:
+        full = program if os.path.isabs(program) else os.path.join(workdir, program)
+    else:
+        env = os.environ if environ is None else environ
+        found = shutil.which(program, path=env.get("PATH", os.defpath))
+        if found is None:
+            return
+        full = found
+    real = os.path.realpath(full)
+    if _inside(real, "/tmp") and not _inside(real, root):
+        raise FileNotFoundError(2, "No such file or directory (in the sandbox, /tmp is "
+                                "private and empty)", program)
+
+
 def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
     lib = _ffi.lib()
     out = ctypes.string_at(o.stdout_data, o.stdout_len) if o.stdout_data else b""
@@ -540,6 +564,14 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
                                ctypes.byref(err)) < 0:
             _raise(err)
         options.confined = confined
+        c = confined.contents
+        if pol.mode_value == _ffi.MODE_WORKSPACE_WRITE and c.runner in (
+                _ffi.RUNNER_BWRAP, _ffi.RUNNER_RUNNER_COMMAND):
+            try:
+                _check_private_tmp(os.fsdecode(items[0]), workdir, pol.root, environ)
+            except BaseException:
+                lib.confine_argv_free(confined)
+                raise
     else:
         options.argv = argv_arr.ptr()
     try:

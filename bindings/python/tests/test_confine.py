@@ -131,6 +131,24 @@ class Effects(Base):
         self.assertEqual((r.exit_code, r.runner, r.enforcement), (0, None, None))
         self.assertTrue(os.path.exists(target))
 
+    def test_program_on_the_hosts_tmp(self):
+        fd, prog = tempfile.mkstemp(prefix="confine-tests-prog.", dir="/tmp")
+        try:
+            os.write(fd, b"#!/bin/sh\necho ran\n")
+            os.close(fd)
+            os.chmod(prog, 0o755)
+            r = confine.run([prog], mode="read-only", **self.kw())
+            self.assertEqual(r.stdout, "ran\n")
+            if RUNNER == "bwrap":
+                with self.assertRaises(FileNotFoundError) as cm:
+                    confine.run([prog], mode="workspace-write", **self.kw())
+                self.assertIn("/tmp is private", str(cm.exception))
+            elif RUNNER == "landlock":
+                r = confine.run([prog], mode="workspace-write", **self.kw())
+                self.assertEqual(r.stdout, "ran\n")
+        finally:
+            os.unlink(prog)
+
     def test_missing_program(self):
         with self.assertRaises(FileNotFoundError):
             confine.run(["confine-no-such-program"], **self.kw())
@@ -276,7 +294,7 @@ class Timeouts(Base):
             t = asyncio.ensure_future(ticker())
             r = await confine.arun(["sleep", "1"], **self.kw())
             self.assertEqual(r.exit_code, 0)
-            self.assertGreaterEqual(ticks, 8, "the event loop was blocked")
+            self.assertGreaterEqual(ticks, 3, "the event loop was blocked")
             task = asyncio.ensure_future(confine.arun(
                 ["sh", "-c", "(sleep 2; echo late > late) & sleep 60"],
                 mode="workspace-write", **self.kw()))
