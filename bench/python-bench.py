@@ -31,7 +31,7 @@ def main() -> int:
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     args = parser.parse_args()
     build = os.path.abspath(args.build)
-    os.environ.setdefault("CONFINE_LIBRARY", os.path.join(build, "src", "lib", "libconfine.so.0"))
+    os.environ.setdefault("CONFINE_LIBRARY", os.path.join(build, "src", "lib", "libconfine.so.1"))
     cli = os.environ.get("CONFINE_BIN") or os.path.join(build, "src", "cli", "confine")
     import confine
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import errno as _errno
 import os
 import shutil
 import signal as _signal
@@ -16,7 +17,8 @@ from typing import (IO, Any, Callable, Dict, List, Mapping, NoReturn, Optional, 
                     Tuple, TypeVar, Union, cast)
 
 from . import _ffi, _policy
-from ._errors import Error, InvalidConfig, InvalidPolicy, SandboxUnavailable
+from ._errors import (RUNNER_FAILURE_SEPARATOR, Error, InvalidConfig, InvalidPolicy,
+                      SandboxUnavailable, UsageError)
 
 PathArg = Union[str, bytes, "os.PathLike[str]"]
 StdinArg = Union[None, bytes, str, int, IO[Any]]
@@ -39,6 +41,19 @@ class Truncated:
 
 
 @dataclass(frozen=True)
+class GitHazard:
+    """A git hook or an executable git setting that appeared or changed
+    under a writable root during a workspace-write run (doc/SPEC.md 15): git
+    run there later, by a person, would run it unconfined. ``kind`` is
+    ``"hook"``, the setting's key as git spells it (``"core.hooksPath"``,
+    ``"core.fsmonitor"``, ...), or ``"incomplete"`` (the scan stopped at its
+    bound; ``path`` is then ``""``)."""
+
+    path: str
+    kind: str
+
+
+@dataclass(frozen=True)
 class Result:
     """How a run ended, classified with that run's own facts.
 
@@ -48,7 +63,10 @@ class Result:
     ``stdout_bytes``/``stderr_bytes``. ``denied``: the runner's denial
     dialect was seen in stderr with a non-zero exit. ``runner`` and
     ``enforcement`` are ``None`` for danger-full-access. ``unenforced`` lists
-    the policy options the runner did not enforce.
+    what of the policy the runner did not enforce (config key names,
+    ``"protectedPaths"``, ``"denyRead"``, ``"privateTemp"``, ...; doc/SPEC.md
+    15), and ``git_hazards`` the git hooks and settings a workspace-write run
+    left behind (:class:`GitHazard`): warn before running git there.
     """
 
     exit_code: Optional[int]
@@ -65,6 +83,7 @@ class Result:
     signal_number: Optional[int] = None
     stdout_bytes: bytes = field(default=b"", repr=False)
     stderr_bytes: bytes = field(default=b"", repr=False)
+    git_hazards: Tuple[GitHazard, ...] = ()
 
     @property
     def returncode(self) -> int:
@@ -98,9 +117,15 @@ class Wrap:
     """The argv to spawn instead of the caller's, for callers who spawn
     themselves.
 
-    Spawn ``argv`` with ``env`` as its environment, ``cwd`` as its working
-    directory, in a new session (``start_new_session=True``) and with no
-    descriptor above 2 (``close_fds=True``). ``dialect`` is the runner's
+    Spawn ``argv`` with exactly ``env`` as its environment (the caller's
+    environment through the policy's env filter: secrets dropped, ``set``
+    applied; the launcher reads no environment, so the filter is the
+    spawner's), ``cwd`` as its working directory, in a new session
+    (``start_new_session=True``) and with no descriptor above 2
+    (``close_fds=True``). ``unenforced`` lists what of the policy this
+    runner does not enforce (``"privateTemp"`` under read-only on Landlock:
+    a wrap creates no temp directory), and ``policy`` echoes the whole
+    canonical policy as the CLI's wrap JSON does. ``dialect`` is the runner's
     denial signatures and ``rules`` its runner-failure rules: classify the
     finished run with :meth:`denied` and :meth:`runner_failure`.
     ``runner``/``enforcement`` are ``None`` for danger-full-access, whose
@@ -117,6 +142,7 @@ class Wrap:
     workspace_root: str
     cwd: str
     unenforced: Tuple[str, ...] = ()
+    policy: Dict[str, Any] = field(default_factory=dict, repr=False)
 
     def denied(self, returncode: int, stderr: Union[str, bytes]) -> bool:
         """Whether a finished run of ``argv`` was a denial in this runner's
@@ -183,6 +209,7 @@ def _raise(err: _ffi.ConfineError, *, option: Optional[str] = None) -> NoReturn:
     message = _ffi.text(err.message)
     stage = err.stage.decode() if err.stage else None
     if err.code == _ffi.E_SANDBOX_UNAVAILABLE:
+        # runner_failure: the error's detail, after " Runner failure: "
         raise SandboxUnavailable(message, stage=stage)
     if err.code == _ffi.E_INVALID_POLICY:
         raise InvalidPolicy(message, option=option, stage=stage)
@@ -360,6 +387,47 @@ class _Policy:
             self.close()
             raise
 
+    def make_temp_dir(self, envp: Optional[_ffi.StrArray]) -> None:
+        """read-only's private temp area on the rungs without a mount
+        namespace (doc/SPEC.md 15), made before the argv that grants it, as
+        the CLI's run and the bash consumer do; the spawner removes it after
+        the run. Nothing for any other policy."""
+        err = _ffi.ConfineError()
+        if self._lib.confine_policy_make_temp_dir(self.ptr, envp.ptr() if envp else None,
+                                                  ctypes.byref(err)) < 0:
+            _raise(err)
+
+    def drop_temp_dir(self) -> None:
+        """The temp dir of a run that did not start (a spawn refused before
+        it took the directory over; rmdir of one it removed fails
+        harmlessly)."""
+        if self.ptr and self.ptr.contents.temp_dir:
+            try:
+                os.rmdir(self.ptr.contents.temp_dir)
+            except OSError:
+                pass
+
+    def env(self, environ: Optional[Mapping[str, str]]) -> Dict[str, str]:
+        """The environment a confined command gets from ``environ`` (None:
+        this process's) under this policy's env filter; danger-full-access
+        gets it unchanged."""
+        source = os.environ if environ is None else environ
+        arr = _ffi.StrArray([os.fsencode(k) + b"=" + os.fsencode(v) for k, v in source.items()])
+        out = ctypes.POINTER(ctypes.c_char_p)()
+        r = self._lib.confine_env_filter(arr.ptr(), ctypes.byref(self.ptr.contents.env),
+                                         self.mode_value, ctypes.byref(out))
+        if r < 0:
+            raise MemoryError() if r == -_errno.ENOMEM else InvalidPolicy(
+                "the env policy cannot be applied (%s)" % os.strerror(-r), option="env")
+        try:
+            env: Dict[str, str] = {}
+            for entry in _ffi.strv(out):
+                name, _, value = entry.partition("=")
+                env[name] = value
+            return env
+        finally:
+            self._lib.confine_strv_free(out)
+
     def close(self) -> None:
         ptr, self.ptr = self.ptr, None
         if ptr:
@@ -378,8 +446,8 @@ def _envp(environ: Optional[Mapping[str, str]]) -> Optional[_ffi.StrArray]:
 def _timeout_ms(timeout: Optional[float], default: int) -> int:
     if timeout is None:
         return default
-    if not timeout > 0:
-        raise ValueError("timeout must be a positive number of seconds, not %r" % (timeout,))
+    if not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise UsageError("timeout must be a positive number of seconds, not %r" % (timeout,))
     return max(1, int(round(timeout * 1000)))
 
 
@@ -407,24 +475,28 @@ def _inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory.rstrip("/") + "/")
 
 
-def _check_private_tmp(program: str, workdir: str, root: str,
-                       environ: Optional[Mapping[str, str]]) -> None:
-    """bwrap-shaped runners give workspace-write a private, empty /tmp: a
-    program on the host's /tmp (outside the workspace) is not there, and
-    bwrap's execvp failure would read as a broken runner. Said plainly
-    instead, as `confine run` does."""
+def _program_failure(program: str, workdir: str, root: str,
+                     environ: Optional[Mapping[str, str]], error: int) -> OSError:
+    """The program exists here but not in the sandbox, or cannot be run
+    there (the runner's status channel said ENOENT or EACCES after its
+    start): the command's failure, as subprocess reports it, not a runner
+    failure. bwrap gives workspace-write a private, empty /tmp, so a program
+    on the host's /tmp (outside the workspace) is not there: said plainly,
+    as `confine run` does."""
+    if error != _errno.ENOENT:
+        return PermissionError(_errno.EACCES, "Permission denied", program)
     if "/" in program:
-        full = program if os.path.isabs(program) else os.path.join(workdir, program)
+        full: Optional[str] = program if os.path.isabs(program) else os.path.join(workdir,
+                                                                                  program)
     else:
         env = os.environ if environ is None else environ
-        found = shutil.which(program, path=env.get("PATH", os.defpath))
-        if found is None:
-            return
-        full = found
-    real = os.path.realpath(full)
-    if _inside(real, "/tmp") and not _inside(real, root):
-        raise FileNotFoundError(2, "No such file or directory (in the sandbox, /tmp is "
-                                "private and empty)", program)
+        full = shutil.which(program, path=env.get("PATH", os.defpath))
+    hint = ""
+    if full is not None:
+        real = os.path.realpath(full)
+        if _inside(real, "/tmp") and not _inside(real, root):
+            hint = " (in the sandbox, /tmp is private and empty)"
+    return FileNotFoundError(_errno.ENOENT, "No such file or directory" + hint, program)
 
 
 def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
@@ -446,7 +518,10 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
         timed_out=bool(o.timed_out),
         runner=_name(lib.confine_runner_name, o.runner) if o.confined else None,
         enforcement=_name(lib.confine_enforcement_name, o.enforcement) if o.confined else None,
-        unenforced=(),
+        unenforced=tuple(_ffi.strv(o.unenforced)),
+        git_hazards=tuple(GitHazard(path=os.fsdecode(o.git_hazards[i].path or b""),
+                                    kind=_ffi.text(o.git_hazards[i].kind))
+                          for i in range(o.n_git_hazards)),
         mode=mode,
     )
 
@@ -532,7 +607,7 @@ def _argv_list(argv: Sequence[PathArg]) -> List[bytes]:
                         "(use confine.bash() for a shell command)")
     items = [os.fsencode(a) for a in argv]
     if not items or not items[0]:
-        raise Error("argv must not be empty", code="INVALID_ARGUMENT")
+        raise UsageError("argv must not be empty")
     return items
 
 
@@ -544,55 +619,58 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
                provider: Optional[Provider] = None, **policy: Any) -> _Running:
     lib = _ffi.lib()
     items = _argv_list(argv)
+    timeout_ms = _timeout_ms(timeout, 0)
     pol = _Policy(mode, workspace, policy)
     keep: List[Any] = [pol]
     workdir = os.fsdecode(cwd) if cwd is not None else pol.root
     if not os.path.isabs(workdir):
         workdir = os.path.join(os.getcwd(), workdir)
-    _check_program(os.fsdecode(items[0]), workdir, environ)
-    timeout_ms = _timeout_ms(timeout, 0)
+    program = os.fsdecode(items[0])
+    # Before confining: a missing program is not a sandbox problem.
+    _check_program(program, workdir, environ)
     argv_arr = _ffi.StrArray(items)
     keep.append(argv_arr)
     err = _ffi.ConfineError()
     options = _ffi.SpawnOptions()
     lib.confine_spawn_options_init(ctypes.byref(options))
-    confined = ctypes.POINTER(_ffi.ConfinedArgv)()
-    if pol.confined:
-        prov = provider or default_provider()
-        keep.append(prov)
-        if lib.confine_confine(prov.handle, argv_arr.ptr(), pol.ptr, ctypes.byref(confined),
-                               ctypes.byref(err)) < 0:
-            _raise(err)
-        options.confined = confined
-        c = confined.contents
-        if pol.mode_value == _ffi.MODE_WORKSPACE_WRITE and c.runner in (
-                _ffi.RUNNER_BWRAP, _ffi.RUNNER_RUNNER_COMMAND):
-            try:
-                _check_private_tmp(os.fsdecode(items[0]), workdir, pol.root, environ)
-            except BaseException:
-                lib.confine_argv_free(confined)
-                raise
-    else:
-        options.argv = argv_arr.ptr()
+    options.argv = argv_arr.ptr()
+    options.workdir = os.fsencode(workdir)
+    envp = _envp(environ)
+    if envp is not None:
+        keep.append(envp)
+        options.envp = envp.ptr()
+    options.stdio[1].kind = _ffi.STDIO_CAPTURE
+    options.stdio[2].kind = _ffi.STDIO_CAPTURE
+    options.capture_limit = max_output
+    options.timeout_ms = timeout_ms
+    process = ctypes.c_void_p()
     try:
-        options.workdir = os.fsencode(workdir)
-        envp = _envp(environ)
-        if envp is not None:
-            keep.append(envp)
-            options.envp = envp.ptr()
         kind, fd = _stdin_stdio(stdin, keep)
         options.stdio[0].kind, options.stdio[0].fd = kind, fd
-        options.stdio[1].kind = _ffi.STDIO_CAPTURE
-        options.stdio[2].kind = _ffi.STDIO_CAPTURE
-        options.capture_limit = max_output
-        options.timeout_ms = timeout_ms
-        process = ctypes.c_void_p()
-        if lib.confine_spawn(ctypes.byref(options), ctypes.byref(process), ctypes.byref(err)) < 0:
+        if pol.confined:
+            # The library's own spawning of a confined run (doc/SPEC.md 12,
+            # 17), as `confine run` and the bash consumer do: the sealed
+            # launcher with a status channel (the command's stderr is never
+            # mistaken for the runner's), no probe first, the next rung
+            # tried when one fails before the command started. The policy's
+            # env filter and TMPDIR apply to `envp` in the spawner.
+            prov = provider or default_provider()
+            keep.append(prov)
+            pol.make_temp_dir(envp)
+            r = lib.confine_spawn_through(prov.handle, pol.ptr, ctypes.byref(options),
+                                          ctypes.byref(process), ctypes.byref(err))
+        else:
+            r = lib.confine_spawn(ctypes.byref(options), ctypes.byref(process),
+                                  ctypes.byref(err))
+        if r < 0:
+            pol.drop_temp_dir()
+            # The runner started but the program is not there in the sandbox,
+            # or cannot be run there (its status channel said so).
+            if (pol.confined and err.code == _ffi.E_SPAWN
+                    and err.sys_errno in (_errno.ENOENT, _errno.EACCES)):
+                raise _program_failure(program, workdir, pol.root, environ, err.sys_errno)
             _raise(err)
     finally:
-        # The process keeps its own copy of the confined argv's facts.
-        if confined:
-            lib.confine_argv_free(confined)
         for item in keep:
             if hasattr(item, "close") and hasattr(item, "fileno"):
                 item.close()  # the child has its stdin now
@@ -605,10 +683,11 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
         try:
             o = outcome.contents
             if o.runner_failed and lib.confine_outcome_error(outcome, ctypes.byref(e)) < 0:
-                raise SandboxUnavailable(
-                    _ffi.text(e.message),
-                    runner_failure=_ffi.text(o.runner_failure_detail) or None,
-                    stage=e.stage.decode() if e.stage else None)
+                message = _ffi.text(e.message)
+                detail = None if RUNNER_FAILURE_SEPARATOR in message else (
+                    _ffi.text(o.runner_failure_detail) or None)
+                raise SandboxUnavailable(message, runner_failure=detail,
+                                         stage=e.stage.decode() if e.stage else None)
             return Result(**_outcome_fields(o, mode))
         finally:
             lib.confine_outcome_free(outcome)
@@ -661,9 +740,11 @@ def _start_bash(command: str, *, mode: str = "read-only",
             o = r.outcome.contents
             if r.error.code != _ffi.E_OK:
                 if r.error.code == _ffi.E_SANDBOX_UNAVAILABLE:
+                    message = _ffi.text(r.error.message)
+                    detail = None if RUNNER_FAILURE_SEPARATOR in message else (
+                        _ffi.text(o.runner_failure_detail) or None)
                     raise SandboxUnavailable(
-                        _ffi.text(r.error.message),
-                        runner_failure=_ffi.text(o.runner_failure_detail) or None,
+                        message, runner_failure=detail,
                         stage=r.error.stage.decode() if r.error.stage else None)
                 _raise(r.error)
             raw = lib.confine_bash_render(result)
@@ -701,13 +782,27 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     or str to feed, or a descriptor / file. ``environ``: the command's
     environment (default: this process's). stdout and stderr are captured,
     each up to ``max_output`` bytes. Other keyword arguments are policy
-    options (``writable_roots=...``, ``network=...``; see
-    ``confine._policy.OPTIONS``); one this libconfine cannot enforce raises
-    :class:`InvalidPolicy` naming it.
+    options (``writable_roots``, ``protected_paths``,
+    ``default_protections``, ``deny_read``, ``network``,
+    ``allow_unix_sockets``, ``env``, ``require_full``; see
+    :data:`confine.POLICY_OPTIONS` and doc/SPEC.md 15); a bad value raises
+    :class:`InvalidPolicy` naming it. In a confined mode the command's
+    environment is ``environ`` through the ``env`` policy (by default the
+    names matching ``*KEY*``, ``*SECRET*``, ``*TOKEN*``, ``*PASSWORD*``,
+    ``*CREDENTIAL*`` are dropped). ``require_full=True`` raises
+    :class:`SandboxUnavailable` rather than run with part of the policy
+    unenforced; otherwise what was not enforced is in the result's
+    ``unenforced``.
+
+    Confined runs go through the library's own spawning
+    (``confine_spawn_through``, as ``confine run`` does): the runner
+    reports the command's start on a status channel, and when a rung fails
+    before the command started the next one is tried.
 
     Raises :class:`SandboxUnavailable` (nothing can confine here, or the
     runner failed before the command ran), :class:`InvalidPolicy`,
-    :class:`InvalidConfig`, :class:`Error`; ``FileNotFoundError`` /
+    :class:`InvalidConfig`, :class:`UsageError` (an empty argv, a bad
+    timeout), :class:`Error`; ``FileNotFoundError`` /
     ``PermissionError`` when the program cannot be found / executed, as
     ``subprocess.run`` does. A denial or a non-zero exit is not an exception:
     it is in the result.
@@ -739,21 +834,23 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
          environ: Optional[Mapping[str, str]] = None,
          provider: Optional[Provider] = None, **policy: Any) -> Wrap:
     """The argv to spawn instead of ``argv``, for a caller that spawns it
-    itself (as ``confine wrap`` prints it); runs nothing. See :class:`Wrap`
-    for how to spawn and classify it. Danger-full-access returns ``argv``
-    unchanged."""
+    itself (as ``confine wrap`` prints it); runs nothing and creates
+    nothing. See :class:`Wrap` for how to spawn and classify it; its ``env``
+    is ``environ`` (default: this process's) through the policy's env
+    filter. Danger-full-access returns ``argv`` unchanged."""
     lib = _ffi.lib()
     items = _argv_list(argv)
     pol = _Policy(mode, workspace, policy)
-    env = dict(os.environ if environ is None else environ)
     workdir = os.fsdecode(cwd) if cwd is not None else pol.root
     if not os.path.isabs(workdir):
         workdir = os.path.join(os.getcwd(), workdir)
     try:
+        env = pol.env(environ)
+        described = _policy.describe(pol.ptr)
         if not pol.confined:
             return Wrap(argv=tuple(os.fsdecode(a) for a in items), env=env, runner=None,
                         enforcement=None, dialect=(), rules=(), mode=mode,
-                        workspace_root=pol.root, cwd=workdir)
+                        workspace_root=pol.root, cwd=workdir, policy=described)
         prov = provider or default_provider()
         argv_arr = _ffi.StrArray(items)
         confined = ctypes.POINTER(_ffi.ConfinedArgv)()
@@ -775,7 +872,8 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
                         runner=_name(lib.confine_runner_name, c.runner),
                         enforcement=_name(lib.confine_enforcement_name, c.enforcement),
                         dialect=tuple(_ffi.strv(c.denial_signatures)), rules=tuple(rules),
-                        mode=mode, workspace_root=pol.root, cwd=workdir)
+                        mode=mode, workspace_root=pol.root, cwd=workdir,
+                        unenforced=tuple(_ffi.strv(c.unenforced)), policy=described)
         finally:
             lib.confine_argv_free(confined)
     finally:

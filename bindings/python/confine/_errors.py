@@ -2,16 +2,21 @@
 """The exceptions of the confine package.
 
 Every exception the package raises for a failure of confine itself is a
-:class:`Error`; its ``code`` is the library's stable error name
-(``SANDBOX_UNAVAILABLE``, ``INVALID_POLICY``, ``INVALID_CONFIG``,
-``INVALID_ARGUMENT``, ``SPAWN_FAILED``, ``SYSTEM_ERROR``), the same names the
-CLI's JSON error object carries.
+:class:`Error`; its ``code`` is one of :data:`ERROR_CODES`, the names the
+CLI's JSON error object carries (doc/SPEC.md 16): ``USAGE`` (the call
+itself is wrong: an empty argv, a bad timeout; the CLI's bad command line),
+``INVALID_CONFIG``, ``INVALID_POLICY``, ``SANDBOX_UNAVAILABLE``,
+``SPAWN_FAILED``, ``SYSTEM_ERROR``; and ``INVALID_ARGUMENT``, the library's
+own name for a caller's bug the package did not catch first.
 """
 from __future__ import annotations
 
 from typing import Optional
 
 RUNNER_FAILURE_SEPARATOR = " Runner failure: "
+
+ERROR_CODES = ("USAGE", "INVALID_CONFIG", "INVALID_POLICY", "SANDBOX_UNAVAILABLE",
+               "SPAWN_FAILED", "SYSTEM_ERROR", "INVALID_ARGUMENT")
 
 
 class Error(Exception):
@@ -37,8 +42,11 @@ class SandboxUnavailable(Error):
     before running the command.
 
     ``message`` is exactly the contract's SANDBOX_UNAVAILABLE text (what the
-    CLI prints after ``confine: ``), and ``runner_failure`` the runner's own
-    line when a runner exists but failed, else ``None``. This is not an
+    CLI prints after ``confine: ``), and ``runner_failure`` the error's
+    detail, the text after ``Runner failure: `` (the CLI's
+    ``error.runnerFailure``: the runner's own line, each rung's joined by
+    ``"; "`` when the ladder tried several, or ``requireFull: ...``), else
+    ``None``. This is not an
     invitation to escalate: a harness shows it (to the model, to the user)
     and switches to ``danger-full-access`` only on a person's decision.
     """
@@ -64,6 +72,14 @@ class InvalidPolicy(Error):
                  stage: Optional[str] = None):
         super().__init__(message, code="INVALID_POLICY", stage=stage)
         self.option = option
+
+
+class UsageError(Error, ValueError):
+    """The call itself is wrong (an empty argv, a timeout out of range): the
+    CLI's ``USAGE``. Also a :class:`ValueError`."""
+
+    def __init__(self, message: str):
+        super().__init__(message, code="USAGE")
 
 
 class InvalidConfig(Error):

@@ -47,6 +47,12 @@ E_INVALID_POLICY = 4
 E_SPAWN = 5
 E_SYSTEM = 6
 
+NETWORK_ON = 0
+NETWORK_OFF = 1
+
+ENV_INHERIT_ALL = 0
+ENV_INHERIT_NONE = 1
+
 ERROR_MESSAGE_MAX = 8192
 DEFAULT_CAPTURE_LIMIT = 64000
 DEFAULT_TIMEOUT_MS = 120000
@@ -64,8 +70,34 @@ class ConfineError(Structure):
     ]
 
 
+class EnvPolicy(Structure):
+    _fields_ = [
+        ("inherit", c_int),
+        ("include", POINTER(c_char_p)),
+        ("exclude", POINTER(c_char_p)),
+        ("set", POINTER(c_char_p)),
+        ("default_excludes", c_bool),
+    ]
+
+
 class Policy(Structure):
-    _fields_ = [("mode", c_int), ("workspace_root", c_char_p)]
+    # Every pointer is owned by the library (confine_policy_free): the
+    # package never assigns one, it calls the confine_policy_add_*()
+    # appenders; it sets only the plain fields.
+    _fields_ = [
+        ("mode", c_int),
+        ("workspace_root", c_char_p),
+        ("writable_roots", POINTER(c_char_p)),
+        ("protected_paths", POINTER(c_char_p)),
+        ("default_protections", c_bool),
+        ("deny_read", POINTER(c_char_p)),
+        ("network", c_int),
+        ("allow_unix_sockets", POINTER(c_char_p)),
+        ("env", EnvPolicy),
+        ("require_full", c_bool),
+        ("private_temp", c_bool),
+        ("temp_dir", c_char_p),
+    ]
 
 
 class Rule(Structure):
@@ -82,11 +114,18 @@ class ConfinedArgv(Structure):
         ("argv", POINTER(c_char_p)),
         ("argc", c_size_t),
         ("runner", c_int),
+        ("runner_facts", c_uint),
         ("enforcement", c_int),
         ("denial_signatures", POINTER(c_char_p)),
         ("rules", POINTER(Rule)),
         ("n_rules", c_size_t),
         ("policy", Policy),
+        ("unenforced", POINTER(c_char_p)),
+        ("spawn_flags", c_uint),
+        ("exec_fd", c_int),
+        ("inherit_fd", c_int),
+        ("inherit_fd_at", c_int),
+        ("status_fd_at", c_int),
     ]
 
 
@@ -129,6 +168,10 @@ class SpawnOptions(Structure):
     ]
 
 
+class GitHazard(Structure):
+    _fields_ = [("path", c_char_p), ("kind", c_char_p)]
+
+
 class Outcome(Structure):
     _fields_ = [
         ("signaled", c_bool),
@@ -148,6 +191,9 @@ class Outcome(Structure):
         ("denied", c_bool),
         ("runner_failed", c_bool),
         ("runner_failure_detail", c_char_p),
+        ("unenforced", POINTER(c_char_p)),
+        ("git_hazards", POINTER(GitHazard)),
+        ("n_git_hazards", c_size_t),
     ]
 
 
@@ -186,6 +232,29 @@ _PROTOTYPES = {
     "confine_policy_new": (c_int, [c_int, c_char_p, POINTER(POINTER(Policy)),
                                    POINTER(ConfineError)]),
     "confine_policy_free": (None, [POINTER(Policy)]),
+    "confine_policy_validate": (c_int, [POINTER(Policy), POINTER(ConfineError)]),
+    "confine_policy_add_writable_root": (c_int, [POINTER(Policy), c_char_p,
+                                                 POINTER(ConfineError)]),
+    "confine_policy_add_protected_path": (c_int, [POINTER(Policy), c_char_p,
+                                                  POINTER(ConfineError)]),
+    "confine_policy_add_deny_read": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
+    "confine_policy_add_unix_socket": (c_int, [POINTER(Policy), c_char_p,
+                                               POINTER(ConfineError)]),
+    "confine_policy_add_env_include": (c_int, [POINTER(Policy), c_char_p,
+                                               POINTER(ConfineError)]),
+    "confine_policy_add_env_exclude": (c_int, [POINTER(Policy), c_char_p,
+                                               POINTER(ConfineError)]),
+    "confine_policy_add_env_set": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
+    "confine_policy_make_temp_dir": (c_int, [POINTER(Policy), POINTER(c_char_p),
+                                             POINTER(ConfineError)]),
+    "confine_network_parse": (c_int, [c_char_p, POINTER(c_int), POINTER(ConfineError)]),
+    "confine_network_name": (c_char_p, [c_int]),
+    "confine_env_inherit_parse": (c_int, [c_char_p, POINTER(c_int), POINTER(ConfineError)]),
+    "confine_env_inherit_name": (c_char_p, [c_int]),
+    # char *** out: a c_void_p so the vector can be read, then freed
+    "confine_env_filter": (c_int, [POINTER(c_char_p), POINTER(EnvPolicy), c_int,
+                                   POINTER(POINTER(c_char_p))]),
+    "confine_strv_free": (None, [POINTER(c_char_p)]),
     "confine_argv_free": (None, [POINTER(ConfinedArgv)]),
     "confine_classify_denial": (c_bool, [c_int, c_bool, c_char_p, c_size_t,
                                          POINTER(c_char_p)]),
@@ -200,6 +269,8 @@ _PROTOTYPES = {
                                            POINTER(ConfineError)]),
     "confine_spawn_options_init": (None, [POINTER(SpawnOptions)]),
     "confine_spawn": (c_int, [POINTER(SpawnOptions), POINTER(_P), POINTER(ConfineError)]),
+    "confine_spawn_through": (c_int, [_P, POINTER(Policy), POINTER(SpawnOptions), POINTER(_P),
+                                      POINTER(ConfineError)]),
     "confine_process_pid": (c_int, [_P]),
     "confine_process_wait": (c_int, [_P, POINTER(POINTER(Outcome)), POINTER(ConfineError)]),
     "confine_process_signal": (c_int, [_P, c_int]),
@@ -219,9 +290,9 @@ _PROTOTYPES = {
 # ---- loading ----------------------------------------------------------------
 
 if sys.platform == "darwin":
-    SONAME = "libconfine.0.dylib"
+    SONAME = "libconfine.1.dylib"
 else:
-    SONAME = "libconfine.so.0"
+    SONAME = "libconfine.so.1"
 
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
@@ -233,7 +304,7 @@ def candidates() -> List[str]:
     """Where the library is looked for, in order.
 
     1. ``$CONFINE_LIBRARY`` (a path to the shared library);
-    2. next to the package: ``confine/libconfine.so.0`` (a bundled copy), then
+    2. next to the package: ``confine/libconfine.so.1`` (a bundled copy), then
        the library directory recorded at ``meson install`` time
        (``_build_config.LIBDIR``);
     3. the loader's search: ``ctypes.util.find_library("confine")``, then the

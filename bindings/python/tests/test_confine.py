@@ -137,15 +137,16 @@ class Effects(Base):
             os.write(fd, b"#!/bin/sh\necho ran\n")
             os.close(fd)
             os.chmod(prog, 0o755)
-            r = confine.run([prog], mode="read-only", **self.kw())
-            self.assertEqual(r.stdout, "ran\n")
-            if RUNNER == "bwrap":
-                with self.assertRaises(FileNotFoundError) as cm:
-                    confine.run([prog], mode="workspace-write", **self.kw())
-                self.assertIn("/tmp is private", str(cm.exception))
-            elif RUNNER == "landlock":
-                r = confine.run([prog], mode="workspace-write", **self.kw())
-                self.assertEqual(r.stdout, "ran\n")
+            # bwrap gives both modes a private, empty /tmp (read-only's
+            # private temp area); Landlock reads the host's.
+            for mode in ("read-only", "workspace-write"):
+                if RUNNER == "bwrap":
+                    with self.assertRaises(FileNotFoundError) as cm:
+                        confine.run([prog], mode=mode, **self.kw())
+                    self.assertIn("/tmp is private", str(cm.exception))
+                elif RUNNER == "landlock":
+                    r = confine.run([prog], mode=mode, **self.kw())
+                    self.assertEqual(r.stdout, "ran\n")
         finally:
             os.unlink(prog)
 
@@ -261,14 +262,17 @@ class Timeouts(Base):
             "import sys, confine\n"
             "p = confine.Provider(runner=sys.argv[2]) if sys.argv[2] else None\n"
             "try:\n"
-            "    confine.run(['sh', '-c', '(sleep 2; echo late > late) & sleep 60'],\n"
+            "    confine.run(['sh', '-c', 'touch started; (sleep 2; echo late > late) & sleep 60'],\n"
             "                mode='workspace-write', workspace=sys.argv[1], provider=p)\n"
             "except KeyboardInterrupt:\n"
             "    sys.exit(42)\n")
         env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(
             os.path.abspath(__file__)), ".."))
         child = subprocess.Popen([sys.executable, "-c", script, self.ws, RUNNER or ""], env=env)
-        time.sleep(1.0)
+        deadline = time.monotonic() + 20  # the run is underway (a loaded host is slow)
+        while not os.path.exists(os.path.join(self.ws, "started")):
+            self.assertLess(time.monotonic(), deadline, "the run never started")
+            time.sleep(0.05)
         child.send_signal(2)  # SIGINT, as Ctrl-C
         self.assertEqual(child.wait(timeout=10), 42)
         time.sleep(2.5)
@@ -345,21 +349,70 @@ class Wrapped(Base):
 
 
 class Policy(Base):
-    def test_unsupported_options_are_refused_by_name(self):
+    def test_every_option_is_wired_and_bad_values_are_refused_by_name(self):
+        self.assertEqual(set(confine.POLICY_OPTIONS), {
+            "writable_roots", "protected_paths", "default_protections", "deny_read", "network",
+            "allow_unix_sockets", "env", "require_full"})
         for keyword, option in confine.POLICY_OPTIONS.items():
-            if option.apply is not None:
-                continue
-            with self.assertRaises(confine.InvalidPolicy) as cm:
-                confine.run(["true"], **self.kw(**{keyword: ["x"]}))
-            self.assertEqual(cm.exception.option, keyword)
-            self.assertIn(repr(keyword), cm.exception.message)
-            self.assertIn(option.key, cm.exception.message)
-            with self.assertRaises(confine.InvalidPolicy):
-                confine.bash("true", **self.kw(**{keyword: True}))
-            with self.assertRaises(confine.InvalidPolicy):
-                confine.wrap(["true"], **self.kw(**{keyword: "off"}))
+            self.assertIsNotNone(option.apply, keyword)
+        bad = {
+            "writable_roots": [os.path.join(self.base, "missing")],
+            "protected_paths": ["../up"],
+            "default_protections": "no",
+            "deny_read": 42,
+            "network": "maybe",
+            "allow_unix_sockets": [7],
+            "env": {"inherit": "some"},
+            "require_full": 1,
+        }
+        for keyword, value in bad.items():
+            for call in (lambda: confine.run(["true"], **self.kw(**{keyword: value})),
+                         lambda: confine.bash("true", **self.kw(**{keyword: value})),
+                         lambda: confine.wrap(["true"], **self.kw(**{keyword: value}))):
+                with self.assertRaises(confine.InvalidPolicy) as cm:
+                    call()
+                self.assertEqual(cm.exception.option, keyword)
+                self.assertEqual(cm.exception.code, "INVALID_POLICY")
+        with self.assertRaises(confine.InvalidPolicy) as cm:
+            confine.run(["true"], **self.kw(writable_roots=[os.path.join(self.base, "missing")]))
+        self.assertIn("writableRoots", cm.exception.message)
+        with self.assertRaises(confine.InvalidPolicy) as cm:
+            confine.run(["true"], **self.kw(env={"bogus": 1}))
+        self.assertIn("'bogus'", cm.exception.message)
+        # across options: confine_policy_validate
+        with self.assertRaises(confine.InvalidPolicy) as cm:
+            confine.run(["true"], **self.kw(deny_read=[self.ws]))
+        self.assertIn("covers the workspace root", cm.exception.message)
         # None means "not set"
         confine.run(["true"], **self.kw(network=None))
+
+    def test_wrap_echoes_the_whole_policy(self):
+        w = confine.wrap(["true"], mode="workspace-write", **self.kw(
+            writable_roots=[self.outside], protected_paths=["docs"], default_protections=False,
+            deny_read=[os.path.join(self.outside, "secret")], network="off",
+            allow_unix_sockets=["/run/confine-tests.sock"],
+            env={"inherit": "none", "include": ["PATH"], "exclude": ["X*"],
+                 "set": {"CI": "1"}, "default_excludes": False},
+            require_full=False))
+        self.assertEqual(w.policy, {
+            "mode": "workspace-write", "workspaceRoot": self.ws,
+            "writableRoots": [self.outside], "protectedPaths": ["docs"],
+            "defaultProtections": False, "denyRead": [os.path.join(self.outside, "secret")],
+            "network": "off", "allowUnixSockets": ["/run/confine-tests.sock"],
+            "env": {"inherit": "none", "include": ["PATH"], "exclude": ["X*"],
+                    "set": {"CI": "1"}, "defaultExcludes": False},
+            "requireFull": False})
+        self.assertEqual(w.env, {"PATH": os.environ["PATH"], "CI": "1"})
+
+    def test_usage_errors(self):
+        for call in (lambda: confine.run([], **self.kw()),
+                     lambda: confine.run(["true"], timeout=-1, **self.kw()),
+                     lambda: confine.wrap([], **self.kw())):
+            with self.assertRaises(confine.UsageError) as cm:
+                call()
+            self.assertEqual(cm.exception.code, "USAGE")
+            self.assertIsInstance(cm.exception, ValueError)
+        self.assertIn("USAGE", confine.ERROR_CODES)
 
     def test_unknown_option_is_refused(self):
         with self.assertRaises(confine.InvalidPolicy) as cm:
@@ -383,6 +436,179 @@ class Policy(Base):
             confine.Provider(probe_timeout=-1)
 
 
+class PolicyEffects(Base):
+    """One effect on the world per policy option, on this rung."""
+
+    def test_writable_root_write_lands(self):
+        extra = os.path.join(self.base, "extra")
+        os.mkdir(extra)
+        r = confine.run(["sh", "-c", "printf lands > '%s/f'" % extra], mode="workspace-write",
+                        writable_roots=[extra], **self.kw())
+        self.assertEqual((r.exit_code, r.denied), (0, False), r)
+        self.assertEqual(self.read(os.path.join(extra, "f")), "lands")
+        # without it, the same write is denied and leaves nothing
+        r = confine.bash("printf no > '%s/g'" % extra, mode="workspace-write", **self.kw())
+        self.assertTrue(r.denied, r)
+        self.assertFalse(os.path.exists(os.path.join(extra, "g")))
+
+    def test_deny_read_file_is_unreadable(self):
+        # Landlock (and the layered bwrap rung's launcher) enforce denyRead by
+        # granting every sibling along the path to it, listed when the
+        # profile is built: the secret lives in a directory no other test
+        # creates or removes entries beside (the suites' workspaces come and
+        # go in parallel; a sibling that vanishes before the launcher opens
+        # it is a runner failure). Its own provider: a runner failure marks
+        # the rung failed for the provider's life.
+        stable = os.path.join(os.path.dirname(test_root()), "confine-denyread",
+                              "python-%s" % (RUNNER or "default"))
+        os.makedirs(stable, exist_ok=True)
+        secret = os.path.join(stable, "secret.txt")
+        with open(secret, "w") as f:
+            f.write("s3cr3t-value\n")
+        provider = confine.Provider(runner=RUNNER) if RUNNER else confine.Provider()
+        kw = dict(workspace=self.ws, provider=provider)
+        try:
+            r = confine.run(["cat", secret], **kw)
+            self.assertEqual(r.stdout, "s3cr3t-value\n")  # readable by default
+            for mode in ("read-only", "workspace-write"):
+                r = confine.run(["cat", secret], mode=mode, deny_read=[secret], **kw)
+                self.assertNotEqual(r.exit_code, 0, r)
+                self.assertNotIn("s3cr3t", r.stdout + r.stderr)
+                self.assertNotIn("denyRead", r.unenforced)
+            r = confine.bash("cat '%s'" % secret, deny_read=[stable], **kw)
+            self.assertNotIn("s3cr3t", r.rendering)
+            self.assertEqual(self.read(secret), "s3cr3t-value\n")
+        finally:
+            os.unlink(secret)
+
+    def test_secret_env_var_is_absent(self):
+        environ = dict(os.environ, CONFINE_TEST_API_KEY="k-1", CONFINE_TEST_PLAIN="p-1",
+                       CONFINE_TEST_DROP="d-1")
+        r = confine.run(["env"], environ=environ,
+                        env={"exclude": ["confine_test_drop"], "set": {"CONFINE_TEST_SET": "s-1"}},
+                        **self.kw())
+        names = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+        self.assertNotIn("CONFINE_TEST_API_KEY", names)   # default excludes: *KEY*
+        self.assertNotIn("k-1", r.stdout)
+        self.assertNotIn("CONFINE_TEST_DROP", names)      # exclude, case-insensitive
+        self.assertEqual(names.get("CONFINE_TEST_PLAIN"), "p-1")
+        self.assertEqual(names.get("CONFINE_TEST_SET"), "s-1")
+        # inherit none: only what is included and set
+        r = confine.bash("env", environ=environ, mode="workspace-write",
+                         env={"inherit": "none", "include": ["PATH", "CONFINE_TEST_API_KEY"]},
+                         **self.kw())
+        names = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+        self.assertEqual(names.get("CONFINE_TEST_API_KEY"), "k-1")  # include wins
+        self.assertNotIn("CONFINE_TEST_PLAIN", names)
+        # wrap's env is the same filter, for the caller's own spawn
+        w = confine.wrap(["env"], environ=environ, **self.kw())
+        self.assertNotIn("CONFINE_TEST_API_KEY", w.env)
+        self.assertEqual(w.env["CONFINE_TEST_PLAIN"], "p-1")
+        # danger-full-access passes the environment unchanged
+        r = confine.run(["env"], environ=environ, mode="danger-full-access", **self.kw())
+        self.assertIn("CONFINE_TEST_API_KEY=k-1", r.stdout.splitlines())
+
+    def test_network_off_blocks_a_loopback_tcp_connect(self):
+        import socket
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        server.settimeout(0.2)
+        port = server.getsockname()[1]
+        accepted = []
+        stop = threading.Event()
+
+        def serve():
+            while not stop.is_set():
+                try:
+                    conn, _ = server.accept()
+                except socket.timeout:
+                    continue
+                except OSError:
+                    return
+                accepted.append(1)
+                conn.close()
+        t = threading.Thread(target=serve, daemon=True)
+        t.start()
+        try:
+            probe = "exec 3<>/dev/tcp/127.0.0.1/%d && echo connected" % port
+            r = confine.run(["bash", "-c", probe], timeout=20, **self.kw())
+            self.assertEqual(r.stdout, "connected\n", r)   # network on: the default
+            time.sleep(0.5)
+            self.assertEqual(len(accepted), 1)
+            for mode in ("read-only", "workspace-write"):
+                r = confine.run(["bash", "-c", probe], mode=mode, network="off", timeout=20,
+                                **self.kw())
+                self.assertNotEqual(r.exit_code, 0, r)
+                self.assertNotIn("connected", r.stdout)
+                self.assertNotIn("network", r.unenforced)
+            r = confine.bash(probe, network=False, **self.kw())
+            self.assertNotEqual(r.exit_code, 0, r)
+            time.sleep(0.5)
+            self.assertEqual(len(accepted), 1, "a connection got out with network off")
+        finally:
+            stop.set()
+            server.close()
+            t.join(2)
+
+    def test_require_full_refuses_where_partial(self):
+        # A protected path that does not exist at the start: bwrap binds only
+        # what exists, and Landlock cannot carve out inside a writable grant:
+        # partial on both rungs.
+        missing = os.path.join(self.ws, "not-yet")
+        r = confine.run(["sh", "-c", "touch ran"], mode="workspace-write",
+                        protected_paths=[missing], **self.kw())
+        self.assertEqual((r.exit_code, r.enforcement), (0, "partial"), r)
+        self.assertIn("protectedPaths", r.unenforced)
+        os.unlink(os.path.join(self.ws, "ran"))
+        for call in (lambda: confine.run(["sh", "-c", "touch ran"], mode="workspace-write",
+                                         protected_paths=[missing], require_full=True,
+                                         **self.kw()),
+                     lambda: confine.bash("touch ran", mode="workspace-write",
+                                          protected_paths=[missing], require_full=True,
+                                          **self.kw())):
+            with self.assertRaises(confine.SandboxUnavailable) as cm:
+                call()
+            e = cm.exception
+            title = {"bwrap": "bubblewrap", "landlock": "Landlock"}.get(RUNNER or "", "")
+            self.assertEqual(e.runner_failure,
+                             "requireFull: %s does not enforce protectedPaths" % title)
+            self.assertEqual(e.message, CONTRACT % "workspace-write" + " Runner failure: "
+                             + e.runner_failure)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, "ran")), "it ran partial")
+
+    def test_protected_path_stays_read_only(self):
+        docs = os.path.join(self.ws, "docs")
+        os.mkdir(docs)
+        r = confine.run(["sh", "-c", "echo x > docs/f; echo y > g"], mode="workspace-write",
+                        protected_paths=["docs"], **self.kw())
+        self.assertEqual(self.read(os.path.join(self.ws, "g")), "y\n")
+        if RUNNER == "bwrap":
+            self.assertTrue(r.denied, r)
+            self.assertFalse(os.path.exists(os.path.join(docs, "f")))
+            self.assertNotIn("protectedPaths", r.unenforced)
+        else:  # listed, never silently ignored
+            self.assertIn("protectedPaths", r.unenforced)
+            self.assertEqual(r.enforcement, "partial")
+
+    def test_allow_unix_sockets_is_listed_unenforced_until_mediated(self):
+        r = confine.run(["true"], mode="workspace-write",
+                        allow_unix_sockets=["/run/confine-tests.sock"], **self.kw())
+        self.assertEqual(r.exit_code, 0)
+        self.assertIn("allowUnixSockets", r.unenforced)
+
+    def test_git_hazards_are_reported(self):
+        r = confine.run(["sh", "-c", "mkdir -p repo/.git/hooks && printf '#!/bin/sh\n' > "
+                         "repo/.git/hooks/pre-commit"], mode="workspace-write", **self.kw())
+        self.assertEqual(r.exit_code, 0, r)
+        self.assertIn(confine.GitHazard(
+            path=os.path.join(self.ws, "repo", ".git", "hooks", "pre-commit"), kind="hook"),
+            r.git_hazards)
+        r = confine.bash("true", mode="workspace-write", **self.kw())
+        self.assertEqual(r.git_hazards, ())
+
+
 class Facts(unittest.TestCase):
     @unittest.skipUnless(os.environ.get("CONFINE_TEST_ABI_LAYOUT"), "no layout program")
     def test_ctypes_layouts_match_the_header(self):
@@ -397,7 +623,8 @@ class Facts(unittest.TestCase):
             "confine_verdict": _ffi.Verdict, "confine_local_config": _ffi.LocalConfig,
             "confine_stdio": _ffi.Stdio, "confine_spawn_options": _ffi.SpawnOptions,
             "confine_outcome": _ffi.Outcome, "confine_bash_options": _ffi.BashOptions,
-            "confine_bash_result": _ffi.BashResult,
+            "confine_bash_result": _ffi.BashResult, "confine_env_policy": _ffi.EnvPolicy,
+            "confine_git_hazard": _ffi.GitHazard,
         }
         self.assertEqual(set(layouts), set(structs))
         for name, struct in structs.items():
@@ -409,6 +636,11 @@ class Facts(unittest.TestCase):
 
     def test_version_is_the_library_and_meson_version(self):
         self.assertEqual(confine.version(), confine.__version__)
+        from confine import _ffi
+        built = os.environ.get("CONFINE_LIBRARY")
+        if built:  # the soname the package loads is the one the build made
+            self.assertTrue(os.path.exists(os.path.join(os.path.dirname(built), _ffi.SONAME)),
+                            _ffi.SONAME)
         want = os.environ.get("CONFINE_TEST_VERSION")
         if want:
             self.assertEqual(confine.__version__, want)
