@@ -5,8 +5,10 @@ export type Mode = 'read-only' | 'workspace-write' | 'danger-full-access';
 export type Runner = 'bwrap' | 'landlock' | 'seatbelt' | 'runnerCommand';
 export type Enforcement = 'full' | 'partial';
 
-/** Policy options beyond mode and workspace (the contract's config keys).
- * Each is forwarded as its CLI flag when the `confine` in use supports it;
+/** Policy options beyond mode and workspace (the contract's config keys,
+ * doc/SPEC.md 15). Each is forwarded as its CLI flag (--writable, --protect,
+ * --no-default-protections, --deny-read, --network, --allow-unix-socket,
+ * --env-*, --require-full) when the `confine` in use lists it in its --help;
  * otherwise the call rejects with InvalidPolicyError naming it. */
 export interface PolicyOptions {
   writableRoots?: string[];
@@ -45,10 +47,13 @@ export interface CallOptions extends PolicyOptions {
 }
 
 export interface RunOptions extends CallOptions {
-  /** Milliseconds; default 120000, at most 600000. Ends the whole tree. */
+  /** Milliseconds; default 120000, at most 600000. SIGTERM to confine (which
+   * ends the command's tree), SIGKILL 3000 ms later. */
   timeout?: number;
-  /** Fed to the command (at most 64 KiB, no NUL); default /dev/null. */
-  stdin?: string | Buffer;
+  /** Piped to the command as is, any size; default /dev/null. */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
+  /** Bytes kept of each of stdout and stderr; default 64 MiB. */
+  maxOutput?: number;
 }
 
 export interface BashOptions extends CallOptions {
@@ -75,9 +80,38 @@ export interface Result {
   /** null for danger-full-access. */
   runner: Runner | null;
   enforcement: Enforcement | null;
-  /** Policy options the runner did not enforce. */
+  /** What of the policy the runner did not enforce (config key names). */
   unenforced: string[];
+  /** Git hooks and settings a workspace-write run left behind (git would
+   * run them unconfined). */
+  gitHazards: GitHazard[];
   mode: Mode;
+}
+
+export interface GitHazard {
+  path: string;
+  /** "hook", the setting's key ("core.hooksPath", ...), or "incomplete". */
+  kind: string;
+}
+
+export interface RunResult extends Result {
+  /** stdout exactly as the command wrote it (`stdout` is its UTF-8 text). */
+  stdoutBuffer: Buffer;
+  stderrBuffer: Buffer;
+}
+
+/** The canonical policy, as `confine wrap` echoes it. */
+export interface Policy {
+  mode: Mode;
+  workspaceRoot: string;
+  writableRoots: string[];
+  protectedPaths: string[];
+  defaultProtections: boolean;
+  denyRead: string[];
+  network: 'on' | 'off';
+  allowUnixSockets: string[];
+  env: { inherit: 'all' | 'none'; include: string[]; exclude: string[]; set: Record<string, string>; defaultExcludes: boolean };
+  requireFull: boolean;
 }
 
 export interface BashResult extends Result {
@@ -95,7 +129,7 @@ export interface Rule {
 export interface Wrap {
   /** Spawn this instead of the caller's argv (detached: true). */
   argv: string[];
-  /** The environment to spawn it with. */
+  /** Exactly the environment to spawn it with (the policy's env filter). */
   env: NodeJS.ProcessEnv;
   runner: Runner | null;
   enforcement: Enforcement | null;
@@ -107,6 +141,7 @@ export interface Wrap {
   workspaceRoot: string;
   cwd: string;
   unenforced: string[];
+  policy: Policy;
   /** Whether a finished run was a denial (status null for a signal death). */
   denied(status: number | null, stderr: string): boolean;
   /** The runner's failure line when the runner failed before the command ran. */
@@ -117,12 +152,15 @@ export interface Verdict {
   usable: boolean;
   runner: Runner | null;
   enforcement: Enforcement | null;
+  unenforced: string[];
   landlockAbi: number | null;
   runnerPath: string | null;
+  /** Why no rung is usable, or null. */
+  reason: string | null;
   runnerFailure: string | null;
 }
 
-export function run(argv: string[], options?: RunOptions): Promise<Result>;
+export function run(argv: string[], options?: RunOptions): Promise<RunResult>;
 export function bash(command: string, options?: BashOptions): Promise<BashResult>;
 export function wrap(argv: string[], options?: CallOptions): Promise<Wrap>;
 export function probe(options?: Pick<CallOptions, 'runner' | 'config' | 'environ' | 'bin'>): Promise<Verdict>;
@@ -131,8 +169,8 @@ export function findConfine(env?: NodeJS.ProcessEnv): string;
 export function render(result: Result, timeoutMs: number): string;
 
 export class ConfineError extends Error {
-  /** SANDBOX_UNAVAILABLE, INVALID_POLICY, INVALID_CONFIG, INVALID_ARGUMENT,
-   * SPAWN_FAILED, SYSTEM_ERROR, CONFINE_NOT_FOUND, UNKNOWN, ... */
+  /** USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE,
+   * SPAWN_FAILED, SYSTEM_ERROR (doc/SPEC.md 16), or CONFINE_NOT_FOUND. */
   code: string;
   exitStatus: number | null;
 }
@@ -147,6 +185,13 @@ export class InvalidPolicyError extends ConfineError {
 }
 export class InvalidConfigError extends ConfineError {
   code: 'INVALID_CONFIG';
+}
+export class UsageError extends ConfineError {
+  code: 'USAGE';
+}
+/** The program was not found (exitStatus 127) or is not executable (126). */
+export class SpawnFailedError extends ConfineError {
+  code: 'SPAWN_FAILED';
 }
 
 export const POLICY_OPTIONS: Record<keyof PolicyOptions, { flags: string[] }>;

@@ -6,9 +6,10 @@
  * 'confine'` or `import { run } from 'confine'` both work). Every call
  * spawns one `confine` process:
  *
- *   run(argv, opts)     -> `confine bash --json` running `exec ARGV` (the
- *                          library's own spawning: status, timeouts that end
- *                          the whole tree, classification)
+ *   run(argv, opts)     -> `confine run --json -- ARGV`: stdin and stdout are
+ *                          the command's own, byte for byte (piped, any size,
+ *                          NUL included); the outcome object is the last line
+ *                          of stderr (doc/SPEC.md 10)
  *   bash(command, opts) -> `confine bash --json -c COMMAND`, plus `rendering`
  *   wrap(argv, opts)    -> `confine wrap` (the argv to spawn yourself)
  *   probe(opts)         -> `confine probe --json`
@@ -19,7 +20,7 @@
  */
 'use strict';
 
-const { execFile } = require('node:child_process');
+const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -27,9 +28,13 @@ const MODES = ['read-only', 'workspace-write', 'danger-full-access'];
 const DEFAULT_TIMEOUT_MS = 120000;
 const MAX_TIMEOUT_MS = 600000;
 const CAPTURE_LIMIT = 64000;
-// stdin travels in the bash command line (one argv string, which Linux caps
-// at 128 KiB): keep well below.
-const STDIN_LIMIT = 64 * 1024;
+// run(): what is kept of each of the command's streams (not a cap on what
+// the command may write: past it the rest is read and dropped).
+const RUN_OUTPUT_LIMIT = 64 * 1024 * 1024;
+// A timeout or an abort sends SIGTERM to confine, which forwards it to the
+// command's tree; SIGKILL follows after this grace (the library's), and the
+// launcher's lifeline then kills whatever is left.
+const KILL_GRACE_MS = 3000;
 const RUNNER_FAILURE_SEPARATOR = ' Runner failure: ';
 const SANDBOX_UNAVAILABLE_PREFIX = 'sandbox mode "';
 const SANDBOX_UNAVAILABLE_MARK =
@@ -37,9 +42,10 @@ const SANDBOX_UNAVAILABLE_MARK =
 
 // ---- errors ----------------------------------------------------------------
 
-/** confine itself failed; nothing ran. `code` is the stable name
- * (SANDBOX_UNAVAILABLE, INVALID_POLICY, INVALID_CONFIG, INVALID_ARGUMENT,
- * SPAWN_FAILED, SYSTEM_ERROR, USAGE, ...). */
+/** confine itself failed; nothing ran. `code` is the stable name of
+ * doc/SPEC.md 16 (USAGE, INVALID_CONFIG, INVALID_POLICY,
+ * SANDBOX_UNAVAILABLE, SPAWN_FAILED, SYSTEM_ERROR), or CONFINE_NOT_FOUND
+ * when the confine command itself cannot be run. */
 class ConfineError extends Error {
   constructor(message, { code = 'SYSTEM_ERROR', exitStatus = null } = {}) {
     super(message);
@@ -75,6 +81,24 @@ class InvalidPolicyError extends ConfineError {
   }
 }
 
+/** The call itself is wrong (an empty argv, a bad timeout or mode) or
+ * confine's command line was refused: code USAGE. */
+class UsageError extends ConfineError {
+  constructor(message, { exitStatus = null } = {}) {
+    super(message, { code: 'USAGE', exitStatus });
+    this.name = 'UsageError';
+  }
+}
+
+/** The program could not be started, and it is not the runner's fault:
+ * not found (exitStatus 127) or not executable (126). */
+class SpawnFailedError extends ConfineError {
+  constructor(message, { exitStatus = null } = {}) {
+    super(message, { code: 'SPAWN_FAILED', exitStatus });
+    this.name = 'SpawnFailedError';
+  }
+}
+
 /** The configuration (file, runner) is invalid. */
 class InvalidConfigError extends ConfineError {
   constructor(message, { exitStatus = null } = {}) {
@@ -95,6 +119,10 @@ function errorFrom(object, exitStatus) {
       return new InvalidPolicyError(message, { exitStatus });
     case 'INVALID_CONFIG':
       return new InvalidConfigError(message, { exitStatus });
+    case 'USAGE':
+      return new UsageError(message, { exitStatus });
+    case 'SPAWN_FAILED':
+      return new SpawnFailedError(message, { exitStatus });
     default:
       return new ConfineError(message, { code: object.code || 'SYSTEM_ERROR', exitStatus });
   }
@@ -173,6 +201,7 @@ const POLICY_OPTIONS = {
 // The options every call takes that are not policy options.
 const CALL_OPTIONS = new Set([
   'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
+  'maxOutput',
 ]);
 
 // ---- finding and running `confine` -----------------------------------------
@@ -273,7 +302,7 @@ function timeoutArg(options) {
   if (options.timeout === undefined || options.timeout === null) return DEFAULT_TIMEOUT_MS;
   const ms = Math.round(Number(options.timeout));
   if (!(ms > 0) || ms > MAX_TIMEOUT_MS) {
-    throw new ConfineError(`timeout must be 1..${MAX_TIMEOUT_MS} ms, not ${options.timeout}`, { code: 'INVALID_ARGUMENT' });
+    throw new UsageError(`timeout must be 1..${MAX_TIMEOUT_MS} ms, not ${options.timeout}`);
   }
   return ms;
 }
@@ -325,7 +354,8 @@ function resultOf(object, mode) {
     timedOut: !!object.timedOut,
     runner: sandbox.runner || null,
     enforcement: sandbox.enforcement || null,
-    unenforced: object.unenforced || sandbox.unenforced || [],
+    unenforced: sandbox.unenforced || object.unenforced || [],
+    gitHazards: (sandbox.gitHazards || []).map((h) => ({ path: h.path, kind: h.kind })),
     mode: sandbox.mode || mode,
   };
 }
@@ -355,7 +385,7 @@ function render(result, timeoutMs) {
 
 function quote(arg) {
   const s = Buffer.isBuffer(arg) ? arg.toString('utf8') : String(arg);
-  if (s.includes('\0')) throw new ConfineError('an argument holds a NUL byte', { code: 'INVALID_ARGUMENT' });
+  if (s.includes('\0')) throw new UsageError('an argument holds a NUL byte');
   return `'${s.replace(/'/g, "'\\''")}'`;
 }
 
@@ -372,33 +402,175 @@ async function bashJson(command, options, bin) {
   return { result: resultOf(object, mode), timeoutMs };
 }
 
+/** The outcome object `confine run --json` wrote as the last line of
+ * stderr, and the command's stderr before it. */
+function splitOutcome(stderr) {
+  let end = stderr.length;
+  if (end && stderr[end - 1] === 0x0a) end -= 1;
+  const start = stderr.lastIndexOf(0x0a, end - 1) + 1;
+  let object = null;
+  try {
+    object = JSON.parse(stderr.subarray(start, end).toString('utf8'));
+  } catch {
+    object = null;
+  }
+  if (!object || typeof object !== 'object' || !('error' in object)) {
+    return { object: null, lineLength: 0 };
+  }
+  return { object, lineLength: stderr.length - start };
+}
+
+function abortError(signal) {
+  const error = new Error('The operation was aborted', { cause: signal && signal.reason });
+  error.name = 'AbortError';
+  error.code = 'ABORT_ERR';
+  return error;
+}
+
 /**
- * Runs `argv` confined and resolves to its result: `confine bash --json`
- * running `exec ARGV` (after `cd CWD` when `cwd` is given), so the run is
- * the library's own (timeouts end the whole tree; output captured up to
- * 64000 bytes per stream). Options: mode, workspace, cwd, timeout (ms,
- * default 120000, at most 600000), stdin (string or Buffer up to 64 KiB, no
- * NUL; default /dev/null), runner, config, environ, signal (AbortSignal),
- * bin, and the policy options of POLICY_OPTIONS.
+ * Runs `argv` confined and resolves to its result: `confine run --json --
+ * ARGV` (the library's own spawning, through the runner's status channel).
+ * stdin and stdout are the command's own streams, byte for byte: `stdin`
+ * (string, Buffer or a readable stream; default /dev/null) is piped in
+ * whatever its size, and stdout is kept as the command wrote it
+ * (`stdoutBuffer`; `stdout` is its UTF-8 text); stderr is the command's too,
+ * without the outcome line confine adds last. Each stream is kept up to
+ * `maxOutput` bytes (default 64 MiB; `truncated` says which was cut). A
+ * timeout (ms, default 120000, at most 600000) or an aborted `signal` sends
+ * SIGTERM to confine, which ends the command's whole tree; SIGKILL follows
+ * 3000 ms later. `cwd` other than the workspace root runs the program
+ * through `/bin/sh -c 'cd -- "$0" && exec "$@"'`. Options also: mode,
+ * workspace, runner, config, environ (confine's environment, which the
+ * policy's env filter turns into the command's), bin, and the policy options
+ * of POLICY_OPTIONS. Rejects with SandboxUnavailableError, SpawnFailedError
+ * (the program is not found: exitStatus 127; not executable: 126),
+ * InvalidPolicyError, InvalidConfigError, UsageError or ConfineError.
  */
 async function run(argv, options = {}) {
   if (!Array.isArray(argv) || argv.length === 0 || !argv[0]) {
-    throw new ConfineError('argv must be a non-empty array (use bash() for a shell command)', { code: 'INVALID_ARGUMENT' });
+    throw new UsageError('argv must be a non-empty array (use bash() for a shell command)');
   }
-  const bin = options.bin || findConfine(options.environ || process.env);
-  let line = 'exec ' + argv.map(quote).join(' ');
-  if (options.stdin !== undefined && options.stdin !== null) {
-    const data = Buffer.isBuffer(options.stdin) ? options.stdin : Buffer.from(String(options.stdin));
-    if (data.length > STDIN_LIMIT || data.includes(0)) {
-      throw new ConfineError(`stdin must be at most ${STDIN_LIMIT} bytes without NUL (it travels in the command line); spawn wrap()'s argv for more`, { code: 'INVALID_ARGUMENT' });
-    }
-    line += ` < <(printf %s ${quote(data)})`;
-  }
+  const environ = options.environ || process.env;
+  const bin = options.bin || findConfine(environ);
+  const { args, mode } = await contextArgs(bin, 'run', options);
+  const timeoutMs = timeoutArg(options);
+  const limit = options.maxOutput === undefined || options.maxOutput === null
+    ? RUN_OUTPUT_LIMIT : Number(options.maxOutput);
+  if (!(limit >= 0)) throw new UsageError(`maxOutput must be a number of bytes, not ${options.maxOutput}`);
+  let command = argv.map((a) => (Buffer.isBuffer(a) ? a.toString('utf8') : String(a)));
+  if (command.some((a) => a.includes('\0'))) throw new UsageError('an argument holds a NUL byte');
   if (options.cwd !== undefined && options.cwd !== null) {
-    line = `cd -- ${quote(path.resolve(String(options.cwd)))} && ${line}`;
+    command = ['/bin/sh', '-c', 'cd -- "$0" && exec "$@"', path.resolve(String(options.cwd)), ...command];
   }
-  const { result } = await bashJson(line, options, bin);
-  return result;
+  const stdin = options.stdin;
+  const signal = options.signal;
+  if (signal && signal.aborted) throw abortError(signal);
+
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, ['run', '--json', ...args, '--', ...command], {
+      env: environ,
+      stdio: [stdin === undefined || stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    const kept = { stdout: [], stderr: [] };
+    const size = { stdout: 0, stderr: 0 };
+    const cut = { stdout: false, stderr: false };
+    // stderr keeps its tail too: the outcome line is the last one, past any
+    // limit on the command's own stderr.
+    let stderrTail = Buffer.alloc(0);
+    const collect = (name) => (chunk) => {
+      if (name === 'stderr') stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-65536);
+      const room = limit - size[name];
+      if (room <= 0) {
+        cut[name] = true;
+        return;
+      }
+      if (chunk.length > room) cut[name] = true;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      kept[name].push(part);
+      size[name] += part.length;
+    };
+    child.stdout.on('data', collect('stdout'));
+    child.stderr.on('data', collect('stderr'));
+
+    let timedOut = false;
+    let aborted = false;
+    let killTimer = null;
+    const end = () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      if (!killTimer) killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      end();
+    }, timeoutMs);
+    const onAbort = () => {
+      aborted = true;
+      end();
+    };
+    if (signal) signal.addEventListener('abort', onAbort, { once: true });
+    let failed = null;
+    child.on('error', (e) => {
+      failed = new ConfineError(`cannot run ${bin}: ${e.message}`, { code: e.code === 'ENOENT' ? 'CONFINE_NOT_FOUND' : 'SYSTEM_ERROR' });
+    });
+    if (child.stdin) {
+      child.stdin.on('error', () => {}); // EPIPE: the command did not read it all
+      if (typeof stdin === 'object' && typeof stdin.pipe === 'function') {
+        stdin.pipe(child.stdin);
+      } else {
+        child.stdin.end(Buffer.isBuffer(stdin) ? stdin : Buffer.from(String(stdin)));
+      }
+    }
+
+    child.on('close', (status, termSignal) => {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      if (signal) signal.removeEventListener('abort', onAbort);
+      if (failed) return reject(failed);
+      if (aborted) return reject(abortError(signal));
+      const stdoutBuffer = Buffer.concat(kept.stdout);
+      let stderrBuffer = Buffer.concat(kept.stderr);
+      // confine ended by signal (our SIGKILL): it wrote no outcome.
+      const { object, lineLength } = termSignal ? { object: null, lineLength: 0 }
+        : splitOutcome(stderrTail);
+      if (object && !cut.stderr) {
+        // The command's stderr: what came before the outcome line (with,
+        // when the command's last line had no newline, the one confine
+        // put before the outcome).
+        stderrBuffer = stderrBuffer.subarray(0, Math.max(0, stderrBuffer.length - lineLength));
+      }
+      if (object && object.error && !object.sandbox) {
+        // Nothing ran: the error object alone.
+        return reject(errorFrom(object.error, status));
+      }
+      if (object && object.error) {
+        // The runner failed before the command started.
+        return reject(errorFrom(object.error, status));
+      }
+      if (!object) {
+        if (timedOut) {
+          return resolve({
+            exitCode: null, signal: termSignal || 'SIGKILL', stdout: stdoutBuffer.toString('utf8'),
+            stderr: stderrBuffer.toString('utf8'), stdoutBuffer, stderrBuffer,
+            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, timedOut: true,
+            runner: null, enforcement: null, unenforced: [], gitHazards: [], mode,
+          });
+        }
+        const text = stderrTail.toString('utf8').trim().split('\n').pop();
+        return reject(new ConfineError(`${bin} run ended (${termSignal || `exit ${status}`}) without an outcome: ${text}`, { exitStatus: status }));
+      }
+      const result = resultOf(object, mode);
+      resolve({
+        ...result,
+        stdout: stdoutBuffer.toString('utf8'),
+        stderr: stderrBuffer.toString('utf8'),
+        stdoutBuffer,
+        stderrBuffer,
+        truncated: { stdout: cut.stdout, stderr: cut.stderr },
+        timedOut: timedOut || result.timedOut,
+      });
+    });
+  });
 }
 
 /**
@@ -409,7 +581,7 @@ async function run(argv, options = {}) {
  * InvalidPolicyError, InvalidConfigError or ConfineError.
  */
 async function bash(command, options = {}) {
-  if (typeof command !== 'string') throw new ConfineError('command must be a string', { code: 'INVALID_ARGUMENT' });
+  if (typeof command !== 'string') throw new UsageError('command must be a string');
   const bin = options.bin || findConfine(options.environ || process.env);
   let line = command;
   if (options.cwd !== undefined && options.cwd !== null) {
@@ -427,7 +599,7 @@ async function bash(command, options = {}) {
  */
 async function wrap(argv, options = {}) {
   if (!Array.isArray(argv) || argv.length === 0) {
-    throw new ConfineError('argv must be a non-empty array', { code: 'INVALID_ARGUMENT' });
+    throw new UsageError('argv must be a non-empty array');
   }
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
@@ -435,18 +607,8 @@ async function wrap(argv, options = {}) {
   const done = await exec(bin, ['wrap', ...args, '--', ...argv.map(String)], { environ, signal: options.signal });
   const object = parseJsonLine(done.stdout);
   if (done.status !== 0 || !object || object.error) {
-    let error = failure(done, bin);
-    if (!error) {
-      // This confine's wrap reports failures in English only: ask the same
-      // context for its error object (it fails the same way before running).
-      const again = await exec(bin, ['bash', '--json', ...args, '-c', ':'], { environ });
-      const retry = parseJsonLine(again.stdout);
-      const line = done.stderr.split('\n').filter((l) => l.startsWith('confine: ')).pop();
-      const message = line ? line.slice('confine: '.length) : done.stderr.trim();
-      error = retry && retry.error ? errorFrom({ ...retry.error, message }, done.status)
-        : new ConfineError(message, { code: 'UNKNOWN', exitStatus: done.status });
-    }
-    throw error;
+    throw failure(done, bin) ||
+      new ConfineError(`${bin} wrap failed (exit ${done.status}): ${done.stderr.trim()}`, { exitStatus: done.status });
   }
   const policy = object.policy || { mode, workspaceRoot: null };
   const rules = (object.runnerFailureRules || []).map((r) => ({
@@ -455,9 +617,20 @@ async function wrap(argv, options = {}) {
     informationalLines: r.informationalLines || [],
   }));
   const dialect = object.denialSignatures || [];
+  // `env` is the complete environment to spawn with, as NAME=VALUE entries.
+  let env = { ...environ };
+  if (Array.isArray(object.env)) {
+    env = {};
+    for (const entry of object.env) {
+      const at = entry.indexOf('=');
+      if (at > 0) env[entry.slice(0, at)] = entry.slice(at + 1);
+    }
+  } else if (object.env && typeof object.env === 'object') {
+    env = { ...object.env };
+  }
   return {
     argv: object.argv,
-    env: object.env || { ...environ },
+    env,
     runner: object.runner || null,
     enforcement: object.enforcement || null,
     dialect,
@@ -466,6 +639,7 @@ async function wrap(argv, options = {}) {
     workspaceRoot: policy.workspaceRoot,
     cwd: options.cwd ? path.resolve(String(options.cwd)) : policy.workspaceRoot,
     unenforced: object.unenforced || [],
+    policy,
     denied: (status, stderr) => classifyDenial(dialect, status, stderr),
     runnerFailure: (status, stderr) => classifyRunnerFailure(rules, status, stderr),
   };
@@ -514,8 +688,10 @@ async function probe(options = {}) {
     usable: !!object.usable,
     runner: object.runner || null,
     enforcement: object.enforcement || null,
+    unenforced: object.unenforced || [],
     landlockAbi: object.landlockAbi === undefined ? null : object.landlockAbi,
     runnerPath: object.runnerPath || null,
+    reason: object.reason || null,
     runnerFailure: object.runnerFailure || null,
   };
 }
@@ -540,6 +716,8 @@ module.exports = {
   SandboxUnavailableError,
   InvalidPolicyError,
   InvalidConfigError,
+  UsageError,
+  SpawnFailedError,
   POLICY_OPTIONS,
   MODES,
 };
