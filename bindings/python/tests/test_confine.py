@@ -592,11 +592,26 @@ class PolicyEffects(Base):
             self.assertIn("protectedPaths", r.unenforced)
             self.assertEqual(r.enforcement, "partial")
 
-    def test_allow_unix_sockets_is_listed_unenforced_until_mediated(self):
-        r = confine.run(["true"], mode="workspace-write",
-                        allow_unix_sockets=["/run/confine-tests.sock"], **self.kw())
-        self.assertEqual(r.exit_code, 0)
-        self.assertIn("allowUnixSockets", r.unenforced)
+    def test_allow_unix_sockets_reaches_the_allowed_socket(self):
+        # A pathname socket outside the writable roots, allowed by name: the
+        # command connects (enforced by the launcher's supervisor where it
+        # runs; listed in unenforced where nothing mediates, never dropped).
+        import socket
+        sock_path = os.path.join(self.outside, "s.sock")
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(sock_path)
+        server.listen(4)
+        try:
+            code = ("import socket, sys; s = socket.socket(socket.AF_UNIX); "
+                    "s.connect(sys.argv[1]); print('connected')")
+            r = confine.run([sys.executable, "-c", code, sock_path], mode="workspace-write",
+                            allow_unix_sockets=[sock_path], timeout=30, **self.kw())
+            self.assertEqual(r.stdout, "connected\n", r)
+            w = confine.wrap(["true"], mode="workspace-write", allow_unix_sockets=[sock_path],
+                             **self.kw())
+            self.assertEqual(w.policy["allowUnixSockets"], [sock_path])
+        finally:
+            server.close()
 
     def test_git_hazards_are_reported(self):
         r = confine.run(["sh", "-c", "mkdir -p repo/.git/hooks && printf '#!/bin/sh\n' > "
