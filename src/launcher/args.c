@@ -8,7 +8,7 @@
 static bool takes_value(const char *arg)
 {
 	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
-	       strcmp(arg, "--status-fd") == 0;
+	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0;
 }
 
 /* A descriptor number: decimal, 3 or more (0-2 are the command's). */
@@ -33,7 +33,7 @@ static bool parse_descriptor(const char *text, int *ret_fd)
 enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_invocation,
 				 const char **bad_argument)
 {
-	struct invocation parsed = { false, false, false, -1, argv, NULL };
+	struct invocation parsed = { .status_fd = -1, .argv = argv };
 	int i = 1;
 
 	ret_invocation->status_fd = -1;
@@ -51,6 +51,9 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 		} else if (strcmp(arg, "--deny-network") == 0) {
 			parsed.deny_network = true;
 			i++;
+		} else if (strcmp(arg, "--require-supervisor") == 0) {
+			parsed.require_supervisor = true;
+			i++;
 		} else if (takes_value(arg)) {
 			/* "--ro --" is a missing path, not a grant of "--". */
 			bool missing = i + 1 >= argc || strcmp(argv[i + 1], "--") == 0;
@@ -60,8 +63,9 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
 				ret_invocation->status_fd = parsed.status_fd;
 			} else if (missing) {
-				return arg[3] == 'o' ? USAGE_RO_REQUIRES_PATH
-						     : USAGE_RW_REQUIRES_PATH;
+				return arg[2] == 'a' ? USAGE_SOCKET_REQUIRES_PATH
+				       : arg[3] == 'o' ? USAGE_RO_REQUIRES_PATH
+						       : USAGE_RW_REQUIRES_PATH;
 			}
 			i += 2;
 		} else if (strcmp(arg, "--") == 0) {
@@ -90,6 +94,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_RW_REQUIRES_PATH:
 		report_failure("usage error: --rw requires a path");
 		break;
+	case USAGE_SOCKET_REQUIRES_PATH:
+		report_failure("usage error: --allow-unix-socket requires a path");
+		break;
 	case USAGE_STATUS_FD_REQUIRES_NUMBER:
 		report_failure("usage error: --status-fd requires a descriptor number of 3 or more");
 		break;
@@ -117,6 +124,24 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
 		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0) {
 			*ret_path = argv[i + 1];
 			*ret_writable = argv[i][3] == 'w';
+			*cursor = i + 2;
+			return true;
+		}
+		i += takes_value(argv[i]) ? 2 : 1;
+	}
+	*cursor = i;
+	return false;
+}
+
+bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
+			 const char **ret_path)
+{
+	char **argv = invocation->argv;
+	size_t i = *cursor == 0 ? 1 : *cursor;
+
+	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
+		if (strcmp(argv[i], "--allow-unix-socket") == 0) {
+			*ret_path = argv[i + 1];
 			*cursor = i + 2;
 			return true;
 		}

@@ -2,8 +2,9 @@
  * The launcher's command line (SPEC 7, DESIGN D3). Parsed in place, with
  * no allocation: the result points into argv.
  *
- *   landlock-run [--ro PATH | --rw PATH | --status-fd N | --best-effort |
- *                 --deny-network]... -- PROGRAM [ARG...]
+ *   landlock-run [--ro PATH | --rw PATH | --allow-unix-socket PATH |
+ *                 --status-fd N | --best-effort | --deny-network |
+ *                 --require-supervisor]... -- PROGRAM [ARG...]
  *   landlock-run --probe
  */
 #ifndef LAUNCHER_ARGS_H
@@ -16,6 +17,8 @@ struct invocation {
 	bool probe;
 	bool best_effort;  /* no Landlock in this kernel: go on without it */
 	bool deny_network; /* no TCP, no socket() but AF_UNIX */
+	/* the supervisor's absence is a launcher failure, not a partial run */
+	bool require_supervisor;
 	int status_fd;     /* -1: none */
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
@@ -26,6 +29,7 @@ enum usage_error {
 	USAGE_PROBE_TAKES_NO_ARGUMENTS,
 	USAGE_RO_REQUIRES_PATH,
 	USAGE_RW_REQUIRES_PATH,
+	USAGE_SOCKET_REQUIRES_PATH,
 	USAGE_STATUS_FD_REQUIRES_NUMBER,
 	USAGE_UNKNOWN_ARGUMENT,
 	USAGE_MISSING_COMMAND,
@@ -45,5 +49,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument);
  * there are no more. */
 bool next_grant(const struct invocation *invocation, size_t *cursor,
 		const char **ret_path, bool *ret_writable);
+
+/* Walks the --allow-unix-socket paths the same way. */
+bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
+			 const char **ret_path);
 
 #endif

@@ -2,8 +2,9 @@
  * landlock-run: restrict this process with Landlock, then run the command
  * and stay as its parent.
  *
- *   landlock-run [--ro PATH]... [--rw PATH]... [--status-fd N] [--best-effort]
- *                [--deny-network] -- PROGRAM [ARG...]
+ *   landlock-run [--ro PATH]... [--rw PATH]... [--allow-unix-socket PATH]...
+ *                [--status-fd N] [--best-effort] [--deny-network]
+ *                [--require-supervisor] -- PROGRAM [ARG...]
  *   landlock-run --probe
  *
  * The contract is SPEC section 7 and DESIGN D1-D3; the texts and records
@@ -16,15 +17,20 @@
  *
  * Order, each step for a reason: the seccomp program is built first (an
  * architecture without a syscall table refuses before anything else);
- * the ruleset is built while capabilities may still be needed to open
- * grants; no_new_privs, then the Landlock domain, then every capability
- * dropped; then the fork (parent.c), where the child installs the
- * seccomp filter and execs.
+ * the supervisor is probed and given its grants (opened O_PATH) while
+ * capabilities may still be needed to open them, and so is the ruleset;
+ * no_new_privs, then the Landlock domain, then every capability dropped;
+ * then the fork (parent.c), where the child installs the supervisor's
+ * listener filter, then the deny-list (which refuses any later listener),
+ * and execs, while the parent takes the listener into its poll loop.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -33,6 +39,133 @@
 #include "parent.h"
 #include "ruleset.h"
 #include "seccomp-filter.h"
+#include "supervise.h"
+
+/* Grants and allowed sockets handed to the supervisor; more are refused
+ * with a usage-like failure rather than silently dropped. */
+#define SUPERVISED_PATHS_MAX 256
+
+/* The supervisor across the fork (parent.h's hooks). */
+struct supervisor_setup {
+	struct supervise *sv;
+	int channel[2]; /* [0] the parent's end, [1] the child's */
+};
+
+static int supervisor_child_install(void *context)
+{
+	struct supervisor_setup *setup = context;
+
+	close(setup->channel[0]);
+	return supervise_child_install(setup->sv, setup->channel[1]);
+}
+
+static int supervisor_handle(int fd, void *context)
+{
+	int r;
+
+	(void)fd;
+	r = supervise_handle(context);
+	if (r < 0)
+		/* Nothing answers the command's mediated calls any more: the
+		 * run ends (parent.c kills the tree). After `started` the
+		 * channel takes no `error` record: the line, then `signal 9`. */
+		report_line("the supervisor failed: %s; ending the run", strerror(-r));
+	return r;
+}
+
+static int supervisor_parent_attach(pid_t child, struct parent_listener *listener,
+				    void *context)
+{
+	struct supervisor_setup *setup = context;
+	int r;
+
+	close(setup->channel[1]);
+	r = supervise_attach(setup->sv, setup->channel[0], child);
+	if (r < 0)
+		return r;
+	listener->fd = supervise_listener_fd(setup->sv);
+	listener->handle = supervisor_handle;
+	listener->context = setup->sv;
+	return 0;
+}
+
+/*
+ * Probes and prepares the supervisor (before any restriction). Returns 0
+ * with setup->sv set, 0 with setup->sv NULL when it cannot run here (the
+ * notice is printed; the run is partial), or 125 after reporting.
+ */
+static int prepare_supervisor(int abi, const struct invocation *invocation,
+			      struct supervisor_setup *setup)
+{
+	static const char *writable[SUPERVISED_PATHS_MAX];
+	static const char *sockets[SUPERVISED_PATHS_MAX];
+	size_t n_writable = 0, n_sockets = 0, cursor = 0;
+	const char *missing = NULL;
+	const char *failed = NULL;
+	const char *path;
+	bool is_writable;
+	unsigned flags = 0;
+	int r;
+
+	setup->sv = NULL;
+	setup->channel[0] = setup->channel[1] = -1;
+	r = supervise_probe(&missing);
+#ifdef CONFINE_TEST_ABI_CAP
+	/* Test builds only (never installed), like the ABI cap: pretend the
+	 * supervisor cannot run, for the partial path and the bench's "same
+	 * rung without it". It can only take the supervisor away. */
+	if (getenv("CONFINE_TEST_SUPERVISOR_MISSING") != NULL) {
+		r = -EPERM;
+		missing = "test-missing";
+	}
+#endif
+	if (r < 0) {
+		if (missing == NULL)
+			missing = "unknown";
+		if (invocation->require_supervisor) {
+			report_failure("the supervisor cannot run here (%s: %s) and "
+				       "--require-supervisor was given", missing, strerror(-r));
+			return LAUNCHER_EXIT_FAILURE;
+		}
+		report_line("no supervisor (%s): metadata changes and unix socket "
+			    "connects outside the grants are not mediated", missing);
+		return 0;
+	}
+	while (next_grant(invocation, &cursor, &path, &is_writable)) {
+		if (!is_writable)
+			continue;
+		if (n_writable == SUPERVISED_PATHS_MAX) {
+			report_failure("cannot start the supervisor: more than %d writable grants",
+				       SUPERVISED_PATHS_MAX);
+			return LAUNCHER_EXIT_FAILURE;
+		}
+		writable[n_writable++] = path;
+	}
+	cursor = 0;
+	while (next_allowed_socket(invocation, &cursor, &path)) {
+		if (n_sockets == SUPERVISED_PATHS_MAX) {
+			report_failure("cannot start the supervisor: more than %d allowed sockets",
+				       SUPERVISED_PATHS_MAX);
+			return LAUNCHER_EXIT_FAILURE;
+		}
+		sockets[n_sockets++] = path;
+	}
+	if (abi > 0 && landlock_resolves_unix(abi))
+		flags |= SUPERVISE_SOCKETS_BY_LANDLOCK;
+	r = supervise_new(writable, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
+	if (r < 0) {
+		if (failed != NULL)
+			report_failure("cannot open rule path: %s: %s", failed, strerror(-r));
+		else
+			report_failure("cannot start the supervisor: %s", strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, setup->channel) != 0) {
+		report_failure("cannot start the supervisor: %s", strerror(errno));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	return 0;
+}
 
 /* Builds and enforces everything but seccomp. abi < 0: no Landlock
  * (--best-effort). Returns 0, or 125 after reporting. */
@@ -81,8 +214,9 @@ static int probe(int abi, const struct seccomp_program *filter)
 
 int main(int argc, char **argv)
 {
-	struct invocation invocation = { false, false, false, -1, argv, NULL };
+	struct invocation invocation = { .status_fd = -1, .argv = argv };
 	static struct seccomp_program filter;
+	static struct supervisor_setup supervisor;
 	struct launch launch;
 	const char *bad_argument = NULL;
 	enum usage_error usage;
@@ -135,6 +269,15 @@ int main(int argc, char **argv)
 		}
 	}
 
+	supervisor.sv = NULL;
+	if (!invocation.probe) {
+		/* Before any restriction: the grants are opened O_PATH. A
+		 * writable grant that cannot be opened fails here with the
+		 * ruleset's own line. */
+		status = prepare_supervisor(abi, &invocation, &supervisor);
+		if (status != 0)
+			return status;
+	}
 	status = restrict_self(abi, &invocation);
 	if (status != 0)
 		return status;
@@ -155,8 +298,12 @@ int main(int argc, char **argv)
 		launch.layers |= landlock_abi_is_full(abi) ? LAUNCHER_LAYER_LANDLOCK
 							   : LAUNCHER_LAYER_LANDLOCK_PARTIAL;
 	launch.signal_scoped = abi > 0 && landlock_scopes_signals(abi);
-	/* HOOK(supervisor): launch.hooks (child_install, parent_attach) and
-	 * LAUNCHER_LAYER_SUPERVISOR in launch.layers; see parent.h. */
 	launch.listener.fd = -1;
+	if (supervisor.sv != NULL) {
+		launch.hooks.child_install = supervisor_child_install;
+		launch.hooks.parent_attach = supervisor_parent_attach;
+		launch.hooks.context = &supervisor;
+		launch.layers |= LAUNCHER_LAYER_SUPERVISOR;
+	}
 	launch_and_supervise(&launch);
 }

@@ -397,9 +397,15 @@ static void supervise(struct run_state *state, int signal_fd,
 			read_report(state);
 		if (slots[SLOT_LIFELINE].revents != 0)
 			return; /* the starter or the status reader is gone */
-		if (slots[SLOT_LISTENER].revents != 0 &&
-		    listener->handle(listener->fd, listener->context) < 0)
-			return;
+		/* POLLIN: a notification to answer. POLLHUP without it: no
+		 * process is left under the filter (RECV would block for
+		 * ever): stop polling the listener. */
+		if ((slots[SLOT_LISTENER].revents & POLLIN) != 0) {
+			if (listener->handle(listener->fd, listener->context) < 0)
+				return;
+		} else if (slots[SLOT_LISTENER].revents != 0) {
+			slots[SLOT_LISTENER].fd = -1;
+		}
 		if (slots[SLOT_SIGNALS].revents != 0)
 			drain_signals(state, signal_fd);
 		/* The command is gone, so its report pipe is at end of file or

@@ -95,6 +95,7 @@ static const struct {
 #define FULL_ENFORCEMENT_ABI 5
 #define NET_RIGHTS_ABI 4
 #define SCOPE_ABI 6
+#define RESOLVE_UNIX_ABI 9
 
 /* The only rights the kernel accepts on a rule for a non-directory. */
 #define FS_FILE_RIGHTS                                                      \
@@ -159,6 +160,11 @@ bool landlock_scopes_signals(int abi)
 	return abi >= SCOPE_ABI;
 }
 
+bool landlock_resolves_unix(int abi)
+{
+	return abi >= RESOLVE_UNIX_ABI;
+}
+
 static uint64_t handled_fs_rights(int abi)
 {
 	uint64_t rights = 0;
@@ -189,6 +195,42 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 	rule.allowed_access = (writable ? handled & ~RW_EXCLUDED_RIGHTS : RO_RIGHTS) & handled;
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= FS_FILE_RIGHTS;
+	rule.parent_fd = fd;
+	if (syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
+		saved_errno = errno;
+		close(fd);
+		report_failure("landlock ruleset error: %s", strerror(saved_errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * ABI 9: an --allow-unix-socket path gets RESOLVE_UNIX alone (connect and
+ * sendmsg to it; --rw grants carry the right already, --ro grants never).
+ * The rule names the socket's inode, so it must exist now: a path that is
+ * not a socket at start is skipped, and connecting to it later fails with
+ * EACCES (SPEC 13). The supervising parent shares this domain, so its own
+ * connect on the command's behalf (older ABIs) gets the same answer.
+ */
+static int add_socket_grant(int ruleset_fd, uint64_t handled, const char *path)
+{
+	struct landlock_path_beneath_attr rule;
+	struct stat st;
+	int saved_errno;
+	int fd;
+
+	if ((handled & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) == 0)
+		return 0;
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	rule.allowed_access = LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
 	rule.parent_fd = fd;
 	if (syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
 		saved_errno = errno;
@@ -237,6 +279,10 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 	}
 	while (next_grant(invocation, &cursor, &path, &writable))
 		if (add_grant(ruleset_fd, attr.handled_access_fs, path, writable) != 0)
+			goto fail;
+	cursor = 0;
+	while (next_allowed_socket(invocation, &cursor, &path))
+		if (add_socket_grant(ruleset_fd, attr.handled_access_fs, path) != 0)
 			goto fail;
 	return ruleset_fd;
 fail:

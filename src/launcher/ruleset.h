@@ -21,6 +21,11 @@ bool landlock_abi_is_full(int abi);
  * then a process in it can signal only processes in it or below. */
 bool landlock_scopes_signals(int abi);
 
+/* Whether abi has LANDLOCK_ACCESS_FS_RESOLVE_UNIX (ABI 9): Landlock then
+ * decides pathname unix socket connects and sends itself, and the
+ * supervisor leaves them alone. */
+bool landlock_resolves_unix(int abi);
+
 /* Creates the ruleset for abi and adds every grant (the probe: one
  * read-only grant of "/"). Returns the ruleset fd (close-on-exec), or -1
  * after reporting the failure. */

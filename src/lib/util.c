@@ -155,3 +155,16 @@ long long cf_now_ms(void) {
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
+
+void cf_strv_remove(char **strv, const char *item) {
+	size_t out = 0;
+	if (!strv)
+		return;
+	for (size_t i = 0; strv[i]; i++) {
+		if (strcmp(strv[i], item) == 0)
+			free(strv[i]);
+		else
+			strv[out++] = strv[i];
+	}
+	strv[out] = NULL;
+}

@@ -17,6 +17,9 @@ int cf_error_set(confine_error *err, int errnum, confine_error_code code, const 
 
 /* NULL-terminated string vectors. */
 size_t cf_strv_length(const char *const *strv) CONFINE_HIDDEN;
+/* Removes every entry equal to `item` from a NULL-terminated vector (NULL
+ * is fine), freeing it. */
+void cf_strv_remove(char **strv, const char *item) CONFINE_HIDDEN;
 char **cf_strv_copy(const char *const *strv) CONFINE_HIDDEN; /* NULL in -> empty vector */
 /* Appends a copy of `s`; *strv may be NULL. 0 or -ENOMEM (strv unchanged). */
 int cf_strv_push(char ***strv, const char *s) CONFINE_HIDDEN;

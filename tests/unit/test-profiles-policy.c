@@ -197,7 +197,8 @@ static void test_landlock_workspace_write_options(void **state) {
 	char **tokens = NULL;
 	const char *const want[] = {
 		"--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw", "/dev/shm",
-		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network", NULL,
+		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network",
+		"--allow-unix-socket", "/run/agent.sock", "--require-supervisor", NULL,
 	};
 	(void)state;
 	if (!have_dev_shm())
@@ -208,6 +209,9 @@ static void test_landlock_workspace_write_options(void **state) {
 	/* Inside a writable grant: not expressible, reported instead. */
 	assert_int_equal(confine_policy_add_deny_read(p, at("/ws/.env"), NULL), 0);
 	p->network = CONFINE_NETWORK_OFF;
+	/* the supervisor's allowance, and requireFull: no run without it */
+	assert_int_equal(confine_policy_add_unix_socket(p, "/run/agent.sock", NULL), 0);
+	p->require_full = true;
 	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
 	assert_strv_equal(tokens, want);
 	confine_strv_free(tokens);
@@ -380,8 +384,9 @@ static const unenforced_case unenforced_cases[] = {
 	{ "seatbelt, read-only without a temp_dir (wrap)", RO, 0, SB, { "privateTemp" }, false },
 	{ "seatbelt, read-only with a temp_dir", RO, TEMP_DIR, SB, { NULL }, false },
 	{ "bwrap, read-only: its own tmpfs", RO, 0, BW, { NULL }, false },
+	/* the launcher's supervisor mediates sockets: allowUnixSockets is enforced */
 	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET, LL,
-	  { "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets" }, true },
+	  { "protectedPaths", "defaultProtections", "denyRead" }, true },
 	{ "seatbelt, all of it", WW, PROTECT | PROTECT_MISSING | DENY_INSIDE | SOCKET | CACHE, SB,
 	  { NULL }, false },
 };

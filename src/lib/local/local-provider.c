@@ -229,6 +229,9 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 			return r;
 		}
 		r = def->spawn_profile(policy, &lp->env, prog, c, &profile);
+		/* The launcher inside mediates pathname sockets on every rung. */
+		if (r == 0)
+			cf_strv_remove(c->unenforced, "allowUnixSockets");
 		/* A runner exec'd from disk after all (a launcher the operator
 		 * configured) is checked as for others. */
 		if (r == 0 && !def->spawn_runs_program && !(c->spawn_flags & CONFINE_SPAWN_EXEC_FD) &&

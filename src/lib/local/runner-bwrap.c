@@ -6,12 +6,14 @@
  * workspace-write /tmp is its private tmpfs.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "local/launcher-image.h"
 #include "local/runner.h"
+#include "path.h"
 #include "policy-internal.h"
 
 extern const cf_runner_def cf_runner_bwrap;
@@ -66,13 +68,25 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	int fd = cf_launcher_image_fd();
 	confine_policy inner;
 	char **argv = NULL, **tokens = NULL;
-	char self[32];
+	char self[PATH_MAX];
 	int r;
-	(void)env;
-	if (fd < 0)
-		return -ENOSYS;
 	if (!program->argv || !program->argv[0])
 		return -ENOENT;
+	if (fd >= 0) {
+		snprintf(self, sizeof self, "/proc/self/fd/%d", CF_LAUNCHER_FD_AT);
+	} else {
+		/* No in-memory copy (vm.memfd_noexec, a portable build): the
+		 * launcher on disk, if trusted and visible inside (bwrap's /tmp is
+		 * its own tmpfs); else the argv for others. */
+		char *real = env->launcher ? realpath(env->launcher, NULL) : NULL;
+		bool usable = real && cf_path_trusted(real, NULL, 0) &&
+		              strncmp(real, "/tmp/", 5) != 0 && strlen(real) < sizeof self;
+		if (usable)
+			snprintf(self, sizeof self, "%s", real);
+		free(real);
+		if (!usable)
+			return -ENOSYS;
+	}
 	memset(&inner, 0, sizeof inner);
 	if ((r = cf_policy_copy_into(&inner, policy)) < 0)
 		return r;
@@ -83,7 +97,6 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		if (!inner.temp_dir)
 			r = -ENOMEM;
 	}
-	snprintf(self, sizeof self, "/proc/self/fd/%d", CF_LAUNCHER_FD_AT);
 	if (r == 0)
 		r = confine_profile_bwrap_flags(policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT, &tokens);
 	if (r == 0)
@@ -100,10 +113,12 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	}
 	/* Inside, Landlock refuses what bwrap's mounts let through (a mount
 	 * that appeared later, /proc/sys, a reopen through /proc/self/fd):
-	 * its word is "Permission denied". */
+	 * its word is "Permission denied"; the supervisor refuses metadata
+	 * changes with EPERM, "Operation not permitted". */
 	{
 		static const char *const layered_denials[] = { "read-only file system",
-		                                               "permission denied", NULL };
+		                                               "permission denied",
+		                                               "operation not permitted", NULL };
 		char **d = cf_strv_copy(layered_denials);
 		if (!d) {
 			confine_strv_free(argv);
@@ -112,9 +127,12 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		confine_strv_free(c->denial_signatures);
 		c->denial_signatures = d;
 	}
-	c->spawn_flags = CONFINE_SPAWN_INHERIT_FD | CONFINE_SPAWN_STATUS_CHANNEL;
-	c->inherit_fd = fd;
-	c->inherit_fd_at = CF_LAUNCHER_FD_AT;
+	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
+	if (fd >= 0) {
+		c->spawn_flags |= CONFINE_SPAWN_INHERIT_FD;
+		c->inherit_fd = fd;
+		c->inherit_fd_at = CF_LAUNCHER_FD_AT;
+	}
 	c->status_fd_at = CF_STATUS_FD_AT;
 	*ret = argv;
 	return 0;

@@ -44,12 +44,26 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	const char *name = fd >= 0 ? "landlock-run" : program->argv ? program->argv[0] : NULL;
 	char **argv = NULL;
 	int r;
-	if (!name || (fd < 0 && !env->launcher_configured))
+	/* Without the in-memory copy (vm.memfd_noexec, a portable build) the
+	 * launcher on disk runs, checked as for others, still with its channel. */
+	if (!name)
 		return -ENOSYS;
 	if ((r = cf_strv_push(&argv, name)) < 0 ||
 	    (r = cf_runner_launcher_args(policy, NULL, &argv)) < 0) {
 		confine_strv_free(argv);
 		return r;
+	}
+	/* The supervisor refuses metadata changes with EPERM. */
+	{
+		static const char *const supervised_denials[] = { "permission denied",
+		                                                  "operation not permitted", NULL };
+		char **d = cf_strv_copy(supervised_denials);
+		if (!d) {
+			confine_strv_free(argv);
+			return -ENOMEM;
+		}
+		confine_strv_free(c->denial_signatures);
+		c->denial_signatures = d;
 	}
 	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
 	if (fd >= 0) {

@@ -163,6 +163,16 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	 * family but AF_UNIX (the launcher's D3 option). */
 	if (r == 0 && policy->network == CONFINE_NETWORK_OFF)
 		r = cf_strv_push(tokens, "--deny-network");
+	/* The supervisor's allowances (pathname sockets outside the grants),
+	 * and requireFull: no run without the supervisor (doc/SPEC.md 13). */
+	for (size_t i = 0; r == 0 && policy->allow_unix_sockets && policy->allow_unix_sockets[i];
+	     i++) {
+		r = cf_strv_push(tokens, "--allow-unix-socket");
+		if (r == 0)
+			r = cf_strv_push(tokens, policy->allow_unix_sockets[i]);
+	}
+	if (r == 0 && policy->require_full)
+		r = cf_strv_push(tokens, "--require-supervisor");
 	confine_strv_free(writable);
 	confine_strv_free(enforceable);
 	return r;

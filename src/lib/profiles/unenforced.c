@@ -78,9 +78,13 @@ int confine_policy_unenforced(const confine_policy *policy, confine_runner runne
 	if ((runner == CONFINE_RUNNER_LANDLOCK || runner == CONFINE_RUNNER_SEATBELT) &&
 	    policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp && !policy->temp_dir)
 		add(&u, "privateTemp", false);
-	/* Pathname-socket mediation is the supervisor's (Linux). Seatbelt's
-	 * (deny network*) carries the allowances itself. */
-	if (runner != CONFINE_RUNNER_SEATBELT && any(policy->allow_unix_sockets))
+	/* Pathname-socket mediation is the supervisor's, in the launcher: the
+	 * Landlock rung has it (a run where it could not start says so in its
+	 * outcome), bwrap's argv for others does not (the layered in-process
+	 * run drops the word). Seatbelt's (deny network*) carries the
+	 * allowances itself. */
+	if (runner != CONFINE_RUNNER_SEATBELT && runner != CONFINE_RUNNER_LANDLOCK &&
+	    any(policy->allow_unix_sockets))
 		add(&u, "allowUnixSockets", false);
 	cf_plan_clear(&plan);
 	*ret = u;

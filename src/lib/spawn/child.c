@@ -29,6 +29,12 @@ __attribute__((noreturn)) static void child_fail(int report_fd, confine_spawn_st
 	_exit(127);
 }
 
+/* F_DUPFD answers EINVAL when its floor (CF_CHILD_LOW_FD) is at or above
+ * RLIMIT_NOFILE: for the caller that is too few descriptors, EMFILE. */
+static int dup_errno(int e) {
+	return e == EINVAL ? EMFILE : e;
+}
+
 /* ---- the descriptor sweep: three ways, best first ---- */
 
 #if HAVE_SYS_CLOSE_RANGE
@@ -130,19 +136,23 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	 * source above both before any dup2. */
 	if (report_fd < CF_CHILD_LOW_FD) {
 		int r = fcntl(report_fd, F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
+		/* Nothing was moved yet: the pipe where it is still carries the
+		 * report. Silence here would read as a runner that ran and exited
+		 * 127 (issue 14, "faults fail closed": RLIMIT_NOFILE at 10). */
 		if (r < 0)
-			_exit(127);
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, dup_errno(errno),
+			           CF_WHAT_DUP);
 		report_fd = r;
 	}
 	for (size_t j = 0; j < plan->n_place; j++) {
 		placed[j] = fcntl(plan->place_src[j], F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
 		if (placed[j] < 0)
-			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, dup_errno(errno), CF_WHAT_DUP);
 	}
 	if (exec_fd >= 0 && exec_fd < CF_CHILD_LOW_FD) {
 		exec_fd = fcntl(exec_fd, F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
 		if (exec_fd < 0)
-			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, dup_errno(errno), CF_WHAT_DUP);
 	}
 	/* Its own session: its own process group (one group to signal on
 	 * timeout) and no controlling terminal to push keystrokes into. */
@@ -153,7 +163,7 @@ void cf_child_main(const struct cf_child_plan *plan) {
 			continue;
 		moved[i] = fcntl(plan->source_fd[i], F_DUPFD_CLOEXEC, CF_CHILD_LOW_FD);
 		if (moved[i] < 0)
-			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, errno, CF_WHAT_DUP);
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, dup_errno(errno), CF_WHAT_DUP);
 	}
 	for (int i = 0; i < 3; i++) {
 		if (moved[i] >= 0) {

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "git-hazards.h"
+#include "launcher-protocol.h"
 #include "spawn/spawn.h"
 
 static int oom(confine_error *err) {
@@ -189,8 +190,18 @@ static int classify(const confine_process *p, confine_outcome *o) {
 	 * runner failure (doc/SPEC.md 12). */
 	if (c->unenforced && !(o->unenforced = cf_strv_copy((const char *const *)c->unenforced)))
 		return -ENOMEM;
-	if (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL)
+	if (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL) {
+		/* The launcher said what it applied (doc/SPEC.md 12): without its
+		 * supervisor, metadata changes and pathname-socket connects were
+		 * not mediated on this run. */
+		if (p->channel.layers_seen && !(p->channel.layers & LAUNCHER_LAYER_SUPERVISOR)) {
+			if (cf_strv_push(&o->unenforced, "metadata") < 0 ||
+			    cf_strv_push(&o->unenforced, "unix-sockets") < 0)
+				return -ENOMEM;
+			o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
+		}
 		goto denial;
+	}
 	{
 		char *detail = NULL;
 		int r = confine_classify_runner_failure(o->signaled ? 0 : o->exit_code, o->signaled,

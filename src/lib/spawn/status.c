@@ -90,10 +90,10 @@ bool cf_status_decided(const struct cf_status *st) {
 
 /* ---- the start of a run with a status channel ---- */
 
-/* The command's name: the word after the runner's "--" (one per launcher
- * layer: bwrap's, then the launcher's). */
+/* The command's name: the word after the runner's "--" (one per layer: a
+ * supervising runner's (bwrap), then the launcher's). */
 static const char *command_name(const confine_argv *c) {
-	int layers = (c->spawn_flags & CONFINE_SPAWN_INHERIT_FD) ? 2 : 1;
+	int layers = (c->runner_facts & CONFINE_RUNNER_FACT_SUPERVISES) ? 2 : 1;
 	for (size_t i = 0; c->argv[i]; i++)
 		if (strcmp(c->argv[i], "--") == 0 && --layers == 0)
 			return c->argv[i + 1] ? c->argv[i + 1] : "";
@@ -179,13 +179,22 @@ int cf_await_start(confine_process *p, confine_error *err) {
 		         confine_runner_name(c->runner));
 	else if (!runner_line(p, detail, sizeof detail)) {
 		if (w > 0 && WIFSIGNALED(status)) {
-			char name[32];
+			char buf[16];
 			snprintf(detail, sizeof detail,
 			         "%s was killed by signal %s before starting the command",
 			         confine_runner_name(c->runner),
-			         confine_signal_name(WTERMSIG(status), name, sizeof name));
-		}
-		else
+			         confine_signal_name(WTERMSIG(status), buf, sizeof buf));
+		} else if (w > 0 && c->runner == CONFINE_RUNNER_BWRAP && WEXITSTATUS(status) > 128 &&
+		           WEXITSTATUS(status) < 128 + NSIG) {
+			/* bwrap's own failures exit 1; 128+N is its child (the
+			 * launcher inside) killed by signal N. */
+			char buf[16];
+			snprintf(detail, sizeof detail,
+			         "%s exited with status %d (the launcher inside it was killed by "
+			         "signal %s) before starting the command",
+			         confine_runner_name(c->runner), WEXITSTATUS(status),
+			         confine_signal_name(WEXITSTATUS(status) - 128, buf, sizeof buf));
+		} else
 			snprintf(detail, sizeof detail,
 			         "%s exited with status %d before starting the command",
 			         confine_runner_name(c->runner), w > 0 ? WEXITSTATUS(status) : -1);

@@ -77,6 +77,9 @@ static const char *launcher;
 static const char *launcher_abicap;
 static const char *tty_inject;
 static int kernel_abi;
+/* Whether this process could own a seccomp listener (the launcher's
+ * supervisor then runs and `layers` says `supervisor`). */
+static bool supervisor_possible;
 
 /* ---- running a child ---------------------------------------------------- */
 
@@ -311,6 +314,10 @@ static const struct usage_case usage_cases[] = {
 	{ "--rw at the end", { "--rw" }, "landlock-run: usage error: --rw requires a path\n" },
 	{ "--rw before --", { "--ro", "/", "--rw", "--", "touch", "@MARK" },
 	  "landlock-run: usage error: --rw requires a path\n" },
+	{ "--allow-unix-socket at the end", { "--allow-unix-socket" },
+	  "landlock-run: usage error: --allow-unix-socket requires a path\n" },
+	{ "--allow-unix-socket before --", { "--ro", "/", "--allow-unix-socket", "--", "touch", "@MARK" },
+	  "landlock-run: usage error: --allow-unix-socket requires a path\n" },
 	{ "unknown long option", { "--bogus", "--", "touch", "@MARK" },
 	  "landlock-run: usage error: unknown argument: --bogus\n" },
 	{ "unknown short option", { "--ro", "/", "-x", "--", "touch", "@MARK" },
@@ -1202,7 +1209,8 @@ static size_t parse_records(const struct run_result *result,
 static unsigned expected_layers(void)
 {
 	return LAUNCHER_LAYER_SECCOMP |
-	       (kernel_abi >= 5 ? LAUNCHER_LAYER_LANDLOCK : LAUNCHER_LAYER_LANDLOCK_PARTIAL);
+	       (kernel_abi >= 5 ? LAUNCHER_LAYER_LANDLOCK : LAUNCHER_LAYER_LANDLOCK_PARTIAL) |
+	       (supervisor_possible ? LAUNCHER_LAYER_SUPERVISOR : 0);
 }
 
 static void test_status_records_a_success(void **state)
@@ -1369,7 +1377,8 @@ static void test_best_effort_without_landlock_runs_with_seccomp_only(void **stat
 	assert_int_equal(result.status, 0);
 	assert_int_equal(parse_records(&result, records, 4), 3);
 	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
-	assert_int_equal(records[0].layers, LAUNCHER_LAYER_SECCOMP);
+	assert_int_equal(records[0].layers,
+			 LAUNCHER_LAYER_SECCOMP | (supervisor_possible ? LAUNCHER_LAYER_SUPERVISOR : 0));
 	assert_int_equal(probe_errno(result.out, "shmget"), EPERM);
 	assert_int_equal(probe_errno(result.out, "socket_vsock"), EPERM);
 #else
@@ -1964,6 +1973,111 @@ static void test_ptrace_stopped_process_is_killed_with_the_tree(void **state)
 	assert_true(process_gone((pid_t)tracer));
 }
 
+/* ---- the supervisor (SPEC 13, issue 15) ------------------------------------
+ * Its escapes and must-work cases run through this launcher in
+ * tests/e2e/supervisor (run-supervisor.sh, launcher mode); here: the flags
+ * and the records. */
+
+/* A launcher inside a launcher: the outer one's filters refuse a second
+ * listener, so the inner one runs without its supervisor, says so on
+ * stderr, and its `layers` lacks the word (the outer still mediates). */
+static void test_nested_launcher_runs_without_its_supervisor(void **state)
+{
+	const char *argv[] = { launcher, "--ro", "/", "--", launcher, "--status-fd", "3",
+			       "--ro", "/", "--", "true", NULL };
+	struct launcher_record records[4];
+	struct run_result result;
+
+	(void)state;
+	if (!supervisor_possible)
+		skip();
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	assert_non_null(strstr(result.err, "landlock-run: no supervisor (nested-listener)"));
+	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
+	assert_int_equal(records[0].layers, expected_layers() & ~LAUNCHER_LAYER_SUPERVISOR);
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_EXIT);
+}
+
+/* --require-supervisor: its absence is a launcher failure with an `error`
+ * record (the library's requireFull), and nothing runs. */
+static void test_require_supervisor_fails_closed_without_one(void **state)
+{
+	struct workdir *dir = *state;
+	char mark[PATH_MAX];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", NULL, "--", launcher,
+			       "--status-fd", "3", "--require-supervisor", "--ro", "/", "--rw",
+			       NULL, "--", "touch", mark, NULL };
+	struct run_result result;
+
+	if (!supervisor_possible)
+		skip();
+	argv[4] = dir->inside;
+	argv[13] = dir->inside;
+	format_into(mark, sizeof(mark), "%s/ran", dir->inside);
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, LAUNCHER_FAILURE);
+	assert_string_equal(result.records,
+			    "error landlock-run: the supervisor cannot run here (nested-listener: "
+			    "Operation not permitted) and --require-supervisor was given\n");
+	assert_false(tl_exists(mark));
+}
+
+static void test_require_supervisor_runs_where_it_can(void **state)
+{
+	const char *argv[] = { launcher, "--status-fd", "3", "--require-supervisor",
+			       "--ro", "/", "--", "true", NULL };
+	struct launcher_record records[4];
+	struct run_result result;
+
+	(void)state;
+	if (!supervisor_possible)
+		skip();
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	assert_string_equal(result.err, "");
+	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_true((records[0].layers & LAUNCHER_LAYER_SUPERVISOR) != 0);
+}
+
+/* The supervisor decides on the grants it was given: chmod inside a --rw
+ * grant lands, outside it is refused (EPERM) and the mode stays. */
+static void test_supervisor_mediates_chmod_by_grant(void **state)
+{
+	struct workdir *dir = *state;
+	char inside[PATH_MAX], outside[PATH_MAX], script[3 * PATH_MAX];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", NULL, "--", "sh", "-c", script,
+			       NULL };
+	struct stat st;
+	struct run_result result;
+
+	if (!supervisor_possible)
+		skip();
+	argv[4] = dir->inside;
+	format_into(inside, sizeof(inside), "%s/f", dir->inside);
+	format_into(outside, sizeof(outside), "%s/f", dir->outside);
+	free(tl_write_file(dir->inside, "f", "x", 0644));
+	free(tl_write_file(dir->outside, "f", "x", 0644));
+	assert_true(tl_exists(inside) && tl_exists(outside));
+	/* control: the same chmod unconfined works on the outside file */
+	assert_int_equal(chmod(outside, 0600), 0);
+	assert_int_equal(chmod(outside, 0644), 0);
+	format_into(script, sizeof(script), "chmod 600 '%s'; echo $?; chmod 600 '%s'; echo $?",
+		    outside, inside);
+	run(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	assert_string_equal(result.out, "1\n0\n");
+	assert_int_equal(stat(outside, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(stat(inside, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+}
+
 /* ---- main --------------------------------------------------------------- */
 
 static const char *required_path(const char *variable)
@@ -1992,6 +2106,19 @@ static int run_usage_tests(void)
 	}
 	tests[i] = recorded;
 	return cmocka_run_group_tests_name("launcher usage errors", tests, NULL, NULL);
+}
+
+/* The launcher's own test (supervise_probe's), without installing
+ * anything: user notification exists, and no filter above refuses a
+ * listener (asking with no program: EFAULT if allowed, EPERM if refused). */
+static bool listener_possible(void)
+{
+	struct seccomp_notif_sizes sizes;
+
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0)
+		return false;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+		       NULL) != 0 && errno != EPERM;
 }
 
 /* Returns the exit status: 0, 1 (failures) or 77 (skip). */
@@ -2072,6 +2199,12 @@ static int run_enforcement_tests(void)
 						make_workdir, remove_workdir),
 		cmocka_unit_test_setup_teardown(test_ptrace_stopped_process_is_killed_with_the_tree,
 						make_workdir, remove_workdir),
+		cmocka_unit_test(test_nested_launcher_runs_without_its_supervisor),
+		cmocka_unit_test_setup_teardown(test_require_supervisor_fails_closed_without_one,
+						make_workdir, remove_workdir),
+		cmocka_unit_test(test_require_supervisor_runs_where_it_can),
+		cmocka_unit_test_setup_teardown(test_supervisor_mediates_chmod_by_grant,
+						make_workdir, remove_workdir),
 	};
 	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_VERSION_QUERY);
 
@@ -2082,6 +2215,7 @@ static int run_enforcement_tests(void)
 		return tl_skip_or_fail(why);
 	}
 	kernel_abi = (int)abi;
+	supervisor_possible = listener_possible();
 	return cmocka_run_group_tests_name("launcher enforcement", tests, NULL, NULL)
 		       == 0 ? 0 : 1;
 }

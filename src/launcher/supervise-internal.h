@@ -1,0 +1,130 @@
+/*
+ * Shared by the supervisor's files (supervise.h is the interface):
+ *   supervise-filter.c  the child's filter
+ *   supervise.c         setup, the notification loop step, the command's
+ *                       memory and descriptors
+ *   supervise-fs.c      resolving a path as the command would, the grant
+ *                       decision, the metadata calls done on its behalf
+ *   supervise-net.c     connect/sendto/sendmsg/sendmmsg done on its behalf
+ */
+#ifndef CONFINE_LAUNCHER_SUPERVISE_INTERNAL_H
+#define CONFINE_LAUNCHER_SUPERVISE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
+#include "supervise.h"
+
+/* Generous: the table compiles to about 130 instructions. */
+#define SUPERVISE_FILTER_MAX 256
+
+/* Writes the filter into insns; returns its length, 0 if cap is too small.
+ * sockets: whether connect and the sends are notified. */
+size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets);
+
+struct sv_identity {
+	dev_t dev;
+	ino_t ino;
+};
+
+/* An inode known to lie inside a writable grant. The birth time tells a
+ * reused inode number from the inode that was cached. */
+struct sv_cached_inode {
+	dev_t dev;
+	ino_t ino;
+	int64_t btime_sec;
+	uint32_t btime_nsec;
+	bool used;
+};
+
+#define SV_INODE_CACHE_SLOTS 4096
+#define SV_PIDFD_CACHE_SLOTS 64
+
+/* pidfds by thread number: a pidfd names one task for good, so a stale
+ * entry fails (ESRCH) instead of reaching another task; it is then
+ * reopened. */
+struct sv_cached_pidfd {
+	pid_t tid;
+	int pidfd;
+};
+
+struct supervise {
+	struct sv_identity *grants; /* writable grants, directories or files */
+	size_t n_grants;
+	char **sockets;             /* allowed pathname sockets, as given */
+	size_t n_sockets;
+	bool mediate_sockets;       /* false: Landlock decides (ABI 9) */
+	int listener;
+	struct seccomp_notif *req;
+	struct seccomp_notif_resp *resp;
+	size_t req_size;
+	size_t resp_size;
+	struct sv_cached_inode cache[SV_INODE_CACHE_SLOTS];
+	struct sv_cached_pidfd pidfds[SV_PIDFD_CACHE_SLOTS];
+};
+
+/* One notification being answered. */
+struct sv_call {
+	struct supervise *sv;
+	const struct seccomp_notif *req;
+	pid_t tid;   /* the notifying thread, in our PID namespace */
+	int pidfd;   /* from the cache, on first use; -1 before (not ours to close) */
+};
+
+/* The command's memory: copies `size` bytes at `addr`. Returns 0, or
+ * -EFAULT when any of it is unreadable. */
+int sv_read_memory(struct sv_call *call, uint64_t addr, void *buf, size_t size);
+/* Copies a NUL-terminated string of at most size-1 bytes. Returns its
+ * length, -EFAULT, or -ENAMETOOLONG. */
+int sv_read_string(struct sv_call *call, uint64_t addr, char *buf, size_t size);
+/* Writes into the command's memory; returns 0 or -errno. */
+int sv_write_memory(struct sv_call *call, uint64_t addr, const void *buf, size_t size);
+/* A duplicate of the command's descriptor `fd` (same open file
+ * description), close-on-exec. Returns it, or -errno. */
+int sv_command_fd(struct sv_call *call, int fd);
+/* The command's thread's working directory, O_PATH. Returns it or -errno. */
+int sv_command_cwd(struct sv_call *call);
+/* Whether the notification is still pending: after this, every lookup
+ * made by the thread's number (memory, /proc/<tid>) is known to have
+ * reached the thread that asked, not a reused number. */
+bool sv_call_valid(struct sv_call *call);
+
+/* A path resolved the way the command's syscall would, and pinned. */
+struct sv_target {
+	int fd;          /* O_PATH (or a duplicate of the command's fd) */
+	int parent;      /* O_PATH directory holding `name`, or -1 */
+	char name[256];  /* the last component in parent, when parent >= 0 */
+	struct stat st;  /* mode, dev, ino, nlink */
+	bool has_btime;
+	int64_t btime_sec;
+	uint32_t btime_nsec;
+};
+
+void sv_target_init(struct sv_target *t);
+void sv_target_close(struct sv_target *t);
+
+/* Resolves `path` (already copied) relative to the command's `dirfd`
+ * (AT_FDCWD for its cwd). follow: whether a final symlink is followed.
+ * An empty path means dirfd itself when empty_ok, else -ENOENT. */
+int sv_resolve(struct sv_call *call, int dirfd, const char *path, bool follow,
+	       bool empty_ok, struct sv_target *ret);
+/* Pins the command's descriptor `fd`. */
+int sv_pin_fd(struct sv_call *call, int fd, struct sv_target *ret);
+/* Whether the pinned inode lies inside a writable grant. */
+bool sv_inside_grants(struct supervise *sv, const struct sv_target *t);
+/* Whether the pinned inode is one of the allowed sockets. */
+bool sv_allowed_socket(const struct supervise *sv, const struct sv_target *t);
+
+/* The handlers: each returns the syscall's result (>= 0) or -errno, and
+ * never lets the kernel run the call itself. */
+int64_t sv_handle_metadata(struct sv_call *call);
+int64_t sv_handle_network(struct sv_call *call);
+bool sv_is_network_call(long nr);
+
+#endif /* CONFINE_LAUNCHER_SUPERVISE_INTERNAL_H */

@@ -1,0 +1,393 @@
+/*
+ * connect, sendto (with an address), sendmsg and sendmmsg done on the
+ * command's behalf. Whether the call is mediated at all depends on the
+ * address and on the socket, both of which the command can change between
+ * our look and the kernel's (memory, or dup2 onto the descriptor number),
+ * so every notified call is performed here, on a pidfd_getfd duplicate of
+ * the command's socket (the same open file description) with the address
+ * and data we copied once.
+ *
+ * Mediated: a pathname address on an AF_UNIX socket. The target is
+ * resolved as the command would (its cwd), pinned O_PATH, allowed when it
+ * lies inside a writable grant or is an allowed socket, and then reached
+ * through /proc/self/fd/<pinned> so a socket swapped in meanwhile is not
+ * the one connected. Anything else: EACCES.
+ * Not mediated (done on behalf as given): other families, abstract and
+ * unnamed unix addresses (Landlock's abstract scope and bwrap's network
+ * namespace govern those), sends without an address. socketpair is never
+ * notified.
+ *
+ * Limits: the peer's SO_PEERCRED shows the supervisor's pid (same uid and
+ * gid); a blocking connect or send blocks the supervisor until it
+ * completes (other notifications wait); a stream send copies at most
+ * SEND_COPY_LIMIT bytes and reports a short write, as a stream socket may.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "supervise-internal.h"
+
+#define SEND_COPY_LIMIT (256U * 1024U)
+#define CONTROL_LIMIT (64U * 1024U)
+#define IOV_LIMIT 1024U /* UIO_MAXIOV */
+
+bool sv_is_network_call(long nr)
+{
+	return nr == SYS_connect || nr == SYS_sendto || nr == SYS_sendmsg ||
+	       nr == SYS_sendmmsg;
+}
+
+static int socket_option(int sock, int option)
+{
+	int value = -1;
+	socklen_t len = sizeof(value);
+
+	if (getsockopt(sock, SOL_SOCKET, option, &value, &len) != 0)
+		return -errno;
+	return value;
+}
+
+/*
+ * Decides a copied address for `sock`. Returns 0 when it is not mediated
+ * (left as is), 1 when it was allowed and rewritten to reach the pinned
+ * socket (`pinned` then holds it until the call is made), or -errno.
+ */
+static int check_address(struct sv_call *call, int sock, struct sockaddr_storage *addr,
+			 socklen_t *len, struct sv_target *pinned)
+{
+	struct sockaddr_un *un = (struct sockaddr_un *)addr;
+	char path[sizeof(un->sun_path) + 1];
+	size_t path_len;
+	int r;
+
+	if (*len <= offsetof(struct sockaddr_un, sun_path) || addr->ss_family != AF_UNIX)
+		return 0;
+	if (socket_option(sock, SO_DOMAIN) != AF_UNIX)
+		return 0; /* the kernel refuses the address itself */
+	if (un->sun_path[0] == '\0')
+		return 0; /* abstract */
+	path_len = *len - offsetof(struct sockaddr_un, sun_path);
+	if (path_len > sizeof(un->sun_path))
+		path_len = sizeof(un->sun_path);
+	memcpy(path, un->sun_path, path_len);
+	path[path_len] = '\0';
+	r = sv_resolve(call, AT_FDCWD, path, true, false, pinned);
+	if (r < 0)
+		return r;
+	if (!sv_call_valid(call))
+		return -ENOENT;
+	if (!sv_inside_grants(call->sv, pinned) && !sv_allowed_socket(call->sv, pinned))
+		return -EACCES;
+	memset(un->sun_path, 0, sizeof(un->sun_path));
+	snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", pinned->fd);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(un->sun_path) + 1);
+	return 1;
+}
+
+static int64_t do_connect(struct sv_call *call)
+{
+	const __u64 *args = call->req->data.args;
+	struct sockaddr_storage addr;
+	socklen_t len = (socklen_t)(unsigned int)args[2];
+	struct sv_target pinned;
+	int64_t result;
+	int sock;
+	int r;
+
+	if ((int)len < 0 || len > sizeof(addr))
+		return -EINVAL;
+	memset(&addr, 0, sizeof(addr));
+	r = sv_read_memory(call, args[1], &addr, len);
+	if (r < 0)
+		return r;
+	sock = sv_command_fd(call, (int)args[0]);
+	if (sock < 0)
+		return sock;
+	sv_target_init(&pinned);
+	r = check_address(call, sock, &addr, &len, &pinned);
+	if (r < 0)
+		result = r;
+	else if (!sv_call_valid(call))
+		result = -ENOENT;
+	else
+		result = connect(sock, (struct sockaddr *)&addr, len) == 0 ? 0 : -errno;
+	sv_target_close(&pinned);
+	close(sock);
+	return result;
+}
+
+/* A message copied out of the command, ready for our sendmsg. */
+struct message {
+	struct msghdr hdr;
+	struct sockaddr_storage name;
+	struct iovec iov;
+	char *data;
+	char *control;
+	int dups[64];
+	size_t n_dups;
+};
+
+static void message_free(struct message *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_dups; i++)
+		close(m->dups[i]);
+	free(m->data);
+	free(m->control);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Descriptors passed with SCM_RIGHTS are the command's numbers: replace
+ * each with our duplicate. Credentials name the sender: ours now. */
+static int translate_control(struct sv_call *call, struct message *m)
+{
+	struct cmsghdr *c;
+
+	for (c = CMSG_FIRSTHDR(&m->hdr); c != NULL; c = CMSG_NXTHDR(&m->hdr, c)) {
+		if (c->cmsg_level != SOL_SOCKET)
+			continue;
+		if (c->cmsg_type == SCM_RIGHTS) {
+			size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int *fds = (int *)CMSG_DATA(c);
+			size_t i;
+
+			for (i = 0; i < n; i++) {
+				int dup_fd;
+
+				if (m->n_dups >= sizeof(m->dups) / sizeof(m->dups[0]))
+					return -ETOOMANYREFS;
+				dup_fd = sv_command_fd(call, fds[i]);
+				if (dup_fd < 0)
+					return -EBADF;
+				m->dups[m->n_dups++] = dup_fd;
+				fds[i] = dup_fd;
+			}
+		} else if (c->cmsg_type == SCM_CREDENTIALS &&
+			   c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred cred;
+
+			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+			cred.pid = getpid();
+			memcpy(CMSG_DATA(c), &cred, sizeof(cred));
+		}
+	}
+	return 0;
+}
+
+static int read_message(struct sv_call *call, int sock, uint64_t at, struct message *m)
+{
+	struct msghdr remote;
+	struct iovec *iovs;
+	size_t total = 0, want, done = 0;
+	bool stream;
+	size_t i;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	r = sv_read_memory(call, at, &remote, sizeof(remote));
+	if (r < 0)
+		return r;
+	if (remote.msg_name != NULL && remote.msg_namelen > 0) {
+		if (remote.msg_namelen > sizeof(m->name))
+			return -EINVAL;
+		r = sv_read_memory(call, (uintptr_t)remote.msg_name, &m->name,
+				   remote.msg_namelen);
+		if (r < 0)
+			return r;
+		m->hdr.msg_name = &m->name;
+		m->hdr.msg_namelen = remote.msg_namelen;
+	}
+	if (remote.msg_iovlen > IOV_LIMIT)
+		return -EMSGSIZE;
+	iovs = calloc(remote.msg_iovlen + 1, sizeof(*iovs));
+	if (iovs == NULL)
+		return -ENOMEM;
+	r = sv_read_memory(call, (uintptr_t)remote.msg_iov, iovs,
+			   remote.msg_iovlen * sizeof(*iovs));
+	for (i = 0; r == 0 && i < remote.msg_iovlen; i++) {
+		if (iovs[i].iov_len > SSIZE_MAX - total)
+			r = -EINVAL;
+		else
+			total += iovs[i].iov_len;
+	}
+	stream = socket_option(sock, SO_TYPE) == SOCK_STREAM;
+	if (r == 0 && total > SEND_COPY_LIMIT && !stream)
+		r = -EMSGSIZE;
+	want = total > SEND_COPY_LIMIT ? SEND_COPY_LIMIT : total;
+	if (r == 0 && (m->data = malloc(want + 1)) == NULL)
+		r = -ENOMEM;
+	for (i = 0; r == 0 && i < remote.msg_iovlen && done < want; i++) {
+		size_t n = iovs[i].iov_len < want - done ? iovs[i].iov_len : want - done;
+
+		r = sv_read_memory(call, (uintptr_t)iovs[i].iov_base, m->data + done, n);
+		done += n;
+	}
+	free(iovs);
+	if (r < 0)
+		return r;
+	m->iov.iov_base = m->data;
+	m->iov.iov_len = want;
+	m->hdr.msg_iov = &m->iov;
+	m->hdr.msg_iovlen = 1;
+	if (remote.msg_control != NULL && remote.msg_controllen > 0) {
+		if (remote.msg_controllen > CONTROL_LIMIT)
+			return -ENOBUFS;
+		m->control = malloc(remote.msg_controllen);
+		if (m->control == NULL)
+			return -ENOMEM;
+		r = sv_read_memory(call, (uintptr_t)remote.msg_control, m->control,
+				   remote.msg_controllen);
+		if (r < 0)
+			return r;
+		m->hdr.msg_control = m->control;
+		m->hdr.msg_controllen = remote.msg_controllen;
+		r = translate_control(call, m);
+	}
+	return r;
+}
+
+/* Sends one copied message; raises SIGPIPE on the command's thread where
+ * the kernel would have raised it on the command. */
+static int64_t send_message(struct sv_call *call, int sock, struct message *m, int flags)
+{
+	struct sv_target pinned;
+	socklen_t len = m->hdr.msg_namelen;
+	int64_t result;
+	int r = 0;
+
+	sv_target_init(&pinned);
+	if (m->hdr.msg_name != NULL) {
+		r = check_address(call, sock, &m->name, &len, &pinned);
+		m->hdr.msg_namelen = len;
+	}
+	if (r < 0)
+		result = r;
+	else if (!sv_call_valid(call))
+		result = -ENOENT;
+	else {
+		ssize_t n = sendmsg(sock, &m->hdr, flags | MSG_NOSIGNAL);
+
+		result = n >= 0 ? n : -errno;
+	}
+	sv_target_close(&pinned);
+	if (result == -EPIPE && !(flags & MSG_NOSIGNAL) && call->pidfd >= 0)
+		(void)syscall(SYS_pidfd_send_signal, call->pidfd, SIGPIPE, NULL, 0);
+	return result;
+}
+
+static int64_t do_sendto(struct sv_call *call)
+{
+	const __u64 *args = call->req->data.args;
+	socklen_t len = (socklen_t)(unsigned int)args[5];
+	size_t size = (size_t)args[2];
+	struct message m;
+	int64_t result;
+	int sock;
+	int r;
+
+	memset(&m, 0, sizeof(m));
+	if ((int)len < 0 || len > sizeof(m.name))
+		return -EINVAL;
+	sock = sv_command_fd(call, (int)args[0]);
+	if (sock < 0)
+		return sock;
+	if (size > SEND_COPY_LIMIT)
+		size = socket_option(sock, SO_TYPE) == SOCK_STREAM ? SEND_COPY_LIMIT : 0;
+	r = size == 0 && args[2] != 0 ? -EMSGSIZE : 0;
+	if (r == 0 && (m.data = malloc(size + 1)) == NULL)
+		r = -ENOMEM;
+	if (r == 0)
+		r = sv_read_memory(call, args[1], m.data, size);
+	if (r == 0)
+		r = sv_read_memory(call, args[4], &m.name, len);
+	if (r == 0) {
+		m.iov.iov_base = m.data;
+		m.iov.iov_len = size;
+		m.hdr.msg_iov = &m.iov;
+		m.hdr.msg_iovlen = 1;
+		m.hdr.msg_name = &m.name;
+		m.hdr.msg_namelen = len;
+		result = send_message(call, sock, &m, (int)args[3]);
+	} else {
+		result = r;
+	}
+	message_free(&m);
+	close(sock);
+	return result;
+}
+
+static int64_t do_sendmsg(struct sv_call *call)
+{
+	const __u64 *args = call->req->data.args;
+	struct message m;
+	int64_t result;
+	int sock = sv_command_fd(call, (int)args[0]);
+	int r;
+
+	if (sock < 0)
+		return sock;
+	r = read_message(call, sock, args[1], &m);
+	result = r < 0 ? r : send_message(call, sock, &m, (int)args[2]);
+	message_free(&m);
+	close(sock);
+	return result;
+}
+
+static int64_t do_sendmmsg(struct sv_call *call)
+{
+	const __u64 *args = call->req->data.args;
+	unsigned int vlen = (unsigned int)args[2];
+	unsigned int sent = 0;
+	int64_t result = 0;
+	int sock = sv_command_fd(call, (int)args[0]);
+
+	if (sock < 0)
+		return sock;
+	if (vlen > IOV_LIMIT)
+		vlen = IOV_LIMIT;
+	for (; sent < vlen; sent++) {
+		uint64_t at = args[1] + (uint64_t)sent * sizeof(struct mmsghdr);
+		struct message m;
+		unsigned int count;
+		int r = read_message(call, sock, at, &m);
+
+		result = r < 0 ? r : send_message(call, sock, &m, (int)args[3]);
+		message_free(&m);
+		if (result < 0)
+			break;
+		count = (unsigned int)result;
+		(void)sv_write_memory(call, at + offsetof(struct mmsghdr, msg_len), &count,
+				      sizeof(count));
+	}
+	close(sock);
+	return sent > 0 ? (int64_t)sent : result;
+}
+
+int64_t sv_handle_network(struct sv_call *call)
+{
+	switch (call->req->data.nr) {
+	case SYS_connect:
+		return do_connect(call);
+	case SYS_sendto:
+		return do_sendto(call);
+	case SYS_sendmsg:
+		return do_sendmsg(call);
+	case SYS_sendmmsg:
+		return do_sendmmsg(call);
+	default:
+		return -ENOSYS;
+	}
+}
