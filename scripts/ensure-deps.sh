@@ -6,8 +6,11 @@ set -eu
 want="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev bubblewrap"
 if [ "${1:-build}" = check ]; then
 	# The test suites also use these: bash/make/git/cc for must-work cases,
-	# python3 for the "spawn wrap's argv as-is" test, clang for the fuzzers.
+	# python3 for the "spawn wrap's argv as-is" test, clang for the fuzzers,
+	# python3's pip/setuptools/wheel, mypy and nodejs for the language packages'
+	# suites (bindings/python, bindings/node).
 	want="$want bash make git python3 clang libclang-rt-14-dev valgrind groff-base procps"
+	want="$want python3-pip python3-setuptools python3-wheel mypy nodejs"
 fi
 missing=""
 for p in $want; do

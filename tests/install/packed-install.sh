@@ -352,6 +352,31 @@ check_prefix() {
 		skip "this kernel cannot enforce Landlock" ;;
 	*) fail "confine run exited $status: $(cat "$work_root/cli.err")" ;;
 	esac
+
+	# The Python package Meson installed finds the installed library (the
+	# directory recorded at install time) and confines, with no setting.
+	if command -v python3 >/dev/null 2>&1; then
+		build_config=$(find "$prefix" -path '*/confine/_build_config.py' | head -n 1)
+		[ -n "$build_config" ] || fail "meson install put no Python package under $prefix"
+		site=$(dirname "$(dirname "$build_config")")
+		[ -f "$site/confine/py.typed" ] || fail "the installed Python package has no py.typed"
+		work=$(mktemp -d "$work_root/work.XXXXXX")
+		env -u LD_LIBRARY_PATH -u CONFINE_LIBRARY PYTHONPATH="$site" \
+			python3 - "$prefix" "$work" "$launcher" <<'PY' || fail "the installed Python package"
+import os, sys
+import confine
+prefix, work, launcher = sys.argv[1:4]
+path = confine._ffi.library_path()
+assert path.startswith(prefix + "/"), "loaded %s, not the installed library" % path
+assert confine.__version__ == confine.version()
+r = confine.run(["sh", "-c", "echo hi > denied.txt"], workspace=work,
+                provider=confine.Provider(runner="landlock"))
+assert r.denied and not os.path.exists(os.path.join(work, "denied.txt")), r
+assert confine.wrap(["true"], workspace=work,
+                    provider=confine.Provider(runner="landlock")).argv[0] == launcher
+print("installed Python package: ok (%s)" % path)
+PY
+	fi
 	echo "installed prefix: ok"
 }
 

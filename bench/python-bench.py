@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What the Python package costs: confine.run(["/bin/true"]) against
+subprocess.run(["/bin/true"]) and against subprocess.run(["confine", "run",
+...]), interleaved in one run. Not part of make check (figures come from
+here, never from timed assertions); see doc/BENCHMARKS.md.
+
+    python3 bench/python-bench.py [--rounds N] [--build DIR]
+
+Each round runs every variant once, the starting variant rotating; wall
+time per run (time.perf_counter). Ratios are medians of per-round ratios
+against bare subprocess.run. Uses the build tree's library and CLI
+(``--build``, default ./build) unless CONFINE_LIBRARY / CONFINE_BIN are set.
+"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python"))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--warmup", type=int, default=20)
+    parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
+    args = parser.parse_args()
+    build = os.path.abspath(args.build)
+    os.environ.setdefault("CONFINE_LIBRARY", os.path.join(build, "src", "lib", "libconfine.so.1"))
+    cli = os.environ.get("CONFINE_BIN") or os.path.join(build, "src", "cli", "confine")
+    import confine
+
+    base = os.path.join(os.path.expanduser("~"), ".cache", "confine-bench")
+    os.makedirs(base, exist_ok=True)
+    ws = tempfile.mkdtemp(prefix="python-bench.", dir=base)
+    true = ["/bin/true"]
+    providers = {r: confine.Provider(runner=r) for r in ("bwrap", "landlock")}
+
+    def check(r):
+        assert r.exit_code == 0, r
+
+    variants = {
+        "subprocess.run(/bin/true)": lambda: subprocess.run(true, check=True),
+        "confine.run danger-full-access": lambda: check(confine.run(
+            true, mode="danger-full-access", workspace=ws)),
+    }
+    for rung, provider in providers.items():
+        variants["confine.run %s read-only" % rung] = (
+            lambda p=provider: check(confine.run(true, workspace=ws, provider=p)))
+        variants["confine.run %s workspace-write" % rung] = (
+            lambda p=provider: check(confine.run(true, mode="workspace-write", workspace=ws,
+                                                 provider=p)))
+        variants["subprocess.run(confine run --runner %s)" % rung] = (
+            lambda r=rung: subprocess.run([cli, "run", "--runner", r, "-w", ws, "--"] + true,
+                                          check=True))
+    variants["confine.run ladder read-only"] = lambda: check(confine.run(true, workspace=ws))
+    variants["subprocess.run(confine run) ladder"] = (
+        lambda: subprocess.run([cli, "run", "-w", ws, "--"] + true, check=True))
+
+    names = list(variants)
+    times = {n: [] for n in names}
+    for i in range(args.warmup + args.rounds):
+        start = i % len(names)
+        for n in names[start:] + names[:start]:
+            t0 = time.perf_counter()
+            variants[n]()
+            dt = time.perf_counter() - t0
+            if i >= args.warmup:
+                times[n].append(dt)
+
+    bare = names[0]
+    print("libconfine %s (%s), %d rounds, median / p10 / p90 wall ms, "
+          "ratio = median of per-round ratios to %s" % (
+              confine.version(), confine._ffi.library_path(), args.rounds, bare))
+    print("%-46s %8s %8s %8s %8s" % ("variant", "median", "p10", "p90", "ratio"))
+    for n in names:
+        ts = sorted(times[n])
+        q = statistics.quantiles(ts, n=10)
+        ratio = statistics.median(a / b for a, b in zip(times[n], times[bare]))
+        print("%-46s %8.3f %8.3f %8.3f %8.2f" % (n, statistics.median(ts) * 1e3, q[0] * 1e3,
+                                                q[-1] * 1e3, ratio))
+    for rung in providers:
+        lib = "confine.run %s read-only" % rung
+        cmd = "subprocess.run(confine run --runner %s)" % rung
+        r = statistics.median(a / b for a, b in zip(times[lib], times[cmd]))
+        print("in-process / CLI process, %s: %.2f" % (rung, r))
+    os.rmdir(ws)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

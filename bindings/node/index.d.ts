@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+// Types of the confine Node package (index.js, CommonJS).
+
+export type Mode = 'read-only' | 'workspace-write' | 'danger-full-access';
+export type Runner = 'bwrap' | 'landlock' | 'seatbelt' | 'runnerCommand';
+export type Enforcement = 'full' | 'partial';
+
+/** Policy options beyond mode and workspace (the contract's config keys,
+ * doc/SPEC.md 15). Each is forwarded as its CLI flag (--writable, --protect,
+ * --no-default-protections, --deny-read, --network, --allow-unix-socket,
+ * --env-*, --require-full) when the `confine` in use lists it in its --help;
+ * otherwise the call rejects with InvalidPolicyError naming it. */
+export interface PolicyOptions {
+  writableRoots?: string[];
+  protectedPaths?: string[];
+  defaultProtections?: boolean;
+  denyRead?: string[];
+  network?: 'on' | 'off';
+  allowUnixSockets?: string[];
+  env?: {
+    inherit?: boolean | 'all' | 'none';
+    include?: string[];
+    exclude?: string[];
+    set?: Record<string, string>;
+    defaultExcludes?: boolean;
+  };
+  requireFull?: boolean;
+}
+
+export interface CallOptions extends PolicyOptions {
+  /** Default: the config's mode, else read-only. */
+  mode?: Mode;
+  /** The workspace root; default the current directory. */
+  workspace?: string;
+  /** Where the command starts; default the workspace root. */
+  cwd?: string;
+  /** Pin the runner (used unprobed; fails closed if it cannot run). */
+  runner?: 'bwrap' | 'landlock' | 'seatbelt';
+  /** A confine JSON configuration file (else $CONFINE_CONFIG). */
+  config?: string;
+  /** The environment `confine` (and so the command) gets; default process.env. */
+  environ?: NodeJS.ProcessEnv;
+  /** The confine command to use; default findConfine(). */
+  bin?: string;
+  /** Aborting sends SIGTERM to confine, which ends the command's tree. */
+  signal?: AbortSignal;
+}
+
+export interface RunOptions extends CallOptions {
+  /** Milliseconds; default 120000, at most 600000. SIGTERM to confine (which
+   * ends the command's tree), SIGKILL 3000 ms later. */
+  timeout?: number;
+  /** Piped to the command as is, any size; default /dev/null. */
+  stdin?: string | Buffer | NodeJS.ReadableStream;
+  /** Bytes kept of each of stdout and stderr; default 64 MiB. */
+  maxOutput?: number;
+}
+
+export interface BashOptions extends CallOptions {
+  /** Milliseconds; default 120000, at most 600000. */
+  timeout?: number;
+}
+
+export interface Truncated {
+  stdout: boolean;
+  stderr: boolean;
+}
+
+export interface Result {
+  /** null when a signal ended the command. */
+  exitCode: number | null;
+  /** The signal's name ("SIGTERM"), or null. */
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  truncated: Truncated;
+  /** The runner's denial dialect was seen in stderr with a non-zero exit. */
+  denied: boolean;
+  timedOut: boolean;
+  /** null for danger-full-access. */
+  runner: Runner | null;
+  enforcement: Enforcement | null;
+  /** What of the policy the runner did not enforce (config key names). */
+  unenforced: string[];
+  /** Git hooks and settings a workspace-write run left behind (git would
+   * run them unconfined). */
+  gitHazards: GitHazard[];
+  mode: Mode;
+}
+
+export interface GitHazard {
+  path: string;
+  /** "hook", the setting's key ("core.hooksPath", ...), or "incomplete". */
+  kind: string;
+}
+
+export interface RunResult extends Result {
+  /** stdout exactly as the command wrote it (`stdout` is its UTF-8 text). */
+  stdoutBuffer: Buffer;
+  stderrBuffer: Buffer;
+}
+
+/** The canonical policy, as `confine wrap` echoes it. */
+export interface Policy {
+  mode: Mode;
+  workspaceRoot: string;
+  writableRoots: string[];
+  protectedPaths: string[];
+  defaultProtections: boolean;
+  denyRead: string[];
+  network: 'on' | 'off';
+  allowUnixSockets: string[];
+  env: { inherit: 'all' | 'none'; include: string[]; exclude: string[]; set: Record<string, string>; defaultExcludes: boolean };
+  requireFull: boolean;
+}
+
+export interface BashResult extends Result {
+  /** What an agent's model is shown: stdout, [stderr], markers. */
+  rendering: string;
+  timeoutMs: number;
+}
+
+export interface Rule {
+  allowedExitCodes: number[];
+  fatalSignatures: string[];
+  informationalLines: string[];
+}
+
+export interface Wrap {
+  /** Spawn this instead of the caller's argv (detached: true). */
+  argv: string[];
+  /** Exactly the environment to spawn it with (the policy's env filter). */
+  env: NodeJS.ProcessEnv;
+  runner: Runner | null;
+  enforcement: Enforcement | null;
+  /** The runner's denial signatures. */
+  dialect: string[];
+  /** The runner's runner-failure rules. */
+  rules: Rule[];
+  mode: Mode;
+  workspaceRoot: string;
+  cwd: string;
+  unenforced: string[];
+  policy: Policy;
+  /** Whether a finished run was a denial (status null for a signal death). */
+  denied(status: number | null, stderr: string): boolean;
+  /** The runner's failure line when the runner failed before the command ran. */
+  runnerFailure(status: number | null, stderr: string): string | null;
+}
+
+export interface Verdict {
+  usable: boolean;
+  runner: Runner | null;
+  enforcement: Enforcement | null;
+  unenforced: string[];
+  landlockAbi: number | null;
+  runnerPath: string | null;
+  /** Why no rung is usable, or null. */
+  reason: string | null;
+  runnerFailure: string | null;
+}
+
+export function run(argv: string[], options?: RunOptions): Promise<RunResult>;
+export function bash(command: string, options?: BashOptions): Promise<BashResult>;
+export function wrap(argv: string[], options?: CallOptions): Promise<Wrap>;
+export function probe(options?: Pick<CallOptions, 'runner' | 'config' | 'environ' | 'bin'>): Promise<Verdict>;
+export function version(options?: Pick<CallOptions, 'environ' | 'bin'>): Promise<string>;
+export function findConfine(env?: NodeJS.ProcessEnv): string;
+export function render(result: Result, timeoutMs: number): string;
+
+export class ConfineError extends Error {
+  /** USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE,
+   * SPAWN_FAILED, SYSTEM_ERROR (doc/SPEC.md 16), or CONFINE_NOT_FOUND. */
+  code: string;
+  exitStatus: number | null;
+}
+export class SandboxUnavailableError extends ConfineError {
+  code: 'SANDBOX_UNAVAILABLE';
+  /** The runner's failure line, or null. */
+  runnerFailure: string | null;
+}
+export class InvalidPolicyError extends ConfineError {
+  code: 'INVALID_POLICY';
+  option: string | null;
+}
+export class InvalidConfigError extends ConfineError {
+  code: 'INVALID_CONFIG';
+}
+export class UsageError extends ConfineError {
+  code: 'USAGE';
+}
+/** The program was not found (exitStatus 127) or is not executable (126). */
+export class SpawnFailedError extends ConfineError {
+  code: 'SPAWN_FAILED';
+}
+
+export const POLICY_OPTIONS: Record<keyof PolicyOptions, { flags: string[] }>;
+export const MODES: Mode[];

@@ -1,0 +1,372 @@
+// SPDX-License-Identifier: MIT
+// World-effect tests of the Node package against the freshly built confine,
+// on one Linux rung (pinned). Environment (set by Meson):
+//   CONFINE_BIN           the built confine command
+//   CONFINE_TEST_RUNNER   bwrap or landlock
+//   CONFINE_TEST_LAUNCHER the built landlock-run
+//   CONFINE_TEST_VERSION  meson.build's project version
+//   CONFINE_MUST_WORK=1   a rung that cannot run fails instead of skipping
+// Workspaces live under $HOME/.cache/confine-tests, as in the other suites.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const net = require('node:net');
+const { Readable } = require('node:stream');
+const confine = require('..');
+
+const RUNNER = process.env.CONFINE_TEST_RUNNER || undefined;
+const LAUNCHER = process.env.CONFINE_TEST_LAUNCHER;
+const MISSING_LAUNCHER = '/nonexistent/confine-tests/landlock-run';
+const CONTRACT = (mode) => `sandbox mode "${mode}" is requested but no sandbox backend is usable on this host; ` +
+  'refusing to run the command unconfined. Install bubblewrap or run a ' +
+  'Landlock-enforcing kernel (Linux), ensure sandbox-exec is usable (macOS) ' +
+  '\u2014 Windows has no confinement backend yet \u2014 or switch the consumer to ' +
+  'danger-full-access.';
+
+const root = path.join(process.env.HOME || os.tmpdir(), '.cache', 'confine-tests');
+fs.mkdirSync(root, { recursive: true });
+const base = fs.mkdtempSync(path.join(root, 'node.'));
+const configPath = path.join(base, 'config.json');
+fs.writeFileSync(configPath, JSON.stringify(LAUNCHER ? { landlockLauncher: LAUNCHER } : {}));
+const brokenConfig = path.join(base, 'broken.json');
+fs.writeFileSync(brokenConfig, JSON.stringify({ landlockLauncher: MISSING_LAUNCHER }));
+test.after(() => fs.rmSync(base, { recursive: true, force: true }));
+
+let n = 0;
+function workspace() {
+  const dir = path.join(base, `t${n++}`);
+  fs.mkdirSync(path.join(dir, 'ws'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'outside'));
+  return { ws: path.join(dir, 'ws'), outside: path.join(dir, 'outside') };
+}
+const opts = (ws, extra = {}) => ({ workspace: ws, runner: RUNNER, config: configPath, ...extra });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+test('a denied write renders the exact marker and leaves no file', async () => {
+  const { ws } = workspace();
+  const r = await confine.bash('echo x > f', opts(ws, { mode: 'read-only' }));
+  assert.strictEqual(r.denied, true);
+  assert.strictEqual(r.exitCode, 1);
+  if (RUNNER) assert.strictEqual(r.runner, RUNNER);
+  const lines = r.rendering.split('\n');
+  assert.strictEqual(lines[0], '[stderr]');
+  assert.deepStrictEqual(lines.slice(-2), ['[sandbox: file access denied under read-only mode]', '[exit code: 1]']);
+  assert.ok(!fs.existsSync(path.join(ws, 'f')));
+
+  const rr = await confine.run(['sh', '-c', 'echo x > f'], opts(ws, { mode: 'read-only' }));
+  assert.strictEqual(rr.denied, true);
+  assert.ok(!fs.existsSync(path.join(ws, 'f')));
+});
+
+test('workspace-write: a write outside is denied, inside lands with its content', async () => {
+  const { ws, outside } = workspace();
+  const target = path.join(outside, 'o');
+  const r = await confine.bash(`echo x > '${target}'`, opts(ws, { mode: 'workspace-write' }));
+  assert.strictEqual(r.denied, true);
+  assert.ok(r.rendering.split('\n').includes('[sandbox: file access denied under workspace-write mode]'));
+  assert.ok(!fs.existsSync(target));
+
+  const ok = await confine.run(['sh', '-c', "printf 'run content' > f"], opts(ws, { mode: 'workspace-write' }));
+  assert.deepStrictEqual([ok.exitCode, ok.denied, ok.signal], [0, false, null]);
+  assert.strictEqual(fs.readFileSync(path.join(ws, 'f'), 'utf8'), 'run content');
+  const b = await confine.bash("printf 'bash content' > g && echo done", opts(ws, { mode: 'workspace-write' }));
+  assert.strictEqual(b.rendering, 'done\n');
+  assert.strictEqual(fs.readFileSync(path.join(ws, 'g'), 'utf8'), 'bash content');
+});
+
+test('run: argv as given, cwd, and stdin/stdout byte for byte', async () => {
+  const { ws } = workspace();
+  fs.mkdirSync(path.join(ws, 'sub dir'));
+  const r = await confine.run(['sh', '-c', 'pwd; cat; printf "%s|" "$@"', 'sh', "it's", '$HOME', 'a b'],
+    opts(ws, { cwd: path.join(ws, 'sub dir'), stdin: 'in\n' }));
+  assert.strictEqual(r.stdout, `${ws}/sub dir\nin\nit's|$HOME|a b|`);
+  // NUL bytes, bytes that are not UTF-8, and more than any command line holds
+  const big = Buffer.alloc(1024 * 1024 + 7);
+  for (let i = 0; i < big.length; i++) big[i] = (i * 7919) & 0xff;
+  const echoed = await confine.run(['cat'], opts(ws, { stdin: big }));
+  assert.strictEqual(echoed.exitCode, 0);
+  assert.ok(echoed.stdoutBuffer.equals(big), 'stdout is not the bytes fed to stdin');
+  assert.deepStrictEqual(echoed.truncated, { stdout: false, stderr: false });
+  const streamed = await confine.run(['wc', '-c'], opts(ws, { stdin: Readable.from([big, big]) }));
+  assert.strictEqual(streamed.stdout.trim(), String(2 * big.length));
+  // stderr is the command's, without confine's outcome line
+  const e = await confine.run(['sh', '-c', 'echo out; echo err >&2; exit 3'], opts(ws));
+  assert.deepStrictEqual([e.exitCode, e.stdout, e.stderr], [3, 'out\n', 'err\n']);
+  const cut = await confine.run(['head', '-c', '5000', '/dev/zero'], opts(ws, { maxOutput: 1000 }));
+  assert.strictEqual(cut.stdoutBuffer.length, 1000);
+  assert.deepStrictEqual(cut.truncated, { stdout: true, stderr: false });
+  // a missing program: SPAWN_FAILED, 127, nothing ran
+  await assert.rejects(confine.run(['confine-no-such-program'], opts(ws)), (err) => {
+    assert.ok(err instanceof confine.SpawnFailedError);
+    assert.deepStrictEqual([err.code, err.exitStatus], ['SPAWN_FAILED', 127]);
+    assert.strictEqual(err.message, 'confine-no-such-program: command not found');
+    return true;
+  });
+  await assert.rejects(confine.run([], opts(ws)), (err) => err instanceof confine.UsageError && err.code === 'USAGE');
+  await assert.rejects(confine.run(['true'], opts(ws, { timeout: 0 })), confine.UsageError);
+});
+
+test('SANDBOX_UNAVAILABLE rejects with the typed error and the exact text', async () => {
+  const { ws } = workspace();
+  for (const mode of ['read-only', 'workspace-write']) {
+    const o = { workspace: ws, runner: 'landlock', config: brokenConfig, mode };
+    for (const call of [() => confine.run(['sh', '-c', 'touch ran'], o),
+      () => confine.bash('touch ran', o)]) {
+      await assert.rejects(call, (e) => {
+        assert.ok(e instanceof confine.SandboxUnavailableError);
+        assert.ok(e instanceof confine.ConfineError);
+        assert.strictEqual(e.code, 'SANDBOX_UNAVAILABLE');
+        assert.strictEqual(e.runnerFailure, `cannot execute ${MISSING_LAUNCHER}: No such file or directory`);
+        assert.strictEqual(e.message, `${CONTRACT(mode)} Runner failure: ${e.runnerFailure}`);
+        return true;
+      });
+    }
+  }
+  assert.ok(!fs.existsSync(path.join(ws, 'ran')), 'a command ran unconfined');
+});
+
+test('16 concurrent runs each get their own result', async () => {
+  const { ws } = workspace();
+  const results = await Promise.all(Array.from({ length: 16 }, (_, i) =>
+    confine.run(['sh', '-c', 'echo "$0"; printf "%s" "$0" > "out-$0"', String(i)], opts(ws, { mode: 'workspace-write' }))));
+  results.forEach((r, i) => {
+    assert.deepStrictEqual([r.exitCode, r.stdout], [0, `${i}\n`]);
+    assert.strictEqual(fs.readFileSync(path.join(ws, `out-${i}`), 'utf8'), String(i));
+  });
+});
+
+test('a timeout kills the tree', async () => {
+  const { ws } = workspace();
+  const started = Date.now();
+  const r = await confine.run(['sh', '-c', '(sleep 2; echo late > late) & sleep 60'], opts(ws, { mode: 'workspace-write', timeout: 500 }));
+  assert.strictEqual(r.timedOut, true);
+  assert.ok(Date.now() - started < 10000);
+  const b = await confine.bash('sleep 60', opts(ws, { timeout: 300 }));
+  assert.ok(b.rendering.split('\n').includes('[timed out after 300ms]'));
+  await sleep(2500);
+  assert.ok(!fs.existsSync(path.join(ws, 'late')), 'a descendant outlived the timeout');
+});
+
+test('an aborted call ends the command', async () => {
+  const { ws } = workspace();
+  const controller = new AbortController();
+  const pending = confine.run(['sh', '-c', '(sleep 2; echo late > late) & sleep 60'],
+    opts(ws, { mode: 'workspace-write', signal: controller.signal }));
+  await sleep(500);
+  controller.abort();
+  await assert.rejects(pending, (e) => e.name === 'AbortError');
+  await sleep(2500);
+  assert.ok(!fs.existsSync(path.join(ws, 'late')));
+});
+
+test('wrap output spawned as-is has the same effect', async () => {
+  const { ws, outside } = workspace();
+  const w = await confine.wrap(['sh', '-c', `echo in > inside; echo out > '${path.join(outside, 'o')}'`], opts(ws, { mode: 'workspace-write' }));
+  if (RUNNER) assert.strictEqual(w.runner, RUNNER);
+  assert.strictEqual(w.cwd, ws);
+  const done = spawnSync(w.argv[0], w.argv.slice(1), { cwd: w.cwd, env: w.env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  assert.strictEqual(fs.readFileSync(path.join(ws, 'inside'), 'utf8'), 'in\n');
+  assert.ok(!fs.existsSync(path.join(outside, 'o')));
+  assert.strictEqual(w.denied(done.status, done.stderr), true);
+  assert.strictEqual(w.runnerFailure(done.status, done.stderr), null);
+  const rule = w.rules[0];
+  const code = rule.allowedExitCodes.length ? rule.allowedExitCodes[0] : 1;
+  assert.strictEqual(w.runnerFailure(code, `${rule.fatalSignatures[0]}boom\n`), `${rule.fatalSignatures[0]}boom`);
+
+  const full = await confine.wrap(['echo', 'hi'], opts(ws, { mode: 'danger-full-access' }));
+  assert.deepStrictEqual([full.argv, full.runner], [['echo', 'hi'], null]);
+});
+
+test('wrap errors are typed', async () => {
+  const { ws } = workspace();
+  await assert.rejects(confine.wrap(['true'], opts(path.join(ws, 'missing'))), confine.InvalidPolicyError);
+  await assert.rejects(confine.wrap(['true'], { workspace: ws, config: path.join(ws, 'no-config.json') }), confine.InvalidConfigError);
+});
+
+test('every policy option is forwarded; bad values are refused by name', async () => {
+  const { ws, outside } = workspace();
+  for (const command of ['run', 'bash', 'wrap']) {
+    const help = spawnSync(confine.findConfine(), [command, '--help'], { encoding: 'utf8' }).stdout;
+    for (const [option, spec] of Object.entries(confine.POLICY_OPTIONS)) {
+      for (const flag of spec.flags) assert.ok(help.includes(flag), `${command} --help lacks ${flag} (${option})`);
+    }
+  }
+  // wrap echoes every option back, canonical
+  const w = await confine.wrap(['true'], opts(ws, {
+    mode: 'workspace-write', writableRoots: [outside], protectedPaths: ['docs'], defaultProtections: false,
+    denyRead: [path.join(outside, 'secret')], network: 'off', allowUnixSockets: ['/run/confine-tests.sock'],
+    env: { inherit: 'none', include: ['PATH'], exclude: ['X*'], set: { CI: '1' }, defaultExcludes: false },
+    requireFull: false,
+  }));
+  assert.deepStrictEqual(w.policy, {
+    mode: 'workspace-write', workspaceRoot: ws, writableRoots: [outside], protectedPaths: ['docs'],
+    defaultProtections: false, denyRead: [path.join(outside, 'secret')], network: 'off',
+    allowUnixSockets: ['/run/confine-tests.sock'],
+    env: { inherit: 'none', include: ['PATH'], exclude: ['X*'], set: { CI: '1' }, defaultExcludes: false },
+    requireFull: false,
+  });
+  assert.deepStrictEqual(w.env, { PATH: process.env.PATH, CI: '1' });
+  // bad values: the CLI's INVALID_POLICY / USAGE, or the package's own check
+  const bad = {
+    writableRoots: [path.join(ws, 'missing')], network: 'maybe', requireFull: 'yes',
+    defaultProtections: 1, denyRead: [ws], env: { bogus: 1 },
+  };
+  for (const [option, value] of Object.entries(bad)) {
+    for (const call of [() => confine.run(['true'], opts(ws, { [option]: value })),
+      () => confine.bash('true', opts(ws, { [option]: value })),
+      () => confine.wrap(['true'], opts(ws, { [option]: value }))]) {
+      await assert.rejects(call, (e) => e instanceof confine.InvalidPolicyError || e instanceof confine.UsageError, option);
+    }
+  }
+  await assert.rejects(confine.run(['true'], opts(ws, { writableRoots: [path.join(ws, 'missing')] })),
+    (e) => e instanceof confine.InvalidPolicyError && e.message.includes('writableRoots'));
+  await assert.rejects(confine.run(['true'], opts(ws, { writeableRoots: [ws] })),
+    (e) => e instanceof confine.InvalidPolicyError && e.option === 'writeableRoots');
+  await assert.rejects(confine.run(['true'], opts(ws, { mode: 'read_only' })),
+    (e) => e instanceof confine.InvalidPolicyError && e.option === 'mode');
+});
+
+test('render matches the CLI rendering', async () => {
+  const { ws } = workspace();
+  const bin = confine.findConfine();
+  const cases = ['echo out; echo err >&2; exit 3', 'printf partial', 'true', 'echo x > f', 'printf e >&2', 'kill -TERM $$'];
+  for (const command of cases) {
+    const args = ['bash', '-w', ws, '--config', configPath, ...(RUNNER ? ['--runner', RUNNER] : []), '-c', command];
+    const cli = spawnSync(bin, args, { encoding: 'utf8' }).stdout;
+    const r = await confine.bash(command, opts(ws));
+    assert.strictEqual(r.rendering.replace(/\n?$/, '\n'), cli, command);
+  }
+});
+
+test('a writable root: the write lands there, and only with it', async () => {
+  const { ws, outside } = workspace();
+  const r = await confine.run(['sh', '-c', `printf lands > '${outside}/f'`], opts(ws, { mode: 'workspace-write', writableRoots: [outside] }));
+  assert.deepStrictEqual([r.exitCode, r.denied], [0, false]);
+  assert.strictEqual(fs.readFileSync(path.join(outside, 'f'), 'utf8'), 'lands');
+  const b = await confine.bash(`printf no > '${outside}/g'`, opts(ws, { mode: 'workspace-write' }));
+  assert.strictEqual(b.denied, true);
+  assert.ok(!fs.existsSync(path.join(outside, 'g')));
+});
+
+test('denyRead: the file is unreadable', async () => {
+  const { ws } = workspace();
+  // Beside no directory that other tests create and remove (the Landlock
+  // profile grants every sibling along the way, listed when it is built).
+  const stable = path.join(path.dirname(root), 'confine-denyread', `node-${RUNNER || 'default'}`);
+  fs.mkdirSync(stable, { recursive: true });
+  const secret = path.join(stable, 'secret.txt');
+  fs.writeFileSync(secret, 's3cr3t-value\n');
+  try {
+    const open = await confine.run(['cat', secret], opts(ws));
+    assert.strictEqual(open.stdout, 's3cr3t-value\n');
+    for (const mode of ['read-only', 'workspace-write']) {
+      const r = await confine.run(['cat', secret], opts(ws, { mode, denyRead: [secret] }));
+      assert.notStrictEqual(r.exitCode, 0);
+      assert.ok(!(r.stdout + r.stderr).includes('s3cr3t'));
+      assert.ok(!r.unenforced.includes('denyRead'));
+    }
+    const b = await confine.bash(`cat '${secret}'`, opts(ws, { denyRead: [stable] }));
+    assert.ok(!b.rendering.includes('s3cr3t'));
+  } finally {
+    fs.rmSync(secret, { force: true });
+  }
+});
+
+test('env: a secret variable is absent, set and include apply', async () => {
+  const { ws } = workspace();
+  const environ = { ...process.env, CONFINE_TEST_API_KEY: 'k-1', CONFINE_TEST_PLAIN: 'p-1', CONFINE_TEST_DROP: 'd-1' };
+  const names = (text) => Object.fromEntries(text.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const r = await confine.run(['env'], opts(ws, { environ, env: { exclude: ['confine_test_drop'], set: { CONFINE_TEST_SET: 's-1' } } }));
+  const seen = names(r.stdout);
+  assert.ok(!('CONFINE_TEST_API_KEY' in seen) && !r.stdout.includes('k-1'));
+  assert.ok(!('CONFINE_TEST_DROP' in seen));
+  assert.strictEqual(seen.CONFINE_TEST_PLAIN, 'p-1');
+  assert.strictEqual(seen.CONFINE_TEST_SET, 's-1');
+  const b = await confine.bash('env', opts(ws, { environ, env: { inherit: 'none', include: ['PATH', 'CONFINE_TEST_API_KEY'] } }));
+  const only = names(b.stdout);
+  assert.strictEqual(only.CONFINE_TEST_API_KEY, 'k-1'); // include wins
+  assert.ok(!('CONFINE_TEST_PLAIN' in only));
+  const w = await confine.wrap(['env'], opts(ws, { environ }));
+  assert.ok(!('CONFINE_TEST_API_KEY' in w.env));
+  assert.strictEqual(w.env.CONFINE_TEST_PLAIN, 'p-1');
+});
+
+test('network off blocks a loopback TCP connect to a server this test runs', async () => {
+  const { ws } = workspace();
+  let accepted = 0;
+  const server = net.createServer((socket) => { accepted += 1; socket.destroy(); });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  try {
+    const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
+    const on = await confine.run(['bash', '-c', probe], opts(ws, { timeout: 20000 }));
+    assert.strictEqual(on.stdout, 'connected\n');
+    await sleep(300);
+    assert.strictEqual(accepted, 1);
+    for (const mode of ['read-only', 'workspace-write']) {
+      const off = await confine.run(['bash', '-c', probe], opts(ws, { mode, network: 'off', timeout: 20000 }));
+      assert.notStrictEqual(off.exitCode, 0);
+      assert.ok(!off.stdout.includes('connected'));
+      assert.ok(!off.unenforced.includes('network'));
+    }
+    const b = await confine.bash(probe, opts(ws, { network: 'off' }));
+    assert.notStrictEqual(b.exitCode, 0);
+    await sleep(300);
+    assert.strictEqual(accepted, 1, 'a connection got out with network off');
+  } finally {
+    server.close();
+  }
+});
+
+test('requireFull refuses where the rung is partial; without it the run says partial', async () => {
+  const { ws } = workspace();
+  const missing = path.join(ws, 'not-yet'); // a protected path absent at the start
+  const r = await confine.run(['sh', '-c', 'touch ran'], opts(ws, { mode: 'workspace-write', protectedPaths: [missing] }));
+  assert.deepStrictEqual([r.exitCode, r.enforcement], [0, 'partial']);
+  assert.ok(r.unenforced.includes('protectedPaths'));
+  fs.rmSync(path.join(ws, 'ran'));
+  const title = { bwrap: 'bubblewrap', landlock: 'Landlock' }[RUNNER];
+  for (const call of [
+    () => confine.run(['sh', '-c', 'touch ran'], opts(ws, { mode: 'workspace-write', protectedPaths: [missing], requireFull: true })),
+    () => confine.bash('touch ran', opts(ws, { mode: 'workspace-write', protectedPaths: [missing], requireFull: true })),
+    () => confine.wrap(['sh', '-c', 'touch ran'], opts(ws, { mode: 'workspace-write', protectedPaths: [missing], requireFull: true })),
+  ]) {
+    await assert.rejects(call, (e) => {
+      assert.ok(e instanceof confine.SandboxUnavailableError);
+      if (title) assert.strictEqual(e.runnerFailure, `requireFull: ${title} does not enforce protectedPaths`);
+      assert.strictEqual(e.message, `${CONTRACT('workspace-write')} Runner failure: ${e.runnerFailure}`);
+      return true;
+    });
+  }
+  assert.ok(!fs.existsSync(path.join(ws, 'ran')), 'it ran partial');
+});
+
+test('bash --json fields: gitHazards, per-stream truncation, unenforced', async () => {
+  const { ws } = workspace();
+  const r = await confine.bash("mkdir -p repo/.git/hooks && printf '#!/bin/sh\\n' > repo/.git/hooks/pre-commit",
+    opts(ws, { mode: 'workspace-write' }));
+  assert.strictEqual(r.exitCode, 0);
+  assert.deepStrictEqual(r.gitHazards, [{ path: path.join(ws, 'repo', '.git', 'hooks', 'pre-commit'), kind: 'hook' }]);
+  const run = await confine.run(['sh', '-c', 'printf x > repo/.git/hooks/post-commit'], opts(ws, { mode: 'workspace-write' }));
+  assert.deepStrictEqual(run.gitHazards, [{ path: path.join(ws, 'repo', '.git', 'hooks', 'post-commit'), kind: 'hook' }]);
+  const big = await confine.bash('head -c 70000 /dev/zero | tr "\\0" a; echo e >&2', opts(ws));
+  assert.deepStrictEqual(big.truncated, { stdout: true, stderr: false });
+  assert.ok(Array.isArray(big.unenforced));
+});
+
+test('probe and version', async () => {
+  const v = await confine.probe({ runner: RUNNER, config: configPath });
+  assert.strictEqual(v.usable, true);
+  if (RUNNER) assert.strictEqual(v.runner, RUNNER);
+  const want = process.env.CONFINE_TEST_VERSION;
+  const pkg = require('../package.json');
+  if (want) {
+    assert.strictEqual(await confine.version(), want);
+    assert.strictEqual(pkg.version, want);
+  }
+});

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: MIT
+"""The exceptions of the confine package.
+
+Every exception the package raises for a failure of confine itself is a
+:class:`Error`; its ``code`` is one of :data:`ERROR_CODES`, the names the
+CLI's JSON error object carries (doc/SPEC.md 16): ``USAGE`` (the call
+itself is wrong: an empty argv, a bad timeout; the CLI's bad command line),
+``INVALID_CONFIG``, ``INVALID_POLICY``, ``SANDBOX_UNAVAILABLE``,
+``SPAWN_FAILED``, ``SYSTEM_ERROR``; and ``INVALID_ARGUMENT``, the library's
+own name for a caller's bug the package did not catch first.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+RUNNER_FAILURE_SEPARATOR = " Runner failure: "
+
+ERROR_CODES = ("USAGE", "INVALID_CONFIG", "INVALID_POLICY", "SANDBOX_UNAVAILABLE",
+               "SPAWN_FAILED", "SYSTEM_ERROR", "INVALID_ARGUMENT")
+
+
+class Error(Exception):
+    """confine itself failed; nothing ran (or, for a runner failure, the
+    command never started)."""
+
+    code: str
+    message: str
+    stage: Optional[str]
+    errno: int
+
+    def __init__(self, message: str, *, code: str = "SYSTEM_ERROR",
+                 stage: Optional[str] = None, errno: int = 0):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.stage = stage
+        self.errno = errno
+
+
+class SandboxUnavailable(Error):
+    """No sandbox can confine the requested mode here, or the runner failed
+    before running the command.
+
+    ``message`` is exactly the contract's SANDBOX_UNAVAILABLE text (what the
+    CLI prints after ``confine: ``), and ``runner_failure`` the error's
+    detail, the text after ``Runner failure: `` (the CLI's
+    ``error.runnerFailure``: the runner's own line, each rung's joined by
+    ``"; "`` when the ladder tried several, or ``requireFull: ...``), else
+    ``None``. This is not an
+    invitation to escalate: a harness shows it (to the model, to the user)
+    and switches to ``danger-full-access`` only on a person's decision.
+    """
+
+    runner_failure: Optional[str]
+
+    def __init__(self, message: str, *, runner_failure: Optional[str] = None,
+                 stage: Optional[str] = None):
+        super().__init__(message, code="SANDBOX_UNAVAILABLE", stage=stage)
+        if runner_failure is None and RUNNER_FAILURE_SEPARATOR in message:
+            runner_failure = message.split(RUNNER_FAILURE_SEPARATOR, 1)[1]
+        self.runner_failure = runner_failure
+
+
+class InvalidPolicy(Error):
+    """The policy is invalid (unknown mode, unusable workspace root) or asks
+    for an option this libconfine does not support. ``option`` names the
+    keyword argument when one is at fault."""
+
+    option: Optional[str]
+
+    def __init__(self, message: str, *, option: Optional[str] = None,
+                 stage: Optional[str] = None):
+        super().__init__(message, code="INVALID_POLICY", stage=stage)
+        self.option = option
+
+
+class UsageError(Error, ValueError):
+    """The call itself is wrong (an empty argv, a timeout out of range): the
+    CLI's ``USAGE``. Also a :class:`ValueError`."""
+
+    def __init__(self, message: str):
+        super().__init__(message, code="USAGE")
+
+
+class InvalidConfig(Error):
+    """The provider's configuration is invalid (SPEC 4's validations)."""
+
+    def __init__(self, message: str, *, stage: Optional[str] = None):
+        super().__init__(message, code="INVALID_CONFIG", stage=stage)

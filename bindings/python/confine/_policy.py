@@ -1,0 +1,278 @@
+# SPDX-License-Identifier: MIT
+"""The policy options beyond mode and workspace, in one table.
+
+Each keyword argument of :func:`confine.run`, :func:`confine.bash` and
+:func:`confine.wrap` that is not one of their own parameters is a policy
+option, looked up here. An option is named as in the contract (the config
+key and the CLI flag, doc/SPEC.md 15) and has an ``apply`` hook that sets it
+on the C policy through libconfine's appenders (``confine_policy_add_*``,
+which copy, check and canonicalize) or its plain fields. An option whose
+``apply`` is ``None`` would be refused with :class:`confine.InvalidPolicy`
+naming it: a policy the sandbox would not enforce is never accepted
+silently. Every option of this libconfine has its hook.
+
+A value the library refuses raises :class:`confine.InvalidPolicy` with the
+library's message (naming the config key and the value) and ``option`` set
+to the keyword; once every option is set the whole policy is checked with
+``confine_policy_validate`` (a ``deny_read`` covering the workspace, a
+writable root under a ``deny_read``, ...).
+
+Paths: ``writable_roots``, ``deny_read`` and ``allow_unix_sockets`` entries
+that are relative are taken from the current directory, as the CLI's flags
+are; a relative ``protected_paths`` entry means that path under each
+writable root (the workspace root included).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Mapping, Optional
+
+from . import _ffi
+from ._errors import InvalidPolicy
+
+PolicyPtr = Any  # ctypes.POINTER(_ffi.Policy)
+
+
+def _raise(err: _ffi.ConfineError, keyword: Optional[str]) -> None:
+    raise InvalidPolicy(_ffi.text(err.message), option=keyword,
+                        stage=err.stage.decode() if err.stage else None)
+
+
+def _paths(value: Any, keyword: str, absolute: bool) -> List[bytes]:
+    """A path or a sequence of paths as bytes; relative ones made absolute
+    from the current directory when ``absolute``."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        items = [value]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise InvalidPolicy("policy option %r: expected a list of paths, not %r"
+                            % (keyword, type(value).__name__), option=keyword)
+    out = []
+    for item in items:
+        if not isinstance(item, (str, bytes, os.PathLike)):
+            raise InvalidPolicy("policy option %r: expected paths, got %r" % (keyword, item),
+                                option=keyword)
+        raw = os.fsencode(item)
+        if not raw:
+            raise InvalidPolicy("policy option %r: an empty path" % keyword, option=keyword)
+        if absolute and not os.path.isabs(raw):
+            raw = os.path.join(os.fsencode(os.getcwd()), raw)
+        out.append(raw)
+    return out
+
+
+def _strings(value: Any, keyword: str, what: str) -> List[bytes]:
+    if isinstance(value, (str, bytes)):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise InvalidPolicy("policy option %r: expected a list of %s, not %r"
+                            % (keyword, what, type(value).__name__), option=keyword)
+    out = []
+    for item in value:
+        if not isinstance(item, (str, bytes)):
+            raise InvalidPolicy("policy option %r: expected %s, got %r" % (keyword, what, item),
+                                option=keyword)
+        out.append(item.encode() if isinstance(item, str) else item)
+    return out
+
+
+def _bool(value: Any, keyword: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidPolicy("policy option %r: expected True or False, not %r"
+                            % (keyword, value), option=keyword)
+    return value
+
+
+def _appender(name: str, keyword: str, absolute: bool) -> Callable[[PolicyPtr, Any], None]:
+    def apply(policy: PolicyPtr, value: Any) -> None:
+        add = getattr(_ffi.lib(), name)
+        for path in _paths(value, keyword, absolute):
+            err = _ffi.ConfineError()
+            if add(policy, path, ctypes.byref(err)) < 0:
+                _raise(err, keyword)
+    return apply
+
+
+def _set_default_protections(policy: PolicyPtr, value: Any) -> None:
+    policy.contents.default_protections = _bool(value, "default_protections")
+
+
+def _set_network(policy: PolicyPtr, value: Any) -> None:
+    if isinstance(value, bool):  # network=False reads as "off"
+        value = "on" if value else "off"
+    if not isinstance(value, str):
+        raise InvalidPolicy('policy option \'network\': expected "on" or "off", not %r'
+                            % (value,), option="network")
+    parsed = ctypes.c_int()
+    err = _ffi.ConfineError()
+    if _ffi.lib().confine_network_parse(value.encode(), ctypes.byref(parsed),
+                                        ctypes.byref(err)) < 0:
+        _raise(err, "network")
+    policy.contents.network = parsed.value
+
+
+def _set_require_full(policy: PolicyPtr, value: Any) -> None:
+    policy.contents.require_full = _bool(value, "require_full")
+
+
+ENV_KEYS = ("inherit", "include", "exclude", "set", "default_excludes")
+
+
+def _set_env(policy: PolicyPtr, value: Any) -> None:
+    """``env={"inherit": "all"|"none", "include": [PAT], "exclude": [PAT],
+    "set": {NAME: VALUE}, "default_excludes": bool}`` (``defaultExcludes``,
+    the config's spelling, is accepted too)."""
+    keyword = "env"
+    if not isinstance(value, Mapping):
+        raise InvalidPolicy("policy option 'env': expected a mapping with keys %s, not %r"
+                            % (", ".join(ENV_KEYS), type(value).__name__), option=keyword)
+    lib = _ffi.lib()
+    err = _ffi.ConfineError()
+    env = policy.contents.env
+    for key, item in value.items():
+        name = "default_excludes" if key == "defaultExcludes" else key
+        if name not in ENV_KEYS:
+            raise InvalidPolicy("policy option 'env': unknown key %r (known: %s)"
+                                % (key, ", ".join(ENV_KEYS)), option=keyword)
+        if item is None:
+            continue
+        if name == "inherit":
+            if isinstance(item, bool):
+                item = "all" if item else "none"
+            if not isinstance(item, str):
+                raise InvalidPolicy("policy option 'env': inherit must be \"all\" or \"none\", "
+                                    "not %r" % (item,), option=keyword)
+            parsed = ctypes.c_int()
+            if lib.confine_env_inherit_parse(item.encode(), ctypes.byref(parsed),
+                                             ctypes.byref(err)) < 0:
+                _raise(err, keyword)
+            env.inherit = parsed.value
+        elif name == "default_excludes":
+            env.default_excludes = _bool(item, "env.default_excludes")
+        elif name in ("include", "exclude"):
+            add = (lib.confine_policy_add_env_include if name == "include"
+                   else lib.confine_policy_add_env_exclude)
+            for pattern in _strings(item, keyword, "patterns"):
+                if add(policy, pattern, ctypes.byref(err)) < 0:
+                    _raise(err, keyword)
+        else:  # set
+            if isinstance(item, Mapping):
+                entries = []
+                for k, v in item.items():
+                    if not isinstance(k, str) or not isinstance(v, str):
+                        raise InvalidPolicy("policy option 'env': set maps names to string "
+                                            "values, got %r: %r" % (k, v), option=keyword)
+                    entries.append(os.fsencode(k) + b"=" + os.fsencode(v))
+            else:
+                entries = _strings(item, keyword, "NAME=VALUE entries")
+            for entry in entries:
+                if lib.confine_policy_add_env_set(policy, entry, ctypes.byref(err)) < 0:
+                    _raise(err, keyword)
+
+
+@dataclass(frozen=True)
+class PolicyOption:
+    """One policy option: its Python keyword, its contract names, and how it
+    is set on the library's policy (``None``: this libconfine cannot)."""
+
+    keyword: str
+    key: str    # the config-file key and JSON name
+    flag: str   # the CLI flag
+    doc: str
+    apply: Optional[Callable[[Any, Any], None]] = None
+
+
+OPTIONS: Dict[str, PolicyOption] = {o.keyword: o for o in (
+    PolicyOption("writable_roots", "writableRoots", "--writable",
+                 "more writable directories under workspace-write (list of paths)",
+                 _appender("confine_policy_add_writable_root", "writable_roots", True)),
+    PolicyOption("protected_paths", "protectedPaths", "--protect",
+                 "paths kept read-only inside the writable roots (list; relative: under "
+                 "each writable root)",
+                 _appender("confine_policy_add_protected_path", "protected_paths", False)),
+    PolicyOption("default_protections", "defaultProtections", "--no-default-protections",
+                 "keep .git/hooks and .git/config read-only (bool, default True)",
+                 _set_default_protections),
+    PolicyOption("deny_read", "denyRead", "--deny-read",
+                 "paths neither readable nor writable (list)",
+                 _appender("confine_policy_add_deny_read", "deny_read", True)),
+    PolicyOption("network", "network", "--network", '"on" (default) or "off"', _set_network),
+    PolicyOption("allow_unix_sockets", "allowUnixSockets", "--allow-unix-socket",
+                 "pathname sockets the command may connect to (list)",
+                 _appender("confine_policy_add_unix_socket", "allow_unix_sockets", True)),
+    PolicyOption("env", "env", "--env-*",
+                 "the command's environment: {inherit, include, exclude, set, "
+                 "default_excludes}", _set_env),
+    PolicyOption("require_full", "requireFull", "--require-full",
+                 "SANDBOX_UNAVAILABLE instead of partial enforcement (bool)",
+                 _set_require_full),
+)}
+
+
+def check(options: Mapping[str, Any], library: str) -> Dict[str, Any]:
+    """Validates the policy keyword arguments of one call.
+
+    Returns the options to apply (those given a value other than ``None``).
+    Raises :class:`InvalidPolicy` for an unknown keyword or one this
+    libconfine (``library``, for the message) cannot enforce.
+    """
+    chosen: Dict[str, Any] = {}
+    for keyword, value in options.items():
+        option = OPTIONS.get(keyword)
+        if option is None:
+            known = ", ".join(sorted(OPTIONS))
+            raise InvalidPolicy("unknown policy option %r (known: %s)" % (keyword, known),
+                                option=keyword)
+        if value is None:
+            continue
+        if option.apply is None:
+            raise InvalidPolicy(
+                "policy option %r (%s, %s) is not supported by %s: refusing to run "
+                "with a policy that would not be enforced" % (
+                    keyword, option.key, option.flag, library),
+                option=keyword)
+        chosen[keyword] = value
+    return chosen
+
+
+def apply(policy: PolicyPtr, chosen: Mapping[str, Any]) -> None:
+    """Sets the checked options on the C policy, then validates the whole
+    policy (the checks across options)."""
+    for keyword, value in chosen.items():
+        hook = OPTIONS[keyword].apply
+        assert hook is not None
+        hook(policy, value)
+    err = _ffi.ConfineError()
+    if _ffi.lib().confine_policy_validate(policy, ctypes.byref(err)) < 0:
+        _raise(err, None)
+
+
+def describe(policy: PolicyPtr) -> Dict[str, Any]:
+    """The whole policy in the shape of the CLI's wrap JSON ``policy``."""
+    lib = _ffi.lib()
+    p = policy.contents
+    env_set: Dict[str, str] = {}
+    for entry in _ffi.strv(p.env.set):
+        name, _, val = entry.partition("=")
+        env_set[name] = val
+    return {
+        "mode": lib.confine_mode_name(p.mode).decode(),
+        "workspaceRoot": os.fsdecode(p.workspace_root) if p.workspace_root else None,
+        "writableRoots": _ffi.strv(p.writable_roots),
+        "protectedPaths": _ffi.strv(p.protected_paths),
+        "defaultProtections": bool(p.default_protections),
+        "denyRead": _ffi.strv(p.deny_read),
+        "network": lib.confine_network_name(p.network).decode(),
+        "allowUnixSockets": _ffi.strv(p.allow_unix_sockets),
+        "env": {
+            "inherit": lib.confine_env_inherit_name(p.env.inherit).decode(),
+            "include": _ffi.strv(p.env.include),
+            "exclude": _ffi.strv(p.env.exclude),
+            "set": env_set,
+            "defaultExcludes": bool(p.env.default_excludes),
+        },
+        "requireFull": bool(p.require_full),
+    }
