@@ -46,7 +46,11 @@ done
 
 # Outside the build tree on purpose: a library under the build root counts
 # as a build-tree library and would use the build tree's launcher.
-work_root=$(mktemp -d "${TMPDIR:-/tmp}/confine-install.XXXXXX")
+# Under $HOME, not /tmp: an installed launcher is run only where no one but
+# root or the caller can write above it (doc/SPEC.md 14), and read-only
+# runs get a private /tmp of their own.
+mkdir -p "$HOME/.cache/confine-tests"
+work_root=$(mktemp -d "$HOME/.cache/confine-tests/install.XXXXXX")
 trap 'rm -rf "$work_root"' EXIT INT TERM
 case "$work_root" in
 "$CONFINE_BUILD_ROOT"/* | "$CONFINE_SOURCE_ROOT"/*)
