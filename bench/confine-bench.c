@@ -28,6 +28,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
@@ -38,6 +39,7 @@
 #include "bench-config.h"
 #include "config.h"
 #include "confine.h"
+#include "provider-internal.h" /* the in-process argv, to spawn it raw */
 
 extern char **environ;
 
@@ -450,18 +452,27 @@ typedef struct bench_ctx {
 	char bwrap[PATH_MAX];      /* "" when not found */
 	bool launcher_ok, bwrap_ok, cli_ok;
 	char launcher_why[256], bwrap_why[256], cli_why[256];
-	confine_provider *prov_landlock, *prov_bwrap; /* pinned rungs; NULL: unavailable */
+	/* Pinned rungs; NULL: unavailable. prov_landlock is given the on-disk
+	 * launcher (--launcher), as a wrap consumer's configuration would;
+	 * prov_landlock_self is not, so its in-process runs use the library's
+	 * sealed in-memory launcher, as `confine run` does. prov_bwrap serves
+	 * both paths: confine() builds the plain argv `wrap` prints, a spawn
+	 * through it the layered one. */
+	confine_provider *prov_landlock, *prov_landlock_self, *prov_bwrap;
 	char prov_landlock_why[CONFINE_ERROR_MESSAGE_MAX], prov_bwrap_why[CONFINE_ERROR_MESSAGE_MAX];
 	confine_policy *ro, *ww;   /* root: base/ws */
 	int landlock_abi;
 } bench_ctx;
 
+/* `disk_launcher`: configure the on-disk launcher (--launcher); without it
+ * the provider finds the build's or installed one for wrap and probes, and
+ * runs its sealed in-memory copy for runs it spawns itself. */
 static int make_local_provider(bench_ctx *ctx, confine_runner pin, const char *path,
-                               confine_provider **ret, confine_error *err) {
+                               bool disk_launcher, confine_provider **ret, confine_error *err) {
 	confine_local_config cfg;
 	confine_local_config_init(&cfg);
 	cfg.pin = pin;
-	cfg.landlock_launcher = ctx->opt.launcher;
+	cfg.landlock_launcher = disk_launcher ? ctx->opt.launcher : NULL;
 	cfg.path = path;
 	return confine_local_provider_new(&cfg, ret, err);
 }
@@ -472,16 +483,19 @@ static int make_local_provider(bench_ctx *ctx, confine_runner pin, const char *p
 typedef enum variant_kind {
 	KIND_FORK_EXEC,     /* fork + execve + wait4 of `argv` */
 	KIND_POSIX_SPAWN,   /* posix_spawn + waitpid of `argv` */
+	KIND_RUNNER,        /* a runner's argv spawned raw, as its spawner would (raw_spawn_wait) */
 	KIND_LIB_PLAIN,     /* confine_run of `argv` unconfined (the spawn API alone) */
-	KIND_LIB_CONFINED,  /* confine_confine + confine_run */
+	KIND_LIB_WRAP,      /* confine_confine + confine_run: the argv `wrap` prints, run by the library */
+	KIND_LIB_THROUGH,   /* confine_spawn_through + wait: a run the library spawns itself */
 } variant_kind;
 
 typedef struct variant {
 	const char *id;
-	const char *label;
+	char label[64];
 	variant_kind kind;
 	char **argv;                 /* exec kinds; owned */
-	confine_provider *provider;  /* KIND_LIB_CONFINED; borrowed */
+	confine_argv *descriptors;   /* KIND_RUNNER: the spawn flags of an in-process argv; owned */
+	confine_provider *provider;  /* library kinds; borrowed */
 	const confine_policy *policy;
 	bool capture;                /* capture stdout/stderr instead of inheriting */
 	bool available;
@@ -513,29 +527,173 @@ static char **strv_new(const char *first, ...) {
 	return v;
 }
 
+static size_t strv_len(char *const *v) {
+	size_t n = 0;
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+/* A copy of `v` without the first run of entries equal to `seq` (NULL when
+ * it is not there, or out of memory): a runner argv less one token. */
+static char **strv_without(char *const *v, const char *const *seq) {
+	size_t n = strv_len(v), m = 0, at;
+	char **out;
+	while (seq[m])
+		m++;
+	for (at = 0; at + m <= n; at++) {
+		size_t k = 0;
+		while (k < m && !strcmp(v[at + k], seq[k]))
+			k++;
+		if (k == m)
+			break;
+	}
+	if (!v || at + m > n || !(out = calloc(n - m + 1, sizeof *out)))
+		return NULL;
+	for (size_t i = 0, j = 0; i < n; i++) {
+		if (i >= at && i < at + m)
+			continue;
+		if (!(out[j++] = strdup(v[i]))) {
+			confine_strv_free(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* The runner and its tokens from `v` (up to its first "--"), then "--" and
+ * TRUE_PATH: the same sandbox around /bin/true with nothing inside it. */
+static char **strv_runner_around_true(char *const *v) {
+	size_t n = 0;
+	char **out;
+	while (v && v[n] && strcmp(v[n], "--"))
+		n++;
+	if (!v || !v[n] || !(out = calloc(n + 3, sizeof *out)))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!(out[i] = strdup(v[i]))) {
+			confine_strv_free(out);
+			return NULL;
+		}
+	if (!(out[n] = strdup("--")) || !(out[n + 1] = strdup(TRUE_PATH))) {
+		confine_strv_free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* Tokens between the runner and its first "--". */
+static size_t runner_tokens(char *const *v) {
+	size_t n = 1;
+	while (v && v[0] && v[n] && strcmp(v[n], "--"))
+		n++;
+	return v && v[0] ? n - 1 : 0;
+}
+
+/*
+ * fork, then what a careful spawner of a runner argv does (its own session,
+ * every descriptor above 2 closed on exec, as `confine wrap --help` asks),
+ * then exec, then wait4. With `c` (an in-process argv, doc/SPEC.md 12, 14)
+ * it also places what that argv needs: a status pipe's write end at
+ * status_fd_at, the launcher image at inherit_fd_at, and execs exec_fd
+ * (execveat) instead of argv[0]. The status pipe's read end is held until
+ * the runner is reaped (the launcher's lifeline is that reader) and then
+ * closed unread: this is the very argv the library's own run spawns, without
+ * the library. Returns the wait status or -errno.
+ */
+static int raw_spawn_wait(char *const *argv, const confine_argv *c) {
+	unsigned flags = c ? c->spawn_flags : 0;
+	int pipefd[2] = { -1, -1 }, status;
+	pid_t pid;
+	if ((flags & CONFINE_SPAWN_STATUS_CHANNEL) && pipe2(pipefd, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+		if (pipefd[0] >= 0) {
+			close(pipefd[0]);
+			close(pipefd[1]);
+		}
+		return -e;
+	}
+	if (pid == 0) {
+		int w = -1, in = -1, ex = -1;
+		/* Above the target numbers first, so no dup2 clobbers a source. */
+		if (pipefd[1] >= 0 && (w = fcntl(pipefd[1], F_DUPFD_CLOEXEC, 10)) < 0)
+			_exit(127);
+		if ((flags & CONFINE_SPAWN_INHERIT_FD) &&
+		    (in = fcntl(c->inherit_fd, F_DUPFD_CLOEXEC, 10)) < 0)
+			_exit(127);
+		if ((flags & CONFINE_SPAWN_EXEC_FD) && (ex = fcntl(c->exec_fd, F_DUPFD_CLOEXEC, 10)) < 0)
+			_exit(127);
+		if (setsid() < 0)
+			_exit(127);
+#ifdef SYS_close_range
+		(void)syscall(SYS_close_range, 3U, ~0U, 1U << 2 /* CLOSE_RANGE_CLOEXEC */);
+#endif
+		if (w >= 0 && dup2(w, c->status_fd_at) < 0)
+			_exit(127);
+		if (in >= 0 && dup2(in, c->inherit_fd_at) < 0)
+			_exit(127);
+#ifdef SYS_execveat
+		if (ex >= 0)
+			syscall(SYS_execveat, ex, "", argv, environ, AT_EMPTY_PATH);
+		else
+#endif
+			execve(argv[0], argv, environ);
+		_exit(127);
+	}
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	for (;;) {
+		struct rusage ru;
+		if (wait4(pid, &status, 0, &ru) >= 0)
+			break;
+		if (errno != EINTR) {
+			status = -errno;
+			break;
+		}
+	}
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	return status;
+}
+
+static int check_outcome(const confine_outcome *out, char *why, size_t why_size) {
+	if (out->runner_failed || out->signaled || out->exit_code != 0) {
+		set_message(why, why_size, "run ended badly: exit %d, signal %d, runner failure %s",
+		            out->exit_code, out->signaled ? out->signal : 0,
+		            out->runner_failure_detail ? out->runner_failure_detail : "none");
+		return -1;
+	}
+	return 0;
+}
+
 /* One run of a variant; 0 on success, else -1 with `why` filled. */
 static int run_variant_once(const variant *v, char *why, size_t why_size) {
-	int status;
+	static const char *const true_argv[] = {TRUE_PATH, NULL};
+	confine_argv *confined = NULL;
+	confine_process *proc = NULL;
+	confine_spawn_options so;
+	confine_outcome *out = NULL;
+	confine_error err;
+	int status, r = 0;
 	switch (v->kind) {
 	case KIND_FORK_EXEC:
 	case KIND_POSIX_SPAWN:
-		status = v->kind == KIND_FORK_EXEC ? fork_exec_wait(v->argv, false, NULL)
-		                                   : posix_spawn_wait(v->argv);
+	case KIND_RUNNER:
+		status = v->kind == KIND_FORK_EXEC     ? fork_exec_wait(v->argv, false, NULL)
+		         : v->kind == KIND_POSIX_SPAWN ? posix_spawn_wait(v->argv)
+		                                       : raw_spawn_wait(v->argv, v->descriptors);
 		if (exited_zero(status))
 			return 0;
 		describe_status(status, why, why_size);
 		return -1;
 	case KIND_LIB_PLAIN:
-	case KIND_LIB_CONFINED: {
-		static const char *const true_argv[] = {TRUE_PATH, NULL};
-		confine_argv *confined = NULL;
-		confine_spawn_options so;
-		confine_outcome *out = NULL;
-		confine_error err;
-		int r = 0;
-		if (v->kind == KIND_LIB_CONFINED)
-			r = confine_confine(v->provider, true_argv, v->policy, &confined, &err);
-		if (r < 0) {
+	case KIND_LIB_WRAP:
+	case KIND_LIB_THROUGH:
+		if (v->kind == KIND_LIB_WRAP &&
+		    confine_confine(v->provider, true_argv, v->policy, &confined, &err) < 0) {
 			set_message(why, why_size, "confine() failed: %s", err.message);
 			return -1;
 		}
@@ -548,47 +706,60 @@ static int run_variant_once(const variant *v, char *why, size_t why_size) {
 			so.stdio[1].kind = CONFINE_STDIO_CAPTURE;
 			so.stdio[2].kind = CONFINE_STDIO_CAPTURE;
 		}
-		r = confine_run(&so, &out, &err);
-		if (r < 0) {
-			set_message(why, why_size, "confine_run() failed: %s", err.message);
-		} else if (out->runner_failed || out->signaled || out->exit_code != 0) {
-			set_message(why, why_size, "run ended badly: exit %d, signal %d, runner failure %s",
-			         out->exit_code, out->signaled ? out->signal : 0,
-			         out->runner_failure_detail ? out->runner_failure_detail : "none");
-			r = -1;
+		if (v->kind == KIND_LIB_THROUGH) {
+			r = confine_spawn_through(v->provider, v->policy, &so, &proc, &err);
+			if (r == 0)
+				r = confine_process_wait(proc, &out, &err);
+			confine_process_free(proc);
+		} else {
+			r = confine_run(&so, &out, &err);
 		}
+		if (r < 0)
+			set_message(why, why_size, "%s failed: %s",
+			            v->kind == KIND_LIB_THROUGH ? "confine_spawn_through/wait" : "confine_run",
+			            err.message);
+		else
+			r = check_outcome(out, why, why_size);
 		confine_outcome_free(out);
 		confine_argv_free(confined);
 		return r < 0 ? -1 : 0;
-	}
 	}
 	set_message(why, why_size, "unknown variant kind");
 	return -1;
 }
 
-static void add_exec_variant(variant *v, const char *id, const char *label, variant_kind kind,
-                             char **argv, bool available, const char *why) {
+static variant *add_variant(variant *v, const char *id, variant_kind kind, const char *why,
+                            const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static variant *add_variant(variant *v, const char *id, variant_kind kind, const char *why,
+                            const char *fmt, ...) {
+	va_list ap;
 	memset(v, 0, sizeof *v);
 	v->id = id;
-	v->label = label;
 	v->kind = kind;
-	v->argv = argv;
-	v->available = available && argv;
-	set_message(v->why, sizeof v->why, "%s", argv ? why : "out of memory");
+	va_start(ap, fmt);
+	vsnprintf(v->label, sizeof v->label, fmt, ap);
+	va_end(ap);
+	set_message(v->why, sizeof v->why, "%s", why);
+	return v;
 }
 
-static void add_lib_variant(variant *v, const char *id, const char *label,
+/* An exec kind; `argv` is owned from now on (NULL: out of memory, or a
+ * source argv that was unavailable). */
+static void add_exec_variant(variant *v, const char *id, const char *label, variant_kind kind,
+                             char **argv, bool available, const char *why) {
+	add_variant(v, id, kind, available && !argv ? "out of memory" : why, "%s", label);
+	v->argv = argv;
+	v->available = available && argv;
+}
+
+static void add_lib_variant(variant *v, const char *id, const char *label, variant_kind kind,
                             confine_provider *provider, const confine_policy *policy,
                             bool capture, const char *why) {
-	memset(v, 0, sizeof *v);
-	v->id = id;
-	v->label = label;
-	v->kind = provider ? KIND_LIB_CONFINED : KIND_LIB_PLAIN;
+	add_variant(v, id, kind, why, "%s", label);
 	v->provider = provider;
 	v->policy = policy;
 	v->capture = capture;
-	v->available = provider != NULL || policy == NULL;
-	set_message(v->why, sizeof v->why, "%s", why);
+	v->available = kind == KIND_LIB_PLAIN || (provider != NULL && policy != NULL);
 }
 
 static variant *find_variant(variant *vs, size_t n, const char *id) {
@@ -596,6 +767,10 @@ static variant *find_variant(variant *vs, size_t n, const char *id) {
 		if (!strcmp(vs[i].id, id))
 			return &vs[i];
 	return NULL;
+}
+
+static bool both_available(const variant *a, const variant *b) {
+	return a && b && a->available && b->available;
 }
 
 /* Median over rounds of a[r]/b[r], using only rounds where both ran. */
@@ -614,53 +789,143 @@ static double paired_ratio_median(const variant *a, const variant *b, unsigned r
 	return med;
 }
 
-static double paired_diff_median(const variant *a, const variant *b, unsigned rounds) {
+/* Median over rounds of (a[r] - b[r]) / unit[r], or of a[r] - b[r] when
+ * `unit` is NULL, using only rounds where all ran. */
+static double paired_diff_median(const variant *a, const variant *b, const variant *unit,
+                                 unsigned rounds) {
 	double *r = malloc((rounds ? rounds : 1) * sizeof *r);
 	double med;
 	size_t n = 0;
 	if (!r)
 		return NAN;
-	for (unsigned i = 0; i < rounds; i++)
-		if (a->samples[i] >= 0 && b->samples[i] >= 0)
-			r[n++] = a->samples[i] - b->samples[i];
+	for (unsigned i = 0; i < rounds; i++) {
+		if (a->samples[i] < 0 || b->samples[i] < 0 || (unit && !(unit->samples[i] > 0)))
+			continue;
+		r[n++] = (a->samples[i] - b->samples[i]) / (unit ? unit->samples[i] : 1.0);
+	}
 	qsort(r, n, sizeof *r, cmp_double);
 	med = percentile(r, n, 50);
 	free(r);
 	return med;
 }
 
+static double median_of(const double *v, unsigned rounds) {
+	return compute_stats(v, rounds).median;
+}
+
 static void print_ratio(variant *vs, size_t nv, unsigned rounds, const char *name,
                         const char *a_id, const char *b_id, double target) {
 	variant *a = find_variant(vs, nv, a_id), *b = find_variant(vs, nv, b_id);
-	stats sa, sb;
 	double per_round, of_medians, cpu_ratio;
-	if (!a || !b || !a->available || !b->available) {
-		printf("  %-44s skipped (%s unavailable)\n", name,
+	if (!both_available(a, b)) {
+		printf("  %-46s skipped (%s unavailable)\n", name,
 		       (!a || !a->available) ? a_id : b_id);
 		return;
 	}
-	sa = compute_stats(a->samples, rounds);
-	sb = compute_stats(b->samples, rounds);
 	per_round = paired_ratio_median(a, b, rounds);
-	of_medians = sa.median / sb.median;
-	cpu_ratio = compute_stats(a->cpu, rounds).median / compute_stats(b->cpu, rounds).median;
-	printf("  %-44s %8.2fx %10.2fx %8.2fx", name, per_round, of_medians, cpu_ratio);
+	of_medians = median_of(a->samples, rounds) / median_of(b->samples, rounds);
+	cpu_ratio = median_of(a->cpu, rounds) / median_of(b->cpu, rounds);
+	printf("  %-46s %8.2fx %10.2fx %8.2fx", name, per_round, of_medians, cpu_ratio);
 	if (target > 0)
 		printf("   <= %.2fx  %s", target, per_round <= target ? "met" : "MISSED");
+	printf("\n");
+}
+
+/* a - b, in ms (unit_id NULL) or in units of variant `unit_id`'s time. */
+static void print_difference(variant *vs, size_t nv, unsigned rounds, const char *name,
+                             const char *a_id, const char *b_id, const char *unit_id,
+                             double target) {
+	variant *a = find_variant(vs, nv, a_id), *b = find_variant(vs, nv, b_id);
+	variant *u = unit_id ? find_variant(vs, nv, unit_id) : NULL;
+	double per_round, of_medians, cpu;
+	if (!both_available(a, b) || (unit_id && !(u && u->available))) {
+		printf("  %-46s skipped (unavailable)\n", name);
+		return;
+	}
+	per_round = paired_diff_median(a, b, u, rounds);
+	of_medians = median_of(a->samples, rounds) - median_of(b->samples, rounds);
+	cpu = median_of(a->cpu, rounds) - median_of(b->cpu, rounds);
+	if (u) {
+		of_medians /= median_of(u->samples, rounds);
+		cpu /= median_of(u->cpu, rounds);
+	}
+	printf("  %-46s %9.3f %11.3f %9.3f", name, per_round, of_medians, cpu);
+	if (target > 0)
+		printf("   <= %.3f  %s", target, per_round <= target ? "met" : "MISSED");
+	printf("\n");
+}
+
+/* The argv an in-process run of `provider` spawns (doc/SPEC.md 12, 14),
+ * with its descriptors, for spawning it raw; NULL with `why` filled. */
+static confine_argv *in_process_argv(confine_provider *provider, const confine_policy *policy,
+                                     char *why, size_t why_size) {
+	static const char *const true_argv[] = {TRUE_PATH, NULL};
+	confine_argv *c = NULL;
+	confine_error err;
+	if (!provider || !policy) {
+		set_message(why, why_size, "no provider");
+		return NULL;
+	}
+	if (cf_provider_confine_for_spawn(provider, true_argv, policy, &c, &err) < 0) {
+		set_message(why, why_size, "in-process argv: %s", err.message);
+		return NULL;
+	}
+	if (!(c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL)) {
+		set_message(why, why_size, "the provider's in-process argv has no status channel");
+		confine_argv_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The argv `wrap` prints for `policy` on `provider`'s rung: confine() is
+ * what `confine wrap` calls. */
+static char **wrap_argv(confine_provider *provider, const confine_policy *policy) {
+	static const char *const true_argv[] = {TRUE_PATH, NULL};
+	confine_argv *c = NULL;
+	confine_error err;
+	char **argv;
+	if (!provider || !policy || confine_confine(provider, true_argv, policy, &c, &err) < 0)
+		return NULL;
+	argv = c->argv;
+	c->argv = NULL;
+	confine_argv_free(c);
+	return argv;
+}
+
+static void print_argv(const char *label, char *const *argv, const confine_argv *c) {
+	printf("  %s:", label);
+	for (size_t i = 0; argv && argv[i]; i++)
+		printf(" %s", argv[i]);
+	if (c && (c->spawn_flags & CONFINE_SPAWN_EXEC_FD))
+		printf("  [argv[0] is the sealed memfd, execveat]");
+	if (c && (c->spawn_flags & CONFINE_SPAWN_INHERIT_FD))
+		printf("  [memfd launcher at fd %d]", c->inherit_fd_at);
+	if (c && (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL))
+		printf("  [status pipe at fd %d]", c->status_fd_at);
 	printf("\n");
 }
 
 /* Long on purpose: the table of variants, the interleaved measurement and
  * the report read top to bottom as the one measurement they are. */
 static void run_spawn_benchmark(bench_ctx *ctx) {
+	static const char *const no_ipc[] = {"--unshare-ipc", NULL};
+	static const char *const no_proc_sys[] = {"--ro-bind", "/proc/sys", "/proc/sys", NULL};
 	const bench_options *o = &ctx->opt;
-	char *ll = (char *)o->launcher, *bw = ctx->bwrap, *cli = (char *)o->cli;
+	char *ll = (char *)o->launcher, *cli = (char *)o->cli;
 	const char *ll_why = ctx->launcher_why, *bw_why = ctx->bwrap_why;
-	char ws_arg[PATH_MAX];
-	variant vs[16];
+	const char *pl_why = ctx->prov_landlock_why, *pb_why = ctx->prov_bwrap_why;
+	char ws_arg[PATH_MAX], why_ll[512] = "", why_bw[512] = "";
+	variant vs[24];
 	size_t nv = 0;
 	unsigned total = o->warmup + o->rounds;
 	long long t_start;
+	char **bw_ro = wrap_argv(ctx->prov_bwrap, ctx->ro);
+	char **bw_ww = wrap_argv(ctx->prov_bwrap, ctx->ww);
+	char **ll_ro = wrap_argv(ctx->prov_landlock, ctx->ro);
+	confine_argv *in_ll = in_process_argv(ctx->prov_landlock_self, ctx->ro, why_ll, sizeof why_ll);
+	confine_argv *in_bw = in_process_argv(ctx->prov_bwrap, ctx->ro, why_bw, sizeof why_bw);
+	variant *v;
 
 	set_message(ws_arg, sizeof ws_arg, "%s", ctx->ww ? ctx->ww->workspace_root : "/");
 
@@ -668,37 +933,86 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                 strv_new(TRUE_PATH, NULL), true, "");
 	add_exec_variant(&vs[nv++], "1b", "bare posix_spawn", KIND_POSIX_SPAWN,
 	                 strv_new(TRUE_PATH, NULL), true, "");
-	add_lib_variant(&vs[nv++], "1c", "library confine_run, unconfined", NULL, NULL, false, "");
-	add_exec_variant(&vs[nv++], "2", "landlock-run direct, read-only grants", KIND_FORK_EXEC,
-	                 direct_argv(ll, confine_profile_landlock, &read_only_root),
-	                 ctx->launcher_ok, ll_why);
-	add_lib_variant(&vs[nv++], "3a", "library, landlock rung, read-only", ctx->prov_landlock,
-	                ctx->ro, false, ctx->prov_landlock_why);
-	add_lib_variant(&vs[nv++], "3b", "library, landlock rung, workspace-write",
-	                ctx->prov_landlock, ctx->ww, false, ctx->prov_landlock_why);
+	add_lib_variant(&vs[nv++], "1c", "library confine_run, unconfined", KIND_LIB_PLAIN, NULL,
+	                NULL, false, "");
+	/* The launcher's own cost: fork-and-stay, seccomp, Landlock, one exec. */
+	add_exec_variant(&vs[nv++], "2a", "landlock-run --ro / -- true", KIND_RUNNER,
+	                 strv_new(ll, "--ro", "/", "--", TRUE_PATH, NULL), ctx->launcher_ok, ll_why);
+	add_exec_variant(&vs[nv++], "2w", "landlock-run as `wrap` prints it (read-only)",
+	                 KIND_RUNNER, ctx->prov_landlock ? ll_ro : NULL,
+	                 ctx->prov_landlock != NULL, pl_why);
+	ll_ro = NULL;
+	v = &vs[nv++];
+	add_exec_variant(v, "2s", "in-process Landlock argv, spawned raw", KIND_RUNNER,
+	                 in_ll ? cf_strv_copy((const char *const *)in_ll->argv) : NULL, in_ll != NULL,
+	                 ctx->prov_landlock_self ? why_ll : pl_why);
+	if (v->available) {
+		v->descriptors = in_ll;
+		in_ll = NULL;
+	}
+	add_lib_variant(&vs[nv++], "3a", "library, landlock rung, read-only", KIND_LIB_THROUGH,
+	                ctx->prov_landlock_self, ctx->ro, false, pl_why);
+	add_lib_variant(&vs[nv++], "3b", "library, landlock rung, workspace-write", KIND_LIB_THROUGH,
+	                ctx->prov_landlock_self, ctx->ww, false, pl_why);
 	add_lib_variant(&vs[nv++], "3c", "library, landlock rung, read-only, captured",
-	                ctx->prov_landlock, ctx->ro, true, ctx->prov_landlock_why);
-	add_exec_variant(&vs[nv++], "4a", "bwrap direct, read-only profile", KIND_FORK_EXEC,
-	                 direct_argv(bw, confine_profile_bwrap, &read_only_root),
-	                 ctx->bwrap_ok, bw_why);
-	add_exec_variant(&vs[nv++], "4b", "bwrap direct, workspace-write profile", KIND_FORK_EXEC,
-	                 ctx->ww ? direct_argv(bw, confine_profile_bwrap, ctx->ww) : NULL,
-	                 ctx->bwrap_ok && ctx->ww, ctx->ww ? bw_why : "no workspace");
-	add_lib_variant(&vs[nv++], "5a", "library, bwrap rung, read-only", ctx->prov_bwrap, ctx->ro,
-	                false, ctx->prov_bwrap_why);
-	add_lib_variant(&vs[nv++], "5b", "library, bwrap rung, workspace-write", ctx->prov_bwrap,
-	                ctx->ww, false, ctx->prov_bwrap_why);
+	                KIND_LIB_THROUGH, ctx->prov_landlock_self, ctx->ro, true, pl_why);
+	add_lib_variant(&vs[nv++], "3w", "library, landlock, wrap path (confine+run)", KIND_LIB_WRAP,
+	                ctx->prov_landlock, ctx->ro, false, pl_why);
+	v = &vs[nv++];
+	add_exec_variant(v, "4a", "", KIND_RUNNER, bw_ro ? cf_strv_copy((const char *const *)bw_ro) : NULL,
+	                 ctx->prov_bwrap != NULL, pb_why);
+	set_message(v->label, sizeof v->label, "bwrap, %zu read-only tokens (`wrap`'s argv)",
+	            runner_tokens(bw_ro));
+	v = &vs[nv++];
+	add_exec_variant(v, "4b", "", KIND_RUNNER, bw_ww, ctx->prov_bwrap && ctx->ww, pb_why);
+	set_message(v->label, sizeof v->label, "bwrap, %zu workspace-write tokens (`wrap`'s)",
+	            runner_tokens(bw_ww));
+	bw_ww = NULL;
+	v = &vs[nv++];
+	add_exec_variant(v, "4c", "bwrap layered (in-process argv), spawned raw", KIND_RUNNER,
+	                 in_bw ? cf_strv_copy((const char *const *)in_bw->argv) : NULL, in_bw != NULL,
+	                 ctx->prov_bwrap ? why_bw : pb_why);
+	if (v->available) {
+		v->descriptors = in_bw;
+		in_bw = NULL;
+	}
+	v = &vs[nv++];
+	add_exec_variant(v, "4d", "", KIND_RUNNER,
+	                 vs[nv - 2].available ? strv_runner_around_true(vs[nv - 2].argv) : NULL,
+	                 vs[nv - 2].available, vs[nv - 2].why);
+	set_message(v->label, sizeof v->label, "bwrap plain: 4c's %zu tokens around true",
+	            runner_tokens(v->argv));
+	v = &vs[nv++];
+	add_exec_variant(v, "4e", "", KIND_RUNNER, strv_without(bw_ro, no_ipc), bw_ro != NULL, pb_why);
+	set_message(v->label, sizeof v->label, "bwrap, 4a without --unshare-ipc (%zu tokens)",
+	            runner_tokens(v->argv));
+	v = &vs[nv++];
+	add_exec_variant(v, "4f", "", KIND_RUNNER, strv_without(bw_ro, no_proc_sys), bw_ro != NULL,
+	                 pb_why);
+	set_message(v->label, sizeof v->label, "bwrap, 4a without --ro-bind /proc/sys (%zu)",
+	            runner_tokens(v->argv));
+	add_lib_variant(&vs[nv++], "5a", "library, bwrap rung (layered), read-only",
+	                KIND_LIB_THROUGH, ctx->prov_bwrap, ctx->ro, false, pb_why);
+	add_lib_variant(&vs[nv++], "5b", "library, bwrap rung (layered), workspace-write",
+	                KIND_LIB_THROUGH, ctx->prov_bwrap, ctx->ww, false, pb_why);
+	add_lib_variant(&vs[nv++], "5w", "library, bwrap, wrap path (confine+run)", KIND_LIB_WRAP,
+	                ctx->prov_bwrap, ctx->ro, false, pb_why);
 	add_exec_variant(&vs[nv++], "6a", "confine run --runner landlock -- true", KIND_FORK_EXEC,
 	                 strv_new(cli, "run", "-w", ws_arg, "--runner", "landlock", "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && ctx->launcher_ok, ctx->cli_ok ? ll_why : ctx->cli_why);
 	add_exec_variant(&vs[nv++], "6b", "confine run --runner bwrap -- true", KIND_FORK_EXEC,
 	                 strv_new(cli, "run", "-w", ws_arg, "--runner", "bwrap", "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && ctx->bwrap_ok, ctx->cli_ok ? bw_why : ctx->cli_why);
-	/* Unpinned, every `confine run` is a new process with a new provider, so
-	 * it pays the chain's probe each time: what a user typing it gets. */
-	add_exec_variant(&vs[nv++], "6c", "confine run -- true (default chain, probes)",
-	                 KIND_FORK_EXEC, strv_new(cli, "run", "-w", ws_arg, "--", TRUE_PATH, NULL),
+	/* Unpinned: every `confine run` is a new process with a new provider;
+	 * the optimistic ladder tries the first rung without a probe. */
+	add_exec_variant(&vs[nv++], "6c", "confine run -- true (natural ladder)", KIND_FORK_EXEC,
+	                 strv_new(cli, "run", "-w", ws_arg, "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && (ctx->bwrap_ok || ctx->launcher_ok), ctx->cli_why);
+	confine_strv_free(bw_ro);
+	confine_strv_free(bw_ww);
+	confine_strv_free(ll_ro);
+	confine_argv_free(in_ll);
+	confine_argv_free(in_bw);
 
 	/* A trial run per variant: a variant that cannot run is skipped, and
 	 * the report says why, rather than timing a failure. */
@@ -721,51 +1035,58 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	printf("\n== 1. spawn and wait for %s (ms; %u rounds after %u warm-up rounds, "
 	       "interleaved) ==\n",
 	       TRUE_PATH, o->rounds, o->warmup);
+	printf("  the runner argvs spawned raw (2*, 4*: fork, setsid, descriptors above 2 closed "
+	       "on exec, exec, wait4):\n");
+	for (const char *ids[] = {"2w", "2s", "4a", "4c", NULL}, **id = ids; *id; id++) {
+		variant *x = find_variant(vs, nv, *id);
+		if (x && x->available)
+			print_argv(x->id, x->argv, x->descriptors);
+	}
 	fflush(stdout);
 	t_start = now_ns();
 	for (unsigned round = 0; round < total; round++) {
 		for (size_t k = 0; k < nv; k++) {
 			/* Rotate the starting variant so no variant always runs right
 			 * after the same neighbour (cache and scheduler effects). */
-			variant *v = &vs[(k + round) % nv];
+			variant *x = &vs[(k + round) % nv];
 			char why[512];
 			long long t0, t1;
 			double c0, c1;
 			int r;
-			if (!v->available)
+			if (!x->available)
 				continue;
 			c0 = cpu_ms();
 			t0 = now_ns();
-			r = run_variant_once(v, why, sizeof why);
+			r = run_variant_once(x, why, sizeof why);
 			t1 = now_ns();
 			c1 = cpu_ms();
 			if (round < o->warmup)
 				continue;
 			if (r < 0) {
-				if (!v->failures++)
-					set_message(v->first_failure, sizeof v->first_failure, "%s", why);
-				v->samples[round - o->warmup] = -1;
-				v->cpu[round - o->warmup] = -1;
+				if (!x->failures++)
+					set_message(x->first_failure, sizeof x->first_failure, "%s", why);
+				x->samples[round - o->warmup] = -1;
+				x->cpu[round - o->warmup] = -1;
 			} else {
-				v->samples[round - o->warmup] = (double)(t1 - t0) / 1e6;
-				v->cpu[round - o->warmup] = c1 - c0;
+				x->samples[round - o->warmup] = (double)(t1 - t0) / 1e6;
+				x->cpu[round - o->warmup] = c1 - c0;
 			}
 		}
 	}
 
 	printf("  wall ms: median, p10, p90; cpu: median CPU ms per run of this process and its\n"
 	       "  children (getrusage), which other load on the machine disturbs far less\n");
-	printf("  %-4s %-44s %8s %8s %8s %8s %6s\n", "id", "variant", "median", "p10", "p90", "cpu",
+	printf("  %-4s %-46s %8s %8s %8s %8s %6s\n", "id", "variant", "median", "p10", "p90", "cpu",
 	       "runs");
 	for (size_t i = 0; i < nv; i++) {
 		stats s;
 		if (!vs[i].available) {
-			printf("  %-4s %-44s skipped: %s\n", vs[i].id, vs[i].label, vs[i].why);
+			printf("  %-4s %-46s skipped: %s\n", vs[i].id, vs[i].label, vs[i].why);
 			continue;
 		}
 		s = compute_stats(vs[i].samples, o->rounds);
-		printf("  %-4s %-44s %8.3f %8.3f %8.3f %8.3f %6zu\n", vs[i].id, vs[i].label, s.median,
-		       s.p10, s.p90, compute_stats(vs[i].cpu, o->rounds).median, s.n);
+		printf("  %-4s %-46s %8.3f %8.3f %8.3f %8.3f %6zu\n", vs[i].id, vs[i].label, s.median,
+		       s.p10, s.p90, median_of(vs[i].cpu, o->rounds), s.n);
 		if (vs[i].failures)
 			printf("       %u failed runs (excluded); first: %s\n", vs[i].failures,
 			       vs[i].first_failure);
@@ -775,58 +1096,68 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	printf("\n  ratios, pair by pair. per-round: the median over rounds of a/b within one\n"
 	       "  round (the figure judged against the target); of medians: median(a)/median(b)\n"
 	       "  of wall time; cpu: the same of CPU time\n");
-	printf("  %-44s %9s %11s %9s   %s\n", "ratio", "per-round", "of medians", "cpu",
+	printf("  %-46s %9s %11s %9s   %s\n", "ratio", "per-round", "of medians", "cpu",
 	       "target (per-round)");
-	print_ratio(vs, nv, o->rounds, "3/1  library landlock read-only / bare", "3a", "1a", 2.0);
-	print_ratio(vs, nv, o->rounds, "3/1  library landlock workspace-write / bare", "3b", "1a",
+	print_ratio(vs, nv, o->rounds, "6c/6b confine run natural / pinned bwrap", "6c", "6b", 1.10);
+	print_ratio(vs, nv, o->rounds, "3a/1a library landlock read-only / bare", "3a", "1a", 2.0);
+	print_ratio(vs, nv, o->rounds, "3b/1a library landlock workspace-write / bare", "3b", "1a",
 	            2.0);
-	print_ratio(vs, nv, o->rounds, "2/1  landlock-run direct / bare", "2", "1a", 0);
-	print_ratio(vs, nv, o->rounds, "5/4  library bwrap read-only / bwrap direct", "5a", "4a",
-	            1.10);
-	print_ratio(vs, nv, o->rounds, "5/4  library bwrap workspace-write / direct", "5b", "4b",
-	            1.10);
-	print_ratio(vs, nv, o->rounds, "6/1  confine run (landlock) / bare", "6a", "1a", 0);
-	print_ratio(vs, nv, o->rounds, "6/1  confine run (bwrap) / bare", "6b", "1a", 0);
+	print_ratio(vs, nv, o->rounds, "5a/4c library bwrap / its argv raw", "5a", "4c", 1.10);
+	print_ratio(vs, nv, o->rounds, "4c/4d layered bwrap / plain, same tokens", "4c", "4d", 0);
+	print_ratio(vs, nv, o->rounds, "2a/1a landlock-run --ro / / bare", "2a", "1a", 0);
+	print_ratio(vs, nv, o->rounds, "4a/4e --unshare-ipc: bwrap with / without", "4a", "4e", 0);
+	print_ratio(vs, nv, o->rounds, "4a/4f --ro-bind /proc/sys: with / without", "4a", "4f", 0);
 	printf("  context:\n");
 	print_ratio(vs, nv, o->rounds, "1b/1a posix_spawn / fork+execve", "1b", "1a", 0);
 	print_ratio(vs, nv, o->rounds, "1c/1a library unconfined / bare", "1c", "1a", 0);
+	print_ratio(vs, nv, o->rounds, "3a/2s library landlock / its argv raw", "3a", "2s", 0);
+	print_ratio(vs, nv, o->rounds, "2s/2w in-process argv / wrap's (landlock)", "2s", "2w", 0);
 	print_ratio(vs, nv, o->rounds, "3a/1b library landlock / bare posix_spawn", "3a", "1b", 0);
-	print_ratio(vs, nv, o->rounds, "3a/2  library landlock / landlock-run direct", "3a", "2", 0);
 	print_ratio(vs, nv, o->rounds, "3c/3a captured / inherited stdio", "3c", "3a", 0);
-	print_ratio(vs, nv, o->rounds, "6a/3a confine run / library (landlock)", "6a", "3a", 0);
-	print_ratio(vs, nv, o->rounds, "6c/6b confine run unpinned / pinned bwrap", "6c", "6b", 0);
+	print_ratio(vs, nv, o->rounds, "3w/2w wrap path / its argv raw (landlock)", "3w", "2w", 0);
+	print_ratio(vs, nv, o->rounds, "5a/4a library bwrap (layered) / wrap's bwrap", "5a", "4a", 0);
+	print_ratio(vs, nv, o->rounds, "5b/4b the same, workspace-write", "5b", "4b", 0);
+	print_ratio(vs, nv, o->rounds, "5w/4a wrap path / its argv raw (bwrap)", "5w", "4a", 0);
+	print_ratio(vs, nv, o->rounds, "4d/4a plain bwrap: no / with --die-with-parent", "4d", "4a",
+	            0);
+	print_ratio(vs, nv, o->rounds, "6a/1a confine run (landlock) / bare", "6a", "1a", 0);
+	print_ratio(vs, nv, o->rounds, "6b/1a confine run (bwrap) / bare", "6b", "1a", 0);
 
-	{
-		variant *a = find_variant(vs, nv, "6a"), *b = find_variant(vs, nv, "1a");
-		variant *c = find_variant(vs, nv, "6b");
-		printf("\n  %-44s %9s %11s %9s   %s\n", "difference (ms)", "per-round", "of medians",
-		       "cpu", "target (per-round)");
-		if (a && b && a->available && b->available) {
-			double d = paired_diff_median(a, b, o->rounds);
-			double dm = compute_stats(a->samples, o->rounds).median -
-			            compute_stats(b->samples, o->rounds).median;
-			double dc = compute_stats(a->cpu, o->rounds).median -
-			            compute_stats(b->cpu, o->rounds).median;
-			printf("  %-44s %8.3f %11.3f %9.3f   <= 2.000  %s\n",
-			       "6-1  confine run (landlock) - bare", d, dm, dc, d <= 2.0 ? "met" : "MISSED");
-		} else {
-			printf("  %-44s skipped (unavailable)\n", "6-1  confine run (landlock) - bare");
-		}
-		if (c && b && c->available && b->available)
-			printf("  %-44s %8.3f %11.3f %9.3f\n", "6-1  confine run (bwrap) - bare",
-			       paired_diff_median(c, b, o->rounds),
-			       compute_stats(c->samples, o->rounds).median -
-			               compute_stats(b->samples, o->rounds).median,
-			       compute_stats(c->cpu, o->rounds).median -
-			               compute_stats(b->cpu, o->rounds).median);
-	}
+	printf("\n  differences, per round then the median; in ms, or in bare execs (units of\n"
+	       "  1a, fork+exec of true, in the same round); cpu: of the CPU medians\n");
+	printf("  %-46s %9s %11s %9s   %s\n", "difference", "per-round", "of medians", "cpu",
+	       "target (per-round)");
+	print_difference(vs, nv, o->rounds, "6a-2s confine's own cost, landlock (execs)", "6a", "2s",
+	                 "1a", 1.3);
+	print_difference(vs, nv, o->rounds, "6b-4c confine's own cost, bwrap (execs)", "6b", "4c",
+	                 "1a", 1.3);
+	print_difference(vs, nv, o->rounds, "6a-1a confine run (landlock) - bare (ms)", "6a", "1a",
+	                 NULL, 2.0);
+	printf("  context:\n");
+	print_difference(vs, nv, o->rounds, "6a-2w against wrap's argv, landlock (execs)", "6a",
+	                 "2w", "1a", 0);
+	print_difference(vs, nv, o->rounds, "6b-4a against wrap's argv, bwrap (execs)", "6b", "4a",
+	                 "1a", 0);
+	print_difference(vs, nv, o->rounds, "3a-2s library's own cost, landlock (execs)", "3a",
+	                 "2s", "1a", 0);
+	print_difference(vs, nv, o->rounds, "5a-4c library's own cost, bwrap (execs)", "5a", "4c",
+	                 "1a", 0);
+	print_difference(vs, nv, o->rounds, "2a-1a launcher's added cost (execs)", "2a", "1a", "1a",
+	                 0);
+	print_difference(vs, nv, o->rounds, "4c-4d launcher inside bwrap (execs)", "4c", "4d", "1a",
+	                 0);
+	print_difference(vs, nv, o->rounds, "4a-4e --unshare-ipc (ms)", "4a", "4e", NULL, 0);
+	print_difference(vs, nv, o->rounds, "4a-4f --ro-bind /proc/sys (ms)", "4a", "4f", NULL, 0);
+	print_difference(vs, nv, o->rounds, "6c-6b natural - pinned bwrap (ms)", "6c", "6b", NULL, 0);
 
 	for (size_t i = 0; i < nv; i++) {
 		confine_strv_free(vs[i].argv);
+		confine_argv_free(vs[i].descriptors);
 		free(vs[i].samples);
 		free(vs[i].cpu);
 	}
 }
+
 
 /* ------------------------------------------------------------------------ */
 /* Cached confine()                                                         */
@@ -838,18 +1169,33 @@ static void run_cached_confine(bench_ctx *ctx) {
 		confine_provider *p;
 		const confine_policy *policy;
 		const char *why;
+		bool in_process;   /* the argv a run the library spawns itself uses */
 	} cases[] = {
-		{"landlock rung, read-only", ctx->prov_landlock, ctx->ro, ctx->prov_landlock_why},
-		{"landlock rung, workspace-write", ctx->prov_landlock, ctx->ww, ctx->prov_landlock_why},
-		{"bwrap rung, read-only", ctx->prov_bwrap, ctx->ro, ctx->prov_bwrap_why},
-		{"bwrap rung, workspace-write", ctx->prov_bwrap, ctx->ww, ctx->prov_bwrap_why},
+		{"landlock rung, read-only", ctx->prov_landlock, ctx->ro, ctx->prov_landlock_why, false},
+		{"landlock rung, workspace-write", ctx->prov_landlock, ctx->ww, ctx->prov_landlock_why,
+		 false},
+		{"bwrap rung, read-only", ctx->prov_bwrap, ctx->ro, ctx->prov_bwrap_why, false},
+		{"bwrap rung, workspace-write", ctx->prov_bwrap, ctx->ww, ctx->prov_bwrap_why, false},
+		{"in-process argv, landlock, read-only", ctx->prov_landlock_self, ctx->ro,
+		 ctx->prov_landlock_why, true},
+		{"in-process argv, landlock, ws-write", ctx->prov_landlock_self, ctx->ww,
+		 ctx->prov_landlock_why, true},
+		{"in-process argv, bwrap, read-only", ctx->prov_bwrap, ctx->ro, ctx->prov_bwrap_why,
+		 true},
+		{"in-process argv, bwrap, ws-write", ctx->prov_bwrap, ctx->ww, ctx->prov_bwrap_why,
+		 true},
 	};
 	unsigned long iters = ctx->opt.iterations;
 
 	printf("\n== 2. cached confine() (argv building only; each call includes its "
-	       "confine_argv_free) ==\n");
+	       "confine_argv_free) ==\n"
+	       "  in-process argv: what confine_spawn_through builds before each spawn (the\n"
+	       "  launcher's grants and status channel; the layered argv on bwrap)\n");
 	printf("  %-34s %10s %12s  %s\n", "provider", "ns/call", "iterations", "target < 10000 ns");
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		int (*build)(confine_provider *, const char *const *, const confine_policy *,
+		             confine_argv **, confine_error *) =
+		        cases[c].in_process ? cf_provider_confine_for_spawn : confine_confine;
 		confine_argv *out;
 		confine_error err;
 		long long t0, t1;
@@ -860,7 +1206,7 @@ static void run_cached_confine(bench_ctx *ctx) {
 			continue;
 		}
 		/* The first call selects the rung; everything after it is cached. */
-		if (confine_confine(cases[c].p, argv, cases[c].policy, &out, &err) < 0) {
+		if (build(cases[c].p, argv, cases[c].policy, &out, &err) < 0) {
 			printf("  %-34s skipped: confine() failed: %s\n", cases[c].label, err.message);
 			continue;
 		}
@@ -870,7 +1216,7 @@ static void run_cached_confine(bench_ctx *ctx) {
 		for (int pass = 0; pass < 3 && !failed; pass++) {
 			t0 = now_ns();
 			for (unsigned long i = 0; i < iters; i++) {
-				if (confine_confine(cases[c].p, argv, cases[c].policy, &out, &err) < 0) {
+				if (build(cases[c].p, argv, cases[c].policy, &out, &err) < 0) {
 					failed = true;
 					break;
 				}
@@ -943,7 +1289,7 @@ static void run_probe_cost(bench_ctx *ctx) {
 			confine_argv *out = NULL;
 			long long t0, t1;
 			int rc;
-			if (make_local_provider(ctx, cases[c].pin, cases[c].path, &p, &err) < 0) {
+			if (make_local_provider(ctx, cases[c].pin, cases[c].path, true, &p, &err) < 0) {
 				set_message(why, sizeof why, "provider: %s", err.message);
 				break;
 			}
@@ -1015,6 +1361,8 @@ static void run_peak_memory(bench_ctx *ctx) {
 	                  (char *)"landlock", (char *)"--", (char *)TRUE_PATH, NULL};
 	char *cli_bw[] = {cli, (char *)"run", (char *)"-w", ws, (char *)"--runner",
 	                  (char *)"bwrap", (char *)"--", (char *)TRUE_PATH, NULL};
+	char *cli_nat[] = {cli, (char *)"run", (char *)"-w", ws, (char *)"--", (char *)TRUE_PATH,
+	                   NULL};
 	struct {
 		const char *label;
 		char **argv;
@@ -1029,6 +1377,7 @@ static void run_peak_memory(bench_ctx *ctx) {
 		 ctx->cli_ok ? ctx->launcher_why : ctx->cli_why, true},
 		{"confine run --runner bwrap -- true", cli_bw, ctx->cli_ok && ctx->bwrap_ok,
 		 ctx->cli_ok ? ctx->bwrap_why : ctx->cli_why, true},
+		{"confine run -- true (natural ladder)", cli_nat, ctx->cli_ok, ctx->cli_why, true},
 	};
 
 	printf("\n== 4. peak resident memory (ru_maxrss from wait4; smallest of 5) ==\n");
@@ -1069,23 +1418,24 @@ static void *scale_worker_main(void *arg) {
 	static const char *const argv[] = {SH_PATH, "-c", "echo x > f", NULL};
 	scale_worker *w = arg;
 	while (now_ns() < w->deadline) {
-		confine_argv *confined = NULL;
+		confine_process *proc = NULL;
 		confine_outcome *out = NULL;
 		confine_spawn_options so;
 		confine_error err;
 		char buf[8];
 		ssize_t len = -1;
-		int fd, r = 0;
+		int fd, r;
 		unlink(w->file);
-		if (w->provider)
-			r = confine_confine(w->provider, argv, w->policy, &confined, &err);
-		if (r >= 0) {
-			confine_spawn_options_init(&so);
-			if (confined)
-				so.confined = confined;
-			else
-				so.argv = argv;
-			so.workdir = w->policy->workspace_root;
+		confine_spawn_options_init(&so);
+		so.argv = argv;
+		so.workdir = w->policy->workspace_root;
+		/* Confined: a run the library spawns itself, as the consumers'. */
+		if (w->provider) {
+			r = confine_spawn_through(w->provider, w->policy, &so, &proc, &err);
+			if (r == 0)
+				r = confine_process_wait(proc, &out, &err);
+			confine_process_free(proc);
+		} else {
 			r = confine_run(&so, &out, &err);
 		}
 		/* Count a run only when its effect is on disk: a confined run that
@@ -1107,7 +1457,6 @@ static void *scale_worker_main(void *arg) {
 				         len < 0 ? "absent" : "wrong");
 		}
 		confine_outcome_free(out);
-		confine_argv_free(confined);
 	}
 	return NULL;
 }
@@ -1173,7 +1522,8 @@ static void run_scaling(bench_ctx *ctx) {
 		const char *why;
 	} kinds[] = {
 		{"unconfined", NULL, true, ""},
-		{"landlock", ctx->prov_landlock, ctx->prov_landlock != NULL, ctx->prov_landlock_why},
+		{"landlock", ctx->prov_landlock_self, ctx->prov_landlock_self != NULL,
+		 ctx->prov_landlock_why},
 		{"bwrap", ctx->prov_bwrap, ctx->prov_bwrap != NULL, ctx->prov_bwrap_why},
 	};
 	enum { N_KINDS = 3, N_LEVELS = 5 };
@@ -1293,8 +1643,12 @@ static void make_providers(bench_ctx *ctx) {
 	confine_verdict v;
 	if (!ctx->launcher_ok) {
 		set_message(ctx->prov_landlock_why, sizeof ctx->prov_landlock_why, "%s", ctx->launcher_why);
-	} else if (make_local_provider(ctx, CONFINE_RUNNER_LANDLOCK, NULL, &ctx->prov_landlock,
-	                               &err) < 0) {
+	} else if (make_local_provider(ctx, CONFINE_RUNNER_LANDLOCK, NULL, true, &ctx->prov_landlock,
+	                               &err) < 0 ||
+	           make_local_provider(ctx, CONFINE_RUNNER_LANDLOCK, NULL, false,
+	                               &ctx->prov_landlock_self, &err) < 0) {
+		confine_provider_free(ctx->prov_landlock);
+		ctx->prov_landlock = NULL;
 		set_message(ctx->prov_landlock_why, sizeof ctx->prov_landlock_why,
 		         "confine_local_provider_new: %s", err.message);
 	} else if (confine_provider_verdict(ctx->prov_landlock, &v, &err) == 0) {
@@ -1302,7 +1656,8 @@ static void make_providers(bench_ctx *ctx) {
 	}
 	if (!ctx->bwrap_ok) {
 		set_message(ctx->prov_bwrap_why, sizeof ctx->prov_bwrap_why, "%s", ctx->bwrap_why);
-	} else if (make_local_provider(ctx, CONFINE_RUNNER_BWRAP, NULL, &ctx->prov_bwrap, &err) < 0) {
+	} else if (make_local_provider(ctx, CONFINE_RUNNER_BWRAP, NULL, true, &ctx->prov_bwrap,
+	                               &err) < 0) {
 		set_message(ctx->prov_bwrap_why, sizeof ctx->prov_bwrap_why,
 		         "confine_local_provider_new: %s", err.message);
 	}
@@ -1431,6 +1786,7 @@ int main(int argc, char **argv) {
 		run_scaling(&ctx);
 
 	confine_provider_free(ctx.prov_landlock);
+	confine_provider_free(ctx.prov_landlock_self);
 	confine_provider_free(ctx.prov_bwrap);
 	confine_policy_free(ctx.ro);
 	confine_policy_free(ctx.ww);
