@@ -8,6 +8,11 @@
 
 #include "util.h"
 
+/* The runners (bit 1 << runner) this thread's confine_spawn_through call
+ * saw fail before its command started: a backend does not offer them again
+ * within that call. 0 outside one. */
+extern _Thread_local unsigned cf_spawn_excluded_runners CONFINE_HIDDEN;
+
 /* confine_confine()'s checks, then the backend's confine_for_spawn (or its
  * confine where it has none). */
 int cf_provider_confine_for_spawn(confine_provider *provider, const char *const *argv,

@@ -125,11 +125,26 @@ static void test_optimistic_walks_on_failure_without_probing(void **state) {
 	c = cf_ladder_select(&ladder);
 	assert_int_equal(c.runner, CONFINE_RUNNER_LANDLOCK);
 	assert_int_equal(total_calls(&f), 0);
-	/* and a confirmed rung that fails later is dropped: nothing is left */
+	/* a confirmed rung that fails later stays (the failure may be that
+	 * call's own, an unopenable grant say); the call itself leaves it out */
+	assert_true(cf_ladder_fail(&ladder, CONFINE_RUNNER_LANDLOCK));
+	assert_int_equal(cf_ladder_optimistic(&ladder).runner, CONFINE_RUNNER_LANDLOCK);
+	assert_false(cf_ladder_optimistic_excluding(&ladder, 1u << CONFINE_RUNNER_LANDLOCK).usable);
+	assert_false(cf_ladder_has_rung(&ladder, 1u << CONFINE_RUNNER_LANDLOCK));
+	assert_true(cf_ladder_has_rung(&ladder, 0));
+	assert_int_equal(total_calls(&f), 0);
+	cf_ladder_destroy(&ladder);
+
+	/* a rung never confirmed is failed for good; exclusions are per call */
+	fake_init(&f);
+	assert_int_equal(cf_ladder_init(&ladder, linux_chain, 2, &hooks), 0);
+	assert_int_equal(cf_ladder_optimistic_excluding(&ladder, 1u << CONFINE_RUNNER_BWRAP).runner,
+	                 CONFINE_RUNNER_LANDLOCK);
+	assert_int_equal(cf_ladder_optimistic(&ladder).runner, CONFINE_RUNNER_BWRAP);
+	assert_true(cf_ladder_fail(&ladder, CONFINE_RUNNER_BWRAP));
 	assert_false(cf_ladder_fail(&ladder, CONFINE_RUNNER_LANDLOCK));
 	assert_false(cf_ladder_optimistic(&ladder).usable);
 	assert_false(cf_ladder_select(&ladder).usable);
-	assert_int_equal(total_calls(&f), 0);
 	cf_ladder_destroy(&ladder);
 }
 

@@ -94,17 +94,22 @@ static cf_ladder_choice unusable(void) {
 	return c;
 }
 
-cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) {
+static bool excluded_rung(unsigned excluded, confine_runner rung) {
+	return (unsigned)rung < 32 && (excluded & (1u << (unsigned)rung));
+}
+
+cf_ladder_choice cf_ladder_optimistic_excluding(cf_ladder *ladder, unsigned excluded) {
 	cf_ladder_choice choice = unusable();
 	pthread_mutex_lock(&ladder->lock);
-	if (ladder->decided) {
+	if (ladder->decided && (!ladder->choice.usable ||
+	                        !excluded_rung(excluded, ladder->choice.runner))) {
 		choice = ladder->choice;
 		pthread_mutex_unlock(&ladder->lock);
 		return choice;
 	}
 	for (size_t i = 0; i < ladder->n_chain; i++) {
 		confine_enforcement enforcement = CONFINE_ENFORCEMENT_FULL;
-		if (ladder->failed[i])
+		if (ladder->failed[i] || excluded_rung(excluded, ladder->chain[i]))
 			continue;
 		if (ladder->hooks.select_unprobed &&
 		    !ladder->hooks.select_unprobed(ladder->hooks.ctx, ladder->chain[i], &enforcement)) {
@@ -116,7 +121,7 @@ cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) {
 		choice.enforcement = enforcement;
 		break;
 	}
-	if (!choice.usable) {
+	if (!choice.usable && !excluded) {
 		/* every rung failed: that is the verdict, cached like a probed one */
 		ladder->choice = choice;
 		ladder->decided = true;
@@ -125,8 +130,25 @@ cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) {
 	return choice;
 }
 
+cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) {
+	return cf_ladder_optimistic_excluding(ladder, 0);
+}
+
+bool cf_ladder_has_rung(cf_ladder *ladder, unsigned excluded) {
+	bool left = false;
+	pthread_mutex_lock(&ladder->lock);
+	for (size_t i = 0; i < ladder->n_chain; i++)
+		if (!ladder->failed[i] && !excluded_rung(excluded, ladder->chain[i]))
+			left = true;
+	pthread_mutex_unlock(&ladder->lock);
+	return left;
+}
+
 void cf_ladder_confirm(cf_ladder *ladder, confine_runner rung, confine_enforcement enforcement) {
 	pthread_mutex_lock(&ladder->lock);
+	for (size_t i = 0; i < ladder->n_chain; i++)
+		if (ladder->chain[i] == rung)
+			ladder->confirmed[i] = true;
 	if (!ladder->decided) {
 		ladder->choice.usable = true;
 		ladder->choice.runner = rung;
@@ -140,10 +162,11 @@ bool cf_ladder_fail(cf_ladder *ladder, confine_runner rung) {
 	bool left = false;
 	pthread_mutex_lock(&ladder->lock);
 	for (size_t i = 0; i < ladder->n_chain; i++)
-		if (ladder->chain[i] == rung)
+		if (ladder->chain[i] == rung && !ladder->confirmed[i]) {
 			ladder->failed[i] = true;
-	if (ladder->decided && ladder->choice.runner == rung)
-		ladder->decided = false;
+			if (ladder->decided && ladder->choice.runner == rung)
+				ladder->decided = false;
+		}
 	for (size_t i = 0; i < ladder->n_chain; i++)
 		if (!ladder->failed[i])
 			left = true;

@@ -46,6 +46,9 @@ typedef struct cf_ladder {
 	/* The optimistic ladder of runs the library spawns itself (doc/SPEC.md
 	 * 17): rungs a run proved unable to start its command. */
 	bool failed[CF_LADDER_MAX];
+	/* rungs a run started its command on: one later failure (a policy's
+	 * grant that cannot be opened, say) does not condemn them */
+	bool confirmed[CF_LADDER_MAX];
 } cf_ladder;
 
 /* The chain of a platform name: "linux" bwrap then landlock; "darwin"
@@ -71,13 +74,19 @@ cf_ladder_choice cf_ladder_select(cf_ladder *ladder) CONFINE_HIDDEN;
  * failed. Thread-safe.
  */
 cf_ladder_choice cf_ladder_optimistic(cf_ladder *ladder) CONFINE_HIDDEN;
+/* The same, leaving out the rungs whose bit (1 << runner) is set in
+ * `excluded`: those this call already saw fail. */
+cf_ladder_choice cf_ladder_optimistic_excluding(cf_ladder *ladder, unsigned excluded) CONFINE_HIDDEN;
+/* Whether a rung is left that has not failed and is not in `excluded`. */
+bool cf_ladder_has_rung(cf_ladder *ladder, unsigned excluded) CONFINE_HIDDEN;
 /* A run on `rung` started its command: that rung is the verdict from now
  * on (unless a verdict was already decided). */
 void cf_ladder_confirm(cf_ladder *ladder, confine_runner rung, confine_enforcement enforcement) CONFINE_HIDDEN;
-/* A run on `rung` failed before its command started. Returns true when a
- * later rung is left to try; when none is, the verdict is unavailable.
- * A rung that is the decided verdict (probed or confirmed) is no longer
- * trusted either: the verdict is dropped and the chain walked on. */
+/* A run on `rung` failed before its command started. A rung no run has
+ * started on is failed for good (and a probed verdict on it dropped); a
+ * confirmed one stays (the failure may be that call's own). Returns true
+ * when a rung that has not failed is left; when none is, the verdict is
+ * unavailable. */
 bool cf_ladder_fail(cf_ladder *ladder, confine_runner rung) CONFINE_HIDDEN;
 
 /* How many functional probes ran so far. */

@@ -24,6 +24,7 @@
 #include "local/probe.h"
 #include "local/runner.h"
 #include "path.h"
+#include "provider-internal.h"
 #include "policy-internal.h"
 
 typedef struct local_provider {
@@ -319,7 +320,7 @@ static int local_confine_for_spawn(void *data, const char *const *argv,
 	if (lp->operator_runner)
 		return build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy, true, ret,
 		             err);
-	choice = cf_ladder_optimistic(&lp->ladder);
+	choice = cf_ladder_optimistic_excluding(&lp->ladder, cf_spawn_excluded_runners);
 	if (!choice.usable || !cf_runner_find(choice.runner)) {
 		char detail[sizeof lp->spawn_failures];
 		pthread_mutex_lock(&lp->spawn_lock);
@@ -346,7 +347,9 @@ static bool local_runner_failed(void *data, const confine_argv *confined, const 
 		}
 		pthread_mutex_unlock(&lp->spawn_lock);
 	}
-	return cf_ladder_fail(&lp->ladder, confined->runner);
+	(void)cf_ladder_fail(&lp->ladder, confined->runner);
+	/* another rung this call has not tried yet (through excludes this one) */
+	return cf_ladder_has_rung(&lp->ladder, cf_spawn_excluded_runners);
 }
 
 static void local_runner_started(void *data, const confine_argv *confined) {

@@ -14,6 +14,8 @@
 #include "provider-internal.h"
 #include "spawn/spawn.h"
 
+_Thread_local unsigned cf_spawn_excluded_runners;
+
 /* Enough for every rung of a chain, with room. */
 #define THROUGH_MAX_ATTEMPTS 4
 
@@ -29,11 +31,13 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 	confine_error local;
 	confine_error *e = err ? err : &local;
 	confine_policy *own = NULL; /* a copy with a fresh temp dir, after a retry */
+	unsigned saved_excluded = cf_spawn_excluded_runners;
 
 	if (!provider || !policy || !options || !options->argv || options->confined || !ret)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
 		                    "spawn through a provider needs a provider, a policy, the "
 		                    "command's argv (not a confined one) and a result pointer");
+	cf_spawn_excluded_runners = 0;
 	for (int attempt = 0;; attempt++) {
 		confine_spawn_options o = *options;
 		confine_argv *confined = NULL;
@@ -61,6 +65,7 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 			if (own && own->temp_dir)
 				(void)rmdir(own->temp_dir);
 			confine_policy_free(own);
+			cf_spawn_excluded_runners = saved_excluded;
 			return r;
 		}
 		o.argv = NULL;
@@ -70,8 +75,11 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 			cf_provider_runner_started(provider, confined);
 			confine_argv_free(confined);
 			confine_policy_free(own);
+			cf_spawn_excluded_runners = saved_excluded;
 			return 0;
 		}
+		if ((unsigned)confined->runner < 32)
+			cf_spawn_excluded_runners |= 1u << (unsigned)confined->runner;
 		/* Only a failure before the command started may be retried, and
 		 * only a runner's: a start failure of the command is its own. */
 		again = e->code == CONFINE_E_SANDBOX_UNAVAILABLE &&
@@ -82,6 +90,7 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 			if (own && own->temp_dir)
 				(void)rmdir(own->temp_dir);
 			confine_policy_free(own);
+			cf_spawn_excluded_runners = saved_excluded;
 			return r;
 		}
 	}
