@@ -8,7 +8,8 @@
 static bool takes_value(const char *arg)
 {
 	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
-	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0;
+	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--allow-unix-socket") == 0 ||
+	       strcmp(arg, "--status-fd") == 0;
 }
 
 /* A descriptor number: decimal, 3 or more (0-2 are the command's). */
@@ -64,7 +65,8 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 				ret_invocation->status_fd = parsed.status_fd;
 			} else if (missing) {
 				return arg[2] == 'a' ? USAGE_SOCKET_REQUIRES_PATH
-				       : arg[3] == 'o' ? USAGE_RO_REQUIRES_PATH
+				       : arg[3] == 'o' ? (arg[4] == '-' ? USAGE_RO_TRY_REQUIRES_PATH
+									: USAGE_RO_REQUIRES_PATH)
 						       : USAGE_RW_REQUIRES_PATH;
 			}
 			i += 2;
@@ -94,6 +96,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_RW_REQUIRES_PATH:
 		report_failure("usage error: --rw requires a path");
 		break;
+	case USAGE_RO_TRY_REQUIRES_PATH:
+		report_failure("usage error: --ro-try requires a path");
+		break;
 	case USAGE_SOCKET_REQUIRES_PATH:
 		report_failure("usage error: --allow-unix-socket requires a path");
 		break;
@@ -112,6 +117,12 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	return LAUNCHER_EXIT_FAILURE;
 }
 
+bool grant_is_optional(const struct invocation *invocation, size_t cursor)
+{
+	/* cursor is past the grant's value: its flag is two back */
+	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--ro-try") == 0;
+}
+
 bool next_grant(const struct invocation *invocation, size_t *cursor,
 		const char **ret_path, bool *ret_writable)
 {
@@ -121,7 +132,8 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
 	/* Parsing accepted argv: flags, each valued one followed by its value,
 	 * up to "--". */
 	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
-		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0) {
+		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0 ||
+		    strcmp(argv[i], "--ro-try") == 0) {
 			*ret_path = argv[i + 1];
 			*ret_writable = argv[i][3] == 'w';
 			*cursor = i + 2;

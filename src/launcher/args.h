@@ -29,6 +29,7 @@ enum usage_error {
 	USAGE_PROBE_TAKES_NO_ARGUMENTS,
 	USAGE_RO_REQUIRES_PATH,
 	USAGE_RW_REQUIRES_PATH,
+	USAGE_RO_TRY_REQUIRES_PATH,
 	USAGE_SOCKET_REQUIRES_PATH,
 	USAGE_STATUS_FD_REQUIRES_NUMBER,
 	USAGE_UNKNOWN_ARGUMENT,
@@ -49,6 +50,11 @@ int report_usage_error(enum usage_error error, const char *bad_argument);
  * there are no more. */
 bool next_grant(const struct invocation *invocation, size_t *cursor,
 		const char **ret_path, bool *ret_writable);
+/* Whether the grant next_grant() just returned (cursor as it left it) is
+ * a --ro-try: a read grant on a path that may be gone by now (the library's
+ * grants around a denyRead entry list a directory's entries), skipped when
+ * it no longer exists, never a reason to grant more. */
+bool grant_is_optional(const struct invocation *invocation, size_t cursor);
 
 /* Walks the --allow-unix-socket paths the same way. */
 bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,

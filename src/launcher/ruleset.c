@@ -177,7 +177,8 @@ static uint64_t handled_fs_rights(int abi)
 }
 
 /* Returns 0, or -1 after reporting why. */
-static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool writable)
+static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool writable,
+		     bool optional)
 {
 	struct landlock_path_beneath_attr rule;
 	struct stat st;
@@ -185,6 +186,8 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 	int fd;
 
 	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && optional)
+		return 0; /* a --ro-try path that is gone: nothing to grant */
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		saved_errno = errno;
 		if (fd >= 0)
@@ -273,13 +276,17 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		return -1;
 	}
 	if (invocation->probe) {
-		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false) != 0)
+		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false) != 0)
 			goto fail;
 		return ruleset_fd;
 	}
-	while (next_grant(invocation, &cursor, &path, &writable))
-		if (add_grant(ruleset_fd, attr.handled_access_fs, path, writable) != 0)
+	while (next_grant(invocation, &cursor, &path, &writable)) {
+		/* A --ro-try path that is gone grants nothing: skipping it leaves
+		 * the rules narrower, never wider. */
+		if (add_grant(ruleset_fd, attr.handled_access_fs, path, writable,
+			      grant_is_optional(invocation, cursor)) != 0)
 			goto fail;
+	}
 	cursor = 0;
 	while (next_allowed_socket(invocation, &cursor, &path))
 		if (add_socket_grant(ruleset_fd, attr.handled_access_fs, path) != 0)

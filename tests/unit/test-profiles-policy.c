@@ -244,11 +244,13 @@ static void test_landlock_read_only_temp_dir(void **state) {
 static void test_landlock_deny_read_grants_the_siblings(void **state) {
 	char *deny[] = { (char *)at("/home/.ssh"), NULL };
 	const char *const want[] = {
-		"--ro", at("/cache"),
+		/* --ro-try: an entry listed now may be gone when the launcher
+		 * opens it (skipped then: narrower, never wider) */
+		"--ro-try", at("/cache"),
 		/* home is on the way: its entries but .ssh; the link to .ssh gets
 		 * no rule (the launcher would follow it into .ssh) */
-		"--ro", at("/home/.npmrc"), "--ro", at("/home/docs"),
-		"--ro", at("/ws"),
+		"--ro-try", at("/home/.npmrc"), "--ro-try", at("/home/docs"),
+		"--ro-try", at("/ws"),
 		NULL,
 	};
 	char **tokens = NULL;
@@ -270,7 +272,7 @@ static void test_landlock_deny_read_from_the_root(void **state) {
 	assert_int_equal(confine_policy_add_deny_read(p, at("/home/.ssh"), NULL), 0);
 	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
 	for (size_t i = 0; tokens[i]; i += 2) {
-		if (strcmp(tokens[i], "--ro") != 0)
+		if (strcmp(tokens[i], "--ro") != 0 && strcmp(tokens[i], "--ro-try") != 0)
 			continue;
 		n_ro++;
 		assert_string_not_equal(tokens[i + 1], "/");

@@ -119,7 +119,9 @@ static int read_grants(expansion *x, const char *dir) {
 			r = -E2BIG;
 			break;
 		}
-		r = cf_strv_push(x->grants, "--ro");
+		/* an entry of a directory listed now may be gone when the launcher
+		 * opens it: --ro-try skips it then (narrower, never wider) */
+		r = cf_strv_push(x->grants, "--ro-try");
 		if (r == 0)
 			r = cf_strv_push(x->grants, path);
 	}
