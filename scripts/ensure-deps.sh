@@ -11,6 +11,9 @@ if [ "${1:-build}" = check ]; then
 	# suites (bindings/python, bindings/node).
 	want="$want bash make git python3 clang libclang-rt-14-dev valgrind groff-base procps"
 	want="$want python3-pip python3-setuptools python3-wheel mypy nodejs"
+	# chattr/lsattr (e2fsprogs), useradd (passwd), setpriv/unshare
+	# (util-linux), mount: the escape, supervisor and faults suites.
+	want="$want e2fsprogs passwd util-linux mount"
 fi
 missing=""
 for p in $want; do
