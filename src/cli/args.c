@@ -507,6 +507,7 @@ static const option_spec *find_short(char name) {
 
 /* Parses the options of a subcommand from argv[*index]; stops after `--`
  * (run, wrap) with the program's argv recorded, or at the end. */
+/* Long on purpose: a flat list of options, one short branch each. */
 static int parse_command_options(int argc, char *const *argv, int index, cli_args *args) {
 	cli_command command = args->command;
 	bool saw_separator = false;

@@ -57,6 +57,8 @@ static json_t *rule_json(const confine_rule *rule) {
 	return object;
 }
 
+/* Long on purpose: it builds one JSON object field by field, in the order
+ * the contract lists them (doc/SPEC.md 10). */
 int cli_command_wrap(cli_context *ctx) {
 	const cli_args *args = ctx->args;
 	confine_argv *confined = NULL;

@@ -212,6 +212,8 @@ static int probe(int abi, const struct seccomp_program *filter)
 	return 0;
 }
 
+/* Long on purpose: the launcher's steps in their one safe order (parse,
+ * channel, supervisor setup, Landlock, capabilities, fork and supervise). */
 int main(int argc, char **argv)
 {
 	struct invocation invocation = { .status_fd = -1, .argv = argv };

@@ -738,6 +738,9 @@ static int64_t metadata(struct sv_call *call, struct request *rq, struct shape s
 	return result;
 }
 
+/* Long on purpose: one switch over every mediated metadata call, each case
+ * a few lines of resolve-pin-decide-perform; split, the cases would hide
+ * that they share one order of checks. */
 int64_t sv_handle_metadata(struct sv_call *call)
 {
 	const __u64 *args = call->req->data.args;

@@ -388,6 +388,8 @@ static int check_absolute_list(const char *key, char *const *list, confine_error
 	return 0;
 }
 
+/* Long on purpose: the checks in the documented order (confine.h), each
+ * a few lines naming the key and the value. */
 int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 	bool confined;
 	int r;

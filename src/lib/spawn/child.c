@@ -122,6 +122,9 @@ __attribute__((noreturn)) static void child_exec_candidates(const struct cf_chil
 	child_fail(report_fd, CONFINE_SPAWN_STEP_EXEC, saw_eacces ? EACCES : last, CF_WHAT_NONE);
 }
 
+/* Long on purpose: the child's steps in the one order that is safe between
+ * fork and exec (descriptors, session, sweep, placements, signals, workdir,
+ * exec), none of which may allocate; read top to bottom. */
 void cf_child_main(const struct cf_child_plan *plan) {
 	int report_fd = plan->report_fd;
 	int moved[3] = { -1, -1, -1 };
