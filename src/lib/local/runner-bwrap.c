@@ -119,13 +119,10 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		static const char *const layered_denials[] = { "read-only file system",
 		                                               "permission denied",
 		                                               "operation not permitted", NULL };
-		char **d = cf_strv_copy(layered_denials);
-		if (!d) {
+		if (cf_runner_set_denials(c, layered_denials) < 0) {
 			confine_strv_free(argv);
 			return -ENOMEM;
 		}
-		confine_strv_free(c->denial_signatures);
-		c->denial_signatures = d;
 	}
 	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
 	if (fd >= 0) {

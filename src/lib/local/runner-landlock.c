@@ -57,13 +57,10 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	{
 		static const char *const supervised_denials[] = { "permission denied",
 		                                                  "operation not permitted", NULL };
-		char **d = cf_strv_copy(supervised_denials);
-		if (!d) {
+		if (cf_runner_set_denials(c, supervised_denials) < 0) {
 			confine_strv_free(argv);
 			return -ENOMEM;
 		}
-		confine_strv_free(c->denial_signatures);
-		c->denial_signatures = d;
 	}
 	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
 	if (fd >= 0) {

@@ -122,6 +122,10 @@ char **cf_runner_argv1(const char *program) CONFINE_HIDDEN;
  * Landlock grants of `policy`, appended to *strv. 0 or -errno. */
 int cf_runner_launcher_args(const confine_policy *policy, const char *const *extra,
                             char ***strv) CONFINE_HIDDEN;
+/* Replaces the argv's denial signatures with a copy of `denials` (an
+ * in-process argv speaks more than the row's dialect: the Landlock layer,
+ * the supervisor). 0 or -ENOMEM. */
+int cf_runner_set_denials(confine_argv *c, const char *const *denials) CONFINE_HIDDEN;
 /* The policy a probe runs: read-only with root "/". */
 extern const confine_policy cf_runner_probe_policy CONFINE_HIDDEN;
 /* Runs program->argv, the row's profile for cf_runner_probe_policy, "--",

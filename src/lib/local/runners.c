@@ -112,3 +112,12 @@ int cf_runner_launcher_args(const confine_policy *policy, const char *const *ext
 	confine_strv_free(grants);
 	return r;
 }
+
+int cf_runner_set_denials(confine_argv *c, const char *const *denials) {
+	char **d = cf_strv_copy(denials);
+	if (!d)
+		return -ENOMEM;
+	confine_strv_free(c->denial_signatures);
+	c->denial_signatures = d;
+	return 0;
+}
