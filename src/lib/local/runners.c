@@ -2,6 +2,7 @@
 /* The table of runners (runner.h): one row per runner, in ladder order. */
 #include "local/runner.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
