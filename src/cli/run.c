@@ -90,6 +90,12 @@ int cli_command_run(cli_context *ctx) {
 	confine_error err;
 	int status;
 
+	/* The command starts in the workspace: one this user cannot enter is
+	 * confine's refusal (125), before PROGRAM is looked up there. */
+	if (!confine_workdir_usable(ctx->policy->workspace_root))
+		return cli_report(ctx, CONFINE_E_INVALID_POLICY,
+		                  "workspace root \"%s\" cannot be entered: %s",
+		                  ctx->policy->workspace_root, strerror(errno ? errno : EACCES));
 	/* Before confining: a missing program is not a sandbox problem. */
 	if ((status = resolve_program(ctx, argv[0])) != 0)
 		return status;
