@@ -16,7 +16,21 @@ async function main() {
   fs.mkdirSync(root, { recursive: true });
   const ws = fs.mkdtempSync(path.join(root, 'node-preflight.'));
   const config = path.join(ws, 'config.json');
-  const launcher = process.env.CONFINE_TEST_LAUNCHER;
+  // From a build under /tmp the build's launcher is not one confine may
+  // run from disk (doc/SPEC.md 14): a copy under ~/.cache then, which the
+  // test files read from the same variable.
+  let launcher = process.env.CONFINE_TEST_LAUNCHER;
+  if (launcher && fs.realpathSync(launcher).startsWith('/tmp/')) {
+    const dir = path.join(process.env.HOME || '/', '.cache', 'confine-tests', 'launcher');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+    fs.chmodSync(dir, 0o755);
+    const tmp = path.join(dir, `.landlock-run.${process.pid}`);
+    fs.copyFileSync(fs.realpathSync(launcher), tmp);
+    fs.chmodSync(tmp, 0o755);
+    fs.renameSync(tmp, path.join(dir, 'landlock-run'));
+    launcher = path.join(dir, 'landlock-run');
+    process.env.CONFINE_TEST_LAUNCHER = launcher;
+  }
   fs.writeFileSync(config, JSON.stringify(launcher ? { landlockLauncher: launcher } : {}));
   try {
     await confine.run(['true'], { workspace: ws, runner, config });

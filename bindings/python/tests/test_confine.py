@@ -40,7 +40,19 @@ CONTRACT = (
     "danger-full-access.")
 MISSING_LAUNCHER = "/nonexistent/confine-tests/landlock-run"
 
-PROVIDER = confine.Provider(runner=RUNNER) if RUNNER else None
+# From a build under /tmp the build's launcher is not one confine may run
+# from disk (wrap, a configured launcher: doc/SPEC.md 14): a copy under
+# ~/.cache then.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "tests", "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+
+_BUILT_LAUNCHER = os.environ.get("CONFINE_TEST_LAUNCHER")
+_LAUNCHER = launcher_outside_tmp(_BUILT_LAUNCHER)
+LAUNCHER_KW = {"landlock_launcher": _LAUNCHER} if _LAUNCHER and _LAUNCHER != _BUILT_LAUNCHER else {}
+
+PROVIDER = (confine.Provider(runner=RUNNER, **LAUNCHER_KW) if RUNNER
+            else confine.Provider(**LAUNCHER_KW) if LAUNCHER_KW else None)
 
 
 def test_root():
@@ -465,7 +477,8 @@ class PolicyEffects(Base):
         secret = os.path.join(stable, "secret.txt")
         with open(secret, "w") as f:
             f.write("s3cr3t-value\n")
-        provider = confine.Provider(runner=RUNNER) if RUNNER else confine.Provider()
+        provider = (confine.Provider(runner=RUNNER, **LAUNCHER_KW) if RUNNER
+                    else confine.Provider(**LAUNCHER_KW))
         kw = dict(workspace=self.ws, provider=provider)
         try:
             r = confine.run(["cat", secret], **kw)

@@ -31,6 +31,9 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+
 SKIP = 77
 SECRET = "s3cr3t-do-not-leak"
 
@@ -50,7 +53,7 @@ class World:
             os.mkdir(d)
         self.config = os.path.join(self.base, "config.json")
         with open(self.config, "w") as f:
-            json.dump({"landlockLauncher": launcher}, f)
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
 
     def common(self, mode, opts):
         return ["--config", self.config, "--runner", self.runner, "-m", mode, "-w", self.ws] + opts

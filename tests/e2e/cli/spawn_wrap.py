@@ -14,10 +14,12 @@ Exit 77 (skip) when no runner works here, unless CONFINE_MUST_WORK=1.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
 
 SKIP = 77
 
@@ -48,30 +50,12 @@ def denied(wrapped, done):
                                         for sig in wrapped["denialSignatures"])
 
 
-def launcher_outside_tmp(launcher, home):
-    """The build's launcher, or where the build lies under /tmp (which a
-    workspace-write run under Landlock may write, so the library refuses to
-    run a launcher from there) a copy under ~/.cache/confine-tests."""
-    real = os.path.realpath(launcher)
-    if not real.startswith("/tmp/"):
-        return launcher
-    d = os.path.join(home, ".cache", "confine-tests", "launcher")
-    os.makedirs(d, mode=0o755, exist_ok=True)
-    os.chmod(d, 0o755)
-    copy = os.path.join(d, "landlock-run")
-    tmp = os.path.join(d, ".landlock-run.%d" % os.getpid())
-    shutil.copyfile(real, tmp)
-    os.chmod(tmp, 0o755)
-    os.replace(tmp, copy)
-    return copy
-
-
 def main():
     confine, launcher = sys.argv[1], sys.argv[2]
     pin = sys.argv[3:4]
     must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
     home = os.environ.get("HOME") or "/tmp"
-    launcher = launcher_outside_tmp(launcher, home)
+    launcher = launcher_outside_tmp(launcher)
     root = os.path.join(home, ".cache", "confine-tests")
     os.makedirs(root, exist_ok=True)
     base = tempfile.mkdtemp(prefix="spawn-wrap.", dir=root)
