@@ -86,6 +86,12 @@ BASE=$(cd "$BASE" && pwd -P)
 WS=$BASE/ws
 OUTSIDE=$BASE/outside
 mkdir -p "$WS" || exit 1
+# The helper runs inside the sandbox: from a build under /tmp it would be
+# hidden by bwrap's private /tmp, so it runs from a copy here.
+if [ -n "$HELPER" ] && [ -x "$HELPER" ]; then
+	cp "$HELPER" "$BASE/faults-helper" && chmod 0755 "$BASE/faults-helper" &&
+		HELPER=$BASE/faults-helper
+fi
 # A token no other process on the host carries in its argv: the runs' sleeps
 # take it as their duration, and /proc is searched for it.
 TOKEN="9$$$RANDOM"
