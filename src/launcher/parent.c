@@ -423,7 +423,14 @@ void launch_and_supervise(const struct launch *launch)
 	sigaddset(&handled, SIGCHLD);
 	for (i = 0; i < FORWARDED_COUNT; i++)
 		sigaddset(&handled, forwarded_signals[i]);
-	if (sigprocmask(SIG_BLOCK, &handled, NULL) != 0 ||
+	/* Not dumpable before the fork (SPEC 13), so there is no moment when
+	 * the command runs and this process is not yet: the command has the
+	 * same uid and Landlock domain, and could otherwise ptrace it, write
+	 * its memory (it has no deny-list of its own) and open its status
+	 * descriptor through /proc/PID/fd to forge records. The child inherits
+	 * it until its exec, which makes the command dumpable again. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
+	    sigprocmask(SIG_BLOCK, &handled, NULL) != 0 ||
 	    (signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||
 	    pipe2(report_pipe, O_CLOEXEC) != 0) {
