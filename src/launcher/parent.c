@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "ruleset.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -134,6 +135,14 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 		r = launch->hooks.child_install(launch->hooks.context);
 		if (r < 0) {
 			report_failure("cannot start the supervisor: %s", strerror(-r));
+			send_report(report_fd, 'E', -r);
+			_exit(LAUNCHER_EXIT_FAILURE);
+		}
+	}
+	if (launch->signal_scoped) {
+		r = landlock_scope_command_signals();
+		if (r < 0) {
+			report_failure("landlock ruleset error: %s", strerror(-r));
 			send_report(report_fd, 'E', -r);
 			_exit(LAUNCHER_EXIT_FAILURE);
 		}
