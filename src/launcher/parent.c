@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "ruleset.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -134,6 +135,14 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 		r = launch->hooks.child_install(launch->hooks.context);
 		if (r < 0) {
 			report_failure("cannot start the supervisor: %s", strerror(-r));
+			send_report(report_fd, 'E', -r);
+			_exit(LAUNCHER_EXIT_FAILURE);
+		}
+	}
+	if (launch->signal_scoped) {
+		r = landlock_scope_command_signals();
+		if (r < 0) {
+			report_failure("landlock ruleset error: %s", strerror(-r));
 			send_report(report_fd, 'E', -r);
 			_exit(LAUNCHER_EXIT_FAILURE);
 		}
@@ -429,7 +438,14 @@ void launch_and_supervise(const struct launch *launch)
 	sigaddset(&handled, SIGCHLD);
 	for (i = 0; i < FORWARDED_COUNT; i++)
 		sigaddset(&handled, forwarded_signals[i]);
-	if (sigprocmask(SIG_BLOCK, &handled, NULL) != 0 ||
+	/* Not dumpable before the fork (SPEC 13), so there is no moment when
+	 * the command runs and this process is not yet: the command has the
+	 * same uid and Landlock domain, and could otherwise ptrace it, write
+	 * its memory (it has no deny-list of its own) and open its status
+	 * descriptor through /proc/PID/fd to forge records. The child inherits
+	 * it until its exec, which makes the command dumpable again. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
+	    sigprocmask(SIG_BLOCK, &handled, NULL) != 0 ||
 	    (signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0 ||
 	    pipe2(report_pipe, O_CLOEXEC) != 0) {

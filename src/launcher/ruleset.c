@@ -301,3 +301,16 @@ int landlock_enforce(int ruleset_fd)
 {
 	return syscall(SYS_landlock_restrict_self, ruleset_fd, 0) == 0 ? 0 : -errno;
 }
+
+int landlock_scope_command_signals(void)
+{
+	struct ruleset_attr attr = { 0, 0, LANDLOCK_SCOPE_SIGNAL };
+	int ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	int r;
+
+	if (ruleset_fd < 0)
+		return -errno;
+	r = landlock_enforce(ruleset_fd);
+	close(ruleset_fd);
+	return r;
+}

@@ -35,4 +35,13 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation);
  * no_new_privs must already be set (or CAP_SYS_ADMIN held). */
 int landlock_enforce(int ruleset_fd);
 
+/* In the child, before exec, where the domain scopes signals (ABI 6): a
+ * nested domain that handles no file right and scopes signals only, so
+ * the command can signal its own tree but not the launcher, which sits in
+ * the outer domain (a SIGSTOP to it would silence the lifeline; a SIGKILL
+ * before it writes `started` would read as a runner failure and make the
+ * ladder run the command again). The launcher still signals the command:
+ * the command's domain is nested in its own. Returns 0 or -errno. */
+int landlock_scope_command_signals(void);
+
 #endif

@@ -9,7 +9,13 @@
 # must-work case, that the effect happened).
 #
 # Usage: run-escape.sh [--rungs bwrap,landlock] [--only ID[,ID...]]
-#                      [--report FILE] [--keep] CASES_FILE
+#                      [--report FILE] [--keep] [--also-nonroot] CASES_FILE
+#
+# --also-nonroot: when run as root, after the root pass, create a throwaway
+# user (useradd, home under /home), run the whole table again as that user
+# (its own $HOME, its own workspaces and victims), and remove the user
+# (userdel -r) afterwards. Each result line names the user it ran as: root,
+# or user for a non-root caller.
 #
 # Environment:
 #   CONFINE            the confine binary under test (required)
@@ -29,9 +35,15 @@
 #                    and nothing outside changed
 #           open     a KNOWN-OPEN limit: the escape must still succeed (it is
 #                    documented in doc/SECURITY.md); if it is blocked the case
-#                    FAILS so the table and the document get updated
+#                    FAILS so the table and the document get updated. A case
+#                    whose command never starts is open only when its check
+#                    fails (e.g. a runner that ran nothing and read as success)
 #           escapes  harness self-test (dfa): the escape is visible, which
 #                    proves the checks can see one
+#           refused  confine refuses before running anything: the command
+#                    never starts, confine exits non-zero, nothing outside
+#                    changes and the check holds (a policy or runner that
+#                    must not be accepted)
 #           skip     not meaningful on this rung
 # setup   bash run unconfined before the snapshot ("-": none); exit 77 skips
 #         the case. It may write $CTL/wsarg (the -w argument, default the
@@ -50,7 +62,8 @@
 # victim directory, outside the workspace), CTL (harness-private dir, not
 # snapshotted), OUTPID (a process outside the sandbox, cwd in VICTIM), MARK
 # (a unique token for paths outside BASE), RUNG, MODE, CONFINE, LANDLOCK_RUN,
-# HELPER; and to check only: STATUS (confine's exit status), OUT, ERR (files
+# HELPER, ESCAPE_PREFIX (tests/escape/prefix.sh, forms a setup can put in
+# $CTL/prefix); and to check only: STATUS (confine's exit status), OUT, ERR (files
 # holding its stdout and stderr).
 #
 # The confine process runs with stdin opened read-only on $VICTIM/stdin.txt
@@ -65,18 +78,27 @@ rungs_wanted=bwrap,landlock
 only=
 report=
 keep=0
+also_nonroot=0
+user_label=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--rungs) rungs_wanted=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--report) report=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--also-nonroot) also_nonroot=1; shift ;;
+	--user-label) user_label=$2; shift 2 ;;
 	*) die "unknown option: $1" ;;
 	esac
 done
 [ $# -eq 1 ] || die "usage: run-escape.sh [options] CASES_FILE"
 cases_file=$1
 [ -r "$cases_file" ] || die "cannot read the case table: $cases_file"
+cases_file=$(realpath "$cases_file")
+script_path=$(realpath "$0")
+if [ -z "$user_label" ]; then
+	if [ "$(id -u)" = 0 ]; then user_label=root; else user_label=user; fi
+fi
 
 must_work=${CONFINE_MUST_WORK:-0}
 skip_or_fail() {
@@ -95,7 +117,8 @@ CONFINE=$(realpath "$CONFINE")
 HELPER=$(realpath "$ESCAPE_HELPER")
 LANDLOCK_RUN=${LANDLOCK_RUN:-}
 [ -n "$LANDLOCK_RUN" ] && LANDLOCK_RUN=$(realpath "$LANDLOCK_RUN")
-export CONFINE HELPER LANDLOCK_RUN
+ESCAPE_PREFIX=$(dirname "$(realpath "$0")")/prefix.sh
+export CONFINE HELPER LANDLOCK_RUN ESCAPE_PREFIX
 
 # Which rungs can really run here: the same functional checks the ladder
 # uses. `confine probe --runner R` exits 0 when the pinned rung is usable.
@@ -220,8 +243,8 @@ failures=()
 
 record() { # RESULT ID RUNG MODE DETAIL
 	local result=$1 id=$2 rung=$3 mode=$4 detail=$5
-	printf '%-10s %-26s %-9s %-18s %s\n' "$result" "$id" "$rung" "$mode" "$detail"
-	[ -n "$report" ] && printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$rung" "$mode" "$result" "$detail" >>"$report"
+	printf '%-10s %-26s %-9s %-18s %-5s %s\n' "$result" "$id" "$rung" "$mode" "$user_label" "$detail"
+	[ -n "$report" ] && printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$rung" "$mode" "$result" "$detail" "$user_label" >>"$report"
 	case $result in
 	PASS) n_pass=$((n_pass + 1)) ;;
 	KNOWN-OPEN) n_open=$((n_open + 1)) ;;
@@ -316,12 +339,22 @@ run_case() {
 			record FAIL "$id" "$rung" "$mode" "must work but: ${why:-} ($errtail)"
 		fi ;;
 	open)
-		if [ "$ran" = 0 ]; then
+		if [ "$ran" = 0 ] && [ "$intact" = 1 ]; then
 			record FAIL "$id" "$rung" "$mode" "the command never started ($errtail)"
 		elif [ "$intact" = 0 ]; then
 			record KNOWN-OPEN "$id" "$rung" "$mode" "still open: $why"
 		else
 			record FAIL "$id" "$rung" "$mode" "known-open case now closed: update the table and SECURITY.md ($errtail)"
+		fi ;;
+	refused)
+		if [ "$ran" = 1 ]; then
+			record FAIL "$id" "$rung" "$mode" "ACCEPTED: the command started, confine should have refused (${why:-nothing visible changed}; $errtail)"
+		elif [ "$status" = 0 ]; then
+			record FAIL "$id" "$rung" "$mode" "confine exited 0 without running the command ($errtail)"
+		elif [ "$intact" = 1 ]; then
+			record PASS "$id" "$rung" "$mode" "refused"
+		else
+			record FAIL "$id" "$rung" "$mode" "refused, but: $why ($errtail)"
 		fi ;;
 	escapes)
 		if [ "$ran" = 1 ] && [ "$intact" = 0 ]; then
@@ -379,11 +412,46 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$cases_file"
 
 echo
-printf 'run-escape: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED\n' \
-	"$n_pass" "$n_open" "$n_skip" "$n_fail"
-if [ "$n_fail" -gt 0 ]; then
-	printf '  FAIL %s\n' "${failures[@]}"
-	exit 1
+printf 'run-escape: %s: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED\n' \
+	"$user_label" "$n_pass" "$n_open" "$n_skip" "$n_fail"
+[ "$n_fail" -gt 0 ] && printf '  FAIL %s\n' "${failures[@]}"
+
+# The same table as a non-root caller: a user made for this run only.
+nonroot_status=0
+if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
+	nonroot_user=cfesc$$
+	nonroot_report=
+	remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
+	if ! command -v useradd >/dev/null 2>&1 || ! command -v runuser >/dev/null 2>&1; then
+		skip_or_fail "--also-nonroot needs useradd and runuser"
+	fi
+	useradd -m -d "/home/$nonroot_user" -s /bin/bash "$nonroot_user" ||
+		die "useradd $nonroot_user failed"
+	trap 'cleanup_all; remove_user' EXIT
+	nonroot_home=$(getent passwd "$nonroot_user" | cut -d: -f6)
+	chmod 700 "$nonroot_home"
+	if [ -n "$report" ]; then
+		nonroot_report=$nonroot_home/escape-results.tsv
+	fi
+	echo
+	echo "run-escape: the same table as $nonroot_user (uid $(id -u "$nonroot_user"))"
+	nonroot_args=(--rungs "$rungs_wanted" --user-label user)
+	[ -n "$only" ] && nonroot_args+=(--only "$only")
+	[ -n "$nonroot_report" ] && nonroot_args+=(--report "$nonroot_report")
+	[ "$keep" = 1 ] && nonroot_args+=(--keep)
+	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
+		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$CONFINE" \
+		LANDLOCK_RUN="$LANDLOCK_RUN" ESCAPE_HELPER="$HELPER" CONFINE_MUST_WORK="$must_work" \
+		bash "$script_path" "${nonroot_args[@]}" "$cases_file")
+	nonroot_status=$?
+	[ -n "$nonroot_report" ] && [ -r "$nonroot_report" ] && cat "$nonroot_report" >>"$report"
+	# Nothing of the user may outlive the run: its processes, then it.
+	for pid in $(pgrep -u "$nonroot_user"); do kill -KILL "$pid" 2>/dev/null; done
+	remove_user
+	trap cleanup_all EXIT
+	[ "$nonroot_status" = 77 ] && nonroot_status=0
 fi
+[ "$n_fail" -gt 0 ] && exit 1
+[ "$nonroot_status" != 0 ] && exit 1
 [ "$n_pass" -gt 0 ] || skip_or_fail "no case ran"
 exit 0

@@ -25,8 +25,33 @@
  *                              write "injected=N" to RESULT, N the bytes that
  *                              are waiting in the terminal's input queue
  *                              (what a shell would read and run next)
+ *
+ * A socket path starting with "@" is an abstract address (connect-unix,
+ * serve-unix). Host IPC, keyrings, tracing (issue 14, N2-N4, N10):
+ *   shm-create KEY TEXT        harness: a SysV segment holding TEXT
+ *   shm-write KEY TEXT         overwrite the segment's first bytes
+ *   shm-read KEY               print the segment's text (exit 1: none)
+ *   ipc-rm shm|msg|sem KEY     delete a SysV object (IPC_RMID)
+ *   mq-create NAME             create a POSIX message queue (harness, or
+ *                              an attempt from inside)
+ *   mq-unlink NAME             delete a POSIX message queue
+ *   mq-exists NAME             exit 0 when the queue exists
+ *   add-key DESC               add a "user" key to the user keyring
+ *   find-key DESC [--unlink]   exit 0 when the user keyring holds DESC
+ *                              (harness: --unlink removes it)
+ *   ptrace-hold PID            PTRACE_ATTACH and stay attached (the
+ *                              tracee stays stopped) until killed
+ *   mem-open PID               open /proc/PID/mem for writing (nothing
+ *                              is written: the open is the evidence)
+ *   vm-write PID               process_vm_writev one byte to address 1:
+ *                              EFAULT means access was granted (nothing
+ *                              can land there), EPERM/ESRCH refused
+ *   kill-parent FILE           SIGKILL the parent (the launcher) at once,
+ *                              then append "ran" to FILE: a race against
+ *                              the launcher's `started` record
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -34,6 +59,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <mqueue.h>
+#include <stdint.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -84,16 +117,23 @@ static int do_ptrace(const char *pid_text)
 	return report("ptrace", 0);
 }
 
+/* Returns the address length, or -1. "@name" is abstract. */
 static int unix_address(const char *path, struct sockaddr_un *address)
 {
+	size_t length = strlen(path);
+
 	memset(address, 0, sizeof(*address));
 	address->sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(address->sun_path)) {
+	if (length >= sizeof(address->sun_path)) {
 		fprintf(stderr, "escape-helper: socket path too long: %s\n", path);
 		return -1;
 	}
+	if (path[0] == '@') {
+		memcpy(address->sun_path + 1, path + 1, length - 1);
+		return (int)(offsetof(struct sockaddr_un, sun_path) + length);
+	}
 	strcpy(address->sun_path, path);
-	return 0;
+	return (int)sizeof(*address);
 }
 
 static int do_connect_unix(const char *path, const char *message)
@@ -101,13 +141,14 @@ static int do_connect_unix(const char *path, const char *message)
 	struct sockaddr_un address;
 	int fd;
 	size_t length = strlen(message);
+	int address_length = unix_address(path, &address);
 
-	if (unix_address(path, &address) < 0)
+	if (address_length < 0)
 		return 2;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return report("connect-unix", errno);
-	if (connect(fd, (struct sockaddr *)&address, sizeof(address)) < 0)
+	if (connect(fd, (struct sockaddr *)&address, (socklen_t)address_length) < 0)
 		return report("connect-unix", errno);
 	if (write(fd, message, length) != (ssize_t)length)
 		return report("connect-unix", errno);
@@ -120,11 +161,12 @@ static int do_serve_unix(const char *path, const char *file)
 	struct sockaddr_un address;
 	int fd;
 	pid_t child;
+	int address_length = unix_address(path, &address);
 
-	if (unix_address(path, &address) < 0)
+	if (address_length < 0)
 		return 2;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&address, sizeof(address)) < 0 ||
+	if (fd < 0 || bind(fd, (struct sockaddr *)&address, (socklen_t)address_length) < 0 ||
 	    listen(fd, 8) < 0) {
 		fprintf(stderr, "escape-helper: serve-unix %s: %s\n", path, strerror(errno));
 		return 1;
@@ -289,6 +331,181 @@ static int do_pty_run(const char *result_path, char **argv)
 	return 128 + WTERMSIG(status);
 }
 
+static key_t key_of(const char *text)
+{
+	return (key_t)strtol(text, NULL, 0);
+}
+
+static int do_shm_create(const char *key_text, const char *text)
+{
+	int id = shmget(key_of(key_text), 4096, IPC_CREAT | IPC_EXCL | 0600);
+	char *memory;
+
+	if (id < 0)
+		return report("shm-create", errno);
+	memory = shmat(id, NULL, 0);
+	if (memory == (void *)-1)
+		return report("shm-create", errno);
+	snprintf(memory, 4096, "%s", text);
+	shmdt(memory);
+	return report("shm-create", 0);
+}
+
+static int do_shm_write(const char *key_text, const char *text)
+{
+	int id = shmget(key_of(key_text), 0, 0);
+	char *memory;
+
+	if (id < 0)
+		return report("shm-write", errno);
+	memory = shmat(id, NULL, 0);
+	if (memory == (void *)-1)
+		return report("shm-write", errno);
+	memcpy(memory, text, strlen(text) + 1);
+	shmdt(memory);
+	return report("shm-write", 0);
+}
+
+static int do_shm_read(const char *key_text)
+{
+	int id = shmget(key_of(key_text), 0, 0);
+	char *memory;
+
+	if (id < 0)
+		return report("shm-read", errno);
+	memory = shmat(id, NULL, SHM_RDONLY);
+	if (memory == (void *)-1)
+		return report("shm-read", errno);
+	printf("%.*s\n", 4095, memory);
+	shmdt(memory);
+	return 0;
+}
+
+static int do_ipc_rm(const char *kind, const char *key_text)
+{
+	key_t key = key_of(key_text);
+	int id, r;
+
+	if (strcmp(kind, "shm") == 0) {
+		id = shmget(key, 0, 0);
+		r = id < 0 ? -1 : shmctl(id, IPC_RMID, NULL);
+	} else if (strcmp(kind, "msg") == 0) {
+		id = msgget(key, 0);
+		r = id < 0 ? -1 : msgctl(id, IPC_RMID, NULL);
+	} else if (strcmp(kind, "sem") == 0) {
+		id = semget(key, 0, 0);
+		r = id < 0 ? -1 : semctl(id, 0, IPC_RMID);
+	} else {
+		return usage();
+	}
+	return report("ipc-rm", r < 0 ? errno : 0);
+}
+
+static int do_mq_create(const char *name)
+{
+	struct mq_attr attr = { .mq_maxmsg = 1, .mq_msgsize = 16 };
+	mqd_t q = mq_open(name, O_RDWR | O_CREAT | O_EXCL, 0600, &attr);
+
+	if (q == (mqd_t)-1)
+		return report("mq-create", errno);
+	mq_close(q);
+	return report("mq-create", 0);
+}
+
+static int do_mq_unlink(const char *name)
+{
+	return report("mq-unlink", mq_unlink(name) < 0 ? errno : 0);
+}
+
+static int do_mq_exists(const char *name)
+{
+	mqd_t q = mq_open(name, O_RDONLY);
+
+	if (q == (mqd_t)-1)
+		return report("mq-exists", errno);
+	mq_close(q);
+	return report("mq-exists", 0);
+}
+
+#define KEY_SPEC_USER_KEYRING_ID (-4)
+#define KEYCTL_SEARCH_OP 10
+#define KEYCTL_UNLINK_OP 9
+
+static int do_add_key(const char *description)
+{
+	long id = syscall(SYS_add_key, "user", description, "pwn", (size_t)3,
+			  KEY_SPEC_USER_KEYRING_ID);
+
+	return report("add-key", id < 0 ? errno : 0);
+}
+
+static int do_find_key(const char *description, bool unlink_it)
+{
+	long id = syscall(SYS_keyctl, KEYCTL_SEARCH_OP, KEY_SPEC_USER_KEYRING_ID, "user",
+			  description, 0);
+
+	if (id < 0)
+		return report("find-key", errno);
+	if (unlink_it)
+		(void)syscall(SYS_keyctl, KEYCTL_UNLINK_OP, id, KEY_SPEC_USER_KEYRING_ID);
+	return report("find-key", 0);
+}
+
+static int do_ptrace_hold(const char *pid_text)
+{
+	pid_t pid = (pid_t)strtol(pid_text, NULL, 10);
+
+	if (pid <= 0)
+		return usage();
+	if (ptrace(PTRACE_ATTACH, pid, NULL, NULL) < 0)
+		return report("ptrace-hold", errno);
+	report("ptrace-hold", 0);
+	fflush(stdout);
+	/* The tracee stays in its attach stop for as long as we live. */
+	for (;;)
+		pause();
+}
+
+static int do_mem_open(const char *pid_text)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/mem", pid_text);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return report("mem-open", errno);
+	close(fd);
+	return report("mem-open", 0);
+}
+
+static int do_vm_write(const char *pid_text)
+{
+	pid_t pid = (pid_t)strtol(pid_text, NULL, 10);
+	char byte = 0;
+	struct iovec local = { &byte, 1 };
+	struct iovec remote = { (void *)(uintptr_t)1, 1 };
+
+	if (pid <= 0)
+		return usage();
+	if (process_vm_writev(pid, &local, 1, &remote, 1, 0) >= 0 || errno == EFAULT)
+		return report("vm-write", 0);
+	return report("vm-write", errno);
+}
+
+static int do_kill_parent(const char *file)
+{
+	int fd;
+
+	kill(getppid(), SIGKILL);
+	fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)!write(fd, "ran\n", 4);
+		close(fd);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -307,6 +524,32 @@ int main(int argc, char **argv)
 		return do_write_fd(argv[2], argv[3]);
 	if (strcmp(argv[1], "handle-write") == 0 && argc == 4)
 		return do_handle_write(argv[2], argv[3]);
+	if (strcmp(argv[1], "shm-create") == 0 && argc == 4)
+		return do_shm_create(argv[2], argv[3]);
+	if (strcmp(argv[1], "shm-write") == 0 && argc == 4)
+		return do_shm_write(argv[2], argv[3]);
+	if (strcmp(argv[1], "shm-read") == 0 && argc == 3)
+		return do_shm_read(argv[2]);
+	if (strcmp(argv[1], "ipc-rm") == 0 && argc == 4)
+		return do_ipc_rm(argv[2], argv[3]);
+	if (strcmp(argv[1], "mq-create") == 0 && argc == 3)
+		return do_mq_create(argv[2]);
+	if (strcmp(argv[1], "mq-unlink") == 0 && argc == 3)
+		return do_mq_unlink(argv[2]);
+	if (strcmp(argv[1], "mq-exists") == 0 && argc == 3)
+		return do_mq_exists(argv[2]);
+	if (strcmp(argv[1], "add-key") == 0 && argc == 3)
+		return do_add_key(argv[2]);
+	if (strcmp(argv[1], "find-key") == 0 && (argc == 3 || (argc == 4 && strcmp(argv[3], "--unlink") == 0)))
+		return do_find_key(argv[2], argc == 4);
+	if (strcmp(argv[1], "ptrace-hold") == 0 && argc == 3)
+		return do_ptrace_hold(argv[2]);
+	if (strcmp(argv[1], "mem-open") == 0 && argc == 3)
+		return do_mem_open(argv[2]);
+	if (strcmp(argv[1], "vm-write") == 0 && argc == 3)
+		return do_vm_write(argv[2]);
+	if (strcmp(argv[1], "kill-parent") == 0 && argc == 3)
+		return do_kill_parent(argv[2]);
 	if (strcmp(argv[1], "pty-run") == 0 && argc >= 5 && strcmp(argv[3], "--") == 0)
 		return do_pty_run(argv[2], argv + 4);
 	return usage();
