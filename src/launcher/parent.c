@@ -124,6 +124,12 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 	 * process: no thread-exit trap). Checked after, against the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
 		_exit(LAUNCHER_EXIT_FAILURE);
+	/* The parent made itself (and so this copy) undumpable before the fork;
+	 * this child must be reachable by its parent's pidfd_getfd (the
+	 * supervisor takes its listener from here) until the exec, which sets
+	 * dumpability anew for the command. Nothing here is the parent's. */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		_exit(LAUNCHER_EXIT_FAILURE);
 	/* The command gets the mask and SIGPIPE disposition the launcher was
 	 * given (handled signals are reset by exec itself). */
 	sigaction(SIGPIPE, &given_sigpipe, NULL);
@@ -442,8 +448,8 @@ void launch_and_supervise(const struct launch *launch)
 	 * the command runs and this process is not yet: the command has the
 	 * same uid and Landlock domain, and could otherwise ptrace it, write
 	 * its memory (it has no deny-list of its own) and open its status
-	 * descriptor through /proc/PID/fd to forge records. The child inherits
-	 * it until its exec, which makes the command dumpable again. */
+	 * descriptor through /proc/PID/fd to forge records. The child makes
+	 * itself dumpable again at once (run_child): its parent must reach it. */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
 	    sigprocmask(SIG_BLOCK, &handled, NULL) != 0 ||
 	    (signal_fd = signalfd(-1, &handled, SFD_CLOEXEC | SFD_NONBLOCK)) < 0 ||

@@ -14,6 +14,7 @@ Exit 77 (skip) when no runner works here, unless CONFINE_MUST_WORK=1.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
