@@ -89,6 +89,14 @@ static void test_runs_as_the_launcher(void **state) {
 	ssize_t n;
 	pid_t pid;
 	(void)state;
+	/* valgrind runs the test's own process on its emulated system calls,
+	 * which do not exec a sealed memfd; the native run of this suite
+	 * proves the exec */
+	{
+		const char *preload = getenv("LD_PRELOAD");
+		if (preload && strstr(preload, "vgpreload"))
+			skip();
+	}
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
 	pid = fork();
 	assert_true(pid >= 0);
