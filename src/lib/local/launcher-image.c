@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#if HAVE_MEMFD_CREATE
+#if CONFINE_HAVE_LAUNCHER_MEMFD
 #include <sys/mman.h>
 #endif
 
@@ -32,10 +32,10 @@ static pthread_once_t image_once = PTHREAD_ONCE_INIT;
 static int image_fd = -ENOSYS;
 
 bool cf_launcher_image_available(void) {
-	return CONFINE_HAVE_LAUNCHER_IMAGE && HAVE_MEMFD_CREATE;
+	return CONFINE_HAVE_LAUNCHER_IMAGE && CONFINE_HAVE_LAUNCHER_MEMFD;
 }
 
-#if CONFINE_HAVE_LAUNCHER_IMAGE && HAVE_MEMFD_CREATE
+#if CONFINE_HAVE_LAUNCHER_IMAGE && CONFINE_HAVE_LAUNCHER_MEMFD
 static int write_all(int fd, const unsigned char *data, size_t len) {
 	while (len) {
 		ssize_t n = write(fd, data, len);
