@@ -42,6 +42,9 @@ static void write_all_once(int fd, const char *bytes, size_t length)
 
 /* Formats "landlock-run: <message>\n" into line; returns its length. */
 static size_t format_line(char *line, size_t size, const char *format, va_list args)
+	__attribute__((format(printf, 3, 0)));
+
+static size_t format_line(char *line, size_t size, const char *format, va_list args)
 {
 	size_t used = sizeof(LAUNCHER_PREFIX) - 1;
 	int n;
