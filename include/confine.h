@@ -750,16 +750,17 @@ typedef struct confine_process confine_process;
 
 /* A git hook or an executable git setting that appeared or changed under a
  * writable root during a workspace-write run the library spawned
- * (doc/SPEC.md 15): a person running git there later would run it
- * unconfined. */
+ * (doc/SPEC.md 15: a snapshot before the run, compared after it): a person
+ * running git there later would run it unconfined. */
 typedef struct confine_git_hazard {
 	/* The hook file, or the config file holding the setting; "" for
 	 * "incomplete". */
 	char *path;
 	/* "hook"; the setting's key as git spells it ("core.hooksPath",
-	 * "core.fsmonitor", "core.sshCommand", "filter.<driver>.clean",
-	 * "diff.<driver>.textconv", "merge.<driver>.driver", "include.path",
-	 * ...); or "incomplete": the scan stopped at its bound. */
+	 * "core.fsmonitor", "core.pager", "diff.external",
+	 * "filter.<driver>.clean", "alias.<name>", "include.path", ...: the
+	 * list is doc/SPEC.md 15's); "commondir": a commondir naming another
+	 * repository; or "incomplete": a walk stopped at its bound. */
 	char *kind;
 } confine_git_hazard;
 

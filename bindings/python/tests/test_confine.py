@@ -636,6 +636,22 @@ class PolicyEffects(Base):
         r = confine.bash("true", mode="workspace-write", **self.kw())
         self.assertEqual(r.git_hazards, ())
 
+    def test_git_hazards_back_to_back_pairs_report_no_false_change(self):
+        # A snapshot before, a diff after: a quiet run right after one that
+        # wrote a hook reports nothing, 50 times over (doc/SPEC.md 15).
+        hook = os.path.join(self.ws, "pairs", ".git", "hooks", "pre-commit")
+        os.makedirs(os.path.dirname(hook))
+        for i in range(50):
+            r = confine.run(["sh", "-c", "printf '#!/bin/sh\\necho %02d\\n' > "
+                             "pairs/.git/hooks/pre-commit" % i],
+                            mode="workspace-write", **self.kw())
+            self.assertEqual(r.exit_code, 0, r)
+            with open(hook) as f:
+                self.assertEqual(f.read(), "#!/bin/sh\necho %02d\n" % i)
+            self.assertEqual(r.git_hazards, (confine.GitHazard(path=hook, kind="hook"),), i)
+            r = confine.run(["true"], mode="workspace-write", **self.kw())
+            self.assertEqual(r.git_hazards, (), i)
+
 
 class Facts(unittest.TestCase):
     @unittest.skipUnless(os.environ.get("CONFINE_TEST_ABI_LAYOUT"), "no layout program")

@@ -16,7 +16,10 @@ workspace root as cwd, a new session).
   and with `on` it succeeds;
 - Python multiprocessing (Pool + Lock) works under workspace-write;
 - read-only: `cc -o /dev/null hello.c` works and leaves nothing behind;
-- a repository made during the run is reported in gitHazards.
+- a repository made during the run is reported in gitHazards;
+- gitHazards by comparison: 50 back-to-back pairs (a run that writes a hook,
+  then one that does nothing) give no false report; two runs at once both
+  report a hook written while they lived, a later run does not.
 
 Usage: policy_world.py CONFINE LAUNCHER RUNNER
 Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
@@ -168,6 +171,67 @@ def test_new_repository_reported(w):
     out = w.bash("workspace-write", [], "true")
     check(out["sandbox"]["gitHazards"] == [], "a quiet run reported", out)
     shutil.rmtree(os.path.join(w.ws, "newrepo"))
+
+
+def test_hazards_by_comparison(w):
+    """gitHazards compares a snapshot before the run with a walk after it:
+    a run that changes nothing right after one that wrote a hook reports
+    nothing (50 back-to-back pairs; no clock decides), and the run that
+    writes is always reported, even when it writes the same size."""
+    git(w.ws, "init", "-q", "pairs")
+    hook = os.path.join(w.ws, "pairs", ".git", "hooks", "pre-commit")
+    quiet = 0
+    for i in range(50):
+        # The same length every time: only the content tells.
+        out = w.bash("workspace-write", [], "printf '#!/bin/sh\\necho %02d\\n' > "
+                     "pairs/.git/hooks/pre-commit; chmod +x pairs/.git/hooks/pre-commit" % i)
+        check(out["exitCode"] == 0, "the writing run failed", out)
+        # Reported exactly when it landed (a rung that protects the nested
+        # repository keeps it out; one that cannot, reports it).
+        landed = os.path.exists(hook) and open(hook).read() == "#!/bin/sh\necho %02d\n" % i
+        check(landed or w.runner != "landlock", "landlock: the hook did not land (pair %d)" % i)
+        want = [{"path": hook, "kind": "hook"}] if landed else []
+        check(out["sandbox"]["gitHazards"] == want,
+              "pair %d: the report does not match the disk" % i, out["sandbox"])
+        out = w.bash("workspace-write", [], "true")
+        check(out["sandbox"]["gitHazards"] == [], "pair %d: a quiet run reported" % i,
+              out["sandbox"])
+        quiet += 1
+    check(quiet == 50, "not every pair ran")
+    shutil.rmtree(os.path.join(w.ws, "pairs"))
+
+
+def test_hazards_of_two_runs_at_once(w):
+    """Two runs in one workspace at once (doc/SPEC.md 15): each reports what
+    changed while it lived, whoever changed it; a run that starts after the
+    change reports nothing. Ordered by files, not by time."""
+    os.makedirs(os.path.join(w.ws, "shared", ".git", "hooks"))
+    hook = os.path.join(w.ws, "shared", ".git", "hooks", "post-merge")
+    # A is under way (its snapshot taken) before B writes; A ends after.
+    a = subprocess.Popen([w.confine, "bash", "--json"] + w.common("workspace-write", [])
+                         + ["-c", "touch a-started; while [ ! -e b-done ]; do sleep 0.05; done"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=w.base)
+    started = os.path.join(w.ws, "a-started")
+    for _ in range(6000):  # a rendezvous, bounded only so a broken A cannot hang the suite
+        if os.path.exists(started) or a.poll() is not None:
+            break
+        threading.Event().wait(0.01)
+    check(os.path.exists(started), "run A never started")
+    b = w.bash("workspace-write", [], "printf '#!/bin/sh\\n' > shared/.git/hooks/post-merge; "
+               "chmod +x shared/.git/hooks/post-merge; touch b-done")
+    a_out, a_err = a.communicate(timeout=300)
+    a_json = json.loads(a_out)
+    check(os.path.exists(hook) or w.runner != "landlock", "landlock: the hook did not land")
+    want = [{"path": hook, "kind": "hook"}] if os.path.exists(hook) else []
+    check(b["sandbox"]["gitHazards"] == want, "run B's report does not match the disk",
+          b["sandbox"])
+    check(a_json["sandbox"]["gitHazards"] == want, "run A's report does not match the disk",
+          (a_json["sandbox"], a_err))
+    later = w.bash("workspace-write", [], "true")
+    check(later["sandbox"]["gitHazards"] == [], "a later run reported", later["sandbox"])
+    for name in ("a-started", "b-done"):
+        os.unlink(os.path.join(w.ws, name))
+    shutil.rmtree(os.path.join(w.ws, "shared"))
 
 
 def test_deny_read(w):
@@ -322,6 +386,7 @@ def main():
             print("runner %s is not usable here: %s" % (runner, probe.stderr))
             return 1 if must_work else SKIP
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
+                 test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
                  test_deny_read, test_env, test_network, test_multiprocessing,
                  test_cc_read_only, test_refusals]
         for t in tests:
