@@ -214,6 +214,8 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 		json_object_set_new(sandbox, "enforcement",
 		                    json_string(confine_enforcement_name(o->enforcement)));
 		json_object_set_new(sandbox, "unenforced", string_array(o->unenforced));
+		json_object_set_new(sandbox, "layers", cli_layers_json(o->clauses, o->n_clauses));
+		json_object_set_new(sandbox, "clauses", cli_clauses_json(o->clauses, o->n_clauses));
 		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
 		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o));
 	}

@@ -307,6 +307,32 @@ static void test_runner_inside_the_workspace_is_refused(void **state) {
 	confine_provider_free(p);
 }
 
+static bool listed_in(char *const *list, const char *s) {
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* The report per clause and its summaries agree (doc/SPEC.md 15): `full`
+ * exactly when every clause is enforced, `unenforced` naming each clause
+ * that is not; and the mode itself holds. */
+static void assert_report_agrees(const confine_argv *out) {
+	bool all = true;
+	assert_true(out->n_clauses > 0);
+	assert_string_equal(out->clauses[0].clause, "mode");
+	assert_int_equal(out->clauses[0].status, CONFINE_CLAUSE_ENFORCED);
+	for (size_t i = 0; i < out->n_clauses; i++) {
+		bool held = out->clauses[i].status == CONFINE_CLAUSE_ENFORCED;
+		all = all && held;
+		if (!held)
+			assert_true(listed_in(out->unenforced, out->clauses[i].clause));
+	}
+	assert_int_equal(out->enforcement, all ? CONFINE_ENFORCEMENT_FULL : CONFINE_ENFORCEMENT_PARTIAL);
+	if (all)
+		assert_null(out->unenforced);
+}
+
 /* Every call computes what its rung leaves unenforced (doc/SPEC.md 15):
  * Landlock cannot carve protectedPaths out of a writable grant, so the argv
  * lists it and is partial; with requireFull that is SANDBOX_UNAVAILABLE
@@ -326,9 +352,8 @@ static void test_unenforced_and_require_full(void **state) {
 	             "echo 'landlock: fully enforced'");
 	p = linux_provider(launcher, 5000);
 	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
-	assert_non_null(out->unenforced);
-	assert_string_equal(out->unenforced[0], "protectedPaths");
-	assert_null(out->unenforced[1]);
+	assert_true(listed_in(out->unenforced, "protectedPaths"));
+	assert_report_agrees(out);
 	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_PARTIAL);
 	assert_int_equal(out->policy.network, CONFINE_NETWORK_OFF);
 	assert_string_equal(out->policy.protected_paths[0], "secret.txt");
@@ -336,11 +361,11 @@ static void test_unenforced_and_require_full(void **state) {
 	confine_argv_free(out);
 	out = NULL;
 
-	/* Nothing asked for, nothing listed. */
+	/* Nothing asked for, no protectedPaths listed. */
 	ww.protected_paths = NULL;
 	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
-	assert_null(out->unenforced);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_false(listed_in(out->unenforced, "protectedPaths"));
+	assert_report_agrees(out);
 	confine_argv_free(out);
 	out = NULL;
 
@@ -516,7 +541,7 @@ static void test_landlock_argv_and_dialect(void **state) {
 		assert_string_equal(out->argv[9 + k + i], tail[i]);
 	assert_null(out->argv[13 + k]);
 	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_report_agrees(out);
 	assert_string_equal(out->denial_signatures[0], "permission denied");
 	assert_null(out->denial_signatures[1]);
 	assert_int_equal(out->n_rules, 1);
@@ -633,7 +658,7 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	assert_null(out->argv[21]);
 	assert_int_equal(out->argc, 21);
 	assert_int_equal(out->runner, CONFINE_RUNNER_BWRAP);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_report_agrees(out);
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
 	assert_null(out->denial_signatures[1]);
 	assert_int_equal(out->n_rules, 1);
@@ -745,7 +770,7 @@ static void test_runner_command(void **state) {
 	assert_null(out->argv[27]);
 	assert_int_equal(out->argc, 27);
 	assert_int_equal(out->runner, CONFINE_RUNNER_RUNNER_COMMAND);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_report_agrees(out);
 	/* both Linux dialects */
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
 	assert_string_equal(out->denial_signatures[1], "permission denied");

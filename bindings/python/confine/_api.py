@@ -54,6 +54,34 @@ class GitHazard:
 
 
 @dataclass(frozen=True)
+class Clause:
+    """One clause of the resolved policy and how it held (doc/SPEC.md 15).
+
+    ``clause`` is a policy key (``"mode"``, ``"writableRoots"``,
+    ``"protectedPaths"``, ``"defaultProtections"``, ``"denyRead"``,
+    ``"network"``, ``"allowUnixSockets"``, ``"env"``, ``"privateTemp"``) or a
+    mechanism (``"unix-sockets"``, ``"metadata"``, ``"setid"``,
+    ``"devices"``, ``"signals"``, ``"abstract-unix-sockets"``); ``subject``
+    the path, pattern or value it is about (``None`` for a whole mechanism);
+    ``status`` ``"enforced"``, ``"partial"`` or ``"unenforced"``; ``layers``
+    what holds it (``"bwrap"``, ``"landlock"``, ``"seccomp"``,
+    ``"supervisor"``, ``"seatbelt"``, ``"confine"``, ``"runnerCommand"``);
+    ``reason`` why it does not hold (or, enforced, what to know); ``needs``
+    what on the host would enforce it."""
+
+    clause: str
+    subject: Optional[str]
+    status: str
+    layers: Tuple[str, ...]
+    reason: Optional[str] = None
+    needs: Optional[str] = None
+
+    @property
+    def enforced(self) -> bool:
+        return self.status == "enforced"
+
+
+@dataclass(frozen=True)
 class Result:
     """How a run ended, classified with that run's own facts.
 
@@ -67,6 +95,8 @@ class Result:
     ``"protectedPaths"``, ``"denyRead"``, ``"privateTemp"``, ...; doc/SPEC.md
     15), and ``git_hazards`` the git hooks and settings a workspace-write run
     left behind (:class:`GitHazard`): warn before running git there.
+    ``clauses`` is the report per clause (:class:`Clause`) as this run held
+    it: ``enforcement`` is ``"full"`` only when every clause is enforced.
     """
 
     exit_code: Optional[int]
@@ -84,6 +114,7 @@ class Result:
     stdout_bytes: bytes = field(default=b"", repr=False)
     stderr_bytes: bytes = field(default=b"", repr=False)
     git_hazards: Tuple[GitHazard, ...] = ()
+    clauses: Tuple[Clause, ...] = ()
 
     @property
     def returncode(self) -> int:
@@ -143,6 +174,7 @@ class Wrap:
     cwd: str
     unenforced: Tuple[str, ...] = ()
     policy: Dict[str, Any] = field(default_factory=dict, repr=False)
+    clauses: Tuple[Clause, ...] = ()
 
     def denied(self, returncode: int, stderr: Union[str, bytes]) -> bool:
         """Whether a finished run of ``argv`` was a denial in this runner's
@@ -519,11 +551,29 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
         runner=_name(lib.confine_runner_name, o.runner) if o.confined else None,
         enforcement=_name(lib.confine_enforcement_name, o.enforcement) if o.confined else None,
         unenforced=tuple(_ffi.strv(o.unenforced)),
+        clauses=_clauses(o.clauses, o.n_clauses),
         git_hazards=tuple(GitHazard(path=os.fsdecode(o.git_hazards[i].path or b""),
                                     kind=_ffi.text(o.git_hazards[i].kind))
                           for i in range(o.n_git_hazards)),
         mode=mode,
     )
+
+
+def _clauses(items: Any, n: int) -> Tuple[Clause, ...]:
+    """The C report per clause as :class:`Clause` values."""
+    lib = _ffi.lib()
+    out = []
+    for i in range(n):
+        c = items[i]
+        layers = tuple(_ffi.text(lib.confine_layer_name(b)) for b in range(32)
+                       if c.layers & (1 << b) and lib.confine_layer_name(b))
+        out.append(Clause(clause=_ffi.text(c.clause),
+                          subject=os.fsdecode(c.subject) if c.subject else None,
+                          status=_ffi.text(lib.confine_clause_status_name(c.status)),
+                          layers=layers,
+                          reason=_ffi.text(c.reason) if c.reason else None,
+                          needs=_ffi.text(c.needs) if c.needs else None))
+    return tuple(out)
 
 
 class _Running:
@@ -873,7 +923,8 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
                         enforcement=_name(lib.confine_enforcement_name, c.enforcement),
                         dialect=tuple(_ffi.strv(c.denial_signatures)), rules=tuple(rules),
                         mode=mode, workspace_root=pol.root, cwd=workdir,
-                        unenforced=tuple(_ffi.strv(c.unenforced)), policy=described)
+                        unenforced=tuple(_ffi.strv(c.unenforced)), policy=described,
+                        clauses=_clauses(c.clauses, c.n_clauses))
         finally:
             lib.confine_argv_free(confined)
     finally:

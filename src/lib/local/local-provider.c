@@ -225,14 +225,13 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		c = calloc(1, sizeof *c);
 		if (!c || describe(lp, def, enforcement, policy, c) < 0)
 			goto oom;
-		if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+		/* In memory, the launcher runs inside bwrap too (doc/SPEC.md 14). */
+		if ((r = cf_policy_apply_unenforced(def, policy, def->id == CONFINE_RUNNER_BWRAP, c,
+		                                    err)) < 0) {
 			confine_argv_free(c);
 			return r;
 		}
 		r = def->spawn_profile(policy, &lp->env, prog, c, &profile);
-		/* The launcher inside mediates pathname sockets on every rung. */
-		if (r == 0)
-			cf_strv_remove(c->unenforced, "allowUnixSockets");
 		/* A runner exec'd from disk after all (a launcher the operator
 		 * configured) is checked as for others. */
 		if (r == 0 && !def->spawn_runs_program && !(c->spawn_flags & CONFINE_SPAWN_EXEC_FD) &&
@@ -267,7 +266,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
-	if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+	if ((r = cf_policy_apply_unenforced(def, policy, false, c, err)) < 0) {
 		confine_strv_free(profile);
 		confine_argv_free(c);
 		return r;

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "local/probe.h"
 #include "policy-internal.h"
+#include "profiles/clauses.h"
 
 /* Whether canonical `path` is `dir` or lies below it; a `dir` of "/" never
  * counts (workspace-write refuses it as a root). */
@@ -88,45 +90,41 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 	                    confine_mode_name(policy->mode), cause, strerror(-r));
 }
 
-/* Listed, but never a reason for `partial` (confine_unenforced's rule). */
-static bool best_effort(const char *key) {
-	return strcmp(key, "defaultProtections") == 0 || strcmp(key, "allowUnixSockets") == 0 ||
-	       strcmp(key, "privateTemp") == 0;
-}
-
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               confine_argv *c, confine_error *err) {
-	confine_unenforced u;
-	int r = confine_policy_unenforced(policy, def->id, &u);
+                               bool layered, confine_argv *c, confine_error *err) {
+	cf_clause_facts facts = {
+		.runner = def->id,
+		.layered = layered,
+		.landlock_abi = cf_host_landlock_abi(),
+		/* The launcher starts its supervisor wherever it runs; a run where
+		 * it could not says so on the status channel, and its outcome
+		 * drops the layer (doc/SPEC.md 15). */
+		.supervisor = true,
+	};
+	confine_clause *clauses = NULL;
+	size_t n = 0;
+	int r = cf_clauses_make(policy, &facts, &clauses, &n);
 	if (r == -ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r < 0)
 		return cf_policy_profile_error(def, policy, r, err);
-	if (u.partial)
+	/* `full` only when every clause holds (doc/SPEC.md 15). */
+	if (!cf_clauses_all_enforced(clauses, n))
 		c->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 	if (policy->require_full && c->enforcement == CONFINE_ENFORCEMENT_PARTIAL) {
-		char detail[512];
-		size_t n = 0;
-		if (u.partial) {
-			n = (size_t)snprintf(detail, sizeof detail, "requireFull: %s does not enforce ",
-			                     def->title);
-			for (size_t i = 0, k = 0; i < u.n_keys && n < sizeof detail; i++) {
-				if (best_effort(u.keys[i]))
-					continue;
-				n += (size_t)snprintf(detail + n, sizeof detail - n, "%s%s", k++ ? ", " : "",
-				                      u.keys[i]);
-			}
-		} else {
-			snprintf(detail, sizeof detail,
-			         "requireFull: %s enforces this mode only partially on this kernel",
-			         def->title);
-		}
+		char detail[1024];
+		int len = snprintf(detail, sizeof detail, "requireFull: %s does not enforce ", def->title);
+		cf_clauses_describe_unenforced(clauses, n, detail + len, sizeof detail - (size_t)len);
+		cf_clauses_free(clauses, n);
 		return confine_error_sandbox_unavailable(err, policy->mode, detail);
 	}
-	for (size_t i = 0; i < u.n_keys; i++)
-		if (cf_strv_push(&c->unenforced, u.keys[i]) < 0)
-			return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM,
-			                    "out of memory");
+	confine_strv_free(c->unenforced);
+	c->unenforced = NULL;
+	cf_clauses_free(c->clauses, c->n_clauses);
+	c->clauses = clauses;
+	c->n_clauses = n;
+	if (cf_clauses_unenforced(clauses, n, &c->unenforced) < 0)
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	return 0;
 }
 
