@@ -403,6 +403,24 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 		               "or danger-full-access)",
 		               (int)policy->mode);
 	confined = confine_mode_is_confined(policy->mode);
+	/* A restriction the mode cannot honour is refused, not dropped: under
+	 * danger-full-access nothing confines the command (doc/SPEC.md 15,
+	 * "Contradictions"). A writable root there (or under read-only) only
+	 * adds a grant the mode already gives or refuses, so it is accepted
+	 * and the report per clause says it is not granted. */
+	if (policy->mode == CONFINE_MODE_DANGER_FULL_ACCESS) {
+		static const char tail[] = "cannot hold under danger-full-access, which confines "
+		                           "nothing: drop it, or use read-only or workspace-write";
+		if (policy->network == CONFINE_NETWORK_OFF)
+			return invalid(err, "network \"off\" %s", tail);
+		if (policy->deny_read && policy->deny_read[0])
+			return invalid(err, "denyRead entry \"%s\" %s", policy->deny_read[0], tail);
+		if (policy->protected_paths && policy->protected_paths[0])
+			return invalid(err, "protectedPaths entry \"%s\" %s", policy->protected_paths[0],
+			               tail);
+		if (policy->require_full)
+			return invalid(err, "requireFull %s", tail);
+	}
 	if (confined) {
 		r = check_canonical_root(policy->mode, "workspace root", policy->workspace_root, false,
 		                         err);

@@ -114,13 +114,19 @@ static void clause_mode(struct list *l, const confine_policy *p, const cf_clause
 		add(l, "mode", mode, CONFINE_CLAUSE_PARTIAL, layers, "Landlock ABI 5 or " NEEDS_BWRAP,
 		    "Landlock ABI %d does not restrict %s%s%s", abi, abi < 2 ? "refer, " : "",
 		    abi < 3 ? "truncate, " : "", "ioctl on devices");
-		return;
+	} else {
+		add(l, "mode", mode, CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
 	}
-	add(l, "mode", mode, CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
-	for (size_t i = 0; p->mode == CONFINE_MODE_WORKSPACE_WRITE && p->writable_roots &&
-	                   p->writable_roots[i];
-	     i++)
-		add(l, "writableRoots", p->writable_roots[i], CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
+	for (size_t i = 0; p->writable_roots && p->writable_roots[i]; i++) {
+		if (p->mode == CONFINE_MODE_WORKSPACE_WRITE)
+			add(l, "writableRoots", p->writable_roots[i], CONFINE_CLAUSE_ENFORCED, layers, NULL,
+			    NULL);
+		else
+			/* Accepted (a config shared by every mode lists it) and said:
+			 * the stricter mode wins. */
+			add(l, "writableRoots", p->writable_roots[i], CONFINE_CLAUSE_ENFORCED, 0, NULL,
+			    "not granted: read-only writes nowhere");
+	}
 }
 
 static int join(char *out, size_t size, const char *root, const char *rel) {

@@ -630,6 +630,71 @@ static void expect_config_error(const char *path, const char *const *env, const 
 	result_free(&r);
 }
 
+/* A restriction danger-full-access cannot hold is INVALID_POLICY naming
+ * the flag, and nothing runs (doc/SPEC.md 15, "Contradictions"); a
+ * writable root under read-only is accepted and reported not granted. */
+static void test_contradictions_are_refused(void **state) {
+	char side[PATH_MAX], cmd[PATH_MAX + 32], secret[PATH_MAX];
+	static const struct {
+		const char *flag, *value;
+	} flags[] = {
+		{ "--network", "off" }, { "--deny-read", NULL }, { "--protect", "f" },
+		{ "--require-full", NULL },
+	};
+	result r;
+	(void)state;
+	path_in(side, base, "contradiction-ran");
+	path_in(secret, base, "secret");
+	write_file(secret, "s");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+		const char *value = flags[i].value ? flags[i].value
+		                                   : (i == 1 ? secret : NULL);
+		char want[64];
+		if (value)
+			run_in(&r, NULL, NULL, ARGS("run", "-m", "danger-full-access", flags[i].flag, value,
+			                            "--", "sh", "-c", cmd));
+		else
+			run_in(&r, NULL, NULL, ARGS("run", "-m", "danger-full-access", flags[i].flag, "--",
+			                            "sh", "-c", cmd));
+		expect_status(&r, 125);
+		FORMAT(want, sizeof want, "confine: %s", flags[i].flag);
+		if (strncmp(r.err, want, strlen(want)) != 0)
+			fail_msg("%s: %s", flags[i].flag, r.err);
+		assert_non_null(strstr(r.err, "cannot hold under danger-full-access"));
+		assert_false(exists(side));
+		result_free(&r);
+	}
+	/* JSON callers read the same code. */
+	run_in(&r, NULL, NULL, ARGS("wrap", "-m", "danger-full-access", "--network", "off", "--", "true"));
+	expect_status(&r, 125);
+	{
+		json_t *object = json_of(&r), *error = json_object_get(object, "error");
+		assert_string_equal(json_str(error, "code"), "INVALID_POLICY");
+		assert_true(strncmp(json_str(error, "message"), "--network off: ", 15) == 0);
+		json_decref(object);
+	}
+	result_free(&r);
+	/* --writable under read-only: accepted, and said. */
+	run_in(&r, NULL, NULL, ARGS("wrap", "-m", "read-only", "--writable", base, "--", "true"));
+	expect_status(&r, 0);
+	{
+		json_t *object = json_of(&r), *clauses = json_object_get(object, "clauses");
+		bool said = false;
+		for (size_t i = 0; i < json_array_size(clauses); i++) {
+			json_t *c = json_array_get(clauses, i);
+			if (strcmp(json_str(c, "clause"), "writableRoots") == 0 &&
+			    strcmp(json_str(c, "subject"), base) == 0 &&
+			    strcmp(json_str(c, "reason"), "not granted: read-only writes nowhere") == 0)
+				said = true;
+		}
+		assert_true(said);
+		json_decref(object);
+	}
+	result_free(&r);
+	unlink(secret);
+}
+
 static void test_config_errors(void **state) {
 	static const struct {
 		const char *text;
@@ -1972,6 +2037,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_usage_error_as_json),
 		cmocka_unit_test(test_bad_workspace_is_a_policy_error),
+		cmocka_unit_test(test_contradictions_are_refused),
 	};
 	const struct CMUnitTest config[] = {
 		cmocka_unit_test(test_config_errors),
