@@ -138,7 +138,9 @@ static int add_entries(cli_context *ctx, const char *key, char *const *from_conf
 		const char *path = from_flags[i];
 		char *owned = NULL;
 		int status, r;
-		if (resolve_relative &&
+		/* A relative pattern matches under every root (doc/SPEC.md 15):
+		 * only a literal path is where the user typed it. */
+		if (resolve_relative && !strpbrk(from_flags[i], "*?[") &&
 		    (status = absolute_cli_path(ctx, flag, from_flags[i], &path, &owned)) != 0)
 			return status;
 		r = add(ctx->policy, path, &err);

@@ -256,6 +256,25 @@ test('a writable root: the write lands there, and only with it', async () => {
   assert.ok(!fs.existsSync(path.join(outside, 'g')));
 });
 
+test('denyRead pattern **/.env: each match a clause, the model told where it does not hold', async () => {
+  const { ws } = workspace();
+  const names = [path.join(ws, '.env'), path.join(ws, 'a', 'b', '.env')];
+  fs.mkdirSync(path.join(ws, 'a', 'b'), { recursive: true });
+  for (const name of names) fs.writeFileSync(name, 's3cret\n');
+  const r = await confine.bash('cat .env a/b/.env', opts(ws, { mode: 'workspace-write', denyRead: ['**/.env'] }));
+  const deny = r.clauses.filter((c) => c.clause === 'denyRead');
+  const pattern = deny.filter((c) => c.subject === '**/.env');
+  assert.strictEqual(pattern.length, 1);
+  assert.strictEqual(pattern[0].status, 'partial');
+  for (const name of names) assert.ok(deny.some((c) => c.subject === name), name);
+  if (RUNNER === 'landlock') {
+    assert.ok(r.rendering.includes('[sandbox: not enforced on this run: '));
+    assert.ok(r.unenforced.includes('denyRead'));
+  } else {
+    assert.ok(!r.stdout.includes('s3cret'));
+  }
+});
+
 test('denyRead: the file is unreadable', async () => {
   const { ws } = workspace();
   // Beside no directory that other tests create and remove (the Landlock

@@ -600,6 +600,29 @@ class PolicyEffects(Base):
             self.assertNotIn("denyRead", r.rendering)
         os.unlink(secret)
 
+    def test_deny_read_pattern_at_two_depths(self):
+        # `**/.env` is expanded at the start (doc/SPEC.md 15): each match its
+        # own clause, the pattern itself partial (a later match is not covered).
+        names = [os.path.join(self.ws, ".env"), os.path.join(self.ws, "a", "b", ".env")]
+        os.makedirs(os.path.dirname(names[1]))
+        for name in names:
+            with open(name, "w") as f:
+                f.write("s3cret\n")
+        r = confine.bash("cat .env a/b/.env", mode="workspace-write", deny_read=["**/.env"],
+                         **self.kw())
+        pattern = [c for c in r.clauses if c.clause == "denyRead" and c.subject == "**/.env"]
+        self.assertEqual(len(pattern), 1, r.clauses)
+        self.assertEqual(pattern[0].status, "partial")
+        matched = {c.subject: c for c in r.clauses if c.clause == "denyRead"}
+        for name in names:
+            self.assertIn(name, matched)
+        if RUNNER == "landlock":
+            self.assertEqual(matched[names[1]].status, "unenforced")
+            self.assertIn("denyRead", r.rendering)
+        else:
+            self.assertNotIn("s3cret", r.stdout)
+            self.assertEqual(matched[names[1]].status, "enforced")
+
     def test_require_full_refuses_where_partial(self):
         # A protected path that does not exist at the start: bwrap binds only
         # what exists, and Landlock cannot carve out inside a writable grant:

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "patterns.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 
@@ -374,18 +375,56 @@ static void clause_mechanisms(struct list *l, const confine_policy *p, const cf_
 		    "the host's abstract unix sockets (X11, D-Bus) are reachable with the network on");
 }
 
+/* A pattern: what it matched at the start is listed path by path (as
+ * literal entries); what it would match later is not covered. */
+static void clause_patterns(struct list *l, const char *key, const cf_pattern_report *reports,
+                            size_t n, const cf_clause_facts *f) {
+	for (size_t i = 0; i < n; i++) {
+		const cf_pattern_report *p = &reports[i];
+		if (strcmp(p->key, key) != 0)
+			continue;
+		add(l, key, p->pattern, CONFINE_CLAUSE_PARTIAL,
+		    bwrap_shaped(f) ? (mode_layers(f) & ~CONFINE_LAYER_LANDLOCK) : mode_layers(f),
+		    NULL,
+		    "expanded at the start: %zu match%s, each its own clause%s; a match made during "
+		    "the run is not covered",
+		    p->matches, p->matches == 1 ? "" : "es",
+		    p->incomplete ? " (the scan stopped at its bound: some may be missing)" : "");
+	}
+}
+
 int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
                     confine_clause **ret, size_t *n) {
 	struct list l = { 0 };
+	confine_policy *expanded = NULL;
+	cf_pattern_report *reports = NULL;
+	size_t n_reports = 0;
 	cf_plan plan;
 	int r;
 	if (!policy || !facts || !ret || !n)
 		return -EINVAL;
-	if ((r = cf_plan_make(policy, &plan)) < 0)
+	if (!confine_mode_is_confined(policy->mode))
+		return -EINVAL;
+	if ((r = cf_patterns_expand(policy, &expanded, &reports, &n_reports)) < 0)
 		return r;
+	if ((r = cf_plan_make(expanded ? expanded : policy, &plan)) < 0) {
+		cf_pattern_reports_free(reports, n_reports);
+		if (expanded) {
+			cf_policy_clear(expanded);
+			free(expanded);
+		}
+		return r;
+	}
 	clause_mode(&l, policy, facts);
-	clause_protections(&l, policy, &plan, facts);
-	clause_deny_read(&l, policy, &plan, facts);
+	clause_patterns(&l, "protectedPaths", reports, n_reports, facts);
+	clause_protections(&l, expanded ? expanded : policy, &plan, facts);
+	clause_patterns(&l, "denyRead", reports, n_reports, facts);
+	clause_deny_read(&l, expanded ? expanded : policy, &plan, facts);
+	cf_pattern_reports_free(reports, n_reports);
+	if (expanded) {
+		cf_policy_clear(expanded);
+		free(expanded);
+	}
 	clause_network(&l, policy, facts);
 	clause_unix_sockets(&l, policy, facts);
 	add(&l, "env", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_LIBRARY, NULL, NULL);

@@ -253,6 +253,46 @@ def test_deny_read(w):
     os.unlink(outside)
 
 
+def test_deny_read_patterns(w):
+    """`**/.env` (doc/SPEC.md 15): expanded at the start under the roots;
+    at two depths unreadable where the rung holds it, and where it cannot
+    (Landlock inside a write grant) each match is an unenforced clause and
+    the model is told. Both ways a harness runs it: confine's and a
+    spawned wrap."""
+    files = [os.path.join(w.ws, ".env"), os.path.join(w.ws, "app", "deep", ".env")]
+    os.makedirs(os.path.dirname(files[1]))
+    for i, name in enumerate(files):
+        with open(name, "w") as f:
+            f.write("%s-%d\n" % (SECRET, i))
+    out = w.bash("workspace-write", ["--deny-read", "**/.env"], "cat .env app/deep/.env; true")
+    clauses = [c for c in out["sandbox"]["clauses"] if c["clause"] == "denyRead"]
+    pattern = [c for c in clauses if c["subject"] == "**/.env"]
+    check(len(pattern) == 1 and pattern[0]["status"] == "partial"
+          and "2 matches" in pattern[0]["reason"], "the pattern's clause", clauses)
+    for name in files:
+        match = [c for c in clauses if c["subject"] == name]
+        check(len(match) == 1, "a match is not its own clause", (name, clauses))
+        if w.runner == "bwrap":
+            check(match[0]["status"] == "enforced", "bwrap: a match unenforced", match)
+        else:
+            check(match[0]["status"] == "unenforced" and match[0]["needs"] == "bubblewrap",
+                  "landlock: a match inside the workspace claimed", match)
+    if w.runner == "bwrap":
+        check(SECRET not in out["stdout"], "bwrap: a .env was readable", out)
+        for code, stdout, err, unenforced in w.both(
+                "workspace-write", ["--deny-read", "**/.env"], "cat .env app/deep/.env; true"):
+            check(SECRET not in stdout, "bwrap: a .env was readable (both ways)", stdout)
+    else:
+        check("denyRead" in out["sandbox"]["unenforced"] and
+              out["sandbox"]["enforcement"] == "partial", "landlock: claimed full", out["sandbox"])
+    # Outside the write grants Landlock holds it too: read-only mode.
+    for code, stdout, err, unenforced in w.both("read-only", ["--deny-read", "**/.env"],
+                                                "cat .env app/deep/.env; true"):
+        check(SECRET not in stdout, "read-only: a .env was readable", stdout)
+    shutil.rmtree(os.path.join(w.ws, "app"))
+    os.unlink(files[0])
+
+
 def test_env(w):
     env = dict(os.environ, OPENAI_API_KEY=SECRET, MY_SERVICE_TOKEN="kept", PLAIN_VAR="plain")
     results = w.both("read-only", ["--env-include", "MY_SERVICE_TOKEN", "--env-set", "SET_ME=1"],
@@ -389,7 +429,8 @@ def main():
             return 1 if must_work else SKIP
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
-                 test_deny_read, test_env, test_network, test_multiprocessing,
+                 test_deny_read, test_deny_read_patterns, test_env, test_network,
+                 test_multiprocessing,
                  test_cc_read_only, test_refusals]
         for t in tests:
             t(w)
