@@ -808,8 +808,14 @@ static void test_validations_in_order(void **state) {
 		{ NULL, NULL, NAN, msg4 },
 		{ NULL, NULL, INFINITY, msg4 },
 		{ runner, good, -INFINITY, msg4 },
-		/* valid */
-		{ NULL, NULL, 0.5, NULL },
+		/* a fraction is not rounded into a bound no one asked for */
+		{ NULL, NULL, 0.5, msg4 },
+		{ NULL, NULL, 2.5, msg4 },
+		{ NULL, NULL, 5000.000001, msg4 },
+		{ runner, good, 0.25, msg4 },
+		/* valid: whole numbers, a huge one included (capped where used) */
+		{ NULL, NULL, 1, NULL },
+		{ NULL, NULL, 1e308, NULL },
 		{ runner, good, 5000, NULL },
 		{ no_strings, no_strings, 5000, NULL },
 	};

@@ -445,7 +445,10 @@ static int validate(const confine_local_config *c, confine_error *err) {
 			return config_error(err, "sandbox-local: runnerFailureSignatures entries must be "
 			                         "non-empty single-line strings");
 	}
-	if (!(c->probe_timeout_ms > 0) || !isfinite(c->probe_timeout_ms))
+	/* A whole number of milliseconds: a fraction would be rounded into a
+	 * bound no one asked for (1e308 is whole and is capped where used). */
+	if (!(c->probe_timeout_ms > 0) || !isfinite(c->probe_timeout_ms) ||
+	    c->probe_timeout_ms != floor(c->probe_timeout_ms))
 		return config_error(err, "sandbox-local: probeTimeoutMs must be a positive finite number");
 
 	if (has_runner && !c->runner_command[0][0])
