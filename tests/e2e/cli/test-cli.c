@@ -667,6 +667,15 @@ static void test_config_errors(void **state) {
 		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
 		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"], \"runnerFailureSignatures\": [\"a\\nb\"]}",
 		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
+		/* SPEC 4's order, whatever the file's: the signatures before the
+		 * probe timeout */
+		{ "{\"probeTimeoutMs\": 0.5, \"runnerFailureSignatures\": [\"x: \"]}",
+		  ": sandbox-local: runnerFailureSignatures requires runnerCommand" },
+		{ "{\"probeTimeoutMs\": 0, \"runnerCommand\": [\"/usr/bin/bwrap\"]}",
+		  ": sandbox-local: runnerCommand requires at least one runnerFailureSignatures entry" },
+		{ "{\"probeTimeoutMs\": -1, \"runnerCommand\": [\"/usr/bin/bwrap\"], "
+		  "\"runnerFailureSignatures\": [\"\"]}",
+		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
 	};
 	char cmd[PATH_MAX + 32], side[PATH_MAX];
 	(void)state;
