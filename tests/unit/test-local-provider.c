@@ -589,6 +589,54 @@ static void test_bwrap_others_could_plant_is_skipped(void **state) {
 	free(found);
 }
 
+/* A bwrap found only where others could have planted it is named in the
+ * runner failure, with why (doc/SPEC.md 4's trust rule): pinned, on the
+ * probed ladder and in the verdict. */
+static void test_untrusted_bwrap_is_named(void **state) {
+	char open_dir[512], detail[PATH_MAX + 256], want[2 * PATH_MAX + 1024];
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(open_dir, sizeof open_dir, "untrusted-dir");
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	snprintf(detail, sizeof detail,
+	         "runner %s/bwrap is not trusted: %s is writable by group or others; refusing to "
+	         "run it",
+	         open_dir, open_dir);
+	snprintf(want, sizeof want, "sandbox mode \"read-only%s Runner failure: %s",
+	         TL_UNAVAILABLE_TAIL, detail);
+
+	/* pinned: a chain of one, selected unprobed */
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = open_dir;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, echo_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_string_equal(err.message, want);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+
+	/* the probed ladder (bwrap, then a launcher that is not there) */
+	confine_local_config_init(&config);
+	config.platform = "linux";
+	config.path = open_dir;
+	config.landlock_launcher = "/nonexistent/landlock-run";
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+	assert_int_equal(chmod(open_dir, 0755), 0);
+}
+
 static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	char rel_dir[512], abs_dir[512], noexec_dir[512], path[4 * 512 + 64];
 	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX];
@@ -893,6 +941,7 @@ int main(void) {
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
+		cmocka_unit_test(test_untrusted_bwrap_is_named),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
 		cmocka_unit_test(test_bwrap_others_could_plant_is_skipped),
 		cmocka_unit_test(test_pinned_landlock_is_unprobed),

@@ -39,8 +39,25 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 	int r = confine_find_program("bwrap", &options, &found);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return 0; /* not found: this rung cannot run */
+	if (r < 0) {
+		/* None to trust. One that is there but untrusted is named, with
+		 * why, in the runner failure (doc/SPEC.md 4); the rung still
+		 * cannot run. */
+		char why[PATH_MAX + 64], detail[2 * PATH_MAX + 128];
+		options.trusted_only = false;
+		r = confine_find_program("bwrap", &options, &found);
+		if (r == -ENOMEM)
+			return r;
+		if (r < 0)
+			return 0; /* not found: this rung cannot run */
+		if (cf_path_trusted(found, why, sizeof why)) /* changed since: say so */
+			snprintf(why, sizeof why, "it changed while it was looked up");
+		snprintf(detail, sizeof detail, "runner %s is not trusted: %s; refusing to run it",
+		         found, why);
+		free(found);
+		ret->not_found = strdup(detail);
+		return ret->not_found ? 0 : -ENOMEM;
+	}
 	ret->argv = cf_runner_argv1(found);
 	ret->real = found; /* canonical already */
 	return ret->argv ? 0 : -ENOMEM;

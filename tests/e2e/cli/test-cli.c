@@ -1892,6 +1892,47 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	result_free(&r);
 }
 
+/* A bwrap found only where others could write is named in the runner
+ * failure with why (doc/SPEC.md 4's trust rule), never silently skipped. */
+static void test_untrusted_bwrap_is_named(void **state) {
+	char dir[PATH_MAX], bwrap[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32], env[PATH_MAX + 8];
+	char detail[2 * PATH_MAX + 128], expected[4 * PATH_MAX];
+	json_t *object;
+	result r;
+	(void)state;
+	path_in(dir, base, "untrusted-bin");
+	path_in(bwrap, dir, "bwrap");
+	path_in(side, base, "untrusted-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_file(bwrap, "#!/bin/sh\nexit 0\n");
+	assert_int_equal(chmod(bwrap, 0755), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	FORMAT(env, sizeof env, "PATH=%s", dir);
+	FORMAT(detail, sizeof detail,
+	       "runner %s is not trusted: %s is writable by group or others; refusing to run it",
+	       bwrap, dir);
+
+	run_in(&r, NULL, ENV(env), ARGS("run", "--runner", "bwrap", "--", "/bin/sh", "-c", cmd));
+	expect_status(&r, 125);
+	FORMAT(expected, sizeof expected, unavailable_prefix, "read-only");
+	FORMAT(expected + strlen(expected), sizeof expected - strlen(expected),
+	       " Runner failure: %s\n", detail);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_string_equal(r.err + 9, expected);
+	assert_false(exists(side));
+	result_free(&r);
+
+	run_in(&r, NULL, ENV(env), ARGS("probe", "--runner", "bwrap", "--json"));
+	expect_status(&r, 1);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_string_equal(json_str(object, "runnerFailure"), detail);
+	json_decref(object);
+	result_free(&r);
+	assert_int_equal(chmod(dir, 0755), 0);
+}
+
 static void test_pinned_runner_failure(void **state) {
 	const char *config = config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}");
 	char side[PATH_MAX], cmd[PATH_MAX + 32], expected[2048];
@@ -2017,6 +2058,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_unavailable_exact_line),
 		cmocka_unit_test(test_probe_pinned_runner),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
+		cmocka_unit_test(test_untrusted_bwrap_is_named),
 		cmocka_unit_test(test_pinned_runner_failure),
 		cmocka_unit_test(test_runner_failure_after_start),
 	};
