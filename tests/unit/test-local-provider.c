@@ -485,6 +485,63 @@ static void test_partial_launcher_line(void **state) {
 	confine_provider_free(p);
 }
 
+/* Limit 10 (doc/SPEC.md 3): under workspace-write the Landlock rung grants
+ * the host's /tmp and /dev/shm, so a root below them could be swapped for a
+ * link by one run and granted to the next: INVALID_POLICY, exact words. */
+static void test_landlock_refuses_roots_in_host_temp_areas(void **state) {
+#define L10_TAIL                                                                                  \
+	", which such a run may write, so a run could swap it for a link to anywhere before the "  \
+	"next call (a rung with a private %s confines it; or choose a root outside /tmp and "      \
+	"/dev/shm)"
+	char launcher[PATH_MAX], tmp_ws[] = "/tmp/confine-l10.XXXXXX", shm_ws[64] = "";
+	char want[2 * PATH_MAX];
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY };
+	char *writable[] = { NULL, NULL };
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "l10-launcher", "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	assert_non_null(mkdtemp(tmp_ws));
+
+	ww.workspace_root = tmp_ws;
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EINVAL);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+	snprintf(want, sizeof want,
+	         "workspace root \"%s\" cannot be confined by Landlock under workspace-write: it "
+	         "lies under /tmp" L10_TAIL,
+	         tmp_ws, "/tmp");
+	assert_string_equal(err.message, want);
+
+	/* read-only writes nowhere: the same root is fine */
+	ro.workspace_root = tmp_ws;
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
+
+	/* a writable root under /dev/shm, the workspace elsewhere */
+	snprintf(shm_ws, sizeof shm_ws, "/dev/shm/confine-l10.XXXXXX");
+	if (access("/dev/shm", W_OK) == 0 && mkdtemp(shm_ws)) {
+		ww.workspace_root = workspace;
+		writable[0] = shm_ws;
+		ww.writable_roots = writable;
+		assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EINVAL);
+		assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+		snprintf(want, sizeof want,
+		         "writableRoots entry \"%s\" cannot be confined by Landlock under "
+		         "workspace-write: it lies under /dev/shm" L10_TAIL,
+		         shm_ws, "/dev/shm");
+		assert_string_equal(err.message, want);
+		rmdir(shm_ws);
+	}
+	rmdir(tmp_ws);
+	confine_provider_free(p);
+#undef L10_TAIL
+}
+
 static void test_landlock_argv_and_dialect(void **state) {
 	char launcher[PATH_MAX];
 	confine_provider *p;
@@ -940,6 +997,7 @@ int main(void) {
 		cmocka_unit_test(test_runner_symlink_is_resolved_once),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
+		cmocka_unit_test(test_landlock_refuses_roots_in_host_temp_areas),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
 		cmocka_unit_test(test_untrusted_bwrap_is_named),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
