@@ -23,6 +23,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 
 #include <cmocka.h>
 
@@ -151,8 +154,8 @@ static void test_bad_writable_roots_are_refused(void **state) {
 		{ "/proc/sys", "lies in /proc" },
 		{ "/sys", "lies in /sys" },
 		{ "/dev", "lies in /dev" },
-		/* /dev/shm is tmpfs, but lies in /dev: the host's shared memory is
-		 * not a workspace (Landlock grants it anyway in workspace-write). */
+		/* /dev/shm itself is the host's shared memory, every user's: not a
+		 * workspace (a directory below it is, doc/SPEC.md 18). */
 		{ "/dev/shm", "lies in /dev" },
 		{ "/dev/pts", "lies in /dev" },
 	};
@@ -186,6 +189,46 @@ static void test_workspace_roots_that_are_not_places(void **state) {
 			expect_refusal(r, &err, "workspace root", "is not a place to work in");
 			assert_null(p);
 		}
+}
+
+/* A directory below /dev/shm is an ordinary tmpfs place (doc/SPEC.md 18),
+ * as a workspace root in both modes and as a writable root; /dev/shm itself
+ * and the rest of /dev are not. */
+static void test_a_directory_below_dev_shm_is_a_place(void **state) {
+	static const confine_mode modes[] = { CONFINE_MODE_READ_ONLY, CONFINE_MODE_WORKSPACE_WRITE };
+	char dir[] = "/dev/shm/confine-place.XXXXXX";
+	confine_policy *ww;
+	confine_error err = { 0 };
+	(void)state;
+#ifdef __linux__
+	{
+		struct statfs st;
+		char why[PATH_MAX + 64];
+		if (access("/dev/shm", W_OK) != 0 || !mkdtemp(dir))
+			skip();
+		/* a tmpfs of its own, not /dev's devtmpfs (then refused, rightly) */
+		if (statfs(dir, &st) != 0 || st.f_type != 0x01021994 ||
+		    cf_fs_not_a_place("/dev/shm", false, why, sizeof why) != 0) {
+			rmdir(dir);
+			skip();
+		}
+	}
+#else
+	skip();
+#endif
+	for (size_t m = 0; m < 2; m++) {
+		confine_policy *p = NULL;
+		if (confine_policy_new(modes[m], dir, &p, &err) != 0)
+			fail_msg("%s refused: %s", dir, err.message);
+		assert_string_equal(p->workspace_root, dir);
+		confine_policy_free(p);
+	}
+	ww = new_policy(CONFINE_MODE_WORKSPACE_WRITE);
+	if (confine_policy_add_writable_root(ww, dir, &err) != 0)
+		fail_msg("%s refused as a writable root: %s", dir, err.message);
+	assert_string_equal(ww->writable_roots[0], dir);
+	confine_policy_free(ww);
+	rmdir(dir);
 }
 
 static void test_pseudo_filesystems_by_statfs_and_mountinfo(void **state) {
@@ -389,6 +432,7 @@ int main(void) {
 		cmocka_unit_test(test_writable_root_is_canonicalized_and_deduplicated),
 		cmocka_unit_test(test_bad_writable_roots_are_refused),
 		cmocka_unit_test(test_workspace_roots_that_are_not_places),
+		cmocka_unit_test(test_a_directory_below_dev_shm_is_a_place),
 		cmocka_unit_test(test_pseudo_filesystems_by_statfs_and_mountinfo),
 		cmocka_unit_test(test_protected_paths),
 		cmocka_unit_test(test_deny_read_and_unix_sockets_are_absolute),

@@ -1228,6 +1228,51 @@ static void test_run_program_not_found(void **state) {
  * a private, empty /tmp: a program on the host's /tmp is not there, and
  * saying so beats letting bwrap's "execvp" failure read as bwrap itself
  * failing. Landlock sees the host's /tmp and runs it. */
+/* A directory below /dev/shm is a workspace like any tmpfs directory
+ * (doc/SPEC.md 18): under bwrap the command sees it and starts there in
+ * both modes (bwrap's --dev hides the host's /dev/shm: it is bound back);
+ * the Landlock rung refuses it under workspace-write (doc/SPEC.md 3). */
+static void test_run_workspace_below_dev_shm(void **state) {
+	char dir[] = "/dev/shm/confine-cli.XXXXXX", expected[PATH_MAX + 8], file[PATH_MAX];
+	const char *config = launcher_config();
+	result r;
+	(void)state;
+	NEED(have_bwrap, "bwrap");
+	if (access("/dev/shm", W_OK) != 0 || !mkdtemp(dir))
+		skip();
+	FORMAT(expected, sizeof expected, "%s\n", dir);
+	path_in(file, dir, "written");
+	RUN(&r, "run", "--runner", "bwrap", "-w", dir, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	RUN(&r, "run", "--runner", "bwrap", "-m", "workspace-write", "-w", dir, "--", "sh", "-c",
+	    "pwd; echo hi > written");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	assert_true(exists(file));
+	unlink(file);
+	result_free(&r);
+	if (have_landlock) {
+		RUN(&r, "run", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
+		    dir, "--", "sh", "-c", "echo hi > written");
+		expect_status(&r, 125);
+		FORMAT(expected, sizeof expected,
+		       "confine: workspace root \"%s\" cannot be confined by Landlock under "
+		       "workspace-write: it lies under /dev/shm, ",
+		       dir);
+		assert_true(strncmp(r.err, expected, strlen(expected)) == 0);
+		assert_false(exists(file));
+		result_free(&r);
+	}
+	/* /dev/shm itself is the host's shared memory: not a place */
+	RUN(&r, "run", "-w", "/dev/shm", "--", "true");
+	expect_status(&r, 125);
+	assert_non_null(strstr(r.err, "lies in /dev: a device, process or kernel tree is not a place"));
+	result_free(&r);
+	rmdir(dir);
+}
+
 static void test_run_program_in_host_tmp(void **state) {
 	char dir[] = "/tmp/confine-cli-prog-XXXXXX", prog[64], want[160];
 	const char *config = launcher_config();
@@ -2036,6 +2081,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_program_in_host_tmp),
+		cmocka_unit_test(test_run_workspace_below_dev_shm),
 		cmocka_unit_test(test_run_forwards_sigterm),
 		cmocka_unit_test(test_bash_forwards_sigterm),
 		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
