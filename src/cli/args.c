@@ -39,30 +39,30 @@ typedef struct option_spec {
 	option_id id;
 	char short_name;        /* 0: none */
 	const char *long_name;  /* NULL: none */
-	bool takes_value;
+	const char *value_name; /* NULL: takes no value; else as the help says it */
 } option_spec;
 
 static const option_spec option_table[] = {
-	{OPT_HELP, 'h', "help", false},
-	{OPT_MODE, 'm', "mode", true},
-	{OPT_WORKSPACE, 'w', "workspace", true},
-	{OPT_RUNNER, 0, "runner", true},
-	{OPT_CONFIG, 0, "config", true},
-	{OPT_JSON, 0, "json", false},
-	{OPT_TIMEOUT, 0, "timeout", true},
-	{OPT_COMMAND, 'c', NULL, true},
-	{OPT_WRITABLE, 0, "writable", true},
-	{OPT_PROTECT, 0, "protect", true},
-	{OPT_NO_DEFAULT_PROTECTIONS, 0, "no-default-protections", false},
-	{OPT_DENY_READ, 0, "deny-read", true},
-	{OPT_NETWORK, 0, "network", true},
-	{OPT_ALLOW_UNIX_SOCKET, 0, "allow-unix-socket", true},
-	{OPT_ENV_INHERIT, 0, "env-inherit", true},
-	{OPT_ENV_INCLUDE, 0, "env-include", true},
-	{OPT_ENV_EXCLUDE, 0, "env-exclude", true},
-	{OPT_ENV_SET, 0, "env-set", true},
-	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", false},
-	{OPT_REQUIRE_FULL, 0, "require-full", false},
+	{OPT_HELP, 'h', "help", NULL},
+	{OPT_MODE, 'm', "mode", "MODE"},
+	{OPT_WORKSPACE, 'w', "workspace", "DIR"},
+	{OPT_RUNNER, 0, "runner", "NAME"},
+	{OPT_CONFIG, 0, "config", "FILE"},
+	{OPT_JSON, 0, "json", NULL},
+	{OPT_TIMEOUT, 0, "timeout", "MS"},
+	{OPT_COMMAND, 'c', NULL, "COMMAND"},
+	{OPT_WRITABLE, 0, "writable", "DIR"},
+	{OPT_PROTECT, 0, "protect", "PATH"},
+	{OPT_NO_DEFAULT_PROTECTIONS, 0, "no-default-protections", NULL},
+	{OPT_DENY_READ, 0, "deny-read", "PATH"},
+	{OPT_NETWORK, 0, "network", "on|off"},
+	{OPT_ALLOW_UNIX_SOCKET, 0, "allow-unix-socket", "PATH"},
+	{OPT_ENV_INHERIT, 0, "env-inherit", "all|none"},
+	{OPT_ENV_INCLUDE, 0, "env-include", "PAT"},
+	{OPT_ENV_EXCLUDE, 0, "env-exclude", "PAT"},
+	{OPT_ENV_SET, 0, "env-set", "NAME=VALUE"},
+	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", NULL},
+	{OPT_REQUIRE_FULL, 0, "require-full", NULL},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -438,6 +438,12 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		args->has_timeout = true;
 		return 0;
 	case OPT_COMMAND:
+		/* A second -c would silently drop the first command. */
+		if (args->bash_command)
+			return usage_error(args,
+			                   "option '%s' is given twice: confine bash runs one COMMAND "
+			                   "(join commands with ';' or '&&' in one -c)",
+			                   shown);
 		args->bash_command = value;
 		return 0;
 	case OPT_WRITABLE:
@@ -561,7 +567,7 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 				return usage_error(args, "unknown option '%s' for '%s'", shown,
 				                   command_label(command));
 			if (eq) {
-				if (!spec->takes_value)
+				if (!spec->value_name)
 					return usage_error(args, "option '%s' takes no value", shown);
 				value = eq + 1;
 			}
@@ -573,15 +579,21 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 				return usage_error(args, "unknown option '%s' for '%s'", arg,
 				                   command_label(command));
 			if (arg[2] != '\0') {
-				if (!spec->takes_value)
+				if (!spec->value_name)
 					return usage_error(args, "unknown option '%s' for '%s'", arg,
 					                   command_label(command));
 				value = arg + 2;
 			}
 		}
-		if (spec->takes_value && !value) {
+		if (spec->value_name && !value) {
 			if (index >= argc)
 				return usage_error(args, "option '%s' requires a value", shown);
+			/* `--config -- true`: the value is missing, not the `--`. */
+			if (strcmp(argv[index], "--") == 0)
+				return usage_error(args,
+				                   "option '%s' is missing its %s: the '--' after it ends "
+				                   "confine's options and cannot be a value",
+				                   shown, spec->value_name);
 			value = argv[index++];
 		}
 		if (apply_option(args, spec, shown, value) < 0)
@@ -633,8 +645,8 @@ static bool json_requested(int argc, char *const *argv, int index) {
 		} else if (arg[2] == '\0') {
 			spec = find_short(arg[1]);
 		}
-		if (spec && spec->takes_value)
-			index++; /* its value, whatever it looks like */
+		if (spec && spec->value_name && index < argc && strcmp(argv[index], "--") != 0)
+			index++; /* its value, whatever it looks like but `--` */
 	}
 	return false;
 }

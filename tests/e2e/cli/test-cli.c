@@ -508,6 +508,15 @@ static void test_usage_errors(void **state) {
 		  "confine: invalid --timeout \"600001\": expected a whole number of milliseconds from 1 "
 		  "to 600000\n"
 		  "Try 'confine bash --help' for more information.\n", NULL },
+		/* the value is what is missing, not the `--` */
+		{ ARGS("run", "--config", "--", "true"),
+		  "confine: option '--config' is missing its FILE: the '--' after it ends confine's "
+		  "options and cannot be a value\n"
+		  "Try 'confine run --help' for more information.\n", NULL },
+		{ ARGS("bash", "-c", "true", "-c", "false"),
+		  "confine: option '-c' is given twice: confine bash runs one COMMAND (join commands with "
+		  "';' or '&&' in one -c)\n"
+		  "Try 'confine bash --help' for more information.\n", NULL },
 		{ ARGS(NULL), NULL, NULL },
 	};
 	(void)state;
