@@ -803,6 +803,49 @@ static void test_huge_probe_timeout_is_a_number(void **state) {
 /* ------------------------------------------------------------------------ */
 /* wrap                                                                     */
 
+/* wrap's env is the environment to spawn with as one object, NAME to
+ * VALUE (doc/SPEC.md 10), the policy's filter applied (15). */
+static void test_wrap_env_is_an_object(void **state) {
+	const char *config = launcher_config();
+	json_t *object, *env;
+	result r;
+	(void)state;
+	run_in(&r, NULL, ENV("CONFINE_TEST_PLAIN=p=1", "CONFINE_TEST_API_KEY=k-1"),
+	       ARGS("wrap", "-m", "danger-full-access", "--", "env"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	env = json_object_get(object, "env");
+	assert_true(json_is_object(env));
+	/* the value is everything after the first '=' */
+	assert_string_equal(json_str(env, "CONFINE_TEST_PLAIN"), "p=1");
+	/* danger-full-access: no default excludes */
+	assert_string_equal(json_str(env, "CONFINE_TEST_API_KEY"), "k-1");
+	{
+		const char *key;
+		json_t *value;
+		json_object_foreach(env, key, value) {
+			(void)key;
+			assert_true(json_is_string(value));
+		}
+	}
+	json_decref(object);
+	result_free(&r);
+
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	run_in(&r, NULL, ENV("CONFINE_TEST_PLAIN=p=1", "CONFINE_TEST_API_KEY=k-1"),
+	       ARGS("wrap", "--config", config, "--runner", have_bwrap ? "bwrap" : "landlock",
+	            "--env-include", "confine_test_plain", "--env-inherit", "none", "--", "env"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	env = json_object_get(object, "env");
+	assert_true(json_is_object(env));
+	/* inherit none, one include: exactly that variable (and what set adds) */
+	assert_int_equal(json_object_size(env), 1);
+	assert_string_equal(json_str(env, "CONFINE_TEST_PLAIN"), "p=1");
+	json_decref(object);
+	result_free(&r);
+}
+
 static void test_wrap_bwrap_shape(void **state) {
 	json_t *object, *argv, *rules, *rule, *policy;
 	result r;
@@ -849,7 +892,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
 	                         "env", "requireFull"));
 	assert_int_equal(json_array_size(json_object_get(object, "unenforced")), 0);
-	assert_true(json_is_array(json_object_get(object, "env")));
+	assert_true(json_is_object(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
 	json_decref(object);
@@ -2077,6 +2120,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_huge_probe_timeout_is_a_number),
 	};
 	const struct CMUnitTest wrap[] = {
+		cmocka_unit_test(test_wrap_env_is_an_object),
 		cmocka_unit_test(test_wrap_bwrap_shape),
 		cmocka_unit_test(test_wrap_landlock_pinned),
 		cmocka_unit_test(test_wrap_runner_command),
