@@ -147,12 +147,15 @@ const char *cli_help_hint(cli_command command) {
 	"                        connect to [allowUnixSockets]\n"                              \
 	"      --env-inherit all|none\n"                                                       \
 	"                        start from the caller's environment or an empty one\n"        \
+	"                        [env.inherit]\n"                                              \
 	"      --env-include PAT keep matching variables whatever the excludes say\n"          \
-	"      --env-exclude PAT drop matching variables\n"                                    \
+	"                        [env.include]\n"                                              \
+	"      --env-exclude PAT drop matching variables [env.exclude]\n"                      \
 	"      --env-set NAME=VALUE\n"                                                         \
-	"                        set a variable\n"                                             \
+	"                        set a variable [env.set]\n"                                   \
 	"      --no-default-env-excludes\n"                                                    \
-	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL* [env]\n"  \
+	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*\n"        \
+	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"
 
@@ -182,7 +185,11 @@ static const char help_global[] =
 	"\n"
 	"Configuration (--config FILE or $CONFINE_CONFIG) is a JSON object with the\n"
 	"optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,\n"
-	"probeTimeoutMs and landlockLauncher.\n"
+	"probeTimeoutMs and landlockLauncher, and the policy keys writableRoots,\n"
+	"protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env\n"
+	"(inherit, include, exclude, set, defaultExcludes) and requireFull (a\n"
+	"command's help names the option of each). Flags that take a list add to\n"
+	"the file's list; other flags override it.\n"
 	"\n"
 	"Exit status (as env(1) and timeout(1)): 125 when confine itself fails\n"
 	"(USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE, SYSTEM_ERROR,\n"
@@ -195,20 +202,26 @@ static const char help_run[] =
 	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
 	"                   -- PROGRAM [ARG...]\n"
 	"Run PROGRAM confined, in the workspace root. stdin, stdout and stderr are\n"
-	"the caller's; stderr is also kept (bounded) to recognise a runner that\n"
-	"failed before the program ran. The program runs in its own session: it\n"
-	"uses the terminal through its standard streams, and confine forwards\n"
-	"SIGINT, SIGTERM and SIGHUP to it.\n"
+	"the caller's. On stderr confine adds only its own lines: 'confine: MESSAGE'\n"
+	"when it fails, 'confine: warning: ...' for git hooks or settings the run\n"
+	"left, and with --json the outcome as the last line. The program's stderr is\n"
+	"also kept (bounded) to tell a denied write and to quote a runner that\n"
+	"failed before the program started; it never decides that the runner failed.\n"
+	"The program runs in its own session, with no descriptor above 2: it uses\n"
+	"the terminal through its standard streams. confine forwards SIGINT,\n"
+	"SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to the run; 3 s\n"
+	"after SIGTERM, SIGHUP or SIGQUIT whatever is left gets SIGKILL (not after\n"
+	"SIGINT). When the program has ended, what it left running is ended too.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"      --json            when the program has ended, write one JSON object as\n"
 	"                        the last line of stderr (stdout stays the program's):\n"
 	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"sandbox\":{\"mode\",\n"
 	"                         \"denied\",\"enforcement\",\"unenforced\",\"runner\",\n"
-	"                         \"runnerFailed\"},\"error\":null|{\"code\",\"message\",\n"
-	"                         \"runnerFailure\"}}; when nothing ran, {\"error\":{...}}\n"
-	"                        (signal is a name, \"SIGTERM\"; a field is absent where\n"
-	"                        it does not apply)\n"
+	"                         \"runnerFailed\",\"gitHazards\":[{\"path\",\"kind\"}]},\n"
+	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}};\n"
+	"                        when nothing ran, {\"error\":{...}} (signal is a name,\n"
+	"                        \"SIGTERM\"; a field is absent where it does not apply)\n"
 	"  -h, --help            show this help\n"
 	"\n" POLICY_OPTIONS
 	"\n"
@@ -222,14 +235,17 @@ static const char help_bash[] =
 	"Run COMMAND with `bash -c`, confined, in the workspace root; capture its output\n"
 	"and print the rendering an agent's model sees: stdout, then [stderr] and\n"
 	"stderr, or (no output); then markers for a denied write, a timeout, a signal\n"
-	"or a non-zero exit code.\n"
+	"or a non-zero exit code. confine's own stderr holds only 'confine: MESSAGE'\n"
+	"when it fails and 'confine: warning: ...' for git hooks or settings the run\n"
+	"left. Signals are forwarded as by 'confine run'.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"      --json            print one JSON object instead:\n"
 	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"stdout\",\"stderr\",\n"
 	"                         \"truncated\",\"stdoutTruncated\",\"stderrTruncated\",\n"
 	"                         \"sandbox\":{\"mode\",\"denied\",\"enforcement\",\"unenforced\",\n"
-	"                         \"runner\",\"runnerFailed\"},\n"
+	"                         \"runner\",\"runnerFailed\",\"gitHazards\":[{\"path\",\n"
+	"                         \"kind\"}]},\n"
 	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}}\n"
 	"                        (signal is a name, \"SIGTERM\"; truncated is either\n"
 	"                        stream's; when nothing ran, {\"error\":{...}} alone; a\n"
@@ -250,12 +266,17 @@ static const char help_wrap[] =
 	"nothing, so a harness in any language can spawn it itself:\n"
 	"  {\"argv\":[...],\"runner\",\"enforcement\",\"unenforced\":[...],\n"
 	"   \"denialSignatures\":[...],\"runnerFailureRules\":[{\"allowedExitCodes\",\n"
-	"   \"fatalSignatures\",\"informationalLines\"}],\"policy\":{\"mode\",\"workspaceRoot\"}}\n"
+	"   \"fatalSignatures\",\"informationalLines\"}],\"env\":{\"NAME\":\"VALUE\",...},\n"
+	"   \"policy\":{\"mode\",\"workspaceRoot\",\"writableRoots\",\"protectedPaths\",\n"
+	"   \"defaultProtections\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
+	"   \"env\":{\"inherit\",\"include\",\"exclude\",\"set\",\"defaultExcludes\"},\n"
+	"   \"requireFull\"}}\n"
 	"or, when it fails, {\"error\":{\"code\",\"message\",\"runnerFailure\"}} (code USAGE,\n"
 	"INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE or SYSTEM_ERROR;\n"
 	"runnerFailure only when a runner failed). A pinned --runner is probed first.\n"
-	"Spawn it in a new session (setsid) with no descriptor above 2 and with the\n"
-	"workspace root as its working directory. Under danger-full-access no sandbox\n"
+	"Spawn it in a new session (setsid) with no descriptor above 2, with the\n"
+	"workspace root as its working directory and exactly env as its environment\n"
+	"(the policy's environment filter applied). Under danger-full-access no sandbox\n"
 	"is involved: argv is PROGRAM [ARG...] unchanged, runner is null, enforcement\n"
 	"is absent and the lists are empty.\n"
 	"\n"
