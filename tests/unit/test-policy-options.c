@@ -240,6 +240,11 @@ static void test_pseudo_filesystems_by_statfs_and_mountinfo(void **state) {
 	assert_string_equal(why, "is on procfs");
 	assert_int_equal(cf_fs_not_a_place("/proc/sys", false, why, sizeof why), 1);
 	assert_string_equal(why, "is on procfs");
+	/* nsfs, SPEC 18's last row: a namespace handle is on nsfs, not procfs */
+	if (access("/proc/self/ns/net", F_OK) == 0) {
+		assert_int_equal(cf_fs_not_a_place("/proc/self/ns/net", false, why, sizeof why), 1);
+		assert_string_equal(why, "is on nsfs");
+	}
 	assert_int_equal(cf_fs_not_a_place("/sys", false, why, sizeof why), 1);
 	assert_string_equal(why, "is on sysfs");
 	assert_int_equal(cf_fs_not_a_place(base, true, why, sizeof why), 0);
