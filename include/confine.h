@@ -691,7 +691,9 @@ typedef struct confine_find_options {
 	 * command may write. */
 	bool absolute_entries_only;
 	/* Skip a file not owned by root or the caller, or writable by group or
-	 * others, it or its directory (anyone else could plant it). */
+	 * others, it or a directory above it, along the path as given and along
+	 * the path it resolves to (anyone else could plant it, or point a link
+	 * at another program). */
 	bool trusted_only;
 	/* Optional: a found file for which it returns false is skipped as if
 	 * absent. Gets the canonical path. */

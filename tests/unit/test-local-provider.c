@@ -694,6 +694,42 @@ static void test_untrusted_bwrap_is_named(void **state) {
 	assert_int_equal(chmod(open_dir, 0755), 0);
 }
 
+/* The path as given is judged too (doc/SPEC.md 4): a link named bwrap in a
+ * directory others may write could point at any trusted program. */
+static void test_link_in_untrusted_dir_is_not_trusted(void **state) {
+	char good_dir[512], open_dir[512], link[PATH_MAX], target[PATH_MAX];
+	char detail[3 * PATH_MAX], *found;
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(good_dir, sizeof good_dir, "link-target");
+	snprintf(open_dir, sizeof open_dir, "%s/open-links", workdir);
+	assert_int_equal(mkdir(open_dir, 0755), 0);
+	snprintf(target, sizeof target, "%s/bwrap", good_dir);
+	snprintf(link, sizeof link, "%s/bwrap", open_dir);
+	assert_int_equal(symlink(target, link), 0);
+	found = find_runner(open_dir, "bwrap"); /* a trusted directory: the link is fine */
+	assert_non_null(found);
+	assert_string_equal(found, target);
+	free(found);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	assert_null(find_runner(open_dir, "bwrap"));
+
+	snprintf(detail, sizeof detail,
+	         "runner %s is not trusted: %s is writable by group or others; refusing to run it",
+	         link, open_dir);
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = open_dir;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+	assert_int_equal(chmod(open_dir, 0755), 0);
+}
+
 static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	char rel_dir[512], abs_dir[512], noexec_dir[512], path[4 * 512 + 64];
 	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX];
@@ -1000,6 +1036,7 @@ int main(void) {
 		cmocka_unit_test(test_landlock_refuses_roots_in_host_temp_areas),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
 		cmocka_unit_test(test_untrusted_bwrap_is_named),
+		cmocka_unit_test(test_link_in_untrusted_dir_is_not_trusted),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
 		cmocka_unit_test(test_bwrap_others_could_plant_is_skipped),
 		cmocka_unit_test(test_pinned_landlock_is_unprobed),
