@@ -596,10 +596,13 @@ typedef struct confine_local_config {
 	const char *const *runner_command;
 	/* Its pre-exec refusal dialect; required with runner_command. */
 	const char *const *runner_failure_signatures;
-	/* Bound on each functional probe; positive and finite. */
+	/* Bound on each functional probe, in milliseconds: a positive whole
+	 * number (a fraction such as 0.5 is refused, not rounded; doc/SPEC.md 4). */
 	double probe_timeout_ms;
-	/* landlock-run's path; NULL: the installed one (or, for a library in its
-	 * build tree, the build tree's). */
+	/* The on-disk landlock-run: what wrap and the probes run, and, when set,
+	 * what the Landlock rung runs for in-process runs instead of the sealed
+	 * in-memory copy (doc/SPEC.md 4, 14); NULL: the installed one (or, for a
+	 * library in its build tree, the build tree's). */
 	const char *landlock_launcher;
 	/* Pin the chain to one rung (a chain of one, selected unprobed);
 	 * CONFINE_RUNNER_NONE: the platform's chain. */
@@ -725,7 +728,9 @@ typedef struct confine_find_options {
 	 * command may write. */
 	bool absolute_entries_only;
 	/* Skip a file not owned by root or the caller, or writable by group or
-	 * others, it or its directory (anyone else could plant it). */
+	 * others, it or a directory above it, along the path as given and along
+	 * the path it resolves to (anyone else could plant it, or point a link
+	 * at another program). */
 	bool trusted_only;
 	/* Optional: a found file for which it returns false is skipped as if
 	 * absent. Gets the canonical path. */

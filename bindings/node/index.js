@@ -650,7 +650,8 @@ async function wrap(argv, options = {}) {
     informationalLines: r.informationalLines || [],
   }));
   const dialect = object.denialSignatures || [];
-  // `env` is the complete environment to spawn with, as NAME=VALUE entries.
+  // `env` is the complete environment to spawn with: {NAME: VALUE}
+  // (doc/SPEC.md 10); a confine before issue 22 printed NAME=VALUE entries.
   let env = { ...environ };
   if (Array.isArray(object.env)) {
     env = {};

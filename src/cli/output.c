@@ -231,9 +231,11 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 	return object;
 }
 
-int cli_fail(int status, confine_error_code code, const char *message,
-             const char *runner_failure) {
+static int fail_with(int status, confine_error_code code, const char *message,
+                     const char *runner_failure, const char *hint) {
 	fprintf(stderr, "confine: %s\n", message);
+	if (hint)
+		fprintf(stderr, "%s\n", hint);
 	fflush(stderr);
 	if (output_mode != CLI_JSON_NONE) {
 		json_t *object = json_object();
@@ -244,6 +246,15 @@ int cli_fail(int status, confine_error_code code, const char *message,
 		(void)cli_emit_json_to(output_mode == CLI_JSON_STDERR ? stderr : stdout, object, '\n');
 	}
 	return status;
+}
+
+int cli_fail(int status, confine_error_code code, const char *message,
+             const char *runner_failure) {
+	return fail_with(status, code, message, runner_failure, NULL);
+}
+
+int cli_fail_usage(int status, const char *message, const char *hint) {
+	return fail_with(status, CLI_E_USAGE, message, NULL, hint);
 }
 
 int cli_report_failure(bool json, confine_error_code code, const char *message) {

@@ -69,27 +69,41 @@ json_t *cli_policy_json(const confine_policy *p) {
 
 int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad) {
 	char **env = NULL;
-	json_t *array;
+	json_t *object;
 	int r = confine_env_filter((const char *const *)environ, &policy->env, policy->mode, &env);
 	if (r < 0)
 		return r;
-	if (!(array = json_array())) {
+	if (!(object = json_object())) {
 		confine_strv_free(env);
 		return -ENOMEM;
 	}
+	/* {"NAME": "VALUE"} (doc/SPEC.md 10): what a harness hands its spawn
+	 * call. A name given twice keeps its first value, the one getenv(3)
+	 * and the command would read. */
 	for (size_t i = 0; env[i]; i++) {
-		json_t *item = json_string(env[i]);
-		if (!item) {
-			const char *eq = strchr(env[i], '=');
-			*ret_bad = strndup(env[i], eq ? (size_t)(eq - env[i]) : strlen(env[i]));
-			json_decref(array);
+		const char *eq = strchr(env[i], '=');
+		size_t name_len = eq ? (size_t)(eq - env[i]) : strlen(env[i]);
+		char *name = strndup(env[i], name_len);
+		json_t *value;
+		if (!name) {
+			json_decref(object);
 			confine_strv_free(env);
-			return *ret_bad ? -EILSEQ : -ENOMEM;
+			return -ENOMEM;
 		}
-		json_array_append_new(array, item);
+		value = json_string(eq ? eq + 1 : "");
+		if (json_object_get(object, name)) {
+			json_decref(value); /* not UTF-8 either way: checked the first time */
+		} else if (!value || json_object_set_new(object, name, value) < 0) {
+			/* (set_new releases `value` when it fails: a key not UTF-8) */
+			json_decref(object);
+			confine_strv_free(env);
+			*ret_bad = name;
+			return -EILSEQ;
+		}
+		free(name);
 	}
 	confine_strv_free(env);
-	*ret = array;
+	*ret = object;
 	return 0;
 }
 

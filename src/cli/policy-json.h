@@ -19,7 +19,8 @@ json_t *cli_policy_json(const confine_policy *policy);
 json_t *cli_string_list_json(char *const *strv);
 
 /* The environment a command spawned under `policy` gets, from this
- * process's environment, as "NAME=VALUE" strings that must arrive intact:
+ * process's environment, as one object {"NAME": "VALUE"} (a name given
+ * twice keeps its first value) whose strings must arrive intact:
  * 0; -EILSEQ with *ret_bad naming the variable (up to its '=') when one is
  * not UTF-8 (*ret_bad is malloc'd); -ENOMEM. */
 int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad);

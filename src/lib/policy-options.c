@@ -239,6 +239,12 @@ static int absolute_loosely(const char *key, const char *path, char **ret, confi
  * only). */
 static int check_relative_pattern(const char *key, const char *pattern, confine_error *err) {
 	const char *p = pattern;
+	/* "~/.ssh" is meant as the home directory, which no path here expands. */
+	if (pattern[0] == '~')
+		return invalid(err,
+		               "%s entry \"%s\" starts with \"~\", which is not expanded: give the "
+		               "absolute path",
+		               key, pattern);
 	while (*p) {
 		const char *seg = p;
 		while (*p && *p != '/')

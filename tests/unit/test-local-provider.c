@@ -510,6 +510,63 @@ static void test_partial_launcher_line(void **state) {
 	confine_provider_free(p);
 }
 
+/* Limit 10 (doc/SPEC.md 3): under workspace-write the Landlock rung grants
+ * the host's /tmp and /dev/shm, so a root below them could be swapped for a
+ * link by one run and granted to the next: INVALID_POLICY, exact words. */
+static void test_landlock_refuses_roots_in_host_temp_areas(void **state) {
+#define L10_TAIL                                                                                  \
+	", which such a run may write, so a run could swap it for a link to anywhere before the "  \
+	"next call (a rung with a private %s confines it; or choose a root outside /tmp and "      \
+	"/dev/shm)"
+	char launcher[PATH_MAX], tmp_ws[] = "/tmp/confine-l10.XXXXXX", shm_ws[64] = "";
+	char want[2 * PATH_MAX];
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY };
+	char *writable[] = { NULL, NULL };
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "l10-launcher", "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	assert_non_null(mkdtemp(tmp_ws));
+
+	ww.workspace_root = tmp_ws;
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EINVAL);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+	snprintf(want, sizeof want,
+	         "workspace root \"%s\" cannot be confined by Landlock under workspace-write: it "
+	         "lies under /tmp" L10_TAIL,
+	         tmp_ws, "/tmp");
+	assert_string_equal(err.message, want);
+
+	/* read-only writes nowhere: the same root is fine */
+	ro.workspace_root = tmp_ws;
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
+
+	/* a writable root under /dev/shm, the workspace elsewhere */
+	snprintf(shm_ws, sizeof shm_ws, "/dev/shm/confine-l10.XXXXXX");
+	if (access("/dev/shm", W_OK) == 0 && mkdtemp(shm_ws)) {
+		ww.workspace_root = workspace;
+		writable[0] = shm_ws;
+		ww.writable_roots = writable;
+		assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EINVAL);
+		assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+		snprintf(want, sizeof want,
+		         "writableRoots entry \"%s\" cannot be confined by Landlock under "
+		         "workspace-write: it lies under /dev/shm" L10_TAIL,
+		         shm_ws, "/dev/shm");
+		assert_string_equal(err.message, want);
+		rmdir(shm_ws);
+	}
+	rmdir(tmp_ws);
+	confine_provider_free(p);
+#undef L10_TAIL
+}
+
 static void test_landlock_argv_and_dialect(void **state) {
 	char launcher[PATH_MAX];
 	confine_provider *p;
@@ -612,6 +669,90 @@ static void test_bwrap_others_could_plant_is_skipped(void **state) {
 	found = find_runner(open_dir, "bwrap");
 	assert_non_null(found);
 	free(found);
+}
+
+/* A bwrap found only where others could have planted it is named in the
+ * runner failure, with why (doc/SPEC.md 4's trust rule): pinned, on the
+ * probed ladder and in the verdict. */
+static void test_untrusted_bwrap_is_named(void **state) {
+	char open_dir[512], detail[PATH_MAX + 256], want[2 * PATH_MAX + 1024];
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(open_dir, sizeof open_dir, "untrusted-dir");
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	snprintf(detail, sizeof detail,
+	         "runner %s/bwrap is not trusted: %s is writable by group or others; refusing to "
+	         "run it",
+	         open_dir, open_dir);
+	snprintf(want, sizeof want, "sandbox mode \"read-only%s Runner failure: %s",
+	         TL_UNAVAILABLE_TAIL, detail);
+
+	/* pinned: a chain of one, selected unprobed */
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = open_dir;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, echo_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_string_equal(err.message, want);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+
+	/* the probed ladder (bwrap, then a launcher that is not there) */
+	confine_local_config_init(&config);
+	config.platform = "linux";
+	config.path = open_dir;
+	config.landlock_launcher = "/nonexistent/landlock-run";
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+	assert_int_equal(chmod(open_dir, 0755), 0);
+}
+
+/* The path as given is judged too (doc/SPEC.md 4): a link named bwrap in a
+ * directory others may write could point at any trusted program. */
+static void test_link_in_untrusted_dir_is_not_trusted(void **state) {
+	char good_dir[512], open_dir[512], link[PATH_MAX], target[PATH_MAX];
+	char detail[3 * PATH_MAX], *found;
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(good_dir, sizeof good_dir, "link-target");
+	snprintf(open_dir, sizeof open_dir, "%s/open-links", workdir);
+	assert_int_equal(mkdir(open_dir, 0755), 0);
+	snprintf(target, sizeof target, "%s/bwrap", good_dir);
+	snprintf(link, sizeof link, "%s/bwrap", open_dir);
+	assert_int_equal(symlink(target, link), 0);
+	found = find_runner(open_dir, "bwrap"); /* a trusted directory: the link is fine */
+	assert_non_null(found);
+	assert_string_equal(found, target);
+	free(found);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	assert_null(find_runner(open_dir, "bwrap"));
+
+	snprintf(detail, sizeof detail,
+	         "runner %s is not trusted: %s is writable by group or others; refusing to run it",
+	         link, open_dir);
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = open_dir;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+	assert_int_equal(chmod(open_dir, 0755), 0);
 }
 
 static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
@@ -833,8 +974,14 @@ static void test_validations_in_order(void **state) {
 		{ NULL, NULL, NAN, msg4 },
 		{ NULL, NULL, INFINITY, msg4 },
 		{ runner, good, -INFINITY, msg4 },
-		/* valid */
-		{ NULL, NULL, 0.5, NULL },
+		/* a fraction is not rounded into a bound no one asked for */
+		{ NULL, NULL, 0.5, msg4 },
+		{ NULL, NULL, 2.5, msg4 },
+		{ NULL, NULL, 5000.000001, msg4 },
+		{ runner, good, 0.25, msg4 },
+		/* valid: whole numbers, a huge one included (capped where used) */
+		{ NULL, NULL, 1, NULL },
+		{ NULL, NULL, 1e308, NULL },
 		{ runner, good, 5000, NULL },
 		{ no_strings, no_strings, 5000, NULL },
 	};
@@ -911,7 +1058,10 @@ int main(void) {
 		cmocka_unit_test(test_runner_symlink_is_resolved_once),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
+		cmocka_unit_test(test_landlock_refuses_roots_in_host_temp_areas),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
+		cmocka_unit_test(test_untrusted_bwrap_is_named),
+		cmocka_unit_test(test_link_in_untrusted_dir_is_not_trusted),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
 		cmocka_unit_test(test_bwrap_others_could_plant_is_skipped),
 		cmocka_unit_test(test_pinned_landlock_is_unprobed),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import errno as _errno
+import math
 import os
 import shutil
 import signal as _signal
@@ -268,7 +269,8 @@ class Provider:
     ``"seatbelt"``: used unprobed, failing closed at run time if it cannot
     run). ``landlock_launcher`` is landlock-run's path. ``runner_command`` and
     ``runner_failure_signatures`` configure an operator's bwrap-shaped
-    runner; ``probe_timeout`` bounds each probe, in seconds. Invalid values
+    runner; ``probe_timeout`` bounds each probe, in seconds (a whole number of
+    milliseconds: 0.25 is fine, 0.0005 is not). Invalid values
     raise :class:`InvalidConfig` with the library's exact message.
     """
 
@@ -299,7 +301,12 @@ class Provider:
             self._keep.append(arr)
             config.runner_failure_signatures = arr.ptr()
         if probe_timeout is not None:
-            config.probe_timeout_ms = float(probe_timeout) * 1000.0
+            # Seconds to the whole milliseconds the library wants (0.1 s is
+            # 100.00000000000001 ms in binary); a real fraction of a
+            # millisecond is passed on, and refused with SPEC 4's message.
+            ms = float(probe_timeout) * 1000.0
+            whole = float(round(ms)) if math.isfinite(ms) else ms
+            config.probe_timeout_ms = whole if abs(ms - whole) <= 1e-6 * max(1.0, abs(ms)) else ms
         if path is not None:
             config.path = os.fsencode(path)
         handle = ctypes.c_void_p()

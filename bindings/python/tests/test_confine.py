@@ -457,6 +457,13 @@ class Policy(Base):
             confine.Provider(runner="docker")
         with self.assertRaises(confine.InvalidConfig):
             confine.Provider(probe_timeout=-1)
+        # a whole number of milliseconds (SPEC 4): 0.1 s is 100 ms, not a
+        # fraction of binary rounding; half a millisecond is refused
+        confine.Provider(probe_timeout=0.1).close()
+        with self.assertRaises(confine.InvalidConfig) as cm:
+            confine.Provider(probe_timeout=0.0005)
+        self.assertEqual(cm.exception.message,
+                         "sandbox-local: probeTimeoutMs must be a positive finite number")
 
 
 class PolicyEffects(Base):

@@ -129,36 +129,46 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 }
 
 /*
- * Limit 10 (doc/SPEC.md 15, SECURITY.md): a rung that grants the host's /tmp
- * (and /dev/shm) under workspace-write lets the command rename a workspace
- * that lies below them and leave a symlink in its place, which the next
- * call would resolve and grant. Such a root is refused on that rung; bwrap's
- * /tmp is private and has no such hole.
+ * Limit 10 (doc/SPEC.md 3, SECURITY.md): a rung that grants the host's temp
+ * areas under workspace-write lets the command rename a root that lies
+ * below one of them and leave a symlink in its place, which the next call
+ * would resolve and grant. Such a root is a policy this rung cannot confine:
+ * INVALID_POLICY, naming the root, the area and what to do. bwrap's /tmp is
+ * private and has no such hole. The areas are the ones the rung grants
+ * (profiles/landlock.c): when one stops being granted, drop it here.
  */
+static const char *const host_areas[] = { "/tmp", "/dev/shm", NULL };
+
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                     confine_error *err) {
-	static const char *const shared[] = { "/tmp", "/dev/shm", NULL };
 	if (!(def->facts & CONFINE_RUNNER_FACT_HOST_TMP) ||
 	    policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return 0;
-	for (size_t i = 0; shared[i]; i++) {
-		const char *root = NULL;
-		if (policy->workspace_root && inside(policy->workspace_root, shared[i]) &&
-		    strcmp(policy->workspace_root, shared[i]) != 0)
+	for (size_t i = 0; host_areas[i]; i++) {
+		const char *root = NULL, *label = "workspace root";
+		char areas[64] = "";
+		if (policy->workspace_root && inside(policy->workspace_root, host_areas[i]) &&
+		    strcmp(policy->workspace_root, host_areas[i]) != 0)
 			root = policy->workspace_root;
 		for (size_t w = 0; !root && policy->writable_roots && policy->writable_roots[w]; w++)
-			if (inside(policy->writable_roots[w], shared[i]) &&
-			    strcmp(policy->writable_roots[w], shared[i]) != 0)
+			if (inside(policy->writable_roots[w], host_areas[i]) &&
+			    strcmp(policy->writable_roots[w], host_areas[i]) != 0) {
 				root = policy->writable_roots[w];
-		if (root) {
-			char detail[PATH_MAX + 256];
-			snprintf(detail, sizeof detail,
-			         "%s cannot confine the writable root %s: it lies under %s, which a "
-			         "workspace-write run under %s may write, so a run could swap it for a "
-			         "link to anywhere before the next call",
-			         def->title, root, shared[i], def->title);
-			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+				label = "writableRoots entry";
+			}
+		if (!root)
+			continue;
+		for (size_t k = 0; host_areas[k]; k++) {
+			size_t n = strlen(areas);
+			snprintf(areas + n, sizeof areas - n, "%s%s",
+			         k == 0 ? "" : host_areas[k + 1] ? ", " : " and ", host_areas[k]);
 		}
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
+		                    "%s \"%s\" cannot be confined by %s under workspace-write: it lies "
+		                    "under %s, which such a run may write, so a run could swap it for a "
+		                    "link to anywhere before the next call (a rung with a private %s "
+		                    "confines it; or choose a root outside %s)",
+		                    label, root, def->title, host_areas[i], host_areas[i], areas);
 	}
 	return 0;
 }

@@ -39,7 +39,8 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
                                bool layered, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
 
 /* Limit 10: a rung that grants the host's /tmp and /dev/shm refuses, under
- * workspace-write, a writable root below them. 0, or SANDBOX_UNAVAILABLE. */
+ * workspace-write, a workspace root or writable root below them. 0, or
+ * INVALID_POLICY naming the root and the area (doc/SPEC.md 3). */
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                    confine_error *err) CONFINE_HIDDEN;
 

@@ -78,7 +78,7 @@ class World:
         return json.loads(done.stdout)
 
     def spawn_wrapped(self, wrapped):
-        env = dict(e.split("=", 1) for e in wrapped["env"])
+        env = wrapped["env"]  # {"NAME": "VALUE"}, doc/SPEC.md 10
         return subprocess.run(wrapped["argv"], cwd=wrapped["policy"]["workspaceRoot"],
                               env=env, start_new_session=True, close_fds=True,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True)

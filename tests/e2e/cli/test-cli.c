@@ -508,6 +508,15 @@ static void test_usage_errors(void **state) {
 		  "confine: invalid --timeout \"600001\": expected a whole number of milliseconds from 1 "
 		  "to 600000\n"
 		  "Try 'confine bash --help' for more information.\n", NULL },
+		/* the value is what is missing, not the `--` */
+		{ ARGS("run", "--config", "--", "true"),
+		  "confine: option '--config' is missing its FILE: the '--' after it ends confine's "
+		  "options and cannot be a value\n"
+		  "Try 'confine run --help' for more information.\n", NULL },
+		{ ARGS("bash", "-c", "true", "-c", "false"),
+		  "confine: option '-c' is given twice: confine bash runs one COMMAND (join commands with "
+		  "';' or '&&' in one -c)\n"
+		  "Try 'confine bash --help' for more information.\n", NULL },
 		{ ARGS(NULL), NULL, NULL },
 	};
 	(void)state;
@@ -556,10 +565,12 @@ static void test_usage_error_as_json(void **state) {
 	RUN(&r, "run", "--json", "--frob", "--", "true");
 	expect_status(&r, 125);
 	assert_string_equal(r.out, "");
+	/* the help pointer first: the object is the last line (doc/SPEC.md 10) */
 	assert_string_equal(r.err, "confine: unknown option '--frob' for 'confine run'\n"
+	                           "Try 'confine run --help' for more information.\n"
 	                           "{\"error\":{\"code\":\"USAGE\",\"message\":\"unknown option "
-	                           "'--frob' for 'confine run'\"}}\n"
-	                           "Try 'confine run --help' for more information.\n");
+	                           "'--frob' for 'confine run'\"}}\n");
+	json_decref(json_of_last_err_line(&r));
 	result_free(&r);
 }
 
@@ -732,6 +743,15 @@ static void test_config_errors(void **state) {
 		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
 		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"], \"runnerFailureSignatures\": [\"a\\nb\"]}",
 		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
+		/* SPEC 4's order, whatever the file's: the signatures before the
+		 * probe timeout */
+		{ "{\"probeTimeoutMs\": 0.5, \"runnerFailureSignatures\": [\"x: \"]}",
+		  ": sandbox-local: runnerFailureSignatures requires runnerCommand" },
+		{ "{\"probeTimeoutMs\": 0, \"runnerCommand\": [\"/usr/bin/bwrap\"]}",
+		  ": sandbox-local: runnerCommand requires at least one runnerFailureSignatures entry" },
+		{ "{\"probeTimeoutMs\": -1, \"runnerCommand\": [\"/usr/bin/bwrap\"], "
+		  "\"runnerFailureSignatures\": [\"\"]}",
+		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
 	};
 	char cmd[PATH_MAX + 32], side[PATH_MAX];
 	(void)state;
@@ -848,6 +868,49 @@ static void test_huge_probe_timeout_is_a_number(void **state) {
 /* ------------------------------------------------------------------------ */
 /* wrap                                                                     */
 
+/* wrap's env is the environment to spawn with as one object, NAME to
+ * VALUE (doc/SPEC.md 10), the policy's filter applied (15). */
+static void test_wrap_env_is_an_object(void **state) {
+	const char *config = launcher_config();
+	json_t *object, *env;
+	result r;
+	(void)state;
+	run_in(&r, NULL, ENV("CONFINE_TEST_PLAIN=p=1", "CONFINE_TEST_API_KEY=k-1"),
+	       ARGS("wrap", "-m", "danger-full-access", "--", "env"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	env = json_object_get(object, "env");
+	assert_true(json_is_object(env));
+	/* the value is everything after the first '=' */
+	assert_string_equal(json_str(env, "CONFINE_TEST_PLAIN"), "p=1");
+	/* danger-full-access: no default excludes */
+	assert_string_equal(json_str(env, "CONFINE_TEST_API_KEY"), "k-1");
+	{
+		const char *key;
+		json_t *value;
+		json_object_foreach(env, key, value) {
+			(void)key;
+			assert_true(json_is_string(value));
+		}
+	}
+	json_decref(object);
+	result_free(&r);
+
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	run_in(&r, NULL, ENV("CONFINE_TEST_PLAIN=p=1", "CONFINE_TEST_API_KEY=k-1"),
+	       ARGS("wrap", "--config", config, "--runner", have_bwrap ? "bwrap" : "landlock",
+	            "--env-include", "confine_test_plain", "--env-inherit", "none", "--", "env"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	env = json_object_get(object, "env");
+	assert_true(json_is_object(env));
+	/* inherit none, one include: exactly that variable (and what set adds) */
+	assert_int_equal(json_object_size(env), 1);
+	assert_string_equal(json_str(env, "CONFINE_TEST_PLAIN"), "p=1");
+	json_decref(object);
+	result_free(&r);
+}
+
 static void test_wrap_bwrap_shape(void **state) {
 	json_t *object, *argv, *rules, *rule, *policy;
 	result r;
@@ -902,7 +965,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
 	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
 	                         "env", "requireFull"));
-	assert_true(json_is_array(json_object_get(object, "env")));
+	assert_true(json_is_object(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
 	json_decref(object);
@@ -1294,6 +1357,51 @@ static void test_run_program_not_found(void **state) {
  * a private, empty /tmp: a program on the host's /tmp is not there, and
  * saying so beats letting bwrap's "execvp" failure read as bwrap itself
  * failing. Landlock sees the host's /tmp and runs it. */
+/* A directory below /dev/shm is a workspace like any tmpfs directory
+ * (doc/SPEC.md 18): under bwrap the command sees it and starts there in
+ * both modes (bwrap's --dev hides the host's /dev/shm: it is bound back);
+ * the Landlock rung refuses it under workspace-write (doc/SPEC.md 3). */
+static void test_run_workspace_below_dev_shm(void **state) {
+	char dir[] = "/dev/shm/confine-cli.XXXXXX", expected[PATH_MAX + 8], file[PATH_MAX];
+	const char *config = launcher_config();
+	result r;
+	(void)state;
+	NEED(have_bwrap, "bwrap");
+	if (access("/dev/shm", W_OK) != 0 || !mkdtemp(dir))
+		skip();
+	FORMAT(expected, sizeof expected, "%s\n", dir);
+	path_in(file, dir, "written");
+	RUN(&r, "run", "--runner", "bwrap", "-w", dir, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	RUN(&r, "run", "--runner", "bwrap", "-m", "workspace-write", "-w", dir, "--", "sh", "-c",
+	    "pwd; echo hi > written");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	assert_true(exists(file));
+	unlink(file);
+	result_free(&r);
+	if (have_landlock) {
+		RUN(&r, "run", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
+		    dir, "--", "sh", "-c", "echo hi > written");
+		expect_status(&r, 125);
+		FORMAT(expected, sizeof expected,
+		       "confine: workspace root \"%s\" cannot be confined by Landlock under "
+		       "workspace-write: it lies under /dev/shm, ",
+		       dir);
+		assert_true(strncmp(r.err, expected, strlen(expected)) == 0);
+		assert_false(exists(file));
+		result_free(&r);
+	}
+	/* /dev/shm itself is the host's shared memory: not a place */
+	RUN(&r, "run", "-w", "/dev/shm", "--", "true");
+	expect_status(&r, 125);
+	assert_non_null(strstr(r.err, "lies in /dev: a device, process or kernel tree is not a place"));
+	result_free(&r);
+	rmdir(dir);
+}
+
 static void test_run_program_in_host_tmp(void **state) {
 	char dir[] = "/tmp/confine-cli-prog-XXXXXX", prog[64], want[160];
 	const char *config = launcher_config();
@@ -1958,6 +2066,47 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	result_free(&r);
 }
 
+/* A bwrap found only where others could write is named in the runner
+ * failure with why (doc/SPEC.md 4's trust rule), never silently skipped. */
+static void test_untrusted_bwrap_is_named(void **state) {
+	char dir[PATH_MAX], bwrap[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32], env[PATH_MAX + 8];
+	char detail[2 * PATH_MAX + 128], expected[4 * PATH_MAX];
+	json_t *object;
+	result r;
+	(void)state;
+	path_in(dir, base, "untrusted-bin");
+	path_in(bwrap, dir, "bwrap");
+	path_in(side, base, "untrusted-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_file(bwrap, "#!/bin/sh\nexit 0\n");
+	assert_int_equal(chmod(bwrap, 0755), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	FORMAT(env, sizeof env, "PATH=%s", dir);
+	FORMAT(detail, sizeof detail,
+	       "runner %s is not trusted: %s is writable by group or others; refusing to run it",
+	       bwrap, dir);
+
+	run_in(&r, NULL, ENV(env), ARGS("run", "--runner", "bwrap", "--", "/bin/sh", "-c", cmd));
+	expect_status(&r, 125);
+	FORMAT(expected, sizeof expected, unavailable_prefix, "read-only");
+	FORMAT(expected + strlen(expected), sizeof expected - strlen(expected),
+	       " Runner failure: %s\n", detail);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_string_equal(r.err + 9, expected);
+	assert_false(exists(side));
+	result_free(&r);
+
+	run_in(&r, NULL, ENV(env), ARGS("probe", "--runner", "bwrap", "--json"));
+	expect_status(&r, 1);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_string_equal(json_str(object, "runnerFailure"), detail);
+	json_decref(object);
+	result_free(&r);
+	assert_int_equal(chmod(dir, 0755), 0);
+}
+
 static void test_pinned_runner_failure(void **state) {
 	const char *config = config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}");
 	char side[PATH_MAX], cmd[PATH_MAX + 32], expected[2048];
@@ -2047,6 +2196,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_huge_probe_timeout_is_a_number),
 	};
 	const struct CMUnitTest wrap[] = {
+		cmocka_unit_test(test_wrap_env_is_an_object),
 		cmocka_unit_test(test_wrap_bwrap_shape),
 		cmocka_unit_test(test_wrap_landlock_pinned),
 		cmocka_unit_test(test_wrap_runner_command),
@@ -2062,6 +2212,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_program_in_host_tmp),
+		cmocka_unit_test(test_run_workspace_below_dev_shm),
 		cmocka_unit_test(test_run_forwards_sigterm),
 		cmocka_unit_test(test_bash_forwards_sigterm),
 		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
@@ -2084,6 +2235,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_unavailable_exact_line),
 		cmocka_unit_test(test_probe_pinned_runner),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
+		cmocka_unit_test(test_untrusted_bwrap_is_named),
 		cmocka_unit_test(test_pinned_runner_failure),
 		cmocka_unit_test(test_runner_failure_after_start),
 	};
