@@ -16,7 +16,7 @@ from typing import Optional
 RUNNER_FAILURE_SEPARATOR = " Runner failure: "
 
 ERROR_CODES = ("USAGE", "INVALID_CONFIG", "INVALID_POLICY", "SANDBOX_UNAVAILABLE",
-               "SPAWN_FAILED", "SYSTEM_ERROR", "INVALID_ARGUMENT")
+               "SPAWN_FAILED", "SYSTEM_ERROR", "INVALID_ARGUMENT", "DENIED", "FS_ERROR")
 
 
 class Error(Exception):
@@ -87,3 +87,19 @@ class InvalidConfig(Error):
 
     def __init__(self, message: str, *, stage: Optional[str] = None):
         super().__init__(message, code="INVALID_CONFIG", stage=stage)
+
+
+class DeniedError(Error, PermissionError):
+    """A harness file operation the policy refuses (:mod:`confine.fs`): the
+    message names the path and the clause (``denied by denyRead: ...``)."""
+
+    def __init__(self, message: str, *, stage: Optional[str] = None):
+        Error.__init__(self, message, code="DENIED", stage=stage)
+
+
+class FsError(Error, OSError):
+    """A harness file operation the filesystem refuses (no such file, not a
+    directory, ...): ``errno`` is set."""
+
+    def __init__(self, message: str, *, errno: int = 0, stage: Optional[str] = None):
+        Error.__init__(self, message, code="FS_ERROR", stage=stage, errno=errno)
