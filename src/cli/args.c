@@ -98,6 +98,7 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_MAX_BYTES:
 		return command == CLI_COMMAND_FS;
 	case OPT_TIMEOUT:
+		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_RUN;
 	case OPT_COMMAND:
 		return command == CLI_COMMAND_BASH;
 	}
@@ -171,7 +172,7 @@ static const char help_global[] =
 	"Run commands confined: writes are allowed only where the mode permits.\n"
 	"\n"
 	"Commands:\n"
-	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json] [--timeout MS]\n"
 	"        -- PROGRAM [ARG...]\n"
 	"        run PROGRAM confined, with the terminal's stdin, stdout and stderr\n"
 	"  bash  [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
@@ -210,7 +211,7 @@ static const char help_global[] =
 
 static const char help_run[] =
 	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-	"                   -- PROGRAM [ARG...]\n"
+	"                   [--timeout MS] -- PROGRAM [ARG...]\n"
 	"Run PROGRAM confined, in the workspace root. stdin, stdout and stderr are\n"
 	"the caller's. On stderr confine adds only its own lines: 'confine: MESSAGE'\n"
 	"when it fails, 'confine: warning: ...' for git hooks or settings the run\n"
@@ -225,6 +226,8 @@ static const char help_run[] =
 	"SIGINT). When the program has ended, what it left running is ended too.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
+	"      --timeout MS      bound on the run, 1 to 600000 (default: none); then\n"
+	"                        SIGTERM to the run, and SIGKILL 3000 ms later\n"
 	"      --json            when the program has ended, write one JSON object as\n"
 	"                        the last line of stderr (stdout stays the program's):\n"
 	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"sandbox\":{\"mode\",\n"

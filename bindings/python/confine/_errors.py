@@ -37,7 +37,7 @@ class Error(Exception):
         self.errno = errno
 
 
-class SandboxUnavailable(Error):
+class SandboxUnavailableError(Error):
     """No sandbox can confine the requested mode here, or the runner failed
     before running the command.
 
@@ -61,7 +61,7 @@ class SandboxUnavailable(Error):
         self.runner_failure = runner_failure
 
 
-class InvalidPolicy(Error):
+class InvalidPolicyError(Error):
     """The policy is invalid (unknown mode, unusable workspace root) or asks
     for an option this libconfine does not support. ``option`` names the
     keyword argument when one is at fault."""
@@ -82,7 +82,7 @@ class UsageError(Error, ValueError):
         super().__init__(message, code="USAGE")
 
 
-class InvalidConfig(Error):
+class InvalidConfigError(Error):
     """The provider's configuration is invalid (SPEC 4's validations)."""
 
     def __init__(self, message: str, *, stage: Optional[str] = None):
@@ -103,3 +103,9 @@ class FsError(Error, OSError):
 
     def __init__(self, message: str, *, errno: int = 0, stage: Optional[str] = None):
         Error.__init__(self, message, code="FS_ERROR", stage=stage, errno=errno)
+
+
+# The names before 0.3, kept for one release.
+SandboxUnavailable = SandboxUnavailableError
+InvalidPolicy = InvalidPolicyError
+InvalidConfig = InvalidConfigError

@@ -721,6 +721,30 @@ class PolicyEffects(Base):
             self.assertEqual(r.git_hazards, (), i)
 
 
+class HarnessApi(Base):
+    """What harness authors expect (issue 24): a run carries its rendering,
+    arun/abash keep run/bash's signatures, exceptions end in Error with the
+    old names kept as aliases."""
+
+    def test_a_run_carries_its_rendering(self):
+        r = confine.run(["sh", "-c", "echo out; echo err >&2; exit 3"], **self.kw())
+        self.assertTrue(r.rendering.startswith("out\n[stderr]\nerr\n"), r.rendering)
+        self.assertTrue(r.rendering.endswith("[exit code: 3]"), r.rendering)
+
+    def test_async_signatures_match(self):
+        import inspect
+        for sync, async_ in ((confine.run, confine.arun), (confine.bash, confine.abash)):
+            self.assertEqual(list(inspect.signature(sync).parameters),
+                             list(inspect.signature(async_).parameters))
+
+    def test_error_names(self):
+        self.assertIs(confine.SandboxUnavailable, confine.SandboxUnavailableError)
+        self.assertIs(confine.InvalidPolicy, confine.InvalidPolicyError)
+        self.assertIs(confine.InvalidConfig, confine.InvalidConfigError)
+        with self.assertRaises(confine.InvalidPolicyError):
+            confine.run(["true"], mode="nope", **self.kw())
+
+
 class HarnessFiles(Base):
     """confine.fs (doc/SPEC.md 19): the harness's own file tools under the
     run's policy; each planted link refused, with the plain call as the
