@@ -26,6 +26,18 @@ void cf_policy_clear(confine_policy *policy) CONFINE_HIDDEN;
 /* Deep copy of `src` into `*dst` (zeroed first); -ENOMEM leaves *dst clear. */
 int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_HIDDEN;
 
+/* confine_profile_bwrap_flags(), library-internal: a protected path that
+ * does not exist yet is bound all the same, over a placeholder the spawner
+ * makes before bwrap starts and removes after the run (doc/SPEC.md 15).
+ * Only for an argv the library spawns itself. */
+#define CF_PROFILE_PLACEHOLDERS (1u << 30)
+
+/* confine_policy_unenforced() for an argv of `runner` that is `layered`
+ * (bwrap with the launcher inside, spawned by the library itself, which
+ * makes the placeholders) or not (an argv another process spawns). */
+int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, bool layered,
+                             confine_unenforced *ret) CONFINE_HIDDEN;
+
 /* `inner` is `outer` or lies below it, path-component-wise. */
 bool cf_path_at_or_under(const char *inner, const char *outer) CONFINE_HIDDEN;
 

@@ -225,7 +225,8 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		c = calloc(1, sizeof *c);
 		if (!c || describe(lp, def, enforcement, policy, c) < 0)
 			goto oom;
-		if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+		if ((r = cf_policy_apply_unenforced(def, policy, def->id == CONFINE_RUNNER_BWRAP, c,
+		                                      err)) < 0) {
 			confine_argv_free(c);
 			return r;
 		}
@@ -267,7 +268,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
-	if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+	if ((r = cf_policy_apply_unenforced(def, policy, false, c, err)) < 0) {
 		confine_strv_free(profile);
 		confine_argv_free(c);
 		return r;

@@ -95,9 +95,9 @@ static bool best_effort(const char *key) {
 }
 
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               confine_argv *c, confine_error *err) {
+                               bool layered, confine_argv *c, confine_error *err) {
 	confine_unenforced u;
-	int r = confine_policy_unenforced(policy, def->id, &u);
+	int r = cf_policy_unenforced_for(policy, def->id, layered, &u);
 	if (r == -ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r < 0)
