@@ -236,6 +236,31 @@ static void test_uncreatable_is_dropped(void **state) {
 	confine_argv_free(c);
 }
 
+/* A protected path replaced on the host while the run lives (a save:
+ * write a temporary file, rename it over the name) is no longer what the
+ * mount sat on: reported, by origin. */
+static void test_a_replacement_is_noticed(void **state) {
+	confine_argv *c = layered_argv();
+	struct cf_placeholders *ph = NULL;
+	bool explicit_replaced, default_replaced;
+	(void)state;
+	assert_int_equal(cf_placeholders_make(c, &ph, NULL), 0);
+	cf_placeholders_replaced(ph, &explicit_replaced, &default_replaced);
+	assert_false(explicit_replaced || default_replaced);
+	/* a default protection: .git/config saved over */
+	free(tl_write_file(base, "ws/.git/config.tmp", "[core]\n", 0644));
+	assert_int_equal(rename(at("ws/.git/config.tmp"), at("ws/.git/config")), 0);
+	cf_placeholders_replaced(ph, &explicit_replaced, &default_replaced);
+	assert_false(explicit_replaced);
+	assert_true(default_replaced);
+	/* the placeholder for .claude/settings.json's parent, removed */
+	assert_int_equal(rmdir(at("ws/.claude")), 0);
+	cf_placeholders_replaced(ph, &explicit_replaced, &default_replaced);
+	assert_true(explicit_replaced);
+	cf_placeholders_release(ph);
+	confine_argv_free(c);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_made_before_removed_after, setup, teardown),
@@ -245,6 +270,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_the_users_empty_file_is_not_removed, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_uncreatable_is_dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_replacement_is_noticed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

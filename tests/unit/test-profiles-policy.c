@@ -373,7 +373,8 @@ enum {
 static const unenforced_case unenforced_cases[] = {
 	/* bwrap, for an argv another process spawns (the library's own layered
 	 * run: tests/unit/test-profiles-protect.c) */
-	{ "bwrap, protected paths existing", WW, PROTECT | NO_DEFAULTS, BW, { NULL }, false },
+	{ "bwrap, protected paths existing: held by their names only (no spawner to notice a "
+	  "replacement on the host)", WW, PROTECT | NO_DEFAULTS, BW, { "protectedPaths" }, true },
 	{ "bwrap, denyRead held by its name only (no Landlock layer)", WW,
 	  DENY_OUTSIDE | NO_DEFAULTS, BW, { "denyRead" }, true },
 	{ "bwrap, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS, BW, { "denyRead" },

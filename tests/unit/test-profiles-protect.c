@@ -361,6 +361,18 @@ static void test_unenforced(void **state) {
 	/* the library's layered run: placeholders, nothing left */
 	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
 	assert_int_equal(u.n_keys, 0);
+	/* a protected path that exists: its mount holds while nobody on the
+	 * host replaces the name; the library's run notices a replacement
+	 * (its outcome reports it), an argv for others cannot */
+	assert_int_equal(confine_policy_add_protected_path(p, ".git/HEAD", NULL), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
+	assert_int_equal(u.n_keys, 0);
+	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
+	assert_int_equal(u.n_keys, 2);
+	assert_string_equal(u.keys[0], "protectedPaths");
+	assert_true(u.partial);
+	confine_policy_free(p);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
 	/* denyRead inside the workspace: a mask on a dentry, which a rename
 	 * over the name on the host detaches (issue 21.4): partial, layered or
 	 * not; outside the writable roots the inner Landlock layer holds it */

@@ -30,6 +30,7 @@ typedef struct cf_protected {
 	char *path;               /* canonical, inside a writable root */
 	cf_placeholder_kind kind; /* what stands in for it when missing */
 	bool exists;              /* false: a placeholder the spawner makes */
+	bool explicit_entry;      /* from protectedPaths (else a default protection) */
 } cf_protected;
 
 /* cf_plan_make flags. */

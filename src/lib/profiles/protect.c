@@ -47,6 +47,7 @@ struct collect {
 	char **gitdirs; /* visited */
 	size_t n_gitdirs;
 	size_t entries;
+	bool explicit_now; /* adding protectedPaths entries (not defaults) */
 	bool oom;
 };
 
@@ -66,6 +67,7 @@ static void add_item(struct collect *c, const char *path, cf_placeholder_kind ki
 		if (strcmp(c->items[i].path, path) == 0) {
 			if (c->items[i].kind == CF_PLACEHOLDER_NONE)
 				c->items[i].kind = kind;
+			c->items[i].explicit_entry |= c->explicit_now;
 			return;
 		}
 	if (c->n == c->cap) {
@@ -84,6 +86,7 @@ static void add_item(struct collect *c, const char *path, cf_placeholder_kind ki
 	}
 	c->items[c->n].kind = kind;
 	c->items[c->n].exists = exists;
+	c->items[c->n].explicit_entry = c->explicit_now;
 	c->n++;
 }
 
@@ -525,6 +528,13 @@ static int finish(struct collect *c) {
 	size_t kept = 0;
 	if (c->n > 1)
 		qsort(c->items, c->n, sizeof *c->items, by_path);
+	/* An explicit entry covered by another protected path makes that one
+	 * explicit: its being replaced is then the entry's business. */
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t j = 0; j < c->n; j++)
+			if (j != i && c->items[i].explicit_entry &&
+			    cf_path_at_or_under(c->items[i].path, c->items[j].path))
+				c->items[j].explicit_entry = true;
 	for (size_t i = 0; i < c->n; i++) {
 		bool covered = false;
 		for (size_t j = 0; j < c->n && !covered; j++)
@@ -580,6 +590,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	c.policy = policy;
 	c.plan = plan;
 	c.flags = flags;
+	c.explicit_now = true;
 	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
 		const char *p = policy->protected_paths[i];
 		if (p[0] == '/') {
@@ -596,6 +607,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 			protect_path(&c, path, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
 		}
 	}
+	c.explicit_now = false;
 	if (policy->default_protections) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
 			int fd = open(plan->writable[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);

@@ -50,6 +50,19 @@ static bool deny_held_by_name_only(const cf_plan *plan, bool layered) {
 	return false;
 }
 
+/* A protectedPaths entry is bound: in an argv others spawn, its mount
+ * holds only while nobody outside replaces the name (a save on the host
+ * detaches it, as for denyRead above), and no spawner of ours is there to
+ * notice: held by name only. The library's own runs compare each protected
+ * path's identity before and after the run instead and report a
+ * replacement in the outcome (spawn/placeholders.c). */
+static bool explicit_bound(const cf_plan *plan) {
+	for (size_t i = 0; i < plan->n_protected; i++)
+		if (plan->protected_paths[i].explicit_entry)
+			return true;
+	return false;
+}
+
 int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, bool layered,
                              confine_unenforced *ret) {
 	confine_unenforced u;
@@ -75,8 +88,10 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 	case CONFINE_RUNNER_RUNNER_COMMAND:
 		/* A protected path left open: missing with nothing to stand in for
 		 * it (an argv others spawn: no placeholders), a symlink on its way
-		 * the command could re-point, a bound reached. */
-		if (ww && plan.explicit_unprotected)
+		 * the command could re-point, a bound reached; or held by its name
+		 * only (explicit_bound). */
+		if (ww && (plan.explicit_unprotected ||
+		           (!(layered && runner == CONFINE_RUNNER_BWRAP) && explicit_bound(&plan))))
 			add(&u, "protectedPaths", true);
 		if (ww && plan.defaults_unprotected)
 			add(&u, "defaultProtections", false);

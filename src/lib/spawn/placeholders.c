@@ -55,9 +55,21 @@ struct held {
 	bool made; /* by this run */
 };
 
+/* A protected path as it was when the run started: a host-side rename
+ * over it (or over a directory on its way) during the run detaches the
+ * mount that kept it read-only, and leaves another file at the name. */
+struct watched {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	bool explicit_entry;
+};
+
 struct cf_placeholders {
 	struct held *items;
 	size_t n;
+	struct watched *watch;
+	size_t n_watch;
 };
 
 static bool marked(int fd) {
@@ -246,16 +258,22 @@ int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_
 		return cf_error_set(err, -r, r == -ENOMEM ? CONFINE_E_SYSTEM : CONFINE_E_INVALID_POLICY,
 		                    "spawn", -r, "cannot plan the protected paths: %s", strerror(-r));
 	if (!(ph = calloc(1, sizeof *ph)) ||
-	    (plan.n_protected && !(ph->items = calloc(plan.n_protected, sizeof *ph->items)))) {
+	    (plan.n_protected && (!(ph->items = calloc(plan.n_protected, sizeof *ph->items)) ||
+	                          !(ph->watch = calloc(plan.n_protected, sizeof *ph->watch))))) {
+		if (ph) {
+			free(ph->items);
+			free(ph->watch);
+		}
 		free(ph);
 		cf_plan_clear(&plan);
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < plan.n_protected; i++) {
 		const cf_protected *p = &plan.protected_paths[i];
-		if (p->kind == CF_PLACEHOLDER_NONE || bound_at(c->argv, p->path) < 0)
-			continue; /* not one, or not asked for by this argv */
-		r = hold(&ph->items[ph->n], c, p->path, p->kind);
+		struct stat st;
+		if (bound_at(c->argv, p->path) < 0)
+			continue; /* not asked for by this argv */
+		r = p->kind == CF_PLACEHOLDER_NONE ? 0 : hold(&ph->items[ph->n], c, p->path, p->kind);
 		if (r < 0) {
 			cf_error_set(err, -r, r == -ENOMEM ? CONFINE_E_SYSTEM : CONFINE_E_SPAWN, "spawn", -r,
 			             "cannot make the placeholder %s for a protected path: %s", p->path,
@@ -266,10 +284,39 @@ int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_
 		}
 		if (r > 0)
 			ph->n++;
+		/* What the name is now, placeholder or not: compared after the run. */
+		if (bound_at(c->argv, p->path) >= 0 && lstat(p->path, &st) == 0) {
+			struct watched *w = &ph->watch[ph->n_watch];
+			if (!(w->path = strdup(p->path))) {
+				cf_plan_clear(&plan);
+				cf_placeholders_release(ph);
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM,
+				                    "out of memory");
+			}
+			w->dev = st.st_dev;
+			w->ino = st.st_ino;
+			w->explicit_entry = p->explicit_entry;
+			ph->n_watch++;
+		}
 	}
 	cf_plan_clear(&plan);
 	*ret = ph;
 	return 0;
+}
+
+void cf_placeholders_replaced(const struct cf_placeholders *ph, bool *explicit_replaced,
+                              bool *default_replaced) {
+	*explicit_replaced = *default_replaced = false;
+	for (size_t i = 0; ph && i < ph->n_watch; i++) {
+		struct stat st;
+		if (lstat(ph->watch[i].path, &st) == 0 && st.st_dev == ph->watch[i].dev &&
+		    st.st_ino == ph->watch[i].ino)
+			continue;
+		if (ph->watch[i].explicit_entry)
+			*explicit_replaced = true;
+		else
+			*default_replaced = true;
+	}
 }
 
 /* Removes `path` if it is a placeholder (made by this run with that
@@ -310,6 +357,9 @@ void cf_placeholders_release(struct cf_placeholders *ph) {
 		}
 		free(h->path);
 	}
+	for (size_t i = 0; i < ph->n_watch; i++)
+		free(ph->watch[i].path);
 	free(ph->items);
+	free(ph->watch);
 	free(ph);
 }

@@ -126,6 +126,13 @@ static void remove_temp(struct cf_policy_run *run) {
 	}
 }
 
+static int add_unenforced(confine_outcome *o, const char *key) {
+	for (size_t i = 0; o->unenforced && o->unenforced[i]; i++)
+		if (strcmp(o->unenforced[i], key) == 0)
+			return 0;
+	return cf_strv_push(&o->unenforced, key);
+}
+
 int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 	struct cf_policy_run *run = p->policy_run;
 	int r = 0;
@@ -143,6 +150,16 @@ int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 		run->before = NULL;
 		confine_strv_free(run->scan_roots);
 		run->scan_roots = NULL;
+	}
+	if (run->placeholders && r == 0) {
+		bool explicit_replaced, default_replaced;
+		cf_placeholders_replaced(run->placeholders, &explicit_replaced, &default_replaced);
+		/* Replaced on the host during the run: its mount was gone from
+		 * then on (doc/SPEC.md 15). */
+		if (explicit_replaced && (r = add_unenforced(o, "protectedPaths")) == 0)
+			o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
+		if (r == 0 && default_replaced)
+			r = add_unenforced(o, "defaultProtections");
 	}
 	cf_placeholders_release(run->placeholders);
 	run->placeholders = NULL;

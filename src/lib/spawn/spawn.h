@@ -235,6 +235,14 @@ void cf_policy_run_release(confine_process *p) CONFINE_HIDDEN;
 struct cf_placeholders;
 int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret,
                          confine_error *err) CONFINE_HIDDEN;
+/* After the run: whether a protected path bound by the run (a placeholder
+ * or not; protectedPaths or a default protection) is no longer the file or
+ * directory it was when the run started. Only the host can have done that
+ * (in the sandbox each is a mount point), and the mount on it was then
+ * detached for the rest of the run: what is at the name now was not kept
+ * read-only. */
+void cf_placeholders_replaced(const struct cf_placeholders *placeholders, bool *explicit_replaced,
+                              bool *default_replaced) CONFINE_HIDDEN;
 /* After the run: unlocks, and removes each one no other run holds that is
  * still as made. Accepts NULL. */
 void cf_placeholders_release(struct cf_placeholders *placeholders) CONFINE_HIDDEN;

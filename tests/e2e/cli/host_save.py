@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""A denied read stays denied, or the run says it did not (issue 21.4,
-doc/SPEC.md 15), on one Linux rung, as root and as a user this test creates.
+"""A denied read stays denied, and a protected path read-only, or the run
+says it did not (issue 21.4, doc/SPEC.md 15), on one Linux rung, as root and
+as a user this test creates.
 
 While the confined command waits (a rendezvous over its stdin and stdout,
 no sleep), the host saves the denied file the way editors and dotenv tools
@@ -21,8 +22,13 @@ save or after it.
   bwrap that is plain bwrap, whose mask the save detaches: the wrap JSON
   says partial, and the command reads the new content.
 - an unconfined control shows the save changes what the name reads.
+- protectedPaths (workspace-write): the same save over a protected file
+  detaches bwrap's read-only mount too, and the command can then write
+  the name. The library's run notices (the identity at the name changed)
+  and its outcome reports protectedPaths, partial; a wrap argv says
+  partial up front. On Landlock protectedPaths is partial anyway.
 
-Usage: deny_read_swap.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+Usage: host_save.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
 import json
 import os
@@ -41,6 +47,10 @@ SAVED = "s3cr3t-saved-during-the-run"
 # Reads F, says it is ready, waits for the host's save, reads F again.
 SCRIPT = ('printf "before:%s\\n" "$(cat "$1" 2>/dev/null || echo DENIED)"; echo ready; read go; '
           'printf "after:%s\\n" "$(cat "$1" 2>/dev/null || echo DENIED)"')
+# Writes F, says it is ready, waits for the host's save, writes F again.
+WRITE_SCRIPT = ('(echo evil-before > "$1") 2>/dev/null && echo before:WROTE || echo before:REFUSED; '
+                'echo ready; read go; '
+                '(echo evil-after > "$1") 2>/dev/null && echo after:WROTE || echo after:REFUSED')
 
 
 def check(cond, what, detail=""):
@@ -92,21 +102,21 @@ class World:
         with open(self.config, "w") as f:
             json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
 
-    def common(self, mode, deny):
+    def common(self, mode, flag, path):
         return ["--config", self.config, "--runner", self.runner, "-m", mode, "-w", self.ws,
-                "--deny-read", deny]
+                flag, path]
 
-    def in_process(self, mode, secret):
-        argv = [self.confine, "run", "--json"] + self.common(mode, secret) + [
-            "--", "bash", "-c", SCRIPT, "script", secret]
+    def in_process(self, mode, secret, flag="--deny-read", script=None):
+        argv = [self.confine, "run", "--json"] + self.common(mode, flag, secret) + [
+            "--", "bash", "-c", script or SCRIPT, "script", secret]
         before, after, err = rendezvous(argv, secret, cwd=self.base)
         outcome = json.loads(err.strip().splitlines()[-1])
         check("sandbox" in outcome, "no outcome:", err)
         return before, after, outcome["sandbox"]["enforcement"], outcome["sandbox"]["unenforced"]
 
-    def wrapped(self, mode, secret):
-        done = subprocess.run([self.confine, "wrap"] + self.common(mode, secret)
-                              + ["--", "bash", "-c", SCRIPT, "script", secret],
+    def wrapped(self, mode, secret, flag="--deny-read", script=None):
+        done = subprocess.run([self.confine, "wrap"] + self.common(mode, flag, secret)
+                              + ["--", "bash", "-c", script or SCRIPT, "script", secret],
                               capture_output=True, text=True, cwd=self.base)
         check(done.returncode == 0, "wrap failed:", done.stderr)
         w = json.loads(done.stdout)
@@ -172,6 +182,29 @@ def run_table(confine, launcher, runner, must_work):
                        *w.wrapped("workspace-write", outside), expect_held=runner != "bwrap")
         if runner == "bwrap":
             check(leaked == [SAVED], "bwrap wrap: expected the saved content:", leaked)
+
+        # protectedPaths: the command tries to write before and after the
+        # save; what it wrote that is still there is what the report must own.
+        prod = os.path.join(w.ws, "prod.yaml")
+        for how in ("in-process", "wrap"):
+            with open(prod, "w") as f:
+                f.write("prod\n")
+            run = w.in_process if how == "in-process" else w.wrapped
+            before, after, enforcement, unenforced = run("workspace-write", prod, "--protect",
+                                                         WRITE_SCRIPT)
+            with open(prod) as f:
+                final = f.read().strip()
+            wrote = final.startswith("evil")
+            reported = "protectedPaths" in unenforced and enforcement == "partial"
+            check(not wrote or reported, "%s %s %s: wrote %r yet reported %s %s"
+                  % (runner, user, how, final, enforcement, unenforced))
+            if runner == "bwrap":
+                # the write before the save is refused; after it, it lands
+                check(before == "REFUSED" and after == "WROTE" and final == "evil-after",
+                      "bwrap %s: expected the save to open the name:" % how, (before, after, final))
+            print("ok %s %s: %s, protectedPaths saved over on the host: before %s, after %s, "
+                  "final %r; %s %s" % (runner, user, how, before, after, final, enforcement,
+                                       unenforced))
         return 0
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
