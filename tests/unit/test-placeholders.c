@@ -60,13 +60,13 @@ static int teardown(void **state) {
 
 /* The argv the library spawns on the bwrap rung, as far as placeholders go:
  * "bwrap", the profile with placeholders, "--", the command. */
-static confine_argv *layered_argv(void) {
+static confine_argv *layered_argv_protecting(const char *protect) {
 	confine_argv *c = calloc(1, sizeof *c);
 	confine_policy *p = NULL;
 	char **tokens = NULL;
 	assert_non_null(c);
 	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
-	assert_int_equal(confine_policy_add_protected_path(p, ".claude/settings.json", NULL), 0);
+	assert_int_equal(confine_policy_add_protected_path(p, protect, NULL), 0);
 	assert_int_equal(confine_profile_bwrap_flags(p, CF_PROFILE_PLACEHOLDERS, &tokens), 0);
 	assert_int_equal(cf_strv_push(&c->argv, "/usr/bin/bwrap"), 0);
 	for (size_t i = 0; tokens[i]; i++)
@@ -80,6 +80,10 @@ static confine_argv *layered_argv(void) {
 	confine_strv_free(tokens);
 	confine_policy_free(p);
 	return c;
+}
+
+static confine_argv *layered_argv(void) {
+	return layered_argv_protecting(".claude/settings.json");
 }
 
 static bool bound(const confine_argv *c, const char *path) {
@@ -261,6 +265,27 @@ static void test_a_replacement_is_noticed(void **state) {
 	confine_argv_free(c);
 }
 
+/* The library may be root and a concurrent run's command may write the
+ * workspace: a directory on the way to a placeholder swapped for a symlink
+ * between the argv and the spawn must not lead the placeholder elsewhere.
+ * The run fails plainly and nothing is made outside. (A swap in the
+ * narrower window between the spawner's own plan and its mkdir meets the
+ * component-by-component O_NOFOLLOW walk, which a test cannot time.) */
+static void test_a_symlink_swapped_in_is_not_followed(void **state) {
+	confine_argv *c;
+	struct cf_placeholders *ph = NULL;
+	(void)state;
+	assert_int_equal(mkdir(at("ws/a"), 0755), 0);
+	assert_int_equal(mkdir(at("outside"), 0755), 0);
+	c = layered_argv_protecting("a/b/c/file.txt");
+	assert_true(bound(c, at("ws/a/b")));
+	assert_int_equal(rmdir(at("ws/a")), 0);
+	assert_int_equal(symlink(at("outside"), at("ws/a")), 0);
+	assert_true(cf_placeholders_make(c, &ph, NULL) < 0);
+	assert_false(exists(at("outside/b")));
+	confine_argv_free(c);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_made_before_removed_after, setup, teardown),
@@ -271,6 +296,8 @@ int main(void) {
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_uncreatable_is_dropped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_replacement_is_noticed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_symlink_swapped_in_is_not_followed, setup,
+		                                teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,27 +126,125 @@ static bool pristine(int fd, cf_placeholder_kind kind) {
 	return false;
 }
 
+/*
+ * The directory holding `path` (absolute and canonical: no symlink in it),
+ * opened one component at a time from / without following any symlink.
+ * The library may be root, and a concurrent run's command may write the
+ * workspace: a directory on the way swapped for a symlink meanwhile makes
+ * this fail (ELOOP, ENOTDIR) instead of leading a placeholder, or its
+ * removal, elsewhere. *name: the last component. An fd, or -errno.
+ */
+static int open_parent(const char *path, const char **name) {
+	const char *p = path, *slash = strrchr(path, '/');
+	int fd;
+	if (path[0] != '/' || !slash || !slash[1])
+		return -EINVAL;
+	*name = slash + 1;
+	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	while (p < slash) {
+		char part[256];
+		const char *end;
+		size_t len;
+		int next;
+		while (*p == '/')
+			p++;
+		if (p >= slash)
+			break;
+		end = strchr(p, '/');
+		len = (size_t)(end - p);
+		if (len >= sizeof part) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(part, p, len);
+		part[len] = '\0';
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+		p = end;
+	}
+	return fd;
+}
+
 static int open_placeholder(const char *path, cf_placeholder_kind kind) {
-	return open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-	                          (kind == CF_PLACEHOLDER_DIR ? O_DIRECTORY : 0));
+	const char *name;
+	int fd, dir = open_parent(path, &name);
+	if (dir < 0) {
+		errno = -dir;
+		return -1;
+	}
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+	                               (kind == CF_PLACEHOLDER_DIR ? O_DIRECTORY : 0));
+	if (fd < 0) {
+		int e = errno;
+		close(dir);
+		errno = e;
+		return -1;
+	}
+	close(dir);
+	return fd;
+}
+
+/* lstat(2) of `path` through open_parent(). */
+static int lstat_safely(const char *path, struct stat *st) {
+	const char *name;
+	int r, dir = open_parent(path, &name);
+	if (dir < 0) {
+		errno = -dir;
+		return -1;
+	}
+	r = fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
+	if (r < 0) {
+		int e = errno;
+		close(dir);
+		errno = e;
+		return -1;
+	}
+	close(dir);
+	return 0;
+}
+
+/* Removes the placeholder `path` (through open_parent()). */
+static bool remove_placeholder(const char *path, cf_placeholder_kind kind) {
+	const char *name;
+	int r, dir = open_parent(path, &name);
+	if (dir < 0)
+		return false;
+	r = unlinkat(dir, name, kind == CF_PLACEHOLDER_DIR ? AT_REMOVEDIR : 0);
+	close(dir);
+	return r == 0;
 }
 
 /* Makes `path`: 0, -EEXIST (something is there now), or -errno. */
 static int make(const char *path, cf_placeholder_kind kind) {
-	int fd;
-	if (kind == CF_PLACEHOLDER_DIR)
-		return mkdir(path, 0755) < 0 ? -errno : 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
+	const char *name;
+	int fd, dir = open_parent(path, &name);
+	if (dir < 0)
+		return dir;
+	if (kind == CF_PLACEHOLDER_DIR) {
+		int r = mkdirat(dir, name, 0755) < 0 ? -errno : 0;
+		close(dir);
+		return r;
+	}
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		int e = errno;
+		close(dir);
+		return -e;
+	}
 	if (kind == CF_PLACEHOLDER_COMMONDIR &&
 	    write(fd, COMMONDIR_TEXT, strlen(COMMONDIR_TEXT)) != (ssize_t)strlen(COMMONDIR_TEXT)) {
 		int e = errno ? errno : EIO;
 		close(fd);
-		(void)unlink(path);
+		(void)unlinkat(dir, name, 0);
+		close(dir);
 		return -e;
 	}
 	close(fd);
+	close(dir);
 	return 0;
 }
 
@@ -182,7 +280,7 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 		struct stat st, now;
 		bool made = false;
 		int fd, r;
-		if (lstat(path, &st) < 0) {
+		if (lstat_safely(path, &st) < 0) {
 			if (errno != ENOENT)
 				return -errno;
 			r = make(path, kind);
@@ -226,7 +324,7 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 			waited += 10;
 		}
 		/* A finishing run may have removed it between our open and lock. */
-		if (fstat(fd, &st) < 0 || lstat(path, &now) < 0 || st.st_dev != now.st_dev ||
+		if (fstat(fd, &st) < 0 || lstat_safely(path, &now) < 0 || st.st_dev != now.st_dev ||
 		    st.st_ino != now.st_ino) {
 			close(fd);
 			continue;
@@ -234,7 +332,7 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 		if (!(h->path = strdup(path))) {
 			close(fd);
 			if (made)
-				(void)(kind == CF_PLACEHOLDER_DIR ? rmdir(path) : unlink(path));
+				(void)remove_placeholder(path, kind);
 			return -ENOMEM;
 		}
 		h->kind = kind;
@@ -285,7 +383,7 @@ int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_
 		if (r > 0)
 			ph->n++;
 		/* What the name is now, placeholder or not: compared after the run. */
-		if (bound_at(c->argv, p->path) >= 0 && lstat(p->path, &st) == 0) {
+		if (bound_at(c->argv, p->path) >= 0 && lstat_safely(p->path, &st) == 0) {
 			struct watched *w = &ph->watch[ph->n_watch];
 			if (!(w->path = strdup(p->path))) {
 				cf_plan_clear(&plan);
@@ -299,6 +397,29 @@ int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_
 			ph->n_watch++;
 		}
 	}
+	/* Every path the argv binds read-only inside a writable root must be
+	 * there now: one that is not changed since confine() built the argv
+	 * (a concurrent run swapped a directory on its way, say). Fail here,
+	 * plainly, rather than as bwrap's own refusal (which would read as an
+	 * unusable rung). */
+	for (size_t i = 1; c->argv[i] && strcmp(c->argv[i], "--") != 0; i++) {
+		struct stat st;
+		bool inside = false;
+		if (strcmp(c->argv[i], "--ro-bind") != 0 || !c->argv[i + 1] || !c->argv[i + 2] ||
+		    strcmp(c->argv[i + 1], c->argv[i + 2]) != 0)
+			continue;
+		for (size_t k = 0; plan.writable[k] && !inside; k++)
+			inside = cf_path_at_or_under(c->argv[i + 1], plan.writable[k]);
+		if (inside && lstat_safely(c->argv[i + 1], &st) < 0) {
+			r = cf_error_set(err, ESTALE, CONFINE_E_SPAWN, "spawn", errno,
+			                 "the protected path %s is gone, or a directory on its way was "
+			                 "replaced, since the sandbox was planned: %s; not run",
+			                 c->argv[i + 1], strerror(errno));
+			cf_plan_clear(&plan);
+			cf_placeholders_release(ph);
+			return r;
+		}
+	}
 	cf_plan_clear(&plan);
 	*ret = ph;
 	return 0;
@@ -309,7 +430,7 @@ void cf_placeholders_replaced(const struct cf_placeholders *ph, bool *explicit_r
 	*explicit_replaced = *default_replaced = false;
 	for (size_t i = 0; ph && i < ph->n_watch; i++) {
 		struct stat st;
-		if (lstat(ph->watch[i].path, &st) == 0 && st.st_dev == ph->watch[i].dev &&
+		if (lstat_safely(ph->watch[i].path, &st) == 0 && st.st_dev == ph->watch[i].dev &&
 		    st.st_ino == ph->watch[i].ino)
 			continue;
 		if (ph->watch[i].explicit_entry)
@@ -330,10 +451,11 @@ static bool remove_if_unused(const char *path, cf_placeholder_kind kind, bool ma
 	if (fd < 0)
 		return false;
 	/* The exclusive lock: no other run relies on it now. */
-	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 && lstat(path, &now) == 0 &&
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
+	    lstat_safely(path, &now) == 0 &&
 	    st.st_dev == now.st_dev && st.st_ino == now.st_ino &&
 	    ((made && st.st_dev == dev && st.st_ino == ino) || marked(fd)) && pristine(fd, kind))
-		removed = (kind == CF_PLACEHOLDER_DIR ? rmdir(path) : unlink(path)) == 0;
+		removed = remove_placeholder(path, kind);
 	close(fd);
 	return removed;
 }
