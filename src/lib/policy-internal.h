@@ -32,10 +32,16 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_
  * Only for an argv the library spawns itself. */
 #define CF_PROFILE_PLACEHOLDERS (1u << 30)
 
-/* confine_policy_unenforced() for an argv of `runner` that is `layered`
- * (bwrap with the launcher inside, spawned by the library itself, which
- * makes the placeholders) or not (an argv another process spawns). */
-int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, bool layered,
+/* confine_policy_unenforced() for an argv of `runner` made `how`: with
+ * CF_ARGV_LANDLOCK_LAYER, bwrap runs the launcher inside, whose Landlock
+ * rules follow inodes (a denyRead outside the writable roots then holds
+ * when the host saves over the name); with CF_ARGV_SPAWNED_HERE, the
+ * library spawns it itself: its spawner makes the placeholders and notices
+ * a protected path replaced on the host (doc/SPEC.md 15). 0: an argv for
+ * another process, plain bwrap. */
+#define CF_ARGV_LANDLOCK_LAYER (1u << 0)
+#define CF_ARGV_SPAWNED_HERE (1u << 1)
+int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
                              confine_unenforced *ret) CONFINE_HIDDEN;
 
 /* `inner` is `outer` or lies below it, path-component-wise. */

@@ -344,6 +344,8 @@ static void test_bwrap_tokens(void **state) {
 	confine_policy_free(p);
 }
 
+#define LAYERED (CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE)
+
 /* The unenforced report follows the same plan, per rung and argv. */
 static void test_unenforced(void **state) {
 	static const char *const tree[] = { REPO("ws"), "f ws/.env=SECRET", "f home/.npmrc=t",
@@ -359,13 +361,13 @@ static void test_unenforced(void **state) {
 	assert_string_equal(u.keys[0], "defaultProtections");
 	assert_false(u.partial);
 	/* the library's layered run: placeholders, nothing left */
-	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
 	assert_int_equal(u.n_keys, 0);
 	/* a protected path that exists: its mount holds while nobody on the
 	 * host replaces the name; the library's run notices a replacement
 	 * (its outcome reports it), an argv for others cannot */
 	assert_int_equal(confine_policy_add_protected_path(p, ".git/HEAD", NULL), 0);
-	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
 	assert_int_equal(u.n_keys, 0);
 	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
 	assert_int_equal(u.n_keys, 2);
@@ -377,14 +379,14 @@ static void test_unenforced(void **state) {
 	 * over the name on the host detaches (issue 21.4): partial, layered or
 	 * not; outside the writable roots the inner Landlock layer holds it */
 	assert_int_equal(confine_policy_add_deny_read(p, at("ws/.env"), NULL), 0);
-	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
 	assert_int_equal(u.n_keys, 1);
 	assert_string_equal(u.keys[0], "denyRead");
 	assert_true(u.partial);
 	confine_policy_free(p);
 	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
 	assert_int_equal(confine_policy_add_deny_read(p, at("home/.npmrc"), NULL), 0);
-	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
 	assert_int_equal(u.n_keys, 0);
 	assert_false(u.partial);
 	/* ... but an argv without the layer holds it by name only */
@@ -395,11 +397,19 @@ static void test_unenforced(void **state) {
 	assert_true(u.partial);
 	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_RUNNER_COMMAND, &u), 0);
 	assert_true(u.partial);
+	/* a layered argv spawned by another process (the launcher inside, no
+	 * spawner of ours): the layer holds the denyRead; no placeholder for
+	 * the missing commondir */
+	assert_int_equal(
+		cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, CF_ARGV_LANDLOCK_LAYER, &u), 0);
+	assert_int_equal(u.n_keys, 1);
+	assert_string_equal(u.keys[0], "defaultProtections");
+	assert_false(u.partial);
 	/* read-only: the workspace is not writable, yet the host can still
 	 * rename over a name: the layer holds it in-process */
 	p->mode = CONFINE_MODE_READ_ONLY;
 	assert_int_equal(confine_policy_add_deny_read(p, at("ws/.env"), NULL), 0);
-	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, true, &u), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
 	assert_int_equal(u.n_keys, 0);
 	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
 	assert_true(u.partial);

@@ -95,9 +95,9 @@ static bool best_effort(const char *key) {
 }
 
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               bool layered, confine_argv *c, confine_error *err) {
+                               unsigned how, confine_argv *c, confine_error *err) {
 	confine_unenforced u;
-	int r = cf_policy_unenforced_for(policy, def->id, layered, &u);
+	int r = cf_policy_unenforced_for(policy, def->id, how, &u);
 	if (r == -ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r < 0)

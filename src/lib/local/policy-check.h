@@ -33,12 +33,11 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
  * explicitly requested part is unenforced, and with require_full refuses a
  * partial result: SANDBOX_UNAVAILABLE with the detail
  * "requireFull: <title> does not enforce <keys>" (or "... enforces this
- * mode only partially (older Landlock ABI)"). `layered`: the argv is the
- * library's own layered one (bwrap with the launcher inside, placeholders
- * made by the spawner), not one for another process. 0, or the negative
+ * mode only partially (older Landlock ABI)"). `how`: CF_ARGV_* bits of
+ * policy-internal.h (0: an argv for another process). 0, or the negative
  * errno. */
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               bool layered, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
+                               unsigned how, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
 
 /* Limit 10: a rung that grants the host's /tmp and /dev/shm refuses, under
  * workspace-write, a writable root below them. 0, or SANDBOX_UNAVAILABLE. */

@@ -36,7 +36,7 @@ static bool any(char *const *list) {
  * file unreadable, and it can do so only outside its write grants. So: an
  * entry inside a writable root, or any entry of an argv without the layer.
  */
-static bool deny_held_by_name_only(const cf_plan *plan, bool layered) {
+static bool deny_held_by_name_only(const cf_plan *plan, bool landlock_layer) {
 	for (size_t i = 0; i < plan->n_deny; i++) {
 		bool in_writable = false;
 		for (size_t k = 0; plan->writable[k] && !in_writable; k++)
@@ -44,7 +44,7 @@ static bool deny_held_by_name_only(const cf_plan *plan, bool layered) {
 		/* bwrap's private /tmp hides the host's: nothing there to mask */
 		if (!in_writable && cf_path_at_or_under(plan->deny[i], "/tmp"))
 			continue;
-		if (in_writable || !layered)
+		if (in_writable || !landlock_layer)
 			return true;
 	}
 	return false;
@@ -63,7 +63,7 @@ static bool explicit_bound(const cf_plan *plan) {
 	return false;
 }
 
-int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, bool layered,
+int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
                              confine_unenforced *ret) {
 	confine_unenforced u;
 	cf_plan plan;
@@ -76,7 +76,9 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 		return -EINVAL;
 	/* The same plan the rung's profile is made from. */
 	if (runner == CONFINE_RUNNER_BWRAP || runner == CONFINE_RUNNER_RUNNER_COMMAND)
-		flags = CF_PLAN_BWRAP | (layered && runner == CONFINE_RUNNER_BWRAP ? CF_PLAN_PLACEHOLDERS : 0);
+		flags = CF_PLAN_BWRAP | (runner == CONFINE_RUNNER_BWRAP && (how & CF_ARGV_SPAWNED_HERE)
+		                                 ? CF_PLAN_PLACEHOLDERS
+		                                 : 0);
 	r = cf_plan_make(policy, flags, &plan);
 	if (r < 0)
 		return r;
@@ -91,11 +93,13 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 		 * the command could re-point, a bound reached; or held by its name
 		 * only (explicit_bound). */
 		if (ww && (plan.explicit_unprotected ||
-		           (!(layered && runner == CONFINE_RUNNER_BWRAP) && explicit_bound(&plan))))
+		           (!(runner == CONFINE_RUNNER_BWRAP && (how & CF_ARGV_SPAWNED_HERE)) &&
+		            explicit_bound(&plan))))
 			add(&u, "protectedPaths", true);
 		if (ww && plan.defaults_unprotected)
 			add(&u, "defaultProtections", false);
-		if (deny_held_by_name_only(&plan, layered && runner == CONFINE_RUNNER_BWRAP))
+		if (deny_held_by_name_only(&plan, runner == CONFINE_RUNNER_BWRAP &&
+		                                          (how & CF_ARGV_LANDLOCK_LAYER)))
 			add(&u, "denyRead", true);
 		break;
 	case CONFINE_RUNNER_LANDLOCK: {
@@ -140,5 +144,5 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 /* For an argv another process spawns: no placeholders, no inner layer. */
 int confine_policy_unenforced(const confine_policy *policy, confine_runner runner,
                               confine_unenforced *ret) {
-	return cf_policy_unenforced_for(policy, runner, false, ret);
+	return cf_policy_unenforced_for(policy, runner, 0, ret);
 }
