@@ -666,7 +666,7 @@ typedef struct confine_unenforced {
  *            lies inside a writable root, or at all (no Landlock layer)
  *            (partial); allowUnixSockets (no supervisor).
  *  landlock: protectedPaths (no carve-out inside a writable grant: partial),
- *            defaultProtections (a `.git` directory exists), denyRead when an
+ *            defaultProtections (whenever on: never enforced), denyRead when an
  *            existing entry lies inside a writable grant (partial),
  *            allowUnixSockets.
  *  seatbelt: nothing.

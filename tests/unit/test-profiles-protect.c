@@ -405,6 +405,18 @@ static void test_unenforced(void **state) {
 	assert_int_equal(u.n_keys, 1);
 	assert_string_equal(u.keys[0], "defaultProtections");
 	assert_false(u.partial);
+	/* Landlock enforces no default protection, repository or not (a
+	 * nested one, one the run makes): listed whenever they are on */
+	{
+		confine_policy *q = NULL;
+		assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("home"), &q, NULL),
+		                 0);
+		assert_int_equal(confine_policy_unenforced(q, CONFINE_RUNNER_LANDLOCK, &u), 0);
+		assert_int_equal(u.n_keys, 1);
+		assert_string_equal(u.keys[0], "defaultProtections");
+		assert_false(u.partial);
+		confine_policy_free(q);
+	}
 	/* read-only: the workspace is not writable, yet the host can still
 	 * rename over a name: the layer holds it in-process */
 	p->mode = CONFINE_MODE_READ_ONLY;

@@ -108,7 +108,9 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 		 * carve-out inside a writable grant. */
 		if (ww && any(policy->protected_paths))
 			add(&u, "protectedPaths", true);
-		if (ww && plan.defaults_apply)
+		/* never enforced here, whatever repositories there are (nested
+		 * ones, or one the run makes): gitHazards reports instead */
+		if (ww && policy->default_protections)
 			add(&u, "defaultProtections", false);
 		for (size_t i = 0; i < plan.n_deny && !deny_unenforced; i++)
 			deny_unenforced = strcmp(plan.deny[i], "/") == 0 ||
