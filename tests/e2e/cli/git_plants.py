@@ -328,6 +328,32 @@ def run_case(w, i, case):
     print("ok %s: %s" % (label, "prevented" if not landed else "landed and reported"))
 
 
+def git_still_works(w):
+    """What an agent does with git keeps working under the protections: a
+    clone with a submodule and a linked worktree; add, commit, branch,
+    checkout, stash, gc, fetch, commits in the submodule and the worktree,
+    a new worktree."""
+    upstream = os.path.join(w.base, "upstream-works")
+    ws = os.path.join(w.base, "works")
+    repo(upstream)
+    subprocess.run(["git", "clone", "-q", upstream, ws], check=True, capture_output=True)
+    git(ws, "submodule", "add", "-q", upstream, "lib")
+    git(ws, "commit", "-q", "-m", "lib")
+    git(ws, "worktree", "add", "-q", "-b", "side", "wt")
+    g = "git " + " ".join(ID)
+    command = ("set -e; echo a > a; G; add a; G; commit -q -m a; G; checkout -q -b feat; "
+               "G; checkout -q -; echo b > a; G; stash -q; G; stash pop -q; G; commit -qam b; "
+               "G; gc -q; G; fetch -q origin; G; -C lib commit -q --allow-empty -m in-lib; "
+               "G; -C wt commit -q --allow-empty -m in-wt; G; worktree add -q -b third wt3; "
+               "echo ALL-OK").replace("G; ", g + " ")
+    out = w.confined(ws, [], command)
+    check(out["exitCode"] == 0 and out["stdout"].endswith("ALL-OK\n"),
+          "git did not work under the protections:", (w.runner, out["stdout"], out["stderr"]))
+    log = git(ws, "log", "--oneline").stdout
+    check(" b\n" in log and " a\n" in log, "the commits are not there:", log)
+    print("ok git still works [%s, %s]" % (w.runner, pwd.getpwuid(os.getuid()).pw_name))
+
+
 def run_table(confine, launcher, runner, must_work):
     w = World(confine, launcher, runner)
     try:
@@ -339,6 +365,7 @@ def run_table(confine, launcher, runner, must_work):
             return 1 if must_work else SKIP
         for i, case in enumerate(CASES):
             run_case(w, i, case)
+        git_still_works(w)
         return 0
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
