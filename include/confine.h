@@ -253,9 +253,11 @@ typedef struct confine_policy {
 	 * workspace root or a writable root; a relative one (no `..`) means
 	 * that path under each of them. NULL-terminated, or NULL. */
 	char **protected_paths;
-	/* [defaultProtections, --no-default-protections] `.git/hooks` and
-	 * `.git/config` under every writable root holding a `.git` directory
-	 * stay read-only (best effort: listed, never `partial`). Default true. */
+	/* [defaultProtections, --no-default-protections] In every repository
+	 * under the writable roots, what git reads and runs code from (config,
+	 * config.worktree, commondir, hooks, info, worktrees' commondir and
+	 * config.worktree, a .git file) stays read-only; doc/SPEC.md 15 says
+	 * how per rung (best effort: listed, never `partial`). Default true. */
 	bool default_protections;
 	/* [denyRead, --deny-read] Neither readable nor writable in confined
 	 * modes. Absolute, canonicalized where they exist. Must not cover the
@@ -659,9 +661,14 @@ CONFINE_API const char *confine_default_landlock_launcher(void);
  *   --ro-bind /proc/sys /proc/sys --die-with-parent --new-session --cap-drop ALL
  * then `--unshare-net` (network off), `--tmpfs /tmp` (workspace-write, or
  * read-only with private_temp), `--bind R R` per writable root (workspace
- * root first), `--ro-bind P P` per existing protected path, and per existing
- * denyRead entry `--tmpfs D --remount-ro D` (a directory) or
- * `--ro-bind /dev/null F` (anything else). */
+ * root first), `--bind D D` per directory on the way to a protected path
+ * (shallow first: a mount point cannot be renamed in the sandbox),
+ * `--ro-bind P P` per existing protected path (protectedPaths and the
+ * default protections of every repository found, sorted by path), and per
+ * existing denyRead entry `--tmpfs D --remount-ro D` (a directory) or
+ * `--ro-bind /dev/null F` (anything else). A protected path that does not
+ * exist is left out here (an argv for others); the library's own runs
+ * stand a placeholder in for it (doc/SPEC.md 15). */
 CONFINE_API int confine_profile_bwrap(const confine_policy *policy, char ***ret);
 /* The same with CONFINE_PROFILE_* flags. */
 CONFINE_API int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags,
@@ -698,11 +705,16 @@ typedef struct confine_unenforced {
 /*
  * Reports, for `runner` (BWRAP, LANDLOCK, SEATBELT or RUNNER_COMMAND, which
  * is bwrap-shaped), what of the confined `policy` it does not enforce:
- *  bwrap:    protectedPaths missing at the start (a bind covers only what
- *            exists: partial); defaultProtections when a `.git` lacks hooks/
- *            or config; allowUnixSockets (until the supervisor mediates).
+ *  bwrap:    for an argv another process spawns (plain bwrap): protectedPaths
+ *            when an entry is missing, behind a symlink inside a writable
+ *            root, or bound at all (a save on the host detaches a mount:
+ *            held by name only) (partial); defaultProtections when a
+ *            repository's protected surface is missing (its commondir, say)
+ *            or the walk reached a bound; denyRead when an existing entry
+ *            lies inside a writable root, or at all (no Landlock layer)
+ *            (partial); allowUnixSockets (no supervisor).
  *  landlock: protectedPaths (no carve-out inside a writable grant: partial),
- *            defaultProtections (a `.git` directory exists), denyRead when an
+ *            defaultProtections (whenever on: never enforced), denyRead when an
  *            existing entry lies inside a writable grant (partial),
  *            allowUnixSockets.
  *  seatbelt: nothing.

@@ -138,7 +138,7 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 	if (confine_mode_is_confined(policy->mode)) {
 		/* The same facts the profiles use: writable roots, protected and
 		 * denied paths, patterns expanded now. */
-		if ((r = cf_plan_make(policy, &fs->plan)) < 0) {
+		if ((r = cf_plan_make(policy, CF_PLAN_BWRAP, &fs->plan)) < 0) {
 			confine_fs_free(fs);
 			return r == -ENOMEM ? oom(err)
 			                    : cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, STAGE, -r,
@@ -295,7 +295,6 @@ static int absolute(const confine_fs *fs, const char *path, char *out, size_t si
  * would move the protection away). */
 static const char *write_clause(const confine_fs *fs, const char *path, bool holds,
                                 const char **ret_what) {
-	char *const *lists[] = { fs->plan.protect, fs->plan.protect_all };
 	if (!fs->have_plan)
 		return NULL;
 	for (size_t i = 0; i < fs->plan.n_deny; i++)
@@ -304,14 +303,22 @@ static const char *write_clause(const confine_fs *fs, const char *path, bool hol
 			*ret_what = fs->plan.deny[i];
 			return "denyRead";
 		}
-	for (size_t l = 0; l < 2; l++)
-		for (size_t i = 0; lists[l] && lists[l][i]; i++)
-			if (cf_path_at_or_under(path, lists[l][i]) ||
-			    (holds && cf_path_at_or_under(lists[l][i], path))) {
-				*ret_what = lists[l][i];
-				/* The defaults are the git surface; the rest was asked for. */
-				return strstr(lists[l][i], "/.git/") ? "defaultProtections" : "protectedPaths";
-			}
+	/* What bwrap keeps read-only (every repository's git surface, the
+	 * protectedPaths, existing or not), then the literal list. */
+	for (size_t i = 0; i < fs->plan.n_protected; i++) {
+		const cf_protected *e = &fs->plan.protected_paths[i];
+		if (cf_path_at_or_under(path, e->path) || (holds && cf_path_at_or_under(e->path, path))) {
+			*ret_what = e->path;
+			return e->explicit_entry ? "protectedPaths" : "defaultProtections";
+		}
+	}
+	for (size_t i = 0; fs->plan.protect_all && fs->plan.protect_all[i]; i++)
+		if (cf_path_at_or_under(path, fs->plan.protect_all[i]) ||
+		    (holds && cf_path_at_or_under(fs->plan.protect_all[i], path))) {
+			*ret_what = fs->plan.protect_all[i];
+			return strstr(fs->plan.protect_all[i], "/.git/") ? "defaultProtections"
+			                                                 : "protectedPaths";
+		}
 	return NULL;
 }
 

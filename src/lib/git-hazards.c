@@ -502,6 +502,42 @@ static bool visited(cf_git_snapshot *s, const char *gitdir) {
 
 static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *worktree);
 
+/* A gitdir's `modules/`: each directory holding HEAD is a submodule's
+ * gitdir, checked out or not (`git submodule update` runs its hooks). */
+static void scan_modules(cf_git_snapshot *s, const char *dir, int depth) {
+	DIR *d;
+	struct dirent *e;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while (!s->oom && (e = readdir(d))) {
+		char sub[PATH_MAX], head[PATH_MAX + 8];
+		struct stat st;
+		if (e->d_name[0] == '.' &&
+		    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+			continue;
+		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
+			s->incomplete = true;
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+		    (size_t)snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= sizeof sub)
+			continue;
+		if ((size_t)snprintf(head, sizeof head, "%s/HEAD", sub) < sizeof head &&
+		    access(head, F_OK) == 0)
+			scan_gitdir(s, sub, NULL);
+		else if (depth >= CF_GIT_SCAN_MAX_DEPTH)
+			s->pruned = true;
+		else
+			scan_modules(s, sub, depth + 1);
+	}
+	closedir(d);
+}
+
 /* `commondir`: git reads config and hooks from the directory it names
  * (relative to the gitdir). A linked worktree's gitdir,
  * <repo>/worktrees/<name>, names <repo>; anything else is foreign. */
@@ -540,7 +576,12 @@ static void scan_commondir(cf_git_snapshot *s, const char *gitdir, const char *w
 	}
 	r = record_add(s, path, RECORD_COMMONDIR, &fp);
 	if (r) {
-		r->foreign = !real || !own || strcmp(real, own) != 0;
+		/* Naming the gitdir itself (".": bwrap's placeholder, doc/SPEC.md
+		 * 15) changes nothing either. */
+		char *self = realpath(gitdir, NULL);
+		r->foreign = !real || ((!own || strcmp(real, own) != 0) &&
+		                       (!self || strcmp(real, self) != 0));
+		free(self);
 		if (cf_strv_push(&r->settings, real ? real : line) < 0)
 			s->oom = true;
 	}
@@ -568,6 +609,9 @@ static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *work
 	if ((size_t)snprintf(path, sizeof path, "%s/hooks", gitdir) < sizeof path)
 		scan_hooks_dir(s, path);
 
+	/* Submodules' gitdirs. */
+	if ((size_t)snprintf(path, sizeof path, "%s/modules", gitdir) < sizeof path)
+		scan_modules(s, path, 0);
 	/* Linked worktrees: each worktrees/<name> is a gitdir of its own. */
 	if ((size_t)snprintf(path, sizeof path, "%s/worktrees", gitdir) >= sizeof path)
 		return;

@@ -26,6 +26,24 @@ void cf_policy_clear(confine_policy *policy) CONFINE_HIDDEN;
 /* Deep copy of `src` into `*dst` (zeroed first); -ENOMEM leaves *dst clear. */
 int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_HIDDEN;
 
+/* confine_profile_bwrap_flags(), library-internal: a protected path that
+ * does not exist yet is bound all the same, over a placeholder the spawner
+ * makes before bwrap starts and removes after the run (doc/SPEC.md 15).
+ * Only for an argv the library spawns itself. */
+#define CF_PROFILE_PLACEHOLDERS (1u << 30)
+
+/* confine_policy_unenforced() for an argv of `runner` made `how`: with
+ * CF_ARGV_LANDLOCK_LAYER, bwrap runs the launcher inside, whose Landlock
+ * rules follow inodes (a denyRead outside the writable roots then holds
+ * when the host saves over the name); with CF_ARGV_SPAWNED_HERE, the
+ * library spawns it itself: its spawner makes the placeholders and notices
+ * a protected path replaced on the host (doc/SPEC.md 15). 0: an argv for
+ * another process, plain bwrap. */
+#define CF_ARGV_LANDLOCK_LAYER (1u << 0)
+#define CF_ARGV_SPAWNED_HERE (1u << 1)
+int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
+                             confine_unenforced *ret) CONFINE_HIDDEN;
+
 /* `inner` is `outer` or lies below it, path-component-wise. */
 bool cf_path_at_or_under(const char *inner, const char *outer) CONFINE_HIDDEN;
 

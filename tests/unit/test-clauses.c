@@ -44,6 +44,7 @@ typedef struct clause_case {
 	const char *name;
 	confine_runner runner;
 	bool layered;
+	bool spawned_here;
 	int abi;
 	bool supervisor;
 	confine_mode mode;
@@ -58,28 +59,29 @@ typedef struct clause_case {
 #define WW CONFINE_MODE_WORKSPACE_WRITE
 
 static const clause_case cases[] = {
-	{ "layered bwrap, workspace-write: everything holds", BW, true, 7, true, WW, false, true,
-	  false, true,
+	{ "layered bwrap, workspace-write: everything holds but a name-held mask", BW, true, true, 7,
+	  true, WW, false, true, false, true,
 	  { { "mode", "=workspace-write", E, L_BWRAP | L_LL, NULL },
 	    { "protectedPaths", "conf", E, L_BWRAP, NULL },
-	    { "protectedPaths", "later.txt", U, 0, NULL },
+	    { "protectedPaths", "later.txt", E, L_BWRAP, NULL }, /* a stand-in, for the run */
 	    { "defaultProtections", ".git/hooks", E, L_BWRAP, NULL },
-	    { "denyRead", ".env", E, L_BWRAP, NULL },
+	    /* a save on the host over the name detaches bwrap's mask */
+	    { "denyRead", ".env", P, L_BWRAP | L_LL, NULL },
 	    { "unix-sockets", "", E, L_BWRAP | L_SV, NULL },
 	    { "setid", "", E, L_SV, NULL },
 	    { "signals", "", E, L_BWRAP, NULL } } },
-	{ "plain bwrap (wrap): no launcher, no supervisor", BW, false, 7, true, WW, false, false,
+	{ "plain bwrap (wrap): no launcher, no supervisor", BW, false, false, 7, true, WW, false, false,
 	  false, false,
 	  { { "mode", "=workspace-write", E, L_BWRAP, NULL },
 	    { "unix-sockets", "", U, 0, "the launcher inside bubblewrap" },
 	    { "setid", "", U, 0, NULL },
 	    { "abstract-unix-sockets", "", U, 0, NULL },
 	    { "metadata", "", E, L_BWRAP, NULL } } },
-	{ "plain bwrap with the network off: abstract sockets in its namespace", BW, false, 7, true,
+	{ "plain bwrap with the network off: abstract sockets in its namespace", BW, false, false, 7, true,
 	  WW, true, false, false, false,
 	  { { "network", "=off", E, L_BWRAP, NULL },
 	    { "abstract-unix-sockets", "", E, L_BWRAP, NULL } } },
-	{ "Landlock ABI 7, workspace-write", LL, false, 7, true, WW, true, true, true, true,
+	{ "Landlock ABI 7, workspace-write", LL, false, false, 7, true, WW, true, true, true, true,
 	  { { "mode", "=workspace-write", E, L_LL, NULL },
 	    { "protectedPaths", "conf", U, 0, "bubblewrap" },
 	    { "defaultProtections", ".git/config", U, 0, "bubblewrap" },
@@ -88,23 +90,23 @@ static const clause_case cases[] = {
 	    { "network", "=off", E, L_SC, NULL },
 	    { "unix-sockets", "", E, L_SV, NULL },
 	    { "signals", "", E, L_LL, NULL } } },
-	{ "Landlock ABI 4: the mode partial, no scopes", LL, false, 4, true, RO, false, false, false,
+	{ "Landlock ABI 4: the mode partial, no scopes", LL, false, false, 4, true, RO, false, false, false,
 	  false,
 	  { { "mode", "=read-only", P, L_LL, "Landlock ABI 5 or bubblewrap" },
 	    { "signals", "", U, 0, "Landlock ABI 6 or bubblewrap" },
 	    { "abstract-unix-sockets", "", U, 0, NULL },
 	    { "setid", "", E, L_LL, NULL } } },
-	{ "Landlock without a supervisor", LL, false, 7, false, WW, false, false, false, false,
+	{ "Landlock without a supervisor", LL, false, false, 7, false, WW, false, false, false, false,
 	  { { "metadata", "", U, 0, "bubblewrap" },
 	    { "unix-sockets", "", U, 0, "seccomp user notification" },
 	    { "setid", "", U, 0, NULL } } },
-	{ "read-only: protected paths hold by the mode", LL, false, 7, true, RO, false, false, false,
+	{ "read-only: protected paths hold by the mode", LL, false, false, 7, true, RO, false, false, false,
 	  true,
 	  { { "protectedPaths", "conf", E, L_LL, NULL }, { "denyRead", "not-there", E, 0, NULL } } },
-	{ "Seatbelt holds the file clauses", SB, false, 0, false, WW, false, true, false, true,
+	{ "Seatbelt holds the file clauses", SB, false, false, 0, false, WW, false, true, false, true,
 	  { { "protectedPaths", "conf", E, CONFINE_LAYER_SEATBELT, NULL },
 	    { "denyRead", ".env", E, CONFINE_LAYER_SEATBELT, NULL } } },
-	{ "runnerCommand: bwrap-shaped, no launcher", RC, false, 7, true, WW, false, false, false,
+	{ "runnerCommand: bwrap-shaped, no launcher", RC, false, false, 7, true, WW, false, false, false,
 	  false,
 	  { { "mode", "=workspace-write", E, CONFINE_LAYER_RUNNER_COMMAND, NULL },
 	    { "setid", "", U, 0, NULL } } },
@@ -162,7 +164,8 @@ static void test_table(void **state) {
 		confine_policy policy = { .mode = t->mode, .workspace_root = workspace,
 			                  .default_protections = true, .private_temp = true };
 		cf_clause_facts facts = { .runner = t->runner, .layered = t->layered,
-			                  .landlock_abi = t->abi, .supervisor = t->supervisor };
+			                  .spawned_here = t->spawned_here, .landlock_abi = t->abi,
+			                  .supervisor = t->supervisor };
 		confine_clause *clauses = NULL;
 		size_t n = 0;
 		char **summary = NULL;

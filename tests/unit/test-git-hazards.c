@@ -322,6 +322,38 @@ static void test_a_linked_worktree_commondir_is_not_a_hazard(void **state) {
 	want(f, 1, "r/.git/worktrees/wt/config.worktree", "core.sshCommand");
 }
 
+/* bwrap's placeholder for a missing commondir (doc/SPEC.md 15): ".",
+ * the repository itself, which changes nothing git reads. */
+static void test_a_commondir_naming_its_own_repository_is_not_a_hazard(void **state) {
+	fixture *f = *state;
+	repo(f, "r");
+	before(f);
+	put(f, "r/.git/commondir", ".\n", 0644);
+	after(f);
+	want(f, 0);
+	before(f);
+	put(f, "r/.git/commondir", "../.evil\n", 0644);
+	dir(f, "r/.evil");
+	after(f);
+	want(f, 1, "r/.git/commondir", "commondir");
+}
+
+/* A submodule's gitdir in modules/ is git's even when it is not checked
+ * out: `git submodule update` checks it out and runs its hooks. */
+static void test_a_submodule_gitdir_in_modules_is_walked(void **state) {
+	fixture *f = *state;
+	repo(f, "r");
+	dir(f, "r/.git/modules/lib/x/hooks");
+	put(f, "r/.git/modules/lib/x/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f, "r/.git/modules/lib/x/config", "[core]\n", 0644);
+	before(f);
+	put(f, "r/.git/modules/lib/x/hooks/post-checkout", "#!/bin/sh\n", 0755);
+	put(f, "r/.git/modules/lib/x/config", "[core]\n\tpager = evil\n", 0644);
+	after(f);
+	want(f, 2, "r/.git/modules/lib/x/hooks/post-checkout", "hook", "r/.git/modules/lib/x/config",
+	     "core.pager");
+}
+
 static void test_a_replaced_git_directory_is_compared_by_path(void **state) {
 	fixture *f = *state;
 	repo(f, "r");
@@ -412,6 +444,8 @@ int main(void) {
 		T(test_only_new_settings_of_a_changed_config_are_reported),
 		T(test_a_planted_commondir_is_reported_with_what_it_names),
 		T(test_a_linked_worktree_commondir_is_not_a_hazard),
+		T(test_a_commondir_naming_its_own_repository_is_not_a_hazard),
+		T(test_a_submodule_gitdir_in_modules_is_walked),
 		T(test_a_replaced_git_directory_is_compared_by_path),
 		T(test_hooks_in_the_hooks_path_directory_are_reported),
 		T(test_included_files_are_followed),

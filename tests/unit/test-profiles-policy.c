@@ -107,12 +107,16 @@ static void test_bwrap_workspace_write_every_option(void **state) {
 		"--tmpfs", "/tmp",
 		"--bind", at("/ws"), at("/ws"),
 		"--bind", at("/cache"), at("/cache"),
-		/* protectedPaths "src" exists under ws only; "missing" nowhere */
-		"--ro-bind", at("/ws/src"), at("/ws/src"),
-		/* default protections: ws has .git/hooks and .git/config; cache's
-		 * .git has neither */
-		"--ro-bind", at("/ws/.git/hooks"), at("/ws/.git/hooks"),
+		/* the directory on the way to a protected path, pinned (a mount
+		 * point cannot be renamed away) */
+		"--bind", at("/ws/.git"), at("/ws/.git"),
+		/* sorted by path: the default protections of ws's repository (its
+		 * .git/hooks and .git/config; cache's .git has neither, and what
+		 * is missing gets no placeholder in an argv for others), and
+		 * protectedPaths "src" (under ws only; "missing" nowhere) */
 		"--ro-bind", at("/ws/.git/config"), at("/ws/.git/config"),
+		"--ro-bind", at("/ws/.git/hooks"), at("/ws/.git/hooks"),
+		"--ro-bind", at("/ws/src"), at("/ws/src"),
 		/* denyRead: a directory gets an empty read-only tmpfs, a file
 		 * /dev/null; an absent entry nothing */
 		"--tmpfs", at("/home/.ssh"), "--remount-ro", at("/home/.ssh"),
@@ -367,11 +371,21 @@ enum {
 #define RC CONFINE_RUNNER_RUNNER_COMMAND
 
 static const unenforced_case unenforced_cases[] = {
-	{ "bwrap, everything existing", WW, PROTECT | DENY_OUTSIDE | DENY_INSIDE, BW, { NULL }, false },
-	{ "bwrap, a protected path missing", WW, PROTECT_MISSING, BW, { "protectedPaths" }, true },
-	{ "runnerCommand is bwrap-shaped", WW, PROTECT_MISSING, RC, { "protectedPaths" }, true },
-	{ "bwrap, a .git without hooks", WW, CACHE, BW, { "defaultProtections" }, false },
-	{ "bwrap, sockets", WW, SOCKET, BW, { "allowUnixSockets" }, false },
+	/* bwrap, for an argv another process spawns (the library's own layered
+	 * run: tests/unit/test-profiles-protect.c) */
+	{ "bwrap, protected paths existing: held by their names only (no spawner to notice a "
+	  "replacement on the host)", WW, PROTECT | NO_DEFAULTS, BW, { "protectedPaths" }, true },
+	{ "bwrap, denyRead held by its name only (no Landlock layer)", WW,
+	  DENY_OUTSIDE | NO_DEFAULTS, BW, { "denyRead" }, true },
+	{ "bwrap, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS, BW, { "denyRead" },
+	  true },
+	{ "bwrap, a protected path missing", WW, PROTECT_MISSING | NO_DEFAULTS, BW,
+	  { "protectedPaths" }, true },
+	{ "runnerCommand is bwrap-shaped", WW, PROTECT_MISSING | NO_DEFAULTS, RC,
+	  { "protectedPaths" }, true },
+	{ "bwrap, a repository without commondir: no placeholder for others", WW, 0, BW,
+	  { "defaultProtections" }, false },
+	{ "bwrap, sockets", WW, SOCKET | NO_DEFAULTS, BW, { "allowUnixSockets" }, false },
 	{ "landlock, defaults alone are listed, not partial", WW, 0, LL,
 	  { "defaultProtections" }, false },
 	{ "landlock, defaults off", WW, NO_DEFAULTS, LL, { NULL }, false },

@@ -602,10 +602,12 @@ class PolicyEffects(Base):
             self.assertIn("[sandbox: not enforced on this run: ", r.rendering)
             self.assertIn("denyRead (%s)" % secret, r.rendering)
         else:
-            self.assertEqual((clause[0].subject, clause[0].status), (secret, "enforced"))
+            # Masked, but held by its name inside the workspace: a save on the
+            # host over it would detach the mask, so partial, and said.
+            self.assertEqual((clause[0].subject, clause[0].status), (secret, "partial"))
             self.assertIn("bwrap", clause[0].layers)
             self.assertNotIn("s3cret", r.stdout)
-            self.assertNotIn("denyRead", r.rendering)
+            self.assertIn("denyRead (%s)" % secret, r.rendering)
         os.unlink(secret)
 
     def test_deny_read_pattern_at_two_depths(self):
@@ -629,23 +631,26 @@ class PolicyEffects(Base):
             self.assertIn("denyRead", r.rendering)
         else:
             self.assertNotIn("s3cret", r.stdout)
-            self.assertEqual(matched[names[1]].status, "enforced")
+            self.assertEqual(matched[names[1]].status, "partial")  # held by its name
 
     def test_require_full_refuses_where_partial(self):
-        # A protected path that does not exist at the start: bwrap binds only
-        # what exists, and Landlock cannot carve out inside a writable grant:
-        # partial on both rungs.
-        missing = os.path.join(self.ws, "not-yet")
+        # A denyRead inside the workspace: Landlock cannot carve a read
+        # denial out of a write grant, and bwrap's mask sits on the name,
+        # which a save on the host replaces (doc/SPEC.md 15): partial on
+        # both rungs.
+        env_file = os.path.join(self.ws, ".env")
+        with open(env_file, "w") as f:
+            f.write("K=v\n")
         r = confine.run(["sh", "-c", "touch ran"], mode="workspace-write",
-                        protected_paths=[missing], **self.kw())
+                        deny_read=[env_file], **self.kw())
         self.assertEqual((r.exit_code, r.enforcement), (0, "partial"), r)
-        self.assertIn("protectedPaths", r.unenforced)
+        self.assertIn("denyRead", r.unenforced)
         os.unlink(os.path.join(self.ws, "ran"))
         for call in (lambda: confine.run(["sh", "-c", "touch ran"], mode="workspace-write",
-                                         protected_paths=[missing], require_full=True,
+                                         deny_read=[env_file], require_full=True,
                                          **self.kw()),
                      lambda: confine.bash("touch ran", mode="workspace-write",
-                                          protected_paths=[missing], require_full=True,
+                                          deny_read=[env_file], require_full=True,
                                           **self.kw())):
             with self.assertRaises(confine.SandboxUnavailable) as cm:
                 call()
@@ -654,7 +659,7 @@ class PolicyEffects(Base):
             self.assertTrue(e.runner_failure.startswith(
                 "requireFull: %s does not enforce " % title), e.runner_failure)
             # The clause that stops it, with its subject.
-            self.assertIn("protectedPaths (%s" % missing, e.runner_failure)
+            self.assertIn("denyRead (%s)" % env_file, e.runner_failure)
             self.assertEqual(e.message, CONTRACT % "workspace-write" + " Runner failure: "
                              + e.runner_failure)
         self.assertFalse(os.path.exists(os.path.join(self.ws, "ran")), "it ran partial")
@@ -707,11 +712,18 @@ class PolicyEffects(Base):
     def test_git_hazards_back_to_back_pairs_report_no_false_change(self):
         # A snapshot before, a diff after: a quiet run right after one that
         # wrote a hook reports nothing, 50 times over (doc/SPEC.md 15).
-        hook = os.path.join(self.ws, "pairs", ".git", "hooks", "pre-commit")
+        # The hooks live where core.hooksPath says, in the worktree: a project
+        # directory both rungs let the command write (bwrap keeps the
+        # repository's own .git/hooks and config read-only), and gitHazards
+        # reads (doc/SPEC.md 15).
+        hook = os.path.join(self.ws, "pairs", "hooks", "pre-commit")
         os.makedirs(os.path.dirname(hook))
+        os.makedirs(os.path.join(self.ws, "pairs", ".git"))
+        with open(os.path.join(self.ws, "pairs", ".git", "config"), "w") as f:
+            f.write("[core]\n\thooksPath = hooks\n")
         for i in range(50):
             r = confine.run(["sh", "-c", "printf '#!/bin/sh\\necho %02d\\n' > "
-                             "pairs/.git/hooks/pre-commit" % i],
+                             "pairs/hooks/pre-commit" % i],
                             mode="workspace-write", **self.kw())
             self.assertEqual(r.exit_code, 0, r)
             with open(hook) as f:

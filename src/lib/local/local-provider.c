@@ -248,9 +248,13 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		c = calloc(1, sizeof *c);
 		if (!c || describe(lp, def, enforcement, policy, c) < 0)
 			goto oom;
-		/* In memory, the launcher runs inside bwrap too (doc/SPEC.md 14). */
-		if ((r = cf_policy_apply_unenforced(def, policy, def->id == CONFINE_RUNNER_BWRAP, c,
-		                                    err)) < 0) {
+		/* the layered argv the library spawns: the launcher inside bwrap,
+		 * the spawner's placeholders (doc/SPEC.md 14, 15) */
+		if ((r = cf_policy_apply_unenforced(def, policy,
+		                                      def->id == CONFINE_RUNNER_BWRAP
+		                                              ? CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE
+		                                              : 0,
+		                                      c, err)) < 0) {
 			confine_argv_free(c);
 			return r;
 		}
@@ -289,7 +293,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
-	if ((r = cf_policy_apply_unenforced(def, policy, false, c, err)) < 0) {
+	if ((r = cf_policy_apply_unenforced(def, policy, 0, c, err)) < 0) {
 		confine_strv_free(profile);
 		confine_argv_free(c);
 		return r;

@@ -91,10 +91,11 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 }
 
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               bool layered, confine_argv *c, confine_error *err) {
+                               unsigned how, confine_argv *c, confine_error *err) {
 	cf_clause_facts facts = {
 		.runner = def->id,
-		.layered = layered,
+		.layered = (how & CF_ARGV_LANDLOCK_LAYER) != 0,
+		.spawned_here = (how & CF_ARGV_SPAWNED_HERE) != 0,
 		.landlock_abi = cf_host_landlock_abi(),
 		/* The launcher starts its supervisor wherever it runs; a run where
 		 * it could not says so on the status channel, and its outcome

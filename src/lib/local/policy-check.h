@@ -28,15 +28,15 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
                             confine_error *err) CONFINE_HIDDEN;
 
-/* Builds the report per clause of `policy` on `def`'s rung (`layered`:
- * bwrap with the launcher inside) into c->clauses, its summary into
- * c->unenforced, lowers c->enforcement to partial unless every clause is
- * enforced, and with require_full refuses a partial result:
- * SANDBOX_UNAVAILABLE with the detail "requireFull: <title> does not
- * enforce <clause> (<subject>, ...), ..." (doc/SPEC.md 15). 0, or the
- * negative errno. */
+/* Builds the report per clause of `policy` on `def`'s rung into
+ * c->clauses, its summary into c->unenforced, lowers c->enforcement to
+ * partial unless every clause is enforced, and with require_full refuses a
+ * partial result: SANDBOX_UNAVAILABLE with the detail "requireFull:
+ * <title> does not enforce <clause> (<subject>, ...), ..." (doc/SPEC.md
+ * 15). `how`: CF_ARGV_* bits of policy-internal.h (0: an argv for another
+ * process). 0, or the negative errno. */
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               bool layered, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
+                               unsigned how, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
 
 /* Limit 10: a rung that grants the host's /tmp and /dev/shm refuses, under
  * workspace-write, a workspace root or writable root below them. 0, or

@@ -143,7 +143,9 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 			r = -ENOMEM;
 	}
 	if (r == 0)
-		r = confine_profile_bwrap_flags(policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT, &tokens);
+		/* placeholders: the library's spawner makes them (spawn/placeholders.c) */
+		r = confine_profile_bwrap_flags(
+			policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS, &tokens);
 	if (r == 0)
 		r = cf_strv_push(&argv, program->argv[0]);
 	for (size_t i = 0; r == 0 && tokens[i]; i++)

@@ -19,9 +19,11 @@
  *                     the caller's terminal (TIOCSTI, CVE-2017-5226);
  *  --cap-drop ALL     matters when the caller is root: without it
  *                     `mount -o remount,rw /` undoes the read-only bind.
- * Order after those: network, the private /tmp, the writable binds, then the
- * read-only carve-outs and the denyRead masks on top of them (a later mount
- * covers an earlier one).
+ * Order after those: network, the private /tmp, the writable binds, the
+ * pins (the directories on the way to each protected path bound onto
+ * themselves: mount points cannot be renamed or removed in the sandbox),
+ * then the read-only carve-outs and the denyRead masks on top of them (a
+ * later mount covers an earlier one).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -98,8 +100,16 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 		r = push(tokens, "--ro-bind", policy->workspace_root, policy->workspace_root);
 	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
 		r = push(tokens, "--bind", plan->writable[i], plan->writable[i]);
-	for (size_t i = 0; r == 0 && plan->protect && plan->protect[i]; i++)
-		r = push(tokens, "--ro-bind", plan->protect[i], plan->protect[i]);
+	/* Pins: each directory on the way to a protected path bound onto
+	 * itself (writable as before), so that in the sandbox it is a mount
+	 * point the command can neither rename nor remove; shallow first. */
+	for (size_t i = 0; r == 0 && plan->pins && plan->pins[i]; i++)
+		r = push(tokens, "--bind", plan->pins[i], plan->pins[i]);
+	/* The protected paths, an existing one or (in-process) the placeholder
+	 * the spawner makes for a missing one. */
+	for (size_t i = 0; r == 0 && i < plan->n_protected; i++)
+		r = push(tokens, "--ro-bind", plan->protected_paths[i].path,
+		         plan->protected_paths[i].path);
 	for (size_t i = 0; r == 0 && i < plan->n_deny; i++) {
 		const char *d = plan->deny[i];
 		if (!visible(plan, d, private_tmp))
@@ -121,9 +131,12 @@ int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags, ch
 	char **tokens = NULL;
 	int r;
 
-	if (!ret || (flags & ~CONFINE_PROFILE_NO_DIE_WITH_PARENT))
+	if (!ret || (flags & ~(CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS)))
 		return -EINVAL;
-	r = cf_plan_make(policy, &plan);
+	r = cf_plan_make(policy,
+	                 CF_PLAN_BWRAP |
+	                         ((flags & CF_PROFILE_PLACEHOLDERS) ? CF_PLAN_PLACEHOLDERS : 0),
+	                 &plan);
 	if (r < 0)
 		return r;
 	r = bwrap_tokens(policy, &plan, flags, &tokens);

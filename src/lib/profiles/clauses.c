@@ -135,30 +135,60 @@ static int join(char *out, size_t size, const char *root, const char *rel) {
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
-/* One path kept read-only inside the writable roots. */
-static void clause_protect_one(struct list *l, const char *clause, const char *path,
-                               const cf_plan *plan, const cf_clause_facts *f) {
+/* The entry of bwrap's plan for `path` (canonical where it exists), or
+ * NULL when nothing protects it. */
+static const cf_protected *bound_entry(const cf_plan *plan, const char *path, bool *via_link) {
 	char *real = realpath(path, NULL);
-	bool exists = real && listed(plan->protect, real);
-	const char *subject = path;
+	const cf_protected *found = NULL;
+	/* An entry at the path, or above it (a stand-in for a missing parent
+	 * covers everything below it). */
+	for (size_t i = 0; i < plan->n_protected && !found; i++)
+		if (cf_path_at_or_under(path, plan->protected_paths[i].path) ||
+		    (real && cf_path_at_or_under(real, plan->protected_paths[i].path)))
+			found = &plan->protected_paths[i];
+	/* Resolved through a symlink: what it points to is bound, the link
+	 * itself (no mount sits on one) could be re-pointed. */
+	*via_link = real && strcmp(real, path) != 0;
 	free(real);
+	return found;
+}
+
+/* One protectedPaths entry inside the writable roots. */
+static void clause_protect_one(struct list *l, const char *path, const cf_plan *plan,
+                               const cf_clause_facts *f) {
+	const cf_protected *e;
+	bool via_link = false;
 	switch (f->runner) {
 	case CONFINE_RUNNER_BWRAP:
 	case CONFINE_RUNNER_RUNNER_COMMAND:
-		if (exists)
-			add(l, clause, subject, CONFINE_CLAUSE_ENFORCED, mode_layers(f) & ~CONFINE_LAYER_LANDLOCK,
-			    NULL, NULL);
+		e = bound_entry(plan, path, &via_link);
+		if (e && via_link)
+			add(l, "protectedPaths", path, CONFINE_CLAUSE_PARTIAL, CONFINE_LAYER_BWRAP, NULL,
+			    "a symbolic link on its way (or the path itself) leads to what is bound; the "
+			    "link can be re-pointed, as no mount sits on a link");
+		else if (!e)
+			add(l, "protectedPaths", path, CONFINE_CLAUSE_UNENFORCED, 0, NULL,
+			    "it does not exist at the start and nothing stands in for it (an argv for "
+			    "another process gets no stand-in), or a symbolic link on its way could be "
+			    "re-pointed");
+		else if (!f->spawned_here || f->runner != CONFINE_RUNNER_BWRAP)
+			/* A mount sits on a name: a save on the host (a rename over it)
+			 * detaches it, and nothing of confine's is there to notice. */
+			add(l, "protectedPaths", path, CONFINE_CLAUSE_PARTIAL, CONFINE_LAYER_BWRAP, NULL,
+			    "held by its name: a save on the host over it detaches the read-only bind, "
+			    "and an argv for another process has no spawner of confine's to notice");
 		else
-			add(l, clause, subject, CONFINE_CLAUSE_UNENFORCED, 0, NULL,
-			    "it does not exist at the start, and a read-only bind covers only what exists: "
-			    "the command may create it");
+			add(l, "protectedPaths", path, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL,
+			    e->exists ? NULL
+			              : "it does not exist at the start: a stand-in is bound read-only "
+			                "for the run (visible on the host until it ends)");
 		break;
 	case CONFINE_RUNNER_LANDLOCK:
-		add(l, clause, subject, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+		add(l, "protectedPaths", path, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
 		    "Landlock cannot keep a path read-only inside a directory it grants writable");
 		break;
 	case CONFINE_RUNNER_SEATBELT:
-		add(l, clause, subject, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SEATBELT, NULL, NULL);
+		add(l, "protectedPaths", path, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SEATBELT, NULL, NULL);
 		break;
 	case CONFINE_RUNNER_NONE:
 	default:
@@ -166,14 +196,10 @@ static void clause_protect_one(struct list *l, const char *clause, const char *p
 	}
 }
 
-static bool is_directory(const char *path) {
-	struct stat st;
-	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 static void clause_protections(struct list *l, const confine_policy *p, const cf_plan *plan,
                                const cf_clause_facts *f) {
 	char path[PATH_MAX];
+	bool any_default = false;
 	if (p->mode != CONFINE_MODE_WORKSPACE_WRITE) {
 		/* Nothing is writable: every protected path holds by the mode. */
 		for (size_t i = 0; p->protected_paths && p->protected_paths[i]; i++)
@@ -184,23 +210,42 @@ static void clause_protections(struct list *l, const confine_policy *p, const cf
 	for (size_t i = 0; p->protected_paths && p->protected_paths[i]; i++) {
 		const char *pp = p->protected_paths[i];
 		if (pp[0] == '/') {
-			clause_protect_one(l, "protectedPaths", pp, plan, f);
+			clause_protect_one(l, pp, plan, f);
 			continue;
 		}
 		for (size_t k = 0; plan->writable[k]; k++)
 			if (join(path, sizeof path, plan->writable[k], pp) == 0)
-				clause_protect_one(l, "protectedPaths", path, plan, f);
+				clause_protect_one(l, path, plan, f);
 	}
 	if (!p->default_protections)
 		return;
-	for (size_t k = 0; plan->writable[k]; k++) {
-		static const char *const targets[] = { ".git/hooks", ".git/config" };
-		if (join(path, sizeof path, plan->writable[k], ".git") < 0 || !is_directory(path))
+	/* The git surface of every repository the bounded walk found (the plan
+	 * is bwrap's on every rung, so Landlock names what it leaves open). */
+	for (size_t i = 0; i < plan->n_protected; i++) {
+		const cf_protected *e = &plan->protected_paths[i];
+		if (e->explicit_entry)
 			continue;
-		for (size_t t = 0; t < 2; t++)
-			if (join(path, sizeof path, plan->writable[k], targets[t]) == 0)
-				clause_protect_one(l, "defaultProtections", path, plan, f);
+		any_default = true;
+		if (bwrap_shaped(f))
+			add(l, "defaultProtections", e->path, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP,
+			    NULL, e->exists ? NULL : "a stand-in is bound read-only for the run");
+		else if (f->runner == CONFINE_RUNNER_LANDLOCK)
+			add(l, "defaultProtections", e->path, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+			    "Landlock cannot keep a repository's git files read-only inside a writable "
+			    "grant: gitHazards reports what the run changes there");
+		else
+			add(l, "defaultProtections", e->path, CONFINE_CLAUSE_ENFORCED,
+			    CONFINE_LAYER_SEATBELT, NULL, NULL);
 	}
+	if (bwrap_shaped(f) && plan->defaults_unprotected)
+		add(l, "defaultProtections", NULL, CONFINE_CLAUSE_UNENFORCED, 0, NULL,
+		    "part of a repository could not be protected: missing with nothing to stand in, a "
+		    "symbolic link on its way, or the walk's bound");
+	else if (f->runner == CONFINE_RUNNER_LANDLOCK && !any_default)
+		/* A repository the run creates is not protected either. */
+		add(l, "defaultProtections", NULL, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+		    "Landlock keeps no repository's hooks and config read-only, one the run creates "
+		    "included: gitHazards reports what the run leaves");
 }
 
 static void clause_deny_read(struct list *l, const confine_policy *p, const cf_plan *plan,
@@ -209,6 +254,9 @@ static void clause_deny_read(struct list *l, const confine_policy *p, const cf_p
 		const char *d = p->deny_read[i];
 		char *real = realpath(d, NULL);
 		bool exists = real && listed(plan->deny, real);
+		bool in_writable = false;
+		for (size_t k = 0; exists && plan->writable[k] && !in_writable; k++)
+			in_writable = cf_path_at_or_under(real, plan->writable[k]);
 		if (!exists) {
 			add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED, 0, NULL,
 			    "it does not exist at the start: nothing to hide");
@@ -217,10 +265,24 @@ static void clause_deny_read(struct list *l, const confine_policy *p, const cf_p
 			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
 			    "it lies inside a directory Landlock grants writable, and Landlock cannot take "
 			    "read access away below a grant");
+		} else if (bwrap_shaped(f) && !cf_path_at_or_under(real, "/tmp") &&
+		           (in_writable || !(f->layered && f->runner == CONFINE_RUNNER_BWRAP))) {
+			/* bwrap masks a name; a save on the host (a rename over it)
+			 * detaches the mask, and only the inner Landlock layer, whose
+			 * rules follow inodes, keeps the new file out: outside its
+			 * write grants. */
+			add(l, "denyRead", d, CONFINE_CLAUSE_PARTIAL,
+			    CONFINE_LAYER_BWRAP | (f->layered ? CONFINE_LAYER_LANDLOCK : 0), NULL,
+			    "held by its name: a save on the host over it (a rename onto the name) "
+			    "detaches bwrap's mask, and %s",
+			    in_writable ? "it lies inside a writable root, where no Landlock rule can follow"
+			                : "an argv without the launcher's Landlock layer has nothing that "
+			                  "follows the file");
 		} else {
 			add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED,
-			    bwrap_shaped(f) ? (mode_layers(f) & ~CONFINE_LAYER_LANDLOCK) : mode_layers(f), NULL,
-			    NULL);
+			    bwrap_shaped(f) ? (CONFINE_LAYER_BWRAP | (f->layered ? CONFINE_LAYER_LANDLOCK : 0))
+			                    : mode_layers(f),
+			    NULL, NULL);
 		}
 		free(real);
 	}
@@ -407,7 +469,13 @@ int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
 		return -EINVAL;
 	if ((r = cf_patterns_expand(policy, &expanded, &reports, &n_reports)) < 0)
 		return r;
-	if ((r = cf_plan_make(expanded ? expanded : policy, &plan)) < 0) {
+	/* bwrap's plan on every rung: what bwrap holds, and on the others
+	 * the repositories whose git surface they leave open. */
+	if ((r = cf_plan_make(expanded ? expanded : policy,
+	                      CF_PLAN_BWRAP | (facts->runner == CONFINE_RUNNER_BWRAP && facts->spawned_here
+	                                               ? CF_PLAN_PLACEHOLDERS
+	                                               : 0),
+	                      &plan)) < 0) {
 		cf_pattern_reports_free(reports, n_reports);
 		if (expanded) {
 			cf_policy_clear(expanded);

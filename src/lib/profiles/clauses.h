@@ -19,6 +19,9 @@ typedef struct cf_clause_facts {
 	confine_runner runner;
 	/* bwrap with the launcher inside it (doc/SPEC.md 14). */
 	bool layered;
+	/* An argv the library spawns itself (its stand-ins for missing
+	 * protected paths, its before-and-after check of protected files). */
+	bool spawned_here;
 	/* The kernel's Landlock ABI, 0 or less when none. */
 	int landlock_abi;
 	/* The launcher will run its supervisor (seccomp user notification). */

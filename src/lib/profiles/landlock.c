@@ -187,7 +187,7 @@ int confine_profile_landlock(const confine_policy *policy, char ***ret) {
 
 	if (!ret)
 		return -EINVAL;
-	r = cf_plan_make(policy, &plan);
+	r = cf_plan_make(policy, 0, &plan);
 	if (r < 0)
 		return r;
 	r = landlock_tokens(policy, &plan, &tokens);

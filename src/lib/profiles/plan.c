@@ -27,26 +27,9 @@ static bool is_directory(const char *path) {
 	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/*
- * One path to protect, `candidate` (absolute, maybe not existing): recorded
- * in protect_all, and in protect when it exists and, resolved, still lies
- * inside a writable root (a symlink pointing out of every root leads
- * somewhere already read-only). Returns 1 when it exists, 0 when not.
- */
-static int protect_one(cf_plan *plan, const char *candidate) {
-	char *real;
-	int r = push_unique(&plan->protect_all, candidate);
-	bool inside = false;
-	if (r < 0)
-		return r;
-	real = realpath(candidate, NULL);
-	if (!real)
-		return errno == ENOMEM ? -ENOMEM : 0;
-	for (size_t i = 0; plan->writable[i] && !inside; i++)
-		inside = cf_path_at_or_under(real, plan->writable[i]);
-	r = inside ? push_unique(&plan->protect, real) : 0;
-	free(real);
-	return r < 0 ? r : 1;
+/* `path` (absolute, maybe not existing) for Seatbelt, which denies by path. */
+static int protect_by_path(cf_plan *plan, const char *path) {
+	return push_unique(&plan->protect_all, path);
 }
 
 static int join(char *out, size_t size, const char *root, const char *rel) {
@@ -54,43 +37,38 @@ static int join(char *out, size_t size, const char *root, const char *rel) {
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
+/* Seatbelt's list (and whether defaults apply): protectedPaths under each
+ * root, then `.git/hooks` and `.git/config` of each root whose `.git` is a
+ * directory. bwrap's much fuller list is protect.c's. */
 static int plan_protections(const confine_policy *policy, cf_plan *plan) {
 	char path[PATH_MAX];
 	int r;
 	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
 		const char *p = policy->protected_paths[i];
 		if (p[0] == '/') {
-			if ((r = protect_one(plan, p)) < 0)
+			if ((r = protect_by_path(plan, p)) < 0)
 				return r;
-			if (r == 0)
-				plan->explicit_missing = true;
 			continue;
 		}
 		for (size_t k = 0; plan->writable[k]; k++) {
 			if (join(path, sizeof path, plan->writable[k], p) < 0)
 				continue;
-			if ((r = protect_one(plan, path)) < 0)
+			if ((r = protect_by_path(plan, path)) < 0)
 				return r;
-			if (r == 0)
-				plan->explicit_missing = true;
 		}
 	}
 	if (!policy->default_protections)
 		return 0;
 	for (size_t k = 0; plan->writable[k]; k++) {
 		static const char *const targets[] = { ".git/hooks", ".git/config" };
-		/* A `.git` *directory*: a `.git` file (worktree, submodule) points
-		 * elsewhere and is not covered (doc/POLICY.md). */
 		if (join(path, sizeof path, plan->writable[k], ".git") < 0 || !is_directory(path))
 			continue;
 		plan->defaults_apply = true;
 		for (size_t t = 0; t < 2; t++) {
 			if (join(path, sizeof path, plan->writable[k], targets[t]) < 0)
 				continue;
-			if ((r = protect_one(plan, path)) < 0)
+			if ((r = protect_by_path(plan, path)) < 0)
 				return r;
-			if (r == 0)
-				plan->defaults_missing = true;
 		}
 	}
 	return 0;
@@ -121,9 +99,9 @@ static int plan_deny(const confine_policy *policy, cf_plan *plan) {
 	return 0;
 }
 
-static int plan_make_literal(const confine_policy *policy, cf_plan *ret);
+static int plan_make_literal(const confine_policy *policy, unsigned flags, cf_plan *ret);
 
-int cf_plan_make(const confine_policy *policy, cf_plan *ret) {
+int cf_plan_make(const confine_policy *policy, unsigned flags, cf_plan *ret) {
 	confine_policy *expanded = NULL;
 	cf_pattern_report *reports = NULL;
 	size_t n = 0;
@@ -133,7 +111,7 @@ int cf_plan_make(const confine_policy *policy, cf_plan *ret) {
 	/* Patterns become the paths they match now (doc/SPEC.md 15). */
 	if ((r = cf_patterns_expand(policy, &expanded, &reports, &n)) < 0)
 		return r;
-	r = plan_make_literal(expanded ? expanded : policy, ret);
+	r = plan_make_literal(expanded ? expanded : policy, flags, ret);
 	cf_pattern_reports_free(reports, n);
 	if (expanded) {
 		cf_policy_clear(expanded);
@@ -142,7 +120,7 @@ int cf_plan_make(const confine_policy *policy, cf_plan *ret) {
 	return r;
 }
 
-static int plan_make_literal(const confine_policy *policy, cf_plan *ret) {
+static int plan_make_literal(const confine_policy *policy, unsigned flags, cf_plan *ret) {
 	cf_plan plan;
 	int r = 0;
 	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
@@ -158,6 +136,8 @@ static int plan_make_literal(const confine_policy *policy, cf_plan *ret) {
 			r = push_unique(&plan.writable, policy->writable_roots[i]);
 		if (r == 0)
 			r = plan_protections(policy, &plan);
+		if (r == 0 && (flags & CF_PLAN_BWRAP))
+			r = cf_plan_bwrap_protections(policy, flags, &plan);
 	}
 	if (r == 0)
 		r = plan_deny(policy, &plan);
@@ -173,8 +153,11 @@ void cf_plan_clear(cf_plan *plan) {
 	if (!plan)
 		return;
 	confine_strv_free(plan->writable);
-	confine_strv_free(plan->protect);
 	confine_strv_free(plan->protect_all);
+	for (size_t i = 0; i < plan->n_protected; i++)
+		free(plan->protected_paths[i].path);
+	free(plan->protected_paths);
+	confine_strv_free(plan->pins);
 	confine_strv_free(plan->deny);
 	free(plan->deny_is_dir);
 	memset(plan, 0, sizeof *plan);

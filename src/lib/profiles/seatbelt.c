@@ -150,7 +150,7 @@ int confine_profile_seatbelt(const confine_policy *policy, const char *tmpdir, c
 
 	if (!ret)
 		return -EINVAL;
-	r = cf_plan_make(policy, &plan);
+	r = cf_plan_make(policy, 0, &plan);
 	if (r < 0)
 		return r;
 	r = seatbelt_text(policy, &plan, tmpdir, &buf);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "policy-internal.h"
 #include "profiles/plan.h"
 #include "util.h"
 
@@ -26,17 +27,59 @@ static bool any(char *const *list) {
 	return list && list[0];
 }
 
-int confine_policy_unenforced(const confine_policy *policy, confine_runner runner,
-                              confine_unenforced *ret) {
+/*
+ * Whether some denyRead mask bwrap makes holds only as long as nobody
+ * outside replaces the name: a mount sits on a dentry, and a rename over
+ * that name on the host (what editors and dotenv tools do to save) puts a
+ * new file there that the mask does not cover (issue 21.4, verified). Only
+ * the launcher's Landlock layer, whose rules follow inodes, keeps the new
+ * file unreadable, and it can do so only outside its write grants. So: an
+ * entry inside a writable root, or any entry of an argv without the layer.
+ */
+static bool deny_held_by_name_only(const cf_plan *plan, bool landlock_layer) {
+	for (size_t i = 0; i < plan->n_deny; i++) {
+		bool in_writable = false;
+		for (size_t k = 0; plan->writable[k] && !in_writable; k++)
+			in_writable = cf_path_at_or_under(plan->deny[i], plan->writable[k]);
+		/* bwrap's private /tmp hides the host's: nothing there to mask */
+		if (!in_writable && cf_path_at_or_under(plan->deny[i], "/tmp"))
+			continue;
+		if (in_writable || !landlock_layer)
+			return true;
+	}
+	return false;
+}
+
+/* A protectedPaths entry is bound: in an argv others spawn, its mount
+ * holds only while nobody outside replaces the name (a save on the host
+ * detaches it, as for denyRead above), and no spawner of ours is there to
+ * notice: held by name only. The library's own runs compare each protected
+ * path's identity before and after the run instead and report a
+ * replacement in the outcome (spawn/placeholders.c). */
+static bool explicit_bound(const cf_plan *plan) {
+	for (size_t i = 0; i < plan->n_protected; i++)
+		if (plan->protected_paths[i].explicit_entry)
+			return true;
+	return false;
+}
+
+int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
+                             confine_unenforced *ret) {
 	confine_unenforced u;
 	cf_plan plan;
+	unsigned flags = 0;
 	bool ww;
 	int r;
 
 	if (!ret || (runner != CONFINE_RUNNER_BWRAP && runner != CONFINE_RUNNER_LANDLOCK &&
 	             runner != CONFINE_RUNNER_SEATBELT && runner != CONFINE_RUNNER_RUNNER_COMMAND))
 		return -EINVAL;
-	r = cf_plan_make(policy, &plan);
+	/* The same plan the rung's profile is made from. */
+	if (runner == CONFINE_RUNNER_BWRAP || runner == CONFINE_RUNNER_RUNNER_COMMAND)
+		flags = CF_PLAN_BWRAP | (runner == CONFINE_RUNNER_BWRAP && (how & CF_ARGV_SPAWNED_HERE)
+		                                 ? CF_PLAN_PLACEHOLDERS
+		                                 : 0);
+	r = cf_plan_make(policy, flags, &plan);
 	if (r < 0)
 		return r;
 	memset(&u, 0, sizeof u);
@@ -45,12 +88,19 @@ int confine_policy_unenforced(const confine_policy *policy, confine_runner runne
 	switch (runner) {
 	case CONFINE_RUNNER_BWRAP:
 	case CONFINE_RUNNER_RUNNER_COMMAND:
-		/* A bind covers only what exists: a protected path missing at the
-		 * start could be created by the command. */
-		if (ww && plan.explicit_missing)
+		/* A protected path left open: missing with nothing to stand in for
+		 * it (an argv others spawn: no placeholders), a symlink on its way
+		 * the command could re-point, a bound reached; or held by its name
+		 * only (explicit_bound). */
+		if (ww && (plan.explicit_unprotected ||
+		           (!(runner == CONFINE_RUNNER_BWRAP && (how & CF_ARGV_SPAWNED_HERE)) &&
+		            explicit_bound(&plan))))
 			add(&u, "protectedPaths", true);
-		if (ww && plan.defaults_missing)
+		if (ww && plan.defaults_unprotected)
 			add(&u, "defaultProtections", false);
+		if (deny_held_by_name_only(&plan, runner == CONFINE_RUNNER_BWRAP &&
+		                                          (how & CF_ARGV_LANDLOCK_LAYER)))
+			add(&u, "denyRead", true);
 		break;
 	case CONFINE_RUNNER_LANDLOCK: {
 		bool deny_unenforced = false;
@@ -58,7 +108,9 @@ int confine_policy_unenforced(const confine_policy *policy, confine_runner runne
 		 * carve-out inside a writable grant. */
 		if (ww && any(policy->protected_paths))
 			add(&u, "protectedPaths", true);
-		if (ww && plan.defaults_apply)
+		/* never enforced here, whatever repositories there are (nested
+		 * ones, or one the run makes): gitHazards reports instead */
+		if (ww && policy->default_protections)
 			add(&u, "defaultProtections", false);
 		for (size_t i = 0; i < plan.n_deny && !deny_unenforced; i++)
 			deny_unenforced = strcmp(plan.deny[i], "/") == 0 ||
@@ -89,4 +141,10 @@ int confine_policy_unenforced(const confine_policy *policy, confine_runner runne
 	cf_plan_clear(&plan);
 	*ret = u;
 	return 0;
+}
+
+/* For an argv another process spawns: no placeholders, no inner layer. */
+int confine_policy_unenforced(const confine_policy *policy, confine_runner runner,
+                              confine_unenforced *ret) {
+	return cf_policy_unenforced_for(policy, runner, 0, ret);
 }

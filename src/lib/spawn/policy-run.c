@@ -17,6 +17,7 @@
 
 struct cf_policy_run {
 	char *temp_dir;          /* the run's private temp dir, removed after it */
+	struct cf_placeholders *placeholders; /* layered bwrap: made before, removed after */
 	char **scan_roots;       /* workspace-write: the writable roots; else NULL */
 	cf_git_snapshot *before; /* what git would read there, before the run */
 };
@@ -56,8 +57,9 @@ static bool env_has(char *const *env, const char *name) {
 	return false;
 }
 
-int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp) {
-	const confine_argv *c = p->confined;
+int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp,
+                          confine_error *err) {
+	confine_argv *c = p->confined;
 	const confine_policy *policy;
 	struct cf_policy_run *run;
 	char **env = NULL;
@@ -68,10 +70,10 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 		return 0; /* danger-full-access: the environment unchanged */
 	policy = &c->policy;
 	if (!(run = calloc(1, sizeof *run)))
-		return -ENOMEM;
+		goto oom;
 	p->policy_run = run;
 	if ((r = confine_env_filter(envp, &policy->env, policy->mode, &env)) < 0)
-		return r;
+		goto oom;
 
 	if (policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp) {
 		bool private_tmp = c->runner_facts & CONFINE_RUNNER_FACT_PRIVATE_TMP;
@@ -86,6 +88,16 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 				r = env_put(&env, "TMPDIR", "/tmp");
 			if (r < 0)
 				goto oom;
+		}
+	}
+	/* The layered bwrap argv binds placeholders for protected paths that
+	 * do not exist yet: they are made before the snapshot below, so both
+	 * walks see them alike. */
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && c->runner == CONFINE_RUNNER_BWRAP &&
+	    (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL)) {
+		if ((r = cf_placeholders_make(c, &run->placeholders, err)) < 0) {
+			confine_strv_free(env);
+			return r;
 		}
 	}
 	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->workspace_root) {
@@ -103,7 +115,7 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 	return 0;
 oom:
 	confine_strv_free(env);
-	return -ENOMEM;
+	return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM, "out of memory");
 }
 
 static void remove_temp(struct cf_policy_run *run) {
@@ -112,6 +124,13 @@ static void remove_temp(struct cf_policy_run *run) {
 		free(run->temp_dir);
 		run->temp_dir = NULL;
 	}
+}
+
+static int add_unenforced(confine_outcome *o, const char *key) {
+	for (size_t i = 0; o->unenforced && o->unenforced[i]; i++)
+		if (strcmp(o->unenforced[i], key) == 0)
+			return 0;
+	return cf_strv_push(&o->unenforced, key);
 }
 
 int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
@@ -132,6 +151,18 @@ int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 		confine_strv_free(run->scan_roots);
 		run->scan_roots = NULL;
 	}
+	if (run->placeholders && r == 0) {
+		bool explicit_replaced, default_replaced;
+		cf_placeholders_replaced(run->placeholders, &explicit_replaced, &default_replaced);
+		/* Replaced on the host during the run: its mount was gone from
+		 * then on (doc/SPEC.md 15). */
+		if (explicit_replaced && (r = add_unenforced(o, "protectedPaths")) == 0)
+			o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
+		if (r == 0 && default_replaced)
+			r = add_unenforced(o, "defaultProtections");
+	}
+	cf_placeholders_release(run->placeholders);
+	run->placeholders = NULL;
 	remove_temp(run);
 	return r;
 }
@@ -141,6 +172,7 @@ void cf_policy_run_release(confine_process *p) {
 	if (!run)
 		return;
 	remove_temp(run);
+	cf_placeholders_release(run->placeholders);
 	confine_strv_free(run->scan_roots);
 	cf_git_snapshot_free(run->before);
 	free(run);

@@ -219,6 +219,21 @@ static int classify(const confine_process *p, confine_outcome *o) {
 			if (!cf_clauses_all_enforced(o->clauses, o->n_clauses))
 				o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 		}
+		/* On bwrap, only the Landlock layer keeps a denyRead name
+		 * unreadable once the host replaces the file (a mask sits on a
+		 * dentry, doc/SPEC.md 15): without it (--best-effort on a kernel
+		 * without Landlock) a denyRead holds by name only. */
+		if (c->runner == CONFINE_RUNNER_BWRAP && p->channel.layers_seen &&
+		    !(p->channel.layers & (LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_LANDLOCK_PARTIAL)) &&
+		    c->policy.deny_read &&
+		    c->policy.deny_read[0]) {
+			bool listed = false;
+			for (size_t i = 0; o->unenforced && o->unenforced[i] && !listed; i++)
+				listed = strcmp(o->unenforced[i], "denyRead") == 0;
+			if (!listed && cf_strv_push(&o->unenforced, "denyRead") < 0)
+				return -ENOMEM;
+			o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
+		}
 		goto denial;
 	}
 	{

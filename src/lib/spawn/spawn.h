@@ -216,15 +216,36 @@ void cf_tree_kill_after_leader(const confine_process *p) CONFINE_HIDDEN;
 
 /* For a confined run: the command's environment from `envp` (the policy's
  * env filter, TMPDIR for the temp area) into *ret_envp (NULL for an
- * unconfined run: envp unchanged), and what to do after the run.
- * 0 or -ENOMEM. */
-int cf_policy_run_prepare(confine_process *p, const char *const *envp,
-                          char ***ret_envp) CONFINE_HIDDEN;
+ * unconfined run: envp unchanged), the placeholders of a layered bwrap run
+ * (which may drop a bind from p->confined->argv), and what to do after the
+ * run. 0, or a negative errno with `err` set. */
+int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp,
+                          confine_error *err) CONFINE_HIDDEN;
 /* After the run settled: the git-hazard scan into `o`, the temp dir's
  * removal. 0 or -ENOMEM. */
 int cf_policy_run_finish(confine_process *p, confine_outcome *o) CONFINE_HIDDEN;
 /* From confine_process_free(): removes the temp dir if still there. */
 void cf_policy_run_release(confine_process *p) CONFINE_HIDDEN;
+/* Placeholders for the protected paths that do not exist yet
+ * (placeholders.c, doc/SPEC.md 15): made (or adopted from a run that is
+ * gone) and share-locked before a layered bwrap run of `c` starts; a bind
+ * of one this process cannot create is dropped from c->argv (the command
+ * could not create it either). 0 and *ret, or a negative errno with `err`
+ * set. */
+struct cf_placeholders;
+int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret,
+                         confine_error *err) CONFINE_HIDDEN;
+/* After the run: whether a protected path bound by the run (a placeholder
+ * or not; protectedPaths or a default protection) is no longer the file or
+ * directory it was when the run started. Only the host can have done that
+ * (in the sandbox each is a mount point), and the mount on it was then
+ * detached for the rest of the run: what is at the name now was not kept
+ * read-only. */
+void cf_placeholders_replaced(const struct cf_placeholders *placeholders, bool *explicit_replaced,
+                              bool *default_replaced) CONFINE_HIDDEN;
+/* After the run: unlocks, and removes each one no other run holds that is
+ * still as made. Accepts NULL. */
+void cf_placeholders_release(struct cf_placeholders *placeholders) CONFINE_HIDDEN;
 /* Removes `path` and everything below it, no symlink followed. */
 void cf_temp_dir_remove(const char *path) CONFINE_HIDDEN;
 /* Whether `path` is a temp dir confine_policy_make_temp_dir() made: its

@@ -400,13 +400,13 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 		                    "spawn needs a result pointer");
 	if (!(p = process_new(o)))
 		return oom(err);
-	if (adopt_options(p, o, &argv) < 0 ||
-	    !(candidates = cf_exec_candidates(argv[0], o->envp)) ||
-	    cf_policy_run_prepare(p, o->envp ? o->envp : (const char *const *)cf_environ,
-	                          &run_envp) < 0) {
+	if (adopt_options(p, o, &argv) < 0 || !(candidates = cf_exec_candidates(argv[0], o->envp))) {
 		r = oom(err);
 		goto fail;
 	}
+	if ((r = cf_policy_run_prepare(p, o->envp ? o->envp : (const char *const *)cf_environ,
+	                               &run_envp, err)) < 0)
+		goto fail;
 	if ((r = plan_child(p, o, argv, candidates, &plan, &f, err)) < 0)
 		goto fail;
 	if (run_envp)

@@ -132,13 +132,16 @@ def test_git_protections(w):
                "f=$(mktemp -p . file-XXXXXX) && git add $f && "
                "git -c user.email=t@e -c user.name=t commit -q -m work && echo committed")
     results = w.both("workspace-write", [], command)
-    for code, out, err, unenforced in results:
+    for i, (code, out, err, unenforced) in enumerate(results):
         check("committed" in out, "git commit failed under the default protections", err)
         if w.runner == "bwrap":
             check(not os.path.exists(hook), "bwrap: the hook was created", err)
             with open(config) as f:
                 check(f.read() == config_before, "bwrap: .git/config changed")
-            check("defaultProtections" not in unenforced, "bwrap: unenforced", unenforced)
+            # The wrap argv (i == 1) cannot stand a placeholder in for the
+            # missing .git/commondir (nobody would remove it): listed.
+            listed = "defaultProtections" in unenforced
+            check(listed == (i == 1), "bwrap: unenforced", (i, unenforced))
         else:
             check("defaultProtections" in unenforced, "landlock: unenforced", unenforced)
     if w.runner != "bwrap":
@@ -185,11 +188,14 @@ def test_hazards_by_comparison(w):
         # The same length every time: only the content tells.
         out = w.bash("workspace-write", [], "printf '#!/bin/sh\\necho %02d\\n' > "
                      "pairs/.git/hooks/pre-commit; chmod +x pairs/.git/hooks/pre-commit" % i)
-        check(out["exitCode"] == 0, "the writing run failed", out)
-        # Reported exactly when it landed (a rung that protects the nested
-        # repository keeps it out; one that cannot, reports it).
+        # Reported exactly when it landed (bwrap protects the nested
+        # repository's hooks and keeps it out; Landlock cannot, and reports it).
         landed = os.path.exists(hook) and open(hook).read() == "#!/bin/sh\necho %02d\n" % i
-        check(landed or w.runner != "landlock", "landlock: the hook did not land (pair %d)" % i)
+        if w.runner == "bwrap":
+            check(out["exitCode"] != 0 and not landed, "bwrap: the hook landed (pair %d)" % i, out)
+        else:
+            check(out["exitCode"] == 0, "the writing run failed", out)
+            check(landed, "landlock: the hook did not land (pair %d)" % i)
         want = [{"path": hook, "kind": "hook"}] if landed else []
         check(out["sandbox"]["gitHazards"] == want,
               "pair %d: the report does not match the disk" % i, out["sandbox"])
@@ -243,9 +249,13 @@ def test_deny_read(w):
         f.write(SECRET + "\n")
     for mode in ("read-only", "workspace-write"):
         results = w.both(mode, ["--deny-read", outside], "cat '%s'; echo done" % outside)
-        for code, out, err, unenforced in results:
+        for i, (code, out, err, unenforced) in enumerate(results):
             check(SECRET not in out, "denyRead: %s readable in %s" % (outside, mode), out)
-            check("denyRead" not in unenforced, "denyRead unenforced outside grants", unenforced)
+            # bwrap's mask alone sits on the name, which a rename on the host
+            # replaces; only the launcher's Landlock layer (in-process, i == 0)
+            # follows the inode (doc/SPEC.md 15): a plain wrap argv says so.
+            held_by_name = w.runner == "bwrap" and i == 1
+            check(("denyRead" in unenforced) == held_by_name, "denyRead unenforced", unenforced)
     results = w.both("read-only", ["--deny-read", secret], "cat .env; echo done")
     for code, out, err, unenforced in results:
         check(SECRET not in out, "denyRead: .env readable in read-only", out)
@@ -273,7 +283,10 @@ def test_deny_read_patterns(w):
         match = [c for c in clauses if c["subject"] == name]
         check(len(match) == 1, "a match is not its own clause", (name, clauses))
         if w.runner == "bwrap":
-            check(match[0]["status"] == "enforced", "bwrap: a match unenforced", match)
+            # Masked, but held by its name inside a writable root: a save on
+            # the host over it would detach the mask (doc/SPEC.md 15).
+            check(match[0]["status"] == "partial" and "bwrap" in match[0]["layers"],
+                  "bwrap: a match not masked", match)
         else:
             check(match[0]["status"] == "unenforced" and match[0]["needs"] == "bubblewrap",
                   "landlock: a match inside the workspace claimed", match)

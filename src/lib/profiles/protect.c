@@ -1,0 +1,624 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What bwrap keeps read-only inside the writable roots (doc/SPEC.md 15,
+ * issue 21.3), as a plan:
+ *
+ * - each protectedPaths entry, resolved (a symlink protects what it points
+ *   to), under each writable root for a relative one;
+ * - with the default protections, in every repository a bounded walk of the
+ *   writable roots finds (a `.git` directory, the gitdir a `.git` file
+ *   names, a bare repository, the submodules in `modules/`, the repository
+ *   a `commondir` names), what git reads and runs code from: `config`,
+ *   `config.worktree`, `commondir`, `hooks`, `info`, each
+ *   `worktrees/<name>/commondir` and `config.worktree`, and the `.git` file
+ *   itself;
+ * - every directory between a writable root and a protected path (a pin:
+ *   bound onto itself, so inside the sandbox it is a mount point, which
+ *   cannot be renamed or removed: `mv .git .git.old && cp -a .git.old .git`
+ *   and `mv conf conf.old && mkdir conf` fail with EBUSY);
+ * - a protected path that does not exist yet, under CF_PLAN_PLACEHOLDERS:
+ *   the first missing component of it, to be made by the spawner for the
+ *   time of the run (spawn/placeholders.c) and bound read-only, so it cannot
+ *   be created. Without the flag (an argv others spawn) it is reported.
+ *
+ * Reads the filesystem (lstat, realpath, directory listings, the first
+ * bytes of config and `.git` files); changes nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "git-hazards.h"
+#include "policy-internal.h"
+#include "profiles/plan.h"
+
+struct collect {
+	const confine_policy *policy;
+	cf_plan *plan;
+	unsigned flags;
+	cf_protected *items;
+	size_t n, cap;
+	char **gitdirs; /* visited */
+	size_t n_gitdirs;
+	size_t entries;
+	bool explicit_now; /* adding protectedPaths entries (not defaults) */
+	bool oom;
+};
+
+/* The writable root `path` lies at or under, or NULL (read-only there). */
+static const char *root_of(const cf_plan *plan, const char *path) {
+	for (size_t i = 0; plan->writable[i]; i++)
+		if (cf_path_at_or_under(path, plan->writable[i]))
+			return plan->writable[i];
+	return NULL;
+}
+
+static void add_item(struct collect *c, const char *path, cf_placeholder_kind kind, bool exists) {
+	const char *root = root_of(c->plan, path);
+	if (c->oom || !root || strcmp(root, path) == 0)
+		return; /* read-only already, or a root itself (never protected) */
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->items[i].path, path) == 0) {
+			if (c->items[i].kind == CF_PLACEHOLDER_NONE)
+				c->items[i].kind = kind;
+			c->items[i].explicit_entry |= c->explicit_now;
+			return;
+		}
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 16;
+		cf_protected *grown = realloc(c->items, cap * sizeof *grown);
+		if (!grown) {
+			c->oom = true;
+			return;
+		}
+		c->items = grown;
+		c->cap = cap;
+	}
+	if (!(c->items[c->n].path = strdup(path))) {
+		c->oom = true;
+		return;
+	}
+	c->items[c->n].kind = kind;
+	c->items[c->n].exists = exists;
+	c->items[c->n].explicit_entry = c->explicit_now;
+	c->n++;
+}
+
+/*
+ * `candidate` (absolute; its directory need not be canonical) is to stay
+ * read-only. Existing: its resolved path is protected (a symlink protects
+ * what it points to). Missing: the first missing component below the
+ * deepest existing directory is what the command would have to create;
+ * with placeholders it gets one (`leaf_kind` when it is the candidate
+ * itself, a directory otherwise), without, `*unprotected` is set. A path
+ * that exists but cannot be resolved (a dangling symlink, a loop, no
+ * permission) cannot be reasoned about: `*unprotected`.
+ */
+static void protect_path(struct collect *c, const char *candidate, cf_placeholder_kind leaf_kind,
+                         bool *unprotected) {
+	char prefix[PATH_MAX], missing[PATH_MAX];
+	char *real = realpath(candidate, NULL), *existing = NULL, *slash;
+	struct stat st;
+	size_t len;
+
+	if (real) {
+		add_item(c, real, leaf_kind, true);
+		free(real);
+		return;
+	}
+	if (errno == ENOMEM) {
+		c->oom = true;
+		return;
+	}
+	/* The deepest existing ancestor, resolved, and the component after it
+	 * in the candidate: the first one the command would have to create. */
+	len = strlen(candidate);
+	if (candidate[0] != '/' || len >= sizeof prefix) {
+		*unprotected = true;
+		return;
+	}
+	memcpy(prefix, candidate, len + 1);
+	for (;;) {
+		slash = strrchr(prefix, '/');
+		if (slash == prefix) {
+			prefix[1] = '\0';
+			existing = strdup("/");
+			break;
+		}
+		*slash = '\0';
+		if ((existing = realpath(prefix, NULL)) || errno == ENOMEM)
+			break;
+	}
+	if (!existing) {
+		c->oom = true;
+		return;
+	}
+	{
+		const char *first = candidate + strlen(prefix) + (strcmp(prefix, "/") == 0 ? 0 : 1);
+		size_t first_len = strcspn(first, "/");
+		bool leaf = first[first_len] == '\0';
+		int n = snprintf(missing, sizeof missing, "%s%s%.*s", existing,
+		                 strcmp(existing, "/") == 0 ? "" : "/", (int)first_len, first);
+		if (n < 0 || (size_t)n >= sizeof missing || strstr(first, "/..") ||
+		    strncmp(first, "..", 2) == 0 || lstat(missing, &st) == 0 || errno != ENOENT) {
+			/* too long; a `..` after a missing component (which one the
+			 * command would create depends on what it creates first); or
+			 * there after all but unresolvable (a dangling symlink the
+			 * command could make resolve, a loop, EACCES) */
+			*unprotected = true;
+		} else if (root_of(c->plan, existing)) {
+			/* the command could create it: stand something in for it */
+			if (c->flags & CF_PLAN_PLACEHOLDERS)
+				add_item(c, missing, leaf ? leaf_kind : CF_PLACEHOLDER_DIR, false);
+			else
+				*unprotected = true;
+		}
+		/* else: it would be created in a read-only place, i.e. never */
+	}
+	free(existing);
+}
+
+/* A path inside a gitdir (the gitdir canonical, the name fixed): protected
+ * as it is, or by what it points to when it is a symlink (then the name
+ * itself could be re-pointed: reported), or by a placeholder of `kind`
+ * when missing (CF_PLACEHOLDER_NONE: nothing when missing). */
+static void protect_git_entry(struct collect *c, const char *gitdir, const char *name,
+                              cf_placeholder_kind kind) {
+	char path[PATH_MAX];
+	struct stat st;
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", gitdir, name) >= sizeof path) {
+		c->plan->defaults_unprotected = true;
+		return;
+	}
+	if (lstat(path, &st) < 0) {
+		/* Missing from a canonical, existing gitdir: the entry itself is
+		 * the first missing component. */
+		if (errno != ENOENT)
+			c->plan->defaults_unprotected = true;
+		else if (kind != CF_PLACEHOLDER_NONE && (c->flags & CF_PLAN_PLACEHOLDERS))
+			add_item(c, path, kind, false);
+		else if (kind != CF_PLACEHOLDER_NONE && root_of(c->plan, gitdir))
+			c->plan->defaults_unprotected = true;
+		/* CF_PLACEHOLDER_NONE: git does not read it while it is missing */
+		return;
+	}
+	if (!S_ISLNK(st.st_mode)) {
+		add_item(c, path, kind, true); /* the gitdir is canonical: so is this */
+		return;
+	}
+	c->plan->defaults_unprotected = true; /* the link could be re-pointed */
+	protect_path(c, path, kind, &c->plan->defaults_unprotected);
+}
+
+/* Whether the config file at `path` mentions extensions.worktreeConfig
+ * (then git reads config.worktree): any mention counts. */
+static bool mentions_worktree_config(const char *path) {
+	char buf[65536];
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	got = read(fd, buf, sizeof buf);
+	close(fd);
+	return got > 0 && cf_contains_ci(buf, (size_t)got, "worktreeconfig", 14);
+}
+
+/* The first line of a small file (commondir, a `.git` file), or false. */
+static bool read_line(int dirfd_, const char *name, char *out, size_t size) {
+	ssize_t got;
+	int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	got = read(fd, out, size - 1);
+	close(fd);
+	if (got <= 0)
+		return false;
+	out[got] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+	return true;
+}
+
+static bool seen(struct collect *c, const char *gitdir) {
+	for (size_t i = 0; i < c->n_gitdirs; i++)
+		if (strcmp(c->gitdirs[i], gitdir) == 0)
+			return true;
+	if (cf_strv_push(&c->gitdirs, gitdir) < 0)
+		c->oom = true;
+	else
+		c->n_gitdirs++;
+	return false;
+}
+
+static void gitdir_surface(struct collect *c, const char *gitdir);
+
+/* Submodules' gitdirs under `dir` (a gitdir's `modules/`, whose names may
+ * hold slashes): each directory holding HEAD is one. */
+static void modules_walk(struct collect *c, const char *dir, int depth) {
+	DIR *d;
+	struct dirent *e;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while (!c->oom && (e = readdir(d))) {
+		char sub[PATH_MAX];
+		struct stat st;
+		if (e->d_name[0] == '.' &&
+		    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+			continue;
+		if (++c->entries > CF_GIT_SCAN_MAX_ENTRIES) {
+			c->plan->defaults_unprotected = true;
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= sizeof sub)
+			continue;
+		{
+			char head[PATH_MAX + 8];
+			if ((size_t)snprintf(head, sizeof head, "%s/HEAD", sub) < sizeof head &&
+			    access(head, F_OK) == 0) {
+				gitdir_surface(c, sub);
+				continue;
+			}
+		}
+		if (depth >= CF_GIT_SCAN_MAX_DEPTH)
+			c->plan->defaults_unprotected = true;
+		else
+			modules_walk(c, sub, depth + 1);
+	}
+	closedir(d);
+}
+
+/* What git reads and runs code from in the gitdir `gitdir` (canonical). */
+static void gitdir_surface(struct collect *c, const char *gitdir) {
+	char line[PATH_MAX], path[PATH_MAX * 2], *common = NULL;
+	bool full = true, worktree_config;
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (c->oom || !root_of(c->plan, gitdir) || seen(c, gitdir))
+		return; /* read-only already, or done */
+	if (c->n_gitdirs > CF_PLAN_MAX_GITDIRS) {
+		c->plan->defaults_unprotected = true;
+		return;
+	}
+	fd = open(gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* A commondir that names another directory makes this a linked
+	 * worktree's gitdir: config and hooks are the common one's. A
+	 * commondir naming this gitdir itself (".", a placeholder) does not. */
+	if (read_line(fd, "commondir", line, sizeof line)) {
+		int n = line[0] == '/' ? snprintf(path, sizeof path, "%s", line)
+		                       : snprintf(path, sizeof path, "%s/%s", gitdir, line);
+		if (n > 0 && (size_t)n < sizeof path)
+			common = realpath(path, NULL);
+		if (!common || strcmp(common, gitdir) != 0)
+			full = false;
+	}
+	close(fd);
+
+	protect_git_entry(c, gitdir, "commondir", full ? CF_PLACEHOLDER_COMMONDIR : CF_PLACEHOLDER_NONE);
+	/* A linked worktree's gitdir has none of these (git reads the common
+	 * directory's); a gitdir whose commondir was planted before the run
+	 * keeps its own for the day it is removed. */
+	protect_git_entry(c, gitdir, "config", full ? CF_PLACEHOLDER_FILE : CF_PLACEHOLDER_NONE);
+	protect_git_entry(c, gitdir, "hooks", full ? CF_PLACEHOLDER_DIR : CF_PLACEHOLDER_NONE);
+	protect_git_entry(c, gitdir, "info", full ? CF_PLACEHOLDER_DIR : CF_PLACEHOLDER_NONE);
+	/* config.worktree is read only under extensions.worktreeConfig, which
+	 * lives in the (protected) common config: a placeholder only then. */
+	if ((size_t)snprintf(path, sizeof path, "%s/config", full || !common ? gitdir : common) <
+	    sizeof path)
+		worktree_config = mentions_worktree_config(path);
+	else
+		worktree_config = true;
+	protect_git_entry(c, gitdir, "config.worktree",
+	                  worktree_config ? CF_PLACEHOLDER_FILE : CF_PLACEHOLDER_NONE);
+
+	/* Linked worktrees: what git reads in each worktrees/<name>/. */
+	if ((size_t)snprintf(path, sizeof path, "%s/worktrees", gitdir) < sizeof path &&
+	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		if (!(d = fdopendir(fd))) {
+			close(fd);
+		} else {
+			while (!c->oom && (e = readdir(d))) {
+				char sub[PATH_MAX * 2 + 16];
+				struct stat st;
+				if (e->d_name[0] == '.')
+					continue;
+				if (++c->entries > CF_GIT_SCAN_MAX_ENTRIES) {
+					c->plan->defaults_unprotected = true;
+					break;
+				}
+				if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+				    !S_ISDIR(st.st_mode))
+					continue;
+				if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) >= sizeof sub)
+					continue;
+				protect_git_entry(c, sub, "commondir", CF_PLACEHOLDER_NONE);
+				protect_git_entry(c, sub, "config.worktree",
+				                  worktree_config ? CF_PLACEHOLDER_FILE : CF_PLACEHOLDER_NONE);
+			}
+			closedir(d);
+		}
+	}
+	/* Submodules, checked out or not. */
+	if ((size_t)snprintf(path, sizeof path, "%s/modules", gitdir) < sizeof path)
+		modules_walk(c, path, 0);
+	if (common) {
+		if (!full)
+			gitdir_surface(c, common);
+		free(common);
+	}
+}
+
+/* `dir`'s `.git` is a file: it is protected itself (re-pointed, it would
+ * make git use another gitdir), and so is the gitdir it names, or what
+ * would stand there while it does not exist. */
+static void gitfile(struct collect *c, int dirfd_, const char *dir) {
+	char buf[PATH_MAX + 16], path[PATH_MAX * 2];
+	const char *line;
+	char *real;
+	int n;
+	if ((size_t)snprintf(path, sizeof path, "%s/.git", dir) >= sizeof path)
+		return;
+	add_item(c, path, CF_PLACEHOLDER_NONE, true);
+	if (!read_line(dirfd_, ".git", buf, sizeof buf) || strncmp(buf, "gitdir:", 7) != 0)
+		return;
+	line = buf + 7;
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (!*line)
+		return;
+	n = line[0] == '/' ? snprintf(path, sizeof path, "%s", line)
+	                   : snprintf(path, sizeof path, "%s/%s", dir, line);
+	if (n < 0 || (size_t)n >= sizeof path)
+		return;
+	if ((real = realpath(path, NULL))) {
+		gitdir_surface(c, real);
+		free(real);
+	} else if (errno == ENOENT) {
+		/* Named but missing: the command must not be able to make it. */
+		protect_path(c, path, CF_PLACEHOLDER_DIR, &c->plan->defaults_unprotected);
+	}
+}
+
+/* The walk: bounded like gitHazards' (depth, entries), no symlinked
+ * directory followed, each directory read once. */
+static void walk(struct collect *c, int fd, const char *dir, int depth) {
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	bool head = false, objects = false, config = false, dot_git = false;
+	char **subdirs = NULL;
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		const char *n = e->d_name;
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		if (++c->entries > CF_GIT_SCAN_MAX_ENTRIES) {
+			c->plan->defaults_unprotected = true;
+			break;
+		}
+		if (strcmp(n, "HEAD") == 0)
+			head = true;
+		else if (strcmp(n, "objects") == 0)
+			objects = true;
+		else if (strcmp(n, "config") == 0)
+			config = true;
+		else if (strcmp(n, ".git") == 0) {
+			dot_git = true;
+			continue;
+		}
+#ifdef DT_DIR
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+#endif
+		if (cf_strv_push(&subdirs, n) < 0) {
+			c->oom = true;
+			break;
+		}
+	}
+	if (head && objects && config) {
+		gitdir_surface(c, dir); /* a bare repository: not entered further */
+		goto done;
+	}
+	if (dot_git) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (fstatat(dirfd(d), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path) {
+			if (S_ISDIR(st.st_mode)) {
+				gitdir_surface(c, path);
+			} else if (S_ISREG(st.st_mode)) {
+				gitfile(c, dirfd(d), dir);
+			} else if (S_ISLNK(st.st_mode)) {
+				/* the link itself could be re-pointed */
+				char *real = realpath(path, NULL);
+				c->plan->defaults_unprotected = true;
+				if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
+					gitdir_surface(c, real);
+				free(real);
+			}
+		}
+	}
+	for (size_t i = 0; subdirs && subdirs[i] && !c->oom && c->entries <= CF_GIT_SCAN_MAX_ENTRIES;
+	     i++) {
+		char path[PATH_MAX];
+		int child;
+		if (depth >= CF_GIT_SCAN_MAX_DEPTH) {
+			c->plan->defaults_unprotected = true;
+			break;
+		}
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]) >= sizeof path)
+			continue;
+		/* O_NOFOLLOW: a symlink is not entered (ELOOP); a non-directory
+		 * of an unknown type fails with ENOTDIR */
+		child = openat(dirfd(d), subdirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (child >= 0)
+			walk(c, child, path, depth + 1);
+	}
+done:
+	confine_strv_free(subdirs);
+	closedir(d);
+}
+
+static int join(char *out, size_t size, const char *root, const char *rel) {
+	int n = snprintf(out, size, "%s%s%s", root, strcmp(root, "/") == 0 ? "" : "/", rel);
+	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+/* A relative protected path under `root`: a symlink on its way inside the
+ * root could be re-pointed by the command, so the name is not held. */
+static bool symlink_on_the_way(const char *root, const char *rel) {
+	char path[PATH_MAX];
+	size_t off = 0;
+	while (rel[off]) {
+		struct stat st;
+		size_t len = strcspn(rel + off, "/");
+		if (join(path, sizeof path, root, rel) < 0)
+			return true;
+		path[strlen(root) + (strcmp(root, "/") == 0 ? 0 : 1) + off + len] = '\0';
+		if (lstat(path, &st) < 0)
+			return false; /* missing from here on */
+		if (S_ISLNK(st.st_mode))
+			return true;
+		off += len;
+		while (rel[off] == '/')
+			off++;
+	}
+	return false;
+}
+
+static int by_path(const void *a, const void *b) {
+	return strcmp(((const cf_protected *)a)->path, ((const cf_protected *)b)->path);
+}
+
+static size_t depth_of(const char *path) {
+	size_t n = 0;
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+static int by_depth(const void *a, const void *b) {
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t dx = depth_of(x), dy = depth_of(y);
+	return dx != dy ? (dx < dy ? -1 : 1) : strcmp(x, y);
+}
+
+/* Drops what lies below another protected path (covered by it), then
+ * lists every directory between a root and a protected path, none at or
+ * below a protected path (they are read-only already). */
+static int finish(struct collect *c) {
+	cf_plan *plan = c->plan;
+	size_t kept = 0;
+	if (c->n > 1)
+		qsort(c->items, c->n, sizeof *c->items, by_path);
+	/* An explicit entry covered by another protected path makes that one
+	 * explicit: its being replaced is then the entry's business. */
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t j = 0; j < c->n; j++)
+			if (j != i && c->items[i].explicit_entry &&
+			    cf_path_at_or_under(c->items[i].path, c->items[j].path))
+				c->items[j].explicit_entry = true;
+	for (size_t i = 0; i < c->n; i++) {
+		bool covered = false;
+		for (size_t j = 0; j < c->n && !covered; j++)
+			covered = j != i && strcmp(c->items[i].path, c->items[j].path) != 0 &&
+			          cf_path_at_or_under(c->items[i].path, c->items[j].path);
+		if (covered)
+			free(c->items[i].path);
+		else
+			c->items[kept++] = c->items[i];
+	}
+	c->n = kept;
+	for (size_t i = 0; i < c->n; i++) {
+		const char *root = root_of(plan, c->items[i].path);
+		char dir[PATH_MAX];
+		char *slash;
+		if (!root || strlen(c->items[i].path) >= sizeof dir)
+			continue;
+		strcpy(dir, c->items[i].path);
+		while ((slash = strrchr(dir, '/')) && slash > dir) {
+			bool under_protected = false;
+			*slash = '\0';
+			if (!cf_path_at_or_under(dir, root) || strcmp(dir, root) == 0)
+				break;
+			for (size_t j = 0; j < c->n && !under_protected; j++)
+				under_protected = cf_path_at_or_under(dir, c->items[j].path);
+			if (under_protected)
+				continue;
+			{
+				bool listed = false;
+				for (size_t k = 0; plan->pins && plan->pins[k] && !listed; k++)
+					listed = strcmp(plan->pins[k], dir) == 0;
+				if (!listed && cf_strv_push(&plan->pins, dir) < 0)
+					return -ENOMEM;
+			}
+		}
+	}
+	if (plan->pins)
+		qsort(plan->pins, cf_strv_length((const char *const *)plan->pins), sizeof *plan->pins,
+		      by_depth);
+	plan->protected_paths = c->items;
+	plan->n_protected = c->n;
+	c->items = NULL;
+	c->n = c->cap = 0;
+	return 0;
+}
+
+int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_plan *plan) {
+	struct collect c;
+	char path[PATH_MAX];
+	int r;
+
+	memset(&c, 0, sizeof c);
+	c.policy = policy;
+	c.plan = plan;
+	c.flags = flags;
+	c.explicit_now = true;
+	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
+		const char *p = policy->protected_paths[i];
+		if (p[0] == '/') {
+			protect_path(&c, p, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
+			continue;
+		}
+		for (size_t k = 0; plan->writable[k]; k++) {
+			if (join(path, sizeof path, plan->writable[k], p) < 0) {
+				plan->explicit_unprotected = true;
+				continue;
+			}
+			if (symlink_on_the_way(plan->writable[k], p))
+				plan->explicit_unprotected = true;
+			protect_path(&c, path, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
+		}
+	}
+	c.explicit_now = false;
+	if (policy->default_protections) {
+		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
+			int fd = open(plan->writable[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd >= 0)
+				walk(&c, fd, plan->writable[k], 0);
+		}
+	}
+	r = c.oom ? -ENOMEM : finish(&c);
+	for (size_t i = 0; i < c.n; i++)
+		free(c.items[i].path);
+	free(c.items);
+	confine_strv_free(c.gitdirs);
+	return r;
+}

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Placeholders (doc/SPEC.md 15, issue 21.3). A bind mount needs something
+ * to sit on, so a protected path that does not exist yet cannot be kept
+ * read-only by bwrap as it is: the command could create it (a
+ * `.git/commondir` naming a directory it wrote, hooks and all; a
+ * `.claude/settings.json`). For a run the library spawns on the bwrap rung,
+ * the spawner therefore makes what stands in for it before bwrap starts
+ * (the first missing component: an empty directory, an empty file, or for
+ * a repository's `commondir` a file holding ".\n", which git reads as "this
+ * repository itself"), bwrap binds it read-only (the profile asked for it,
+ * CF_PLAN_PLACEHOLDERS), and the spawner removes it once the run is over.
+ *
+ * While the run lasts the placeholder is visible on the host, and a mount
+ * in another run's sandbox may sit on it: removing it then would detach
+ * that mount (the kernel unhashes the dentry) and open the name there. So
+ * every run that relies on a placeholder holds a shared flock(2) on it for
+ * its whole life, and a placeholder is removed only by the run that gets
+ * the exclusive lock, only if it is still the same inode, still as made
+ * (empty; ".\n"), and was made by a run (this one, or a marked one: the
+ * user.confine.placeholder extended attribute, where the filesystem keeps
+ * one). A run killed with SIGKILL leaves its placeholders; the next run
+ * that relies on them removes them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/xattr.h>
+#endif
+
+#include "policy-internal.h"
+#include "profiles/plan.h"
+#include "spawn/spawn.h"
+
+#define MARK_NAME "user.confine.placeholder"
+#define COMMONDIR_TEXT ".\n"
+/* A shared lock is refused only while a finishing run holds the exclusive
+ * one to remove the placeholder (a moment); past this, fail closed. */
+#define LOCK_WAIT_MS 2000
+
+struct held {
+	char *path;
+	cf_placeholder_kind kind;
+	int fd; /* holds the shared lock */
+	dev_t dev;
+	ino_t ino;
+	bool made; /* by this run */
+};
+
+/* A protected path as it was when the run started: a host-side rename
+ * over it (or over a directory on its way) during the run detaches the
+ * mount that kept it read-only, and leaves another file at the name. */
+struct watched {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	bool explicit_entry;
+};
+
+struct cf_placeholders {
+	struct held *items;
+	size_t n;
+	struct watched *watch;
+	size_t n_watch;
+};
+
+static bool marked(int fd) {
+#ifdef __linux__
+	char v[8];
+	return fgetxattr(fd, MARK_NAME, v, sizeof v) >= 0;
+#else
+	(void)fd;
+	return false;
+#endif
+}
+
+static void mark(int fd) {
+#ifdef __linux__
+	(void)fsetxattr(fd, MARK_NAME, "1", 1, 0); /* best effort: not every fs keeps one */
+#else
+	(void)fd;
+#endif
+}
+
+/* Still as it was made: an empty directory, an empty file, ".\n". */
+static bool pristine(int fd, cf_placeholder_kind kind) {
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return false;
+	switch (kind) {
+	case CF_PLACEHOLDER_DIR: {
+		DIR *d;
+		struct dirent *e;
+		bool empty = true;
+		int dup_fd;
+		if (!S_ISDIR(st.st_mode) || (dup_fd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+			return false;
+		if (!(d = fdopendir(dup_fd))) {
+			close(dup_fd);
+			return false;
+		}
+		while (empty && (e = readdir(d)))
+			empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+		closedir(d);
+		return empty;
+	}
+	case CF_PLACEHOLDER_FILE:
+		return S_ISREG(st.st_mode) && st.st_size == 0;
+	case CF_PLACEHOLDER_COMMONDIR: {
+		char buf[sizeof COMMONDIR_TEXT];
+		return S_ISREG(st.st_mode) && st.st_size == (off_t)strlen(COMMONDIR_TEXT) &&
+		       pread(fd, buf, sizeof buf, 0) == (ssize_t)strlen(COMMONDIR_TEXT) &&
+		       memcmp(buf, COMMONDIR_TEXT, strlen(COMMONDIR_TEXT)) == 0;
+	}
+	case CF_PLACEHOLDER_NONE:
+		break;
+	}
+	return false;
+}
+
+/*
+ * The directory holding `path` (absolute and canonical: no symlink in it),
+ * opened one component at a time from / without following any symlink.
+ * The library may be root, and a concurrent run's command may write the
+ * workspace: a directory on the way swapped for a symlink meanwhile makes
+ * this fail (ELOOP, ENOTDIR) instead of leading a placeholder, or its
+ * removal, elsewhere. *name: the last component. An fd, or -errno.
+ */
+static int open_parent(const char *path, const char **name) {
+	const char *p = path, *slash = strrchr(path, '/');
+	int fd;
+	if (path[0] != '/' || !slash || !slash[1])
+		return -EINVAL;
+	*name = slash + 1;
+	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return -errno;
+	while (p < slash) {
+		char part[256];
+		const char *end;
+		size_t len;
+		int next;
+		while (*p == '/')
+			p++;
+		if (p >= slash)
+			break;
+		end = strchr(p, '/');
+		len = (size_t)(end - p);
+		if (len >= sizeof part) {
+			close(fd);
+			return -ENAMETOOLONG;
+		}
+		memcpy(part, p, len);
+		part[len] = '\0';
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		close(fd);
+		if (next < 0)
+			return -errno;
+		fd = next;
+		p = end;
+	}
+	return fd;
+}
+
+static int open_placeholder(const char *path, cf_placeholder_kind kind) {
+	const char *name;
+	int fd, dir = open_parent(path, &name);
+	if (dir < 0) {
+		errno = -dir;
+		return -1;
+	}
+	fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+	                               (kind == CF_PLACEHOLDER_DIR ? O_DIRECTORY : 0));
+	if (fd < 0) {
+		int e = errno;
+		close(dir);
+		errno = e;
+		return -1;
+	}
+	close(dir);
+	return fd;
+}
+
+/* lstat(2) of `path` through open_parent(). */
+static int lstat_safely(const char *path, struct stat *st) {
+	const char *name;
+	int r, dir = open_parent(path, &name);
+	if (dir < 0) {
+		errno = -dir;
+		return -1;
+	}
+	r = fstatat(dir, name, st, AT_SYMLINK_NOFOLLOW);
+	if (r < 0) {
+		int e = errno;
+		close(dir);
+		errno = e;
+		return -1;
+	}
+	close(dir);
+	return 0;
+}
+
+/* Removes the placeholder `path` (through open_parent()). */
+static bool remove_placeholder(const char *path, cf_placeholder_kind kind) {
+	const char *name;
+	int r, dir = open_parent(path, &name);
+	if (dir < 0)
+		return false;
+	r = unlinkat(dir, name, kind == CF_PLACEHOLDER_DIR ? AT_REMOVEDIR : 0);
+	close(dir);
+	return r == 0;
+}
+
+/* Makes `path`: 0, -EEXIST (something is there now), or -errno. */
+static int make(const char *path, cf_placeholder_kind kind) {
+	const char *name;
+	int fd, dir = open_parent(path, &name);
+	if (dir < 0)
+		return dir;
+	if (kind == CF_PLACEHOLDER_DIR) {
+		int r = mkdirat(dir, name, 0755) < 0 ? -errno : 0;
+		close(dir);
+		return r;
+	}
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		int e = errno;
+		close(dir);
+		return -e;
+	}
+	if (kind == CF_PLACEHOLDER_COMMONDIR &&
+	    write(fd, COMMONDIR_TEXT, strlen(COMMONDIR_TEXT)) != (ssize_t)strlen(COMMONDIR_TEXT)) {
+		int e = errno ? errno : EIO;
+		close(fd);
+		(void)unlinkat(dir, name, 0);
+		close(dir);
+		return -e;
+	}
+	close(fd);
+	close(dir);
+	return 0;
+}
+
+static void sleep_ms(long ms) {
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Where `--ro-bind P P` stands in the runner's part of argv (before "--"):
+ * the index of "--ro-bind", or -1. */
+static long bound_at(char *const *argv, const char *path) {
+	for (long i = 1; argv[i] && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--ro-bind") == 0 && argv[i + 1] && argv[i + 2] &&
+		    strcmp(argv[i + 1], path) == 0 && strcmp(argv[i + 2], path) == 0)
+			return i;
+	return -1;
+}
+
+/* Drops argv[at .. at+2] (a bind the command could not make use of). */
+static void drop_bind(confine_argv *c, long at) {
+	for (int k = 0; k < 3; k++)
+		free(c->argv[at + k]);
+	memmove(&c->argv[at], &c->argv[at + 3], (c->argc + 1 - (size_t)at - 3) * sizeof *c->argv);
+	c->argc -= 3;
+}
+
+/* Makes (or adopts) and share-locks the placeholder at `path`: 1 held, 0
+ * nothing to hold (an existing path that is not one), or -errno. */
+static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholder_kind kind) {
+	long waited = 0;
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct stat st, now;
+		bool made = false;
+		int fd, r;
+		if (lstat_safely(path, &st) < 0) {
+			if (errno != ENOENT)
+				return -errno;
+			r = make(path, kind);
+			if (r == -EACCES || r == -EPERM || r == -EROFS) {
+				/* Where this process cannot create, the command (the same
+				 * user, no capability) cannot either: nothing to stand in
+				 * for, and bwrap must not be asked to bind it. */
+				long at = bound_at(c->argv, path);
+				if (at > 0)
+					drop_bind(c, at);
+				return 0;
+			}
+			if (r == -EEXIST)
+				continue; /* made meanwhile: look again */
+			if (r < 0)
+				return r;
+			made = true;
+		}
+		if ((fd = open_placeholder(path, kind)) < 0) {
+			if (made)
+				return -errno;
+			return 0; /* not something a placeholder could be */
+		}
+		if (made)
+			mark(fd);
+		else if (!pristine(fd, kind)) {
+			close(fd);
+			return 0; /* the user's own file: protected as it is */
+		}
+		while (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+			if (errno != EWOULDBLOCK && errno != EINTR) {
+				int e = errno;
+				close(fd);
+				return -e;
+			}
+			if (waited >= LOCK_WAIT_MS) {
+				close(fd);
+				return -EWOULDBLOCK;
+			}
+			sleep_ms(10);
+			waited += 10;
+		}
+		/* A finishing run may have removed it between our open and lock. */
+		if (fstat(fd, &st) < 0 || lstat_safely(path, &now) < 0 || st.st_dev != now.st_dev ||
+		    st.st_ino != now.st_ino) {
+			close(fd);
+			continue;
+		}
+		if (!(h->path = strdup(path))) {
+			close(fd);
+			if (made)
+				(void)remove_placeholder(path, kind);
+			return -ENOMEM;
+		}
+		h->kind = kind;
+		h->fd = fd;
+		h->dev = st.st_dev;
+		h->ino = st.st_ino;
+		h->made = made;
+		return 1;
+	}
+	return -EAGAIN;
+}
+
+int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_error *err) {
+	struct cf_placeholders *ph;
+	cf_plan plan;
+	int r;
+
+	*ret = NULL;
+	r = cf_plan_make(&c->policy, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan);
+	if (r < 0)
+		return cf_error_set(err, -r, r == -ENOMEM ? CONFINE_E_SYSTEM : CONFINE_E_INVALID_POLICY,
+		                    "spawn", -r, "cannot plan the protected paths: %s", strerror(-r));
+	if (!(ph = calloc(1, sizeof *ph)) ||
+	    (plan.n_protected && (!(ph->items = calloc(plan.n_protected, sizeof *ph->items)) ||
+	                          !(ph->watch = calloc(plan.n_protected, sizeof *ph->watch))))) {
+		if (ph) {
+			free(ph->items);
+			free(ph->watch);
+		}
+		free(ph);
+		cf_plan_clear(&plan);
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < plan.n_protected; i++) {
+		const cf_protected *p = &plan.protected_paths[i];
+		struct stat st;
+		if (bound_at(c->argv, p->path) < 0)
+			continue; /* not asked for by this argv */
+		r = p->kind == CF_PLACEHOLDER_NONE ? 0 : hold(&ph->items[ph->n], c, p->path, p->kind);
+		if (r < 0) {
+			cf_error_set(err, -r, r == -ENOMEM ? CONFINE_E_SYSTEM : CONFINE_E_SPAWN, "spawn", -r,
+			             "cannot make the placeholder %s for a protected path: %s", p->path,
+			             r == -EWOULDBLOCK ? "another process holds it" : strerror(-r));
+			cf_plan_clear(&plan);
+			cf_placeholders_release(ph);
+			return r;
+		}
+		if (r > 0)
+			ph->n++;
+		/* What the name is now, placeholder or not: compared after the run. */
+		if (bound_at(c->argv, p->path) >= 0 && lstat_safely(p->path, &st) == 0) {
+			struct watched *w = &ph->watch[ph->n_watch];
+			if (!(w->path = strdup(p->path))) {
+				cf_plan_clear(&plan);
+				cf_placeholders_release(ph);
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "spawn", ENOMEM,
+				                    "out of memory");
+			}
+			w->dev = st.st_dev;
+			w->ino = st.st_ino;
+			w->explicit_entry = p->explicit_entry;
+			ph->n_watch++;
+		}
+	}
+	/* Every path the argv binds read-only inside a writable root must be
+	 * there now: one that is not changed since confine() built the argv
+	 * (a concurrent run swapped a directory on its way, say). Fail here,
+	 * plainly, rather than as bwrap's own refusal (which would read as an
+	 * unusable rung). */
+	for (size_t i = 1; c->argv[i] && strcmp(c->argv[i], "--") != 0; i++) {
+		struct stat st;
+		bool inside = false;
+		if (strcmp(c->argv[i], "--ro-bind") != 0 || !c->argv[i + 1] || !c->argv[i + 2] ||
+		    strcmp(c->argv[i + 1], c->argv[i + 2]) != 0)
+			continue;
+		for (size_t k = 0; plan.writable[k] && !inside; k++)
+			inside = cf_path_at_or_under(c->argv[i + 1], plan.writable[k]);
+		if (inside && lstat_safely(c->argv[i + 1], &st) < 0) {
+			r = cf_error_set(err, ESTALE, CONFINE_E_SPAWN, "spawn", errno,
+			                 "the protected path %s is gone, or a directory on its way was "
+			                 "replaced, since the sandbox was planned: %s; not run",
+			                 c->argv[i + 1], strerror(errno));
+			cf_plan_clear(&plan);
+			cf_placeholders_release(ph);
+			return r;
+		}
+	}
+	cf_plan_clear(&plan);
+	*ret = ph;
+	return 0;
+}
+
+void cf_placeholders_replaced(const struct cf_placeholders *ph, bool *explicit_replaced,
+                              bool *default_replaced) {
+	*explicit_replaced = *default_replaced = false;
+	for (size_t i = 0; ph && i < ph->n_watch; i++) {
+		struct stat st;
+		if (lstat_safely(ph->watch[i].path, &st) == 0 && st.st_dev == ph->watch[i].dev &&
+		    st.st_ino == ph->watch[i].ino)
+			continue;
+		if (ph->watch[i].explicit_entry)
+			*explicit_replaced = true;
+		else
+			*default_replaced = true;
+	}
+}
+
+/* Removes `path` if it is a placeholder (made by this run with that
+ * identity, or marked) that no other run holds and that is still as made:
+ * true when it was removed. */
+static bool remove_if_unused(const char *path, cf_placeholder_kind kind, bool made, dev_t dev,
+                             ino_t ino) {
+	struct stat st, now;
+	bool removed = false;
+	int fd = open_placeholder(path, kind);
+	if (fd < 0)
+		return false;
+	/* The exclusive lock: no other run relies on it now. */
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 &&
+	    lstat_safely(path, &now) == 0 &&
+	    st.st_dev == now.st_dev && st.st_ino == now.st_ino &&
+	    ((made && st.st_dev == dev && st.st_ino == ino) || marked(fd)) && pristine(fd, kind))
+		removed = remove_placeholder(path, kind);
+	close(fd);
+	return removed;
+}
+
+void cf_placeholders_release(struct cf_placeholders *ph) {
+	if (!ph)
+		return;
+	for (size_t i = 0; i < ph->n; i++) {
+		struct held *h = &ph->items[i];
+		char *slash;
+		close(h->fd); /* our shared lock goes with it */
+		if (remove_if_unused(h->path, h->kind, h->made, h->dev, h->ino)) {
+			/* A directory another run stood in (`.claude` for
+			 * `.claude/settings.json`) may be left empty by this one's
+			 * removal: marked ones go too, upwards, while unused. */
+			while ((slash = strrchr(h->path, '/')) && slash > h->path) {
+				*slash = '\0';
+				if (!remove_if_unused(h->path, CF_PLACEHOLDER_DIR, false, 0, 0))
+					break;
+			}
+		}
+		free(h->path);
+	}
+	for (size_t i = 0; i < ph->n_watch; i++)
+		free(ph->watch[i].path);
+	free(ph->items);
+	free(ph->watch);
+	free(ph);
+}

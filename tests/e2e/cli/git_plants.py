@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Nothing a confined command writes makes git run code outside later
+(issue 21.3, doc/SPEC.md 15), on one Linux rung, as root and as a user this
+test creates.
+
+Each case plants something in a workspace-write run (`confine bash --json`),
+then the real unconfined git command a person would run there is the
+oracle: the planted code touches a marker file outside the workspace, so
+the marker says whether the plant ran. Each case first runs the same plant
+unconfined, to show the attack and the oracle work (the control).
+
+- bwrap: the plant must not land (no marker), the run reports `full`, and
+  no placeholder is left on the host (no path the run stood in for, no
+  entry marked user.confine.placeholder).
+- Landlock, which cannot keep a carve-out of a writable root read-only:
+  the plant lands (the marker shows it would run: the honest "reported"
+  case), and the run reported it: in gitHazards for what git would run, in
+  `unenforced` (protectedPaths, `partial`) for a protected path.
+
+The protectedPaths cases (a path missing at the start, an ancestor
+renamed, a symlink) check the file on the host instead of a marker.
+
+Usage: git_plants.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+As root, the table runs again as a throwaway user (useradd, runuser,
+userdel -r) unless --no-nonroot. Exit 77 (skip) when RUNNER does not work
+here, unless CONFINE_MUST_WORK=1.
+"""
+import json
+import os
+import pty
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+
+SKIP = 77
+ID = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "protocol.file.allow=always",
+      "-c", "init.defaultBranch=main"]
+
+
+def git(cwd, *args, check=True, **kw):
+    return subprocess.run(["git"] + ID + list(args), cwd=cwd, check=check,
+                          capture_output=True, text=True, **kw)
+
+
+def repo(path, tracked=False):
+    os.makedirs(path, exist_ok=True)
+    git(path, "init", "-q")
+    if tracked:
+        with open(os.path.join(path, "t.txt"), "w") as f:
+            f.write("one\n")
+        git(path, "add", "t.txt")
+    git(path, "commit", "-q", "--allow-empty", "-m", "base")
+
+
+def hook(path, mark):
+    """Shell that writes an executable hook at `path` touching `mark`."""
+    return ("mkdir -p %s; printf '#!/bin/sh\\ntouch %s\\n' > %s; chmod +x %s; "
+            % (os.path.dirname(path), mark, path, path))
+
+
+# ---- oracles: the unconfined git command a person runs next ----
+
+def commit_in(sub="."):
+    def oracle(ws):
+        git(os.path.join(ws, sub), "commit", "-q", "--allow-empty", "-m", "oracle", check=False)
+    return oracle
+
+
+def diff_oracle(ws):
+    with open(os.path.join(ws, "t.txt"), "a") as f:
+        f.write("two\n")
+    git(ws, "diff", check=False)
+
+
+def log_on_a_terminal(ws):
+    """git runs core.pager only when stdout is a terminal."""
+    master, slave = pty.openpty()
+    try:
+        subprocess.run(["git"] + ID + ["log"], cwd=ws, stdin=subprocess.DEVNULL, stdout=slave,
+                       stderr=slave, env=dict(os.environ, TERM="xterm"), timeout=60)
+    finally:
+        os.close(slave)
+        os.close(master)
+
+
+def alias_oracle(ws):
+    git(ws, "st", check=False)
+
+
+# ---- the table ----
+
+class Case:
+    def __init__(self, name, setup, plant, oracle=None, hazard=None, opts=(), landed=None,
+                 traces=(), bwrap_unenforced=()):
+        self.name = name
+        self.setup = setup        # setup(ws, base)
+        self.plant = plant        # plant(ws, mark) -> bash text
+        self.oracle = oracle      # oracle(ws): the unconfined git command
+        self.hazard = hazard      # hazard(ws) -> (path, kind) gitHazards must hold on Landlock
+        self.opts = list(opts)    # confine policy flags
+        self.landed = landed      # landed(ws) -> bool, for protectedPaths cases (no marker)
+        self.traces = traces      # paths (relative) a bwrap run must not leave behind
+        # what a bwrap run still reports (its enforcement is then partial)
+        self.bwrap_unenforced = list(bwrap_unenforced)
+
+
+def setup_repo(ws, base):
+    repo(ws, tracked=True)
+
+
+def setup_nested(ws, base):
+    repo(ws)
+    repo(os.path.join(ws, "sub"))
+
+
+def setup_submodule(ws, base):
+    upstream = os.path.join(base, "upstream-" + os.path.basename(ws))
+    repo(upstream)
+    repo(ws)
+    git(ws, "submodule", "add", "-q", upstream, "lib")
+    git(ws, "commit", "-q", "-m", "lib")
+
+
+def setup_worktree(ws, base):
+    repo(ws)
+    git(ws, "worktree", "add", "-q", "-b", "side", "wt")
+
+
+def setup_missing_gitdir(ws, base):
+    repo(ws)
+    os.makedirs(os.path.join(ws, "wt2"))
+    with open(os.path.join(ws, "wt2", ".git"), "w") as f:
+        f.write("gitdir: ../gitdirs/wt2\n")
+
+
+def setup_conf(ws, base):
+    os.makedirs(os.path.join(ws, "conf"))
+    with open(os.path.join(ws, "conf", "prod.yaml"), "w") as f:
+        f.write("prod\n")
+
+
+def setup_link(ws, base):
+    with open(os.path.join(ws, "real.yaml"), "w") as f:
+        f.write("prod\n")
+    os.symlink("real.yaml", os.path.join(ws, "link.yaml"))
+
+
+def setup_plain(ws, base):
+    pass
+
+
+def content(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+CASES = [
+    Case("commondir naming a directory the command wrote",
+         setup_repo,
+         lambda ws, mark: "mkdir -p .evil/objects .evil/refs; cp .git/config .evil/config; "
+         + hook(".evil/hooks/pre-commit", mark) + 'echo "$PWD/.evil" > .git/commondir',
+         commit_in(), lambda ws: (os.path.join(ws, ".git", "commondir"), "commondir"),
+         traces=[".git/commondir"]),
+    Case(".git renamed and copied, then diff.external",
+         setup_repo,
+         lambda ws, mark: "printf '#!/bin/sh\\ntouch %s\\n' > ext.sh; chmod +x ext.sh; "
+         "mv .git .git.old && cp -a .git.old .git; git config diff.external \"$PWD/ext.sh\"" % mark,
+         diff_oracle, lambda ws: (os.path.join(ws, ".git", "config"), "diff.external")),
+    Case("core.pager",
+         setup_repo,
+         lambda ws, mark: "git config core.pager \"sh -c 'touch %s; cat'\"" % mark,
+         log_on_a_terminal, lambda ws: (os.path.join(ws, ".git", "config"), "core.pager")),
+    Case("a hook in a nested repository",
+         setup_nested,
+         lambda ws, mark: hook("sub/.git/hooks/pre-commit", mark),
+         commit_in("sub"),
+         lambda ws: (os.path.join(ws, "sub", ".git", "hooks", "pre-commit"), "hook")),
+    Case("a hook in a submodule's gitdir (.git/modules)",
+         setup_submodule,
+         lambda ws, mark: hook(".git/modules/lib/hooks/pre-commit", mark),
+         commit_in("lib"),
+         lambda ws: (os.path.join(ws, ".git", "modules", "lib", "hooks", "pre-commit"), "hook")),
+    Case("a worktree's .git file re-pointed at a gitdir the command wrote",
+         setup_worktree,
+         lambda ws, mark: "mkdir -p evilgit; cp -r .git/objects .git/refs .git/HEAD .git/config "
+         "evilgit/; " + hook("evilgit/hooks/pre-commit", mark)
+         + 'echo "gitdir: $PWD/evilgit" > wt/.git',
+         commit_in("wt"), lambda ws: (os.path.join(ws, "evilgit", "hooks", "pre-commit"), "hook")),
+    Case("the gitdir a .git file names, made while it does not exist",
+         setup_missing_gitdir,
+         lambda ws, mark: "mkdir -p gitdirs; cp -a .git gitdirs/wt2; "
+         + hook("gitdirs/wt2/hooks/pre-commit", mark),
+         commit_in("wt2"),
+         lambda ws: (os.path.join(ws, "gitdirs", "wt2", "hooks", "pre-commit"), "hook"),
+         traces=["gitdirs"]),
+    Case("core.hooksPath",
+         setup_repo,
+         lambda ws, mark: hook(".evilhooks/pre-commit", mark)
+         + 'git config core.hooksPath "$PWD/.evilhooks"',
+         commit_in(), lambda ws: (os.path.join(ws, ".git", "config"), "core.hooksPath")),
+    Case("an alias starting with !",
+         setup_repo,
+         lambda ws, mark: "git config alias.st '!touch %s'" % mark,
+         alias_oracle, lambda ws: (os.path.join(ws, ".git", "config"), "alias.st")),
+    Case("protected paths that do not exist yet, created with their parents",
+         setup_plain,
+         lambda ws, mark: "mkdir -p .claude a/b/c; echo '{\"evil\":1}' > .claude/settings.json; "
+         "echo evil > a/b/c/file.txt",
+         opts=["--protect", ".claude/settings.json", "--protect", "a/b/c/file.txt"],
+         landed=lambda ws: content(os.path.join(ws, ".claude", "settings.json")) is not None
+         or content(os.path.join(ws, "a", "b", "c", "file.txt")) is not None,
+         traces=[".claude", "a"]),
+    Case("a protected path's ancestor renamed",
+         setup_conf,
+         lambda ws, mark: "mv conf conf.old; mkdir -p conf; echo evil > conf/prod.yaml",
+         opts=["--protect", "conf/prod.yaml"],
+         landed=lambda ws: content(os.path.join(ws, "conf", "prod.yaml")) != "prod\n"),
+    # What the symlink points to holds; the link itself could be replaced
+    # (no mount sits on a symlink), which bwrap reports.
+    Case("a protected path that is a symlink: what it points to",
+         setup_link,
+         lambda ws, mark: "echo evil > link.yaml",
+         opts=["--protect", "link.yaml"],
+         landed=lambda ws: content(os.path.join(ws, "real.yaml")) != "prod\n",
+         bwrap_unenforced=["protectedPaths"]),
+]
+
+
+class World:
+    def __init__(self, confine, launcher, runner):
+        self.confine = confine
+        self.runner = runner
+        home = os.environ.get("HOME") or "/tmp"
+        root = os.path.join(home, ".cache", "confine-tests")
+        os.makedirs(root, exist_ok=True)
+        self.base = os.path.realpath(tempfile.mkdtemp(prefix="git-plants.", dir=root))
+        os.mkdir(os.path.join(self.base, "marks"))
+        self.config = os.path.join(self.base, "config.json")
+        with open(self.config, "w") as f:
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
+
+    def confined(self, ws, opts, command):
+        done = subprocess.run([self.confine, "bash", "--json", "--config", self.config,
+                               "--runner", self.runner, "-m", "workspace-write", "-w", ws]
+                              + opts + ["-c", command], capture_output=True, text=True,
+                              cwd=self.base, timeout=300)
+        if not done.stdout.strip():
+            raise AssertionError("confine bash printed nothing (%d): %s"
+                                 % (done.returncode, done.stderr))
+        return json.loads(done.stdout)
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        raise AssertionError("%s %s" % (what, detail))
+
+
+def marked_entries(ws):
+    """Entries carrying confine's placeholder mark (none may be left)."""
+    found = []
+    for d, dirs, files in os.walk(ws):
+        for n in dirs + files:
+            p = os.path.join(d, n)
+            try:
+                os.getxattr(p, "user.confine.placeholder", follow_symlinks=False)
+                found.append(p)
+            except OSError:
+                pass
+    return found
+
+
+def run_case(w, i, case):
+    user = pwd.getpwuid(os.getuid()).pw_name
+    label = "%s [%s, %s]" % (case.name, w.runner, user)
+    # The control: the same plant, unconfined; the oracle must see it run.
+    ws = os.path.join(w.base, "control-%d" % i)
+    mark = os.path.join(w.base, "marks", "control-%d" % i)
+    os.mkdir(ws)
+    case.setup(ws, w.base)
+    subprocess.run(["bash", "-c", case.plant(ws, mark)], cwd=ws, capture_output=True, timeout=60)
+    if case.oracle:
+        case.oracle(ws)
+        check(os.path.exists(mark), "control: the attack did not work unconfined:", label)
+    else:
+        check(case.landed(ws), "control: the attack did not work unconfined:", label)
+
+    # Confined.
+    ws = os.path.join(w.base, "ws-%d" % i)
+    mark = os.path.join(w.base, "marks", "ws-%d" % i)
+    os.mkdir(ws)
+    case.setup(ws, w.base)
+    out = w.confined(ws, case.opts, case.plant(ws, mark))
+    check(out.get("error") is None, "the run failed:", (label, out))
+    sandbox = out["sandbox"]
+    hazards = {(h["path"], h["kind"]) for h in sandbox["gitHazards"]}
+    if case.oracle:
+        case.oracle(ws)
+        landed = os.path.exists(mark)
+    else:
+        landed = case.landed(ws)
+    if w.runner == "bwrap":
+        check(not landed, "bwrap: the plant landed:", (label, out["stderr"]))
+        want = "partial" if case.bwrap_unenforced else "full"
+        check(sandbox["enforcement"] == want and sandbox["unenforced"] == case.bwrap_unenforced,
+              "bwrap: the run did not report what held:", (label, sandbox))
+        for t in case.traces:
+            check(not os.path.lexists(os.path.join(ws, t)), "bwrap: left behind on the host:",
+                  (label, t))
+        check(marked_entries(ws) == [], "bwrap: placeholders left:", (label, marked_entries(ws)))
+    else:
+        # Landlock cannot prevent it: it lands, and the run said so.
+        check(landed, "landlock: the plant did not land (the case proves nothing):", label)
+        if case.hazard:
+            check(case.hazard(ws) in hazards, "landlock: not reported in gitHazards:",
+                  (label, case.hazard(ws), sorted(hazards)))
+        else:
+            check("protectedPaths" in sandbox["unenforced"] and sandbox["enforcement"] == "partial",
+                  "landlock: protectedPaths not reported:", (label, sandbox))
+    print("ok %s: %s" % (label, "prevented" if not landed else "landed and reported"))
+
+
+def git_still_works(w):
+    """What an agent does with git keeps working under the protections: a
+    clone with a submodule and a linked worktree; add, commit, branch,
+    checkout, stash, gc, fetch, commits in the submodule and the worktree,
+    a new worktree."""
+    upstream = os.path.join(w.base, "upstream-works")
+    ws = os.path.join(w.base, "works")
+    repo(upstream)
+    subprocess.run(["git", "clone", "-q", upstream, ws], check=True, capture_output=True)
+    git(ws, "submodule", "add", "-q", upstream, "lib")
+    git(ws, "commit", "-q", "-m", "lib")
+    git(ws, "worktree", "add", "-q", "-b", "side", "wt")
+    g = "git " + " ".join(ID)
+    command = ("set -e; echo a > a; G; add a; G; commit -q -m a; G; checkout -q -b feat; "
+               "G; checkout -q -; echo b > a; G; stash -q; G; stash pop -q; G; commit -qam b; "
+               "G; gc -q; G; fetch -q origin; G; -C lib commit -q --allow-empty -m in-lib; "
+               "G; -C wt commit -q --allow-empty -m in-wt; G; worktree add -q -b third wt3; "
+               "echo ALL-OK").replace("G; ", g + " ")
+    out = w.confined(ws, [], command)
+    check(out["exitCode"] == 0 and out["stdout"].endswith("ALL-OK\n"),
+          "git did not work under the protections:", (w.runner, out["stdout"], out["stderr"]))
+    log = git(ws, "log", "--oneline").stdout
+    check(" b\n" in log and " a\n" in log, "the commits are not there:", log)
+    print("ok git still works [%s, %s]" % (w.runner, pwd.getpwuid(os.getuid()).pw_name))
+
+
+def run_table(confine, launcher, runner, must_work):
+    w = World(confine, launcher, runner)
+    try:
+        probe = subprocess.run([confine, "bash", "--json", "--config", w.config, "--runner",
+                                runner, "-m", "read-only", "-w", w.base, "-c", "true"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            print("runner %s is not usable here: %s" % (runner, probe.stderr))
+            return 1 if must_work else SKIP
+        for i, case in enumerate(CASES):
+            run_case(w, i, case)
+        git_still_works(w)
+        return 0
+    finally:
+        shutil.rmtree(w.base, ignore_errors=True)
+
+
+def as_throwaway_user(argv):
+    """The same table as a user made for it (root only)."""
+    if not shutil.which("useradd") or not shutil.which("runuser"):
+        print("no useradd/runuser: the non-root pass is skipped")
+        return 0
+    name = "cfplant%d" % os.getpid()
+    subprocess.run(["useradd", "-m", "-d", "/home/" + name, "-s", "/bin/bash", name], check=True)
+    try:
+        home = pwd.getpwnam(name).pw_dir
+        env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
+               "LANG": "C.UTF-8"}
+        for k in ("CONFINE_MUST_WORK", "CONFINE_CONFIG"):
+            if k in os.environ:
+                env[k] = os.environ[k]
+        # an interpreter that user can run (root's own may live under /root)
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        done = subprocess.run(["runuser", "-u", name, "--", python,
+                               os.path.abspath(__file__)] + argv + ["--no-nonroot"],
+                              env=env, cwd="/", timeout=1800)
+        return done.returncode
+    finally:
+        subprocess.run(["userdel", "-r", name], capture_output=True)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    confine, launcher, runner = args[0], args[1], args[2]
+    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
+    r = run_table(confine, launcher, runner, must_work)
+    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
+        return r
+    r = as_throwaway_user(args)
+    return 0 if r == SKIP and not must_work else r
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,439 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bwrap's protections (doc/SPEC.md 15, issue 21.3) as a table: a tree, a
+ * policy, and exactly which directories are pinned (bound onto themselves
+ * so that they cannot be renamed in the sandbox), which paths are kept
+ * read-only (existing, or a placeholder of which kind), and what is left
+ * unprotected. Then the unenforced report per rung for the same trees, and
+ * the bwrap tokens of one tree in full.
+ *
+ * Tree lines: "d PATH" a directory, "f PATH=TEXT" a file, "l PATH=TARGET" a
+ * symlink (TARGET relative to the link's directory, as ln -s writes it).
+ * Expected paths are relative to the case's base; a protected path is
+ * prefixed with its state: "=" exists, "D" "F" "C" a placeholder (an empty
+ * directory, an empty file, a ".\n" commondir).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "confine.h"
+#include "policy-internal.h"
+#include "profiles/plan.h"
+#include "testlib.h"
+
+#define MAX_ITEMS 24
+
+/* A repository as `git init` leaves it, the part that matters here. */
+#define REPO(p) "d " p "/.git", "d " p "/.git/hooks", "d " p "/.git/info", "d " p "/.git/objects", \
+	        "f " p "/.git/HEAD=ref: refs/heads/main\n", "f " p "/.git/config=[core]\n"
+
+typedef struct protect_case {
+	const char *name;
+	const char *tree[24];
+	const char *protect[4];   /* protectedPaths */
+	bool no_defaults;
+	bool placeholders;        /* CF_PLAN_PLACEHOLDERS: an argv the library spawns */
+	const char *pins[MAX_ITEMS];
+	const char *protected_paths[MAX_ITEMS];
+	bool explicit_unprotected;
+	bool defaults_unprotected;
+} protect_case;
+
+static const protect_case cases[] = {
+	{ "a repository, argv for others: commondir missing and unprotectable",
+	  { REPO("ws") }, { NULL }, false, false,
+	  { "ws/.git", NULL },
+	  { "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info", NULL },
+	  false, true },
+	{ "a repository, run by the library: a commondir placeholder",
+	  { REPO("ws") }, { NULL }, false, true,
+	  { "ws/.git", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info", NULL },
+	  false, false },
+	{ "git init without templates: hooks and info stand in too",
+	  { "d ws/.git", "f ws/.git/HEAD=x", "f ws/.git/config=[core]\n" }, { NULL }, false, true,
+	  { "ws/.git", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "Dws/.git/hooks", "Dws/.git/info", NULL },
+	  false, false },
+	{ "a nested repository: every directory on the way is pinned",
+	  { REPO("ws"), REPO("ws/a/b") }, { NULL }, false, true,
+	  { "ws/.git", "ws/a", "ws/a/b", "ws/a/b/.git", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info",
+	    "Cws/a/b/.git/commondir", "=ws/a/b/.git/config", "=ws/a/b/.git/hooks",
+	    "=ws/a/b/.git/info", NULL },
+	  false, false },
+	{ "a submodule: its .git file, and its gitdir in modules/",
+	  { REPO("ws"), "d ws/.git/modules/sub/hooks", "d ws/.git/modules/sub/info",
+	    "f ws/.git/modules/sub/HEAD=x", "f ws/.git/modules/sub/config=[core]\n",
+	    "d ws/sub", "f ws/sub/.git=gitdir: ../.git/modules/sub\n" },
+	  { NULL }, false, true,
+	  { "ws/.git", "ws/sub", "ws/.git/modules", "ws/.git/modules/sub", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info",
+	    "Cws/.git/modules/sub/commondir", "=ws/.git/modules/sub/config",
+	    "=ws/.git/modules/sub/hooks", "=ws/.git/modules/sub/info", "=ws/sub/.git", NULL },
+	  false, false },
+	{ "a submodule not checked out: found in modules/ all the same",
+	  { REPO("ws"), "d ws/.git/modules/lib/x/hooks", "f ws/.git/modules/lib/x/HEAD=x",
+	    "f ws/.git/modules/lib/x/config=[core]\n", "d ws/.git/modules/lib/x/info" },
+	  { NULL }, false, true,
+	  { "ws/.git", "ws/.git/modules", "ws/.git/modules/lib", "ws/.git/modules/lib/x", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info",
+	    "Cws/.git/modules/lib/x/commondir", "=ws/.git/modules/lib/x/config",
+	    "=ws/.git/modules/lib/x/hooks", "=ws/.git/modules/lib/x/info", NULL },
+	  false, false },
+	{ "a .git file naming a gitdir that does not exist yet",
+	  { "d ws/wt", "f ws/wt/.git=gitdir: ../gitdirs/wt\n" }, { NULL }, false, true,
+	  { "ws/wt", NULL },
+	  { "Dws/gitdirs", "=ws/wt/.git", NULL },
+	  false, false },
+	{ "a linked worktree: its gitdir's commondir, and the repository it names",
+	  { REPO("ws/main"), "d ws/main/.git/worktrees/wt", "f ws/main/.git/worktrees/wt/HEAD=x",
+	    "f ws/main/.git/worktrees/wt/commondir=../..\n", "d ws/wt",
+	    "f ws/wt/.git=gitdir: ../main/.git/worktrees/wt\n" },
+	  { NULL }, false, true,
+	  { "ws/main", "ws/wt", "ws/main/.git", "ws/main/.git/worktrees",
+	    "ws/main/.git/worktrees/wt", NULL },
+	  { "Cws/main/.git/commondir", "=ws/main/.git/config", "=ws/main/.git/hooks",
+	    "=ws/main/.git/info", "=ws/main/.git/worktrees/wt/commondir", "=ws/wt/.git", NULL },
+	  false, false },
+	{ "extensions.worktreeConfig: config.worktree stands in too",
+	  { "d ws/.git/hooks", "d ws/.git/info", "f ws/.git/HEAD=x",
+	    "f ws/.git/config=[extensions]\n\tworktreeConfig = true\n" },
+	  { NULL }, false, true,
+	  { "ws/.git", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "Fws/.git/config.worktree", "=ws/.git/hooks",
+	    "=ws/.git/info", NULL },
+	  false, false },
+	{ "a commondir left by a killed run (\".\"): the repository itself",
+	  { REPO("ws"), "f ws/.git/commondir=.\n" }, { NULL }, false, true,
+	  { "ws/.git", NULL },
+	  { "=ws/.git/commondir", "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info", NULL },
+	  false, false },
+	{ "a commondir planted before: protected as it is, and what it names",
+	  { REPO("ws"), "f ws/.git/commondir=../evil\n", "d ws/evil/hooks",
+	    "f ws/evil/config=[core]\n" },
+	  { NULL }, false, true,
+	  { "ws/.git", "ws/evil", NULL },
+	  { "=ws/.git/commondir", "=ws/.git/config", "=ws/.git/hooks", "=ws/.git/info",
+	    "Cws/evil/commondir", "=ws/evil/config", "=ws/evil/hooks", "Dws/evil/info", NULL },
+	  false, false },
+	{ "a bare repository in the workspace",
+	  { "d ws/r.git/hooks", "d ws/r.git/objects", "f ws/r.git/HEAD=x",
+	    "f ws/r.git/config=[core]\n" },
+	  { NULL }, false, true,
+	  { "ws/r.git", NULL },
+	  { "Cws/r.git/commondir", "=ws/r.git/config", "=ws/r.git/hooks", "Dws/r.git/info", NULL },
+	  false, false },
+	{ "hooks as a symlink: what it points to, and the name is reported",
+	  { "d ws/.git/info", "f ws/.git/HEAD=x", "f ws/.git/config=[core]\n", "d ws/githooks",
+	    "l ws/.git/hooks=../githooks" },
+	  { NULL }, false, true,
+	  { "ws/.git", NULL },
+	  { "Cws/.git/commondir", "=ws/.git/config", "=ws/.git/info", "=ws/githooks", NULL },
+	  false, true },
+	{ "protectedPaths: an ancestor is pinned",
+	  { "f ws/conf/prod.yaml=x" }, { "conf/prod.yaml" }, true, false,
+	  { "ws/conf", NULL }, { "=ws/conf/prod.yaml", NULL }, false, false },
+	{ "protectedPaths missing, argv for others: unprotected",
+	  { "d ws" }, { ".claude/settings.json", "a/b/c/file.txt" }, true, false,
+	  { NULL }, { NULL }, true, false },
+	{ "protectedPaths missing, run by the library: the first missing component",
+	  { "d ws/.claude/agents", "d ws/a" }, { ".claude/settings.json", "a/b/c/file.txt" }, true,
+	  true,
+	  { "ws/.claude", "ws/a", NULL }, { "Fws/.claude/settings.json", "Dws/a/b", NULL },
+	  false, false },
+	{ "protectedPaths through a symlink: the target, and the name is reported",
+	  { "f ws/real/x=1", "l ws/link=real" }, { "link/x" }, true, true,
+	  { "ws/real", NULL }, { "=ws/real/x", NULL }, true, false },
+	{ "protectedPaths with a dangling symlink on the way",
+	  { "l ws/link=nowhere" }, { "link/x" }, true, true,
+	  { NULL }, { NULL }, true, false },
+	{ "protectedPaths: a directory covers what lies below it",
+	  { REPO("ws") }, { ".git", ".git/hooks/pre-commit" }, false, true,
+	  { NULL }, { "=ws/.git", NULL }, false, false },
+	{ "default protections off",
+	  { REPO("ws") }, { NULL }, true, true, { NULL }, { NULL }, false, false },
+};
+
+static char base[256];
+
+static const char *at(const char *suffix) {
+	static char buf[32][PATH_MAX];
+	static unsigned next;
+	char *p = buf[next++ % 32];
+	snprintf(p, sizeof buf[0], "%s/%s", base, suffix);
+	return p;
+}
+
+static void mkdir_p(const char *path) {
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *s = buf + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			(void)mkdir(buf, 0755);
+			*s = '/';
+		}
+	(void)mkdir(buf, 0755);
+}
+
+static void make_tree(const char *const *tree) {
+	for (size_t i = 0; tree[i]; i++) {
+		char path[PATH_MAX], *eq;
+		snprintf(path, sizeof path, "%s/%s", base, tree[i] + 2);
+		eq = strchr(path, '=');
+		if (eq)
+			*eq = '\0';
+		if (tree[i][0] == 'd') {
+			mkdir_p(path);
+			continue;
+		}
+		{
+			char dir[PATH_MAX];
+			snprintf(dir, sizeof dir, "%s", path);
+			*strrchr(dir, '/') = '\0';
+			mkdir_p(dir);
+		}
+		if (tree[i][0] == 'l') {
+			assert_int_equal(symlink(eq + 1, path), 0);
+		} else {
+			FILE *f = fopen(path, "w");
+			assert_non_null(f);
+			fputs(eq ? eq + 1 : "", f);
+			fclose(f);
+		}
+	}
+}
+
+static const char *kind_mark(const cf_protected *p) {
+	if (p->exists)
+		return "=";
+	switch (p->kind) {
+	case CF_PLACEHOLDER_DIR: return "D";
+	case CF_PLACEHOLDER_FILE: return "F";
+	case CF_PLACEHOLDER_COMMONDIR: return "C";
+	case CF_PLACEHOLDER_NONE: break;
+	}
+	return "?";
+}
+
+static void check_case(const protect_case *k) {
+	confine_policy *p = NULL;
+	cf_plan plan;
+	size_t i;
+	make_tree(k->tree);
+	mkdir_p(at("ws"));
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	for (i = 0; k->protect[i]; i++)
+		assert_int_equal(confine_policy_add_protected_path(p, k->protect[i], NULL), 0);
+	p->default_protections = !k->no_defaults;
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | (k->placeholders ? CF_PLAN_PLACEHOLDERS : 0),
+	                              &plan),
+	                 0);
+	for (i = 0; k->pins[i] || (plan.pins && plan.pins[i]); i++) {
+		if (!k->pins[i] || !plan.pins || !plan.pins[i] || strcmp(plan.pins[i], at(k->pins[i])) != 0)
+			fail_msg("%s: pin %zu is %s, expected %s", k->name, i,
+			         plan.pins && plan.pins[i] ? plan.pins[i] + strlen(base) + 1 : "(end)",
+			         k->pins[i] ? k->pins[i] : "(end)");
+	}
+	for (i = 0; k->protected_paths[i] || i < plan.n_protected; i++) {
+		char got[PATH_MAX];
+		if (i < plan.n_protected)
+			snprintf(got, sizeof got, "%s%s", kind_mark(&plan.protected_paths[i]),
+			         plan.protected_paths[i].path + strlen(base) + 1);
+		else
+			snprintf(got, sizeof got, "(end)");
+		if (!k->protected_paths[i] || strcmp(got, k->protected_paths[i]) != 0)
+			fail_msg("%s: protected %zu is %s, expected %s", k->name, i, got,
+			         k->protected_paths[i] ? k->protected_paths[i] : "(end)");
+	}
+	if (plan.explicit_unprotected != k->explicit_unprotected)
+		fail_msg("%s: explicit_unprotected is %d", k->name, plan.explicit_unprotected);
+	if (plan.defaults_unprotected != k->defaults_unprotected)
+		fail_msg("%s: defaults_unprotected is %d", k->name, plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+}
+
+static int fresh(void **state) {
+	(void)state;
+	return tl_make_workdir("profiles-protect", base, sizeof base);
+}
+
+static int cleanup(void **state) {
+	(void)state;
+	return tl_remove_tree(base);
+}
+
+static void test_protection_table(void **state) {
+	(void)state;
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		assert_int_equal(tl_remove_tree(base), 0);
+		assert_int_equal(mkdir(base, 0755), 0);
+		check_case(&cases[c]);
+	}
+}
+
+/* Read-only writes nowhere: nothing to protect, nothing pinned. */
+static void test_read_only_protects_nothing(void **state) {
+	static const char *const tree[] = { REPO("ws"), NULL };
+	confine_policy *p = NULL;
+	cf_plan plan;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, at("ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_protected_path(p, "missing", NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_int_equal(plan.n_protected, 0);
+	assert_null(plan.pins);
+	assert_false(plan.explicit_unprotected || plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+}
+
+/* The exact bwrap tokens for a nested repository and a protected file:
+ * the writable root, the pins shallow first, the read-only binds. */
+static void test_bwrap_tokens(void **state) {
+	static const char *const tree[] = { REPO("ws"), REPO("ws/sub"), "f ws/conf/prod.yaml=x",
+		                            NULL };
+	confine_policy *p = NULL;
+	char **tokens = NULL;
+	const char *const want[] = {
+		"--tmpfs", "/tmp", "--bind", at("ws"), at("ws"),
+		"--bind", at("ws/.git"), at("ws/.git"),
+		"--bind", at("ws/conf"), at("ws/conf"),
+		"--bind", at("ws/sub"), at("ws/sub"),
+		"--bind", at("ws/sub/.git"), at("ws/sub/.git"),
+		NULL,
+	};
+	const char *const binds[] = { "ws/.git/config", "ws/.git/hooks", "ws/.git/info",
+		                      "ws/conf/prod.yaml", "ws/sub/.git/config",
+		                      "ws/sub/.git/hooks", "ws/sub/.git/info", NULL };
+	size_t i = 0, w;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_protected_path(p, "conf/prod.yaml", NULL), 0);
+	assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+	while (tokens[i] && strcmp(tokens[i], "--tmpfs") != 0)
+		i++;
+	for (w = 0; want[w]; w++, i++) {
+		if (!tokens[i] || strcmp(tokens[i], want[w]) != 0)
+			fail_msg("token %zu is %s, expected %s", i, tokens[i] ? tokens[i] : "(end)", want[w]);
+	}
+	/* the argv for others: no placeholder, so commondir is not bound */
+	for (w = 0; binds[w]; w++, i += 3) {
+		if (!tokens[i] || strcmp(tokens[i], "--ro-bind") != 0 ||
+		    strcmp(tokens[i + 1], at(binds[w])) != 0 || strcmp(tokens[i + 2], at(binds[w])) != 0)
+			fail_msg("bind %zu: %s %s, expected --ro-bind %s", w, tokens[i] ? tokens[i] : "(end)",
+			         tokens[i] ? tokens[i + 1] : "", binds[w]);
+	}
+	assert_null(tokens[i]);
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+#define LAYERED (CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE)
+
+/* The unenforced report follows the same plan, per rung and argv. */
+static void test_unenforced(void **state) {
+	static const char *const tree[] = { REPO("ws"), "f ws/.env=SECRET", "f home/.npmrc=t",
+		                            NULL };
+	confine_policy *p = NULL;
+	confine_unenforced u;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	/* argv for others: commondir cannot stand in: defaults listed */
+	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
+	assert_int_equal(u.n_keys, 1);
+	assert_string_equal(u.keys[0], "defaultProtections");
+	assert_false(u.partial);
+	/* the library's layered run: placeholders, nothing left */
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
+	assert_int_equal(u.n_keys, 0);
+	/* a protected path that exists: its mount holds while nobody on the
+	 * host replaces the name; the library's run notices a replacement
+	 * (its outcome reports it), an argv for others cannot */
+	assert_int_equal(confine_policy_add_protected_path(p, ".git/HEAD", NULL), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
+	assert_int_equal(u.n_keys, 0);
+	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
+	assert_int_equal(u.n_keys, 2);
+	assert_string_equal(u.keys[0], "protectedPaths");
+	assert_true(u.partial);
+	confine_policy_free(p);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	/* denyRead inside the workspace: a mask on a dentry, which a rename
+	 * over the name on the host detaches (issue 21.4): partial, layered or
+	 * not; outside the writable roots the inner Landlock layer holds it */
+	assert_int_equal(confine_policy_add_deny_read(p, at("ws/.env"), NULL), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
+	assert_int_equal(u.n_keys, 1);
+	assert_string_equal(u.keys[0], "denyRead");
+	assert_true(u.partial);
+	confine_policy_free(p);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_deny_read(p, at("home/.npmrc"), NULL), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
+	assert_int_equal(u.n_keys, 0);
+	assert_false(u.partial);
+	/* ... but an argv without the layer holds it by name only */
+	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
+	assert_int_equal(u.n_keys, 2);
+	assert_string_equal(u.keys[0], "defaultProtections");
+	assert_string_equal(u.keys[1], "denyRead");
+	assert_true(u.partial);
+	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_RUNNER_COMMAND, &u), 0);
+	assert_true(u.partial);
+	/* a layered argv spawned by another process (the launcher inside, no
+	 * spawner of ours): the layer holds the denyRead; no placeholder for
+	 * the missing commondir */
+	assert_int_equal(
+		cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, CF_ARGV_LANDLOCK_LAYER, &u), 0);
+	assert_int_equal(u.n_keys, 1);
+	assert_string_equal(u.keys[0], "defaultProtections");
+	assert_false(u.partial);
+	/* Landlock enforces no default protection, repository or not (a
+	 * nested one, one the run makes): listed whenever they are on */
+	{
+		confine_policy *q = NULL;
+		assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("home"), &q, NULL),
+		                 0);
+		assert_int_equal(confine_policy_unenforced(q, CONFINE_RUNNER_LANDLOCK, &u), 0);
+		assert_int_equal(u.n_keys, 1);
+		assert_string_equal(u.keys[0], "defaultProtections");
+		assert_false(u.partial);
+		confine_policy_free(q);
+	}
+	/* read-only: the workspace is not writable, yet the host can still
+	 * rename over a name: the layer holds it in-process */
+	p->mode = CONFINE_MODE_READ_ONLY;
+	assert_int_equal(confine_policy_add_deny_read(p, at("ws/.env"), NULL), 0);
+	assert_int_equal(cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, LAYERED, &u), 0);
+	assert_int_equal(u.n_keys, 0);
+	assert_int_equal(confine_policy_unenforced(p, CONFINE_RUNNER_BWRAP, &u), 0);
+	assert_true(u.partial);
+	confine_policy_free(p);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_protection_table, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_bwrap_tokens, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_unenforced, fresh, cleanup),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
