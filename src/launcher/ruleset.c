@@ -176,9 +176,11 @@ static uint64_t handled_fs_rights(int abi)
 	return rights;
 }
 
-/* Returns 0, or -1 after reporting why. */
+/* Returns 0, or -1 after reporting why. A shared writable grant (the
+ * host's /dev/shm) leaves RESOLVE_UNIX out: another program's socket there
+ * is not the command's to reach (SPEC 7). */
 static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool writable,
-		     bool optional)
+		     bool optional, bool shared)
 {
 	struct landlock_path_beneath_attr rule;
 	struct stat st;
@@ -196,6 +198,8 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 		return -1;
 	}
 	rule.allowed_access = (writable ? handled & ~RW_EXCLUDED_RIGHTS : RO_RIGHTS) & handled;
+	if (shared)
+		rule.allowed_access &= ~(uint64_t)LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= FS_FILE_RIGHTS;
 	rule.parent_fd = fd;
@@ -276,7 +280,7 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		return -1;
 	}
 	if (invocation->probe) {
-		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false) != 0)
+		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false, false) != 0)
 			goto fail;
 		return ruleset_fd;
 	}
@@ -284,7 +288,8 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		/* A --ro-try path that is gone grants nothing: skipping it leaves
 		 * the rules narrower, never wider. */
 		if (add_grant(ruleset_fd, attr.handled_access_fs, path, writable,
-			      grant_is_optional(invocation, cursor)) != 0)
+			      grant_is_optional(invocation, cursor),
+			      grant_is_shared(invocation, cursor)) != 0)
 			goto fail;
 	}
 	cursor = 0;
