@@ -378,8 +378,9 @@ typedef enum confine_runner_fact {
 	/* Under workspace-write the command sees a private, empty /tmp: a file
 	 * under the host's /tmp (outside the workspace) is not there. */
 	CONFINE_RUNNER_FACT_PRIVATE_TMP = 1u << 1,
-	/* Under workspace-write the command may write the host's /tmp, so a
-	 * runner there could be replaced by the very run it confines. */
+	/* Under workspace-write the command may write a shared host temp area
+	 * (the host's /dev/shm; Landlock), so a runner or a workspace there
+	 * could be replaced by the very run it confines. */
 	CONFINE_RUNNER_FACT_HOST_TMP = 1u << 2,
 } confine_runner_fact;
 

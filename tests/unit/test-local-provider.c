@@ -419,6 +419,37 @@ static void test_runner_symlink_is_resolved_once(void **state) {
 	confine_provider_free(p);
 }
 
+/* Limit 10 under Landlock's workspace-write: a root below the host's
+ * /dev/shm (which the run may write) is refused; one below /tmp is not any
+ * more (the run writes its own temp dir, never the host's /tmp). */
+static void test_landlock_roots_under_shared_temp(void **state) {
+	char launcher[PATH_MAX];
+	char tmp_root[] = "/tmp/confine-unit-root.XXXXXX";
+	char shm_root[] = "/dev/shm/confine-unit-root.XXXXXX";
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE };
+	confine_argv *out = NULL;
+	confine_error err;
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "launcher-roots", "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	assert_non_null(mkdtemp(tmp_root));
+	ww.workspace_root = tmp_root;
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
+	if (mkdtemp(shm_root)) {
+		ww.workspace_root = shm_root;
+		assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EHOSTUNREACH);
+		assert_null(out);
+		assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+		assert_non_null(strstr(err.message, "it lies under /dev/shm"));
+		rmdir(shm_root);
+	}
+	rmdir(tmp_root);
+	confine_provider_free(p);
+}
+
 static void test_runner_command_program_resolution(void **state) {
 	static const char *const relative[] = { "tools/runner", NULL };
 	static const char *const bare_missing[] = { "no-such-runner-xyz", NULL };
@@ -492,29 +523,29 @@ static void test_landlock_argv_and_dialect(void **state) {
 	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	static const char *const tail[] = { "--", "echo", "a b", "--", NULL };
 	struct stat shm;
-	/* /dev/shm is granted beside /tmp where it exists (POSIX semaphores). */
+	/* /dev/shm is granted where it exists (POSIX semaphores), shared: no
+	 * socket there is reached. No temp_dir was made: no temp area, and
+	 * never the host's /tmp. */
 	size_t k = stat("/dev/shm", &shm) == 0 ? 2 : 0;
 	(void)state;
 	write_script(launcher, sizeof launcher, "full-launcher", "echo 'landlock: fully enforced'");
 	p = linux_provider(launcher, 5000);
 	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, NULL), 0);
-	assert_int_equal(out->argc, 13 + k);
+	assert_int_equal(out->argc, 11 + k);
 	assert_string_equal(out->argv[0], launcher);
 	assert_string_equal(out->argv[1], "--ro");
 	assert_string_equal(out->argv[2], "/");
 	assert_string_equal(out->argv[3], "--rw");
 	assert_string_equal(out->argv[4], "/dev/null");
-	assert_string_equal(out->argv[5], "--rw");
-	assert_string_equal(out->argv[6], "/tmp");
 	if (k) {
-		assert_string_equal(out->argv[7], "--rw");
-		assert_string_equal(out->argv[8], "/dev/shm");
+		assert_string_equal(out->argv[5], "--rw-shared");
+		assert_string_equal(out->argv[6], "/dev/shm");
 	}
-	assert_string_equal(out->argv[7 + k], "--rw");
-	assert_string_equal(out->argv[8 + k], workspace);
+	assert_string_equal(out->argv[5 + k], "--rw");
+	assert_string_equal(out->argv[6 + k], workspace);
 	for (size_t i = 0; tail[i]; i++)
-		assert_string_equal(out->argv[9 + k + i], tail[i]);
-	assert_null(out->argv[13 + k]);
+		assert_string_equal(out->argv[7 + k + i], tail[i]);
+	assert_null(out->argv[11 + k]);
 	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
 	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
 	assert_string_equal(out->denial_signatures[0], "permission denied");
@@ -881,6 +912,7 @@ int main(void) {
 		cmocka_unit_test(test_missing_launcher_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
 		cmocka_unit_test(test_runner_inside_the_workspace_is_refused),
+		cmocka_unit_test(test_landlock_roots_under_shared_temp),
 		cmocka_unit_test(test_runner_command_program_resolution),
 		cmocka_unit_test(test_launcher_under_tmp_is_never_trusted),
 		cmocka_unit_test(test_runner_symlink_is_resolved_once),

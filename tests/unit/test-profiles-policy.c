@@ -196,7 +196,7 @@ static void test_landlock_workspace_write_options(void **state) {
 	confine_policy *p = NULL;
 	char **tokens = NULL;
 	const char *const want[] = {
-		"--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw", "/dev/shm",
+		"--ro", "/", "--rw", "/dev/null", "--rw-shared", "/dev/shm",
 		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network",
 		"--allow-unix-socket", "/run/agent.sock", "--require-supervisor", NULL,
 	};
@@ -372,14 +372,19 @@ static const unenforced_case unenforced_cases[] = {
 	{ "runnerCommand is bwrap-shaped", WW, PROTECT_MISSING, RC, { "protectedPaths" }, true },
 	{ "bwrap, a .git without hooks", WW, CACHE, BW, { "defaultProtections" }, false },
 	{ "bwrap, sockets", WW, SOCKET, BW, { "allowUnixSockets" }, false },
-	{ "landlock, defaults alone are listed, not partial", WW, 0, LL,
+	{ "landlock, defaults alone are listed, not partial", WW, TEMP_DIR, LL,
 	  { "defaultProtections" }, false },
-	{ "landlock, defaults off", WW, NO_DEFAULTS, LL, { NULL }, false },
-	{ "landlock, protected", WW, PROTECT | NO_DEFAULTS, LL, { "protectedPaths" }, true },
-	{ "landlock, denyRead outside the grants", WW, DENY_OUTSIDE | NO_DEFAULTS, LL, { NULL },
-	  false },
-	{ "landlock, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS, LL,
+	{ "landlock, defaults off", WW, NO_DEFAULTS | TEMP_DIR, LL, { NULL }, false },
+	{ "landlock, protected", WW, PROTECT | NO_DEFAULTS | TEMP_DIR, LL, { "protectedPaths" },
+	  true },
+	{ "landlock, denyRead outside the grants", WW, DENY_OUTSIDE | NO_DEFAULTS | TEMP_DIR, LL,
+	  { NULL }, false },
+	{ "landlock, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS | TEMP_DIR, LL,
 	  { "denyRead" }, true },
+	/* workspace-write's temp area is the run's own dir too: never the
+	 * host's /tmp, so an argv built without one (wrap) has none */
+	{ "landlock, workspace-write without a temp_dir (wrap)", WW, NO_DEFAULTS, LL,
+	  { "privateTemp" }, false },
 	{ "landlock, read-only: nothing is writable", RO, PROTECT | DENY_INSIDE | TEMP_DIR, LL,
 	  { NULL }, false },
 	{ "landlock, read-only without a temp_dir (wrap)", RO, 0, LL, { "privateTemp" }, false },
@@ -387,7 +392,7 @@ static const unenforced_case unenforced_cases[] = {
 	{ "seatbelt, read-only with a temp_dir", RO, TEMP_DIR, SB, { NULL }, false },
 	{ "bwrap, read-only: its own tmpfs", RO, 0, BW, { NULL }, false },
 	/* the launcher's supervisor mediates sockets: allowUnixSockets is enforced */
-	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET, LL,
+	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET | TEMP_DIR, LL,
 	  { "protectedPaths", "defaultProtections", "denyRead" }, true },
 	{ "seatbelt, all of it", WW, PROTECT | PROTECT_MISSING | DENY_INSIDE | SOCKET | CACHE, SB,
 	  { NULL }, false },

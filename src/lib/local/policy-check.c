@@ -40,10 +40,10 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 		if (inside(real, policy->writable_roots[i]))
 			return refuse_place(err, policy, real, "the writable root",
 			                    policy->writable_roots[i]);
-	/* A rung that grants the host's temp areas could have its runner
+	/* A rung that grants the host's /dev/shm could have its runner
 	 * replaced by this very run. */
 	if (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) {
-		static const char *const host_tmp[] = { "/tmp", "/dev/shm", NULL };
+		static const char *const host_tmp[] = { "/dev/shm", NULL };
 		for (size_t i = 0; host_tmp[i]; i++)
 			if (inside(real, host_tmp[i])) {
 				char detail[PATH_MAX + 160];
@@ -131,15 +131,16 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 }
 
 /*
- * Limit 10 (doc/SPEC.md 15, SECURITY.md): a rung that grants the host's /tmp
- * (and /dev/shm) under workspace-write lets the command rename a workspace
- * that lies below them and leave a symlink in its place, which the next
- * call would resolve and grant. Such a root is refused on that rung; bwrap's
- * /tmp is private and has no such hole.
+ * Limit 10 (doc/SPEC.md 15, SECURITY.md): a rung that grants the host's
+ * /dev/shm under workspace-write lets the command rename a workspace that
+ * lies below it and leave a symlink in its place, which the next call would
+ * resolve and grant. Such a root is refused on that rung; bwrap's /dev is
+ * private and has no such hole. (The host's /tmp is no longer granted: the
+ * run has a temp directory of its own, so a root under /tmp is confined.)
  */
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                     confine_error *err) {
-	static const char *const shared[] = { "/tmp", "/dev/shm", NULL };
+	static const char *const shared[] = { "/dev/shm", NULL };
 	if (!(def->facts & CONFINE_RUNNER_FACT_HOST_TMP) ||
 	    policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return 0;
