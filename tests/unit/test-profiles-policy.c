@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -172,6 +174,62 @@ static void test_bwrap_read_only_private_temp_and_network(void **state) {
 	assert_strv_equal(tokens, plain);
 	confine_strv_free(tokens);
 	confine_policy_free(p);
+}
+
+/* A listening socket at `path` (closed: the inode stays). */
+static void make_socket(const char *path) {
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof addr.sun_path);
+	strcpy(addr.sun_path, path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+	close(fd);
+}
+
+/* allowUnixSockets: a socket the private /tmp hides (ssh-agent's default
+ * place) is bound in read-only; one that stays visible, or that does not
+ * exist, is not; without the tmpfs nothing is. */
+static void test_bwrap_binds_allowed_sockets_the_private_tmp_hides(void **state) {
+	char in_tmp[64], outside[PATH_MAX];
+	char *sockets[4];
+	confine_policy *p = NULL;
+	char **tokens = NULL;
+	(void)state;
+	snprintf(in_tmp, sizeof in_tmp, "/tmp/confine-unit-%ld.sock", (long)getpid());
+	snprintf(outside, sizeof outside, "%s", at("/outside.sock"));
+	unlink(in_tmp);
+	make_socket(in_tmp);
+	make_socket(outside);
+	sockets[0] = in_tmp;
+	sockets[1] = outside;
+	sockets[2] = (char *)"/tmp/confine-unit-missing.sock";
+	sockets[3] = NULL;
+	{
+		const char *const want[] = {
+			BASE16, "--tmpfs", "/tmp", "--bind", at("/ws"), at("/ws"),
+			"--ro-bind-try", in_tmp, in_tmp, NULL,
+		};
+		assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("/ws"), &p, NULL),
+		                 0);
+		p->default_protections = false;
+		p->allow_unix_sockets = sockets;
+		assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+		assert_strv_equal(tokens, want);
+		confine_strv_free(tokens);
+	}
+	{
+		const char *const want[] = { BASE16, NULL };
+		p->mode = CONFINE_MODE_READ_ONLY;
+		p->private_temp = false;
+		assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+		assert_strv_equal(tokens, want); /* the host's /tmp is visible */
+		confine_strv_free(tokens);
+	}
+	p->allow_unix_sockets = NULL;
+	confine_policy_free(p);
+	unlink(in_tmp);
+	unlink(outside);
 }
 
 static void test_bwrap_hides_nothing_the_private_tmp_already_hides(void **state) {
@@ -454,6 +512,7 @@ int main(void) {
 		cmocka_unit_test(test_bwrap_workspace_write_every_option),
 		cmocka_unit_test(test_bwrap_without_die_with_parent),
 		cmocka_unit_test(test_bwrap_read_only_private_temp_and_network),
+		cmocka_unit_test(test_bwrap_binds_allowed_sockets_the_private_tmp_hides),
 		cmocka_unit_test(test_bwrap_hides_nothing_the_private_tmp_already_hides),
 		cmocka_unit_test(test_landlock_workspace_write_options),
 		cmocka_unit_test(test_landlock_read_only_temp_dir),

@@ -19,13 +19,15 @@
  *                     the caller's terminal (TIOCSTI, CVE-2017-5226);
  *  --cap-drop ALL     matters when the caller is root: without it
  *                     `mount -o remount,rw /` undoes the read-only bind.
- * Order after those: network, the private /tmp, the writable binds, then the
- * read-only carve-outs and the denyRead masks on top of them (a later mount
- * covers an earlier one).
+ * Order after those: network, the private /tmp, the writable binds, the
+ * allowed sockets the private /tmp would hide, then the read-only
+ * carve-outs and the denyRead masks on top of them (a later mount covers an
+ * earlier one).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -65,6 +67,11 @@ static bool visible(const cf_plan *plan, const char *path, bool private_tmp) {
 	return false;
 }
 
+static bool is_socket(const char *path) {
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
 static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
                         char ***tokens) {
 	bool private_tmp = policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp;
@@ -85,6 +92,16 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 		r = push(tokens, "--tmpfs", "/tmp", NULL);
 	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
 		r = push(tokens, "--bind", plan->writable[i], plan->writable[i]);
+	/* An allowed socket the private /tmp hides (ssh-agent's default
+	 * /tmp/ssh-XXXX/agent.N) is bound in, read-only (a socket on a
+	 * read-only mount still accepts connect), so allowUnixSockets means
+	 * the same on both rungs; -try: one gone by then binds nothing. */
+	for (size_t i = 0; r == 0 && policy->allow_unix_sockets && policy->allow_unix_sockets[i];
+	     i++) {
+		const char *s = policy->allow_unix_sockets[i];
+		if (!visible(plan, s, private_tmp) && is_socket(s))
+			r = push(tokens, "--ro-bind-try", s, s);
+	}
 	for (size_t i = 0; r == 0 && plan->protect && plan->protect[i]; i++)
 		r = push(tokens, "--ro-bind", plan->protect[i], plan->protect[i]);
 	for (size_t i = 0; r == 0 && i < plan->n_deny; i++) {
