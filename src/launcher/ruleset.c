@@ -307,15 +307,33 @@ int landlock_enforce(int ruleset_fd)
 	return syscall(SYS_landlock_restrict_self, ruleset_fd, 0) == 0 ? 0 : -errno;
 }
 
+/*
+ * REFER is the one right every Landlock domain denies unless a rule grants
+ * it, handled or not: a nested domain without such a rule made every
+ * rename and link across directories fail with EXDEV, inside the grants
+ * too (pip wheel, Python's os.replace into a parent; mv hid it by copying).
+ * So this domain handles REFER and grants it on "/": it adds no file
+ * restriction, and the outer domain's grants still decide.
+ */
 int landlock_scope_command_signals(void)
 {
-	struct ruleset_attr attr = { 0, 0, LANDLOCK_SCOPE_SIGNAL };
+	struct ruleset_attr attr = { LANDLOCK_ACCESS_FS_REFER, 0, LANDLOCK_SCOPE_SIGNAL };
+	struct landlock_path_beneath_attr rule;
 	int ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	int r;
+	int r = 0;
 
 	if (ruleset_fd < 0)
 		return -errno;
-	r = landlock_enforce(ruleset_fd);
+	rule.allowed_access = LANDLOCK_ACCESS_FS_REFER;
+	rule.parent_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rule.parent_fd < 0)
+		r = -errno;
+	else if (syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+		r = -errno;
+	if (rule.parent_fd >= 0)
+		close(rule.parent_fd);
+	if (r == 0)
+		r = landlock_enforce(ruleset_fd);
 	close(ruleset_fd);
 	return r;
 }
