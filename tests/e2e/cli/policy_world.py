@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
@@ -231,6 +232,13 @@ def test_network(w):
     command = "echo hi > /dev/tcp/127.0.0.1/%d && echo connected" % server.port
     for code, out, err, _ in w.both("workspace-write", ["--network", "on"], command):
         check(out == "connected\n", "network on: no connection", err)
+    # The accept thread counts on its own time: on a loaded machine it had
+    # not yet counted both connections, and a late count read as a
+    # connection made with the network off.
+    for _ in range(100):
+        if server.accepted >= 2:
+            break
+        time.sleep(0.05)
     before = server.accepted
     for code, out, err, _ in w.both("workspace-write", ["--network", "off"], command):
         check(code != 0 and "connected" not in out, "network off: connected", out)
@@ -316,10 +324,17 @@ def test_temp_area_workspace_write(w):
              "s = socket.socket(socket.AF_UNIX)\n"
              "try:\n    s.connect(sys.argv[1]); print('reached')\n"
              "except OSError as e:\n    print('refused', e.errno)\n")
-    own = ("import os, socket\n"
+    own = ("import os, socket, tempfile\n"
            "p = os.path.join(os.environ['TMPDIR'], 'own.sock')\n"
            "s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)\n"
-           "c = socket.socket(socket.AF_UNIX); c.connect(p); print('own')\n")
+           "c = socket.socket(socket.AF_UNIX); c.connect(p); print('own')\n"
+           # a rename across directories, as pip wheel does (EXDEV before
+           # the launcher's nested domain granted REFER)
+           "for base in (None, '.'):\n"
+           "    d = tempfile.mkdtemp(dir=base); os.mkdir(d + '/sub')\n"
+           "    open(d + '/sub/f', 'w').close(); os.rename(d + '/sub/f', d + '/f')\n"
+           "    os.remove(d + '/f'); os.rmdir(d + '/sub'); os.rmdir(d)\n"
+           "print('renamed')\n")
     with open(os.path.join(w.ws, "reach.py"), "w") as f:
         f.write(reach)
     with open(os.path.join(w.ws, "own.py"), "w") as f:
@@ -347,6 +362,7 @@ def test_temp_area_workspace_write(w):
         check("reached" not in lines and any(l.startswith("refused") for l in lines),
               "the host daemon's socket in /tmp was reached", out)
         check("own" in lines, "a socket in the run's own TMPDIR did not work", out)
+        check("renamed" in lines, "a rename across directories failed", out)
         check(os.listdir(tmp) == [], "the temp dir was left behind", os.listdir(tmp))
         # a wrap for another process has no temp dir on Landlock
         wrapped = w.wrap("workspace-write", [], ["true"], env)
