@@ -39,6 +39,7 @@
 #include "bench-config.h"
 #include "config.h"
 #include "confine.h"
+#include "git-hazards.h"       /* the two walks around a workspace-write run */
 #include "provider-internal.h" /* the in-process argv, to spawn it raw */
 
 extern char **environ;
@@ -56,7 +57,8 @@ enum {
 	SECTION_CACHED = 1u << 2,
 	SECTION_PROBE = 1u << 3,
 	SECTION_SCALING = 1u << 4,
-	SECTION_ALL = (1u << 5) - 1,
+	SECTION_GIT_SCAN = 1u << 5,
+	SECTION_ALL = (1u << 6) - 1,
 };
 
 typedef struct bench_options {
@@ -82,7 +84,8 @@ static void usage(FILE *out) {
 	        "usage: confine-bench [--rounds N] [--warmup N] [--iterations N] [--probe-reps N]\n"
 	        "                     [--scale-seconds S] [--no-scaling] [--quick]\n"
 	        "                     [--launcher PATH] [--cli PATH] [--bwrap PATH]\n"
-	        "                     [--only memory,spawn,cached,probe,scaling] [--caller-mib N]\n"
+	        "                     [--only memory,spawn,cached,probe,scaling,gitscan]\n"
+	        "                     [--caller-mib N]\n"
 	        "\n"
 	        "Defaults: %u rounds after 20 warm-up rounds, 200000 cached confine() calls,\n"
 	        "10 probe repetitions, 1.0 s per scaling point, launcher %s,\n"
@@ -145,7 +148,7 @@ static int parse_options(int argc, char **argv, bench_options *o) {
 				unsigned bit;
 			} names[] = {{"memory", SECTION_MEMORY}, {"spawn", SECTION_SPAWN},
 			             {"cached", SECTION_CACHED}, {"probe", SECTION_PROBE},
-			             {"scaling", SECTION_SCALING}};
+			             {"scaling", SECTION_SCALING}, {"gitscan", SECTION_GIT_SCAN}};
 			char list[256], *save = NULL;
 			if (!val || !*val || strlen(val) >= sizeof list) {
 				fprintf(stderr, "confine-bench: --only needs a list of sections, got \"%s\"\n",
@@ -1744,6 +1747,98 @@ static int make_workspace(bench_ctx *ctx) {
 	return 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* 6. gitHazards: the snapshot before a workspace-write run and the walk and
+ * diff after it (doc/SPEC.md 15), at the 20000-entry bound. */
+
+/* A tree of about `entries` directory entries: 40 repositories, each with
+ * hooks and a config, and the rest plain files in 100 directories. */
+static int make_scan_tree(const char *root, unsigned entries) {
+	char path[8400];
+	unsigned made = 0;
+	for (unsigned r = 0; r < 40; r++) {
+		FILE *f;
+		snprintf(path, sizeof path, "%s/repo%u/.git/hooks", root, r);
+		if (mkdir_p(path) < 0)
+			return -1;
+		snprintf(path, sizeof path, "%s/repo%u/.git/config", root, r);
+		if (!(f = fopen(path, "we")))
+			return -1;
+		fputs("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://x/r.git\n", f);
+		fclose(f);
+		snprintf(path, sizeof path, "%s/repo%u/.git/hooks/pre-commit", root, r);
+		if (!(f = fopen(path, "we")))
+			return -1;
+		fputs("#!/bin/sh\nexit 0\n", f);
+		fclose(f);
+		made += 6;
+	}
+	for (unsigned d = 0; made < entries; d++) {
+		int fd;
+		snprintf(path, sizeof path, "%s/src/d%u", root, d % 100);
+		if (d < 100 && mkdir_p(path) < 0)
+			return -1;
+		snprintf(path, sizeof path, "%s/src/d%u/f%u", root, d % 100, d);
+		if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+			return -1;
+		close(fd);
+		made++;
+	}
+	return 0;
+}
+
+static void run_git_scan_cost(bench_ctx *ctx) {
+	static const unsigned sizes[] = {1500, 10000, 19500};
+	unsigned rounds = ctx->opt.quick ? 5 : 30;
+	char *bare_true[] = {(char *)TRUE_PATH, NULL};
+	printf("\n== 6. gitHazards: snapshot before + walk and diff after a workspace-write run "
+	       "(ms; median of %u rounds, each beside a bare exec of true) ==\n", rounds);
+	printf("  %-14s %12s %12s %12s %16s\n", "tree entries", "before", "after+diff", "total",
+	       "total/bare exec");
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		char root[8192];
+		char *roots[2] = {root, NULL};
+		double before_ms[64], after_ms[64], total_ms[64], bare_ms[64], ratio[64];
+		bool ok = true;
+		snprintf(root, sizeof root, "%s/gitscan-%u", ctx->base, sizes[i]);
+		if (mkdir_p(root) < 0 || make_scan_tree(root, sizes[i]) < 0) {
+			printf("  %-14u cannot make the tree: %s\n", sizes[i], strerror(errno));
+			continue;
+		}
+		for (unsigned r = 0; r < rounds && ok; r++) {
+			cf_git_snapshot *before = NULL, *after = NULL;
+			confine_git_hazard *hazards = NULL;
+			size_t n = 0;
+			long long t0 = now_ns(), t1, t2, t3;
+			ok = cf_git_snapshot_take(roots, &before) == 0;
+			t1 = now_ns();
+			ok = ok && cf_git_snapshot_take(roots, &after) == 0 &&
+			     cf_git_snapshot_diff(before, after, &hazards, &n) == 0;
+			t2 = now_ns();
+			(void)fork_exec_wait(bare_true, true, NULL);
+			t3 = now_ns();
+			ok = ok && n == 0; /* nothing changed: nothing to report */
+			cf_git_hazards_free(hazards, n);
+			cf_git_snapshot_free(before);
+			cf_git_snapshot_free(after);
+			before_ms[r] = (double)(t1 - t0) / 1e6;
+			after_ms[r] = (double)(t2 - t1) / 1e6;
+			total_ms[r] = (double)(t2 - t0) / 1e6;
+			bare_ms[r] = (double)(t3 - t2) / 1e6;
+			ratio[r] = total_ms[r] / bare_ms[r];
+		}
+		if (!ok) {
+			printf("  %-14u the walk failed or reported a change nobody made\n", sizes[i]);
+			continue;
+		}
+		printf("  %-14u %12.2f %12.2f %12.2f %15.1fx\n", sizes[i], median_of(before_ms, rounds),
+		       median_of(after_ms, rounds), median_of(total_ms, rounds), median_of(ratio, rounds));
+		(void)bare_ms;
+	}
+	printf("  (the walk reads at most %d directory entries; the largest tree is just under it)\n",
+	       CF_GIT_SCAN_MAX_ENTRIES);
+}
+
 static void remove_tree(const char *dir) {
 	char *argv[] = {(char *)"/bin/rm", (char *)"-rf", (char *)dir, NULL};
 	if (dir[0])
@@ -1830,6 +1925,8 @@ int main(int argc, char **argv) {
 		run_probe_cost(&ctx);
 	if (ctx.opt.sections & SECTION_SCALING)
 		run_scaling(&ctx);
+	if (ctx.opt.sections & SECTION_GIT_SCAN)
+		run_git_scan_cost(&ctx);
 
 	confine_provider_free(ctx.prov_landlock);
 	confine_provider_free(ctx.prov_landlock_self);

@@ -118,6 +118,37 @@ typedef enum confine_enforcement {
 /* "full" or "partial"; NULL outside the enum. Static. */
 CONFINE_API const char *confine_enforcement_name(confine_enforcement enforcement);
 
+/* How one clause of a policy held (doc/SPEC.md 15, "A report per clause"). */
+typedef enum confine_clause_status {
+	CONFINE_CLAUSE_ENFORCED = 0,   /* "enforced": it holds as stated */
+	CONFINE_CLAUSE_PARTIAL = 1,    /* "partial": it holds, with a gap `reason` names */
+	CONFINE_CLAUSE_UNENFORCED = 2, /* "unenforced": it does not hold on this rung */
+} confine_clause_status;
+
+/* "enforced", "partial" or "unenforced"; NULL outside the enum. Static. */
+CONFINE_API const char *confine_clause_status_name(confine_clause_status status);
+
+/* What enforces a clause: bits of confine_clause.layers. */
+typedef enum confine_layer {
+	CONFINE_LAYER_BWRAP = 1u << 0,          /* "bwrap": its mounts and namespaces */
+	CONFINE_LAYER_LANDLOCK = 1u << 1,       /* "landlock": the launcher's ruleset */
+	CONFINE_LAYER_SECCOMP = 1u << 2,        /* "seccomp": the launcher's deny-list */
+	CONFINE_LAYER_SUPERVISOR = 1u << 3,     /* "supervisor": the launcher acting on behalf */
+	CONFINE_LAYER_SEATBELT = 1u << 4,       /* "seatbelt": the SBPL profile */
+	CONFINE_LAYER_LIBRARY = 1u << 5,        /* "confine": the spawner itself (env, temp) */
+	CONFINE_LAYER_RUNNER_COMMAND = 1u << 6, /* "runnerCommand": the operator's assertion */
+} confine_layer;
+#define CONFINE_LAYER_COUNT 7
+
+/* Whether this host can run the launcher's supervisor (seccomp user
+ * notification, Linux 5.0): the layer that holds metadata, unix-sockets
+ * and setid on the Landlock rung (doc/SPEC.md 13, 15). */
+CONFINE_API bool confine_supervisor_available(void);
+
+/* The word of layer bit number `index` (0 .. CONFINE_LAYER_COUNT - 1), in
+ * the order reports list them; NULL past the end. Static. */
+CONFINE_API const char *confine_layer_name(unsigned index);
+
 /* Runners of the local provider. */
 typedef enum confine_runner {
 	CONFINE_RUNNER_NONE = 0,
@@ -411,6 +442,12 @@ typedef struct confine_argv {
 	int inherit_fd;                /* INHERIT_FD: placed at `inherit_fd_at` in the child, */
 	int inherit_fd_at;             /*   not close-on-exec (bwrap's inner launcher) */
 	int status_fd_at;              /* STATUS_CHANNEL: the status pipe's write end goes here */
+	/* Every clause of the policy and how this rung holds it (doc/SPEC.md
+	 * 15): `unenforced` is the summary of those not enforced, and
+	 * `enforcement` is full only when every clause is. NULL and 0 for an
+	 * argv a custom backend builds without them. */
+	struct confine_clause *clauses;
+	size_t n_clauses;
 } confine_argv;
 
 /* The child execs `exec_fd` (fexecve) instead of looking argv[0] up. */
@@ -562,10 +599,13 @@ typedef struct confine_local_config {
 	const char *const *runner_command;
 	/* Its pre-exec refusal dialect; required with runner_command. */
 	const char *const *runner_failure_signatures;
-	/* Bound on each functional probe; positive and finite. */
+	/* Bound on each functional probe, in milliseconds: a positive whole
+	 * number (a fraction such as 0.5 is refused, not rounded; doc/SPEC.md 4). */
 	double probe_timeout_ms;
-	/* landlock-run's path; NULL: the installed one (or, for a library in its
-	 * build tree, the build tree's). */
+	/* The on-disk landlock-run: what wrap and the probes run, and, when set,
+	 * what the Landlock rung runs for in-process runs instead of the sealed
+	 * in-memory copy (doc/SPEC.md 4, 14); NULL: the installed one (or, for a
+	 * library in its build tree, the build tree's). */
 	const char *landlock_launcher;
 	/* Pin the chain to one rung (a chain of one, selected unprobed);
 	 * CONFINE_RUNNER_NONE: the platform's chain. */
@@ -635,7 +675,7 @@ CONFINE_API int confine_profile_landlock(const confine_policy *policy, char ***r
 CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const char *tmpdir,
                                          char **ret);
 
-#define CONFINE_UNENFORCED_MAX 8
+#define CONFINE_UNENFORCED_MAX 16
 
 /* The parts of a policy a rung leaves unenforced. */
 typedef struct confine_unenforced {
@@ -693,7 +733,9 @@ typedef struct confine_find_options {
 	 * command may write. */
 	bool absolute_entries_only;
 	/* Skip a file not owned by root or the caller, or writable by group or
-	 * others, it or its directory (anyone else could plant it). */
+	 * others, it or a directory above it, along the path as given and along
+	 * the path it resolves to (anyone else could plant it, or point a link
+	 * at another program). */
 	bool trusted_only;
 	/* Optional: a found file for which it returns false is skipped as if
 	 * absent. Gets the canonical path. */
@@ -755,18 +797,40 @@ typedef struct confine_process confine_process;
 
 /* A git hook or an executable git setting that appeared or changed under a
  * writable root during a workspace-write run the library spawned
- * (doc/SPEC.md 15): a person running git there later would run it
- * unconfined. */
+ * (doc/SPEC.md 15: a snapshot before the run, compared after it): a person
+ * running git there later would run it unconfined. */
 typedef struct confine_git_hazard {
 	/* The hook file, or the config file holding the setting; "" for
 	 * "incomplete". */
 	char *path;
 	/* "hook"; the setting's key as git spells it ("core.hooksPath",
-	 * "core.fsmonitor", "core.sshCommand", "filter.<driver>.clean",
-	 * "diff.<driver>.textconv", "merge.<driver>.driver", "include.path",
-	 * ...); or "incomplete": the scan stopped at its bound. */
+	 * "core.fsmonitor", "core.pager", "diff.external",
+	 * "filter.<driver>.clean", "alias.<name>", "include.path", ...: the
+	 * list is doc/SPEC.md 15's); "commondir": a commondir naming another
+	 * repository; or "incomplete": a walk stopped at its bound. */
 	char *kind;
 } confine_git_hazard;
+
+/* One clause of a resolved policy and how it held (doc/SPEC.md 15). */
+typedef struct confine_clause {
+	/* The clause: a policy key ("mode", "writableRoots", "protectedPaths",
+	 * "defaultProtections", "denyRead", "network", "allowUnixSockets",
+	 * "env", "privateTemp") or a mechanism every confined run has
+	 * ("unix-sockets", "metadata", "setid", "devices", "signals",
+	 * "abstract-unix-sockets"). */
+	char *clause;
+	/* What it is about: a path, a pattern, the mode's or network's value;
+	 * NULL when the clause is the whole mechanism. */
+	char *subject;
+	confine_clause_status status;
+	unsigned layers;  /* confine_layer bits that hold it; 0 when none */
+	/* Why it is not (fully) enforced; for an enforced clause, what a
+	 * harness should know (e.g. "does not exist at the start"); or NULL. */
+	char *reason;
+	/* What on this host would enforce it ("bubblewrap", "Landlock ABI
+	 * 6", ...); NULL when nothing would or it is enforced. */
+	char *needs;
+} confine_clause;
 
 /* How a run ended, classified with that run's own facts. */
 typedef struct confine_outcome {
@@ -794,6 +858,11 @@ typedef struct confine_outcome {
 	 * (doc/SPEC.md 15); NULL and 0 when nothing. */
 	confine_git_hazard *git_hazards;
 	size_t n_git_hazards;
+	/* The argv's clauses as this run held them: a layer the launcher said
+	 * it did not apply (its status channel) is taken away, and a clause
+	 * left with none is unenforced. NULL and 0 when unconfined. */
+	confine_clause *clauses;
+	size_t n_clauses;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

@@ -80,12 +80,30 @@ export interface Result {
   /** null for danger-full-access. */
   runner: Runner | null;
   enforcement: Enforcement | null;
-  /** What of the policy the runner did not enforce (config key names). */
+  /** What of the policy the runner did not enforce (clause names). */
   unenforced: string[];
+  /** What held the run: "bwrap", "landlock", "seccomp", "supervisor", ... */
+  layers: string[];
+  /** The report per clause: `enforcement` is "full" only when every one is enforced. */
+  clauses: Clause[];
   /** Git hooks and settings a workspace-write run left behind (git would
    * run them unconfined). */
   gitHazards: GitHazard[];
   mode: Mode;
+}
+
+/** One clause of the resolved policy and how it held (doc/SPEC.md 15). */
+export interface Clause {
+  /** A policy key ("mode", "denyRead", ...) or a mechanism ("unix-sockets", "setid", ...). */
+  clause: string;
+  /** The path, pattern or value it is about; null for a whole mechanism. */
+  subject: string | null;
+  status: 'enforced' | 'partial' | 'unenforced';
+  layers: string[];
+  /** Why it did not hold (or, enforced, what to know). */
+  reason: string | null;
+  /** What on this host would enforce it ("bubblewrap", "Landlock ABI 6", ...). */
+  needs: string | null;
 }
 
 export interface GitHazard {
@@ -141,6 +159,8 @@ export interface Wrap {
   workspaceRoot: string;
   cwd: string;
   unenforced: string[];
+  layers: string[];
+  clauses: Clause[];
   policy: Policy;
   /** Whether a finished run was a denial (status null for a signal death). */
   denied(status: number | null, stderr: string): boolean;
@@ -153,6 +173,10 @@ export interface Verdict {
   runner: Runner | null;
   enforcement: Enforcement | null;
   unenforced: string[];
+  layers: string[];
+  clauses: Clause[];
+  /** Whether the launcher's supervisor can run on this host. */
+  supervisor: boolean;
   landlockAbi: number | null;
   runnerPath: string | null;
   /** Why no rung is usable, or null. */

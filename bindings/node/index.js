@@ -355,9 +355,31 @@ function resultOf(object, mode) {
     runner: sandbox.runner || null,
     enforcement: sandbox.enforcement || null,
     unenforced: sandbox.unenforced || object.unenforced || [],
+    layers: sandbox.layers || [],
+    clauses: clausesOf(sandbox.clauses),
     gitHazards: (sandbox.gitHazards || []).map((h) => ({ path: h.path, kind: h.kind })),
     mode: sandbox.mode || mode,
   };
+}
+
+/** The report per clause (doc/SPEC.md 15) as plain objects. */
+function clausesOf(list) {
+  return (list || []).map((c) => ({
+    clause: c.clause, subject: c.subject, status: c.status, layers: c.layers || [],
+    reason: c.reason, needs: c.needs,
+  }));
+}
+
+/** "denyRead (/ws/.env), signals": the clauses that did not hold, each
+ * name once with its subjects, as confine_bash_render() lists them. */
+function describeUnenforced(clauses) {
+  const names = [];
+  for (const c of clauses) if (c.status !== 'enforced' && !names.includes(c.clause)) names.push(c.clause);
+  return names.map((name) => {
+    const subjects = clauses.filter((c) => c.clause === name && c.status !== 'enforced' && c.subject !== null)
+      .map((c) => c.subject);
+    return subjects.length ? `${name} (${subjects.join(', ')})` : name;
+  }).join(', ');
 }
 
 /** The model-facing rendering (SPEC 9), as confine_bash_render() writes it. */
@@ -375,6 +397,9 @@ function render(result, timeoutMs) {
   }
   if (!result.stdout && !result.stderr) text += '(no output)';
   if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
+  if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
+    marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
+  }
   if (result.timedOut) marker(`[timed out after ${timeoutMs}ms]`);
   if (result.signal) marker(`[killed by signal: ${result.signal}]`);
   else if (result.exitCode !== 0 && result.exitCode !== null) marker(`[exit code: ${result.exitCode}]`);
@@ -477,9 +502,13 @@ async function run(argv, options = {}) {
     // stderr keeps its tail too: the outcome line is the last one, past any
     // limit on the command's own stderr.
     let stderrTail = Buffer.alloc(0);
+    // confine's stderr is the command's and then the outcome line: it gets
+    // room for that line beyond the command's limit, applied after the
+    // line is split off.
+    const OUTCOME_ROOM = 65536;
     const collect = (name) => (chunk) => {
-      if (name === 'stderr') stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-65536);
-      const room = limit - size[name];
+      if (name === 'stderr') stderrTail = Buffer.concat([stderrTail, chunk]).subarray(-OUTCOME_ROOM);
+      const room = limit + (name === 'stderr' ? OUTCOME_ROOM : 0) - size[name];
       if (room <= 0) {
         cut[name] = true;
         return;
@@ -539,6 +568,10 @@ async function run(argv, options = {}) {
         // put before the outcome).
         stderrBuffer = stderrBuffer.subarray(0, Math.max(0, stderrBuffer.length - lineLength));
       }
+      if (stderrBuffer.length > limit) {
+        stderrBuffer = stderrBuffer.subarray(0, limit);
+        cut.stderr = true;
+      }
       if (object && object.error && !object.sandbox) {
         // Nothing ran: the error object alone.
         return reject(errorFrom(object.error, status));
@@ -553,7 +586,7 @@ async function run(argv, options = {}) {
             exitCode: null, signal: termSignal || 'SIGKILL', stdout: stdoutBuffer.toString('utf8'),
             stderr: stderrBuffer.toString('utf8'), stdoutBuffer, stderrBuffer,
             truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, timedOut: true,
-            runner: null, enforcement: null, unenforced: [], gitHazards: [], mode,
+            runner: null, enforcement: null, unenforced: [], layers: [], clauses: [], gitHazards: [], mode,
           });
         }
         const text = stderrTail.toString('utf8').trim().split('\n').pop();
@@ -617,7 +650,8 @@ async function wrap(argv, options = {}) {
     informationalLines: r.informationalLines || [],
   }));
   const dialect = object.denialSignatures || [];
-  // `env` is the complete environment to spawn with, as NAME=VALUE entries.
+  // `env` is the complete environment to spawn with: {NAME: VALUE}
+  // (doc/SPEC.md 10); a confine before issue 22 printed NAME=VALUE entries.
   let env = { ...environ };
   if (Array.isArray(object.env)) {
     env = {};
@@ -639,6 +673,8 @@ async function wrap(argv, options = {}) {
     workspaceRoot: policy.workspaceRoot,
     cwd: options.cwd ? path.resolve(String(options.cwd)) : policy.workspaceRoot,
     unenforced: object.unenforced || [],
+    layers: object.layers || [],
+    clauses: clausesOf(object.clauses),
     policy,
     denied: (status, stderr) => classifyDenial(dialect, status, stderr),
     runnerFailure: (status, stderr) => classifyRunnerFailure(rules, status, stderr),
@@ -689,6 +725,9 @@ async function probe(options = {}) {
     runner: object.runner || null,
     enforcement: object.enforcement || null,
     unenforced: object.unenforced || [],
+    layers: object.layers || [],
+    clauses: clausesOf(object.clauses),
+    supervisor: !!object.supervisor,
     landlockAbi: object.landlockAbi === undefined ? null : object.landlockAbi,
     runnerPath: object.runnerPath || null,
     reason: object.reason || null,

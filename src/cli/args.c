@@ -39,30 +39,30 @@ typedef struct option_spec {
 	option_id id;
 	char short_name;        /* 0: none */
 	const char *long_name;  /* NULL: none */
-	bool takes_value;
+	const char *value_name; /* NULL: takes no value; else as the help says it */
 } option_spec;
 
 static const option_spec option_table[] = {
-	{OPT_HELP, 'h', "help", false},
-	{OPT_MODE, 'm', "mode", true},
-	{OPT_WORKSPACE, 'w', "workspace", true},
-	{OPT_RUNNER, 0, "runner", true},
-	{OPT_CONFIG, 0, "config", true},
-	{OPT_JSON, 0, "json", false},
-	{OPT_TIMEOUT, 0, "timeout", true},
-	{OPT_COMMAND, 'c', NULL, true},
-	{OPT_WRITABLE, 0, "writable", true},
-	{OPT_PROTECT, 0, "protect", true},
-	{OPT_NO_DEFAULT_PROTECTIONS, 0, "no-default-protections", false},
-	{OPT_DENY_READ, 0, "deny-read", true},
-	{OPT_NETWORK, 0, "network", true},
-	{OPT_ALLOW_UNIX_SOCKET, 0, "allow-unix-socket", true},
-	{OPT_ENV_INHERIT, 0, "env-inherit", true},
-	{OPT_ENV_INCLUDE, 0, "env-include", true},
-	{OPT_ENV_EXCLUDE, 0, "env-exclude", true},
-	{OPT_ENV_SET, 0, "env-set", true},
-	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", false},
-	{OPT_REQUIRE_FULL, 0, "require-full", false},
+	{OPT_HELP, 'h', "help", NULL},
+	{OPT_MODE, 'm', "mode", "MODE"},
+	{OPT_WORKSPACE, 'w', "workspace", "DIR"},
+	{OPT_RUNNER, 0, "runner", "NAME"},
+	{OPT_CONFIG, 0, "config", "FILE"},
+	{OPT_JSON, 0, "json", NULL},
+	{OPT_TIMEOUT, 0, "timeout", "MS"},
+	{OPT_COMMAND, 'c', NULL, "COMMAND"},
+	{OPT_WRITABLE, 0, "writable", "DIR"},
+	{OPT_PROTECT, 0, "protect", "PATH"},
+	{OPT_NO_DEFAULT_PROTECTIONS, 0, "no-default-protections", NULL},
+	{OPT_DENY_READ, 0, "deny-read", "PATH"},
+	{OPT_NETWORK, 0, "network", "on|off"},
+	{OPT_ALLOW_UNIX_SOCKET, 0, "allow-unix-socket", "PATH"},
+	{OPT_ENV_INHERIT, 0, "env-inherit", "all|none"},
+	{OPT_ENV_INCLUDE, 0, "env-include", "PAT"},
+	{OPT_ENV_EXCLUDE, 0, "env-exclude", "PAT"},
+	{OPT_ENV_SET, 0, "env-set", "NAME=VALUE"},
+	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", NULL},
+	{OPT_REQUIRE_FULL, 0, "require-full", NULL},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -147,12 +147,15 @@ const char *cli_help_hint(cli_command command) {
 	"                        connect to [allowUnixSockets]\n"                              \
 	"      --env-inherit all|none\n"                                                       \
 	"                        start from the caller's environment or an empty one\n"        \
+	"                        [env.inherit]\n"                                              \
 	"      --env-include PAT keep matching variables whatever the excludes say\n"          \
-	"      --env-exclude PAT drop matching variables\n"                                    \
+	"                        [env.include]\n"                                              \
+	"      --env-exclude PAT drop matching variables [env.exclude]\n"                      \
 	"      --env-set NAME=VALUE\n"                                                         \
-	"                        set a variable\n"                                             \
+	"                        set a variable [env.set]\n"                                   \
 	"      --no-default-env-excludes\n"                                                    \
-	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL* [env]\n"  \
+	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*\n"        \
+	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"
 
@@ -182,7 +185,11 @@ static const char help_global[] =
 	"\n"
 	"Configuration (--config FILE or $CONFINE_CONFIG) is a JSON object with the\n"
 	"optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,\n"
-	"probeTimeoutMs and landlockLauncher.\n"
+	"probeTimeoutMs and landlockLauncher, and the policy keys writableRoots,\n"
+	"protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env\n"
+	"(inherit, include, exclude, set, defaultExcludes) and requireFull (a\n"
+	"command's help names the option of each). Flags that take a list add to\n"
+	"the file's list; other flags override it.\n"
 	"\n"
 	"Exit status (as env(1) and timeout(1)): 125 when confine itself fails\n"
 	"(USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE, SYSTEM_ERROR,\n"
@@ -195,20 +202,29 @@ static const char help_run[] =
 	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
 	"                   -- PROGRAM [ARG...]\n"
 	"Run PROGRAM confined, in the workspace root. stdin, stdout and stderr are\n"
-	"the caller's; stderr is also kept (bounded) to recognise a runner that\n"
-	"failed before the program ran. The program runs in its own session: it\n"
-	"uses the terminal through its standard streams, and confine forwards\n"
-	"SIGINT, SIGTERM and SIGHUP to it.\n"
+	"the caller's. On stderr confine adds only its own lines: 'confine: MESSAGE'\n"
+	"when it fails, 'confine: warning: ...' for git hooks or settings the run\n"
+	"left and (without --json) for clauses of the policy that did not hold, and\n"
+	"with --json the outcome as the last line. The program's stderr is\n"
+	"also kept (bounded) to tell a denied write and to quote a runner that\n"
+	"failed before the program started; it never decides that the runner failed.\n"
+	"The program runs in its own session, with no descriptor above 2: it uses\n"
+	"the terminal through its standard streams. confine forwards SIGINT,\n"
+	"SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGWINCH to the run; 3 s\n"
+	"after SIGTERM, SIGHUP or SIGQUIT whatever is left gets SIGKILL (not after\n"
+	"SIGINT). When the program has ended, what it left running is ended too.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"      --json            when the program has ended, write one JSON object as\n"
 	"                        the last line of stderr (stdout stays the program's):\n"
 	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"sandbox\":{\"mode\",\n"
-	"                         \"denied\",\"enforcement\",\"unenforced\",\"runner\",\n"
-	"                         \"runnerFailed\"},\"error\":null|{\"code\",\"message\",\n"
-	"                         \"runnerFailure\"}}; when nothing ran, {\"error\":{...}}\n"
-	"                        (signal is a name, \"SIGTERM\"; a field is absent where\n"
-	"                        it does not apply)\n"
+	"                         \"denied\",\"enforcement\",\"unenforced\",\"layers\",\n"
+	"                         \"clauses\":[{\"clause\",\"subject\",\"status\",\"layers\",\n"
+	"                         \"reason\",\"needs\"}],\"runner\",\"runnerFailed\",\n"
+	"                         \"gitHazards\":[{\"path\",\"kind\"}]},\n"
+	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}};\n"
+	"                        when nothing ran, {\"error\":{...}} (signal is a name,\n"
+	"                        \"SIGTERM\"; a field is absent where it does not apply)\n"
 	"  -h, --help            show this help\n"
 	"\n" POLICY_OPTIONS
 	"\n"
@@ -222,14 +238,20 @@ static const char help_bash[] =
 	"Run COMMAND with `bash -c`, confined, in the workspace root; capture its output\n"
 	"and print the rendering an agent's model sees: stdout, then [stderr] and\n"
 	"stderr, or (no output); then markers for a denied write, a timeout, a signal\n"
-	"or a non-zero exit code.\n"
+	"or a non-zero exit code. confine's own stderr holds only 'confine: MESSAGE'\n"
+	"when it fails and 'confine: warning: ...' for git hooks or settings the run\n"
+	"left. When a clause of the policy did not hold, the rendering says so in one\n"
+	"'[sandbox: not enforced on this run: ...]' line. Signals are forwarded as by\n"
+	"'confine run'.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"      --json            print one JSON object instead:\n"
 	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"stdout\",\"stderr\",\n"
 	"                         \"truncated\",\"stdoutTruncated\",\"stderrTruncated\",\n"
 	"                         \"sandbox\":{\"mode\",\"denied\",\"enforcement\",\"unenforced\",\n"
-	"                         \"runner\",\"runnerFailed\"},\n"
+	"                         \"layers\",\"clauses\":[{\"clause\",\"subject\",\"status\",\n"
+	"                         \"layers\",\"reason\",\"needs\"}],\"runner\",\"runnerFailed\",\n"
+	"                         \"gitHazards\":[{\"path\",\"kind\"}]},\n"
 	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}}\n"
 	"                        (signal is a name, \"SIGTERM\"; truncated is either\n"
 	"                        stream's; when nothing ran, {\"error\":{...}} alone; a\n"
@@ -248,14 +270,20 @@ static const char help_wrap[] =
 	"Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]\n"
 	"Print the argv that runs PROGRAM confined, as one JSON object, and run\n"
 	"nothing, so a harness in any language can spawn it itself:\n"
-	"  {\"argv\":[...],\"runner\",\"enforcement\",\"unenforced\":[...],\n"
+	"  {\"argv\":[...],\"runner\",\"enforcement\",\"unenforced\":[...],\"layers\":[...],\n"
+	"   \"clauses\":[{\"clause\",\"subject\",\"status\",\"layers\",\"reason\",\"needs\"}],\n"
 	"   \"denialSignatures\":[...],\"runnerFailureRules\":[{\"allowedExitCodes\",\n"
-	"   \"fatalSignatures\",\"informationalLines\"}],\"policy\":{\"mode\",\"workspaceRoot\"}}\n"
+	"   \"fatalSignatures\",\"informationalLines\"}],\"env\":{\"NAME\":\"VALUE\",...},\n"
+	"   \"policy\":{\"mode\",\"workspaceRoot\",\"writableRoots\",\"protectedPaths\",\n"
+	"   \"defaultProtections\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
+	"   \"env\":{\"inherit\",\"include\",\"exclude\",\"set\",\"defaultExcludes\"},\n"
+	"   \"requireFull\"}}\n"
 	"or, when it fails, {\"error\":{\"code\",\"message\",\"runnerFailure\"}} (code USAGE,\n"
 	"INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE or SYSTEM_ERROR;\n"
 	"runnerFailure only when a runner failed). A pinned --runner is probed first.\n"
-	"Spawn it in a new session (setsid) with no descriptor above 2 and with the\n"
-	"workspace root as its working directory. Under danger-full-access no sandbox\n"
+	"Spawn it in a new session (setsid) with no descriptor above 2, with the\n"
+	"workspace root as its working directory and exactly env as its environment\n"
+	"(the policy's environment filter applied). Under danger-full-access no sandbox\n"
 	"is involved: argv is PROGRAM [ARG...] unchanged, runner is null, enforcement\n"
 	"is absent and the lists are empty.\n"
 	"\n"
@@ -280,7 +308,9 @@ static const char help_probe[] =
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
 	"      --json            print one JSON object:\n"
 	"                        {\"usable\",\"runner\",\"enforcement\",\"landlockAbi\",\n"
-	"                         \"runnerPath\",\"reason\",\"runnerFailure\"}\n"
+	"                         \"unenforced\",\"supervisor\",\"layers\",\"clauses\":[{\n"
+	"                         \"clause\",\"subject\",\"status\",\"layers\",\"reason\",\n"
+	"                         \"needs\"}],\"runnerPath\",\"reason\",\"runnerFailure\"}\n"
 	"                        (runner is null when unusable; reason says why, and\n"
 	"                        runnerFailure is the runner's line when it failed; a\n"
 	"                        field is absent where it does not apply); when confine\n"
@@ -438,6 +468,12 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		args->has_timeout = true;
 		return 0;
 	case OPT_COMMAND:
+		/* A second -c would silently drop the first command. */
+		if (args->bash_command)
+			return usage_error(args,
+			                   "option '%s' is given twice: confine bash runs one COMMAND "
+			                   "(join commands with ';' or '&&' in one -c)",
+			                   shown);
 		args->bash_command = value;
 		return 0;
 	case OPT_WRITABLE:
@@ -561,7 +597,7 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 				return usage_error(args, "unknown option '%s' for '%s'", shown,
 				                   command_label(command));
 			if (eq) {
-				if (!spec->takes_value)
+				if (!spec->value_name)
 					return usage_error(args, "option '%s' takes no value", shown);
 				value = eq + 1;
 			}
@@ -573,15 +609,21 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 				return usage_error(args, "unknown option '%s' for '%s'", arg,
 				                   command_label(command));
 			if (arg[2] != '\0') {
-				if (!spec->takes_value)
+				if (!spec->value_name)
 					return usage_error(args, "unknown option '%s' for '%s'", arg,
 					                   command_label(command));
 				value = arg + 2;
 			}
 		}
-		if (spec->takes_value && !value) {
+		if (spec->value_name && !value) {
 			if (index >= argc)
 				return usage_error(args, "option '%s' requires a value", shown);
+			/* `--config -- true`: the value is missing, not the `--`. */
+			if (strcmp(argv[index], "--") == 0)
+				return usage_error(args,
+				                   "option '%s' is missing its %s: the '--' after it ends "
+				                   "confine's options and cannot be a value",
+				                   shown, spec->value_name);
 			value = argv[index++];
 		}
 		if (apply_option(args, spec, shown, value) < 0)
@@ -633,8 +675,8 @@ static bool json_requested(int argc, char *const *argv, int index) {
 		} else if (arg[2] == '\0') {
 			spec = find_short(arg[1]);
 		}
-		if (spec && spec->takes_value)
-			index++; /* its value, whatever it looks like */
+		if (spec && spec->value_name && index < argc && strcmp(argv[index], "--") != 0)
+			index++; /* its value, whatever it looks like but `--` */
 	}
 	return false;
 }

@@ -23,9 +23,6 @@ static const char known_keys[] =
 
 static const char known_env_keys[] = "inherit, include, exclude, set, defaultExcludes";
 
-/* SPEC 4's text: the reader refuses what the library would round (0.5 ms). */
-#define PROBE_TIMEOUT_MESSAGE "sandbox-local: probeTimeoutMs must be a positive finite number"
-
 const char *cli_config_pick_path(const char *option, const char *env) {
 	if (option)
 		return option;
@@ -341,12 +338,6 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 	return 0;
 }
 
-/* A positive whole number of milliseconds (1e308 included: the library
- * caps it); a fraction would be rounded into something not asked for. */
-static bool positive_integer(double v) {
-	return v > 0 && (v >= 9007199254740992.0 || v == (double)(long long)v);
-}
-
 static int apply_key(const char *path, const char *key, const json_t *value, cli_config *config,
                      char *errbuf, size_t size) {
 	if (strcmp(key, "mode") == 0) {
@@ -378,12 +369,12 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		return take_string_list(path, key, value, false, &config->runner_failure_signatures,
 		                        errbuf, size);
 	if (strcmp(key, "probeTimeoutMs") == 0) {
+		/* Its type only: the value (a positive whole number) is judged when
+		 * the provider is made, after the signatures, in SPEC 4's order. */
 		if (!json_is_number(value))
 			return config_error(errbuf, size, EINVAL,
 			                    "%s: key \"probeTimeoutMs\" must be a number, not %s", path,
 			                    json_type_words(value));
-		if (!positive_integer(json_number_value(value)))
-			return config_error(errbuf, size, EINVAL, "%s: %s", path, PROBE_TIMEOUT_MESSAGE);
 		config->probe_timeout_ms = json_number_value(value);
 		config->has_probe_timeout = true;
 		return 0;

@@ -138,7 +138,9 @@ static int add_entries(cli_context *ctx, const char *key, char *const *from_conf
 		const char *path = from_flags[i];
 		char *owned = NULL;
 		int status, r;
-		if (resolve_relative &&
+		/* A relative pattern matches under every root (doc/SPEC.md 15):
+		 * only a literal path is where the user typed it. */
+		if (resolve_relative && !strpbrk(from_flags[i], "*?[") &&
 		    (status = absolute_cli_path(ctx, flag, from_flags[i], &path, &owned)) != 0)
 			return status;
 		r = add(ctx->policy, path, &err);
@@ -196,6 +198,23 @@ static int build_policy_options(cli_context *ctx) {
 	if (a->require_full)
 		p->require_full = true;
 	if (confine_policy_validate(p, &err) < 0) {
+		/* A restriction the mode cannot hold, given as a flag: name the
+		 * flag (doc/SPEC.md 15, "Contradictions"). */
+		static const struct {
+			const char *key, *flag;
+		} contradictions[] = {
+			{ "network \"off\" cannot hold", "--network off" },
+			{ "denyRead entry", "--deny-read" },
+			{ "protectedPaths entry", "--protect" },
+			{ "requireFull cannot hold", "--require-full" },
+		};
+		for (size_t i = 0; i < sizeof contradictions / sizeof contradictions[0]; i++) {
+			bool given = (i == 0 && a->has_network) || (i == 1 && a->deny_read && a->deny_read[0]) ||
+			             (i == 2 && a->protect && a->protect[0]) || (i == 3 && a->require_full);
+			if (given && strstr(err.message, "danger-full-access") &&
+			    strncmp(err.message, contradictions[i].key, strlen(contradictions[i].key)) == 0)
+				return cli_report(ctx, err.code, "%s: %s", contradictions[i].flag, err.message);
+		}
 		/* The message names the key and the value; without flags the
 		 * value can only come from the file: name it. */
 		if (c->path && !a->has_policy_options)

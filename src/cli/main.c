@@ -20,10 +20,10 @@ int main(int argc, char **argv) {
 	if (cli_args_parse(argc, argv, &args) < 0) {
 		/* Name the problem and point at the help, without dumping it; in
 		 * JSON (wrap, or --json anywhere among the options) also as the
-		 * USAGE error object. */
+		 * USAGE error object, after the pointer (run --json: stderr's
+		 * last line). */
 		cli_output_configure(&args);
-		status = cli_fail(CLI_EXIT_FAILURE, CLI_E_USAGE, args.error, NULL);
-		fprintf(stderr, "%s\n", cli_help_hint(args.command));
+		status = cli_fail_usage(CLI_EXIT_FAILURE, args.error, cli_help_hint(args.command));
 		cli_args_clear(&args);
 		return status;
 	}

@@ -214,6 +214,8 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 		json_object_set_new(sandbox, "enforcement",
 		                    json_string(confine_enforcement_name(o->enforcement)));
 		json_object_set_new(sandbox, "unenforced", string_array(o->unenforced));
+		json_object_set_new(sandbox, "layers", cli_layers_json(o->clauses, o->n_clauses));
+		json_object_set_new(sandbox, "clauses", cli_clauses_json(o->clauses, o->n_clauses));
 		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
 		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o));
 	}
@@ -229,9 +231,11 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 	return object;
 }
 
-int cli_fail(int status, confine_error_code code, const char *message,
-             const char *runner_failure) {
+static int fail_with(int status, confine_error_code code, const char *message,
+                     const char *runner_failure, const char *hint) {
 	fprintf(stderr, "confine: %s\n", message);
+	if (hint)
+		fprintf(stderr, "%s\n", hint);
 	fflush(stderr);
 	if (output_mode != CLI_JSON_NONE) {
 		json_t *object = json_object();
@@ -242,6 +246,15 @@ int cli_fail(int status, confine_error_code code, const char *message,
 		(void)cli_emit_json_to(output_mode == CLI_JSON_STDERR ? stderr : stdout, object, '\n');
 	}
 	return status;
+}
+
+int cli_fail(int status, confine_error_code code, const char *message,
+             const char *runner_failure) {
+	return fail_with(status, code, message, runner_failure, NULL);
+}
+
+int cli_fail_usage(int status, const char *message, const char *hint) {
+	return fail_with(status, CLI_E_USAGE, message, NULL, hint);
 }
 
 int cli_report_failure(bool json, confine_error_code code, const char *message) {

@@ -82,6 +82,11 @@ json_t *cli_outcome_json(const confine_outcome *outcome, bool captured,
 int cli_fail(int status, confine_error_code code, const char *message,
              const char *runner_failure);
 
+/* A usage error: as cli_fail(), with `hint` (the help pointer) on its own
+ * stderr line right after the `confine:` line, so that with `run --json`
+ * the error object is still the last line of stderr (doc/SPEC.md 10). */
+int cli_fail_usage(int status, const char *message, const char *hint);
+
 /* Failures of confine itself, reported for the context's arguments: the
  * library's error (its exit status as cli_error_exit_status says), a
  * formatted message, a failed write of the output (125). */

@@ -69,28 +69,98 @@ json_t *cli_policy_json(const confine_policy *p) {
 
 int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad) {
 	char **env = NULL;
-	json_t *array;
+	json_t *object;
 	int r = confine_env_filter((const char *const *)environ, &policy->env, policy->mode, &env);
 	if (r < 0)
 		return r;
-	if (!(array = json_array())) {
+	if (!(object = json_object())) {
 		confine_strv_free(env);
 		return -ENOMEM;
 	}
+	/* {"NAME": "VALUE"} (doc/SPEC.md 10): what a harness hands its spawn
+	 * call. A name given twice keeps its first value, the one getenv(3)
+	 * and the command would read. */
 	for (size_t i = 0; env[i]; i++) {
-		json_t *item = json_string(env[i]);
-		if (!item) {
-			const char *eq = strchr(env[i], '=');
-			*ret_bad = strndup(env[i], eq ? (size_t)(eq - env[i]) : strlen(env[i]));
-			json_decref(array);
+		const char *eq = strchr(env[i], '=');
+		size_t name_len = eq ? (size_t)(eq - env[i]) : strlen(env[i]);
+		char *name = strndup(env[i], name_len);
+		json_t *value;
+		if (!name) {
+			json_decref(object);
 			confine_strv_free(env);
-			return *ret_bad ? -EILSEQ : -ENOMEM;
+			return -ENOMEM;
 		}
-		json_array_append_new(array, item);
+		value = json_string(eq ? eq + 1 : "");
+		if (json_object_get(object, name)) {
+			json_decref(value); /* not UTF-8 either way: checked the first time */
+		} else if (!value || json_object_set_new(object, name, value) < 0) {
+			/* (set_new releases `value` when it fails: a key not UTF-8) */
+			json_decref(object);
+			confine_strv_free(env);
+			*ret_bad = name;
+			return -EILSEQ;
+		}
+		free(name);
 	}
 	confine_strv_free(env);
-	*ret = array;
+	*ret = object;
 	return 0;
+}
+
+static json_t *string_or_null(const char *s) {
+	return s ? cli_json_string_lossy(s, strlen(s)) : json_null();
+}
+
+json_t *cli_layers_json(const confine_clause *clauses, size_t n) {
+	json_t *array = json_array();
+	unsigned layers = 0;
+	for (size_t i = 0; i < n; i++)
+		layers |= clauses[i].layers;
+	for (unsigned b = 0; array && b < CONFINE_LAYER_COUNT; b++)
+		if (layers & (1u << b))
+			json_array_append_new(array, json_string(confine_layer_name(b)));
+	return array;
+}
+
+json_t *cli_clauses_json(const confine_clause *clauses, size_t n) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && i < n; i++) {
+		const confine_clause *c = &clauses[i];
+		json_t *item = json_object(), *layers = cli_layers_json(c, 1);
+		if (!item || !layers) {
+			json_decref(item);
+			json_decref(layers);
+			json_decref(array);
+			return NULL;
+		}
+		json_object_set_new(item, "clause", json_string(c->clause));
+		json_object_set_new(item, "subject", string_or_null(c->subject));
+		json_object_set_new(item, "status", json_string(confine_clause_status_name(c->status)));
+		json_object_set_new(item, "layers", layers);
+		json_object_set_new(item, "reason", string_or_null(c->reason));
+		json_object_set_new(item, "needs", string_or_null(c->needs));
+		json_array_append_new(array, item);
+	}
+	return array;
+}
+
+void cli_warn_unenforced(const confine_outcome *o) {
+	bool any = false;
+	for (size_t i = 0; i < o->n_clauses && !any; i++)
+		any = o->clauses[i].status != CONFINE_CLAUSE_ENFORCED;
+	if (!any)
+		return;
+	fprintf(stderr, "confine: warning: not enforced on this run:");
+	for (size_t i = 0; i < o->n_clauses; i++) {
+		const confine_clause *c = &o->clauses[i];
+		if (c->status == CONFINE_CLAUSE_ENFORCED)
+			continue;
+		fprintf(stderr, " %s%s%s%s (%s%s%s);", c->clause, c->subject ? " " : "",
+		        c->subject ? c->subject : "", c->status == CONFINE_CLAUSE_PARTIAL ? " partly" : "",
+		        c->reason ? c->reason : "no reason given", c->needs ? "; needs " : "",
+		        c->needs ? c->needs : "");
+	}
+	fputc('\n', stderr);
 }
 
 json_t *cli_git_hazards_json(const confine_outcome *o) {
@@ -116,6 +186,10 @@ void cli_warn_git_hazards(const confine_outcome *o) {
 			fprintf(stderr, "confine: warning: the scan for git hooks and settings the run left "
 			                "stopped at its bound; check the writable roots before running git "
 			                "there\n");
+		else if (strcmp(h->kind, "commondir") == 0)
+			fprintf(stderr, "confine: warning: the run pointed %s at another repository; git "
+			                "would read hooks and settings from there unconfined\n",
+			        h->path);
 		else if (strcmp(h->kind, "hook") == 0)
 			fprintf(stderr, "confine: warning: the run created or changed the git hook %s; git "
 			                "would run it unconfined\n",

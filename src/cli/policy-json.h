@@ -19,10 +19,22 @@ json_t *cli_policy_json(const confine_policy *policy);
 json_t *cli_string_list_json(char *const *strv);
 
 /* The environment a command spawned under `policy` gets, from this
- * process's environment, as "NAME=VALUE" strings that must arrive intact:
+ * process's environment, as one object {"NAME": "VALUE"} (a name given
+ * twice keeps its first value) whose strings must arrive intact:
  * 0; -EILSEQ with *ret_bad naming the variable (up to its '=') when one is
  * not UTF-8 (*ret_bad is malloc'd); -ENOMEM. */
 int cli_env_json(const confine_policy *policy, json_t **ret, char **ret_bad);
+
+/* A report per clause (doc/SPEC.md 15) as
+ * [{"clause","subject","status","layers","reason","needs"}]. */
+json_t *cli_clauses_json(const confine_clause *clauses, size_t n);
+
+/* The union of the clauses' layers as words, in confine_layer order. */
+json_t *cli_layers_json(const confine_clause *clauses, size_t n);
+
+/* For `confine run`: one `confine: warning:` line on stderr when a clause
+ * did not hold on this run, naming them. */
+void cli_warn_unenforced(const confine_outcome *outcome);
 
 /* The outcome's git hazards as [{"path","kind"}] (doc/SPEC.md 15). */
 json_t *cli_git_hazards_json(const confine_outcome *outcome);

@@ -13,6 +13,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 #include "probe.h"
 
 /* The exit status of a verdict of "not usable". */
@@ -48,6 +49,48 @@ static int judge_error(cli_context *ctx, const confine_error *err, cli_probe_res
 		return 0;
 	}
 	return cli_report_error(ctx, err);
+}
+
+void cli_probe_result_clear(cli_probe_result *result) {
+	for (size_t i = 0; result && i < result->n_clauses; i++) {
+		free(result->clauses[i].clause);
+		free(result->clauses[i].subject);
+		free(result->clauses[i].reason);
+		free(result->clauses[i].needs);
+	}
+	if (result) {
+		free(result->clauses);
+		result->clauses = NULL;
+		result->n_clauses = 0;
+	}
+}
+
+/* A copy of `clauses` into the result, replacing any it held. */
+static int keep_clauses(cli_probe_result *ret, const confine_clause *clauses, size_t n) {
+	confine_clause *copy = n ? calloc(n, sizeof *copy) : NULL;
+	if (n && !copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		copy[i] = clauses[i];
+		copy[i].clause = clauses[i].clause ? strdup(clauses[i].clause) : NULL;
+		copy[i].subject = clauses[i].subject ? strdup(clauses[i].subject) : NULL;
+		copy[i].reason = clauses[i].reason ? strdup(clauses[i].reason) : NULL;
+		copy[i].needs = clauses[i].needs ? strdup(clauses[i].needs) : NULL;
+		if (!copy[i].clause || (clauses[i].subject && !copy[i].subject) ||
+		    (clauses[i].reason && !copy[i].reason) || (clauses[i].needs && !copy[i].needs)) {
+			cli_probe_result tmp = { .clauses = copy, .n_clauses = i + 1 };
+			cli_probe_result_clear(&tmp);
+			return -ENOMEM;
+		}
+	}
+	cli_probe_result_clear(ret);
+	ret->clauses = copy;
+	ret->n_clauses = n;
+	/* `full` only when every clause holds (doc/SPEC.md 15). */
+	for (size_t i = 0; i < n; i++)
+		if (copy[i].status != CONFINE_CLAUSE_ENFORCED)
+			ret->verdict.enforcement = CONFINE_ENFORCEMENT_PARTIAL;
+	return 0;
 }
 
 /* The first line of `text` (at most `len` bytes), or "". */
@@ -96,6 +139,10 @@ int cli_probe_pinned(cli_context *ctx, cli_probe_result *ret) {
 		goto out;
 	}
 	ret->verdict.enforcement = confined->enforcement;
+	if (keep_clauses(ret, confined->clauses, confined->n_clauses) < 0) {
+		status = cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+		goto out;
+	}
 
 	confine_spawn_options_init(&options);
 	options.confined = confined;
@@ -112,6 +159,10 @@ int cli_probe_pinned(cli_context *ctx, cli_probe_result *ret) {
 	                                                             : (unsigned)bound;
 	if (confine_run(&options, &outcome, &err) < 0) {
 		status = judge_error(ctx, &err, ret);
+		goto out;
+	}
+	if (outcome->n_clauses && keep_clauses(ret, outcome->clauses, outcome->n_clauses) < 0) {
+		status = cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 		goto out;
 	}
 	if (outcome->runner_failed) {
@@ -148,6 +199,23 @@ static int probe_ladder(cli_context *ctx, cli_probe_result *ret) {
 			set_reason(ret, true, "%s", ret->verdict.runner_failure);
 		else
 			set_reason(ret, false, "no sandbox backend is usable on this host");
+		return 0;
+	}
+	{
+		/* What the chosen rung holds of read-only on /, as `wrap` hands
+		 * it out: building the argv runs nothing. */
+		static const char *const argv[] = { "true", NULL };
+		confine_policy *policy = NULL;
+		confine_argv *confined = NULL;
+		int r = 0;
+		if (confine_policy_new(CONFINE_MODE_READ_ONLY, "/", &policy, &err) < 0)
+			return cli_report_error(ctx, &err);
+		if (confine_confine(ctx->provider, argv, policy, &confined, &err) == 0)
+			r = keep_clauses(ret, confined->clauses, confined->n_clauses);
+		confine_argv_free(confined);
+		confine_policy_free(policy);
+		if (r < 0)
+			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
 	return 0;
 }
@@ -167,6 +235,24 @@ static json_t *probe_json(const cli_probe_result *p) {
 	}
 	if (v->landlock_abi >= 0)
 		json_object_set_new(object, "landlockAbi", json_integer(v->landlock_abi));
+	{
+		/* The summary: each clause name not enforced, once. */
+		json_t *unenforced = json_array();
+		for (size_t i = 0; unenforced && i < p->n_clauses; i++) {
+			bool seen = false;
+			if (p->clauses[i].status == CONFINE_CLAUSE_ENFORCED)
+				continue;
+			for (size_t k = 0; k < json_array_size(unenforced) && !seen; k++)
+				seen = strcmp(json_string_value(json_array_get(unenforced, k)),
+				              p->clauses[i].clause) == 0;
+			if (!seen)
+				json_array_append_new(unenforced, json_string(p->clauses[i].clause));
+		}
+		json_object_set_new(object, "unenforced", unenforced);
+	}
+	json_object_set_new(object, "supervisor", json_boolean(confine_supervisor_available()));
+	json_object_set_new(object, "layers", cli_layers_json(p->clauses, p->n_clauses));
+	json_object_set_new(object, "clauses", cli_clauses_json(p->clauses, p->n_clauses));
 	if (v->usable && v->runner_path[0])
 		json_object_set_new(object, "runnerPath",
 		                    cli_json_string_lossy(v->runner_path, strlen(v->runner_path)));
@@ -197,6 +283,29 @@ static int probe_words(const cli_probe_result *p, const char *pinned) {
 	}
 	if (v->landlock_abi >= 0 && printf("landlock ABI: %d\n", v->landlock_abi) < 0)
 		r = -EIO;
+	if (printf("supervisor: %s\n", confine_supervisor_available() ? "available" : "not available") < 0)
+		r = -EIO;
+	if (p->n_clauses) {
+		unsigned layers = 0;
+		if (printf("layers:") < 0)
+			r = -EIO;
+		for (size_t i = 0; i < p->n_clauses; i++)
+			layers |= p->clauses[i].layers;
+		for (unsigned b = 0; b < CONFINE_LAYER_COUNT; b++)
+			if ((layers & (1u << b)) && printf(" %s", confine_layer_name(b)) < 0)
+				r = -EIO;
+		if (printf("\n") < 0)
+			r = -EIO;
+		for (size_t i = 0; i < p->n_clauses; i++) {
+			const confine_clause *c = &p->clauses[i];
+			if (c->status != CONFINE_CLAUSE_ENFORCED &&
+			    printf("not enforced: %s%s%s: %s%s%s%s\n", c->clause, c->subject ? " " : "",
+			           c->subject ? c->subject : "", c->reason ? c->reason : "",
+			           c->needs ? " (needs " : "", c->needs ? c->needs : "",
+			           c->needs ? ")" : "") < 0)
+				r = -EIO;
+		}
+	}
 	if (fflush(stdout) == EOF)
 		r = -errno;
 	return r;
@@ -208,9 +317,12 @@ int cli_command_probe(cli_context *ctx) {
 	int status, r;
 
 	status = pinned ? cli_probe_pinned(ctx, &result) : probe_ladder(ctx, &result);
-	if (status != 0)
+	if (status != 0) {
+		cli_probe_result_clear(&result);
 		return status;
+	}
 	r = ctx->args->json ? cli_emit_json(probe_json(&result)) : probe_words(&result, pinned);
+	cli_probe_result_clear(&result);
 	if (r < 0)
 		return cli_report_output_failure(ctx, r);
 	if (!result.verdict.usable) {

@@ -19,7 +19,14 @@ typedef struct cli_probe_result {
 	 * where it gave one). */
 	char reason[CLI_PROBE_REASON_MAX];
 	bool runner_failed;
+	/* When usable: the report per clause of the probe's argv (read-only
+	 * on /, as `wrap` hands it out), or of the probe's run when pinned;
+	 * owned, freed by cli_probe_result_clear(). */
+	confine_clause *clauses;
+	size_t n_clauses;
 } cli_probe_result;
+
+void cli_probe_result_clear(cli_probe_result *result);
 
 /*
  * Probes the context's pinned runner (args->has_runner) for real: the

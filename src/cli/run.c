@@ -128,6 +128,9 @@ int cli_command_run(cli_context *ctx) {
 		return cli_report_error(ctx, &err);
 	}
 	cli_warn_git_hazards(outcome);
+	/* With --json the outcome's clauses say it; stderr stays the command's. */
+	if (!args->json)
+		cli_warn_unenforced(outcome);
 	if (confine_outcome_error(outcome, &err) < 0) {
 		if (args->json) {
 			/* The command's start was refused by its runner: the line

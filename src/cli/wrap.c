@@ -98,6 +98,7 @@ int cli_command_wrap(cli_context *ctx) {
 			 * surprise in the harness. */
 			cli_probe_result probe;
 			int status = cli_probe_pinned(ctx, &probe);
+			cli_probe_result_clear(&probe);
 			if (status != 0)
 				return status;
 			if (!probe.verdict.usable) {
@@ -157,11 +158,17 @@ int cli_command_wrap(cli_context *ctx) {
 		json_object_set_new(object, "enforcement",
 		                    json_string(confine_enforcement_name(confined->enforcement)));
 		json_object_set_new(object, "unenforced", lossy_string_array(confined->unenforced));
+		json_object_set_new(object, "layers",
+		                    cli_layers_json(confined->clauses, confined->n_clauses));
+		json_object_set_new(object, "clauses",
+		                    cli_clauses_json(confined->clauses, confined->n_clauses));
 		for (size_t i = 0; i < confined->n_rules; i++)
 			json_array_append_new(rules, rule_json(&confined->rules[i]));
 	} else {
 		json_object_set_new(object, "runner", json_null());
 		json_object_set_new(object, "unenforced", json_array());
+		json_object_set_new(object, "layers", json_array());
+		json_object_set_new(object, "clauses", json_array());
 	}
 	json_object_set_new(object, "denialSignatures", denial);
 	json_object_set_new(object, "runnerFailureRules", rules);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "policy-internal.h"
+#include "profiles/clauses.h"
 #include "util.h"
 
 void confine_argv_free(confine_argv *confined) {
@@ -19,6 +20,7 @@ void confine_argv_free(confine_argv *confined) {
 	}
 	free(confined->rules);
 	confine_strv_free(confined->unenforced);
+	cf_clauses_free(confined->clauses, confined->n_clauses);
 	cf_policy_clear(&confined->policy);
 	free(confined);
 }
@@ -41,6 +43,9 @@ int confine_argv_copy(const confine_argv *src, confine_argv **ret) {
 	c->status_fd_at = src->status_fd_at;
 	if (src->unenforced && !(c->unenforced = cf_strv_copy((const char *const *)src->unenforced)))
 		goto oom;
+	if (cf_clauses_copy(src->clauses, src->n_clauses, &c->clauses) < 0)
+		goto oom;
+	c->n_clauses = src->n_clauses;
 	c->argv = cf_strv_copy((const char *const *)src->argv);
 	c->denial_signatures = cf_strv_copy((const char *const *)src->denial_signatures);
 	if (!c->argv || !c->denial_signatures || cf_policy_copy_into(&c->policy, &src->policy) < 0)

@@ -39,6 +39,7 @@ static const struct pseudo_fs {
 	{ 0x6165676cUL, "pstore", "pstore" },
 	{ 0x65735543UL, "fusectl", "fusectl" },
 	{ 0xf97cff8cUL, "selinuxfs", "selinuxfs" },
+	{ 0x6e736673UL, "nsfs", "nsfs" }, /* namespace handles (doc/SPEC.md 18) */
 };
 
 #define N_PSEUDO (sizeof pseudo_filesystems / sizeof pseudo_filesystems[0])

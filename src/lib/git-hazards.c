@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Git hooks and executable settings that appeared during a run (git-hazards.h). */
+/* What a run left for git to run later: a snapshot before, a diff after
+ * (git-hazards.h, doc/SPEC.md 15). */
 #include "git-hazards.h"
 
 #include <ctype.h>
@@ -7,7 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,64 +16,158 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A git config file read for settings is a handful of lines; a bigger one
- * is read up to this much. */
-#define CONFIG_READ_MAX (256 * 1024)
+/* include.path inside an included file inside ...: git stops at 10. */
+#define INCLUDE_DEPTH_MAX 10
 
-struct scan {
-	struct timespec since;
-	confine_git_hazard *hazards;
-	size_t n;
+enum record_kind { RECORD_HOOK, RECORD_CONFIG, RECORD_COMMONDIR };
+
+/* Who a file is and what it holds: any difference is a change. */
+struct fingerprint {
+	dev_t dev;
+	ino_t ino;
+	mode_t mode;
+	off_t size;
+	long long mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+	uint64_t hash; /* FNV-1a of the first CF_GIT_READ_MAX bytes */
+};
+
+struct record {
+	char *path;
+	enum record_kind kind;
+	struct fingerprint fp;
+	/* RECORD_CONFIG: each executable setting as "key\nvalue".
+	 * RECORD_COMMONDIR: the canonical directory it names (one entry). */
+	char **settings;
+	bool foreign; /* RECORD_COMMONDIR: names another repository than its own */
+};
+
+struct cf_git_snapshot {
+	struct record *records;
+	size_t n, cap;
+	char **visited; /* git directories already recorded */
 	size_t entries;
 	bool incomplete; /* the entry bound: the walk stopped */
 	bool pruned;     /* the depth bound: some directory was not entered */
 	bool oom;
 };
 
-struct timespec cf_git_scan_clock(void) {
-	struct timespec ts = { 0, 0 };
-#ifdef CLOCK_REALTIME_COARSE
-	/* File timestamps come from the coarse clock: a change just after the
-	 * start can have a ctime below a fine-grained reading of it. */
-	if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) == 0)
-		return ts;
-#endif
-	(void)clock_gettime(CLOCK_REALTIME, &ts);
-	return ts;
-}
+/* ---- fingerprints ---- */
 
-static bool changed_since(const struct stat *st, struct timespec since) {
+static uint64_t fnv1a(uint64_t h, const char *data, size_t len) {
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)data[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+#define FNV_OFFSET UINT64_C(0xcbf29ce484222325)
+
+static void fingerprint_from_stat(struct fingerprint *fp, const struct stat *st) {
+	fp->dev = st->st_dev;
+	fp->ino = st->st_ino;
+	fp->mode = st->st_mode;
+	fp->size = st->st_size;
 #ifdef __APPLE__
-	struct timespec c = st->st_ctimespec;
+	fp->mtime_sec = st->st_mtimespec.tv_sec;
+	fp->mtime_nsec = st->st_mtimespec.tv_nsec;
+	fp->ctime_sec = st->st_ctimespec.tv_sec;
+	fp->ctime_nsec = st->st_ctimespec.tv_nsec;
 #else
-	struct timespec c = st->st_ctim;
+	fp->mtime_sec = st->st_mtim.tv_sec;
+	fp->mtime_nsec = st->st_mtim.tv_nsec;
+	fp->ctime_sec = st->st_ctim.tv_sec;
+	fp->ctime_nsec = st->st_ctim.tv_nsec;
 #endif
-	return c.tv_sec > since.tv_sec || (c.tv_sec == since.tv_sec && c.tv_nsec >= since.tv_nsec);
 }
 
-static void add(struct scan *s, const char *path, const char *kind) {
-	confine_git_hazard *grown;
-	char *p, *k;
+static bool fingerprint_equal(const struct fingerprint *a, const struct fingerprint *b) {
+	return a->dev == b->dev && a->ino == b->ino && a->mode == b->mode && a->size == b->size &&
+	       a->mtime_sec == b->mtime_sec && a->mtime_nsec == b->mtime_nsec &&
+	       a->ctime_sec == b->ctime_sec && a->ctime_nsec == b->ctime_nsec && a->hash == b->hash;
+}
+
+/* Opens what git would open at `path` (following a symlink, as git does;
+ * never blocking on a FIFO), fingerprints a regular file and, when `text`
+ * is given, hands over its first CF_GIT_READ_MAX bytes NUL-terminated.
+ * 1 recorded, 0 nothing there (or not a regular file), -ENOMEM. */
+static int fingerprint_file(const char *path, struct fingerprint *fp, char **text) {
+	struct stat st;
+	char *buf;
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	fingerprint_from_stat(fp, &st);
+	if (!(buf = malloc(CF_GIT_READ_MAX + 1))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (len < CF_GIT_READ_MAX) {
+		ssize_t got = read(fd, buf + len, CF_GIT_READ_MAX - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		len += (size_t)got;
+	}
+	close(fd);
+	buf[len] = '\0';
+	fp->hash = fnv1a(FNV_OFFSET, buf, len);
+	if (text)
+		*text = buf;
+	else
+		free(buf);
+	return 1;
+}
+
+/* ---- records ---- */
+
+static struct record *record_add(cf_git_snapshot *s, const char *path, enum record_kind kind,
+                                 const struct fingerprint *fp) {
+	struct record *r;
 	if (s->oom)
-		return;
+		return NULL;
 	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->hazards[i].path, path) == 0 && strcmp(s->hazards[i].kind, kind) == 0)
-			return;
-	grown = realloc(s->hazards, (s->n + 1) * sizeof *grown);
-	p = strdup(path);
-	k = strdup(kind);
-	if (!grown || !p || !k) {
-		if (grown)
-			s->hazards = grown;
-		free(p);
-		free(k);
+		if (strcmp(s->records[i].path, path) == 0)
+			return NULL; /* reached twice (a commondir, an include): once is enough */
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct record *grown = realloc(s->records, cap * sizeof *grown);
+		if (!grown) {
+			s->oom = true;
+			return NULL;
+		}
+		s->records = grown;
+		s->cap = cap;
+	}
+	r = &s->records[s->n];
+	memset(r, 0, sizeof *r);
+	if (!(r->path = strdup(path))) {
+		s->oom = true;
+		return NULL;
+	}
+	r->kind = kind;
+	r->fp = *fp;
+	s->n++;
+	return r;
+}
+
+static void record_setting(cf_git_snapshot *s, struct record *r, const char *key,
+                           const char *value) {
+	char *entry;
+	if (!r || s->oom)
+		return;
+	if (asprintf(&entry, "%s\n%s", key, value) < 0) {
 		s->oom = true;
 		return;
 	}
-	s->hazards = grown;
-	s->hazards[s->n].path = p;
-	s->hazards[s->n].kind = k;
-	s->n++;
+	if (cf_strv_push(&r->settings, entry) < 0)
+		s->oom = true;
+	free(entry);
 }
 
 /* ---- git config: the settings that run programs ---- */
@@ -85,22 +180,128 @@ static bool is_boolean_word(const char *v) {
 	return false;
 }
 
-/* Whether `section` (lowercased name, subsection or NULL) and `key`
- * (lowercased) name a setting that runs a program; `value` is its text. */
-static bool executable_setting(const char *section, const char *subsection, const char *key,
-                               const char *value) {
-	if (strcmp(section, "core") == 0 && !subsection)
-		return strcmp(key, "hookspath") == 0 || strcmp(key, "sshcommand") == 0 ||
-		       (strcmp(key, "fsmonitor") == 0 && !is_boolean_word(value));
-	if (strcmp(section, "filter") == 0 && subsection)
-		return strcmp(key, "clean") == 0 || strcmp(key, "smudge") == 0 ||
-		       strcmp(key, "process") == 0;
-	if (strcmp(section, "diff") == 0 && subsection)
-		return strcmp(key, "textconv") == 0 || strcmp(key, "command") == 0;
-	if (strcmp(section, "merge") == 0 && subsection)
-		return strcmp(key, "driver") == 0;
-	if (strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0)
-		return strcmp(key, "path") == 0;
+/* When a listed key counts, by its value. */
+enum value_rule {
+	ANY,        /* any value */
+	NOT_BOOL,   /* a value that is not a boolean names a program */
+	BANG,       /* "!command": a shell command */
+	EXT_URL,    /* "ext::command": the ext transport runs it */
+	ABS_PATH,   /* an absolute path is a program (sendemail.smtpServer) */
+	NOT_NEVER,  /* protocol.*.allow other than "never" lets ext:: run */
+};
+
+/* Sub: 0 no subsection, 1 a subsection, 2 either. Key "*" is any key.
+ * Derived from git-config(1) (and git-interpret-trailers(1)) of Debian
+ * 12's git 2.39: every setting whose value git runs as a program or shell
+ * command, or that points git at other code (include files, a hooks
+ * directory, a transport) or at a worktree elsewhere. */
+static const struct executable_key {
+	const char *section;
+	int sub;
+	const char *key;
+	const char *spelled; /* the key as git spells it */
+	enum value_rule rule;
+} executable_keys[] = {
+	{ "alias", 0, "*", NULL, BANG },
+	{ "browser", 1, "cmd", "cmd", ANY },
+	{ "browser", 1, "path", "path", ANY },
+	{ "core", 0, "alternaterefscommand", "alternateRefsCommand", ANY },
+	{ "core", 0, "askpass", "askPass", ANY },
+	{ "core", 0, "editor", "editor", ANY },
+	{ "core", 0, "fsmonitor", "fsmonitor", NOT_BOOL },
+	{ "core", 0, "gitproxy", "gitProxy", ANY },
+	{ "core", 0, "hookspath", "hooksPath", ANY },
+	{ "core", 0, "pager", "pager", ANY },
+	{ "core", 0, "sshcommand", "sshCommand", ANY },
+	{ "core", 0, "worktree", "worktree", ANY },
+	{ "credential", 2, "helper", "helper", ANY },
+	{ "diff", 0, "external", "external", ANY },
+	{ "diff", 1, "command", "command", ANY },
+	{ "diff", 1, "textconv", "textconv", ANY },
+	{ "difftool", 1, "cmd", "cmd", ANY },
+	{ "difftool", 1, "path", "path", ANY },
+	{ "filter", 1, "clean", "clean", ANY },
+	{ "filter", 1, "process", "process", ANY },
+	{ "filter", 1, "smudge", "smudge", ANY },
+	{ "gpg", 2, "program", "program", ANY },
+	{ "gpg", 1, "defaultkeycommand", "defaultKeyCommand", ANY },
+	{ "guitool", 1, "cmd", "cmd", ANY },
+	{ "imap", 0, "tunnel", "tunnel", ANY },
+	{ "include", 0, "path", "path", ANY },
+	{ "includeif", 1, "path", "path", ANY },
+	{ "instaweb", 0, "httpd", "httpd", ANY },
+	{ "interactive", 0, "difffilter", "diffFilter", ANY },
+	{ "man", 1, "cmd", "cmd", ANY },
+	{ "man", 1, "path", "path", ANY },
+	{ "merge", 1, "driver", "driver", ANY },
+	{ "mergetool", 1, "cmd", "cmd", ANY },
+	{ "mergetool", 1, "path", "path", ANY },
+	{ "pager", 0, "*", NULL, NOT_BOOL },
+	{ "protocol", 2, "allow", "allow", NOT_NEVER },
+	{ "remote", 1, "pushurl", "pushurl", EXT_URL },
+	{ "remote", 1, "receivepack", "receivepack", ANY },
+	{ "remote", 1, "uploadpack", "uploadpack", ANY },
+	{ "remote", 1, "url", "url", EXT_URL },
+	{ "remote", 1, "vcs", "vcs", ANY },
+	{ "sendemail", 2, "cccmd", "ccCmd", ANY },
+	{ "sendemail", 2, "headercmd", "headerCmd", ANY },
+	{ "sendemail", 2, "sendmailcmd", "sendmailCmd", ANY },
+	{ "sendemail", 2, "smtpserver", "smtpServer", ABS_PATH },
+	{ "sendemail", 2, "tocmd", "toCmd", ANY },
+	{ "sequence", 0, "editor", "editor", ANY },
+	{ "submodule", 1, "update", "update", BANG },
+	{ "trailer", 1, "cmd", "cmd", ANY },
+	{ "trailer", 1, "command", "command", ANY },
+	{ "uploadpack", 0, "packobjectshook", "packObjectsHook", ANY },
+};
+
+/* git's spelling of the section names above that are not all lowercase. */
+static const char *section_spelled(const char *section) {
+	if (strcmp(section, "includeif") == 0)
+		return "includeIf";
+	return section;
+}
+
+bool cf_git_executable_setting(const char *section, const char *subsection, const char *key,
+                               const char *value, char *spelled, size_t spelled_size) {
+	/* url.<base>.insteadOf rewrites a URL into <base>: ext:: runs it. */
+	if (strcmp(section, "url") == 0 && subsection && strncasecmp(subsection, "ext::", 5) == 0 &&
+	    (strcmp(key, "insteadof") == 0 || strcmp(key, "pushinsteadof") == 0)) {
+		snprintf(spelled, spelled_size, "url.%s.%s", subsection,
+		         strcmp(key, "insteadof") == 0 ? "insteadOf" : "pushInsteadOf");
+		return true;
+	}
+	for (size_t i = 0; i < sizeof executable_keys / sizeof executable_keys[0]; i++) {
+		const struct executable_key *k = &executable_keys[i];
+		const char *v = value;
+		bool counts;
+		if (strcmp(section, k->section) != 0)
+			continue;
+		if ((k->sub == 0 && subsection) || (k->sub == 1 && !subsection))
+			continue;
+		if (strcmp(k->key, "*") != 0 && strcmp(k->key, key) != 0)
+			continue;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		switch (k->rule) {
+		case ANY: counts = true; break;
+		case NOT_BOOL: counts = !is_boolean_word(v); break;
+		case BANG: counts = v[0] == '!'; break;
+		case EXT_URL: counts = strncasecmp(v, "ext::", 5) == 0; break;
+		case ABS_PATH: counts = v[0] == '/' || v[0] == '~'; break;
+		case NOT_NEVER: counts = strcasecmp(v, "never") != 0; break;
+		default: counts = false; break;
+		}
+		if (!counts)
+			return false;
+		if (subsection)
+			snprintf(spelled, spelled_size, "%s.%s.%s", section_spelled(section), subsection,
+			         k->spelled ? k->spelled : key);
+		else
+			snprintf(spelled, spelled_size, "%s.%s", section_spelled(section),
+			         k->spelled ? k->spelled : key);
+		return true;
+	}
 	return false;
 }
 
@@ -119,15 +320,66 @@ static void lower(char *s) {
 		*s = (char)tolower((unsigned char)*s);
 }
 
+/* A value as git reads it: quotes dropped, escapes undone, a comment
+ * (# or ; outside quotes) cut off, in place. */
+static char *unquote(char *v) {
+	char *out = v, *start = v;
+	bool quoted = false;
+	for (; *v; v++) {
+		if (*v == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (*v == '#' || *v == ';'))
+			break;
+		if (*v == '\\' && v[1]) {
+			v++;
+			*out++ = *v == 'n' ? '\n' : *v == 't' ? '\t' : *v == 'b' ? '\b' : *v;
+			continue;
+		}
+		*out++ = *v;
+	}
+	*out = '\0';
+	return trim(start);
+}
+
+static void scan_config(cf_git_snapshot *s, const char *path, const char *worktree, int depth);
+static void scan_hooks_dir(cf_git_snapshot *s, const char *dir);
+
+/* `value` of a path setting, as the file `config` would resolve it
+ * (relative to the config file's directory; "~/" under $HOME). */
+static bool resolve_relative(char *out, size_t size, const char *base_file_or_dir, bool is_file,
+                             const char *value) {
+	if (!*value)
+		return false;
+	if (value[0] == '/')
+		return (size_t)snprintf(out, size, "%s", value) < size;
+	if (value[0] == '~' && value[1] == '/') {
+		const char *home = getenv("HOME");
+		return home && home[0] == '/' && (size_t)snprintf(out, size, "%s%s", home, value + 1) < size;
+	}
+	if (value[0] == '~' || !base_file_or_dir)
+		return false;
+	if (is_file) {
+		const char *slash = strrchr(base_file_or_dir, '/');
+		int dirlen = slash ? (int)(slash - base_file_or_dir) : 0;
+		return (size_t)snprintf(out, size, "%.*s/%s", dirlen, base_file_or_dir, value) < size;
+	}
+	return (size_t)snprintf(out, size, "%s/%s", base_file_or_dir, value) < size;
+}
+
 /* A lenient reader of git's config syntax: [section], [section "sub"],
- * [section.sub], `key = value` and bare `key`; comments after # or ;
- * outside quotes are dropped (close enough to report, never to run). */
-static void scan_config_text(struct scan *s, const char *path, char *text) {
+ * [section.sub], `key = value` and bare `key` (close enough to report,
+ * never to run). Records each executable setting on `r`, and follows what
+ * names more for git to read: include files and the hooks directory. */
+static void scan_config_text(cf_git_snapshot *s, struct record *r, const char *path,
+                             const char *worktree, int depth, char *text) {
 	char section[128] = "", subsection[256] = "";
 	bool has_sub = false;
 	char *save = NULL;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *l = trim(line), *eq, *value, *key;
+		char *l = trim(line), *eq, *value, *key, *real;
+		char spelled[640], target[PATH_MAX];
 		if (!*l || *l == '#' || *l == ';')
 			continue;
 		if (*l == '[') {
@@ -148,6 +400,7 @@ static void scan_config_text(struct scan *s, const char *path, char *text) {
 			} else if ((q = strchr(l, '.'))) {
 				*q = '\0';
 				snprintf(subsection, sizeof subsection, "%s", q + 1);
+				lower(subsection); /* the old [section.sub] form is case-folded */
 				has_sub = true;
 			}
 			snprintf(section, sizeof section, "%s", trim(l));
@@ -159,76 +412,58 @@ static void scan_config_text(struct scan *s, const char *path, char *text) {
 		eq = strchr(l, '=');
 		if (eq) {
 			*eq = '\0';
-			value = trim(eq + 1);
+			value = unquote(eq + 1);
 		} else {
 			value = (char *)"";
 		}
 		key = trim(l);
 		lower(key);
-		if (executable_setting(section, has_sub ? subsection : NULL, key, value)) {
-			char name[512];
-			/* Reported by git's own spelling of the key. */
-			static const struct { const char *lower, *git; } spelled[] = {
-				{ "hookspath", "hooksPath" }, { "sshcommand", "sshCommand" },
-				{ "fsmonitor", "fsmonitor" }, { "includeif", "includeIf" },
-			};
-			const char *sec = section, *k = key;
-			for (size_t i = 0; i < sizeof spelled / sizeof spelled[0]; i++) {
-				if (strcmp(sec, spelled[i].lower) == 0)
-					sec = spelled[i].git;
-				if (strcmp(k, spelled[i].lower) == 0)
-					k = spelled[i].git;
+		if (!cf_git_executable_setting(section, has_sub ? subsection : NULL, key, value, spelled,
+		                               sizeof spelled))
+			continue;
+		record_setting(s, r, spelled, value);
+		/* What the setting names is read by git too: record it as well. */
+		if (strcmp(key, "path") == 0 &&
+		    (strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0)) {
+			if (depth < INCLUDE_DEPTH_MAX &&
+			    resolve_relative(target, sizeof target, path, true, value) &&
+			    (real = realpath(target, NULL))) {
+				scan_config(s, real, worktree, depth + 1);
+				free(real);
 			}
-			if (has_sub)
-				snprintf(name, sizeof name, "%s.%s.%s", sec, subsection, k);
-			else
-				snprintf(name, sizeof name, "%s.%s", sec, k);
-			add(s, path, name);
+		} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
+			/* Relative to where hooks run: the worktree's top. */
+			if (resolve_relative(target, sizeof target, worktree, false, value) &&
+			    (real = realpath(target, NULL))) {
+				scan_hooks_dir(s, real);
+				free(real);
+			}
 		}
 	}
 }
 
-static void scan_config(struct scan *s, const char *path) {
-	struct stat st;
-	char *text;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !changed_since(&st, s->since)) {
-		close(fd);
-		return;
-	}
-	text = malloc(CONFIG_READ_MAX + 1);
-	if (!text) {
-		close(fd);
+static void scan_config(cf_git_snapshot *s, const char *path, const char *worktree, int depth) {
+	struct fingerprint fp;
+	struct record *r;
+	char *text = NULL;
+	int got = fingerprint_file(path, &fp, &text);
+	if (got < 0)
 		s->oom = true;
+	if (got <= 0)
 		return;
-	}
-	n = read(fd, text, CONFIG_READ_MAX);
-	close(fd);
-	if (n > 0) {
-		text[n] = '\0';
-		scan_config_text(s, path, text);
-	}
+	r = record_add(s, path, RECORD_CONFIG, &fp);
+	if (r)
+		scan_config_text(s, r, path, worktree, depth, text);
 	free(text);
 }
 
 /* ---- git directories ---- */
 
-static void scan_gitdir(struct scan *s, const char *gitdir) {
+static void scan_hooks_dir(cf_git_snapshot *s, const char *dir) {
 	char path[PATH_MAX];
 	DIR *hooks;
 	struct dirent *e;
-	int fd;
-
-	snprintf(path, sizeof path, "%s/config", gitdir);
-	scan_config(s, path);
-	snprintf(path, sizeof path, "%s/config.worktree", gitdir);
-	scan_config(s, path);
-
-	snprintf(path, sizeof path, "%s/hooks", gitdir);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	if (!(hooks = fdopendir(fd))) {
@@ -236,25 +471,132 @@ static void scan_gitdir(struct scan *s, const char *gitdir) {
 		return;
 	}
 	while ((e = readdir(hooks))) {
-		struct stat st;
+		struct fingerprint fp;
 		size_t len = strlen(e->d_name);
+		int got;
 		if (e->d_name[0] == '.' || (len > 7 && strcmp(e->d_name + len - 7, ".sample") == 0))
 			continue;
 		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
 			s->incomplete = true;
 			break;
 		}
-		if (fstatat(dirfd(hooks), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    S_ISDIR(st.st_mode) || !changed_since(&st, s->since))
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
 			continue;
-		snprintf(path, sizeof path, "%s/hooks/%s", gitdir, e->d_name);
-		add(s, path, "hook");
+		/* git runs a hook through a symlink too: the target is what counts. */
+		if ((got = fingerprint_file(path, &fp, NULL)) < 0)
+			s->oom = true;
+		if (got > 0)
+			record_add(s, path, RECORD_HOOK, &fp);
 	}
 	closedir(hooks);
 }
 
+static bool visited(cf_git_snapshot *s, const char *gitdir) {
+	for (size_t i = 0; s->visited && s->visited[i]; i++)
+		if (strcmp(s->visited[i], gitdir) == 0)
+			return true;
+	if (cf_strv_push(&s->visited, gitdir) < 0)
+		s->oom = true;
+	return false;
+}
+
+static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *worktree);
+
+/* `commondir`: git reads config and hooks from the directory it names
+ * (relative to the gitdir). A linked worktree's gitdir,
+ * <repo>/worktrees/<name>, names <repo>; anything else is foreign. */
+static void scan_commondir(cf_git_snapshot *s, const char *gitdir, const char *worktree) {
+	char path[PATH_MAX], target[PATH_MAX * 2], *text = NULL, *line, *real, *own = NULL;
+	struct fingerprint fp;
+	struct record *r;
+	int got;
+	if ((size_t)snprintf(path, sizeof path, "%s/commondir", gitdir) >= sizeof path)
+		return;
+	if ((got = fingerprint_file(path, &fp, &text)) < 0)
+		s->oom = true;
+	if (got <= 0)
+		return;
+	line = trim(text);
+	line[strcspn(line, "\r\n")] = '\0';
+	if (line[0] == '/')
+		snprintf(target, sizeof target, "%s", line);
+	else
+		snprintf(target, sizeof target, "%s/%s", gitdir, line);
+	real = realpath(target, NULL);
+	{
+		/* The repository this gitdir belongs to, if it is a linked worktree's. */
+		char up[PATH_MAX];
+		const char *slash = strrchr(gitdir, '/');
+		if (slash && slash > gitdir) {
+			int parent_len = (int)(slash - gitdir);
+			const char *pslash = gitdir + parent_len;
+			while (pslash > gitdir && pslash[-1] != '/')
+				pslash--;
+			if (strncmp(pslash, "worktrees/", 10) == 0 && pslash > gitdir + 1) {
+				snprintf(up, sizeof up, "%.*s", (int)(pslash - 1 - gitdir), gitdir);
+				own = realpath(up, NULL);
+			}
+		}
+	}
+	r = record_add(s, path, RECORD_COMMONDIR, &fp);
+	if (r) {
+		r->foreign = !real || !own || strcmp(real, own) != 0;
+		if (cf_strv_push(&r->settings, real ? real : line) < 0)
+			s->oom = true;
+	}
+	free(text);
+	free(own);
+	if (real) {
+		scan_gitdir(s, real, worktree);
+		free(real);
+	}
+}
+
+static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *worktree) {
+	char path[PATH_MAX];
+	DIR *d;
+	struct dirent *e;
+	int fd;
+
+	if (s->oom || visited(s, gitdir))
+		return;
+	if ((size_t)snprintf(path, sizeof path, "%s/config", gitdir) < sizeof path)
+		scan_config(s, path, worktree, 0);
+	if ((size_t)snprintf(path, sizeof path, "%s/config.worktree", gitdir) < sizeof path)
+		scan_config(s, path, worktree, 0);
+	scan_commondir(s, gitdir, worktree);
+	if ((size_t)snprintf(path, sizeof path, "%s/hooks", gitdir) < sizeof path)
+		scan_hooks_dir(s, path);
+
+	/* Linked worktrees: each worktrees/<name> is a gitdir of its own. */
+	if ((size_t)snprintf(path, sizeof path, "%s/worktrees", gitdir) >= sizeof path)
+		return;
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return;
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char sub[PATH_MAX];
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
+			s->incomplete = true;
+			break;
+		}
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
+			scan_gitdir(s, sub, NULL); /* its worktree lies elsewhere */
+	}
+	closedir(d);
+}
+
 /* `.git` as a file: "gitdir: <path>", relative to the file's directory. */
-static void scan_gitfile(struct scan *s, int dirfd_, const char *dir) {
+static void scan_gitfile(cf_git_snapshot *s, int dirfd_, const char *dir) {
 	char buf[PATH_MAX + 16], target[PATH_MAX * 2];
 	char *line, *real;
 	ssize_t n;
@@ -278,17 +620,16 @@ static void scan_gitfile(struct scan *s, int dirfd_, const char *dir) {
 		snprintf(target, sizeof target, "%s/%s", dir, line);
 	if (!(real = realpath(target, NULL)))
 		return;
-	scan_gitdir(s, real);
+	scan_gitdir(s, real, dir);
 	free(real);
 }
 
 /* ---- the walk ---- */
 
-static void walk(struct scan *s, int fd, const char *dir, dev_t dev, int depth) {
+static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int depth) {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	bool has_head = false, has_objects = false, has_config = false, has_dot_git = false;
-	bool dot_git_is_dir = false;
 	char path[PATH_MAX];
 
 	if (!d) {
@@ -316,21 +657,19 @@ static void walk(struct scan *s, int fd, const char *dir, dev_t dev, int depth) 
 		struct stat st;
 		if (fstatat(dirfd(d), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			if (S_ISDIR(st.st_mode)) {
-				dot_git_is_dir = true;
-				snprintf(path, sizeof path, "%s/.git", dir);
-				scan_gitdir(s, path);
+				if ((size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path)
+					scan_gitdir(s, path, dir);
 			} else if (S_ISREG(st.st_mode)) {
 				scan_gitfile(s, dirfd(d), dir);
 			}
 		}
 	}
 	if (has_head && has_objects && has_config)
-		scan_gitdir(s, dir); /* a bare repository (or a gitdir) */
-	(void)dot_git_is_dir;
+		scan_gitdir(s, dir, dir); /* a bare repository (or a gitdir) */
 
 	/* Second pass: descend. */
 	rewinddir(d);
-	while (!s->incomplete && (e = readdir(d))) {
+	while (!s->incomplete && !s->oom && (e = readdir(d))) {
 		const char *n = e->d_name;
 		struct stat st;
 		int child;
@@ -354,16 +693,24 @@ static void walk(struct scan *s, int fd, const char *dir, dev_t dev, int depth) 
 		child = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (child < 0)
 			continue;
-		snprintf(path, sizeof path, "%s/%s", dir, n);
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, n) >= sizeof path) {
+			close(child);
+			continue;
+		}
 		walk(s, child, path, dev, depth + 1);
 	}
 	closedir(d);
 }
 
-int cf_git_hazards_scan(char *const *roots, struct timespec since, confine_git_hazard **hazards,
-                        size_t *n) {
-	struct scan s = { .since = since, .hazards = *hazards, .n = *n };
-	for (size_t i = 0; roots && roots[i] && !s.incomplete; i++) {
+static int record_compare(const void *a, const void *b) {
+	return strcmp(((const struct record *)a)->path, ((const struct record *)b)->path);
+}
+
+int cf_git_snapshot_take(char *const *roots, cf_git_snapshot **ret) {
+	cf_git_snapshot *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	for (size_t i = 0; roots && roots[i] && !s->incomplete && !s->oom; i++) {
 		struct stat st;
 		int fd = open(roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
@@ -372,13 +719,118 @@ int cf_git_hazards_scan(char *const *roots, struct timespec since, confine_git_h
 			close(fd);
 			continue;
 		}
-		walk(&s, fd, roots[i], st.st_dev, 0);
+		walk(s, fd, roots[i], st.st_dev, 0);
 	}
-	if (s.incomplete || s.pruned)
-		add(&s, "", "incomplete");
-	*hazards = s.hazards;
-	*n = s.n;
-	return s.oom ? -ENOMEM : 0;
+	if (s->oom) {
+		cf_git_snapshot_free(s);
+		return -ENOMEM;
+	}
+	/* Sorted by path, for the diff's lookups. */
+	if (s->n > 1)
+		qsort(s->records, s->n, sizeof *s->records, record_compare);
+	*ret = s;
+	return 0;
+}
+
+/* ---- the diff ---- */
+
+struct hazard_list {
+	confine_git_hazard *items;
+	size_t n;
+	bool oom;
+};
+
+static void hazard_add(struct hazard_list *h, const char *path, const char *kind) {
+	confine_git_hazard *grown;
+	char *p, *k;
+	if (h->oom)
+		return;
+	for (size_t i = 0; i < h->n; i++)
+		if (strcmp(h->items[i].path, path) == 0 && strcmp(h->items[i].kind, kind) == 0)
+			return;
+	grown = realloc(h->items, (h->n + 1) * sizeof *grown);
+	p = strdup(path);
+	k = strdup(kind);
+	if (!grown || !p || !k) {
+		if (grown)
+			h->items = grown;
+		free(p);
+		free(k);
+		h->oom = true;
+		return;
+	}
+	h->items = grown;
+	h->items[h->n].path = p;
+	h->items[h->n].kind = k;
+	h->n++;
+}
+
+static const struct record *find(const cf_git_snapshot *s, const struct record *like) {
+	if (!s || s->n == 0)
+		return NULL;
+	return bsearch(like, s->records, s->n, sizeof *s->records, record_compare);
+}
+
+static bool strv_has(char *const *strv, const char *item) {
+	for (size_t i = 0; strv && strv[i]; i++)
+		if (strcmp(strv[i], item) == 0)
+			return true;
+	return false;
+}
+
+int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *after,
+                         confine_git_hazard **hazards, size_t *n) {
+	struct hazard_list h = { .items = *hazards, .n = *n };
+	for (size_t i = 0; after && i < after->n; i++) {
+		const struct record *a = &after->records[i];
+		const struct record *b = find(before, a);
+		if (b && b->kind != a->kind)
+			b = NULL; /* a hook became a config file: all of it is new */
+		switch (a->kind) {
+		case RECORD_HOOK:
+			if (!b || !fingerprint_equal(&a->fp, &b->fp))
+				hazard_add(&h, a->path, "hook");
+			break;
+		case RECORD_CONFIG:
+			/* Only a setting that was not there before: an unrelated
+			 * edit to a config that already held one reports nothing. */
+			for (size_t j = 0; a->settings && a->settings[j]; j++) {
+				if (b && strv_has(b->settings, a->settings[j]))
+					continue;
+				{
+					char key[640];
+					size_t len = strcspn(a->settings[j], "\n");
+					snprintf(key, sizeof key, "%.*s", (int)len, a->settings[j]);
+					hazard_add(&h, a->path, key);
+				}
+			}
+			break;
+		case RECORD_COMMONDIR:
+			if (a->foreign && (!b || !fingerprint_equal(&a->fp, &b->fp) ||
+			                   !b->settings || !a->settings ||
+			                   strcmp(a->settings[0], b->settings[0]) != 0))
+				hazard_add(&h, a->path, "commondir");
+			break;
+		}
+	}
+	if ((before && (before->incomplete || before->pruned)) ||
+	    (after && (after->incomplete || after->pruned)))
+		hazard_add(&h, "", "incomplete");
+	*hazards = h.items;
+	*n = h.n;
+	return h.oom ? -ENOMEM : 0;
+}
+
+void cf_git_snapshot_free(cf_git_snapshot *s) {
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->records[i].path);
+		confine_strv_free(s->records[i].settings);
+	}
+	free(s->records);
+	confine_strv_free(s->visited);
+	free(s);
 }
 
 void cf_git_hazards_free(confine_git_hazard *hazards, size_t n) {

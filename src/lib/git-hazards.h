@@ -1,42 +1,69 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Repositories made or changed during a run (doc/SPEC.md 15): after a
+ * What a run left for git to run later (doc/SPEC.md 15): before a
  * workspace-write run the library spawned, a bounded walk of every
- * writable root finds git hooks and executable git settings that appeared
- * or changed during the run, so a harness can warn before a person runs
- * git there unconfined.
+ * writable root records what git would read there (hooks, config files and
+ * the settings in them that run programs, commondir links) with an identity
+ * and content fingerprint; after the run the same walk is compared with it,
+ * and every hook or executable setting that is new or differs is reported,
+ * so a harness can warn before a person runs git there unconfined. No clock
+ * takes part in the decision: a file counts as changed when its
+ * fingerprint differs, never by its timestamps against a clock.
  */
 #ifndef CONFINE_GIT_HAZARDS_H
 #define CONFINE_GIT_HAZARDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include <time.h>
 
 #include "util.h"
 
-/* Bounds of one scan: directories deeper than this below a root are not
+/* Bounds of one walk: directories deeper than this below a root are not
  * visited, and the walk stops after this many directory entries in all.
- * Either bound reached adds a {"", "incomplete"} hazard. */
+ * Either bound reached (before or after the run) adds a {"", "incomplete"}
+ * hazard. */
 #define CF_GIT_SCAN_MAX_DEPTH 6
 #define CF_GIT_SCAN_MAX_ENTRIES 20000
+/* Files up to this size are hashed (and config files parsed) whole; a
+ * bigger one is fingerprinted by its status and its first this-many bytes. */
+#define CF_GIT_READ_MAX (256 * 1024)
 
-/* The run's start on the clock file timestamps are taken from (the coarse
- * real-time clock on Linux), so a change made after it has a ctime at or
- * after it. */
-struct timespec cf_git_scan_clock(void) CONFINE_HIDDEN;
+/* What one walk saw. Opaque outside git-hazards.c. */
+typedef struct cf_git_snapshot cf_git_snapshot;
 
 /* Walks each root of `roots` (NULL-terminated canonical directories; mount
- * points below them are not entered, symlinks not followed) and appends to
- * *hazards / *n every hook file (in `hooks/` of a git directory: a `.git`
- * directory, the gitdir a `.git` file names, or a bare repository; `.sample`
- * files aside) whose status changed at or after `since`, and every
- * executable setting (core.hooksPath, core.fsmonitor other than a boolean,
- * core.sshCommand, filter.<d>.clean|smudge|process, diff.<d>.textconv|command,
- * merge.<d>.driver, include.path, includeIf.<c>.path) in a git config file
- * (`config`, `config.worktree`) that changed at or after `since`.
- * 0 or -ENOMEM (then *hazards holds what was found so far). */
-int cf_git_hazards_scan(char *const *roots, struct timespec since, confine_git_hazard **hazards,
-                        size_t *n) CONFINE_HIDDEN;
+ * points below them are not entered, symlinks not followed) and records
+ * every git directory's `config`, `config.worktree`, `commondir` and
+ * the files in `hooks/` (`.sample` files aside), the directory `core.hooksPath` names,
+ * the files `include.path` / `includeIf.<c>.path` name, and the git
+ * directories a `.git` file or a `commondir` points at. Git directories
+ * are `.git` directories, the gitdir a `.git` file names, every directory
+ * holding `HEAD`, `objects` and `config` (bare repositories) and each
+ * `worktrees/<name>/` in them. 0 and *ret, or -ENOMEM. */
+int cf_git_snapshot_take(char *const *roots, cf_git_snapshot **ret) CONFINE_HIDDEN;
+
+/* Appends to *hazards / *n what differs between `before` and `after`:
+ * each hook file that is new or whose fingerprint (device, inode, mode,
+ * size, mtime and ctime to the nanosecond, content hash) differs, as
+ * {path, "hook"}; each executable setting (cf_git_executable_setting) whose
+ * key and value were not in the same config file before, as {config path,
+ * key as git spells it}; each commondir that is new or changed and names
+ * anything but the repository it sits in, as {path, "commondir"}; and
+ * {"", "incomplete"} when either walk reached a bound. 0 or -ENOMEM (then
+ * *hazards holds what was found so far). */
+int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *after,
+                         confine_git_hazard **hazards, size_t *n) CONFINE_HIDDEN;
+
+void cf_git_snapshot_free(cf_git_snapshot *snapshot) CONFINE_HIDDEN;
+
+/* Whether a setting runs a program (or points git at code or places
+ * outside: core.worktree, include paths): `section` and `key` lowercased,
+ * `subsection` as written or NULL, `value` without its quotes. Writes
+ * git's spelling of the key ("core.hooksPath", "alias.<name>", ...) to
+ * `spelled`. The list is derived from git-config(1) of Debian 12's git
+ * (doc/SPEC.md 15 gives it). */
+bool cf_git_executable_setting(const char *section, const char *subsection, const char *key,
+                               const char *value, char *spelled, size_t spelled_size) CONFINE_HIDDEN;
 
 /* Frees an array of n hazards. */
 void cf_git_hazards_free(confine_git_hazard *hazards, size_t n) CONFINE_HIDDEN;

@@ -160,6 +160,7 @@ static int try_candidate(const char *candidate, void *data) {
 	char *joined = NULL, *real;
 	const char *full = candidate;
 	struct stat st;
+	bool given_ok;
 	int e = 0;
 	if (candidate[0] != '/' && o->dir) {
 		cf_buf b = { 0 };
@@ -181,12 +182,16 @@ static int try_candidate(const char *candidate, void *data) {
 		return 0;
 	}
 	/* The file that will run is the symlink's target: judge and name that
-	 * one, so swapping a link later changes nothing. */
+	 * one, so swapping a link later changes nothing. The path as given is
+	 * judged too (doc/SPEC.md 4): a link in a directory others may write
+	 * could have been pointed at any trusted program under the runner's
+	 * name. */
 	real = realpath(full, NULL);
+	given_ok = !o->trusted_only || full[0] != '/' || cf_path_trusted(full, NULL, 0);
 	free(joined);
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	if ((o->trusted_only && !controlled_by_caller(real, &st)) ||
+	if ((o->trusted_only && (!given_ok || !controlled_by_caller(real, &st))) ||
 	    (o->accept && !o->accept(real, o->accept_data))) {
 		free(real);
 		return 0;

@@ -235,6 +235,31 @@ static int absolute_loosely(const char *key, const char *path, char **ret, confi
 	return *ret ? 0 : options_oom(err);
 }
 
+/* A relative pattern: no `..` component (it matches inside each root
+ * only). */
+static int check_relative_pattern(const char *key, const char *pattern, confine_error *err) {
+	const char *p = pattern;
+	/* "~/.ssh" is meant as the home directory, which no path here expands. */
+	if (pattern[0] == '~')
+		return invalid(err,
+		               "%s entry \"%s\" starts with \"~\", which is not expanded: give the "
+		               "absolute path",
+		               key, pattern);
+	while (*p) {
+		const char *seg = p;
+		while (*p && *p != '/')
+			p++;
+		if (p - seg == 2 && seg[0] == '.' && seg[1] == '.')
+			return invalid(err,
+			               "%s pattern \"%s\" climbs out with \"..\": a relative pattern "
+			               "matches inside the workspace and writable roots",
+			               key, pattern);
+		while (*p == '/')
+			p++;
+	}
+	return 0;
+}
+
 /* A relative protected path: no `..` (it must stay inside each root), not
  * the root itself; normalized (no `.`, repeated or trailing slashes). */
 static int check_relative_protected(const char *path, confine_error *err) {
@@ -298,10 +323,20 @@ int confine_policy_add_protected_path(confine_policy *policy, const char *path,
 int confine_policy_add_deny_read(confine_policy *policy, const char *path, confine_error *err) {
 	char *stored = NULL;
 	int r = need_policy(policy, path, "denyRead", err);
-	if (r == 0)
-		r = absolute_loosely("denyRead", path, &stored, err);
 	if (r < 0)
 		return r;
+	if (!path[0])
+		return invalid(err, "denyRead entry \"\" is empty: it must be a path or a pattern");
+	/* A relative entry is a gitignore-style pattern under every root
+	 * (doc/SPEC.md 15): `.env`, `*.pem`, `secrets/`. */
+	if (path[0] != '/') {
+		if ((r = check_relative_pattern("denyRead", path, err)) < 0)
+			return r;
+		if (!(stored = strdup(path)))
+			return options_oom(err);
+	} else if ((r = absolute_loosely("denyRead", path, &stored, err)) < 0) {
+		return r;
+	}
 	return append_owned(&policy->deny_read, stored, err);
 }
 
@@ -403,6 +438,24 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 		               "or danger-full-access)",
 		               (int)policy->mode);
 	confined = confine_mode_is_confined(policy->mode);
+	/* A restriction the mode cannot honour is refused, not dropped: under
+	 * danger-full-access nothing confines the command (doc/SPEC.md 15,
+	 * "Contradictions"). A writable root there (or under read-only) only
+	 * adds a grant the mode already gives or refuses, so it is accepted
+	 * and the report per clause says it is not granted. */
+	if (policy->mode == CONFINE_MODE_DANGER_FULL_ACCESS) {
+		static const char tail[] = "cannot hold under danger-full-access, which confines "
+		                           "nothing: drop it, or use read-only or workspace-write";
+		if (policy->network == CONFINE_NETWORK_OFF)
+			return invalid(err, "network \"off\" %s", tail);
+		if (policy->deny_read && policy->deny_read[0])
+			return invalid(err, "denyRead entry \"%s\" %s", policy->deny_read[0], tail);
+		if (policy->protected_paths && policy->protected_paths[0])
+			return invalid(err, "protectedPaths entry \"%s\" %s", policy->protected_paths[0],
+			               tail);
+		if (policy->require_full)
+			return invalid(err, "requireFull %s", tail);
+	}
 	if (confined) {
 		r = check_canonical_root(policy->mode, "workspace root", policy->workspace_root, false,
 		                         err);
@@ -415,11 +468,14 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 		if (r < 0)
 			return r;
 	}
-	r = check_absolute_list("denyRead", policy->deny_read, err);
-	if (r < 0)
-		return r;
 	for (size_t i = 0; policy->deny_read && policy->deny_read[i]; i++) {
 		const char *deny = policy->deny_read[i];
+		/* Relative: a pattern under the roots (never the roots themselves). */
+		if (deny[0] != '/') {
+			if ((r = check_relative_pattern("denyRead", deny, err)) < 0)
+				return r;
+			continue;
+		}
 		if (confined && policy->workspace_root &&
 		    cf_path_at_or_under(policy->workspace_root, deny))
 			return invalid(err,

@@ -119,10 +119,19 @@ char *cf_canonicalize_loosely(const char *path) {
 	}
 }
 
+/* A directory below /dev/shm: an ordinary tmpfs place (doc/SPEC.md 18),
+ * unlike /dev/shm itself, the host's shared memory of every user. Whether
+ * it is a tmpfs of its own is the filesystem check's business: on /dev's
+ * devtmpfs it is refused there. */
+static bool below_dev_shm(const char *canonical) {
+	return strncmp(canonical, "/dev/shm/", 9) == 0 && canonical[9] != '\0';
+}
+
 /*
- * Refuses a canonical root that is not a place (SPEC 12.6): at or under
- * /dev, /proc or /sys on every platform, or on (or, when `writable`,
- * holding a mount of) a pseudo-filesystem.
+ * Refuses a canonical root that is not a place (SPEC 12.6, doc/SPEC.md 18):
+ * at or under /dev (a directory below /dev/shm aside), /proc or /sys on
+ * every platform, or on (or, when `writable`, holding a mount of) a
+ * pseudo-filesystem.
  */
 static int check_place(const char *label, const char *given, const char *canonical,
                        const char *origin, bool writable, confine_error *err) {
@@ -135,7 +144,8 @@ static int check_place(const char *label, const char *given, const char *canonic
 		snprintf(resolved, sizeof resolved, " (resolved \"%s\")", canonical);
 	for (size_t i = 0; i < sizeof trees / sizeof trees[0]; i++) {
 		size_t n = strlen(trees[i]);
-		if (strncmp(canonical, trees[i], n) == 0 && (canonical[n] == '\0' || canonical[n] == '/'))
+		if (strncmp(canonical, trees[i], n) == 0 &&
+		    (canonical[n] == '\0' || canonical[n] == '/') && !below_dev_shm(canonical))
 			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
 			                    "%s \"%s\"%s%s lies in %s: a device, process or kernel tree "
 			                    "is not a place to work in",

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiles/clauses.h"
 #include "util.h"
 
 static const struct {
@@ -107,6 +108,15 @@ char *confine_bash_render(const confine_bash_result *result) {
 		snprintf(text, sizeof text, "[sandbox: file access denied under %s mode]",
 		         mode ? mode : "?");
 		if (marker(&b, text) < 0)
+			goto oom;
+	}
+	/* The model must know what did not hold before it trusts a result
+	 * (a secret it was told is hidden, a path it was told is protected). */
+	if (o->confined && !cf_clauses_all_enforced(o->clauses, o->n_clauses)) {
+		char what[1536], line[1600];
+		cf_clauses_describe_unenforced(o->clauses, o->n_clauses, what, sizeof what);
+		snprintf(line, sizeof line, "[sandbox: not enforced on this run: %s]", what);
+		if (marker(&b, line) < 0)
 			goto oom;
 	}
 	if (o->timed_out) {

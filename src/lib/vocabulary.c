@@ -67,6 +67,22 @@ const char *confine_enforcement_name(confine_enforcement enforcement) {
 	return NULL;
 }
 
+const char *confine_clause_status_name(confine_clause_status status) {
+	switch (status) {
+	case CONFINE_CLAUSE_ENFORCED: return "enforced";
+	case CONFINE_CLAUSE_PARTIAL: return "partial";
+	case CONFINE_CLAUSE_UNENFORCED: return "unenforced";
+	}
+	return NULL;
+}
+
+const char *confine_layer_name(unsigned index) {
+	static const char *const names[CONFINE_LAYER_COUNT] = {
+		"bwrap", "landlock", "seccomp", "supervisor", "seatbelt", "confine", "runnerCommand",
+	};
+	return index < CONFINE_LAYER_COUNT ? names[index] : NULL;
+}
+
 const char *confine_runner_name(confine_runner runner) {
 	const cf_runner_def *def = cf_runner_find(runner);
 	if (runner == CONFINE_RUNNER_NONE)

@@ -82,6 +82,21 @@ static void test_usage_errors(void **state) {
 		{ W("bash", "--timeout", "5s", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"5s\"" },
 		{ W("bash", "--timeout", "", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"\"" },
 		{ W("bash", "--timeout=1.5", "-c", "x"), CLI_COMMAND_BASH, "invalid --timeout \"1.5\"" },
+		/* a value option right before `--` lacks its value: the message says
+		 * so, not "missing '--'" (the `--` is never taken as the value) */
+		{ W("run", "--config", "--", "true"), CLI_COMMAND_RUN,
+		  "option '--config' is missing its FILE: the '--' after it ends confine's options and "
+		  "cannot be a value" },
+		{ W("wrap", "-m", "read-only", "-w", "--", "ls"), CLI_COMMAND_WRAP,
+		  "option '-w' is missing its DIR: the '--' after it ends" },
+		{ W("run", "--writable", "--", "ls"), CLI_COMMAND_RUN, "option '--writable' is missing its DIR" },
+		{ W("bash", "-c", "--"), CLI_COMMAND_BASH, "option '-c' is missing its COMMAND" },
+		{ W("probe", "--runner", "--"), CLI_COMMAND_PROBE, "option '--runner' is missing its NAME" },
+		/* one COMMAND: a second -c would silently drop the first */
+		{ W("bash", "-c", "echo a", "-c", "echo b"), CLI_COMMAND_BASH,
+		  "option '-c' is given twice: confine bash runs one COMMAND (join commands with ';' or "
+		  "'&&' in one -c)" },
+		{ W("bash", "-cecho a", "--json", "-c", "echo a"), CLI_COMMAND_BASH, "option '-c' is given twice" },
 		/* an error earlier on the line wins over a later --help */
 		{ W("run", "-m", "bogus", "--help"), CLI_COMMAND_RUN, "unknown sandbox mode \"bogus\"" },
 	};
@@ -257,7 +272,8 @@ static void test_bash_options(void **state) {
 	assert_int_equal(args.timeout_ms, 1);
 	assert_string_equal(args.bash_command, "exit 3");
 
-	/* -c takes the next word whatever it looks like, as getopt does */
+	/* -c takes the next word whatever it looks like, as getopt does (but
+	 * `--`, which ends the options: a usage error above) */
 	assert_int_equal(parse_words(&args, argv, W("bash", "-c", "--json")), 0);
 	assert_string_equal(args.bash_command, "--json");
 	assert_false(args.json);

@@ -307,6 +307,32 @@ static void test_runner_inside_the_workspace_is_refused(void **state) {
 	confine_provider_free(p);
 }
 
+static bool listed_in(char *const *list, const char *s) {
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* The report per clause and its summaries agree (doc/SPEC.md 15): `full`
+ * exactly when every clause is enforced, `unenforced` naming each clause
+ * that is not; and the mode itself holds. */
+static void assert_report_agrees(const confine_argv *out) {
+	bool all = true;
+	assert_true(out->n_clauses > 0);
+	assert_string_equal(out->clauses[0].clause, "mode");
+	assert_int_equal(out->clauses[0].status, CONFINE_CLAUSE_ENFORCED);
+	for (size_t i = 0; i < out->n_clauses; i++) {
+		bool held = out->clauses[i].status == CONFINE_CLAUSE_ENFORCED;
+		all = all && held;
+		if (!held)
+			assert_true(listed_in(out->unenforced, out->clauses[i].clause));
+	}
+	assert_int_equal(out->enforcement, all ? CONFINE_ENFORCEMENT_FULL : CONFINE_ENFORCEMENT_PARTIAL);
+	if (all)
+		assert_null(out->unenforced);
+}
+
 /* Every call computes what its rung leaves unenforced (doc/SPEC.md 15):
  * Landlock cannot carve protectedPaths out of a writable grant, so the argv
  * lists it and is partial; with requireFull that is SANDBOX_UNAVAILABLE
@@ -326,9 +352,8 @@ static void test_unenforced_and_require_full(void **state) {
 	             "echo 'landlock: fully enforced'");
 	p = linux_provider(launcher, 5000);
 	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
-	assert_non_null(out->unenforced);
-	assert_string_equal(out->unenforced[0], "protectedPaths");
-	assert_null(out->unenforced[1]);
+	assert_true(listed_in(out->unenforced, "protectedPaths"));
+	assert_report_agrees(out);
 	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_PARTIAL);
 	assert_int_equal(out->policy.network, CONFINE_NETWORK_OFF);
 	assert_string_equal(out->policy.protected_paths[0], "secret.txt");
@@ -336,11 +361,11 @@ static void test_unenforced_and_require_full(void **state) {
 	confine_argv_free(out);
 	out = NULL;
 
-	/* Nothing asked for, nothing listed. */
+	/* Nothing asked for, no protectedPaths listed. */
 	ww.protected_paths = NULL;
 	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
-	assert_null(out->unenforced);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_false(listed_in(out->unenforced, "protectedPaths"));
+	assert_report_agrees(out);
 	confine_argv_free(out);
 	out = NULL;
 
@@ -419,37 +444,6 @@ static void test_runner_symlink_is_resolved_once(void **state) {
 	confine_provider_free(p);
 }
 
-/* Limit 10 under Landlock's workspace-write: a root below the host's
- * /dev/shm (which the run may write) is refused; one below /tmp is not any
- * more (the run writes its own temp dir, never the host's /tmp). */
-static void test_landlock_roots_under_shared_temp(void **state) {
-	char launcher[PATH_MAX];
-	char tmp_root[] = "/tmp/confine-unit-root.XXXXXX";
-	char shm_root[] = "/dev/shm/confine-unit-root.XXXXXX";
-	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE };
-	confine_argv *out = NULL;
-	confine_error err;
-	confine_provider *p;
-	(void)state;
-	write_script(launcher, sizeof launcher, "launcher-roots", "echo 'landlock: fully enforced'");
-	p = linux_provider(launcher, 5000);
-	assert_non_null(mkdtemp(tmp_root));
-	ww.workspace_root = tmp_root;
-	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
-	confine_argv_free(out);
-	out = NULL;
-	if (mkdtemp(shm_root)) {
-		ww.workspace_root = shm_root;
-		assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EHOSTUNREACH);
-		assert_null(out);
-		assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
-		assert_non_null(strstr(err.message, "it lies under /dev/shm"));
-		rmdir(shm_root);
-	}
-	rmdir(tmp_root);
-	confine_provider_free(p);
-}
-
 static void test_runner_command_program_resolution(void **state) {
 	static const char *const relative[] = { "tools/runner", NULL };
 	static const char *const bare_missing[] = { "no-such-runner-xyz", NULL };
@@ -516,6 +510,67 @@ static void test_partial_launcher_line(void **state) {
 	confine_provider_free(p);
 }
 
+/* Limit 10 (doc/SPEC.md 3): under workspace-write the Landlock rung grants
+ * the host's /dev/shm, so a root below it could be swapped for a link by one
+ * run and granted to the next: INVALID_POLICY, exact words. A root below
+ * /tmp is confined since issue 21 (the run writes its own temp dir, never
+ * the host's /tmp). */
+static void test_landlock_refuses_roots_in_host_temp_areas(void **state) {
+#define L10_TAIL                                                                                  \
+	", which such a run may write, so a run could swap it for a link to anywhere before the "  \
+	"next call (a rung with a private %s confines it; or choose a root outside /dev/shm)"
+	char launcher[PATH_MAX], tmp_ws[] = "/tmp/confine-l10.XXXXXX", shm_ws[64] = "";
+	char want[2 * PATH_MAX];
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY };
+	char *writable[] = { NULL, NULL };
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "l10-launcher", "echo 'landlock: fully enforced'");
+	p = linux_provider(launcher, 5000);
+	assert_non_null(mkdtemp(tmp_ws));
+
+	/* below /tmp: confined in both modes */
+	ww.workspace_root = tmp_ws;
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
+	ro.workspace_root = tmp_ws;
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
+
+	/* a writable root under /dev/shm, the workspace elsewhere */
+	snprintf(shm_ws, sizeof shm_ws, "/dev/shm/confine-l10.XXXXXX");
+	if (access("/dev/shm", W_OK) == 0 && mkdtemp(shm_ws)) {
+		ww.workspace_root = workspace;
+		writable[0] = shm_ws;
+		ww.writable_roots = writable;
+		assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EINVAL);
+		assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+		snprintf(want, sizeof want,
+		         "writableRoots entry \"%s\" cannot be confined by Landlock under "
+		         "workspace-write: it lies under /dev/shm" L10_TAIL,
+		         shm_ws, "/dev/shm");
+		assert_string_equal(err.message, want);
+		/* and as the workspace root */
+		ww.workspace_root = shm_ws;
+		ww.writable_roots = NULL;
+		assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EINVAL);
+		snprintf(want, sizeof want,
+		         "workspace root \"%s\" cannot be confined by Landlock under "
+		         "workspace-write: it lies under /dev/shm" L10_TAIL,
+		         shm_ws, "/dev/shm");
+		assert_string_equal(err.message, want);
+		rmdir(shm_ws);
+	}
+	rmdir(tmp_ws);
+	confine_provider_free(p);
+#undef L10_TAIL
+}
+
 static void test_landlock_argv_and_dialect(void **state) {
 	char launcher[PATH_MAX];
 	confine_provider *p;
@@ -547,7 +602,7 @@ static void test_landlock_argv_and_dialect(void **state) {
 		assert_string_equal(out->argv[7 + k + i], tail[i]);
 	assert_null(out->argv[11 + k]);
 	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_report_agrees(out);
 	assert_string_equal(out->denial_signatures[0], "permission denied");
 	assert_null(out->denial_signatures[1]);
 	assert_int_equal(out->n_rules, 1);
@@ -620,6 +675,90 @@ static void test_bwrap_others_could_plant_is_skipped(void **state) {
 	free(found);
 }
 
+/* A bwrap found only where others could have planted it is named in the
+ * runner failure, with why (doc/SPEC.md 4's trust rule): pinned, on the
+ * probed ladder and in the verdict. */
+static void test_untrusted_bwrap_is_named(void **state) {
+	char open_dir[512], detail[PATH_MAX + 256], want[2 * PATH_MAX + 1024];
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_argv *out = NULL;
+	confine_error err = { 0 };
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/" };
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(open_dir, sizeof open_dir, "untrusted-dir");
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	snprintf(detail, sizeof detail,
+	         "runner %s/bwrap is not trusted: %s is writable by group or others; refusing to "
+	         "run it",
+	         open_dir, open_dir);
+	snprintf(want, sizeof want, "sandbox mode \"read-only%s Runner failure: %s",
+	         TL_UNAVAILABLE_TAIL, detail);
+
+	/* pinned: a chain of one, selected unprobed */
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = open_dir;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_confine(p, echo_argv, &ro, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	assert_int_equal(err.code, CONFINE_E_SANDBOX_UNAVAILABLE);
+	assert_string_equal(err.message, want);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+
+	/* the probed ladder (bwrap, then a launcher that is not there) */
+	confine_local_config_init(&config);
+	config.platform = "linux";
+	config.path = open_dir;
+	config.landlock_launcher = "/nonexistent/landlock-run";
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+	assert_int_equal(chmod(open_dir, 0755), 0);
+}
+
+/* The path as given is judged too (doc/SPEC.md 4): a link named bwrap in a
+ * directory others may write could point at any trusted program. */
+static void test_link_in_untrusted_dir_is_not_trusted(void **state) {
+	char good_dir[512], open_dir[512], link[PATH_MAX], target[PATH_MAX];
+	char detail[3 * PATH_MAX], *found;
+	confine_local_config config;
+	confine_provider *p = NULL;
+	confine_verdict v;
+	(void)state;
+	make_fake_bwrap(good_dir, sizeof good_dir, "link-target");
+	snprintf(open_dir, sizeof open_dir, "%s/open-links", workdir);
+	assert_int_equal(mkdir(open_dir, 0755), 0);
+	snprintf(target, sizeof target, "%s/bwrap", good_dir);
+	snprintf(link, sizeof link, "%s/bwrap", open_dir);
+	assert_int_equal(symlink(target, link), 0);
+	found = find_runner(open_dir, "bwrap"); /* a trusted directory: the link is fine */
+	assert_non_null(found);
+	assert_string_equal(found, target);
+	free(found);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	assert_null(find_runner(open_dir, "bwrap"));
+
+	snprintf(detail, sizeof detail,
+	         "runner %s is not trusted: %s is writable by group or others; refusing to run it",
+	         link, open_dir);
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.path = open_dir;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_string_equal(v.runner_failure, detail);
+	confine_provider_free(p);
+	assert_int_equal(chmod(open_dir, 0755), 0);
+}
+
 static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	char rel_dir[512], abs_dir[512], noexec_dir[512], path[4 * 512 + 64];
 	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX];
@@ -664,7 +803,7 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	assert_null(out->argv[21]);
 	assert_int_equal(out->argc, 21);
 	assert_int_equal(out->runner, CONFINE_RUNNER_BWRAP);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_report_agrees(out);
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
 	assert_null(out->denial_signatures[1]);
 	assert_int_equal(out->n_rules, 1);
@@ -776,7 +915,7 @@ static void test_runner_command(void **state) {
 	assert_null(out->argv[27]);
 	assert_int_equal(out->argc, 27);
 	assert_int_equal(out->runner, CONFINE_RUNNER_RUNNER_COMMAND);
-	assert_int_equal(out->enforcement, CONFINE_ENFORCEMENT_FULL);
+	assert_report_agrees(out);
 	/* both Linux dialects */
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
 	assert_string_equal(out->denial_signatures[1], "permission denied");
@@ -839,8 +978,14 @@ static void test_validations_in_order(void **state) {
 		{ NULL, NULL, NAN, msg4 },
 		{ NULL, NULL, INFINITY, msg4 },
 		{ runner, good, -INFINITY, msg4 },
-		/* valid */
-		{ NULL, NULL, 0.5, NULL },
+		/* a fraction is not rounded into a bound no one asked for */
+		{ NULL, NULL, 0.5, msg4 },
+		{ NULL, NULL, 2.5, msg4 },
+		{ NULL, NULL, 5000.000001, msg4 },
+		{ runner, good, 0.25, msg4 },
+		/* valid: whole numbers, a huge one included (capped where used) */
+		{ NULL, NULL, 1, NULL },
+		{ NULL, NULL, 1e308, NULL },
 		{ runner, good, 5000, NULL },
 		{ no_strings, no_strings, 5000, NULL },
 	};
@@ -912,13 +1057,15 @@ int main(void) {
 		cmocka_unit_test(test_missing_launcher_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
 		cmocka_unit_test(test_runner_inside_the_workspace_is_refused),
-		cmocka_unit_test(test_landlock_roots_under_shared_temp),
 		cmocka_unit_test(test_runner_command_program_resolution),
 		cmocka_unit_test(test_launcher_under_tmp_is_never_trusted),
 		cmocka_unit_test(test_runner_symlink_is_resolved_once),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
 		cmocka_unit_test(test_partial_launcher_line),
+		cmocka_unit_test(test_landlock_refuses_roots_in_host_temp_areas),
 		cmocka_unit_test(test_landlock_argv_and_dialect),
+		cmocka_unit_test(test_untrusted_bwrap_is_named),
+		cmocka_unit_test(test_link_in_untrusted_dir_is_not_trusted),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
 		cmocka_unit_test(test_bwrap_others_could_plant_is_skipped),
 		cmocka_unit_test(test_pinned_landlock_is_unprobed),

@@ -23,6 +23,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/vfs.h>
+#endif
 
 #include <cmocka.h>
 
@@ -151,8 +154,8 @@ static void test_bad_writable_roots_are_refused(void **state) {
 		{ "/proc/sys", "lies in /proc" },
 		{ "/sys", "lies in /sys" },
 		{ "/dev", "lies in /dev" },
-		/* /dev/shm is tmpfs, but lies in /dev: the host's shared memory is
-		 * not a workspace (Landlock grants it anyway in workspace-write). */
+		/* /dev/shm itself is the host's shared memory, every user's: not a
+		 * workspace (a directory below it is, doc/SPEC.md 18). */
 		{ "/dev/shm", "lies in /dev" },
 		{ "/dev/pts", "lies in /dev" },
 	};
@@ -188,6 +191,46 @@ static void test_workspace_roots_that_are_not_places(void **state) {
 		}
 }
 
+/* A directory below /dev/shm is an ordinary tmpfs place (doc/SPEC.md 18),
+ * as a workspace root in both modes and as a writable root; /dev/shm itself
+ * and the rest of /dev are not. */
+static void test_a_directory_below_dev_shm_is_a_place(void **state) {
+	static const confine_mode modes[] = { CONFINE_MODE_READ_ONLY, CONFINE_MODE_WORKSPACE_WRITE };
+	char dir[] = "/dev/shm/confine-place.XXXXXX";
+	confine_policy *ww;
+	confine_error err = { 0 };
+	(void)state;
+#ifdef __linux__
+	{
+		struct statfs st;
+		char why[PATH_MAX + 64];
+		if (access("/dev/shm", W_OK) != 0 || !mkdtemp(dir))
+			skip();
+		/* a tmpfs of its own, not /dev's devtmpfs (then refused, rightly) */
+		if (statfs(dir, &st) != 0 || st.f_type != 0x01021994 ||
+		    cf_fs_not_a_place("/dev/shm", false, why, sizeof why) != 0) {
+			rmdir(dir);
+			skip();
+		}
+	}
+#else
+	skip();
+#endif
+	for (size_t m = 0; m < 2; m++) {
+		confine_policy *p = NULL;
+		if (confine_policy_new(modes[m], dir, &p, &err) != 0)
+			fail_msg("%s refused: %s", dir, err.message);
+		assert_string_equal(p->workspace_root, dir);
+		confine_policy_free(p);
+	}
+	ww = new_policy(CONFINE_MODE_WORKSPACE_WRITE);
+	if (confine_policy_add_writable_root(ww, dir, &err) != 0)
+		fail_msg("%s refused as a writable root: %s", dir, err.message);
+	assert_string_equal(ww->writable_roots[0], dir);
+	confine_policy_free(ww);
+	rmdir(dir);
+}
+
 static void test_pseudo_filesystems_by_statfs_and_mountinfo(void **state) {
 	char why[PATH_MAX + 64];
 	(void)state;
@@ -197,6 +240,11 @@ static void test_pseudo_filesystems_by_statfs_and_mountinfo(void **state) {
 	assert_string_equal(why, "is on procfs");
 	assert_int_equal(cf_fs_not_a_place("/proc/sys", false, why, sizeof why), 1);
 	assert_string_equal(why, "is on procfs");
+	/* nsfs, SPEC 18's last row: a namespace handle is on nsfs, not procfs */
+	if (access("/proc/self/ns/net", F_OK) == 0) {
+		assert_int_equal(cf_fs_not_a_place("/proc/self/ns/net", false, why, sizeof why), 1);
+		assert_string_equal(why, "is on nsfs");
+	}
 	assert_int_equal(cf_fs_not_a_place("/sys", false, why, sizeof why), 1);
 	assert_string_equal(why, "is on sysfs");
 	assert_int_equal(cf_fs_not_a_place(base, true, why, sizeof why), 0);
@@ -239,7 +287,12 @@ static void test_deny_read_and_unix_sockets_are_absolute(void **state) {
 	assert_int_equal(confine_policy_add_deny_read(p, at("/alias/id_rsa"), NULL), 0);
 	assert_string_equal(p->deny_read[1], at("/cache/id_rsa"));
 	expect_refusal(confine_policy_add_deny_read(p, "~/.ssh", &err), &err,
-	               "denyRead entry \"~/.ssh\" is relative", NULL);
+	               "denyRead entry \"~/.ssh\" starts with \"~\"", NULL);
+	/* Other relative entries are patterns under every root (doc/SPEC.md 15);
+	 * one that climbs out is refused. */
+	assert_int_equal(confine_policy_add_deny_read(p, "**/.env", NULL), 0);
+	expect_refusal(confine_policy_add_deny_read(p, "../.env", &err), &err,
+	               "denyRead pattern \"../.env\" climbs out", NULL);
 	assert_int_equal(confine_policy_add_unix_socket(p, "/run/x.sock", NULL), 0);
 	expect_refusal(confine_policy_add_unix_socket(p, "x.sock", &err), &err,
 	               "allowUnixSockets entry \"x.sock\"", NULL);
@@ -302,7 +355,7 @@ static void test_validation_names_key_and_value(void **state) {
 		{ PROTECT, "/etc/passwd", 0, DENY, NULL, "protectedPaths entry \"/etc/passwd\"",
 		  "outside every writable root" },
 		{ PROTECT, "../x", 0, DENY, NULL, "protectedPaths entry \"../x\"", NULL },
-		{ DENY, "relative", 0, DENY, NULL, "denyRead entry \"relative\" is relative", NULL },
+		{ DENY, "a/../../x", 0, DENY, NULL, "denyRead pattern \"a/../../x\" climbs out", NULL },
 		{ SOCKET, "x.sock", 0, DENY, NULL, "allowUnixSockets entry \"x.sock\"", NULL },
 		{ WRITABLE, "@/alias", 0, DENY, NULL, "writableRoots entry", "is not canonical" },
 		{ WRITABLE, "/proc", 0, DENY, NULL, "writableRoots entry \"/proc\"", "lies in /proc" },
@@ -389,6 +442,7 @@ int main(void) {
 		cmocka_unit_test(test_writable_root_is_canonicalized_and_deduplicated),
 		cmocka_unit_test(test_bad_writable_roots_are_refused),
 		cmocka_unit_test(test_workspace_roots_that_are_not_places),
+		cmocka_unit_test(test_a_directory_below_dev_shm_is_a_place),
 		cmocka_unit_test(test_pseudo_filesystems_by_statfs_and_mountinfo),
 		cmocka_unit_test(test_protected_paths),
 		cmocka_unit_test(test_deny_read_and_unix_sockets_are_absolute),

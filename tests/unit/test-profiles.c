@@ -76,6 +76,37 @@ static void test_bwrap_workspace_under_tmp_is_bound_after_the_tmpfs(void **state
 	confine_strv_free(tokens);
 }
 
+/* read-only: a root the sandbox's own mounts would hide (below the private
+ * /tmp, below /dev/shm under --dev) is bound back read-only, so the command
+ * sees it and starts there; a root elsewhere adds nothing (doc/SPEC.md 5). */
+static void test_bwrap_read_only_binds_back_a_hidden_root(void **state) {
+	static const char *const roots[] = { "/tmp/ws", "/dev/shm/ws", NULL };
+	static const char *const visible[] = { "/tmp", "/dev/shm", "/home/u/tmp/ws", NULL };
+	(void)state;
+	for (size_t i = 0; roots[i]; i++) {
+		confine_policy p = policy_of(CONFINE_MODE_READ_ONLY, roots[i]);
+		char **tokens = NULL;
+		p.private_temp = true;
+		assert_int_equal(confine_profile_bwrap(&p, &tokens), 0);
+		assert_string_equal(tokens[16], "--tmpfs");
+		assert_string_equal(tokens[17], "/tmp");
+		assert_string_equal(tokens[18], "--ro-bind");
+		assert_string_equal(tokens[19], roots[i]);
+		assert_string_equal(tokens[20], roots[i]);
+		assert_null(tokens[21]);
+		confine_strv_free(tokens);
+	}
+	for (size_t i = 0; visible[i]; i++) {
+		confine_policy p = policy_of(CONFINE_MODE_READ_ONLY, visible[i]);
+		char **tokens = NULL;
+		p.private_temp = true;
+		assert_int_equal(confine_profile_bwrap(&p, &tokens), 0);
+		assert_string_equal(tokens[16], "--tmpfs");
+		assert_null(tokens[18]);
+		confine_strv_free(tokens);
+	}
+}
+
 static void test_landlock_grants(void **state) {
 	confine_policy ro = policy_of(CONFINE_MODE_READ_ONLY, "/home/u/p");
 	confine_policy ww = policy_of(CONFINE_MODE_WORKSPACE_WRITE, "/home/u/p");
@@ -258,6 +289,7 @@ int main(void) {
 		cmocka_unit_test(test_bwrap_read_only_is_the_16_tokens),
 		cmocka_unit_test(test_bwrap_workspace_write_adds_tmpfs_before_bind),
 		cmocka_unit_test(test_bwrap_workspace_under_tmp_is_bound_after_the_tmpfs),
+		cmocka_unit_test(test_bwrap_read_only_binds_back_a_hidden_root),
 		cmocka_unit_test(test_landlock_grants),
 		cmocka_unit_test(test_seatbelt_read_only_exact),
 		cmocka_unit_test(test_seatbelt_workspace_write_quotes_root),

@@ -75,7 +75,10 @@ test('workspace-write: a write outside is denied, inside lands with its content'
   assert.deepStrictEqual([ok.exitCode, ok.denied, ok.signal], [0, false, null]);
   assert.strictEqual(fs.readFileSync(path.join(ws, 'f'), 'utf8'), 'run content');
   const b = await confine.bash("printf 'bash content' > g && echo done", opts(ws, { mode: 'workspace-write' }));
-  assert.strictEqual(b.rendering, 'done\n');
+  // The model is told what did not hold, one line after the output.
+  if (b.clauses.every((c) => c.status === 'enforced')) assert.strictEqual(b.rendering, 'done\n');
+  else assert.match(b.rendering, /^done\n\[sandbox: not enforced on this run: [^\n]+\]$/);
+  assert.strictEqual(b.enforcement, b.clauses.every((c) => c.status === 'enforced') ? 'full' : 'partial');
   assert.strictEqual(fs.readFileSync(path.join(ws, 'g'), 'utf8'), 'bash content');
 });
 
@@ -253,6 +256,25 @@ test('a writable root: the write lands there, and only with it', async () => {
   assert.ok(!fs.existsSync(path.join(outside, 'g')));
 });
 
+test('denyRead pattern **/.env: each match a clause, the model told where it does not hold', async () => {
+  const { ws } = workspace();
+  const names = [path.join(ws, '.env'), path.join(ws, 'a', 'b', '.env')];
+  fs.mkdirSync(path.join(ws, 'a', 'b'), { recursive: true });
+  for (const name of names) fs.writeFileSync(name, 's3cret\n');
+  const r = await confine.bash('cat .env a/b/.env', opts(ws, { mode: 'workspace-write', denyRead: ['**/.env'] }));
+  const deny = r.clauses.filter((c) => c.clause === 'denyRead');
+  const pattern = deny.filter((c) => c.subject === '**/.env');
+  assert.strictEqual(pattern.length, 1);
+  assert.strictEqual(pattern[0].status, 'partial');
+  for (const name of names) assert.ok(deny.some((c) => c.subject === name), name);
+  if (RUNNER === 'landlock') {
+    assert.ok(r.rendering.includes('[sandbox: not enforced on this run: '));
+    assert.ok(r.unenforced.includes('denyRead'));
+  } else {
+    assert.ok(!r.stdout.includes('s3cret'));
+  }
+});
+
 test('denyRead: the file is unreadable', async () => {
   const { ws } = workspace();
   // Beside no directory that other tests create and remove (the Landlock
@@ -338,7 +360,8 @@ test('requireFull refuses where the rung is partial; without it the run says par
   ]) {
     await assert.rejects(call, (e) => {
       assert.ok(e instanceof confine.SandboxUnavailableError);
-      if (title) assert.strictEqual(e.runnerFailure, `requireFull: ${title} does not enforce protectedPaths`);
+      // The clause that stops it, with its subject (doc/SPEC.md 15).
+      if (title) assert.ok(e.runnerFailure.startsWith(`requireFull: ${title} does not enforce protectedPaths (`), e.runnerFailure);
       assert.strictEqual(e.message, `${CONTRACT('workspace-write')} Runner failure: ${e.runnerFailure}`);
       return true;
     });

@@ -35,7 +35,7 @@ The library is found through ``$CONFINE_LIBRARY``, else next to the package
 (a bundled copy, or the library directory recorded by ``meson install``),
 else the loader's search path, else a source checkout's ``build/``.
 """
-from ._api import (BashResult, GitHazard, Provider, Result, Rule, Truncated, Verdict, Wrap,
+from ._api import (BashResult, Clause, GitHazard, Provider, Result, Rule, Truncated, Verdict, Wrap,
                    abash, arun, bash, configure, default_provider, probe, run, version, wrap)
 from ._errors import (ERROR_CODES, Error, InvalidConfig, InvalidPolicy, SandboxUnavailable,
                       UsageError)
@@ -45,6 +45,6 @@ from ._version import __version__
 __all__ = [
     "run", "bash", "wrap", "probe", "arun", "abash", "configure", "default_provider",
     "version", "Provider", "Result", "BashResult", "Truncated", "Wrap", "Rule", "Verdict",
-    "GitHazard", "Error", "SandboxUnavailable", "InvalidPolicy", "InvalidConfig", "UsageError",
+    "GitHazard", "Clause", "Error", "SandboxUnavailable", "InvalidPolicy", "InvalidConfig", "UsageError",
     "ERROR_CODES", "POLICY_OPTIONS", "__version__",
 ]

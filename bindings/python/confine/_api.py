@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import errno as _errno
+import math
 import os
 import shutil
 import signal as _signal
@@ -54,6 +55,34 @@ class GitHazard:
 
 
 @dataclass(frozen=True)
+class Clause:
+    """One clause of the resolved policy and how it held (doc/SPEC.md 15).
+
+    ``clause`` is a policy key (``"mode"``, ``"writableRoots"``,
+    ``"protectedPaths"``, ``"defaultProtections"``, ``"denyRead"``,
+    ``"network"``, ``"allowUnixSockets"``, ``"env"``, ``"privateTemp"``) or a
+    mechanism (``"unix-sockets"``, ``"metadata"``, ``"setid"``,
+    ``"devices"``, ``"signals"``, ``"abstract-unix-sockets"``); ``subject``
+    the path, pattern or value it is about (``None`` for a whole mechanism);
+    ``status`` ``"enforced"``, ``"partial"`` or ``"unenforced"``; ``layers``
+    what holds it (``"bwrap"``, ``"landlock"``, ``"seccomp"``,
+    ``"supervisor"``, ``"seatbelt"``, ``"confine"``, ``"runnerCommand"``);
+    ``reason`` why it does not hold (or, enforced, what to know); ``needs``
+    what on the host would enforce it."""
+
+    clause: str
+    subject: Optional[str]
+    status: str
+    layers: Tuple[str, ...]
+    reason: Optional[str] = None
+    needs: Optional[str] = None
+
+    @property
+    def enforced(self) -> bool:
+        return self.status == "enforced"
+
+
+@dataclass(frozen=True)
 class Result:
     """How a run ended, classified with that run's own facts.
 
@@ -67,6 +96,8 @@ class Result:
     ``"protectedPaths"``, ``"denyRead"``, ``"privateTemp"``, ...; doc/SPEC.md
     15), and ``git_hazards`` the git hooks and settings a workspace-write run
     left behind (:class:`GitHazard`): warn before running git there.
+    ``clauses`` is the report per clause (:class:`Clause`) as this run held
+    it: ``enforcement`` is ``"full"`` only when every clause is enforced.
     """
 
     exit_code: Optional[int]
@@ -84,6 +115,7 @@ class Result:
     stdout_bytes: bytes = field(default=b"", repr=False)
     stderr_bytes: bytes = field(default=b"", repr=False)
     git_hazards: Tuple[GitHazard, ...] = ()
+    clauses: Tuple[Clause, ...] = ()
 
     @property
     def returncode(self) -> int:
@@ -143,6 +175,7 @@ class Wrap:
     cwd: str
     unenforced: Tuple[str, ...] = ()
     policy: Dict[str, Any] = field(default_factory=dict, repr=False)
+    clauses: Tuple[Clause, ...] = ()
 
     def denied(self, returncode: int, stderr: Union[str, bytes]) -> bool:
         """Whether a finished run of ``argv`` was a denial in this runner's
@@ -236,7 +269,8 @@ class Provider:
     ``"seatbelt"``: used unprobed, failing closed at run time if it cannot
     run). ``landlock_launcher`` is landlock-run's path. ``runner_command`` and
     ``runner_failure_signatures`` configure an operator's bwrap-shaped
-    runner; ``probe_timeout`` bounds each probe, in seconds. Invalid values
+    runner; ``probe_timeout`` bounds each probe, in seconds (a whole number of
+    milliseconds: 0.25 is fine, 0.0005 is not). Invalid values
     raise :class:`InvalidConfig` with the library's exact message.
     """
 
@@ -267,7 +301,12 @@ class Provider:
             self._keep.append(arr)
             config.runner_failure_signatures = arr.ptr()
         if probe_timeout is not None:
-            config.probe_timeout_ms = float(probe_timeout) * 1000.0
+            # Seconds to the whole milliseconds the library wants (0.1 s is
+            # 100.00000000000001 ms in binary); a real fraction of a
+            # millisecond is passed on, and refused with SPEC 4's message.
+            ms = float(probe_timeout) * 1000.0
+            whole = float(round(ms)) if math.isfinite(ms) else ms
+            config.probe_timeout_ms = whole if abs(ms - whole) <= 1e-6 * max(1.0, abs(ms)) else ms
         if path is not None:
             config.path = os.fsencode(path)
         handle = ctypes.c_void_p()
@@ -519,11 +558,29 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
         runner=_name(lib.confine_runner_name, o.runner) if o.confined else None,
         enforcement=_name(lib.confine_enforcement_name, o.enforcement) if o.confined else None,
         unenforced=tuple(_ffi.strv(o.unenforced)),
+        clauses=_clauses(o.clauses, o.n_clauses),
         git_hazards=tuple(GitHazard(path=os.fsdecode(o.git_hazards[i].path or b""),
                                     kind=_ffi.text(o.git_hazards[i].kind))
                           for i in range(o.n_git_hazards)),
         mode=mode,
     )
+
+
+def _clauses(items: Any, n: int) -> Tuple[Clause, ...]:
+    """The C report per clause as :class:`Clause` values."""
+    lib = _ffi.lib()
+    out = []
+    for i in range(n):
+        c = items[i]
+        layers = tuple(_ffi.text(lib.confine_layer_name(b)) for b in range(32)
+                       if c.layers & (1 << b) and lib.confine_layer_name(b))
+        out.append(Clause(clause=_ffi.text(c.clause),
+                          subject=os.fsdecode(c.subject) if c.subject else None,
+                          status=_ffi.text(lib.confine_clause_status_name(c.status)),
+                          layers=layers,
+                          reason=_ffi.text(c.reason) if c.reason else None,
+                          needs=_ffi.text(c.needs) if c.needs else None))
+    return tuple(out)
 
 
 class _Running:
@@ -873,7 +930,8 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
                         enforcement=_name(lib.confine_enforcement_name, c.enforcement),
                         dialect=tuple(_ffi.strv(c.denial_signatures)), rules=tuple(rules),
                         mode=mode, workspace_root=pol.root, cwd=workdir,
-                        unenforced=tuple(_ffi.strv(c.unenforced)), policy=described)
+                        unenforced=tuple(_ffi.strv(c.unenforced)), policy=described,
+                        clauses=_clauses(c.clauses, c.n_clauses))
         finally:
             lib.confine_argv_free(confined)
     finally:

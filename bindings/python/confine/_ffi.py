@@ -109,6 +109,17 @@ class Rule(Structure):
     ]
 
 
+class Clause(Structure):
+    _fields_ = [
+        ("clause", c_char_p),
+        ("subject", c_char_p),
+        ("status", c_int),
+        ("layers", c_uint),
+        ("reason", c_char_p),
+        ("needs", c_char_p),
+    ]
+
+
 class ConfinedArgv(Structure):
     _fields_ = [
         ("argv", POINTER(c_char_p)),
@@ -126,6 +137,8 @@ class ConfinedArgv(Structure):
         ("inherit_fd", c_int),
         ("inherit_fd_at", c_int),
         ("status_fd_at", c_int),
+        ("clauses", POINTER(Clause)),
+        ("n_clauses", c_size_t),
     ]
 
 
@@ -194,6 +207,8 @@ class Outcome(Structure):
         ("unenforced", POINTER(c_char_p)),
         ("git_hazards", POINTER(GitHazard)),
         ("n_git_hazards", c_size_t),
+        ("clauses", POINTER(Clause)),
+        ("n_clauses", c_size_t),
     ]
 
 
@@ -227,6 +242,8 @@ _PROTOTYPES = {
     "confine_mode_name": (c_char_p, [c_int]),
     "confine_mode_is_confined": (c_bool, [c_int]),
     "confine_enforcement_name": (c_char_p, [c_int]),
+    "confine_clause_status_name": (c_char_p, [c_int]),
+    "confine_layer_name": (c_char_p, [c_uint]),
     "confine_runner_name": (c_char_p, [c_int]),
     "confine_runner_parse": (c_int, [c_char_p, POINTER(c_int), POINTER(ConfineError)]),
     "confine_policy_new": (c_int, [c_int, c_char_p, POINTER(POINTER(Policy)),

@@ -20,7 +20,9 @@ writable root under a ``deny_read``, ...).
 Paths: ``writable_roots``, ``deny_read`` and ``allow_unix_sockets`` entries
 that are relative are taken from the current directory, as the CLI's flags
 are; a relative ``protected_paths`` entry means that path under each
-writable root (the workspace root included).
+writable root (the workspace root included). A ``deny_read`` or
+``protected_paths`` entry holding ``*``, ``?`` or ``[`` is a gitignore-style
+pattern (``"**/.env"``, ``"*.pem"``): relative, it matches under every root.
 """
 from __future__ import annotations
 
@@ -58,7 +60,9 @@ def _paths(value: Any, keyword: str, absolute: bool) -> List[bytes]:
         raw = os.fsencode(item)
         if not raw:
             raise InvalidPolicy("policy option %r: an empty path" % keyword, option=keyword)
-        if absolute and not os.path.isabs(raw):
+        # A relative pattern (`**/.env`, `*.pem`) matches under every root,
+        # as the CLI's flags do (doc/SPEC.md 15); a literal is where we are.
+        if absolute and not os.path.isabs(raw) and not any(c in raw for c in b"*?["):
             raw = os.path.join(os.fsencode(os.getcwd()), raw)
         out.append(raw)
     return out

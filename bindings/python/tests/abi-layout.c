@@ -63,6 +63,8 @@ int main(void) {
 	FIELD(confine_argv, inherit_fd);
 	FIELD(confine_argv, inherit_fd_at);
 	FIELD(confine_argv, status_fd_at);
+	FIELD(confine_argv, clauses);
+	FIELD(confine_argv, n_clauses);
 	END();
 	BEGIN(confine_verdict);
 	FIELD(confine_verdict, usable);
@@ -115,6 +117,16 @@ int main(void) {
 	FIELD(confine_outcome, unenforced);
 	FIELD(confine_outcome, git_hazards);
 	FIELD(confine_outcome, n_git_hazards);
+	FIELD(confine_outcome, clauses);
+	FIELD(confine_outcome, n_clauses);
+	END();
+	BEGIN(confine_clause);
+	FIELD(confine_clause, clause);
+	FIELD(confine_clause, subject);
+	FIELD(confine_clause, status);
+	FIELD(confine_clause, layers);
+	FIELD(confine_clause, reason);
+	FIELD(confine_clause, needs);
 	END();
 	BEGIN(confine_git_hazard);
 	FIELD(confine_git_hazard, path);

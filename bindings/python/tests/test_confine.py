@@ -114,10 +114,21 @@ class Effects(Base):
                         **self.kw())
         self.assertEqual((r.exit_code, r.denied, r.signal), (0, False, None), r)
         self.assertEqual(self.read(os.path.join(self.ws, "f")), "run content")
-        self.assertEqual(r.enforcement, "full")
+        # `full` exactly when every clause held (doc/SPEC.md 15).
+        held = all(c.enforced for c in r.clauses)
+        self.assertTrue(r.clauses and r.clauses[0].clause == "mode" and r.clauses[0].enforced)
+        self.assertEqual(r.enforcement, "full" if held else "partial", r.clauses)
+        self.assertEqual(r.unenforced, tuple(dict.fromkeys(
+            c.clause for c in r.clauses if not c.enforced)))
         r = confine.bash("printf 'bash content' > g && echo done", mode="workspace-write",
                          **self.kw())
-        self.assertEqual(r.rendering, "done\n")
+        # The model is told what did not hold, in one line after the output.
+        lines = r.rendering.split("\n")
+        self.assertEqual(lines[0], "done")
+        if held:
+            self.assertEqual(r.rendering, "done\n")
+        else:
+            self.assertTrue(lines[1].startswith("[sandbox: not enforced on this run: "), lines)
         self.assertEqual(self.read(os.path.join(self.ws, "g")), "bash content")
 
     def test_cwd_stdin_environ(self):
@@ -446,6 +457,13 @@ class Policy(Base):
             confine.Provider(runner="docker")
         with self.assertRaises(confine.InvalidConfig):
             confine.Provider(probe_timeout=-1)
+        # a whole number of milliseconds (SPEC 4): 0.1 s is 100 ms, not a
+        # fraction of binary rounding; half a millisecond is refused
+        confine.Provider(probe_timeout=0.1).close()
+        with self.assertRaises(confine.InvalidConfig) as cm:
+            confine.Provider(probe_timeout=0.0005)
+        self.assertEqual(cm.exception.message,
+                         "sandbox-local: probeTimeoutMs must be a positive finite number")
 
 
 class PolicyEffects(Base):
@@ -565,6 +583,53 @@ class PolicyEffects(Base):
             server.close()
             t.join(2)
 
+    def test_a_clause_that_did_not_hold_is_reported_and_rendered(self):
+        # denyRead inside the workspace: bwrap masks it; Landlock cannot
+        # take read away below a writable grant, and says so per clause and
+        # to the model (doc/SPEC.md 15).
+        secret = os.path.join(self.ws, ".env")
+        with open(secret, "w") as f:
+            f.write("s3cret\n")
+        r = confine.bash("cat .env", mode="workspace-write", deny_read=[secret], **self.kw())
+        clause = [c for c in r.clauses if c.clause == "denyRead"]
+        self.assertEqual(len(clause), 1, r.clauses)
+        if RUNNER == "landlock":
+            self.assertEqual((clause[0].subject, clause[0].status, clause[0].needs),
+                             (secret, "unenforced", "bubblewrap"))
+            self.assertIn("denyRead", r.unenforced)
+            self.assertEqual(r.enforcement, "partial")
+            self.assertIn("[sandbox: not enforced on this run: ", r.rendering)
+            self.assertIn("denyRead (%s)" % secret, r.rendering)
+        else:
+            self.assertEqual((clause[0].subject, clause[0].status), (secret, "enforced"))
+            self.assertIn("bwrap", clause[0].layers)
+            self.assertNotIn("s3cret", r.stdout)
+            self.assertNotIn("denyRead", r.rendering)
+        os.unlink(secret)
+
+    def test_deny_read_pattern_at_two_depths(self):
+        # `**/.env` is expanded at the start (doc/SPEC.md 15): each match its
+        # own clause, the pattern itself partial (a later match is not covered).
+        names = [os.path.join(self.ws, ".env"), os.path.join(self.ws, "a", "b", ".env")]
+        os.makedirs(os.path.dirname(names[1]))
+        for name in names:
+            with open(name, "w") as f:
+                f.write("s3cret\n")
+        r = confine.bash("cat .env a/b/.env", mode="workspace-write", deny_read=["**/.env"],
+                         **self.kw())
+        pattern = [c for c in r.clauses if c.clause == "denyRead" and c.subject == "**/.env"]
+        self.assertEqual(len(pattern), 1, r.clauses)
+        self.assertEqual(pattern[0].status, "partial")
+        matched = {c.subject: c for c in r.clauses if c.clause == "denyRead"}
+        for name in names:
+            self.assertIn(name, matched)
+        if RUNNER == "landlock":
+            self.assertEqual(matched[names[1]].status, "unenforced")
+            self.assertIn("denyRead", r.rendering)
+        else:
+            self.assertNotIn("s3cret", r.stdout)
+            self.assertEqual(matched[names[1]].status, "enforced")
+
     def test_require_full_refuses_where_partial(self):
         # A protected path that does not exist at the start: bwrap binds only
         # what exists, and Landlock cannot carve out inside a writable grant:
@@ -585,8 +650,10 @@ class PolicyEffects(Base):
                 call()
             e = cm.exception
             title = {"bwrap": "bubblewrap", "landlock": "Landlock"}.get(RUNNER or "", "")
-            self.assertEqual(e.runner_failure,
-                             "requireFull: %s does not enforce protectedPaths" % title)
+            self.assertTrue(e.runner_failure.startswith(
+                "requireFull: %s does not enforce " % title), e.runner_failure)
+            # The clause that stops it, with its subject.
+            self.assertIn("protectedPaths (%s" % missing, e.runner_failure)
             self.assertEqual(e.message, CONTRACT % "workspace-write" + " Runner failure: "
                              + e.runner_failure)
         self.assertFalse(os.path.exists(os.path.join(self.ws, "ran")), "it ran partial")
@@ -636,6 +703,22 @@ class PolicyEffects(Base):
         r = confine.bash("true", mode="workspace-write", **self.kw())
         self.assertEqual(r.git_hazards, ())
 
+    def test_git_hazards_back_to_back_pairs_report_no_false_change(self):
+        # A snapshot before, a diff after: a quiet run right after one that
+        # wrote a hook reports nothing, 50 times over (doc/SPEC.md 15).
+        hook = os.path.join(self.ws, "pairs", ".git", "hooks", "pre-commit")
+        os.makedirs(os.path.dirname(hook))
+        for i in range(50):
+            r = confine.run(["sh", "-c", "printf '#!/bin/sh\\necho %02d\\n' > "
+                             "pairs/.git/hooks/pre-commit" % i],
+                            mode="workspace-write", **self.kw())
+            self.assertEqual(r.exit_code, 0, r)
+            with open(hook) as f:
+                self.assertEqual(f.read(), "#!/bin/sh\necho %02d\n" % i)
+            self.assertEqual(r.git_hazards, (confine.GitHazard(path=hook, kind="hook"),), i)
+            r = confine.run(["true"], mode="workspace-write", **self.kw())
+            self.assertEqual(r.git_hazards, (), i)
+
 
 class Facts(unittest.TestCase):
     @unittest.skipUnless(os.environ.get("CONFINE_TEST_ABI_LAYOUT"), "no layout program")
@@ -652,7 +735,7 @@ class Facts(unittest.TestCase):
             "confine_stdio": _ffi.Stdio, "confine_spawn_options": _ffi.SpawnOptions,
             "confine_outcome": _ffi.Outcome, "confine_bash_options": _ffi.BashOptions,
             "confine_bash_result": _ffi.BashResult, "confine_env_policy": _ffi.EnvPolicy,
-            "confine_git_hazard": _ffi.GitHazard,
+            "confine_git_hazard": _ffi.GitHazard, "confine_clause": _ffi.Clause,
         }
         self.assertEqual(set(layouts), set(structs))
         for name, struct in structs.items():

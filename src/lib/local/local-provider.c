@@ -109,12 +109,33 @@ static const cf_runner_def *host_rung(confine_runner rung) {
 	return def;
 }
 
+/* A rung with nothing it may run (a bwrap found only where others could
+ * have planted it) says why: the verdict's runner failure, and on the
+ * optimistic ladder its place among the rungs' details (doc/SPEC.md 2, 4).
+ * Called under the ladder's lock. */
+static void note_unrunnable(local_provider *lp, const cf_runner_program *prog) {
+	if (!prog || !prog->not_found)
+		return;
+	snprintf(lp->runner_failure, sizeof lp->runner_failure, "%s", prog->not_found);
+	pthread_mutex_lock(&lp->spawn_lock);
+	if (!strstr(lp->spawn_failures, prog->not_found)) {
+		size_t n = strlen(lp->spawn_failures);
+		snprintf(lp->spawn_failures + n, sizeof lp->spawn_failures - n, "%s%s",
+		         n ? "; " : "", prog->not_found);
+	}
+	pthread_mutex_unlock(&lp->spawn_lock);
+}
+
 static bool real_select_unprobed(void *ctx, confine_runner rung, confine_enforcement *ret) {
 	local_provider *lp = ctx;
 	const cf_runner_def *def = host_rung(rung);
+	bool selected;
 	if (!def || !def->select_unprobed)
 		return false;
-	return def->select_unprobed(program_of(lp, def), ret);
+	selected = def->select_unprobed(program_of(lp, def), ret);
+	if (!selected)
+		note_unrunnable(lp, program_of(lp, def));
+	return selected;
 }
 
 static bool real_probe(void *ctx, confine_runner rung, confine_enforcement *ret) {
@@ -127,6 +148,8 @@ static bool real_probe(void *ctx, confine_runner rung, confine_enforcement *ret)
 	passed = def->probe(program_of(lp, def), &lp->env, ret, failure);
 	if (failure[0])
 		memcpy(lp->runner_failure, failure, sizeof lp->runner_failure);
+	else if (!passed)
+		note_unrunnable(lp, program_of(lp, def));
 	return passed;
 }
 
@@ -225,14 +248,13 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		c = calloc(1, sizeof *c);
 		if (!c || describe(lp, def, enforcement, policy, c) < 0)
 			goto oom;
-		if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+		/* In memory, the launcher runs inside bwrap too (doc/SPEC.md 14). */
+		if ((r = cf_policy_apply_unenforced(def, policy, def->id == CONFINE_RUNNER_BWRAP, c,
+		                                    err)) < 0) {
 			confine_argv_free(c);
 			return r;
 		}
 		r = def->spawn_profile(policy, &lp->env, prog, c, &profile);
-		/* The launcher inside mediates pathname sockets on every rung. */
-		if (r == 0)
-			cf_strv_remove(c->unenforced, "allowUnixSockets");
 		/* A runner exec'd from disk after all (a launcher the operator
 		 * configured) is checked as for others. */
 		if (r == 0 && !def->spawn_runs_program && !(c->spawn_flags & CONFINE_SPAWN_EXEC_FD) &&
@@ -267,7 +289,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
-	if ((r = cf_policy_apply_unenforced(def, policy, c, err)) < 0) {
+	if ((r = cf_policy_apply_unenforced(def, policy, false, c, err)) < 0) {
 		confine_strv_free(profile);
 		confine_argv_free(c);
 		return r;
@@ -445,7 +467,10 @@ static int validate(const confine_local_config *c, confine_error *err) {
 			return config_error(err, "sandbox-local: runnerFailureSignatures entries must be "
 			                         "non-empty single-line strings");
 	}
-	if (!(c->probe_timeout_ms > 0) || !isfinite(c->probe_timeout_ms))
+	/* A whole number of milliseconds: a fraction would be rounded into a
+	 * bound no one asked for (1e308 is whole and is capped where used). */
+	if (!(c->probe_timeout_ms > 0) || !isfinite(c->probe_timeout_ms) ||
+	    c->probe_timeout_ms != floor(c->probe_timeout_ms))
 		return config_error(err, "sandbox-local: probeTimeoutMs must be a positive finite number");
 
 	if (has_runner && !c->runner_command[0][0])

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "local/probe.h"
 #include "policy-internal.h"
+#include "profiles/clauses.h"
 
 /* Whether canonical `path` is `dir` or lies below it; a `dir` of "/" never
  * counts (workspace-write refuses it as a root). */
@@ -88,80 +90,86 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 	                    confine_mode_name(policy->mode), cause, strerror(-r));
 }
 
-/* Listed, but never a reason for `partial` (confine_unenforced's rule). */
-static bool best_effort(const char *key) {
-	return strcmp(key, "defaultProtections") == 0 || strcmp(key, "allowUnixSockets") == 0 ||
-	       strcmp(key, "privateTemp") == 0;
-}
-
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               confine_argv *c, confine_error *err) {
-	confine_unenforced u;
-	int r = confine_policy_unenforced(policy, def->id, &u);
+                               bool layered, confine_argv *c, confine_error *err) {
+	cf_clause_facts facts = {
+		.runner = def->id,
+		.layered = layered,
+		.landlock_abi = cf_host_landlock_abi(),
+		/* The launcher starts its supervisor wherever it runs; a run where
+		 * it could not says so on the status channel, and its outcome
+		 * drops the layer (doc/SPEC.md 15). */
+		.supervisor = true,
+	};
+	confine_clause *clauses = NULL;
+	size_t n = 0;
+	int r = cf_clauses_make(policy, &facts, &clauses, &n);
 	if (r == -ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r < 0)
 		return cf_policy_profile_error(def, policy, r, err);
-	if (u.partial)
+	/* `full` only when every clause holds (doc/SPEC.md 15). */
+	if (!cf_clauses_all_enforced(clauses, n))
 		c->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 	if (policy->require_full && c->enforcement == CONFINE_ENFORCEMENT_PARTIAL) {
-		char detail[512];
-		size_t n = 0;
-		if (u.partial) {
-			n = (size_t)snprintf(detail, sizeof detail, "requireFull: %s does not enforce ",
-			                     def->title);
-			for (size_t i = 0, k = 0; i < u.n_keys && n < sizeof detail; i++) {
-				if (best_effort(u.keys[i]))
-					continue;
-				n += (size_t)snprintf(detail + n, sizeof detail - n, "%s%s", k++ ? ", " : "",
-				                      u.keys[i]);
-			}
-		} else {
-			snprintf(detail, sizeof detail,
-			         "requireFull: %s enforces this mode only partially on this kernel",
-			         def->title);
-		}
+		char detail[1024];
+		int len = snprintf(detail, sizeof detail, "requireFull: %s does not enforce ", def->title);
+		cf_clauses_describe_unenforced(clauses, n, detail + len, sizeof detail - (size_t)len);
+		cf_clauses_free(clauses, n);
 		return confine_error_sandbox_unavailable(err, policy->mode, detail);
 	}
-	for (size_t i = 0; i < u.n_keys; i++)
-		if (cf_strv_push(&c->unenforced, u.keys[i]) < 0)
-			return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM,
-			                    "out of memory");
+	confine_strv_free(c->unenforced);
+	c->unenforced = NULL;
+	cf_clauses_free(c->clauses, c->n_clauses);
+	c->clauses = clauses;
+	c->n_clauses = n;
+	if (cf_clauses_unenforced(clauses, n, &c->unenforced) < 0)
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	return 0;
 }
 
 /*
- * Limit 10 (doc/SPEC.md 15, SECURITY.md): a rung that grants the host's
- * /dev/shm under workspace-write lets the command rename a workspace that
- * lies below it and leave a symlink in its place, which the next call would
- * resolve and grant. Such a root is refused on that rung; bwrap's /dev is
- * private and has no such hole. (The host's /tmp is no longer granted: the
- * run has a temp directory of its own, so a root under /tmp is confined.)
+ * Limit 10 (doc/SPEC.md 3, SECURITY.md): a rung that grants a shared host
+ * temp area under workspace-write lets the command rename a root that lies
+ * below it and leave a symlink in its place, which the next call would
+ * resolve and grant. Such a root is a policy this rung cannot confine:
+ * INVALID_POLICY, naming the root, the area and what to do. bwrap's /tmp
+ * and /dev are private and have no such hole. The areas are the ones the
+ * rung grants (profiles/landlock.c): since issue 21 the run writes a temp
+ * dir of its own, never the host's /tmp, so only /dev/shm is left.
  */
+static const char *const host_areas[] = { "/dev/shm", NULL };
+
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                     confine_error *err) {
-	static const char *const shared[] = { "/dev/shm", NULL };
 	if (!(def->facts & CONFINE_RUNNER_FACT_HOST_TMP) ||
 	    policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return 0;
-	for (size_t i = 0; shared[i]; i++) {
-		const char *root = NULL;
-		if (policy->workspace_root && inside(policy->workspace_root, shared[i]) &&
-		    strcmp(policy->workspace_root, shared[i]) != 0)
+	for (size_t i = 0; host_areas[i]; i++) {
+		const char *root = NULL, *label = "workspace root";
+		char areas[64] = "";
+		if (policy->workspace_root && inside(policy->workspace_root, host_areas[i]) &&
+		    strcmp(policy->workspace_root, host_areas[i]) != 0)
 			root = policy->workspace_root;
 		for (size_t w = 0; !root && policy->writable_roots && policy->writable_roots[w]; w++)
-			if (inside(policy->writable_roots[w], shared[i]) &&
-			    strcmp(policy->writable_roots[w], shared[i]) != 0)
+			if (inside(policy->writable_roots[w], host_areas[i]) &&
+			    strcmp(policy->writable_roots[w], host_areas[i]) != 0) {
 				root = policy->writable_roots[w];
-		if (root) {
-			char detail[PATH_MAX + 256];
-			snprintf(detail, sizeof detail,
-			         "%s cannot confine the writable root %s: it lies under %s, which a "
-			         "workspace-write run under %s may write, so a run could swap it for a "
-			         "link to anywhere before the next call",
-			         def->title, root, shared[i], def->title);
-			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+				label = "writableRoots entry";
+			}
+		if (!root)
+			continue;
+		for (size_t k = 0; host_areas[k]; k++) {
+			size_t n = strlen(areas);
+			snprintf(areas + n, sizeof areas - n, "%s%s",
+			         k == 0 ? "" : host_areas[k + 1] ? ", " : " and ", host_areas[k]);
 		}
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
+		                    "%s \"%s\" cannot be confined by %s under workspace-write: it lies "
+		                    "under %s, which such a run may write, so a run could swap it for a "
+		                    "link to anywhere before the next call (a rung with a private %s "
+		                    "confines it; or choose a root outside %s)",
+		                    label, root, def->title, host_areas[i], host_areas[i], areas);
 	}
 	return 0;
 }

@@ -28,17 +28,19 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
                             confine_error *err) CONFINE_HIDDEN;
 
-/* Computes what `def`'s rung leaves unenforced of `policy`, stores the
- * names in c->unenforced, lowers c->enforcement to partial when an
- * explicitly requested part is unenforced, and with require_full refuses a
- * partial result: SANDBOX_UNAVAILABLE with the detail
- * "requireFull: <title> does not enforce <keys>" (or "... enforces this
- * mode only partially (older Landlock ABI)"). 0, or the negative errno. */
+/* Builds the report per clause of `policy` on `def`'s rung (`layered`:
+ * bwrap with the launcher inside) into c->clauses, its summary into
+ * c->unenforced, lowers c->enforcement to partial unless every clause is
+ * enforced, and with require_full refuses a partial result:
+ * SANDBOX_UNAVAILABLE with the detail "requireFull: <title> does not
+ * enforce <clause> (<subject>, ...), ..." (doc/SPEC.md 15). 0, or the
+ * negative errno. */
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
-                               confine_argv *c, confine_error *err) CONFINE_HIDDEN;
+                               bool layered, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
 
 /* Limit 10: a rung that grants the host's /dev/shm refuses, under
- * workspace-write, a writable root below it. 0, or SANDBOX_UNAVAILABLE. */
+ * workspace-write, a workspace root or writable root below it. 0, or
+ * INVALID_POLICY naming the root and the area (doc/SPEC.md 3). */
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                    confine_error *err) CONFINE_HIDDEN;
 

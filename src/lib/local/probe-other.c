@@ -10,3 +10,7 @@ const char *cf_host_platform(void) {
 int cf_host_landlock_abi(void) {
 	return -1;
 }
+
+bool confine_supervisor_available(void) {
+	return false; /* the launcher and its supervisor are Linux's */
+}

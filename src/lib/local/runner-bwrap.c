@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "local/launcher-image.h"
 #include "local/runner.h"
@@ -25,6 +27,41 @@ static const char *const fatal[] = { "bwrap: ", NULL };
  * "bwrap: " line counts only at exit 1 (doc/SPEC.md 6). */
 static const int exit_codes[] = { 1 };
 
+/* The first bwrap on PATH's absolute entries, when none is trusted: the
+ * runner-failure detail naming it and why (doc/SPEC.md 4), judged as the
+ * lookup judges it: the path as given, then the file it resolves to. */
+static bool untrusted_detail(const char *path, char *detail, size_t size) {
+	const char *p = path ? path : "";
+	while (*p) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char candidate[PATH_MAX], why[PATH_MAX + 64];
+		struct stat st;
+		if (n > 0 && p[0] == '/' && n + sizeof "/bwrap" <= sizeof candidate) {
+			snprintf(candidate, sizeof candidate, "%.*s/bwrap", (int)n, p);
+			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(candidate, X_OK) == 0) {
+				char *real = realpath(candidate, NULL);
+				const char *named = candidate;
+				if (cf_path_trusted(candidate, why, sizeof why)) {
+					if (real && !cf_path_trusted(real, why, sizeof why))
+						named = real;
+					else
+						snprintf(why, sizeof why, "it changed while it was looked up");
+				}
+				snprintf(detail, size, "runner %s is not trusted: %s; refusing to run it",
+				         named, why);
+				free(real);
+				return true;
+			}
+		}
+		p += n;
+		if (*p == ':')
+			p++;
+	}
+	return false;
+}
+
 /* On PATH, absolute entries only, and only a bwrap that no one but root or
  * the caller could have planted; placed in argv as an absolute path: a
  * bare "bwrap" would be looked up again by whoever spawns it, relative
@@ -39,8 +76,16 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 	int r = confine_find_program("bwrap", &options, &found);
 	if (r == -ENOMEM)
 		return r;
-	if (r < 0)
-		return 0; /* not found: this rung cannot run */
+	if (r < 0) {
+		/* None to trust. One that is there but untrusted is named, with
+		 * why, in the runner failure (doc/SPEC.md 4); the rung still
+		 * cannot run. */
+		char detail[2 * PATH_MAX + 192];
+		if (!untrusted_detail(env->path, detail, sizeof detail))
+			return 0; /* not found: this rung cannot run */
+		ret->not_found = strdup(detail);
+		return ret->not_found ? 0 : -ENOMEM;
+	}
 	ret->argv = cf_runner_argv1(found);
 	ret->real = found; /* canonical already */
 	return ret->argv ? 0 : -ENOMEM;

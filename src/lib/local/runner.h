@@ -39,8 +39,10 @@ typedef struct cf_runner_program {
 	 * fails closed at execution): a runner inside a writable area is
 	 * refused for the calls that may write there. */
 	char *real;
-	/* A runner the configuration asks for that cannot be found: the
-	 * refusal detail every confined call fails with; NULL otherwise. */
+	/* Why there is nothing to run, as a runner-failure detail: a runner the
+	 * configuration asks for that cannot be found (every confined call
+	 * fails with it), or one found only where it cannot be trusted (the
+	 * rung is unusable, and the ladder reports it); NULL otherwise. */
 	char *not_found;
 } cf_runner_program;
 

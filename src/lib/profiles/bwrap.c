@@ -72,6 +72,13 @@ static bool is_socket(const char *path) {
 	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+/* Whether the canonical `root` lies strictly below a directory the sandbox
+ * mounts afresh: /tmp (when private) or /dev/shm (--dev /dev). */
+static bool hidden_by_sandbox(const char *root, bool private_tmp) {
+	return (private_tmp && strncmp(root, "/tmp/", 5) == 0 && root[5]) ||
+	       (strncmp(root, "/dev/shm/", 9) == 0 && root[9]);
+}
+
 static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
                         char ***tokens) {
 	bool private_tmp = policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp;
@@ -90,6 +97,12 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	 * that lives under /tmp stays visible and writable on top of it. */
 	if (r == 0 && private_tmp)
 		r = push(tokens, "--tmpfs", "/tmp", NULL);
+	/* read-only: a root the sandbox's own mounts hide (below /tmp under the
+	 * private tmpfs, below /dev/shm under --dev) is bound back, read-only,
+	 * so the command sees its workspace and starts there (doc/SPEC.md 5). */
+	if (r == 0 && policy->mode == CONFINE_MODE_READ_ONLY && policy->workspace_root &&
+	    hidden_by_sandbox(policy->workspace_root, private_tmp))
+		r = push(tokens, "--ro-bind", policy->workspace_root, policy->workspace_root);
 	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
 		r = push(tokens, "--bind", plan->writable[i], plan->writable[i]);
 	/* An allowed socket the private /tmp hides (ssh-agent's default

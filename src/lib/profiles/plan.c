@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "patterns.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 
@@ -120,11 +121,30 @@ static int plan_deny(const confine_policy *policy, cf_plan *plan) {
 	return 0;
 }
 
+static int plan_make_literal(const confine_policy *policy, cf_plan *ret);
+
 int cf_plan_make(const confine_policy *policy, cf_plan *ret) {
-	cf_plan plan;
-	int r = 0;
+	confine_policy *expanded = NULL;
+	cf_pattern_report *reports = NULL;
+	size_t n = 0;
+	int r;
 	if (!policy || !confine_mode_is_confined(policy->mode))
 		return -EINVAL;
+	/* Patterns become the paths they match now (doc/SPEC.md 15). */
+	if ((r = cf_patterns_expand(policy, &expanded, &reports, &n)) < 0)
+		return r;
+	r = plan_make_literal(expanded ? expanded : policy, ret);
+	cf_pattern_reports_free(reports, n);
+	if (expanded) {
+		cf_policy_clear(expanded);
+		free(expanded);
+	}
+	return r;
+}
+
+static int plan_make_literal(const confine_policy *policy, cf_plan *ret) {
+	cf_plan plan;
+	int r = 0;
 	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
 	    (!policy->workspace_root || policy->workspace_root[0] != '/'))
 		return -EINVAL;

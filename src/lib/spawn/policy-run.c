@@ -3,8 +3,9 @@
  * What the policy beyond mode and root asks of the spawner (doc/SPEC.md
  * 15), for a confined argv: the command's environment (confine_env_filter
  * and the temp area's TMPDIR), computed before the child is planned; the
- * removal of the run's private temp directory; and, after a
- * workspace-write run, the scan for git hooks and settings it left.
+ * removal of the run's private temp directory; and, around a
+ * workspace-write run, the snapshot of what git reads there before it and
+ * the diff after it (git hooks and settings it left).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 struct cf_policy_run {
 	char *temp_dir;          /* the run's private temp dir, removed after it */
 	char **scan_roots;       /* workspace-write: the writable roots; else NULL */
-	struct timespec start;
+	cf_git_snapshot *before; /* what git would read there, before the run */
 };
 
 static bool env_sets(const confine_policy *policy, const char *name) {
@@ -86,7 +87,10 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 		for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
 			if (cf_strv_push(&run->scan_roots, policy->writable_roots[i]) < 0)
 				goto oom;
-		run->start = cf_git_scan_clock();
+		/* Taken before the command exists, so everything it does is
+		 * after it; compared with a second walk once its tree is gone. */
+		if ((r = cf_git_snapshot_take(run->scan_roots, &run->before)) < 0)
+			goto oom;
 	}
 	*ret_envp = env;
 	return 0;
@@ -111,8 +115,13 @@ int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 	/* The run's tree is gone (the leader's end killed what was left), so
 	 * nothing writes behind the scan. */
 	if (run->scan_roots) {
-		r = cf_git_hazards_scan(run->scan_roots, run->start, &o->git_hazards,
-		                        &o->n_git_hazards);
+		cf_git_snapshot *after = NULL;
+		r = cf_git_snapshot_take(run->scan_roots, &after);
+		if (r == 0)
+			r = cf_git_snapshot_diff(run->before, after, &o->git_hazards, &o->n_git_hazards);
+		cf_git_snapshot_free(after);
+		cf_git_snapshot_free(run->before);
+		run->before = NULL;
 		confine_strv_free(run->scan_roots);
 		run->scan_roots = NULL;
 	}
@@ -126,6 +135,7 @@ void cf_policy_run_release(confine_process *p) {
 		return;
 	remove_temp(run);
 	confine_strv_free(run->scan_roots);
+	cf_git_snapshot_free(run->before);
 	free(run);
 	p->policy_run = NULL;
 }

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "git-hazards.h"
+#include "profiles/clauses.h"
 #include "launcher-protocol.h"
 #include "spawn/spawn.h"
 
@@ -190,15 +191,33 @@ static int classify(const confine_process *p, confine_outcome *o) {
 	 * runner failure (doc/SPEC.md 12). */
 	if (c->unenforced && !(o->unenforced = cf_strv_copy((const char *const *)c->unenforced)))
 		return -ENOMEM;
+	if (cf_clauses_copy(c->clauses, c->n_clauses, &o->clauses) < 0)
+		return -ENOMEM;
+	o->n_clauses = c->n_clauses;
 	if (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL) {
-		/* The launcher said what it applied (doc/SPEC.md 12): without its
-		 * supervisor, metadata changes and pathname-socket connects were
-		 * not mediated on this run. */
-		if (p->channel.layers_seen && !(p->channel.layers & LAUNCHER_LAYER_SUPERVISOR)) {
-			if (cf_strv_push(&o->unenforced, "metadata") < 0 ||
-			    cf_strv_push(&o->unenforced, "unix-sockets") < 0)
+		/* The launcher said what it applied (doc/SPEC.md 12): a layer it
+		 * did not apply held nothing on this run, and a clause left with
+		 * no layer is unenforced (doc/SPEC.md 15). */
+		if (p->channel.layers_seen && o->n_clauses) {
+			unsigned seen = p->channel.layers;
+			char **summary = NULL;
+			if ((!(seen & LAUNCHER_LAYER_SUPERVISOR) &&
+			     cf_clauses_drop_layers(o->clauses, o->n_clauses, CONFINE_LAYER_SUPERVISOR,
+			                            "the launcher's supervisor did not start on this "
+			                            "run") < 0) ||
+			    (!(seen & (LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_LANDLOCK_PARTIAL)) &&
+			     cf_clauses_drop_layers(o->clauses, o->n_clauses, CONFINE_LAYER_LANDLOCK,
+			                            "Landlock did not apply on this run") < 0) ||
+			    (!(seen & LAUNCHER_LAYER_SECCOMP) &&
+			     cf_clauses_drop_layers(o->clauses, o->n_clauses, CONFINE_LAYER_SECCOMP,
+			                            "the launcher's seccomp filter did not apply on this "
+			                            "run") < 0) ||
+			    cf_clauses_unenforced(o->clauses, o->n_clauses, &summary) < 0)
 				return -ENOMEM;
-			o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
+			confine_strv_free(o->unenforced);
+			o->unenforced = summary;
+			if (!cf_clauses_all_enforced(o->clauses, o->n_clauses))
+				o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 		}
 		goto denial;
 	}
@@ -310,6 +329,7 @@ void confine_outcome_free(confine_outcome *outcome) {
 	free(outcome->runner_failure_detail);
 	confine_strv_free(outcome->unenforced);
 	cf_git_hazards_free(outcome->git_hazards, outcome->n_git_hazards);
+	cf_clauses_free(outcome->clauses, outcome->n_clauses);
 	free(outcome);
 }
 

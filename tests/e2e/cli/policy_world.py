@@ -19,7 +19,10 @@ workspace root as cwd, a new session).
 - workspace-write: TMPDIR is the run's own temp area (cc uses it), the
   host's /tmp is not written and a daemon's socket there is not reached,
   a socket in $TMPDIR is;
-- a repository made during the run is reported in gitHazards.
+- a repository made during the run is reported in gitHazards;
+- gitHazards by comparison: 50 back-to-back pairs (a run that writes a hook,
+  then one that does nothing) give no false report; two runs at once both
+  report a hook written while they lived, a later run does not.
 
 Usage: policy_world.py CONFINE LAUNCHER RUNNER
 Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
@@ -79,7 +82,7 @@ class World:
         return json.loads(done.stdout)
 
     def spawn_wrapped(self, wrapped):
-        env = dict(e.split("=", 1) for e in wrapped["env"])
+        env = wrapped["env"]  # {"NAME": "VALUE"}, doc/SPEC.md 10
         return subprocess.run(wrapped["argv"], cwd=wrapped["policy"]["workspaceRoot"],
                               env=env, start_new_session=True, close_fds=True,
                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
@@ -139,7 +142,7 @@ def test_git_protections(w):
             check(not os.path.exists(hook), "bwrap: the hook was created", err)
             with open(config) as f:
                 check(f.read() == config_before, "bwrap: .git/config changed")
-            check(unenforced == [], "bwrap: unenforced", unenforced)
+            check("defaultProtections" not in unenforced, "bwrap: unenforced", unenforced)
         else:
             check("defaultProtections" in unenforced, "landlock: unenforced", unenforced)
     if w.runner != "bwrap":
@@ -174,6 +177,67 @@ def test_new_repository_reported(w):
     shutil.rmtree(os.path.join(w.ws, "newrepo"))
 
 
+def test_hazards_by_comparison(w):
+    """gitHazards compares a snapshot before the run with a walk after it:
+    a run that changes nothing right after one that wrote a hook reports
+    nothing (50 back-to-back pairs; no clock decides), and the run that
+    writes is always reported, even when it writes the same size."""
+    git(w.ws, "init", "-q", "pairs")
+    hook = os.path.join(w.ws, "pairs", ".git", "hooks", "pre-commit")
+    quiet = 0
+    for i in range(50):
+        # The same length every time: only the content tells.
+        out = w.bash("workspace-write", [], "printf '#!/bin/sh\\necho %02d\\n' > "
+                     "pairs/.git/hooks/pre-commit; chmod +x pairs/.git/hooks/pre-commit" % i)
+        check(out["exitCode"] == 0, "the writing run failed", out)
+        # Reported exactly when it landed (a rung that protects the nested
+        # repository keeps it out; one that cannot, reports it).
+        landed = os.path.exists(hook) and open(hook).read() == "#!/bin/sh\necho %02d\n" % i
+        check(landed or w.runner != "landlock", "landlock: the hook did not land (pair %d)" % i)
+        want = [{"path": hook, "kind": "hook"}] if landed else []
+        check(out["sandbox"]["gitHazards"] == want,
+              "pair %d: the report does not match the disk" % i, out["sandbox"])
+        out = w.bash("workspace-write", [], "true")
+        check(out["sandbox"]["gitHazards"] == [], "pair %d: a quiet run reported" % i,
+              out["sandbox"])
+        quiet += 1
+    check(quiet == 50, "not every pair ran")
+    shutil.rmtree(os.path.join(w.ws, "pairs"))
+
+
+def test_hazards_of_two_runs_at_once(w):
+    """Two runs in one workspace at once (doc/SPEC.md 15): each reports what
+    changed while it lived, whoever changed it; a run that starts after the
+    change reports nothing. Ordered by files, not by time."""
+    os.makedirs(os.path.join(w.ws, "shared", ".git", "hooks"))
+    hook = os.path.join(w.ws, "shared", ".git", "hooks", "post-merge")
+    # A is under way (its snapshot taken) before B writes; A ends after.
+    a = subprocess.Popen([w.confine, "bash", "--json"] + w.common("workspace-write", [])
+                         + ["-c", "touch a-started; while [ ! -e b-done ]; do sleep 0.05; done"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=w.base)
+    started = os.path.join(w.ws, "a-started")
+    for _ in range(6000):  # a rendezvous, bounded only so a broken A cannot hang the suite
+        if os.path.exists(started) or a.poll() is not None:
+            break
+        threading.Event().wait(0.01)
+    check(os.path.exists(started), "run A never started")
+    b = w.bash("workspace-write", [], "printf '#!/bin/sh\\n' > shared/.git/hooks/post-merge; "
+               "chmod +x shared/.git/hooks/post-merge; touch b-done")
+    a_out, a_err = a.communicate(timeout=300)
+    a_json = json.loads(a_out)
+    check(os.path.exists(hook) or w.runner != "landlock", "landlock: the hook did not land")
+    want = [{"path": hook, "kind": "hook"}] if os.path.exists(hook) else []
+    check(b["sandbox"]["gitHazards"] == want, "run B's report does not match the disk",
+          b["sandbox"])
+    check(a_json["sandbox"]["gitHazards"] == want, "run A's report does not match the disk",
+          (a_json["sandbox"], a_err))
+    later = w.bash("workspace-write", [], "true")
+    check(later["sandbox"]["gitHazards"] == [], "a later run reported", later["sandbox"])
+    for name in ("a-started", "b-done"):
+        os.unlink(os.path.join(w.ws, name))
+    shutil.rmtree(os.path.join(w.ws, "shared"))
+
+
 def test_deny_read(w):
     secret = os.path.join(w.ws, ".env")
     with open(secret, "w") as f:
@@ -191,6 +255,46 @@ def test_deny_read(w):
         check(SECRET not in out, "denyRead: .env readable in read-only", out)
     os.unlink(secret)
     os.unlink(outside)
+
+
+def test_deny_read_patterns(w):
+    """`**/.env` (doc/SPEC.md 15): expanded at the start under the roots;
+    at two depths unreadable where the rung holds it, and where it cannot
+    (Landlock inside a write grant) each match is an unenforced clause and
+    the model is told. Both ways a harness runs it: confine's and a
+    spawned wrap."""
+    files = [os.path.join(w.ws, ".env"), os.path.join(w.ws, "app", "deep", ".env")]
+    os.makedirs(os.path.dirname(files[1]))
+    for i, name in enumerate(files):
+        with open(name, "w") as f:
+            f.write("%s-%d\n" % (SECRET, i))
+    out = w.bash("workspace-write", ["--deny-read", "**/.env"], "cat .env app/deep/.env; true")
+    clauses = [c for c in out["sandbox"]["clauses"] if c["clause"] == "denyRead"]
+    pattern = [c for c in clauses if c["subject"] == "**/.env"]
+    check(len(pattern) == 1 and pattern[0]["status"] == "partial"
+          and "2 matches" in pattern[0]["reason"], "the pattern's clause", clauses)
+    for name in files:
+        match = [c for c in clauses if c["subject"] == name]
+        check(len(match) == 1, "a match is not its own clause", (name, clauses))
+        if w.runner == "bwrap":
+            check(match[0]["status"] == "enforced", "bwrap: a match unenforced", match)
+        else:
+            check(match[0]["status"] == "unenforced" and match[0]["needs"] == "bubblewrap",
+                  "landlock: a match inside the workspace claimed", match)
+    if w.runner == "bwrap":
+        check(SECRET not in out["stdout"], "bwrap: a .env was readable", out)
+        for code, stdout, err, unenforced in w.both(
+                "workspace-write", ["--deny-read", "**/.env"], "cat .env app/deep/.env; true"):
+            check(SECRET not in stdout, "bwrap: a .env was readable (both ways)", stdout)
+    else:
+        check("denyRead" in out["sandbox"]["unenforced"] and
+              out["sandbox"]["enforcement"] == "partial", "landlock: claimed full", out["sandbox"])
+    # Outside the write grants Landlock holds it too: read-only mode.
+    for code, stdout, err, unenforced in w.both("read-only", ["--deny-read", "**/.env"],
+                                                "cat .env app/deep/.env; true"):
+        check(SECRET not in stdout, "read-only: a .env was readable", stdout)
+    shutil.rmtree(os.path.join(w.ws, "app"))
+    os.unlink(files[0])
 
 
 def test_env(w):
@@ -300,7 +404,9 @@ def test_cc_read_only(w):
     # The wrap for another process's spawn says what it could not give.
     wrapped = w.wrap("read-only", [], ["true"])
     if w.runner == "landlock":
-        check("privateTemp" in wrapped["unenforced"], "wrap: privateTemp", wrapped["unenforced"])
+        temp = [c for c in wrapped["clauses"] if c["clause"] == "privateTemp"]
+        check(len(temp) == 1 and temp[0]["subject"] is None
+              and temp[0]["reason"].startswith("none:"), "wrap: privateTemp", temp)
     else:
         check("--tmpfs" in wrapped["argv"], "wrap: bwrap's tmpfs", wrapped["argv"])
     os.unlink(src)
@@ -367,9 +473,16 @@ def test_temp_area_workspace_write(w):
         # a wrap for another process has no temp dir on Landlock
         wrapped = w.wrap("workspace-write", [], ["true"], env)
         if w.runner == "landlock":
-            check("privateTemp" in wrapped["unenforced"], "wrap: privateTemp",
-                  wrapped["unenforced"])
+            temp = [c for c in wrapped["clauses"] if c["clause"] == "privateTemp"]
+            check(len(temp) == 1 and temp[0]["subject"] is None
+                  and temp[0]["reason"].startswith("none:"), "wrap: privateTemp", temp)
             check("/tmp" not in wrapped["argv"], "wrap grants the host's /tmp", wrapped["argv"])
+            # the run's own report: its temp dir, partial for the shared
+            # /dev/shm beside it (where the host has one)
+            temp = [c for c in out["sandbox"]["clauses"] if c["clause"] == "privateTemp"]
+            check(len(temp) == 1 and temp[0]["subject"].startswith(tmp + "/confine-tmp.")
+                  and (temp[0]["status"] == "partial") == os.path.isdir("/dev/shm"),
+                  "run: privateTemp", temp)
     finally:
         listener.close()
         for p in (sock_path, marker):
@@ -411,7 +524,9 @@ def main():
             print("runner %s is not usable here: %s" % (runner, probe.stderr))
             return 1 if must_work else SKIP
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
-                 test_deny_read, test_env, test_network, test_multiprocessing,
+                 test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
+                 test_deny_read, test_deny_read_patterns, test_env, test_network,
+                 test_multiprocessing,
                  test_cc_read_only, test_temp_area_workspace_write, test_refusals]
         for t in tests:
             t(w)

@@ -508,6 +508,15 @@ static void test_usage_errors(void **state) {
 		  "confine: invalid --timeout \"600001\": expected a whole number of milliseconds from 1 "
 		  "to 600000\n"
 		  "Try 'confine bash --help' for more information.\n", NULL },
+		/* the value is what is missing, not the `--` */
+		{ ARGS("run", "--config", "--", "true"),
+		  "confine: option '--config' is missing its FILE: the '--' after it ends confine's "
+		  "options and cannot be a value\n"
+		  "Try 'confine run --help' for more information.\n", NULL },
+		{ ARGS("bash", "-c", "true", "-c", "false"),
+		  "confine: option '-c' is given twice: confine bash runs one COMMAND (join commands with "
+		  "';' or '&&' in one -c)\n"
+		  "Try 'confine bash --help' for more information.\n", NULL },
 		{ ARGS(NULL), NULL, NULL },
 	};
 	(void)state;
@@ -556,10 +565,12 @@ static void test_usage_error_as_json(void **state) {
 	RUN(&r, "run", "--json", "--frob", "--", "true");
 	expect_status(&r, 125);
 	assert_string_equal(r.out, "");
+	/* the help pointer first: the object is the last line (doc/SPEC.md 10) */
 	assert_string_equal(r.err, "confine: unknown option '--frob' for 'confine run'\n"
+	                           "Try 'confine run --help' for more information.\n"
 	                           "{\"error\":{\"code\":\"USAGE\",\"message\":\"unknown option "
-	                           "'--frob' for 'confine run'\"}}\n"
-	                           "Try 'confine run --help' for more information.\n");
+	                           "'--frob' for 'confine run'\"}}\n");
+	json_decref(json_of_last_err_line(&r));
 	result_free(&r);
 }
 
@@ -630,6 +641,71 @@ static void expect_config_error(const char *path, const char *const *env, const 
 	result_free(&r);
 }
 
+/* A restriction danger-full-access cannot hold is INVALID_POLICY naming
+ * the flag, and nothing runs (doc/SPEC.md 15, "Contradictions"); a
+ * writable root under read-only is accepted and reported not granted. */
+static void test_contradictions_are_refused(void **state) {
+	char side[PATH_MAX], cmd[PATH_MAX + 32], secret[PATH_MAX];
+	static const struct {
+		const char *flag, *value;
+	} flags[] = {
+		{ "--network", "off" }, { "--deny-read", NULL }, { "--protect", "f" },
+		{ "--require-full", NULL },
+	};
+	result r;
+	(void)state;
+	path_in(side, base, "contradiction-ran");
+	path_in(secret, base, "secret");
+	write_file(secret, "s");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++) {
+		const char *value = flags[i].value ? flags[i].value
+		                                   : (i == 1 ? secret : NULL);
+		char want[64];
+		if (value)
+			run_in(&r, NULL, NULL, ARGS("run", "-m", "danger-full-access", flags[i].flag, value,
+			                            "--", "sh", "-c", cmd));
+		else
+			run_in(&r, NULL, NULL, ARGS("run", "-m", "danger-full-access", flags[i].flag, "--",
+			                            "sh", "-c", cmd));
+		expect_status(&r, 125);
+		FORMAT(want, sizeof want, "confine: %s", flags[i].flag);
+		if (strncmp(r.err, want, strlen(want)) != 0)
+			fail_msg("%s: %s", flags[i].flag, r.err);
+		assert_non_null(strstr(r.err, "cannot hold under danger-full-access"));
+		assert_false(exists(side));
+		result_free(&r);
+	}
+	/* JSON callers read the same code. */
+	run_in(&r, NULL, NULL, ARGS("wrap", "-m", "danger-full-access", "--network", "off", "--", "true"));
+	expect_status(&r, 125);
+	{
+		json_t *object = json_of(&r), *error = json_object_get(object, "error");
+		assert_string_equal(json_str(error, "code"), "INVALID_POLICY");
+		assert_true(strncmp(json_str(error, "message"), "--network off: ", 15) == 0);
+		json_decref(object);
+	}
+	result_free(&r);
+	/* --writable under read-only: accepted, and said. */
+	run_in(&r, NULL, NULL, ARGS("wrap", "-m", "read-only", "--writable", base, "--", "true"));
+	expect_status(&r, 0);
+	{
+		json_t *object = json_of(&r), *clauses = json_object_get(object, "clauses");
+		bool said = false;
+		for (size_t i = 0; i < json_array_size(clauses); i++) {
+			json_t *c = json_array_get(clauses, i);
+			if (strcmp(json_str(c, "clause"), "writableRoots") == 0 &&
+			    strcmp(json_str(c, "subject"), base) == 0 &&
+			    strcmp(json_str(c, "reason"), "not granted: read-only writes nowhere") == 0)
+				said = true;
+		}
+		assert_true(said);
+		json_decref(object);
+	}
+	result_free(&r);
+	unlink(secret);
+}
+
 static void test_config_errors(void **state) {
 	static const struct {
 		const char *text;
@@ -666,6 +742,15 @@ static void test_config_errors(void **state) {
 		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"], \"runnerFailureSignatures\": [\"  \"]}",
 		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
 		{ "{\"runnerCommand\": [\"/usr/bin/bwrap\"], \"runnerFailureSignatures\": [\"a\\nb\"]}",
+		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
+		/* SPEC 4's order, whatever the file's: the signatures before the
+		 * probe timeout */
+		{ "{\"probeTimeoutMs\": 0.5, \"runnerFailureSignatures\": [\"x: \"]}",
+		  ": sandbox-local: runnerFailureSignatures requires runnerCommand" },
+		{ "{\"probeTimeoutMs\": 0, \"runnerCommand\": [\"/usr/bin/bwrap\"]}",
+		  ": sandbox-local: runnerCommand requires at least one runnerFailureSignatures entry" },
+		{ "{\"probeTimeoutMs\": -1, \"runnerCommand\": [\"/usr/bin/bwrap\"], "
+		  "\"runnerFailureSignatures\": [\"\"]}",
 		  ": sandbox-local: runnerFailureSignatures entries must be non-empty single-line strings" },
 	};
 	char cmd[PATH_MAX + 32], side[PATH_MAX];
@@ -783,6 +868,49 @@ static void test_huge_probe_timeout_is_a_number(void **state) {
 /* ------------------------------------------------------------------------ */
 /* wrap                                                                     */
 
+/* wrap's env is the environment to spawn with as one object, NAME to
+ * VALUE (doc/SPEC.md 10), the policy's filter applied (15). */
+static void test_wrap_env_is_an_object(void **state) {
+	const char *config = launcher_config();
+	json_t *object, *env;
+	result r;
+	(void)state;
+	run_in(&r, NULL, ENV("CONFINE_TEST_PLAIN=p=1", "CONFINE_TEST_API_KEY=k-1"),
+	       ARGS("wrap", "-m", "danger-full-access", "--", "env"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	env = json_object_get(object, "env");
+	assert_true(json_is_object(env));
+	/* the value is everything after the first '=' */
+	assert_string_equal(json_str(env, "CONFINE_TEST_PLAIN"), "p=1");
+	/* danger-full-access: no default excludes */
+	assert_string_equal(json_str(env, "CONFINE_TEST_API_KEY"), "k-1");
+	{
+		const char *key;
+		json_t *value;
+		json_object_foreach(env, key, value) {
+			(void)key;
+			assert_true(json_is_string(value));
+		}
+	}
+	json_decref(object);
+	result_free(&r);
+
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	run_in(&r, NULL, ENV("CONFINE_TEST_PLAIN=p=1", "CONFINE_TEST_API_KEY=k-1"),
+	       ARGS("wrap", "--config", config, "--runner", have_bwrap ? "bwrap" : "landlock",
+	            "--env-include", "confine_test_plain", "--env-inherit", "none", "--", "env"));
+	expect_status(&r, 0);
+	object = json_of(&r);
+	env = json_object_get(object, "env");
+	assert_true(json_is_object(env));
+	/* inherit none, one include: exactly that variable (and what set adds) */
+	assert_int_equal(json_object_size(env), 1);
+	assert_string_equal(json_str(env, "CONFINE_TEST_PLAIN"), "p=1");
+	json_decref(object);
+	result_free(&r);
+}
+
 static void test_wrap_bwrap_shape(void **state) {
 	json_t *object, *argv, *rules, *rule, *policy;
 	result r;
@@ -795,7 +923,8 @@ static void test_wrap_bwrap_shape(void **state) {
 	assert_string_equal(r.err, "");
 	object = json_of(&r);
 	expect_keys(object, KEYS("argv", "runner", "enforcement", "denialSignatures",
-	                         "runnerFailureRules", "unenforced", "env", "policy"));
+	                         "runnerFailureRules", "unenforced", "layers", "clauses", "env",
+	                         "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
 	assert_int_equal(n, 1 + 21 + 1 + 3); /* runner, profile, --, argv */
@@ -814,7 +943,15 @@ static void test_wrap_bwrap_shape(void **state) {
 			assert_string_equal(json_string_value(json_array_get(argv, i + 1)), expected[i]);
 	}
 	assert_string_equal(json_str(object, "runner"), "bwrap");
-	assert_string_equal(json_str(object, "enforcement"), "full");
+	/* `full` exactly when every clause is enforced (doc/SPEC.md 15). */
+	{
+		const json_t *clauses = json_object_get(object, "clauses");
+		bool all = json_array_size(clauses) > 0;
+		for (size_t i = 0; i < json_array_size(clauses); i++)
+			all = all && strcmp(json_str(json_array_get(clauses, i), "status"), "enforced") == 0;
+		assert_string_equal(json_str(object, "enforcement"), all ? "full" : "partial");
+		assert_int_equal(json_array_size(json_object_get(object, "unenforced")) == 0, all);
+	}
 	expect_strings(json_object_get(object, "denialSignatures"), KEYS("read-only file system"));
 	rules = json_object_get(object, "runnerFailureRules");
 	assert_int_equal(json_array_size(rules), 1);
@@ -828,8 +965,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
 	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
 	                         "env", "requireFull"));
-	assert_int_equal(json_array_size(json_object_get(object, "unenforced")), 0);
-	assert_true(json_is_array(json_object_get(object, "env")));
+	assert_true(json_is_object(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
 	json_decref(object);
@@ -847,7 +983,8 @@ static void test_wrap_landlock_pinned(void **state) {
 	object = json_of(&r);
 	/* /dev/shm (POSIX semaphores), where the host has it, shared: no
 	 * socket there is reached. wrap makes no temp dir, and the host's
-	 * /tmp is never granted: no temp area (privateTemp unenforced). */
+	 * /tmp is never granted: no temp area (privateTemp "none", partial
+	 * for the shared /dev/shm, so in the unenforced summary). */
 	if (access("/dev/shm", F_OK) == 0)
 		expect_strings(json_object_get(object, "argv"),
 		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw-shared",
@@ -870,8 +1007,9 @@ static void test_wrap_landlock_pinned(void **state) {
 	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("landlock-run: "));
 	expect_strings(json_object_get(rule, "informationalLines"),
 	               KEYS("landlock-run: partial enforcement (older Landlock ABI)"));
-	{
-		/* no temp dir in a wrap: listed (a default, never partial) */
+	if (access("/dev/shm", F_OK) == 0) {
+		/* no temp dir in a wrap, and the shared /dev/shm beside it:
+		 * privateTemp is partial, so it is in the summary */
 		json_t *unenforced = json_object_get(object, "unenforced");
 		bool listed = false;
 		for (size_t i = 0; i < json_array_size(unenforced); i++)
@@ -908,7 +1046,9 @@ static void test_wrap_runner_command(void **state) {
 	assert_string_equal(json_string_value(json_array_get(argv, json_array_size(argv) - 2)), "--");
 	assert_string_equal(json_string_value(json_array_get(argv, json_array_size(argv) - 1)), "ls");
 	assert_string_equal(json_str(object, "runner"), "runnerCommand");
-	assert_string_equal(json_str(object, "enforcement"), "full");
+	/* The operator's runner holds the files; what only the launcher adds
+	 * (set-ID refusal, socket mediation) it does not: said per clause. */
+	assert_string_equal(json_str(object, "enforcement"), "partial");
 	expect_strings(json_object_get(object, "denialSignatures"),
 	               KEYS("read-only file system", "permission denied"));
 	rule = json_array_get(json_object_get(object, "runnerFailureRules"), 0);
@@ -926,7 +1066,7 @@ static void test_wrap_danger_is_the_argv_unchanged(void **state) {
 	expect_status(&r, 0);
 	object = json_of(&r);
 	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules",
-	                         "unenforced", "env", "policy"));
+	                         "unenforced", "layers", "clauses", "env", "policy"));
 	expect_strings(json_object_get(object, "argv"), KEYS("echo", "a b", "--"));
 	assert_true(json_is_null(json_object_get(object, "runner")));
 	assert_int_equal(json_array_size(json_object_get(object, "denialSignatures")), 0);
@@ -1088,8 +1228,8 @@ static void test_run_json(void **state) {
 	assert_false(json_bool(object, "timedOut"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "runner",
-	                          "runnerFailed", "gitHazards"));
+	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "layers",
+	                          "clauses", "runner", "runnerFailed", "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_false(json_bool(sandbox, "runnerFailed"));
 	json_decref(object);
@@ -1230,6 +1370,51 @@ static void test_run_program_not_found(void **state) {
  * a private, empty /tmp: a program on the host's /tmp is not there, and
  * saying so beats letting bwrap's "execvp" failure read as bwrap itself
  * failing. Landlock sees the host's /tmp and runs it. */
+/* A directory below /dev/shm is a workspace like any tmpfs directory
+ * (doc/SPEC.md 18): under bwrap the command sees it and starts there in
+ * both modes (bwrap's --dev hides the host's /dev/shm: it is bound back);
+ * the Landlock rung refuses it under workspace-write (doc/SPEC.md 3). */
+static void test_run_workspace_below_dev_shm(void **state) {
+	char dir[] = "/dev/shm/confine-cli.XXXXXX", expected[PATH_MAX + 8], file[PATH_MAX];
+	const char *config = launcher_config();
+	result r;
+	(void)state;
+	NEED(have_bwrap, "bwrap");
+	if (access("/dev/shm", W_OK) != 0 || !mkdtemp(dir))
+		skip();
+	FORMAT(expected, sizeof expected, "%s\n", dir);
+	path_in(file, dir, "written");
+	RUN(&r, "run", "--runner", "bwrap", "-w", dir, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	RUN(&r, "run", "--runner", "bwrap", "-m", "workspace-write", "-w", dir, "--", "sh", "-c",
+	    "pwd; echo hi > written");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	assert_true(exists(file));
+	unlink(file);
+	result_free(&r);
+	if (have_landlock) {
+		RUN(&r, "run", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
+		    dir, "--", "sh", "-c", "echo hi > written");
+		expect_status(&r, 125);
+		FORMAT(expected, sizeof expected,
+		       "confine: workspace root \"%s\" cannot be confined by Landlock under "
+		       "workspace-write: it lies under /dev/shm, ",
+		       dir);
+		assert_true(strncmp(r.err, expected, strlen(expected)) == 0);
+		assert_false(exists(file));
+		result_free(&r);
+	}
+	/* /dev/shm itself is the host's shared memory: not a place */
+	RUN(&r, "run", "-w", "/dev/shm", "--", "true");
+	expect_status(&r, 125);
+	assert_non_null(strstr(r.err, "lies in /dev: a device, process or kernel tree is not a place"));
+	result_free(&r);
+	rmdir(dir);
+}
+
 static void test_run_program_in_host_tmp(void **state) {
 	char dir[] = "/tmp/confine-cli-prog-XXXXXX", prog[64], want[160];
 	const char *config = launcher_config();
@@ -1531,7 +1716,7 @@ static void test_bash_json_denied(void **state) {
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
 	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed",
-	                          "unenforced", "gitHazards"));
+	                          "unenforced", "layers", "clauses", "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
 	assert_string_equal(json_str(sandbox, "enforcement"), "full");
@@ -1894,6 +2079,47 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	result_free(&r);
 }
 
+/* A bwrap found only where others could write is named in the runner
+ * failure with why (doc/SPEC.md 4's trust rule), never silently skipped. */
+static void test_untrusted_bwrap_is_named(void **state) {
+	char dir[PATH_MAX], bwrap[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32], env[PATH_MAX + 8];
+	char detail[2 * PATH_MAX + 128], expected[4 * PATH_MAX];
+	json_t *object;
+	result r;
+	(void)state;
+	path_in(dir, base, "untrusted-bin");
+	path_in(bwrap, dir, "bwrap");
+	path_in(side, base, "untrusted-side-effect");
+	FORMAT(cmd, sizeof cmd, "touch '%s'", side);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_file(bwrap, "#!/bin/sh\nexit 0\n");
+	assert_int_equal(chmod(bwrap, 0755), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	FORMAT(env, sizeof env, "PATH=%s", dir);
+	FORMAT(detail, sizeof detail,
+	       "runner %s is not trusted: %s is writable by group or others; refusing to run it",
+	       bwrap, dir);
+
+	run_in(&r, NULL, ENV(env), ARGS("run", "--runner", "bwrap", "--", "/bin/sh", "-c", cmd));
+	expect_status(&r, 125);
+	FORMAT(expected, sizeof expected, unavailable_prefix, "read-only");
+	FORMAT(expected + strlen(expected), sizeof expected - strlen(expected),
+	       " Runner failure: %s\n", detail);
+	assert_true(strncmp(r.err, "confine: ", 9) == 0);
+	assert_string_equal(r.err + 9, expected);
+	assert_false(exists(side));
+	result_free(&r);
+
+	run_in(&r, NULL, ENV(env), ARGS("probe", "--runner", "bwrap", "--json"));
+	expect_status(&r, 1);
+	object = json_of(&r);
+	assert_false(json_bool(object, "usable"));
+	assert_string_equal(json_str(object, "runnerFailure"), detail);
+	json_decref(object);
+	result_free(&r);
+	assert_int_equal(chmod(dir, 0755), 0);
+}
+
 static void test_pinned_runner_failure(void **state) {
 	const char *config = config_file("{\"landlockLauncher\": \"/nonexistent/landlock-run\"}");
 	char side[PATH_MAX], cmd[PATH_MAX + 32], expected[2048];
@@ -1973,6 +2199,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_usage_error_as_json),
 		cmocka_unit_test(test_bad_workspace_is_a_policy_error),
+		cmocka_unit_test(test_contradictions_are_refused),
 	};
 	const struct CMUnitTest config[] = {
 		cmocka_unit_test(test_config_errors),
@@ -1982,6 +2209,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_huge_probe_timeout_is_a_number),
 	};
 	const struct CMUnitTest wrap[] = {
+		cmocka_unit_test(test_wrap_env_is_an_object),
 		cmocka_unit_test(test_wrap_bwrap_shape),
 		cmocka_unit_test(test_wrap_landlock_pinned),
 		cmocka_unit_test(test_wrap_runner_command),
@@ -1997,6 +2225,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_program_in_host_tmp),
+		cmocka_unit_test(test_run_workspace_below_dev_shm),
 		cmocka_unit_test(test_run_forwards_sigterm),
 		cmocka_unit_test(test_bash_forwards_sigterm),
 		cmocka_unit_test(test_run_signal_reaches_the_commands_trap),
@@ -2019,6 +2248,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_unavailable_exact_line),
 		cmocka_unit_test(test_probe_pinned_runner),
 		cmocka_unit_test(test_stripped_launcher_is_a_runner_failure),
+		cmocka_unit_test(test_untrusted_bwrap_is_named),
 		cmocka_unit_test(test_pinned_runner_failure),
 		cmocka_unit_test(test_runner_failure_after_start),
 	};

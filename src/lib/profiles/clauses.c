@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/* A report per clause (clauses.h, doc/SPEC.md 15). */
+#include "profiles/clauses.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "patterns.h"
+#include "policy-internal.h"
+#include "profiles/plan.h"
+
+/* The Landlock ABIs that matter to a report (the launcher's table). */
+#define ABI_FULL 5   /* refer (2), truncate (3), ioctl-dev (5): every file right */
+#define ABI_SCOPES 6 /* signal and abstract-socket scopes */
+
+/* "needs" for a clause only the bwrap rung holds. */
+#define NEEDS_BWRAP "bubblewrap"
+
+struct list {
+	confine_clause *items;
+	size_t n, cap;
+	bool oom;
+};
+
+static void add(struct list *l, const char *clause, const char *subject,
+                confine_clause_status status, unsigned layers, const char *needs,
+                const char *reason_fmt, ...) __attribute__((format(printf, 7, 8)));
+
+static void add(struct list *l, const char *clause, const char *subject,
+                confine_clause_status status, unsigned layers, const char *needs,
+                const char *reason_fmt, ...) {
+	confine_clause *c;
+	if (l->oom)
+		return;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 16;
+		confine_clause *grown = realloc(l->items, cap * sizeof *grown);
+		if (!grown) {
+			l->oom = true;
+			return;
+		}
+		l->items = grown;
+		l->cap = cap;
+	}
+	c = &l->items[l->n];
+	memset(c, 0, sizeof *c);
+	c->status = status;
+	c->layers = layers;
+	if (!(c->clause = strdup(clause)) || (subject && !(c->subject = strdup(subject))) ||
+	    (needs && !(c->needs = strdup(needs)))) {
+		l->oom = true;
+		free(c->clause);
+		free(c->subject);
+		free(c->needs);
+		return;
+	}
+	if (reason_fmt) {
+		va_list ap;
+		int r;
+		va_start(ap, reason_fmt);
+		r = vasprintf(&c->reason, reason_fmt, ap);
+		va_end(ap);
+		if (r < 0) {
+			c->reason = NULL;
+			l->oom = true;
+		}
+	}
+	l->n++;
+}
+
+static bool listed(char *const *list, const char *s) {
+	for (size_t i = 0; list && list[i]; i++)
+		if (strcmp(list[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* The layers that hold the mode's file rules on this rung. */
+static unsigned mode_layers(const cf_clause_facts *f) {
+	switch (f->runner) {
+	case CONFINE_RUNNER_BWRAP:
+		return CONFINE_LAYER_BWRAP | (f->layered && f->landlock_abi > 0 ? CONFINE_LAYER_LANDLOCK : 0);
+	case CONFINE_RUNNER_LANDLOCK:
+		return CONFINE_LAYER_LANDLOCK;
+	case CONFINE_RUNNER_SEATBELT:
+		return CONFINE_LAYER_SEATBELT;
+	case CONFINE_RUNNER_RUNNER_COMMAND:
+		return CONFINE_LAYER_RUNNER_COMMAND;
+	case CONFINE_RUNNER_NONE:
+	default:
+		return 0;
+	}
+}
+
+/* Whether the launcher (and so seccomp, maybe the supervisor) confines the
+ * command on this rung. */
+static bool has_launcher(const cf_clause_facts *f) {
+	return f->runner == CONFINE_RUNNER_LANDLOCK || (f->runner == CONFINE_RUNNER_BWRAP && f->layered);
+}
+
+static bool bwrap_shaped(const cf_clause_facts *f) {
+	return f->runner == CONFINE_RUNNER_BWRAP || f->runner == CONFINE_RUNNER_RUNNER_COMMAND;
+}
+
+static void clause_mode(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	const char *mode = confine_mode_name(p->mode);
+	unsigned layers = mode_layers(f);
+	if (f->runner == CONFINE_RUNNER_LANDLOCK && f->landlock_abi < ABI_FULL) {
+		int abi = f->landlock_abi;
+		add(l, "mode", mode, CONFINE_CLAUSE_PARTIAL, layers, "Landlock ABI 5 or " NEEDS_BWRAP,
+		    "Landlock ABI %d does not restrict %s%s%s", abi, abi < 2 ? "refer, " : "",
+		    abi < 3 ? "truncate, " : "", "ioctl on devices");
+	} else {
+		add(l, "mode", mode, CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
+	}
+	for (size_t i = 0; p->writable_roots && p->writable_roots[i]; i++) {
+		if (p->mode == CONFINE_MODE_WORKSPACE_WRITE)
+			add(l, "writableRoots", p->writable_roots[i], CONFINE_CLAUSE_ENFORCED, layers, NULL,
+			    NULL);
+		else
+			/* Accepted (a config shared by every mode lists it) and said:
+			 * the stricter mode wins. */
+			add(l, "writableRoots", p->writable_roots[i], CONFINE_CLAUSE_ENFORCED, 0, NULL,
+			    "not granted: read-only writes nowhere");
+	}
+}
+
+static int join(char *out, size_t size, const char *root, const char *rel) {
+	int n = snprintf(out, size, "%s%s%s", root, strcmp(root, "/") == 0 ? "" : "/", rel);
+	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+/* One path kept read-only inside the writable roots. */
+static void clause_protect_one(struct list *l, const char *clause, const char *path,
+                               const cf_plan *plan, const cf_clause_facts *f) {
+	char *real = realpath(path, NULL);
+	bool exists = real && listed(plan->protect, real);
+	const char *subject = path;
+	free(real);
+	switch (f->runner) {
+	case CONFINE_RUNNER_BWRAP:
+	case CONFINE_RUNNER_RUNNER_COMMAND:
+		if (exists)
+			add(l, clause, subject, CONFINE_CLAUSE_ENFORCED, mode_layers(f) & ~CONFINE_LAYER_LANDLOCK,
+			    NULL, NULL);
+		else
+			add(l, clause, subject, CONFINE_CLAUSE_UNENFORCED, 0, NULL,
+			    "it does not exist at the start, and a read-only bind covers only what exists: "
+			    "the command may create it");
+		break;
+	case CONFINE_RUNNER_LANDLOCK:
+		add(l, clause, subject, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+		    "Landlock cannot keep a path read-only inside a directory it grants writable");
+		break;
+	case CONFINE_RUNNER_SEATBELT:
+		add(l, clause, subject, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SEATBELT, NULL, NULL);
+		break;
+	case CONFINE_RUNNER_NONE:
+	default:
+		break;
+	}
+}
+
+static bool is_directory(const char *path) {
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void clause_protections(struct list *l, const confine_policy *p, const cf_plan *plan,
+                               const cf_clause_facts *f) {
+	char path[PATH_MAX];
+	if (p->mode != CONFINE_MODE_WORKSPACE_WRITE) {
+		/* Nothing is writable: every protected path holds by the mode. */
+		for (size_t i = 0; p->protected_paths && p->protected_paths[i]; i++)
+			add(l, "protectedPaths", p->protected_paths[i], CONFINE_CLAUSE_ENFORCED,
+			    mode_layers(f), NULL, NULL);
+		return;
+	}
+	for (size_t i = 0; p->protected_paths && p->protected_paths[i]; i++) {
+		const char *pp = p->protected_paths[i];
+		if (pp[0] == '/') {
+			clause_protect_one(l, "protectedPaths", pp, plan, f);
+			continue;
+		}
+		for (size_t k = 0; plan->writable[k]; k++)
+			if (join(path, sizeof path, plan->writable[k], pp) == 0)
+				clause_protect_one(l, "protectedPaths", path, plan, f);
+	}
+	if (!p->default_protections)
+		return;
+	for (size_t k = 0; plan->writable[k]; k++) {
+		static const char *const targets[] = { ".git/hooks", ".git/config" };
+		if (join(path, sizeof path, plan->writable[k], ".git") < 0 || !is_directory(path))
+			continue;
+		for (size_t t = 0; t < 2; t++)
+			if (join(path, sizeof path, plan->writable[k], targets[t]) == 0)
+				clause_protect_one(l, "defaultProtections", path, plan, f);
+	}
+}
+
+static void clause_deny_read(struct list *l, const confine_policy *p, const cf_plan *plan,
+                             const cf_clause_facts *f) {
+	for (size_t i = 0; p->deny_read && p->deny_read[i]; i++) {
+		const char *d = p->deny_read[i];
+		char *real = realpath(d, NULL);
+		bool exists = real && listed(plan->deny, real);
+		if (!exists) {
+			add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED, 0, NULL,
+			    "it does not exist at the start: nothing to hide");
+		} else if (f->runner == CONFINE_RUNNER_LANDLOCK &&
+		           (strcmp(real, "/") == 0 || cf_landlock_under_write_grant(p, plan, real))) {
+			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+			    "it lies inside a directory Landlock grants writable, and Landlock cannot take "
+			    "read access away below a grant");
+		} else {
+			add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED,
+			    bwrap_shaped(f) ? (mode_layers(f) & ~CONFINE_LAYER_LANDLOCK) : mode_layers(f), NULL,
+			    NULL);
+		}
+		free(real);
+	}
+}
+
+static void clause_network(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	unsigned layers;
+	if (p->network != CONFINE_NETWORK_OFF) {
+		add(l, "network", "on", CONFINE_CLAUSE_ENFORCED, 0, NULL, NULL);
+		return;
+	}
+	switch (f->runner) {
+	case CONFINE_RUNNER_BWRAP:
+		/* A namespace of its own; the launcher inside refuses families too. */
+		layers = CONFINE_LAYER_BWRAP | (f->layered ? CONFINE_LAYER_SECCOMP : 0);
+		break;
+	case CONFINE_RUNNER_LANDLOCK:
+		layers = CONFINE_LAYER_SECCOMP;
+		break;
+	case CONFINE_RUNNER_SEATBELT:
+	case CONFINE_RUNNER_RUNNER_COMMAND:
+	case CONFINE_RUNNER_NONE:
+	default:
+		layers = mode_layers(f);
+		break;
+	}
+	add(l, "network", "off", CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
+}
+
+static void clause_unix_sockets(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	confine_clause_status status = CONFINE_CLAUSE_ENFORCED;
+	unsigned layers = 0;
+	const char *needs = NULL, *reason = NULL;
+	if (has_launcher(f) && f->supervisor) {
+		layers = CONFINE_LAYER_SUPERVISOR | (f->runner == CONFINE_RUNNER_BWRAP ? CONFINE_LAYER_BWRAP : 0);
+	} else if (f->runner == CONFINE_RUNNER_SEATBELT) {
+		layers = CONFINE_LAYER_SEATBELT;
+	} else {
+		status = CONFINE_CLAUSE_UNENFORCED;
+		if (bwrap_shaped(f)) {
+			reason = "a socket another program made under a read-only bind (/run, /var/run) "
+			         "is reachable: only the launcher's supervisor decides connects";
+			needs = "the launcher inside bubblewrap";
+		} else {
+			reason = "the launcher's supervisor cannot run here (seccomp user notification)";
+			needs = "seccomp user notification";
+		}
+	}
+	add(l, "unix-sockets", NULL, status, layers, needs, reason ? "%s" : NULL, reason);
+	for (size_t i = 0; p->allow_unix_sockets && p->allow_unix_sockets[i]; i++)
+		add(l, "allowUnixSockets", p->allow_unix_sockets[i], status, layers, needs,
+		    reason ? "%s" : NULL, reason);
+}
+
+static void clause_temp(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	bool ww = p->mode == CONFINE_MODE_WORKSPACE_WRITE;
+	if (!ww && !p->private_temp) {
+		add(l, "privateTemp", NULL, CONFINE_CLAUSE_ENFORCED, 0, NULL,
+		    "none: privateTemp is off, so the command has no writable temp area");
+		return;
+	}
+	switch (f->runner) {
+	case CONFINE_RUNNER_BWRAP:
+	case CONFINE_RUNNER_RUNNER_COMMAND:
+		add(l, "privateTemp", "/tmp", CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL, NULL);
+		break;
+	case CONFINE_RUNNER_SEATBELT:
+	case CONFINE_RUNNER_LANDLOCK: {
+		/* Issue 21: the temp area is the run's own directory, never the
+		 * host's /tmp. workspace-write on Landlock also grants the host's
+		 * /dev/shm (POSIX semaphores), shared: a gap, stated. */
+		struct stat st;
+		bool shm = ww && f->runner == CONFINE_RUNNER_LANDLOCK && stat("/dev/shm", &st) == 0 &&
+		           S_ISDIR(st.st_mode);
+		const char *gap = shm ? "; the host's /dev/shm is granted writable too (POSIX "
+		                        "semaphores) and shared with other programs: their shared-memory "
+		                        "files there are the command's to touch (no socket there is "
+		                        "reached)"
+		                      : "";
+		confine_clause_status status = shm ? CONFINE_CLAUSE_PARTIAL : CONFINE_CLAUSE_ENFORCED;
+		if (ww && f->runner == CONFINE_RUNNER_SEATBELT) {
+			add(l, "privateTemp", "/tmp", CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+			    "the host's /tmp and the per-user temp directory are granted writable and "
+			    "shared with other programs: their files are the command's to touch");
+			break;
+		}
+		if (p->temp_dir)
+			add(l, "privateTemp", p->temp_dir, status, mode_layers(f) | CONFINE_LAYER_LIBRARY,
+			    shm ? NEEDS_BWRAP : NULL, shm ? "the run's own directory%s" : NULL, gap);
+		else
+			add(l, "privateTemp", NULL, status, 0, shm ? NEEDS_BWRAP : NULL,
+			    "none: an argv for another process to spawn has no temp area (a writable "
+			    "root can serve as one)%s",
+			    gap);
+		break;
+	}
+	case CONFINE_RUNNER_NONE:
+	default:
+		break;
+	}
+}
+
+/* The mechanisms every confined run has, beyond the file rules. */
+static void clause_mechanisms(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	bool ww = p->mode == CONFINE_MODE_WORKSPACE_WRITE;
+	bool supervised = has_launcher(f) && f->supervisor;
+	int abi = f->landlock_abi;
+
+	/* metadata: chmod, chown, utimes and xattrs outside the writable roots. */
+	if (bwrap_shaped(f))
+		add(l, "metadata", NULL, CONFINE_CLAUSE_ENFORCED,
+		    mode_layers(f) & ~CONFINE_LAYER_LANDLOCK, NULL, NULL);
+	else if (f->runner == CONFINE_RUNNER_SEATBELT)
+		add(l, "metadata", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SEATBELT, NULL, NULL);
+	else if (supervised)
+		add(l, "metadata", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SUPERVISOR, NULL, NULL);
+	else
+		add(l, "metadata", NULL, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
+		    "Landlock does not restrict chmod, chown, utimes or xattrs, and the supervisor "
+		    "cannot run here");
+
+	/* setid: no set-user/group-ID file made where the command may write. */
+	if (!ww)
+		add(l, "setid", NULL, CONFINE_CLAUSE_ENFORCED, mode_layers(f), NULL, NULL);
+	else if (supervised)
+		add(l, "setid", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SUPERVISOR, NULL, NULL);
+	else
+		add(l, "setid", NULL, CONFINE_CLAUSE_UNENFORCED, 0,
+		    bwrap_shaped(f) ? "the launcher inside bubblewrap" : NULL,
+		    "a set-ID bit on a file in a writable root is not refused: the file keeps it "
+		    "after the run");
+
+	/* devices: no device node made (capabilities dropped; the supervisor's
+	 * filter refuses mknod of one). */
+	if (bwrap_shaped(f))
+		add(l, "devices", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL, NULL);
+	else if (f->runner == CONFINE_RUNNER_SEATBELT)
+		add(l, "devices", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SEATBELT, NULL, NULL);
+	else
+		add(l, "devices", NULL, CONFINE_CLAUSE_ENFORCED,
+		    CONFINE_LAYER_LANDLOCK | (supervised ? CONFINE_LAYER_SUPERVISOR : 0), NULL, NULL);
+
+	if (f->runner == CONFINE_RUNNER_SEATBELT)
+		return;
+	/* signals: no signal reaches a process outside the run. */
+	if (bwrap_shaped(f))
+		add(l, "signals", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL, NULL);
+	else if (abi >= ABI_SCOPES)
+		add(l, "signals", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_LANDLOCK, NULL, NULL);
+	else
+		add(l, "signals", NULL, CONFINE_CLAUSE_UNENFORCED, 0, "Landlock ABI 6 or " NEEDS_BWRAP,
+		    "Landlock ABI %d has no signal scope: the command can signal the caller's other "
+		    "processes",
+		    abi);
+
+	/* abstract-unix-sockets: no abstract socket of the host reachable. */
+	if (bwrap_shaped(f) && p->network == CONFINE_NETWORK_OFF)
+		add(l, "abstract-unix-sockets", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL,
+		    NULL);
+	else if (has_launcher(f) && abi >= ABI_SCOPES)
+		add(l, "abstract-unix-sockets", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_LANDLOCK, NULL,
+		    NULL);
+	else
+		add(l, "abstract-unix-sockets", NULL, CONFINE_CLAUSE_UNENFORCED, 0,
+		    bwrap_shaped(f) ? "the launcher inside bubblewrap with Landlock ABI 6"
+		                    : "Landlock ABI 6 or " NEEDS_BWRAP,
+		    "the host's abstract unix sockets (X11, D-Bus) are reachable with the network on");
+}
+
+/* A pattern: what it matched at the start is listed path by path (as
+ * literal entries); what it would match later is not covered. */
+static void clause_patterns(struct list *l, const char *key, const cf_pattern_report *reports,
+                            size_t n, const cf_clause_facts *f) {
+	for (size_t i = 0; i < n; i++) {
+		const cf_pattern_report *p = &reports[i];
+		if (strcmp(p->key, key) != 0)
+			continue;
+		add(l, key, p->pattern, CONFINE_CLAUSE_PARTIAL,
+		    bwrap_shaped(f) ? (mode_layers(f) & ~CONFINE_LAYER_LANDLOCK) : mode_layers(f),
+		    NULL,
+		    "expanded at the start: %zu match%s, each its own clause%s; a match made during "
+		    "the run is not covered",
+		    p->matches, p->matches == 1 ? "" : "es",
+		    p->incomplete ? " (the scan stopped at its bound: some may be missing)" : "");
+	}
+}
+
+int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
+                    confine_clause **ret, size_t *n) {
+	struct list l = { 0 };
+	confine_policy *expanded = NULL;
+	cf_pattern_report *reports = NULL;
+	size_t n_reports = 0;
+	cf_plan plan;
+	int r;
+	if (!policy || !facts || !ret || !n)
+		return -EINVAL;
+	if (!confine_mode_is_confined(policy->mode))
+		return -EINVAL;
+	if ((r = cf_patterns_expand(policy, &expanded, &reports, &n_reports)) < 0)
+		return r;
+	if ((r = cf_plan_make(expanded ? expanded : policy, &plan)) < 0) {
+		cf_pattern_reports_free(reports, n_reports);
+		if (expanded) {
+			cf_policy_clear(expanded);
+			free(expanded);
+		}
+		return r;
+	}
+	clause_mode(&l, policy, facts);
+	clause_patterns(&l, "protectedPaths", reports, n_reports, facts);
+	clause_protections(&l, expanded ? expanded : policy, &plan, facts);
+	clause_patterns(&l, "denyRead", reports, n_reports, facts);
+	clause_deny_read(&l, expanded ? expanded : policy, &plan, facts);
+	cf_pattern_reports_free(reports, n_reports);
+	if (expanded) {
+		cf_policy_clear(expanded);
+		free(expanded);
+	}
+	clause_network(&l, policy, facts);
+	clause_unix_sockets(&l, policy, facts);
+	add(&l, "env", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_LIBRARY, NULL, NULL);
+	clause_temp(&l, policy, facts);
+	clause_mechanisms(&l, policy, facts);
+	cf_plan_clear(&plan);
+	if (l.oom) {
+		cf_clauses_free(l.items, l.n);
+		return -ENOMEM;
+	}
+	*ret = l.items;
+	*n = l.n;
+	return 0;
+}
+
+int cf_clauses_drop_layers(confine_clause *clauses, size_t n, unsigned layers, const char *reason) {
+	for (size_t i = 0; i < n; i++) {
+		confine_clause *c = &clauses[i];
+		if (!(c->layers & layers))
+			continue;
+		c->layers &= ~layers;
+		if (c->layers == 0 && c->status != CONFINE_CLAUSE_UNENFORCED) {
+			char *copy = strdup(reason);
+			if (!copy)
+				return -ENOMEM;
+			free(c->reason);
+			c->reason = copy;
+			c->status = CONFINE_CLAUSE_UNENFORCED;
+		}
+	}
+	return 0;
+}
+
+int cf_clauses_unenforced(const confine_clause *clauses, size_t n, char ***ret) {
+	char **names = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (clauses[i].status == CONFINE_CLAUSE_ENFORCED || listed(names, clauses[i].clause))
+			continue;
+		if (cf_strv_push(&names, clauses[i].clause) < 0) {
+			confine_strv_free(names);
+			return -ENOMEM;
+		}
+	}
+	*ret = names;
+	return 0;
+}
+
+void cf_clauses_describe_unenforced(const confine_clause *clauses, size_t n, char *out,
+                                    size_t size) {
+	size_t len = 0;
+	bool first = true;
+	if (size)
+		out[0] = '\0';
+	for (size_t i = 0; i < n && len < size; i++) {
+		bool seen = false, any_subject = false;
+		if (clauses[i].status == CONFINE_CLAUSE_ENFORCED)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = clauses[k].status != CONFINE_CLAUSE_ENFORCED &&
+			       strcmp(clauses[k].clause, clauses[i].clause) == 0;
+		if (seen)
+			continue;
+		len += (size_t)snprintf(out + len, size - len, "%s%s", first ? "" : ", ",
+		                        clauses[i].clause);
+		first = false;
+		for (size_t k = i; k < n && len < size; k++) {
+			if (clauses[k].status == CONFINE_CLAUSE_ENFORCED || !clauses[k].subject ||
+			    strcmp(clauses[k].clause, clauses[i].clause) != 0)
+				continue;
+			len += (size_t)snprintf(out + len, size - len, "%s%s", any_subject ? ", " : " (",
+			                        clauses[k].subject);
+			any_subject = true;
+		}
+		if (any_subject && len < size)
+			len += (size_t)snprintf(out + len, size - len, ")");
+	}
+}
+
+bool cf_clauses_all_enforced(const confine_clause *clauses, size_t n) {
+	for (size_t i = 0; i < n; i++)
+		if (clauses[i].status != CONFINE_CLAUSE_ENFORCED)
+			return false;
+	return true;
+}
+
+static int dup_or_null(const char *s, char **out) {
+	*out = NULL;
+	return s && !(*out = strdup(s)) ? -ENOMEM : 0;
+}
+
+int cf_clauses_copy(const confine_clause *clauses, size_t n, confine_clause **ret) {
+	confine_clause *c;
+	*ret = NULL;
+	if (n == 0)
+		return 0;
+	if (!(c = calloc(n, sizeof *c)))
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		c[i].status = clauses[i].status;
+		c[i].layers = clauses[i].layers;
+		if (dup_or_null(clauses[i].clause, &c[i].clause) < 0 ||
+		    dup_or_null(clauses[i].subject, &c[i].subject) < 0 ||
+		    dup_or_null(clauses[i].reason, &c[i].reason) < 0 ||
+		    dup_or_null(clauses[i].needs, &c[i].needs) < 0) {
+			cf_clauses_free(c, n);
+			return -ENOMEM;
+		}
+	}
+	*ret = c;
+	return 0;
+}
+
+static void clause_clear(confine_clause *c) {
+	free(c->clause);
+	free(c->subject);
+	free(c->reason);
+	free(c->needs);
+}
+
+void cf_clauses_free(confine_clause *clauses, size_t n) {
+	for (size_t i = 0; clauses && i < n; i++)
+		clause_clear(&clauses[i]);
+	free(clauses);
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/* The report per clause (doc/SPEC.md 15): one table, each case a rung's
+ * facts and a policy, and the status and layers every named clause must
+ * get; then the summaries agree with the clauses. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "confine.h"
+#include "profiles/clauses.h"
+#include "testlib.h"
+
+#define BW CONFINE_RUNNER_BWRAP
+#define LL CONFINE_RUNNER_LANDLOCK
+#define SB CONFINE_RUNNER_SEATBELT
+#define RC CONFINE_RUNNER_RUNNER_COMMAND
+#define E CONFINE_CLAUSE_ENFORCED
+#define P CONFINE_CLAUSE_PARTIAL
+#define U CONFINE_CLAUSE_UNENFORCED
+#define L_BWRAP CONFINE_LAYER_BWRAP
+#define L_LL CONFINE_LAYER_LANDLOCK
+#define L_SC CONFINE_LAYER_SECCOMP
+#define L_SV CONFINE_LAYER_SUPERVISOR
+
+/* Subjects are relative to the fixture's workspace ("" = none; "=x" the
+ * literal value x). */
+typedef struct want {
+	const char *clause, *subject;
+	confine_clause_status status;
+	unsigned layers;
+	const char *needs; /* NULL: not checked */
+} want;
+
+typedef struct clause_case {
+	const char *name;
+	confine_runner runner;
+	bool layered;
+	int abi;
+	bool supervisor;
+	confine_mode mode;
+	bool network_off;
+	bool deny_env;      /* denyRead ws/.env */
+	bool deny_missing;  /* denyRead ws/not-there */
+	bool protect_conf;  /* protectedPaths conf (exists) and later.txt (missing) */
+	want wants[8];
+} clause_case;
+
+#define RO CONFINE_MODE_READ_ONLY
+#define WW CONFINE_MODE_WORKSPACE_WRITE
+
+static const clause_case cases[] = {
+	{ "layered bwrap, workspace-write: everything holds", BW, true, 7, true, WW, false, true,
+	  false, true,
+	  { { "mode", "=workspace-write", E, L_BWRAP | L_LL, NULL },
+	    { "protectedPaths", "conf", E, L_BWRAP, NULL },
+	    { "protectedPaths", "later.txt", U, 0, NULL },
+	    { "defaultProtections", ".git/hooks", E, L_BWRAP, NULL },
+	    { "denyRead", ".env", E, L_BWRAP, NULL },
+	    { "unix-sockets", "", E, L_BWRAP | L_SV, NULL },
+	    { "setid", "", E, L_SV, NULL },
+	    { "signals", "", E, L_BWRAP, NULL } } },
+	{ "plain bwrap (wrap): no launcher, no supervisor", BW, false, 7, true, WW, false, false,
+	  false, false,
+	  { { "mode", "=workspace-write", E, L_BWRAP, NULL },
+	    { "unix-sockets", "", U, 0, "the launcher inside bubblewrap" },
+	    { "setid", "", U, 0, NULL },
+	    { "abstract-unix-sockets", "", U, 0, NULL },
+	    { "metadata", "", E, L_BWRAP, NULL } } },
+	{ "plain bwrap with the network off: abstract sockets in its namespace", BW, false, 7, true,
+	  WW, true, false, false, false,
+	  { { "network", "=off", E, L_BWRAP, NULL },
+	    { "abstract-unix-sockets", "", E, L_BWRAP, NULL } } },
+	{ "Landlock ABI 7, workspace-write", LL, false, 7, true, WW, true, true, true, true,
+	  { { "mode", "=workspace-write", E, L_LL, NULL },
+	    { "protectedPaths", "conf", U, 0, "bubblewrap" },
+	    { "defaultProtections", ".git/config", U, 0, "bubblewrap" },
+	    { "denyRead", ".env", U, 0, "bubblewrap" },
+	    { "denyRead", "not-there", E, 0, NULL },
+	    { "network", "=off", E, L_SC, NULL },
+	    { "unix-sockets", "", E, L_SV, NULL },
+	    { "signals", "", E, L_LL, NULL } } },
+	{ "Landlock ABI 4: the mode partial, no scopes", LL, false, 4, true, RO, false, false, false,
+	  false,
+	  { { "mode", "=read-only", P, L_LL, "Landlock ABI 5 or bubblewrap" },
+	    { "signals", "", U, 0, "Landlock ABI 6 or bubblewrap" },
+	    { "abstract-unix-sockets", "", U, 0, NULL },
+	    { "setid", "", E, L_LL, NULL } } },
+	{ "Landlock without a supervisor", LL, false, 7, false, WW, false, false, false, false,
+	  { { "metadata", "", U, 0, "bubblewrap" },
+	    { "unix-sockets", "", U, 0, "seccomp user notification" },
+	    { "setid", "", U, 0, NULL } } },
+	{ "read-only: protected paths hold by the mode", LL, false, 7, true, RO, false, false, false,
+	  true,
+	  { { "protectedPaths", "conf", E, L_LL, NULL }, { "denyRead", "not-there", E, 0, NULL } } },
+	{ "Seatbelt holds the file clauses", SB, false, 0, false, WW, false, true, false, true,
+	  { { "protectedPaths", "conf", E, CONFINE_LAYER_SEATBELT, NULL },
+	    { "denyRead", ".env", E, CONFINE_LAYER_SEATBELT, NULL } } },
+	{ "runnerCommand: bwrap-shaped, no launcher", RC, false, 7, true, WW, false, false, false,
+	  false,
+	  { { "mode", "=workspace-write", E, CONFINE_LAYER_RUNNER_COMMAND, NULL },
+	    { "setid", "", U, 0, NULL } } },
+};
+
+static char workspace[2048];
+
+static int group_setup(void **state) {
+	char *f;
+	(void)state;
+	if (tl_make_workdir("clauses", workspace, sizeof workspace) < 0)
+		return -1;
+	{
+		char d[2200];
+		snprintf(d, sizeof d, "%s/.git", workspace);
+		mkdir(d, 0755);
+		snprintf(d, sizeof d, "%s/.git/hooks", workspace);
+		mkdir(d, 0755);
+		snprintf(d, sizeof d, "%s/conf", workspace);
+		mkdir(d, 0755);
+	}
+	f = tl_write_file(workspace, ".git/config", "[core]\n", 0644);
+	free(f);
+	f = tl_write_file(workspace, ".env", "SECRET=1\n", 0600);
+	free(f);
+	return 0;
+}
+
+static int group_teardown(void **state) {
+	(void)state;
+	tl_remove_tree(workspace);
+	return 0;
+}
+
+static const confine_clause *find(const confine_clause *c, size_t n, const char *clause,
+                                  const char *subject) {
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(c[i].clause, clause) != 0)
+			continue;
+		if (!subject && !c[i].subject)
+			return &c[i];
+		if (subject && c[i].subject && strcmp(c[i].subject, subject) == 0)
+			return &c[i];
+	}
+	return NULL;
+}
+
+static void test_table(void **state) {
+	(void)state;
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const clause_case *t = &cases[k];
+		char env[2200], missing[2200], conf[2200], later[2200];
+		char *deny[3] = { NULL }, *protect[3] = { NULL };
+		size_t nd = 0;
+		confine_policy policy = { .mode = t->mode, .workspace_root = workspace,
+			                  .default_protections = true, .private_temp = true };
+		cf_clause_facts facts = { .runner = t->runner, .layered = t->layered,
+			                  .landlock_abi = t->abi, .supervisor = t->supervisor };
+		confine_clause *clauses = NULL;
+		size_t n = 0;
+		char **summary = NULL;
+		bool all = true;
+		snprintf(env, sizeof env, "%s/.env", workspace);
+		snprintf(missing, sizeof missing, "%s/not-there", workspace);
+		snprintf(conf, sizeof conf, "%s/conf", workspace);
+		snprintf(later, sizeof later, "%s/later.txt", workspace);
+		if (t->deny_env)
+			deny[nd++] = env;
+		if (t->deny_missing || t->mode == RO)
+			deny[nd++] = missing;
+		policy.deny_read = deny;
+		if (t->protect_conf) {
+			protect[0] = conf;
+			protect[1] = later;
+		}
+		policy.protected_paths = protect;
+		policy.network = t->network_off ? CONFINE_NETWORK_OFF : CONFINE_NETWORK_ON;
+		assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
+		for (size_t w = 0; w < 8 && t->wants[w].clause; w++) {
+			const want *x = &t->wants[w];
+			char subject[2400];
+			const char *s = NULL;
+			const confine_clause *c;
+			if (x->subject[0] == '=')
+				s = x->subject + 1;
+			else if (x->subject[0]) {
+				snprintf(subject, sizeof subject, "%s/%s", workspace, x->subject);
+				s = subject;
+			}
+			c = find(clauses, n, x->clause, s);
+			if (!c)
+				fail_msg("%s: no clause %s %s", t->name, x->clause, s ? s : "");
+			if (c->status != x->status || c->layers != x->layers)
+				fail_msg("%s: %s %s is %s with layers %#x, want %s with %#x (%s)", t->name,
+				         x->clause, s ? s : "", confine_clause_status_name(c->status), c->layers,
+				         confine_clause_status_name(x->status), x->layers,
+				         c->reason ? c->reason : "");
+			if (x->needs && (!c->needs || strcmp(c->needs, x->needs) != 0))
+				fail_msg("%s: %s needs '%s', want '%s'", t->name, x->clause,
+				         c->needs ? c->needs : "", x->needs);
+			/* Not enforced always says why. */
+			if (c->status != E && !c->reason)
+				fail_msg("%s: %s is not enforced without a reason", t->name, x->clause);
+		}
+		/* The summary names exactly the clauses not enforced. */
+		assert_int_equal(cf_clauses_unenforced(clauses, n, &summary), 0);
+		for (size_t i = 0; i < n; i++) {
+			bool listed = false;
+			for (size_t j = 0; summary && summary[j]; j++)
+				listed |= strcmp(summary[j], clauses[i].clause) == 0;
+			if (clauses[i].status != E && !listed)
+				fail_msg("%s: %s is not in the summary", t->name, clauses[i].clause);
+			all = all && clauses[i].status == E;
+		}
+		assert_int_equal(cf_clauses_all_enforced(clauses, n), all);
+		assert_int_equal(summary == NULL, all);
+		confine_strv_free(summary);
+		cf_clauses_free(clauses, n);
+	}
+}
+
+/* privateTemp (issue 21): the run's own directory on Landlock, never the
+ * host's /tmp; in workspace-write the host's /dev/shm is granted too,
+ * shared, so the clause is partial there and says why. */
+static void test_private_temp(void **state) {
+	static const struct {
+		confine_runner runner;
+		confine_mode mode;
+		bool temp_dir;
+		const char *subject; /* NULL: none; "@": the temp dir */
+		confine_clause_status status; /* P: P where /dev/shm exists, else E */
+		unsigned layers;
+		const char *reason_has; /* NULL: no reason */
+	} temps[] = {
+		{ LL, WW, true, "@", P, L_LL | CONFINE_LAYER_LIBRARY, "/dev/shm" },
+		{ LL, RO, true, "@", E, L_LL | CONFINE_LAYER_LIBRARY, NULL },
+		{ LL, WW, false, NULL, P, 0, "none:" },
+		{ LL, RO, false, NULL, E, 0, "none:" },
+		{ BW, WW, true, "/tmp", E, L_BWRAP, NULL },
+		{ SB, WW, true, "/tmp", U, 0, "per-user temp directory" },
+		{ SB, RO, true, "@", E, CONFINE_LAYER_SEATBELT | CONFINE_LAYER_LIBRARY, NULL },
+	};
+	struct stat st;
+	bool shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+	(void)state;
+	for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
+		confine_policy policy = { .mode = temps[k].mode, .workspace_root = workspace,
+			                  .private_temp = true,
+			                  .temp_dir = temps[k].temp_dir ? (char *)"/tmp/confine-tmp.t"
+			                                                : NULL };
+		cf_clause_facts facts = { .runner = temps[k].runner, .landlock_abi = 7,
+			                  .supervisor = true };
+		confine_clause_status expect = temps[k].status == P && !shm ? E : temps[k].status;
+		const char *subject = temps[k].subject && temps[k].subject[0] == '@'
+		                          ? "/tmp/confine-tmp.t"
+		                          : temps[k].subject;
+		confine_clause *clauses = NULL;
+		const confine_clause *c;
+		size_t n = 0;
+		assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
+		c = find(clauses, n, "privateTemp", subject);
+		if (!c)
+			fail_msg("case %zu: no privateTemp clause %s", k, subject ? subject : "");
+		if (c->status != expect || c->layers != temps[k].layers)
+			fail_msg("case %zu: privateTemp is %s with layers %#x (%s)", k,
+			         confine_clause_status_name(c->status), c->layers,
+			         c->reason ? c->reason : "");
+		if (temps[k].reason_has && expect != E &&
+		    (!c->reason || !strstr(c->reason, temps[k].reason_has)))
+			fail_msg("case %zu: reason '%s' lacks '%s'", k, c->reason ? c->reason : "",
+			         temps[k].reason_has);
+		if (temps[k].reason_has && !strcmp(temps[k].reason_has, "none:") &&
+		    (!c->reason || strncmp(c->reason, "none:", 5) != 0))
+			fail_msg("case %zu: reason '%s' is not none:", k, c->reason ? c->reason : "");
+		/* the host's /tmp is never Landlock's temp area */
+		if (temps[k].runner == LL && c->subject && !strcmp(c->subject, "/tmp"))
+			fail_msg("case %zu: Landlock's temp area is the host's /tmp", k);
+		cf_clauses_free(clauses, n);
+	}
+}
+
+/* A layer a run did not apply is taken away; a clause left with none is
+ * unenforced with the reason given. */
+static void test_drop_layers(void **state) {
+	confine_policy policy = { .mode = WW, .workspace_root = workspace, .private_temp = true };
+	cf_clause_facts facts = { .runner = LL, .landlock_abi = 7, .supervisor = true };
+	confine_clause *clauses = NULL, *copy = NULL;
+	size_t n = 0;
+	const confine_clause *c;
+	(void)state;
+	assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
+	assert_int_equal(cf_clauses_copy(clauses, n, &copy), 0);
+	assert_int_equal(cf_clauses_drop_layers(copy, n, L_SV, "no supervisor on this run"), 0);
+	c = find(copy, n, "metadata", NULL);
+	assert_non_null(c);
+	assert_int_equal(c->status, U);
+	assert_string_equal(c->reason, "no supervisor on this run");
+	c = find(copy, n, "devices", NULL); /* Landlock still holds it */
+	assert_int_equal(c->status, E);
+	assert_int_equal(c->layers, L_LL);
+	c = find(clauses, n, "metadata", NULL); /* the original is untouched */
+	assert_int_equal(c->status, E);
+	cf_clauses_free(clauses, n);
+	cf_clauses_free(copy, n);
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_drop_layers),
+		cmocka_unit_test(test_private_temp),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
