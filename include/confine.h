@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -69,6 +70,12 @@ typedef enum confine_error_code {
 	CONFINE_E_SPAWN,
 	/* A system resource failed (out of memory, pipe, fork). */
 	CONFINE_E_SYSTEM,
+	/* A harness file operation the policy refuses (confine_fs_*): the
+	 * message names the path and the clause. */
+	CONFINE_E_DENIED,
+	/* A harness file operation failed on the filesystem (no such file, not
+	 * a directory, ...): the message names the path, sys_errno the errno. */
+	CONFINE_E_FS,
 } confine_error_code;
 
 #define CONFINE_ERROR_MESSAGE_MAX 8192
@@ -85,7 +92,8 @@ typedef struct confine_error {
 } confine_error;
 
 /* The code's stable name: "SANDBOX_UNAVAILABLE", "INVALID_ARGUMENT",
- * "INVALID_CONFIG", "INVALID_POLICY", "SPAWN_FAILED", "SYSTEM_ERROR", "OK".
+ * "INVALID_CONFIG", "INVALID_POLICY", "SPAWN_FAILED", "SYSTEM_ERROR",
+ * "DENIED", "FS_ERROR", "OK".
  * Static; never NULL. */
 CONFINE_API const char *confine_error_code_name(confine_error_code code);
 
@@ -1008,5 +1016,100 @@ CONFINE_API const char *confine_signal_name(int sig, char *buf, size_t size);
 #ifdef __cplusplus
 }
 #endif
+
+/* ------------------------------------------------------------------------ */
+/* The harness's own file operations, confined (doc/SPEC.md 19)             */
+
+/*
+ * An agent harness reads and writes the workspace itself too (its read,
+ * write, edit and list tools). These apply the same resolved policy as a
+ * run to those operations: every path is resolved beneath the root that
+ * holds it (openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS; without
+ * openat2, component by component with no symlink followed), so a link the
+ * command planted never leads a harness write out; writes go only under the
+ * writable roots of workspace-write, never onto a protected path (or a
+ * directory holding one) or a denyRead path; reads never return a denyRead
+ * path. A relative path is relative to the workspace root.
+ *
+ * Errors: CONFINE_E_DENIED (the policy refuses: the message names the path
+ * and the clause, e.g. `write ".git/config": denied by defaultProtections:
+ * /ws/.git/config is read-only`), CONFINE_E_FS (the filesystem refused:
+ * ENOENT, EISDIR, ...; sys_errno set), CONFINE_E_INVALID_ARGUMENT,
+ * CONFINE_E_SYSTEM (memory). Every call returns 0 or a negative errno.
+ */
+typedef struct confine_fs confine_fs;
+
+/* Opens the roots of `policy` (a resolved, validated policy; copied) and
+ * computes its protected and denied paths now (patterns expanded). Free
+ * with confine_fs_free(). */
+CONFINE_API int confine_fs_open(const confine_policy *policy, confine_fs **ret,
+                                confine_error *err);
+CONFINE_API void confine_fs_free(confine_fs *fs);
+
+/* Frees memory the library handed over (confine_fs_read's data), for
+ * callers that do not share the library's allocator (bindings). */
+CONFINE_API void confine_free(void *memory);
+
+/* Reads at most `max` bytes (0: no bound) of a regular file into a malloc'd
+ * buffer (NUL-terminated, not counted in *ret_len). *ret_truncated (may be
+ * NULL) says whether the file held more. */
+CONFINE_API int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
+                                size_t *ret_len, bool *ret_truncated, confine_error *err);
+
+/* Replaces (or creates) a regular file atomically: a new file in the same
+ * directory, renamed over the name, keeping the old file's permission bits
+ * (set-ID bits dropped; a new file gets 0644 less the umask). A name that is
+ * a symlink is refused; a hard-linked file is not written through (the
+ * rename gives the name a new inode, the other name keeps the old
+ * content). */
+CONFINE_API int confine_fs_write(confine_fs *fs, const char *path, const void *data, size_t len,
+                                 confine_error *err);
+
+/* Appends to a regular file, creating it (0644 less the umask) if missing.
+ * Refuses a symlink, and a file with more than one hard link (appending
+ * would write through to the other name). */
+CONFINE_API int confine_fs_append(confine_fs *fs, const char *path, const void *data, size_t len,
+                                  confine_error *err);
+
+typedef enum confine_fs_type {
+	CONFINE_FS_FILE = 'f',
+	CONFINE_FS_DIRECTORY = 'd',
+	CONFINE_FS_SYMLINK = 'l',
+	CONFINE_FS_OTHER = 'o',
+} confine_fs_type;
+
+typedef struct confine_fs_entry {
+	char *name;
+	confine_fs_type type;
+} confine_fs_entry;
+
+/* The entries of a directory, sorted by name, "." and ".." and denyRead
+ * paths left out. Free with confine_fs_entries_free(). */
+CONFINE_API int confine_fs_list(confine_fs *fs, const char *path, confine_fs_entry **ret,
+                                size_t *ret_n, confine_error *err);
+CONFINE_API void confine_fs_entries_free(confine_fs_entry *entries, size_t n);
+
+typedef struct confine_fs_info {
+	confine_fs_type type;   /* of the name itself: a symlink is not followed */
+	uint64_t size;
+	unsigned mode;          /* permission bits */
+	unsigned nlink;
+	int64_t mtime_sec;
+	long mtime_nsec;
+} confine_fs_info;
+
+CONFINE_API int confine_fs_stat(confine_fs *fs, const char *path, confine_fs_info *ret,
+                                confine_error *err);
+
+/* Makes one directory (its parent must exist). */
+CONFINE_API int confine_fs_mkdir(confine_fs *fs, const char *path, confine_error *err);
+
+/* Removes a file, a symlink (not what it points to) or an empty directory. */
+CONFINE_API int confine_fs_remove(confine_fs *fs, const char *path, confine_error *err);
+
+/* Renames within the writable roots (replacing a file at `to`). Neither
+ * end may be, or hold, a protected or denyRead path. */
+CONFINE_API int confine_fs_rename(confine_fs *fs, const char *from, const char *to,
+                                  confine_error *err);
 
 #endif /* CONFINE_H */

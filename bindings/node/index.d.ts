@@ -220,3 +220,35 @@ export class SpawnFailedError extends ConfineError {
 
 export const POLICY_OPTIONS: Record<keyof PolicyOptions, { flags: string[] }>;
 export const MODES: Mode[];
+
+/** A directory entry of fs.list(). */
+export interface FsEntry {
+  name: string;
+  type: 'file' | 'directory' | 'symlink' | 'other';
+}
+
+/** What fs.stat() says of a name (a symlink is not followed). */
+export interface FsInfo {
+  type: 'file' | 'directory' | 'symlink' | 'other';
+  size: number;
+  mode: number;
+  nlink: number;
+  mtime: number;
+}
+
+/** The harness's own file tools under a run's policy (doc/SPEC.md 19). */
+export declare const fs: {
+  read(file: string, options?: RunOptions & { maxBytes?: number }): Promise<Buffer>;
+  write(file: string, data: string | Buffer, options?: RunOptions): Promise<void>;
+  append(file: string, data: string | Buffer, options?: RunOptions): Promise<void>;
+  list(dir?: string, options?: RunOptions): Promise<FsEntry[]>;
+  stat(file: string, options?: RunOptions): Promise<FsInfo>;
+  mkdir(dir: string, options?: RunOptions): Promise<void>;
+  remove(file: string, options?: RunOptions): Promise<void>;
+  rename(from: string, to: string, options?: RunOptions): Promise<void>;
+};
+
+/** A harness file operation the policy refuses: the message names the path and the clause. */
+export class DeniedError extends ConfineError {}
+/** A harness file operation the filesystem refuses. */
+export class FsError extends ConfineError {}

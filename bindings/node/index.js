@@ -107,6 +107,23 @@ class InvalidConfigError extends ConfineError {
   }
 }
 
+/** A harness file operation the policy refuses (confine.fs; doc/SPEC.md
+ * 19): the message names the path and the clause. */
+class DeniedError extends ConfineError {
+  constructor(message, { exitStatus = null } = {}) {
+    super(message, { code: 'DENIED', exitStatus });
+    this.name = 'DeniedError';
+  }
+}
+
+/** A harness file operation the filesystem refuses (no such file, ...). */
+class FsError extends ConfineError {
+  constructor(message, { exitStatus = null } = {}) {
+    super(message, { code: 'FS_ERROR', exitStatus });
+    this.name = 'FsError';
+  }
+}
+
 function errorFrom(object, exitStatus) {
   const message = String(object.message || 'confine failed');
   switch (object.code) {
@@ -123,6 +140,10 @@ function errorFrom(object, exitStatus) {
       return new UsageError(message, { exitStatus });
     case 'SPAWN_FAILED':
       return new SpawnFailedError(message, { exitStatus });
+    case 'DENIED':
+      return new DeniedError(message, { exitStatus });
+    case 'FS_ERROR':
+      return new FsError(message, { exitStatus });
     default:
       return new ConfineError(message, { code: object.code || 'SYSTEM_ERROR', exitStatus });
   }
@@ -743,8 +764,70 @@ async function version(options = {}) {
   return match ? match[1] : done.stdout.trim();
 }
 
+// ---- the harness's own file operations (doc/SPEC.md 19) -------------------
+
+/** Runs `confine fs --json OP PATH...` with `input` on stdin; the parsed
+ * JSON, or the typed error. */
+function fsCall(op, paths, options, input, defaultMode) {
+  const environ = options.environ || process.env;
+  const bin = options.bin || findConfine(environ);
+  const opts = { mode: defaultMode, ...options };
+  delete opts.runner; // no runner is involved
+  return contextArgs(bin, 'fs', opts).then(({ args }) => new Promise((resolve, reject) => {
+    const child = spawn(bin, ['fs', '--json', ...args, op, ...paths.map(String)],
+      { env: environ, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    child.stdout.on('data', (c) => out.push(c));
+    child.stderr.on('data', (c) => err.push(c));
+    child.on('error', (e) => reject(new ConfineError(`cannot run ${bin}: ${e.message}`, { code: e.code === 'ENOENT' ? 'CONFINE_NOT_FOUND' : 'SYSTEM_ERROR' })));
+    child.stdin.on('error', () => {});
+    child.stdin.end(input === undefined ? Buffer.alloc(0) : Buffer.from(input));
+    child.on('close', (status) => {
+      const stdout = Buffer.concat(out);
+      if (status === 0) return resolve(stdout);
+      const object = parseJsonLine(stdout.toString('utf8'));
+      if (object && object.error) return reject(errorFrom(object.error, status));
+      return reject(new ConfineError(`${bin} fs ${op} failed (exit ${status}): ${Buffer.concat(err).toString('utf8').trim()}`, { exitStatus: status }));
+    });
+  }));
+}
+
+/** The harness's own file tools under a run's policy: every path resolved
+ * beneath its root (a planted link never leads out), writes only where the
+ * mode allows and never onto a protected or denyRead path, reads never of
+ * a denyRead path. Options are those of run() (mode, workspace, policy
+ * options). */
+const confineFs = {
+  /** The file's bytes (a Buffer; options.maxBytes bounds it). */
+  read: async (file, options = {}) => {
+    const { maxBytes, ...rest } = options;
+    const done = await fsCall('read', [file], rest, undefined, 'read-only');
+    // --json prints nothing on success for read: the bytes are stdout.
+    return maxBytes ? done.subarray(0, maxBytes) : done;
+  },
+  write: async (file, data, options = {}) => { await fsCall('write', [file], options, data, 'workspace-write'); },
+  append: async (file, data, options = {}) => { await fsCall('append', [file], options, data, 'workspace-write'); },
+  list: async (dir = '.', options = {}) => {
+    const out = JSON.parse((await fsCall('list', [dir], options, undefined, 'read-only')).toString('utf8'));
+    const types = { f: 'file', d: 'directory', l: 'symlink', o: 'other' };
+    return out.entries.map((e) => ({ name: e.name, type: types[e.type] }));
+  },
+  stat: async (file, options = {}) => {
+    const out = JSON.parse((await fsCall('stat', [file], options, undefined, 'read-only')).toString('utf8'));
+    const types = { f: 'file', d: 'directory', l: 'symlink', o: 'other' };
+    return { ...out, type: types[out.type] };
+  },
+  mkdir: async (dir, options = {}) => { await fsCall('mkdir', [dir], options, undefined, 'workspace-write'); },
+  remove: async (file, options = {}) => { await fsCall('remove', [file], options, undefined, 'workspace-write'); },
+  rename: async (from, to, options = {}) => { await fsCall('rename', [from, to], options, undefined, 'workspace-write'); },
+};
+
 module.exports = {
   run,
+  fs: confineFs,
+  DeniedError,
+  FsError,
   bash,
   wrap,
   probe,

@@ -33,6 +33,7 @@ typedef enum option_id {
 	OPT_ENV_SET,
 	OPT_NO_DEFAULT_ENV_EXCLUDES,
 	OPT_REQUIRE_FULL,
+	OPT_MAX_BYTES,
 } option_id;
 
 typedef struct option_spec {
@@ -63,6 +64,7 @@ static const option_spec option_table[] = {
 	{OPT_ENV_SET, 0, "env-set", "NAME=VALUE"},
 	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", NULL},
 	{OPT_REQUIRE_FULL, 0, "require-full", NULL},
+	{OPT_MAX_BYTES, 0, "max-bytes", "N"},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -71,6 +73,7 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_HELP:
 		return true;
 	case OPT_RUNNER:
+		return command != CLI_COMMAND_NONE && command != CLI_COMMAND_FS;
 	case OPT_CONFIG:
 		return command != CLI_COMMAND_NONE;
 	case OPT_MODE:
@@ -88,11 +91,14 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_NO_DEFAULT_ENV_EXCLUDES:
 	case OPT_REQUIRE_FULL:
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
-		       command == CLI_COMMAND_WRAP;
+		       command == CLI_COMMAND_WRAP || command == CLI_COMMAND_FS;
 	case OPT_JSON:
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
-		       command == CLI_COMMAND_PROBE;
+		       command == CLI_COMMAND_PROBE || command == CLI_COMMAND_FS;
+	case OPT_MAX_BYTES:
+		return command == CLI_COMMAND_FS;
 	case OPT_TIMEOUT:
+		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_RUN;
 	case OPT_COMMAND:
 		return command == CLI_COMMAND_BASH;
 	}
@@ -106,6 +112,7 @@ const char *cli_command_name(cli_command command) {
 	case CLI_COMMAND_BASH: return "bash";
 	case CLI_COMMAND_WRAP: return "wrap";
 	case CLI_COMMAND_PROBE: return "probe";
+	case CLI_COMMAND_FS: return "fs";
 	}
 	return NULL;
 }
@@ -117,6 +124,7 @@ const char *cli_help_hint(cli_command command) {
 	case CLI_COMMAND_BASH: return "Try 'confine bash --help' for more information.";
 	case CLI_COMMAND_WRAP: return "Try 'confine wrap --help' for more information.";
 	case CLI_COMMAND_PROBE: return "Try 'confine probe --help' for more information.";
+	case CLI_COMMAND_FS: return "Try 'confine fs --help' for more information.";
 	}
 	return "Try 'confine --help' for more information.";
 }
@@ -164,7 +172,7 @@ static const char help_global[] =
 	"Run commands confined: writes are allowed only where the mode permits.\n"
 	"\n"
 	"Commands:\n"
-	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
+	"  run   [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json] [--timeout MS]\n"
 	"        -- PROGRAM [ARG...]\n"
 	"        run PROGRAM confined, with the terminal's stdin, stdout and stderr\n"
 	"  bash  [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
@@ -174,6 +182,9 @@ static const char help_global[] =
 	"        print the confined argv as JSON; runs nothing\n"
 	"  probe [--runner NAME] [--config FILE] [--json]\n"
 	"        report which sandbox backend this host can use\n"
+	"  fs    [-m MODE] [-w DIR] [--config FILE] [--json] OPERATION PATH [TO]\n"
+	"        a harness's own read, write, append, list, stat, mkdir, remove or\n"
+	"        rename, under the policy a run would get (no link followed out)\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help (or a command's: confine run --help)\n"
@@ -200,7 +211,7 @@ static const char help_global[] =
 
 static const char help_run[] =
 	"Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-	"                   -- PROGRAM [ARG...]\n"
+	"                   [--timeout MS] -- PROGRAM [ARG...]\n"
 	"Run PROGRAM confined, in the workspace root. stdin, stdout and stderr are\n"
 	"the caller's. On stderr confine adds only its own lines: 'confine: MESSAGE'\n"
 	"when it fails, 'confine: warning: ...' for git hooks or settings the run\n"
@@ -215,6 +226,8 @@ static const char help_run[] =
 	"SIGINT). When the program has ended, what it left running is ended too.\n"
 	"\n"
 	"Options:\n" COMMON_OPTIONS
+	"      --timeout MS      bound on the run, 1 to 600000 (default: none); then\n"
+	"                        SIGTERM to the run, and SIGKILL 3000 ms later\n"
 	"      --json            when the program has ended, write one JSON object as\n"
 	"                        the last line of stderr (stdout stays the program's):\n"
 	"                        {\"exitCode\"|\"signal\",\"timedOut\",\"sandbox\":{\"mode\",\n"
@@ -320,6 +333,43 @@ static const char help_probe[] =
 	"Exit status: 0 when a backend is usable, 1 when none is (a verdict), 125\n"
 	"when confine itself fails (usage, configuration).\n";
 
+static const char help_fs[] =
+	"Usage: confine fs [-m MODE] [-w DIR] [--config FILE] [--json] [POLICY OPTIONS]\n"
+	"                  OPERATION PATH [TO]\n"
+	"An agent harness's own file operations under the policy a run would get:\n"
+	"  read PATH      print the file ([--max-bytes N]: at most N bytes)\n"
+	"  write PATH     replace the file with stdin, atomically (new inode, the old\n"
+	"                 permission bits kept)\n"
+	"  append PATH    append stdin (a hard-linked file is refused)\n"
+	"  list PATH      the directory's entries, one 'TYPE NAME' line each (f, d, l, o)\n"
+	"  stat PATH      'TYPE SIZE MODE NLINK MTIME' of the name (a link not followed)\n"
+	"  mkdir PATH     one directory\n"
+	"  remove PATH    a file, a link or an empty directory\n"
+	"  rename FROM TO\n"
+	"Every path is resolved beneath the root that holds it (a relative PATH is\n"
+	"relative to the workspace root): a symbolic link or '..' that leads out,\n"
+	"and a magic link (/proc/self/root), are refused. Writes go only under the\n"
+	"writable roots of workspace-write, never onto a protected path, a path\n"
+	"that holds one, or a denyRead path; reads never return a denyRead path.\n"
+	"\n"
+	"Options:\n"
+	"  -m, --mode MODE       read-only, workspace-write or danger-full-access\n"
+	"  -w, --workspace DIR   the workspace root (default: the config's, else the\n"
+	"                        current directory)\n"
+	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
+	"      --json            list and stat as one JSON object ({\"entries\":[{\"name\",\n"
+	"                        \"type\"}]} and {\"type\",\"size\",\"mode\",\"nlink\",\n"
+	"                        \"mtime\"}); read prints the bytes; the other\n"
+	"                        operations print {} on success;\n"
+	"                        a refusal is {\"error\":{\"code\",\"message\"}} on stdout\n"
+	"      --max-bytes N     read: at most N bytes (exit 0; stderr says it was cut)\n"
+	"  -h, --help            show this help\n"
+	"\n" POLICY_OPTIONS
+	"\n"
+	"Exit status: 0 done; 1 refused by the policy (DENIED) or by the filesystem\n"
+	"(FS_ERROR), with 'confine: MESSAGE' naming the path and the clause; 125 when\n"
+	"confine fails (usage, configuration, policy).\n";
+
 const char *cli_help_text(cli_command command) {
 	switch (command) {
 	case CLI_COMMAND_NONE: return help_global;
@@ -327,6 +377,7 @@ const char *cli_help_text(cli_command command) {
 	case CLI_COMMAND_BASH: return help_bash;
 	case CLI_COMMAND_WRAP: return help_wrap;
 	case CLI_COMMAND_PROBE: return help_probe;
+	case CLI_COMMAND_FS: return help_fs;
 	}
 	return help_global;
 }
@@ -350,6 +401,7 @@ static const char *command_label(cli_command command) {
 	case CLI_COMMAND_BASH: return "confine bash";
 	case CLI_COMMAND_WRAP: return "confine wrap";
 	case CLI_COMMAND_PROBE: return "confine probe";
+	case CLI_COMMAND_FS: return "confine fs";
 	}
 	return "confine";
 }
@@ -467,6 +519,16 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			                   shown, value, (unsigned)CONFINE_MAX_TIMEOUT_MS);
 		args->has_timeout = true;
 		return 0;
+	case OPT_MAX_BYTES: {
+		char *end = NULL;
+		errno = 0;
+		args->max_bytes = strtoull(value, &end, 10);
+		if (errno || !value[0] || *end || value[0] == '-' || args->max_bytes == 0)
+			return usage_error(args, "invalid %s \"%s\": expected a whole number of bytes, 1 or more",
+			                   shown, value);
+		args->has_max_bytes = true;
+		return 0;
+	}
 	case OPT_COMMAND:
 		/* A second -c would silently drop the first command. */
 		if (args->bash_command)
@@ -579,6 +641,18 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 				return usage_error(args,
 				                   "unexpected argument '%s'; give the command with -c COMMAND",
 				                   arg);
+			case CLI_COMMAND_FS:
+				/* OP, then one or two paths. */
+				if (!args->fs_op) {
+					args->fs_op = arg;
+					continue;
+				}
+				if (args->fs_n_paths < 2) {
+					args->fs_paths[args->fs_n_paths++] = arg;
+					continue;
+				}
+				return usage_error(args, "unexpected argument '%s': %s %s takes at most two paths",
+				                   arg, command_label(command), args->fs_op);
 			case CLI_COMMAND_NONE:
 			case CLI_COMMAND_PROBE:
 				break;
@@ -649,6 +723,32 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 		if (args->bash_command[0] == '\0')
 			return usage_error(args, "-c COMMAND is an empty string");
 		break;
+	case CLI_COMMAND_FS: {
+		static const char *const ops[] = { "read", "write", "append", "list", "stat",
+			                           "mkdir", "remove", "rename" };
+		size_t want = 1;
+		bool known = false;
+		if (!args->fs_op)
+			return usage_error(args, "missing OPERATION: read, write, append, list, stat, mkdir, "
+			                         "remove or rename");
+		for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+			known |= strcmp(args->fs_op, ops[i]) == 0;
+		if (!known)
+			return usage_error(args, "unknown operation '%s' (read, write, append, list, stat, "
+			                         "mkdir, remove or rename)",
+			                   args->fs_op);
+		if (strcmp(args->fs_op, "rename") == 0)
+			want = 2;
+		if (args->fs_n_paths != want)
+			return usage_error(args, "%s %s takes %s", command_label(command), args->fs_op,
+			                   want == 2 ? "two paths: FROM TO" : "one PATH");
+		for (size_t i = 0; i < args->fs_n_paths; i++)
+			if (!args->fs_paths[i][0])
+				return usage_error(args, "PATH is an empty string");
+		if (args->has_max_bytes && strcmp(args->fs_op, "read") != 0)
+			return usage_error(args, "--max-bytes is for fs read");
+		break;
+	}
 	case CLI_COMMAND_NONE:
 	case CLI_COMMAND_PROBE:
 		break;
@@ -690,6 +790,7 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 		{"bash", CLI_COMMAND_BASH},
 		{"wrap", CLI_COMMAND_WRAP},
 		{"probe", CLI_COMMAND_PROBE},
+		{"fs", CLI_COMMAND_FS},
 	};
 	const char *first;
 
@@ -698,7 +799,7 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 	ret->command = CLI_COMMAND_NONE;
 
 	if (argc < 2 || !argv[1])
-		return usage_error(ret, "missing command (run, bash, wrap or probe)");
+		return usage_error(ret, "missing command (run, bash, wrap, probe or fs)");
 	first = argv[1];
 	if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
 		ret->action = CLI_ACTION_HELP;

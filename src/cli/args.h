@@ -19,6 +19,7 @@ typedef enum cli_command {
 	CLI_COMMAND_BASH,
 	CLI_COMMAND_WRAP,
 	CLI_COMMAND_PROBE,
+	CLI_COMMAND_FS,       /* the harness's own file operations (SPEC 19) */
 } cli_command;
 
 typedef enum cli_action {
@@ -47,6 +48,12 @@ typedef struct cli_args {
 	const char *bash_command;    /* -c (bash) */
 	char *const *program_argv;   /* after `--` (run, wrap); NULL-terminated */
 	size_t program_argc;
+	/* fs: the operation and its one or two paths (positional). */
+	const char *fs_op;
+	const char *fs_paths[2];
+	size_t fs_n_paths;
+	bool has_max_bytes;
+	unsigned long long max_bytes; /* --max-bytes (fs read) */
 
 	/* The policy options (issue 16; run, bash, wrap). Each list is a
 	 * malloc'd NULL-terminated array of pointers into argv, in the order

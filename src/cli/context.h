@@ -29,5 +29,6 @@ int cli_command_run(cli_context *ctx);
 int cli_command_bash(cli_context *ctx);
 int cli_command_wrap(cli_context *ctx);
 int cli_command_probe(cli_context *ctx);
+int cli_command_fs(cli_context *ctx);
 
 #endif

@@ -113,6 +113,10 @@ int cli_command_run(cli_context *ctx) {
 	 * is kept (bounded) for the denial marker and a runner's own words. */
 	options.stdio[2].kind = CONFINE_STDIO_TEE;
 	options.stdio[2].fd = STDERR_FILENO;
+	/* --timeout: as bash's (SIGTERM to the tree, SIGKILL 3 s later); none
+	 * by default, a terminal program may run as long as it likes. */
+	if (args->has_timeout)
+		options.timeout_ms = args->timeout_ms;
 
 	if (cli_spawn_supervised(confined ? ctx->provider : NULL, ctx->policy, &options, &outcome,
 	                         &err) < 0) {

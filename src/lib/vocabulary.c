@@ -21,6 +21,8 @@ const char *confine_error_code_name(confine_error_code code) {
 	case CONFINE_E_INVALID_POLICY: return "INVALID_POLICY";
 	case CONFINE_E_SPAWN: return "SPAWN_FAILED";
 	case CONFINE_E_SYSTEM: return "SYSTEM_ERROR";
+	case CONFINE_E_DENIED: return "DENIED";
+	case CONFINE_E_FS: return "FS_ERROR";
 	}
 	return "UNKNOWN";
 }

@@ -57,6 +57,15 @@ static void test_usage_errors(void **state) {
 		{ W("wrap", "--json", "--", "ls"), CLI_COMMAND_WRAP, "unknown option '--json' for 'confine wrap'" },
 		{ W("wrap", "--timeout", "5", "--", "ls"), CLI_COMMAND_WRAP, "unknown option '--timeout' for 'confine wrap'" },
 		{ W("probe", "-m", "read-only"), CLI_COMMAND_PROBE, "unknown option '-m' for 'confine probe'" },
+		{ W("fs"), CLI_COMMAND_FS, "missing OPERATION" },
+		{ W("fs", "frob", "x"), CLI_COMMAND_FS, "unknown operation 'frob'" },
+		{ W("fs", "read"), CLI_COMMAND_FS, "confine fs read takes one PATH" },
+		{ W("fs", "rename", "a"), CLI_COMMAND_FS, "confine fs rename takes two paths: FROM TO" },
+		{ W("fs", "read", "a", "b", "c"), CLI_COMMAND_FS, "unexpected argument 'c'" },
+		{ W("fs", "write", "--max-bytes", "5", "x"), CLI_COMMAND_FS, "--max-bytes is for fs read" },
+		{ W("fs", "read", "--max-bytes", "0", "x"), CLI_COMMAND_FS, "invalid --max-bytes \"0\"" },
+		{ W("fs", "--runner", "bwrap", "read", "x"), CLI_COMMAND_FS, "unknown option '--runner' for 'confine fs'" },
+		{ W("fs", "read", ""), CLI_COMMAND_FS, "PATH is an empty string" },
 		{ W("probe", "-w", "/tmp"), CLI_COMMAND_PROBE, "unknown option '-w' for 'confine probe'" },
 		{ W("probe", "extra"), CLI_COMMAND_PROBE, "unexpected argument 'extra'" },
 		{ W("probe", "--", "ls"), CLI_COMMAND_PROBE, "takes no '-- PROGRAM'" },
@@ -147,7 +156,7 @@ static void test_help_texts_name_their_synopsis(void **state) {
 	(void)state;
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_NONE), "Usage: confine COMMAND"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_RUN), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-	                                                         "                   -- PROGRAM [ARG...]"));
+	                                                         "                   [--timeout MS] -- PROGRAM [ARG...]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_BASH), "Usage: confine bash [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_WRAP), "Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_PROBE), "Usage: confine probe [--runner NAME] [--config FILE] [--json]"));
@@ -290,6 +299,27 @@ static void test_probe_options(void **state) {
 	assert_true(args.json);
 	assert_int_equal(args.runner, CONFINE_RUNNER_SEATBELT);
 	assert_string_equal(args.config, "f");
+}
+
+static void test_fs_options(void **state) {
+	cli_args args;
+	char *argv[ARGV_SLOTS];
+	(void)state;
+	assert_int_equal(parse_words(&args, argv, W("fs", "-m", "workspace-write", "--deny-read",
+	                                            "**/.env", "rename", "a", "b", "--json")),
+	                 0);
+	assert_int_equal(args.command, CLI_COMMAND_FS);
+	assert_string_equal(args.fs_op, "rename");
+	assert_int_equal(args.fs_n_paths, 2);
+	assert_string_equal(args.fs_paths[0], "a");
+	assert_string_equal(args.fs_paths[1], "b");
+	assert_true(args.json);
+	assert_string_equal(args.deny_read[0], "**/.env");
+	cli_args_clear(&args);
+	assert_int_equal(parse_words(&args, argv, W("fs", "read", "--max-bytes", "100", "f")), 0);
+	assert_true(args.has_max_bytes);
+	assert_int_equal(args.max_bytes, 100);
+	cli_args_clear(&args);
 }
 
 static void test_empty_workspace_is_kept_for_the_policy_to_refuse(void **state) {
@@ -447,6 +477,7 @@ int main(void) {
 		cmocka_unit_test(test_words_after_separator_are_the_program),
 		cmocka_unit_test(test_bash_options),
 		cmocka_unit_test(test_probe_options),
+		cmocka_unit_test(test_fs_options),
 		cmocka_unit_test(test_empty_workspace_is_kept_for_the_policy_to_refuse),
 		cmocka_unit_test(test_json_seen_before_an_error_is_kept),
 		cmocka_unit_test(test_policy_options),

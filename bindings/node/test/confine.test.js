@@ -256,6 +256,27 @@ test('a writable root: the write lands there, and only with it', async () => {
   assert.ok(!fs.existsSync(path.join(outside, 'g')));
 });
 
+test('fs: the harness\'s own writes never follow a planted link out (doc/SPEC.md 19)', async () => {
+  const { ws, outside } = workspace();
+  const target = path.join(outside, 'bashrc');
+  fs.writeFileSync(target, 'original\n');
+  fs.symlinkSync(target, path.join(ws, 'notes.md'));
+  fs.symlinkSync(outside, path.join(ws, 'dir'));
+  const o = { workspace: ws, config: configPath };
+  await assert.rejects(confine.fs.write('notes.md', 'pwned', o), (e) => e instanceof confine.DeniedError && /denied by mode/.test(e.message));
+  await assert.rejects(confine.fs.write('dir/new', 'pwned', o), confine.DeniedError);
+  await assert.rejects(confine.fs.write('../outside/new', 'pwned', o), confine.DeniedError);
+  assert.strictEqual(fs.readFileSync(target, 'utf8'), 'original\n');
+  assert.deepStrictEqual(fs.readdirSync(outside), ['bashrc']);
+  await confine.fs.write('ok.txt', 'hello\n', o);
+  assert.strictEqual((await confine.fs.read('ok.txt', o)).toString(), 'hello\n');
+  assert.ok((await confine.fs.list('.', o)).some((e) => e.name === 'ok.txt' && e.type === 'file'));
+  await assert.rejects(confine.fs.read('missing', o), confine.FsError);
+  // The unconfined control: a plain write follows the link out.
+  fs.writeFileSync(path.join(ws, 'notes.md'), 'pwned\n');
+  assert.strictEqual(fs.readFileSync(target, 'utf8'), 'pwned\n');
+});
+
 test('denyRead pattern **/.env: each match a clause, the model told where it does not hold', async () => {
   const { ws } = workspace();
   const names = [path.join(ws, '.env'), path.join(ws, 'a', 'b', '.env')];

@@ -37,8 +37,9 @@ else the loader's search path, else a source checkout's ``build/``.
 """
 from ._api import (BashResult, Clause, GitHazard, Provider, Result, Rule, Truncated, Verdict, Wrap,
                    abash, arun, bash, configure, default_provider, probe, run, version, wrap)
-from ._errors import (ERROR_CODES, Error, InvalidConfig, InvalidPolicy, SandboxUnavailable,
-                      UsageError)
+from ._errors import (ERROR_CODES, DeniedError, Error, FsError, InvalidConfig,
+                      InvalidConfigError, InvalidPolicy, InvalidPolicyError, SandboxUnavailable,
+                      SandboxUnavailableError, UsageError)
 from ._policy import OPTIONS as POLICY_OPTIONS
 from ._version import __version__
 
@@ -46,5 +47,7 @@ __all__ = [
     "run", "bash", "wrap", "probe", "arun", "abash", "configure", "default_provider",
     "version", "Provider", "Result", "BashResult", "Truncated", "Wrap", "Rule", "Verdict",
     "GitHazard", "Clause", "Error", "SandboxUnavailable", "InvalidPolicy", "InvalidConfig", "UsageError",
-    "ERROR_CODES", "POLICY_OPTIONS", "__version__",
+    "ERROR_CODES", "POLICY_OPTIONS", "__version__", "DeniedError", "FsError", "fs",
+    "SandboxUnavailableError", "InvalidPolicyError", "InvalidConfigError",
 ]
+from . import fs  # noqa: E402  (the harness's own file operations)

@@ -116,6 +116,7 @@ class Result:
     stderr_bytes: bytes = field(default=b"", repr=False)
     git_hazards: Tuple[GitHazard, ...] = ()
     clauses: Tuple[Clause, ...] = ()
+    rendering: str = ""
 
     @property
     def returncode(self) -> int:
@@ -131,7 +132,6 @@ class BashResult(Result):
     an agent's model is shown (stdout, ``[stderr]``, the markers), and the
     timeout that applied, in milliseconds."""
 
-    rendering: str = ""
     timeout_ms: int = 0
 
 
@@ -745,7 +745,16 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
                     _ffi.text(o.runner_failure_detail) or None)
                 raise SandboxUnavailable(message, runner_failure=detail,
                                          stage=e.stage.decode() if e.stage else None)
-            return Result(**_outcome_fields(o, mode))
+            # What a model would be shown of this run too (doc/SPEC.md 9).
+            shown = _ffi.BashResult()
+            shown.outcome = outcome
+            shown.timeout_ms = timeout_ms
+            raw = lib.confine_bash_render(ctypes.byref(shown))
+            if not raw:
+                raise MemoryError()
+            rendering = ctypes.string_at(raw).decode("utf-8", "replace")
+            _ffi.free(raw)
+            return Result(rendering=rendering, **_outcome_fields(o, mode))
         finally:
             lib.confine_outcome_free(outcome)
 
@@ -979,16 +988,29 @@ async def _settle_async(start: Callable[[], _Running]) -> Any:
         raise
 
 
-async def arun(argv: Sequence[PathArg], **kwargs: Any) -> Result:
-    """:func:`run` for asyncio: the start and the wait happen on worker
-    threads, so the event loop is never blocked. Cancelling the task kills
-    the run's process tree."""
-    return cast(Result, await _settle_async(lambda: _start_run(argv, **kwargs)))
+async def arun(argv: Sequence[PathArg], *, mode: str = "read-only",
+               workspace: Optional[PathArg] = None, timeout: Optional[float] = None,
+               stdin: StdinArg = None, cwd: Optional[PathArg] = None,
+               environ: Optional[Mapping[str, str]] = None,
+               max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
+               provider: Optional[Provider] = None, **policy: Any) -> Result:
+    """:func:`run` for asyncio, with its signature: the start and the wait
+    happen on worker threads, so the event loop is never blocked. Cancelling
+    the task kills the run's process tree."""
+    return cast(Result, await _settle_async(lambda: _start_run(
+        argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin, cwd=cwd,
+        environ=environ, max_output=max_output, provider=provider, **policy)))
 
 
-async def abash(command: str, **kwargs: Any) -> BashResult:
-    """:func:`bash` for asyncio (see :func:`arun`)."""
-    return cast(BashResult, await _settle_async(lambda: _start_bash(command, **kwargs)))
+async def abash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
+                timeout: Optional[float] = None, cwd: Optional[PathArg] = None,
+                environ: Optional[Mapping[str, str]] = None,
+                max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
+                provider: Optional[Provider] = None, **policy: Any) -> BashResult:
+    """:func:`bash` for asyncio, with its signature (see :func:`arun`)."""
+    return cast(BashResult, await _settle_async(lambda: _start_bash(
+        command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd, environ=environ,
+        max_output=max_output, provider=provider, **policy)))
 
 
 def version() -> str:

@@ -16,7 +16,7 @@ from typing import Optional
 RUNNER_FAILURE_SEPARATOR = " Runner failure: "
 
 ERROR_CODES = ("USAGE", "INVALID_CONFIG", "INVALID_POLICY", "SANDBOX_UNAVAILABLE",
-               "SPAWN_FAILED", "SYSTEM_ERROR", "INVALID_ARGUMENT")
+               "SPAWN_FAILED", "SYSTEM_ERROR", "INVALID_ARGUMENT", "DENIED", "FS_ERROR")
 
 
 class Error(Exception):
@@ -37,7 +37,7 @@ class Error(Exception):
         self.errno = errno
 
 
-class SandboxUnavailable(Error):
+class SandboxUnavailableError(Error):
     """No sandbox can confine the requested mode here, or the runner failed
     before running the command.
 
@@ -61,7 +61,7 @@ class SandboxUnavailable(Error):
         self.runner_failure = runner_failure
 
 
-class InvalidPolicy(Error):
+class InvalidPolicyError(Error):
     """The policy is invalid (unknown mode, unusable workspace root) or asks
     for an option this libconfine does not support. ``option`` names the
     keyword argument when one is at fault."""
@@ -82,8 +82,30 @@ class UsageError(Error, ValueError):
         super().__init__(message, code="USAGE")
 
 
-class InvalidConfig(Error):
+class InvalidConfigError(Error):
     """The provider's configuration is invalid (SPEC 4's validations)."""
 
     def __init__(self, message: str, *, stage: Optional[str] = None):
         super().__init__(message, code="INVALID_CONFIG", stage=stage)
+
+
+class DeniedError(Error, PermissionError):
+    """A harness file operation the policy refuses (:mod:`confine.fs`): the
+    message names the path and the clause (``denied by denyRead: ...``)."""
+
+    def __init__(self, message: str, *, stage: Optional[str] = None):
+        Error.__init__(self, message, code="DENIED", stage=stage)
+
+
+class FsError(Error, OSError):
+    """A harness file operation the filesystem refuses (no such file, not a
+    directory, ...): ``errno`` is set."""
+
+    def __init__(self, message: str, *, errno: int = 0, stage: Optional[str] = None):
+        Error.__init__(self, message, code="FS_ERROR", stage=stage, errno=errno)
+
+
+# The names before 0.3, kept for one release.
+SandboxUnavailable = SandboxUnavailableError
+InvalidPolicy = InvalidPolicyError
+InvalidConfig = InvalidConfigError

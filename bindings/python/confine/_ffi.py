@@ -46,6 +46,8 @@ E_INVALID_CONFIG = 3
 E_INVALID_POLICY = 4
 E_SPAWN = 5
 E_SYSTEM = 6
+E_DENIED = 7
+E_FS = 8
 
 NETWORK_ON = 0
 NETWORK_OFF = 1
@@ -223,6 +225,21 @@ class BashOptions(Structure):
     ]
 
 
+class FsEntry(Structure):
+    _fields_ = [("name", c_char_p), ("type", c_int)]
+
+
+class FsInfo(Structure):
+    _fields_ = [
+        ("type", c_int),
+        ("size", ctypes.c_uint64),
+        ("mode", c_uint),
+        ("nlink", c_uint),
+        ("mtime_sec", ctypes.c_int64),
+        ("mtime_nsec", ctypes.c_long),
+    ]
+
+
 class BashResult(Structure):
     _fields_ = [
         ("outcome", POINTER(Outcome)),
@@ -237,6 +254,22 @@ _P = c_void_p  # opaque handles: confine_provider *, confine_process *
 
 _PROTOTYPES = {
     "confine_version": (c_char_p, []),
+    "confine_fs_open": (c_int, [POINTER(Policy), POINTER(c_void_p), POINTER(ConfineError)]),
+    "confine_fs_free": (None, [c_void_p]),
+    "confine_fs_read": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_void_p),
+                                POINTER(c_size_t), POINTER(c_bool), POINTER(ConfineError)]),
+    "confine_fs_write": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t,
+                                 POINTER(ConfineError)]),
+    "confine_fs_append": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t,
+                                  POINTER(ConfineError)]),
+    "confine_fs_list": (c_int, [c_void_p, c_char_p, POINTER(POINTER(FsEntry)),
+                                POINTER(c_size_t), POINTER(ConfineError)]),
+    "confine_fs_entries_free": (None, [POINTER(FsEntry), c_size_t]),
+    "confine_fs_stat": (c_int, [c_void_p, c_char_p, POINTER(FsInfo), POINTER(ConfineError)]),
+    "confine_fs_mkdir": (c_int, [c_void_p, c_char_p, POINTER(ConfineError)]),
+    "confine_fs_remove": (c_int, [c_void_p, c_char_p, POINTER(ConfineError)]),
+    "confine_fs_rename": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(ConfineError)]),
+    "confine_free": (None, [c_void_p]),
     "confine_error_code_name": (c_char_p, [c_int]),
     "confine_mode_parse": (c_int, [c_char_p, POINTER(c_int), POINTER(ConfineError)]),
     "confine_mode_name": (c_char_p, [c_int]),

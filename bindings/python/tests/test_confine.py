@@ -16,6 +16,7 @@ Exit 77 (skip) when the rung cannot run here, unless CONFINE_MUST_WORK=1.
 """
 import asyncio
 import json
+import errno
 import os
 import shutil
 import subprocess
@@ -718,6 +719,86 @@ class PolicyEffects(Base):
             self.assertEqual(r.git_hazards, (confine.GitHazard(path=hook, kind="hook"),), i)
             r = confine.run(["true"], mode="workspace-write", **self.kw())
             self.assertEqual(r.git_hazards, (), i)
+
+
+class HarnessApi(Base):
+    """What harness authors expect (issue 24): a run carries its rendering,
+    arun/abash keep run/bash's signatures, exceptions end in Error with the
+    old names kept as aliases."""
+
+    def test_a_run_carries_its_rendering(self):
+        r = confine.run(["sh", "-c", "echo out; echo err >&2; exit 3"], **self.kw())
+        self.assertTrue(r.rendering.startswith("out\n[stderr]\nerr\n"), r.rendering)
+        self.assertTrue(r.rendering.endswith("[exit code: 3]"), r.rendering)
+
+    def test_async_signatures_match(self):
+        import inspect
+        for sync, async_ in ((confine.run, confine.arun), (confine.bash, confine.abash)):
+            self.assertEqual(list(inspect.signature(sync).parameters),
+                             list(inspect.signature(async_).parameters))
+
+    def test_error_names(self):
+        self.assertIs(confine.SandboxUnavailable, confine.SandboxUnavailableError)
+        self.assertIs(confine.InvalidPolicy, confine.InvalidPolicyError)
+        self.assertIs(confine.InvalidConfig, confine.InvalidConfigError)
+        with self.assertRaises(confine.InvalidPolicyError):
+            confine.run(["true"], mode="nope", **self.kw())
+
+
+class HarnessFiles(Base):
+    """confine.fs (doc/SPEC.md 19): the harness's own file tools under the
+    run's policy; each planted link refused, with the plain call as the
+    unconfined control."""
+
+    def test_a_write_lands_and_reads_back(self):
+        confine.fs.write("notes.md", "hello\n", workspace=self.ws)
+        self.assertEqual(confine.fs.read("notes.md", workspace=self.ws), b"hello\n")
+        confine.fs.append("notes.md", "more\n", workspace=self.ws)
+        with open(os.path.join(self.ws, "notes.md")) as f:
+            self.assertEqual(f.read(), "hello\nmore\n")
+        names = [e.name for e in confine.fs.list(".", workspace=self.ws)]
+        self.assertEqual(names, ["notes.md"])
+        self.assertEqual(confine.fs.stat("notes.md", workspace=self.ws).size, 11)
+
+    def test_planted_links_are_refused(self):
+        target = os.path.join(self.outside, "bashrc")
+        with open(target, "w") as f:
+            f.write("original\n")
+        os.symlink(target, os.path.join(self.ws, "notes.md"))
+        os.symlink(self.outside, os.path.join(self.ws, "dir"))
+        os.link(target, os.path.join(self.ws, "hard"))
+        for call in (lambda: confine.fs.write("notes.md", "pwned", workspace=self.ws),
+                     lambda: confine.fs.write("dir/new", "pwned", workspace=self.ws),
+                     lambda: confine.fs.write("../outside/new", "pwned", workspace=self.ws),
+                     lambda: confine.fs.append("hard", "pwned", workspace=self.ws)):
+            with self.assertRaises(confine.DeniedError) as cm:
+                call()
+            self.assertIn("denied by mode", str(cm.exception))
+        with open(target) as f:
+            self.assertEqual(f.read(), "original\n")
+        self.assertEqual(sorted(os.listdir(self.outside)), ["bashrc"])
+        # The unconfined control: a plain open() follows the link out.
+        with open(os.path.join(self.ws, "notes.md"), "w") as f:
+            f.write("pwned\n")
+        with open(target) as f:
+            self.assertEqual(f.read(), "pwned\n")
+
+    def test_the_policy_clauses_hold(self):
+        os.makedirs(os.path.join(self.ws, ".git", "hooks"))
+        with open(os.path.join(self.ws, ".env"), "w") as f:
+            f.write("s3cret\n")
+        with self.assertRaises(confine.DeniedError):
+            confine.fs.write(".git/hooks/pre-commit", "#!/bin/sh\n", workspace=self.ws)
+        with self.assertRaises(confine.DeniedError):
+            confine.fs.rename(".git", ".git.old", workspace=self.ws)
+        with self.assertRaises(confine.DeniedError):
+            confine.fs.read(".env", workspace=self.ws, deny_read=["**/.env"])
+        with self.assertRaises(confine.DeniedError):
+            confine.fs.write("x", "y", mode="read-only", workspace=self.ws)
+        with self.assertRaises(confine.FsError) as cm:
+            confine.fs.read("missing", workspace=self.ws)
+        self.assertEqual(cm.exception.errno, errno.ENOENT)
+        self.assertFalse(os.path.exists(os.path.join(self.ws, ".git", "hooks", "pre-commit")))
 
 
 class Facts(unittest.TestCase):

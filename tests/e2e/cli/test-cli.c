@@ -459,7 +459,7 @@ static void test_help(void **state) {
 		{ ARGS("--help"), "Usage: confine COMMAND" },
 		{ ARGS("-h"), "Usage: confine COMMAND" },
 		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-		                        "                   -- PROGRAM [ARG...]\n" },
+		                        "                   [--timeout MS] -- PROGRAM [ARG...]\n" },
 		{ ARGS("bash", "--help"), "Usage: confine bash [-m MODE]" },
 		{ ARGS("wrap", "--help"), "Usage: confine wrap [-m MODE]" },
 		{ ARGS("probe", "--help"), "Usage: confine probe [--runner NAME] [--config FILE] [--json]\n" },
@@ -1213,6 +1213,20 @@ static void test_run_pinned_landlock(void **state) {
 /* run --json: stdout stays the command's; the outcome object (bash's
  * without the captured output) is the last line of stderr, on its own line
  * even after stderr that did not end one. */
+/* `run --timeout MS` ends the run's tree as bash's does (doc/SPEC.md 10). */
+static void test_run_timeout(void **state) {
+	json_t *object;
+	result r;
+	(void)state;
+	RUN(&r, "run", "--json", "--timeout", "200", "-w", work, "--", "sleep", "30");
+	expect_status(&r, 128 + 15);
+	object = json_of_last_err_line(&r);
+	assert_true(json_bool(object, "timedOut"));
+	assert_string_equal(json_str(object, "signal"), "SIGTERM");
+	json_decref(object);
+	result_free(&r);
+}
+
 static void test_run_json(void **state) {
 	char prog[PATH_MAX], expected[PATH_MAX * 2];
 	json_t *object, *sandbox;
@@ -2222,6 +2236,7 @@ int main(int argc, char **argv) {
 		cmocka_unit_test(test_run_pinned_bwrap),
 		cmocka_unit_test(test_run_pinned_landlock),
 		cmocka_unit_test(test_run_json),
+		cmocka_unit_test(test_run_timeout),
 		cmocka_unit_test(test_run_danger_is_unconfined),
 		cmocka_unit_test(test_run_program_not_found),
 		cmocka_unit_test(test_run_program_in_host_tmp),

@@ -1,0 +1,173 @@
+# SPDX-License-Identifier: MIT
+"""The harness's own file operations under a run's policy (doc/SPEC.md 19).
+
+An agent harness's read, write, edit and list tools run in the harness's
+process, not under a runner: a confined command could plant
+``notes.md -> ~/.bashrc`` and wait for the harness's next write. These
+functions take the same policy keywords as :func:`confine.run` (``mode``,
+``workspace``, ``writable_roots``, ``protected_paths``,
+``default_protections``, ``deny_read``, ...) and apply them to the harness's
+own operations, in-process through libconfine:
+
+- every path is resolved beneath the root that holds it (a relative path is
+  relative to the workspace root): a symlink or ``..`` leading out, and a
+  magic link such as ``/proc/self/root``, are refused;
+- writes go only under the writable roots of ``workspace-write``, never
+  onto a protected or ``deny_read`` path (or one that holds such a path);
+  :func:`write` is atomic (a new file renamed over the name, the old
+  permission bits kept, a hard link not written through); :func:`append`
+  refuses a hard-linked file;
+- reads never return a ``deny_read`` path.
+
+A refusal by the policy raises :class:`confine.DeniedError` (its message
+names the path and the clause); the filesystem's refusals raise
+:class:`confine.FsError` (``errno`` set, also an :class:`OSError`).
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+from dataclasses import dataclass
+from typing import Any, List, Optional, Union
+
+from . import _ffi
+from ._api import PathArg, _Policy, _raise
+from ._errors import DeniedError, FsError
+
+
+__all__ = ["read", "read_text", "write", "append", "list", "stat", "mkdir", "remove", "rename",
+           "Entry", "Info"]
+
+_TYPES = {ord("f"): "file", ord("d"): "directory", ord("l"): "symlink", ord("o"): "other"}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A directory entry: ``type`` is ``"file"``, ``"directory"``,
+    ``"symlink"`` or ``"other"``."""
+
+    name: str
+    type: str
+
+
+@dataclass(frozen=True)
+class Info:
+    """What :func:`stat` says of a name (a symlink is not followed)."""
+
+    type: str
+    size: int
+    mode: int
+    nlink: int
+    mtime: float
+
+
+class _Handle:
+    def __init__(self, mode: str, workspace: Optional[PathArg], policy: Any):
+        self.policy = _Policy(mode, workspace, policy)
+        self.ptr = ctypes.c_void_p()
+        err = _ffi.ConfineError()
+        if _ffi.lib().confine_fs_open(self.policy.ptr, ctypes.byref(self.ptr),
+                                      ctypes.byref(err)) < 0:
+            self.policy.close()
+            _raise_fs(err)
+
+    def __enter__(self) -> "_Handle":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _ffi.lib().confine_fs_free(self.ptr)
+        self.policy.close()
+
+
+def _raise_fs(err: _ffi.ConfineError) -> None:
+    message = _ffi.text(err.message)
+    if err.code == _ffi.E_DENIED:
+        raise DeniedError(message)
+    if err.code == _ffi.E_FS:
+        raise FsError(message, errno=err.sys_errno)
+    _raise(err)
+
+
+def _call(fn: Any, *args: Any) -> None:
+    err = _ffi.ConfineError()
+    if fn(*args, ctypes.byref(err)) < 0:
+        _raise_fs(err)
+
+
+def read(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
+         max_bytes: int = 0, **policy: Any) -> bytes:
+    """The bytes of a regular file (at most ``max_bytes`` when given)."""
+    with _Handle(mode, workspace, policy) as h:
+        data = ctypes.c_void_p()
+        length = ctypes.c_size_t()
+        cut = ctypes.c_bool()
+        _call(_ffi.lib().confine_fs_read, h.ptr, os.fsencode(path), max_bytes,
+              ctypes.byref(data), ctypes.byref(length), ctypes.byref(cut))
+        try:
+            return ctypes.string_at(data, length.value) if length.value else b""
+        finally:
+            _ffi.lib().confine_free(data)
+
+
+def read_text(path: PathArg, *, encoding: str = "utf-8", **kw: Any) -> str:
+    return read(path, **kw).decode(encoding)
+
+
+def _data(data: Union[str, bytes]) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def write(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-write",
+          workspace: Optional[PathArg] = None, **policy: Any) -> None:
+    """Replaces (or creates) a file atomically."""
+    raw = _data(data)
+    with _Handle(mode, workspace, policy) as h:
+        _call(_ffi.lib().confine_fs_write, h.ptr, os.fsencode(path), raw, len(raw))
+
+
+def append(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-write",
+           workspace: Optional[PathArg] = None, **policy: Any) -> None:
+    raw = _data(data)
+    with _Handle(mode, workspace, policy) as h:
+        _call(_ffi.lib().confine_fs_append, h.ptr, os.fsencode(path), raw, len(raw))
+
+
+def list(path: PathArg = ".", *, mode: str = "read-only",  # noqa: A001 (the tool's name)
+         workspace: Optional[PathArg] = None, **policy: Any) -> List[Entry]:
+    with _Handle(mode, workspace, policy) as h:
+        entries = ctypes.POINTER(_ffi.FsEntry)()
+        n = ctypes.c_size_t()
+        _call(_ffi.lib().confine_fs_list, h.ptr, os.fsencode(path), ctypes.byref(entries),
+              ctypes.byref(n))
+        try:
+            return [Entry(name=os.fsdecode(entries[i].name), type=_TYPES[entries[i].type])
+                    for i in range(n.value)]
+        finally:
+            _ffi.lib().confine_fs_entries_free(entries, n)
+
+
+def stat(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
+         **policy: Any) -> Info:
+    with _Handle(mode, workspace, policy) as h:
+        info = _ffi.FsInfo()
+        _call(_ffi.lib().confine_fs_stat, h.ptr, os.fsencode(path), ctypes.byref(info))
+        return Info(type=_TYPES[info.type], size=info.size, mode=info.mode, nlink=info.nlink,
+                    mtime=info.mtime_sec + info.mtime_nsec / 1e9)
+
+
+def mkdir(path: PathArg, *, mode: str = "workspace-write", workspace: Optional[PathArg] = None,
+          **policy: Any) -> None:
+    with _Handle(mode, workspace, policy) as h:
+        _call(_ffi.lib().confine_fs_mkdir, h.ptr, os.fsencode(path))
+
+
+def remove(path: PathArg, *, mode: str = "workspace-write", workspace: Optional[PathArg] = None,
+           **policy: Any) -> None:
+    with _Handle(mode, workspace, policy) as h:
+        _call(_ffi.lib().confine_fs_remove, h.ptr, os.fsencode(path))
+
+
+def rename(source: PathArg, target: PathArg, *, mode: str = "workspace-write",
+           workspace: Optional[PathArg] = None, **policy: Any) -> None:
+    with _Handle(mode, workspace, policy) as h:
+        _call(_ffi.lib().confine_fs_rename, h.ptr, os.fsencode(source), os.fsencode(target))

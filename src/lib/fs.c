@@ -1,0 +1,757 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The harness's own file operations under a run's policy (confine.h,
+ * doc/SPEC.md 19). Each path is resolved beneath the root that holds it
+ * with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS), or, where openat2
+ * is missing, one component at a time with no symlink followed at all; the
+ * object is then named by the kernel (/proc/self/fd) and checked against
+ * the protected and denied paths before anything is written. Every write is
+ * relative to a directory descriptor that resolution produced, so a link
+ * swapped in after the check changes nothing.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fs-internal.h"
+#include "policy-internal.h"
+#include "profiles/plan.h"
+#include "util.h"
+
+#ifdef __linux__
+#include <linux/openat2.h>
+#endif
+
+#ifndef O_PATH
+#define O_PATH 0 /* not Linux: a plain descriptor does */
+#endif
+
+#define STAGE "fs"
+
+bool cf_fs_force_fallback = false;
+
+struct root {
+	char *path; /* canonical */
+	int fd;     /* O_PATH directory */
+	bool writable;
+};
+
+struct confine_fs {
+	confine_mode mode;
+	char *workspace;
+	struct root *roots;
+	size_t n_roots;
+	int slash_fd;
+	bool have_plan;
+	cf_plan plan;
+};
+
+/* ---- errors ---- */
+
+static int denied(confine_error *err, const char *op, const char *path, const char *clause,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static int denied(confine_error *err, const char *op, const char *path, const char *clause,
+                  const char *fmt, ...) {
+	char why[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return cf_error_set(err, EACCES, CONFINE_E_DENIED, STAGE, 0, "%s \"%s\": denied by %s: %s", op,
+	                    path, clause, why);
+}
+
+static int fs_error(confine_error *err, const char *op, const char *path, int e) {
+	if (e == ENOMEM)
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
+	return cf_error_set(err, e, CONFINE_E_FS, STAGE, e, "%s \"%s\": %s", op, path, strerror(e));
+}
+
+static int oom(confine_error *err) {
+	return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
+}
+
+/* ---- opening ---- */
+
+static int add_root(confine_fs *fs, const char *path, bool writable) {
+	struct root *grown;
+	int fd;
+	for (size_t i = 0; i < fs->n_roots; i++)
+		if (strcmp(fs->roots[i].path, path) == 0) {
+			fs->roots[i].writable |= writable;
+			return 0;
+		}
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	grown = realloc(fs->roots, (fs->n_roots + 1) * sizeof *grown);
+	if (!grown) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fs->roots = grown;
+	fs->roots[fs->n_roots].path = strdup(path);
+	fs->roots[fs->n_roots].fd = fd;
+	fs->roots[fs->n_roots].writable = writable;
+	if (!fs->roots[fs->n_roots].path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	fs->n_roots++;
+	return 0;
+}
+
+int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_error *err) {
+	confine_fs *fs;
+	int r;
+	if (!policy || !ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_open needs a policy and a result pointer");
+	if ((r = confine_policy_validate(policy, err)) < 0)
+		return r;
+	if (!policy->workspace_root || policy->workspace_root[0] != '/')
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "confine_fs_open needs a resolved policy with a workspace root");
+	if (!(fs = calloc(1, sizeof *fs)))
+		return oom(err);
+	fs->slash_fd = -1;
+	fs->mode = policy->mode;
+	if (!(fs->workspace = strdup(policy->workspace_root))) {
+		confine_fs_free(fs);
+		return oom(err);
+	}
+	fs->slash_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fs->slash_fd < 0) {
+		r = -errno;
+		confine_fs_free(fs);
+		return fs_error(err, "open", "/", -r);
+	}
+	if (confine_mode_is_confined(policy->mode)) {
+		/* The same facts the profiles use: writable roots, protected and
+		 * denied paths, patterns expanded now. */
+		if ((r = cf_plan_make(policy, &fs->plan)) < 0) {
+			confine_fs_free(fs);
+			return r == -ENOMEM ? oom(err)
+			                    : cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, STAGE, -r,
+			                                   "cannot compute the policy's paths: %s",
+			                                   strerror(-r));
+		}
+		fs->have_plan = true;
+		r = add_root(fs, policy->workspace_root, false);
+		for (size_t i = 0; r == 0 && fs->plan.writable[i]; i++)
+			r = add_root(fs, fs->plan.writable[i], true);
+		for (size_t i = 0; r == 0 && policy->writable_roots && policy->writable_roots[i]; i++)
+			r = add_root(fs, policy->writable_roots[i], false);
+	} else {
+		r = add_root(fs, "/", true);
+	}
+	if (r < 0) {
+		confine_fs_free(fs);
+		return fs_error(err, "open", policy->workspace_root, -r);
+	}
+	*ret = fs;
+	return 0;
+}
+
+void confine_free(void *memory) {
+	free(memory);
+}
+
+void confine_fs_free(confine_fs *fs) {
+	if (!fs)
+		return;
+	for (size_t i = 0; i < fs->n_roots; i++) {
+		free(fs->roots[i].path);
+		close(fs->roots[i].fd);
+	}
+	free(fs->roots);
+	if (fs->slash_fd >= 0)
+		close(fs->slash_fd);
+	if (fs->have_plan)
+		cf_plan_clear(&fs->plan);
+	free(fs->workspace);
+	free(fs);
+}
+
+/* ---- resolution ---- */
+
+/* The root holding absolute `path` lexically (the longest), or NULL. */
+static const struct root *root_of(const confine_fs *fs, const char *path, bool need_writable) {
+	const struct root *best = NULL;
+	for (size_t i = 0; i < fs->n_roots; i++) {
+		const struct root *r = &fs->roots[i];
+		size_t n = strlen(r->path);
+		bool inside = strcmp(r->path, "/") == 0 ||
+		              (strncmp(path, r->path, n) == 0 && (path[n] == '/' || path[n] == '\0'));
+		if (!inside || (need_writable && !r->writable))
+			continue;
+		if (!best || strlen(best->path) < n)
+			best = r;
+	}
+	return best;
+}
+
+/* The kernel's name for `fd`: what the object is, whatever path led there. */
+static int fd_path(int fd, char *out, size_t size) {
+	char link[64];
+	ssize_t n;
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	n = readlink(link, out, size - 1);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= size - 1)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
+
+static bool have_openat2(void) {
+#if defined(__linux__) && defined(SYS_openat2)
+	return !cf_fs_force_fallback;
+#else
+	return false;
+#endif
+}
+
+/* Opens `rel` below `dirfd`: with openat2 beneath it (no magic link, no
+ * escape by `..` or an absolute symlink); else component by component
+ * refusing every symlink and `..`. `flags` for the last component. -errno;
+ * -EXDEV for a path that leaves the root, -ELOOP for a symlink refused. */
+static int open_beneath(int dirfd, const char *rel, int flags, mode_t mode, bool beneath) {
+	if (!rel[0])
+		rel = ".";
+#if defined(__linux__) && defined(SYS_openat2)
+	if (have_openat2()) {
+		struct open_how how = { .flags = (uint64_t)flags, .mode = (flags & O_CREAT) ? mode : 0,
+			                .resolve = RESOLVE_NO_MAGICLINKS | (beneath ? RESOLVE_BENEATH : 0) };
+		long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof how);
+		if (fd >= 0 || errno != ENOSYS)
+			return fd >= 0 ? (int)fd : -errno;
+	}
+#endif
+	{
+		/* Without openat2: no symlink is followed, and `..` never. */
+		char copy[PATH_MAX];
+		char *save = NULL, *comp, *next;
+		int fd = -1, at = dirfd;
+		if (strlen(rel) >= sizeof copy)
+			return -ENAMETOOLONG;
+		snprintf(copy, sizeof copy, "%s", rel);
+		comp = strtok_r(copy, "/", &save);
+		if (!comp)
+			comp = (char *)".";
+		for (; comp; comp = next) {
+			int nfd;
+			next = strtok_r(NULL, "/", &save);
+			if (strcmp(comp, "..") == 0) {
+				if (fd >= 0)
+					close(fd);
+				return -EXDEV;
+			}
+			if (next)
+				nfd = openat(at, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			else
+				nfd = openat(at, comp, flags | O_NOFOLLOW, mode);
+			if (nfd < 0) {
+				int e = errno;
+				struct stat st;
+				/* O_PATH|O_NOFOLLOW on a symlink gives ENOTDIR with O_DIRECTORY. */
+				if (fstatat(at, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+					e = ELOOP;
+				if (fd >= 0)
+					close(fd);
+				return -e;
+			}
+			if (fd >= 0)
+				close(fd);
+			fd = at = nfd;
+		}
+		return fd;
+	}
+}
+
+/* A path as given, made absolute (relative: to the workspace root). */
+static int absolute(const confine_fs *fs, const char *path, char *out, size_t size) {
+	int n;
+	if (!path || !path[0])
+		return -EINVAL;
+	n = path[0] == '/' ? snprintf(out, size, "%s", path)
+	                   : snprintf(out, size, "%s/%s", fs->workspace, path);
+	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
+}
+
+/* What the policy says of canonical `path` for a write: NULL when it may
+ * be written, else the clause and *ret_what the path that holds it. With
+ * `holds`, also a path that lies below `path` (moving or removing `path`
+ * would move the protection away). */
+static const char *write_clause(const confine_fs *fs, const char *path, bool holds,
+                                const char **ret_what) {
+	char *const *lists[] = { fs->plan.protect, fs->plan.protect_all };
+	if (!fs->have_plan)
+		return NULL;
+	for (size_t i = 0; i < fs->plan.n_deny; i++)
+		if (cf_path_at_or_under(path, fs->plan.deny[i]) ||
+		    (holds && cf_path_at_or_under(fs->plan.deny[i], path))) {
+			*ret_what = fs->plan.deny[i];
+			return "denyRead";
+		}
+	for (size_t l = 0; l < 2; l++)
+		for (size_t i = 0; lists[l] && lists[l][i]; i++)
+			if (cf_path_at_or_under(path, lists[l][i]) ||
+			    (holds && cf_path_at_or_under(lists[l][i], path))) {
+				*ret_what = lists[l][i];
+				/* The defaults are the git surface; the rest was asked for. */
+				return strstr(lists[l][i], "/.git/") ? "defaultProtections" : "protectedPaths";
+			}
+	return NULL;
+}
+
+static const char *deny_clause(const confine_fs *fs, const char *path, const char **ret_what) {
+	if (!fs->have_plan)
+		return NULL;
+	for (size_t i = 0; i < fs->plan.n_deny; i++)
+		if (cf_path_at_or_under(path, fs->plan.deny[i])) {
+			*ret_what = fs->plan.deny[i];
+			return "denyRead";
+		}
+	return NULL;
+}
+
+/* The parent of a path to write, opened beneath its writable root, with
+ * the last component in `name` and the canonical full path in `canon`. */
+struct target {
+	int dirfd;
+	char name[NAME_MAX + 1];
+	char canon[PATH_MAX];
+	char given[PATH_MAX];
+};
+
+static int resolve_for_write(confine_fs *fs, const char *op, const char *path, bool holds,
+                             struct target *t, confine_error *err) {
+	const struct root *root;
+	const char *slash, *rel, *clause, *what = NULL;
+	char dir_rel[PATH_MAX], dir_canon[PATH_MAX];
+	int r;
+	t->dirfd = -1;
+	if ((r = absolute(fs, path, t->given, sizeof t->given)) < 0)
+		return r == -EINVAL ? cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                                   "%s: the path is empty", op)
+		                    : fs_error(err, op, path, -r);
+	if (fs->mode == CONFINE_MODE_READ_ONLY)
+		return denied(err, op, path, "mode", "read-only writes nowhere");
+	if (!(root = root_of(fs, t->given, true)))
+		return denied(err, op, path, "mode",
+		              "it lies outside the workspace root %s and the writable roots",
+		              fs->workspace);
+	rel = t->given + strlen(root->path);
+	while (*rel == '/')
+		rel++;
+	/* The last component: a name, never "", "." or "..". */
+	{
+		size_t len = strlen(rel);
+		while (len && rel[len - 1] == '/')
+			len--;
+		slash = len ? memrchr(rel, '/', len) : NULL;
+		snprintf(t->name, sizeof t->name, "%.*s", (int)(len - (slash ? (size_t)(slash + 1 - rel) : 0)),
+		         slash ? slash + 1 : rel);
+		snprintf(dir_rel, sizeof dir_rel, "%.*s", slash ? (int)(slash - rel) : 0, rel);
+	}
+	if (!t->name[0] || strcmp(t->name, ".") == 0 || strcmp(t->name, "..") == 0)
+		return denied(err, op, path, "mode", "it names the root or a parent, not an entry in it");
+	r = open_beneath(root->fd, dir_rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, true);
+	if (r == -EXDEV || r == -ELOOP)
+		return denied(err, op, path, "mode",
+		              "it resolves outside %s (a symbolic link or \"..\" leads out, or a link is "
+		              "not followed)",
+		              root->path);
+	if (r < 0)
+		return fs_error(err, op, path, -r);
+	t->dirfd = r;
+	if ((r = fd_path(t->dirfd, dir_canon, sizeof dir_canon)) < 0)
+		return fs_error(err, op, path, -r);
+	/* Beneath the root, as the kernel names it (belt and braces). */
+	if (!cf_path_at_or_under(dir_canon, root->path))
+		return denied(err, op, path, "mode", "it resolves to %s, outside %s", dir_canon,
+		              root->path);
+	if ((size_t)snprintf(t->canon, sizeof t->canon, "%s%s%s", dir_canon,
+	                     strcmp(dir_canon, "/") == 0 ? "" : "/", t->name) >= sizeof t->canon)
+		return fs_error(err, op, path, ENAMETOOLONG);
+	if ((clause = write_clause(fs, t->canon, holds, &what)))
+		return denied(err, op, path, clause, "%s is %s", what,
+		              strcmp(clause, "denyRead") == 0 ? "neither readable nor writable"
+		                                              : "read-only");
+	return 0;
+}
+
+/* Opens a path to read: beneath its root when a root holds it (a link may
+ * lead anywhere inside, never out), else from / without magic links; then
+ * the kernel's name for it is checked against denyRead. */
+static int open_for_read(confine_fs *fs, const char *op, const char *path, int flags, int *ret_fd,
+                         char *canon, size_t canon_size, confine_error *err) {
+	char abs[PATH_MAX];
+	const struct root *root;
+	const char *rel, *clause, *what = NULL;
+	int fd, r;
+	if ((r = absolute(fs, path, abs, sizeof abs)) < 0)
+		return r == -EINVAL ? cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                                   "%s: the path is empty", op)
+		                    : fs_error(err, op, path, -r);
+	root = root_of(fs, abs, false);
+	if (root && strcmp(root->path, "/") != 0) {
+		rel = abs + strlen(root->path);
+		while (*rel == '/')
+			rel++;
+		fd = open_beneath(root->fd, rel, flags, 0, true);
+	} else {
+		fd = open_beneath(fs->slash_fd, abs + 1, flags, 0, false);
+	}
+	if (fd == -EXDEV || fd == -ELOOP)
+		return denied(err, op, path, "mode",
+		              "it resolves outside %s (a symbolic link or \"..\" leads out, or a link is "
+		              "not followed)",
+		              root ? root->path : "/");
+	if (fd < 0)
+		return fs_error(err, op, path, -fd);
+	if ((r = fd_path(fd, canon, canon_size)) < 0) {
+		close(fd);
+		return fs_error(err, op, path, -r);
+	}
+	if ((clause = deny_clause(fs, canon, &what))) {
+		close(fd);
+		return denied(err, op, path, clause, "%s is not readable", what);
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* ---- operations ---- */
+
+int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
+                    size_t *ret_len, bool *ret_truncated, confine_error *err) {
+	char canon[PATH_MAX];
+	struct stat st;
+	cf_buf buf = { 0 };
+	bool truncated = false;
+	int fd, r;
+	if (!fs || !ret_data || !ret_len)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_read needs a handle and result pointers");
+	if ((r = open_for_read(fs, "read", path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, &fd,
+	                       canon, sizeof canon, err)) < 0)
+		return r;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		int e = errno;
+		if (e == 0 || !S_ISREG(st.st_mode))
+			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		close(fd);
+		return fs_error(err, "read", path, e);
+	}
+	for (;;) {
+		char chunk[65536];
+		size_t want = sizeof chunk;
+		ssize_t n;
+		if (max && buf.len + want > max)
+			want = max - buf.len;
+		if (want == 0) {
+			char probe;
+			truncated = read(fd, &probe, 1) == 1;
+			break;
+		}
+		n = read(fd, chunk, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			cf_buf_free(&buf);
+			return fs_error(err, "read", path, e);
+		}
+		if (n == 0)
+			break;
+		if (cf_buf_append(&buf, chunk, (size_t)n) < 0) {
+			close(fd);
+			cf_buf_free(&buf);
+			return oom(err);
+		}
+	}
+	close(fd);
+	*ret_len = buf.len;
+	if (!(*ret_data = cf_buf_steal(&buf)))
+		return oom(err);
+	if (ret_truncated)
+		*ret_truncated = truncated;
+	return 0;
+}
+
+static int write_all(int fd, const void *data, size_t len) {
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int confine_fs_write(confine_fs *fs, const char *path, const void *data, size_t len,
+                     confine_error *err) {
+	struct target t;
+	struct stat st;
+	char tmp[NAME_MAX + 1];
+	mode_t keep = 0;
+	bool exists;
+	int fd = -1, r;
+	if (!fs || (!data && len))
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_write needs a handle and data");
+	if ((r = resolve_for_write(fs, "write", path, false, &t, err)) < 0)
+		goto out;
+	exists = fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (exists && S_ISLNK(st.st_mode)) {
+		r = denied(err, "write", path, "mode",
+		           "it is a symbolic link: a harness write does not follow it");
+		goto out;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		r = fs_error(err, "write", path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+		goto out;
+	}
+	/* Keep the old permission bits, never a set-ID bit. */
+	keep = exists ? (st.st_mode & 0777) : 0;
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		snprintf(tmp, sizeof tmp, ".%.*s.confine-%06x", 200, t.name,
+		         (unsigned)((unsigned)getpid() * 2654435761u + attempt * 40503u) & 0xffffff);
+		fd = openat(t.dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		r = fs_error(err, "write", path, errno);
+		goto out;
+	}
+	if ((exists && fchmod(fd, keep) < 0) || (r = write_all(fd, data, len)) < 0 ||
+	    renameat(t.dirfd, tmp, t.dirfd, t.name) < 0) {
+		int e = r < 0 ? -r : errno;
+		(void)unlinkat(t.dirfd, tmp, 0);
+		r = fs_error(err, "write", path, e);
+		goto out;
+	}
+	r = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (t.dirfd >= 0)
+		close(t.dirfd);
+	return r;
+}
+
+int confine_fs_append(confine_fs *fs, const char *path, const void *data, size_t len,
+                      confine_error *err) {
+	struct target t;
+	struct stat st;
+	int fd = -1, r;
+	if (!fs || (!data && len))
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_append needs a handle and data");
+	if ((r = resolve_for_write(fs, "append", path, false, &t, err)) < 0)
+		goto out;
+	fd = openat(t.dirfd, t.name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	                                 O_NONBLOCK,
+	            0644);
+	if (fd < 0) {
+		r = errno == ELOOP ? denied(err, "append", path, "mode",
+		                            "it is a symbolic link: a harness write does not follow it")
+		                   : fs_error(err, "append", path, errno);
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = fs_error(err, "append", path, errno);
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r = fs_error(err, "append", path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
+		goto out;
+	}
+	/* Another name for the same inode may lie anywhere: appending would
+	 * write there too. */
+	if (st.st_nlink > 1) {
+		r = denied(err, "append", path, "mode",
+		           "it has %lu hard links: appending would write through to the others",
+		           (unsigned long)st.st_nlink);
+		goto out;
+	}
+	if ((r = write_all(fd, data, len)) < 0)
+		r = fs_error(err, "append", path, -r);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (t.dirfd >= 0)
+		close(t.dirfd);
+	return r;
+}
+
+static confine_fs_type type_of(mode_t mode) {
+	if (S_ISREG(mode))
+		return CONFINE_FS_FILE;
+	if (S_ISDIR(mode))
+		return CONFINE_FS_DIRECTORY;
+	if (S_ISLNK(mode))
+		return CONFINE_FS_SYMLINK;
+	return CONFINE_FS_OTHER;
+}
+
+static int entry_compare(const void *a, const void *b) {
+	return strcmp(((const confine_fs_entry *)a)->name, ((const confine_fs_entry *)b)->name);
+}
+
+int confine_fs_list(confine_fs *fs, const char *path, confine_fs_entry **ret, size_t *ret_n,
+                    confine_error *err) {
+	char canon[PATH_MAX];
+	confine_fs_entry *entries = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	DIR *d;
+	int fd, r;
+	if (!fs || !ret || !ret_n)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_list needs a handle and result pointers");
+	if ((r = open_for_read(fs, "list", path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, &fd, canon,
+	                       sizeof canon, err)) < 0)
+		return r;
+	if (!(d = fdopendir(fd))) {
+		int e2 = errno;
+		close(fd);
+		return fs_error(err, "list", path, e2);
+	}
+	while ((e = readdir(d))) {
+		char child[PATH_MAX + NAME_MAX + 2];
+		const char *what;
+		struct stat st;
+		confine_fs_entry *grown;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(child, sizeof child, "%s/%s", strcmp(canon, "/") == 0 ? "" : canon, e->d_name);
+		if (deny_clause(fs, child, &what))
+			continue;
+		if (!(grown = realloc(entries, (n + 1) * sizeof *grown)) ||
+		    !(grown[n].name = strdup(e->d_name))) {
+			if (grown)
+				entries = grown;
+			closedir(d);
+			confine_fs_entries_free(entries, n);
+			return oom(err);
+		}
+		entries = grown;
+		grown[n].type = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+		                        ? type_of(st.st_mode)
+		                        : CONFINE_FS_OTHER;
+		n++;
+	}
+	closedir(d);
+	if (n > 1)
+		qsort(entries, n, sizeof *entries, entry_compare);
+	*ret = entries;
+	*ret_n = n;
+	return 0;
+}
+
+void confine_fs_entries_free(confine_fs_entry *entries, size_t n) {
+	for (size_t i = 0; entries && i < n; i++)
+		free(entries[i].name);
+	free(entries);
+}
+
+int confine_fs_stat(confine_fs *fs, const char *path, confine_fs_info *ret, confine_error *err) {
+	char canon[PATH_MAX];
+	struct stat st;
+	int fd, r;
+	if (!fs || !ret)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_stat needs a handle and a result pointer");
+	/* The name itself (O_PATH|O_NOFOLLOW at the last step: a symlink is
+	 * reported as one, not followed). */
+	if ((r = open_for_read(fs, "stat", path, O_PATH | O_NOFOLLOW | O_CLOEXEC, &fd, canon,
+	                       sizeof canon, err)) < 0)
+		return r;
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+		close(fd);
+		return fs_error(err, "stat", path, e);
+	}
+	close(fd);
+	memset(ret, 0, sizeof *ret);
+	ret->type = type_of(st.st_mode);
+	ret->size = (uint64_t)st.st_size;
+	ret->mode = st.st_mode & 07777;
+	ret->nlink = (unsigned)st.st_nlink;
+	ret->mtime_sec = (int64_t)st.st_mtim.tv_sec;
+	ret->mtime_nsec = st.st_mtim.tv_nsec;
+	return 0;
+}
+
+int confine_fs_mkdir(confine_fs *fs, const char *path, confine_error *err) {
+	struct target t;
+	int r;
+	if (!fs)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_mkdir needs a handle");
+	if ((r = resolve_for_write(fs, "mkdir", path, false, &t, err)) == 0 &&
+	    mkdirat(t.dirfd, t.name, 0777) < 0)
+		r = fs_error(err, "mkdir", path, errno);
+	if (t.dirfd >= 0)
+		close(t.dirfd);
+	return r;
+}
+
+int confine_fs_remove(confine_fs *fs, const char *path, confine_error *err) {
+	struct target t;
+	struct stat st;
+	int r;
+	if (!fs)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_remove needs a handle");
+	/* Removing a directory that holds a protected path removes the
+	 * protection with it. */
+	if ((r = resolve_for_write(fs, "remove", path, true, &t, err)) == 0) {
+		if (fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			r = fs_error(err, "remove", path, errno);
+		else if (unlinkat(t.dirfd, t.name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
+			r = fs_error(err, "remove", path, errno);
+	}
+	if (t.dirfd >= 0)
+		close(t.dirfd);
+	return r;
+}
+
+int confine_fs_rename(confine_fs *fs, const char *from, const char *to, confine_error *err) {
+	struct target a, b;
+	int r;
+	if (!fs)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_rename needs a handle");
+	b.dirfd = -1;
+	/* Both ends, and what each holds: `mv .git .git.old` moves the
+	 * protections away (issue 21). */
+	if ((r = resolve_for_write(fs, "rename", from, true, &a, err)) == 0 &&
+	    (r = resolve_for_write(fs, "rename", to, true, &b, err)) == 0 &&
+	    renameat(a.dirfd, a.name, b.dirfd, b.name) < 0)
+		r = fs_error(err, "rename", from, errno);
+	if (a.dirfd >= 0)
+		close(a.dirfd);
+	if (b.dirfd >= 0)
+		close(b.dirfd);
+	return r;
+}
