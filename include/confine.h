@@ -274,15 +274,17 @@ typedef struct confine_policy {
 	/* [requireFull, --require-full] Refuse (SANDBOX_UNAVAILABLE) rather
 	 * than run with an explicitly requested part unenforced. Default false. */
 	bool require_full;
-	/* read-only only: give the command a private temp area that does not
-	 * outlive the run (bwrap: `--tmpfs /tmp`; Landlock and Seatbelt:
-	 * `temp_dir`). Default true. */
+	/* Give the command a private temp area that does not outlive the run,
+	 * named by TMPDIR (bwrap: `--tmpfs /tmp`, which workspace-write has
+	 * regardless; Landlock and Seatbelt: `temp_dir`, in both confined
+	 * modes; the host's /tmp is never the temp area on Landlock). Default
+	 * true. */
 	bool private_temp;
 	/* The run's private temp directory on rungs without a mount namespace
 	 * (Landlock, Seatbelt): made by confine_policy_make_temp_dir() for a
-	 * run the library spawns, granted writable in read-only mode, exported
-	 * as TMPDIR, and removed with its contents by the spawner after the
-	 * run. NULL: none (such rungs then grant no temp area and list
+	 * run the library spawns, granted writable in both confined modes,
+	 * exported as TMPDIR, and removed with its contents by the spawner
+	 * after the run. NULL: none (such rungs then grant no temp area and list
 	 * "privateTemp" unenforced: an argv for another process to spawn,
 	 * `wrap`). Absolute. */
 	char *temp_dir;
@@ -372,7 +374,7 @@ CONFINE_API int confine_policy_add_env_set(confine_policy *policy, const char *a
 CONFINE_API int confine_policy_validate(const confine_policy *policy, confine_error *err);
 
 /*
- * Gives a read-only `policy` with private_temp and no temp_dir a fresh,
+ * Gives a confined `policy` with private_temp and no temp_dir a fresh,
  * empty directory (mode 0700, mkdtemp(3) under $TMPDIR of `envp`, NULL:
  * this process's environment, else /tmp) as its temp_dir, for a run the
  * caller spawns through confine_spawn(): the rungs without a mount
@@ -419,8 +421,9 @@ typedef enum confine_runner_fact {
 	/* Under workspace-write the command sees a private, empty /tmp: a file
 	 * under the host's /tmp (outside the workspace) is not there. */
 	CONFINE_RUNNER_FACT_PRIVATE_TMP = 1u << 1,
-	/* Under workspace-write the command may write the host's /tmp, so a
-	 * runner there could be replaced by the very run it confines. */
+	/* Under workspace-write the command may write a shared host temp area
+	 * (the host's /dev/shm; Landlock), so a runner or a workspace there
+	 * could be replaced by the very run it confines. */
 	CONFINE_RUNNER_FACT_HOST_TMP = 1u << 2,
 } confine_runner_fact;
 
@@ -675,9 +678,10 @@ CONFINE_API int confine_profile_bwrap_flags(const confine_policy *policy, unsign
                                             char ***ret);
 /* landlock-run arguments, NULL-terminated: `--ro /` (or, with denyRead, one
  * `--ro` per sibling along the way to each denied path), `--rw /dev/null`,
- * read-only: `--rw TEMP_DIR` (private_temp with temp_dir set);
- * workspace-write: `--rw /tmp`, `--rw /dev/shm` (where it exists), `--rw R`
- * per writable root; then `--deny-network` (network off). */
+ * `--rw TEMP_DIR` (private_temp with temp_dir set; never the host's /tmp);
+ * workspace-write: `--rw-shared /dev/shm` (where it exists: writable, but
+ * no socket there is reached), `--rw R` per writable root; then
+ * `--deny-network` (network off). */
 CONFINE_API int confine_profile_landlock(const confine_policy *policy, char ***ret);
 /* The SBPL profile text. `tmpdir` is the per-user temp dir ($TMPDIR), NULL
  * for "/tmp". Writable roots are canonicalized with realpath (a path that does
@@ -692,8 +696,9 @@ CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const cha
 typedef struct confine_unenforced {
 	/* Config key names (static strings), in config order, NULL-terminated:
 	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets",
-	 * and "privateTemp" (Landlock, Seatbelt: read-only with private_temp
-	 * but no temp_dir, so no temp area is granted; never partial). */
+	 * and "privateTemp" (private_temp but no temp_dir, so no temp area is
+	 * granted: Landlock in both modes, Seatbelt in read-only; never
+	 * partial). */
 	const char *keys[CONFINE_UNENFORCED_MAX + 1];
 	size_t n_keys;
 	/* An explicitly requested part is unenforced: the run is `partial`

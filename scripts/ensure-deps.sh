@@ -14,6 +14,9 @@ if [ "${1:-build}" = check ]; then
 	# chattr/lsattr (e2fsprogs), useradd (passwd), setpriv/unshare
 	# (util-linux), mount: the escape, supervisor and faults suites.
 	want="$want e2fsprogs passwd util-linux mount"
+	# Host daemons the escape suite starts and attacks (tests/escape/
+	# cases-daemons.txt): tmux, socat listeners, ssh-agent/ssh-add.
+	want="$want tmux socat openssh-client"
 fi
 missing=""
 for p in $want; do

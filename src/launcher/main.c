@@ -2,7 +2,8 @@
  * landlock-run: restrict this process with Landlock, then run the command
  * and stay as its parent.
  *
- *   landlock-run [--ro PATH]... [--rw PATH]... [--allow-unix-socket PATH]...
+ *   landlock-run [--ro PATH]... [--rw PATH]... [--rw-shared PATH]...
+ *                [--allow-unix-socket PATH]...
  *                [--status-fd N] [--best-effort] [--deny-network]
  *                [--require-supervisor] -- PROGRAM [ARG...]
  *   landlock-run --probe
@@ -98,6 +99,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 			      struct supervisor_setup *setup)
 {
 	static const char *writable[SUPERVISED_PATHS_MAX];
+	static bool shared[SUPERVISED_PATHS_MAX];
 	static const char *sockets[SUPERVISED_PATHS_MAX];
 	size_t n_writable = 0, n_sockets = 0, cursor = 0;
 	const char *missing = NULL;
@@ -139,6 +141,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 				       SUPERVISED_PATHS_MAX);
 			return LAUNCHER_EXIT_FAILURE;
 		}
+		shared[n_writable] = grant_is_shared(invocation, cursor);
 		writable[n_writable++] = path;
 	}
 	cursor = 0;
@@ -152,7 +155,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	}
 	if (abi > 0 && landlock_resolves_unix(abi))
 		flags |= SUPERVISE_SOCKETS_BY_LANDLOCK;
-	r = supervise_new(writable, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
+	r = supervise_new(writable, shared, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
 	if (r < 0) {
 		if (failed != NULL)
 			report_failure("cannot open rule path: %s: %s", failed, strerror(-r));

@@ -50,8 +50,8 @@ int tl_skip_or_fail(const char *why);
 
 /* The build's landlock-run ($CONFINE_TEST_LAUNCHER) for tests that hand an
  * on-disk launcher to the library (the `wrap` path): where the build lies
- * under /tmp, which a workspace-write run under Landlock may write and the
- * library therefore refuses to run a launcher from, a copy under
+ * under /tmp, whose sticky, world-writable mode the trust rule refuses
+ * (doc/SPEC.md 4), a copy under
  * $HOME/.cache/confine-tests/launcher. NULL when it is not built. Static. */
 const char *tl_launcher(void);
 

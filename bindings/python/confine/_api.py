@@ -155,8 +155,8 @@ class Wrap:
     spawner's), ``cwd`` as its working directory, in a new session
     (``start_new_session=True``) and with no descriptor above 2
     (``close_fds=True``). ``unenforced`` lists what of the policy this
-    runner does not enforce (``"privateTemp"`` under read-only on Landlock:
-    a wrap creates no temp directory), and ``policy`` echoes the whole
+    runner does not enforce (``"privateTemp"`` on Landlock: a wrap creates
+    no temp directory), and ``policy`` echoes the whole
     canonical policy as the CLI's wrap JSON does. ``dialect`` is the runner's
     denial signatures and ``rules`` its runner-failure rules: classify the
     finished run with :meth:`denied` and :meth:`runner_failure`.
@@ -427,10 +427,10 @@ class _Policy:
             raise
 
     def make_temp_dir(self, envp: Optional[_ffi.StrArray]) -> None:
-        """read-only's private temp area on the rungs without a mount
-        namespace (doc/SPEC.md 15), made before the argv that grants it, as
-        the CLI's run and the bash consumer do; the spawner removes it after
-        the run. Nothing for any other policy."""
+        """The run's private temp area on the rungs without a mount
+        namespace, in both confined modes (doc/SPEC.md 15), made before the
+        argv that grants it, as the CLI's run and the bash consumer do; the
+        spawner removes it after the run. Nothing for any other policy."""
         err = _ffi.ConfineError()
         if self._lib.confine_policy_make_temp_dir(self.ptr, envp.ptr() if envp else None,
                                                   ctypes.byref(err)) < 0:

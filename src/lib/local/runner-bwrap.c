@@ -2,8 +2,8 @@
 /*
  * bubblewrap (SPEC 4-6): found on PATH, runs the bwrap profile, and
  * supervises the command from a session of its own (its --new-session and
- * PID namespace): a signal for the command goes below it. Under
- * workspace-write /tmp is its private tmpfs.
+ * PID namespace): a signal for the command goes below it. Its /tmp is a
+ * private tmpfs (workspace-write, and read-only's private temp area).
  */
 #include <errno.h>
 #include <limits.h>
@@ -136,7 +136,10 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	if ((r = cf_policy_copy_into(&inner, policy)) < 0)
 		return r;
 	inner.network = CONFINE_NETWORK_ON;
-	if (inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp) {
+	/* The temp area inside is bwrap's private /tmp, in both modes (its
+	 * --tmpfs /tmp: workspace-write, or read-only with private_temp). */
+	if (inner.mode == CONFINE_MODE_WORKSPACE_WRITE || inner.private_temp) {
+		inner.private_temp = true;
 		free(inner.temp_dir);
 		inner.temp_dir = strdup("/tmp");
 		if (!inner.temp_dir)

@@ -16,6 +16,9 @@ workspace root as cwd, a new session).
   and with `on` it succeeds;
 - Python multiprocessing (Pool + Lock) works under workspace-write;
 - read-only: `cc -o /dev/null hello.c` works and leaves nothing behind;
+- workspace-write: TMPDIR is the run's own temp area (cc uses it), the
+  host's /tmp is not written and a daemon's socket there is not reached,
+  a socket in $TMPDIR is;
 - a repository made during the run is reported in gitHazards;
 - gitHazards by comparison: 50 back-to-back pairs (a run that writes a hook,
   then one that does nothing) give no false report; two runs at once both
@@ -33,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
@@ -345,6 +349,13 @@ def test_network(w):
     command = "echo hi > /dev/tcp/127.0.0.1/%d && echo connected" % server.port
     for code, out, err, _ in w.both("workspace-write", ["--network", "on"], command):
         check(out == "connected\n", "network on: no connection", err)
+    # The accept thread counts on its own time: on a loaded machine it had
+    # not yet counted both connections, and a late count read as a
+    # connection made with the network off.
+    for _ in range(100):
+        if server.accepted >= 2:
+            break
+        time.sleep(0.05)
     before = server.accepted
     for code, out, err, _ in w.both("workspace-write", ["--network", "off"], command):
         check(code != 0 and "connected" not in out, "network off: connected", out)
@@ -414,6 +425,91 @@ def test_cc_read_only(w):
     os.unlink(src)
 
 
+def test_temp_area_workspace_write(w):
+    """workspace-write's temp area is the run's own (issue 21): TMPDIR names
+    it, cc uses it, the host's /tmp is not written, a host daemon's socket
+    there is not reached while one the command makes in $TMPDIR is, and
+    nothing is left behind."""
+    tmp = os.path.join(w.base, "tmp-ww")
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    marker = "/tmp/confine-policy-world-%d" % os.getpid()
+    sock_path = "/tmp/confine-policy-world-%d.sock" % os.getpid()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(sock_path)
+    listener.listen(8)
+    listener.settimeout(0.2)
+    reach = ("import socket, sys\n"
+             "s = socket.socket(socket.AF_UNIX)\n"
+             "try:\n    s.connect(sys.argv[1]); print('reached')\n"
+             "except OSError as e:\n    print('refused', e.errno)\n")
+    own = ("import os, socket, tempfile\n"
+           "p = os.path.join(os.environ['TMPDIR'], 'own.sock')\n"
+           "s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)\n"
+           "c = socket.socket(socket.AF_UNIX); c.connect(p); print('own')\n"
+           # a rename across directories, as pip wheel does (EXDEV before
+           # the launcher's nested domain granted REFER)
+           "for base in (None, '.'):\n"
+           "    d = tempfile.mkdtemp(dir=base); os.mkdir(d + '/sub')\n"
+           "    open(d + '/sub/f', 'w').close(); os.rename(d + '/sub/f', d + '/f')\n"
+           "    os.remove(d + '/f'); os.rmdir(d + '/sub'); os.rmdir(d)\n"
+           "print('renamed')\n")
+    with open(os.path.join(w.ws, "reach.py"), "w") as f:
+        f.write(reach)
+    with open(os.path.join(w.ws, "own.py"), "w") as f:
+        f.write(own)
+    with open(os.path.join(w.ws, "t.c"), "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    python = shutil.which("python3")
+    try:
+        # the control: unconfined, the daemon's socket is reached
+        done = subprocess.run([python, os.path.join(w.ws, "reach.py"), sock_path],
+                              capture_output=True, text=True)
+        check(done.stdout == "reached\n", "control: the host socket is not reachable", done)
+        command = ("echo $TMPDIR; cc -c t.c -o t.o && echo built; "
+                   "touch %s 2>/dev/null && echo host-tmp-written; "
+                   "'%s' reach.py %s; '%s' own.py" % (marker, python, sock_path, python))
+        out = w.bash("workspace-write", [], command, env)
+        lines = out["stdout"].split("\n")
+        if w.runner == "landlock":
+            check(lines[0].startswith(tmp + "/confine-tmp."), "TMPDIR", out)
+            check("host-tmp-written" not in lines, "the host's /tmp was writable", out)
+        else:
+            check(lines[0] == "/tmp", "TMPDIR under bwrap", out)
+        check("built" in lines, "cc failed in workspace-write", out)
+        check(not os.path.exists(marker), "a file landed in the host's /tmp", out)
+        check("reached" not in lines and any(l.startswith("refused") for l in lines),
+              "the host daemon's socket in /tmp was reached", out)
+        check("own" in lines, "a socket in the run's own TMPDIR did not work", out)
+        check("renamed" in lines, "a rename across directories failed", out)
+        check(os.listdir(tmp) == [], "the temp dir was left behind", os.listdir(tmp))
+        # a wrap for another process has no temp dir on Landlock
+        wrapped = w.wrap("workspace-write", [], ["true"], env)
+        if w.runner == "landlock":
+            temp = [c for c in wrapped["clauses"] if c["clause"] == "privateTemp"]
+            check(len(temp) == 1 and temp[0]["subject"] is None
+                  and temp[0]["reason"].startswith("none:"), "wrap: privateTemp", temp)
+            check("/tmp" not in wrapped["argv"], "wrap grants the host's /tmp", wrapped["argv"])
+            # the run's own report: its temp dir, partial for the shared
+            # /dev/shm beside it (where the host has one)
+            temp = [c for c in out["sandbox"]["clauses"] if c["clause"] == "privateTemp"]
+            check(len(temp) == 1 and temp[0]["subject"].startswith(tmp + "/confine-tmp.")
+                  and (temp[0]["status"] == "partial") == os.path.isdir("/dev/shm"),
+                  "run: privateTemp", temp)
+    finally:
+        listener.close()
+        for p in (sock_path, marker):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        for name in ("reach.py", "own.py", "t.c", "t.o"):
+            try:
+                os.unlink(os.path.join(w.ws, name))
+            except OSError:
+                pass
+
+
 def test_refusals(w):
     for opts, word in ((["--deny-read", w.base], "denyRead"),
                        (["--writable", os.path.join(w.base, "missing")], "--writable"),
@@ -444,7 +540,7 @@ def main():
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
                  test_deny_read, test_deny_read_patterns, test_env, test_network,
                  test_multiprocessing,
-                 test_cc_read_only, test_refusals]
+                 test_cc_read_only, test_temp_area_workspace_write, test_refusals]
         for t in tests:
             t(w)
             print("ok", t.__name__)

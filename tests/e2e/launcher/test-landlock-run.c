@@ -314,6 +314,12 @@ static const struct usage_case usage_cases[] = {
 	{ "--rw at the end", { "--rw" }, "landlock-run: usage error: --rw requires a path\n" },
 	{ "--rw before --", { "--ro", "/", "--rw", "--", "touch", "@MARK" },
 	  "landlock-run: usage error: --rw requires a path\n" },
+	{ "--rw-shared at the end", { "--rw-shared" },
+	  "landlock-run: usage error: --rw-shared requires a path\n" },
+	{ "--rw-shared before --", { "--ro", "/", "--rw-shared", "--", "touch", "@MARK" },
+	  "landlock-run: usage error: --rw-shared requires a path\n" },
+	{ "--ro-try at the end", { "--ro-try" },
+	  "landlock-run: usage error: --ro-try requires a path\n" },
 	{ "--allow-unix-socket at the end", { "--allow-unix-socket" },
 	  "landlock-run: usage error: --allow-unix-socket requires a path\n" },
 	{ "--allow-unix-socket before --", { "--ro", "/", "--allow-unix-socket", "--", "touch", "@MARK" },
@@ -489,6 +495,43 @@ static void test_rw_dir_write_lands(void **state)
 	assert_non_null(fgets(content, sizeof(content), file));
 	fclose(file);
 	assert_string_equal(content, "landed\n");
+}
+
+/*
+ * REFER: a rename or hard link across directories inside a --rw grant
+ * works (the command's nested signal-scoped domain once denied it
+ * everywhere, EXDEV: pip wheel failed), while one reaching outside the
+ * grant is still refused. perl's rename() has no copying fallback, as mv
+ * has.
+ */
+static void test_rename_and_link_across_directories_inside_a_grant(void **state)
+{
+	struct workdir *dir = *state;
+	char script[4 * PATH_MAX + 512];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", dir->inside, "--",
+			       "sh", "-c", script, NULL };
+	char outside_file[PATH_MAX + 16], moved[PATH_MAX + 16];
+	struct run_result result;
+	FILE *f;
+
+	format_into(outside_file, sizeof(outside_file), "%s/f", dir->outside);
+	f = fopen(outside_file, "we");
+	assert_non_null(f);
+	fclose(f);
+	format_into(moved, sizeof(moved), "%s/moved", dir->inside);
+	format_into(script, sizeof(script),
+		    "cd '%s' && mkdir -p a/b c && echo x > a/b/f && "
+		    "perl -e 'rename($ARGV[0], $ARGV[1]) or die \"rename: $!\\n\"' a/b/f c/f && "
+		    "ln c/f a/g && perl -e 'rename($ARGV[0], $ARGV[1]) or die \"rename: $!\\n\"' a/b d && "
+		    "echo inside-ok; "
+		    "ln '%s' outside-link 2>/dev/null && echo LINKED-OUTSIDE; "
+		    "perl -e 'rename($ARGV[0], $ARGV[1]) and print \"MOVED-OUTSIDE\\n\"' '%s' moved",
+		    dir->inside, outside_file, outside_file);
+	run(argv, &result);
+
+	assert_string_equal(result.out, "inside-ok\n");
+	assert_true(tl_exists(outside_file));
+	assert_false(tl_exists(moved));
 }
 
 static void test_grandchild_write_outside_is_denied(void **state)
@@ -2137,6 +2180,8 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test_setup_teardown(test_rw_dir_write_lands,
 						make_workdir, remove_workdir),
 		cmocka_unit_test_setup_teardown(test_grandchild_write_outside_is_denied,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_rename_and_link_across_directories_inside_a_grant,
 						make_workdir, remove_workdir),
 		cmocka_unit_test(test_dev_shm_not_writable_under_read_only),
 		cmocka_unit_test(test_dev_null_writable_under_read_only),

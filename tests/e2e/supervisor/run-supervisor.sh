@@ -208,6 +208,30 @@ suite() {
 	check "  ... relative to the cwd too" sh -c "echo '$out' | grep -q 'connect EACCES'"
 	out=$(sup --allow-unix-socket "$OUT/sock" -- "$ESCAPE" connect "$OUT/sock")
 	check "an allowed socket outside connects (allowUnixSockets)" sh -c "echo '$out' | grep -q 'reply pong'"
+	# A shared writable grant (--rw-shared: the host's /dev/shm under
+	# workspace-write): files may be written there, but another program's
+	# socket under it is not reached (issue 21); a writable grant below it
+	# is the command's own again.
+	out=$(sup --rw-shared "$OUT" -- "$ESCAPE" connect "$OUT/sock")
+	check "connect to a socket under a --rw-shared grant refused EACCES" \
+		sh -c "echo '$out' | grep -q 'connect EACCES'"
+	out=$(sup --rw-shared "$OUT" -- "$ESCAPE" sendto "$OUT/dgram"); sleep 0.2
+	check "  ... sendto a datagram socket there too" \
+		sh -c "[ ! -s '$OUT/dgram.log' ] && echo '$out' | grep -q 'EACCES'"
+	out=$(sup --rw-shared "$OUT" --allow-unix-socket "$OUT/sock" -- "$ESCAPE" connect "$OUT/sock")
+	check "  ... unless it is an allowed socket" sh -c "echo '$out' | grep -q 'reply pong'"
+	sup --rw-shared "$OUT" -- chmod 600 "$OUT/f" 2>/dev/null
+	check "  ... while metadata under it is allowed (chmod)" [ "$(mode "$OUT/f")" = 600 ]
+	as chmod 644 "$OUT/f"
+	check "  ... and a socket in a --rw grant below it is reached" \
+		as "$DRIVER" --rw-shared "$ROOT" --rw "$WS" -- "$PY" -c '
+import os, socket, sys
+p = os.path.join(sys.argv[1], "shared.sock")
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect(p); c.sendall(b"ping")
+a, _ = s.accept(); assert a.recv(4) == b"ping"
+os.unlink(p)
+' "$WS"
 
 	as "$ESCAPE" sendmsg "$OUT/dgram" >/dev/null; sleep 0.2
 	check "control: sendmsg to the outside datagram socket works unconfined" grep -q escaped "$OUT/dgram.log"
@@ -297,6 +321,10 @@ launcher_only() {
 	layers=$(sup -- "$LAUNCHER" --status-fd 3 --ro / --rw "$WS" -- true 3>&1 >/dev/null 2>&1 | head -1)
 	check "nested launcher: its layers lack supervisor ($layers)" \
 		sh -c "echo '$layers' | grep -q '^layers ' && ! echo '$layers' | grep -q supervisor"
+
+	as rm -f "$OUT/shared-write"
+	as "$LAUNCHER" --ro / --rw-shared "$OUT" -- sh -c "echo x > '$OUT/shared-write'"
+	check "--rw-shared is a writable grant for files" [ -s "$OUT/shared-write" ]
 
 	as chmod 644 "$WS/f"
 	as "$LAUNCHER" --ro / -- chmod 600 "$WS/f" 2>/dev/null
