@@ -202,11 +202,24 @@ static void fd_listing(pid_t pid, char *out, size_t size) {
 		snprintf(out + strlen(out), size - strlen(out), "%d ", fds[i]);
 }
 
+/* `--hold` (see main): this binary as a child that opens nothing of its
+ * own once it runs: it says "ready" on stdout, then waits for EOF on stdin. */
+static int hold_until_stdin_closes(void) {
+	char byte;
+	ssize_t n;
+	if (write(1, "ready\n", 6) != 6)
+		return 1;
+	while ((n = read(0, &byte, 1)) != 0)
+		if (n < 0 && errno != EINTR)
+			return 1;
+	return 0;
+}
+
 static void test_descriptors_above_2_are_closed_in_the_child(void **state) {
 	int plain, high;
-	int pfd[2];
-	char script[512], listing[256];
-	const char *argv[] = { "sleep", "10", NULL };
+	int pfd[2], to_child[2], from_child[2];
+	char script[512], listing[256], self[4096], ready[16] = "";
+	const char *argv[] = { self, "--hold", NULL };
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out;
@@ -234,14 +247,39 @@ static void test_descriptors_above_2_are_closed_in_the_child(void **state) {
 	assert_string_equal(out->stdout_data, "checked\n");
 	confine_outcome_free(out);
 
-	/* From outside: a running child (after exec) holds exactly 0, 1, 2. */
+	/* From outside: a running child (after exec) holds exactly 0, 1, 2.
+	 * Listed once the child says it is ready, never just after its exec: a
+	 * starting program opens descriptors of its own (the dynamic loader
+	 * reads libc.so.6, setlocale the locale files, each at 3 for a moment),
+	 * and a listing taken then showed "0 1 2 3" under load, the 3 being
+	 * sleep(1)'s own locale file. The child is this binary (--hold), which
+	 * past "ready" opens nothing and only waits for EOF on stdin. */
+	fx_self(self, sizeof self);
+	assert_int_equal(cf_pipe_cloexec(to_child), 0);
+	assert_int_equal(cf_pipe_cloexec(from_child), 0);
 	confine_spawn_options_init(&o);
 	o.argv = argv;
-	capture_both(&o);
+	o.stdio[0].kind = CONFINE_STDIO_FD;
+	o.stdio[0].fd = to_child[0];
+	o.stdio[1].kind = CONFINE_STDIO_FD;
+	o.stdio[1].fd = from_child[1];
+	o.stdio[2].kind = CONFINE_STDIO_CAPTURE;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
+	close(to_child[0]); /* the child holds its own copies */
+	close(from_child[1]);
+	/* A rendezvous, no clock: the read returns once the child wrote, or at
+	 * EOF if it ended first. */
+	assert_int_equal(read(from_child[0], ready, sizeof ready - 1), 6);
+	assert_string_equal(ready, "ready\n");
 	fd_listing(confine_process_pid(p), listing, sizeof listing);
 	assert_string_equal(listing, "0 1 2 ");
+	close(to_child[1]); /* EOF on its stdin: it ends */
+	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
+	assert_false(out->signaled);
+	assert_int_equal(out->exit_code, 0);
+	confine_outcome_free(out);
 	confine_process_free(p);
+	close(from_child[0]);
 
 	close(plain);
 	close(high);
@@ -1213,5 +1251,7 @@ int main(int argc, char **argv) {
 		T(test_leftover_below_a_group_member_dies_with_the_run_scanning),
 #endif
 	};
+	if (argc == 2 && strcmp(argv[1], "--hold") == 0)
+		return hold_until_stdin_closes(); /* the descriptor check's child */
 	return fx_run_tests(tests, sizeof tests / sizeof tests[0], argc, argv);
 }
