@@ -82,9 +82,10 @@ bool tl_group_gone_within(pid_t pgid, long long ms);
 bool tl_sleep_running(const char *duration);
 
 /* How long a process that was killed (or is about to be) may take to leave
- * the process table. It only proves that the kill fired: what the tests
- * kill would run for minutes, and a loaded machine needs a small part of
- * it. No test uses it as a speed assertion. */
+ * the process table, or a run to reach a step it announces. It only proves
+ * that the kill fired, or that the step came at all: what the tests kill
+ * would run for minutes, and a loaded machine needs a small part of it. No
+ * test uses it as a speed assertion. */
 #define TL_GONE_BOUND_MS 60000
 
 /* How many live processes (zombies excluded: they have no environment to
