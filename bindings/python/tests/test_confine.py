@@ -363,6 +363,10 @@ class Timeouts(Base):
         self.assertFalse(os.path.exists(late), "a descendant outlived the timeout")
 
     def test_ctrl_c_in_the_main_thread_ends_the_run(self):
+        # The caller stays alive after its KeyboardInterrupt until the tree
+        # is checked: the run must end because of the Ctrl-C, not because
+        # the caller exited (that closes the status channel, and the
+        # launcher's lifeline would end the tree anyway).
         mark = tree_mark()
         script = (
             "import sys, confine\n"
@@ -372,11 +376,14 @@ class Timeouts(Base):
             "                env={'set': {sys.argv[4]: sys.argv[5]}}, workspace=sys.argv[1],\n"
             "                provider=p)\n"
             "except KeyboardInterrupt:\n"
+            "    print('interrupted', flush=True)\n"
+            "    sys.stdin.read()\n"
             "    sys.exit(42)\n")
         env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(
             os.path.abspath(__file__)), ".."))
         child = subprocess.Popen([sys.executable, "-c", script, self.ws, RUNNER or "", TREE,
-                                  TREE_VAR, mark], env=env)
+                                  TREE_VAR, mark], env=env, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
         try:
             # until the tree runs (the bound only proves it started)
             deadline = time.monotonic() + GONE_BOUND
@@ -385,13 +392,18 @@ class Timeouts(Base):
                 self.assertLess(time.monotonic(), deadline, "the run never started")
                 time.sleep(0.05)
             child.send_signal(2)  # SIGINT, as Ctrl-C
-            # the bound only proves it ended: the tree would run for minutes
+            # a rendezvous: the caller has handled its KeyboardInterrupt
+            # (EOF instead if it died)
+            self.assertEqual(child.stdout.readline(), "interrupted\n")
+            self.assert_tree_gone(mark)
+            child.stdin.close()
+            # the bound only proves it ended
             self.assertEqual(child.wait(timeout=GONE_BOUND), 42)
         finally:
             if child.poll() is None:
                 child.kill()
                 child.wait()
-        self.assert_tree_gone(mark)
+            child.stdout.close()
         self.assertFalse(os.path.exists(os.path.join(self.ws, "late")))
 
     def test_bash_timeout_marker(self):
