@@ -393,8 +393,15 @@ class Timeouts(Base):
                 time.sleep(0.05)
             child.send_signal(2)  # SIGINT, as Ctrl-C
             # a rendezvous: the caller has handled its KeyboardInterrupt
-            # (EOF instead if it died)
-            self.assertEqual(child.stdout.readline(), "interrupted\n")
+            # (EOF instead if it died; the watchdog's bound only keeps a
+            # caller that never handles it from hanging the test)
+            watchdog = threading.Timer(GONE_BOUND, child.kill)
+            watchdog.start()
+            try:
+                line = child.stdout.readline()
+            finally:
+                watchdog.cancel()
+            self.assertEqual(line, "interrupted\n")
             self.assert_tree_gone(mark)
             child.stdin.close()
             # the bound only proves it ended
