@@ -178,6 +178,94 @@ bool tl_sleep_running(const char *duration) {
 	return found;
 }
 
+/* Whether /proc/<pid>/environ holds exactly `entry` among its strings. */
+static bool environ_holds(const char *pid, const char *entry) {
+	char path[300];
+	char *buf = NULL;
+	size_t len = 0, cap = 0, want = strlen(entry);
+	bool found = false;
+	int fd;
+	snprintf(path, sizeof path, "/proc/%s/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	for (;;) {
+		ssize_t n;
+		if (len == cap) {
+			char *bigger = realloc(buf, cap ? cap * 2 : 16384);
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap = cap ? cap * 2 : 16384;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	for (size_t at = 0; at < len && !found;) {
+		size_t end = at;
+		while (end < len && buf[end] != '\0')
+			end++;
+		found = end - at == want && memcmp(buf + at, entry, want) == 0;
+		at = end + 1;
+	}
+	free(buf);
+	return found;
+}
+
+/* Calls fn(pid) for each live process carrying `entry`; returns the count. */
+static int for_each_marked(const char *entry, void (*fn)(pid_t)) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char state;
+		int pgrp;
+		if (is_pid(e->d_name) && proc_stat(e->d_name, &state, &pgrp) && is_live(state) &&
+		    environ_holds(e->d_name, entry)) {
+			n++;
+			if (fn)
+				fn((pid_t)atoi(e->d_name));
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+int tl_marked_count(const char *entry) {
+	return for_each_marked(entry, NULL);
+}
+
+static void kill_and_list(pid_t pid) {
+	char path[64], argv0[128] = "";
+	FILE *f;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(argv0, sizeof argv0, f))
+			argv0[0] = '\0';
+		fclose(f);
+	}
+	printf("# left: %d %s\n", (int)pid, argv0);
+	(void)kill(pid, SIGKILL);
+}
+
+bool tl_marked_gone_within(const char *entry, long long ms) {
+	long long until = tl_now_ms() + ms;
+	while (tl_marked_count(entry) > 0) {
+		if (tl_now_ms() >= until) {
+			(void)for_each_marked(entry, kill_and_list);
+			fflush(stdout);
+			return false;
+		}
+		usleep(20000);
+	}
+	return true;
+}
+
 int tl_make_workdir(const char *prefix, char *out, size_t size) {
 	const char *home = getenv("HOME");
 	char dir[512], tmpl[PATH_MAX];

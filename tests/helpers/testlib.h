@@ -81,6 +81,25 @@ bool tl_group_gone_within(pid_t pgid, long long ms);
  * sees inside a sandbox; pick a duration no other process would use. */
 bool tl_sleep_running(const char *duration);
 
+/* How long a process that was killed (or is about to be) may take to leave
+ * the process table, or a run to reach a step it announces. It only proves
+ * that the kill fired, or that the step came at all: what the tests kill
+ * would run for minutes, and a loaded machine needs a small part of it. No
+ * test uses it as a speed assertion. */
+#define TL_GONE_BOUND_MS 60000
+
+/* How many live processes (zombies excluded: they have no environment to
+ * read) carry `entry`, a "NAME=VALUE" string, in their environment. A run
+ * given such a variable passes it to the runner, the launcher and the
+ * command's whole tree (the environment is inherited across fork and exec),
+ * and /proc shows processes in a sandbox's PID namespace too. */
+int tl_marked_count(const char *entry);
+
+/* Waits up to `ms` for no live process to carry `entry`; returns whether
+ * none does. What is left when the bound is reached is sent SIGKILL (so a
+ * failing test leaves nothing behind) and listed as a TAP comment. */
+bool tl_marked_gone_within(const char *entry, long long ms);
+
 /* ---- files and directories ---- */
 
 /* Makes a fresh directory $HOME/.cache/confine-tests/<prefix>-XXXXXX and

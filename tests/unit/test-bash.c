@@ -551,7 +551,7 @@ static void test_timeout_kills_the_tree(void **state) {
 	assert_true(r->outcome->timed_out);
 	pgid = (pid_t)atoi(r->outcome->stdout_data);
 	assert_true(pgid > 1);
-	assert_true(tl_group_gone_within(pgid, 2000));
+	assert_true(tl_group_gone_within(pgid, TL_GONE_BOUND_MS));
 	text = render(r);
 	{
 		char want[128];

@@ -172,7 +172,7 @@ static void test_slow_launcher_unavailable_past_a_short_bound(void **state) {
 	/* its `sleep 100` was killed with the group (the wide bound only
 	 * proves the kill: the sleep would outlive it by far), and the verdict
 	 * is unusable: the fully-enforced line after the sleep was never read */
-	assert_true(tl_group_gone_within((pid_t)pid, 30000));
+	assert_true(tl_group_gone_within((pid_t)pid, TL_GONE_BOUND_MS));
 	/* fails closed with the exact text and no detail */
 	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), -EHOSTUNREACH);
 	assert_unavailable(&err, "read-only");

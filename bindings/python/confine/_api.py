@@ -585,8 +585,8 @@ def _clauses(items: Any, n: int) -> Tuple[Clause, ...]:
 
 class _Running:
     """A started run: the process handle and everything that must outlive
-    it until it settles. ``finish`` may block; ``kill`` may be called from
-    any thread while another waits."""
+    it until it settles. ``_wait`` blocks; ``kill`` may be called from any
+    thread while another waits."""
 
     def __init__(self, process: int, keep: List[Any],
                  settle: Callable[[int], Any]):
@@ -611,32 +611,51 @@ class _Running:
             self._lib.confine_process_free(process)
             self._keep.clear()
 
-    def finish(self) -> Any:
-        """Waits for the run to settle. In the main thread the wait happens
-        in a helper thread so that Ctrl-C (KeyboardInterrupt) still works:
-        it kills the run, then propagates."""
-        if threading.current_thread() is not threading.main_thread():
-            return self._wait()
-        box: Dict[str, Any] = {}
 
-        def waiter() -> None:
-            try:
-                box["result"] = self._wait()
-            except BaseException as e:  # re-raised in the caller
-                box["error"] = e
+def _start_and_finish(start: Callable[[], _Running]) -> Any:
+    """Starts a run with ``start`` and waits for it to settle. In the main
+    thread both happen in a helper thread, so that Ctrl-C
+    (KeyboardInterrupt, raised only in the main thread) always lands here,
+    never between the spawn and the handle that can end the run: it kills
+    the run, already started or still starting, lets it settle, then
+    propagates."""
+    if threading.current_thread() is not threading.main_thread():
+        return start()._wait()
+    box: Dict[str, Any] = {}
+    lock = threading.Lock()
 
-        t = threading.Thread(target=waiter, name="confine-wait", daemon=True)
-        t.start()
+    def helper() -> None:
         try:
-            while t.is_alive():
-                t.join(0.5)
-        except BaseException:
-            self.kill()
-            t.join()
-            raise
-        if "error" in box:
-            raise box["error"]
-        return box["result"]
+            running = start()
+        except BaseException as e:  # re-raised in the caller
+            box["error"] = e
+            return
+        with lock:
+            box["running"] = running
+            interrupted = "interrupted" in box
+        if interrupted:
+            running.kill()
+        try:
+            box["result"] = running._wait()
+        except BaseException as e:  # re-raised in the caller
+            box["error"] = e
+
+    t = threading.Thread(target=helper, name="confine-wait", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.5)
+    except BaseException:
+        with lock:
+            box["interrupted"] = True
+            running = box.get("running")
+        if running is not None:
+            running.kill()
+        t.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def _stdin_stdio(stdin: StdinArg, keep: List[Any]) -> Tuple[int, int]:
@@ -873,9 +892,9 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     ``subprocess.run`` does. A denial or a non-zero exit is not an exception:
     it is in the result.
     """
-    return cast(Result, _start_run(
+    return cast(Result, _start_and_finish(lambda: _start_run(
         argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin, cwd=cwd,
-        environ=environ, max_output=max_output, provider=provider, **policy).finish())
+        environ=environ, max_output=max_output, provider=provider, **policy)))
 
 
 def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
@@ -890,9 +909,9 @@ def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] 
     and exceptions as :func:`run`; a runner failure raises
     :class:`SandboxUnavailable` (its ``message`` is also what the rendering
     would be)."""
-    return cast(BashResult, _start_bash(
+    return cast(BashResult, _start_and_finish(lambda: _start_bash(
         command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd, environ=environ,
-        max_output=max_output, provider=provider, **policy).finish())
+        max_output=max_output, provider=provider, **policy)))
 
 
 def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
@@ -970,10 +989,38 @@ def _pool() -> ThreadPoolExecutor:
         return _executor
 
 
+async def _end_once_started(loop: asyncio.AbstractEventLoop, pool: ThreadPoolExecutor,
+                            starting: "asyncio.Future[_Running]") -> None:
+    """After a cancellation during the start: waits for the start to finish
+    in its thread, then ends what it started and lets it settle (nothing
+    when the start failed)."""
+    try:
+        running = await starting
+    except BaseException:
+        return
+    running.kill()
+    try:
+        await loop.run_in_executor(pool, running._wait)
+    except BaseException:
+        pass
+
+
 async def _settle_async(start: Callable[[], _Running]) -> Any:
     loop = asyncio.get_running_loop()
     pool = _pool()
-    running = await loop.run_in_executor(pool, start)
+    starting = loop.run_in_executor(pool, start)
+    try:
+        running = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled while the run starts: the start goes on in its thread,
+        # and what it starts must not outlive the task. The cleanup is a
+        # task of its own, so a second cancellation cannot cut it short.
+        cleanup = asyncio.ensure_future(_end_once_started(loop, pool, starting))
+        try:
+            await asyncio.shield(cleanup)
+        except asyncio.CancelledError:
+            pass
+        raise
     future = loop.run_in_executor(pool, running._wait)
     try:
         return await asyncio.shield(future)

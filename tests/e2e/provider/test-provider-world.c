@@ -379,11 +379,13 @@ static void bwrap_checks(confine_provider *p) {
 			char script[256];
 			snprintf(script, sizeof script, "sleep %s & echo started; wait", marker);
 			if (start(p, CONFINE_MODE_READ_ONLY, script, &r) == 0) {
-				deadline = tl_now_ms() + 10000;
+				/* both bounds only prove the event came: the start, and
+				 * the kill (the sleep would run for minutes) */
+				deadline = tl_now_ms() + TL_GONE_BOUND_MS;
 				while (tl_now_ms() < deadline && !(seen = tl_sleep_running(marker)))
 					usleep(20000);
 				kill(r.pid, SIGKILL);
-				deadline = tl_now_ms() + 5000;
+				deadline = tl_now_ms() + TL_GONE_BOUND_MS;
 				while (tl_now_ms() < deadline && !(gone = !tl_sleep_running(marker)))
 					usleep(20000);
 				finish(&r);

@@ -100,6 +100,18 @@ while True:
 	for _ in $(seq 50); do [ -S "$OUT/dgram" ] && break; sleep 0.1; done
 }
 
+# Sends a "sentinel" datagram to the sink and waits until its log holds it.
+# The sink reads its queue in order, so every datagram sent before has been
+# logged by then: a rendezvous, not a pause (the 600 polls, 60 s at least,
+# only bound a sink that died).
+sentinel() {
+	as "$PY" -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(b"sentinel", sys.argv[1])' "$OUT/dgram"
+	for _ in $(seq 600); do grep -q sentinel "$OUT/dgram.log" && return 0; sleep 0.1; done
+	return 1
+}
+
 suite() {
 	RUNAS=$1
 	label=${2}
@@ -233,12 +245,12 @@ a, _ = s.accept(); assert a.recv(4) == b"ping"
 os.unlink(p)
 ' "$WS"
 
-	as "$ESCAPE" sendmsg "$OUT/dgram" >/dev/null; sleep 0.2
+	as "$ESCAPE" sendmsg "$OUT/dgram" >/dev/null; sentinel
 	check "control: sendmsg to the outside datagram socket works unconfined" grep -q escaped "$OUT/dgram.log"
 	: > "$OUT/dgram.log"
-	out=$(sup -- "$ESCAPE" sendmsg "$OUT/dgram"; sup -- "$ESCAPE" sendto "$OUT/dgram"); sleep 0.2
+	out=$(sup -- "$ESCAPE" sendmsg "$OUT/dgram"; sup -- "$ESCAPE" sendto "$OUT/dgram"); sentinel
 	check "sendmsg/sendto to an outside datagram socket refused EACCES" \
-		sh -c "[ ! -s '$OUT/dgram.log' ] && [ \"\$(echo '$out' | grep -c EACCES)\" = 2 ]"
+		sh -c "[ \"\$(cat '$OUT/dgram.log')\" = sentinel ] && [ \"\$(echo '$out' | grep -c EACCES)\" = 2 ]"
 
 	out=$(as "$ESCAPE" own-listener "$OUT/f" 777)
 	check "control: unconfined, the command's own listener installs and answers CONTINUE" \
