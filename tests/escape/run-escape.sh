@@ -475,18 +475,21 @@ printf 'run-escape: %s: %d passed, %d known-open (still open, documented), %d sk
 # this half did, and ran at least one case: a half that ran nothing fails.
 nonroot_status=0
 nonroot_why=
-if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
-	nonroot_user=cfesc$$
-	nonroot_report=
-	remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
-	if ! command -v useradd >/dev/null 2>&1 || ! command -v runuser >/dev/null 2>&1 ||
-		! command -v setpriv >/dev/null 2>&1; then
-		skip_or_fail "--also-nonroot needs useradd, runuser and setpriv"
-	fi
+nonroot_user=cfesc$$
+remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
+
+# Runs the user half; on failure sets nonroot_why to the reason.
+run_user_half() {
+	local tool nonroot_uid nonroot_home nonroot_report status records ran
+	local s_confine s_helper s_script s_prefix s_cases s_launcher=
+	local -a staged args
+	for tool in useradd userdel runuser setpriv; do
+		command -v "$tool" >/dev/null 2>&1 || { nonroot_why="--also-nonroot needs $tool"; return; }
+	done
 	# shellcheck source=../helpers/stage.sh
-	. "$(dirname "$script_path")/../helpers/stage.sh" || die "cannot read tests/helpers/stage.sh"
+	. "$(dirname "$script_path")/../helpers/stage.sh" || { nonroot_why="cannot read tests/helpers/stage.sh"; return; }
 	useradd -m -d "/home/$nonroot_user" -s /bin/bash "$nonroot_user" ||
-		die "useradd $nonroot_user failed"
+		{ nonroot_why="useradd $nonroot_user failed"; return; }
 	trap 'cleanup_all; remove_user; stage_remove' EXIT
 	nonroot_uid=$(id -u "$nonroot_user")
 	nonroot_home=$(getent passwd "$nonroot_user" | cut -d: -f6)
@@ -494,57 +497,60 @@ if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
 	nonroot_report=$nonroot_home/escape-results.tsv
 	echo
 	echo "run-escape: the same table as $nonroot_user (uid $nonroot_uid)"
-	staged=()
-	if stage_make &&
-		s_confine=$(stage_copy "$CONFINE" confine) &&
-		s_helper=$(stage_copy "$HELPER" escape-helper) &&
-		s_script=$(stage_copy "$script_path" run-escape.sh) &&
-		s_prefix=$(stage_copy "$ESCAPE_PREFIX" prefix.sh) &&
-		s_cases=$(stage_copy "$cases_file" cases.txt) &&
-		s_launcher= &&
-		{ [ -z "$LANDLOCK_RUN" ] || s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); }; then
-		staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"})
-		echo "run-escape: the user half runs from copies in $STAGE"
-		stage_check "$nonroot_uid" "${staged[@]}" ||
-			nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"
-	else
+	if ! stage_make ||
+		! s_confine=$(stage_copy "$CONFINE" confine) ||
+		! s_helper=$(stage_copy "$HELPER" escape-helper) ||
+		! s_script=$(stage_copy "$script_path" run-escape.sh) ||
+		! s_prefix=$(stage_copy "$ESCAPE_PREFIX" prefix.sh) ||
+		! s_cases=$(stage_copy "$cases_file" cases.txt) ||
+		{ [ -n "$LANDLOCK_RUN" ] && ! s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); }; then
 		nonroot_why="could not copy what the user half runs to a place it can read"
+		return
 	fi
-	if [ -z "$nonroot_why" ]; then
-		nonroot_args=(--rungs "$rungs_wanted" --user-label user --report "$nonroot_report")
-		[ -n "$only" ] && nonroot_args+=(--only "$only")
-		[ "$keep" = 1 ] && nonroot_args+=(--keep)
-		(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
-			LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
-			LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" CONFINE_MUST_WORK="$must_work" \
-			bash "$s_script" "${nonroot_args[@]}" "$s_cases")
-		nonroot_status=$?
-		user_records=0 user_ran=0
-		if [ -r "$nonroot_report" ]; then
-			user_records=$(wc -l <"$nonroot_report")
-			user_ran=$(awk -F'\t' '$4 != "SKIP"' "$nonroot_report" | wc -l)
-			[ -n "$report" ] && cat "$nonroot_report" >>"$report"
-		fi
-		# 77 too: the half skipped as a whole, so it ran no case.
-		if [ "$nonroot_status" != 0 ]; then
-			nonroot_why="the user half exited $nonroot_status"
-		elif [ "$user_records" != "$n_records" ]; then
-			nonroot_why="the user half recorded $user_records results, the table gives $n_records"
-		elif [ "$user_ran" = 0 ]; then
-			nonroot_why="the user half ran no case (all $user_records results are SKIP)"
-		fi
+	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"})
+	echo "run-escape: the user half runs from copies in $STAGE"
+	stage_check "$nonroot_uid" "${staged[@]}" ||
+		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
+
+	args=(--rungs "$rungs_wanted" --user-label user --report "$nonroot_report")
+	[ -n "$only" ] && args+=(--only "$only")
+	[ "$keep" = 1 ] && args+=(--keep)
+	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
+		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
+		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" CONFINE_MUST_WORK="$must_work" \
+		bash "$s_script" "${args[@]}" "$s_cases")
+	status=$?
+	records=0 ran=0
+	if [ -r "$nonroot_report" ]; then
+		records=$(wc -l <"$nonroot_report")
+		ran=$(awk -F'\t' '$4 != "SKIP"' "$nonroot_report" | wc -l)
+		[ -n "$report" ] && cat "$nonroot_report" >>"$report"
 	fi
+	# 77 too: the half skipped as a whole, so it ran no case.
+	if [ "$status" != 0 ]; then
+		nonroot_why="the user half exited $status"
+	elif [ "$records" != "$n_records" ]; then
+		nonroot_why="the user half recorded $records results, the root half $n_records"
+	elif [ "$ran" = 0 ]; then
+		nonroot_why="the user half ran no case (all $records results are SKIP)"
+	else
+		printf 'run-escape: user half: %s results, %s ran, as many results as the root half\n' \
+			"$records" "$ran"
+	fi
+}
+
+if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
+	run_user_half
 	# Nothing of the user may outlive the run: its processes, then it.
-	for pid in $(pgrep -u "$nonroot_user"); do kill -KILL "$pid" 2>/dev/null; done
-	remove_user
-	stage_remove
+	if getent passwd "$nonroot_user" >/dev/null; then
+		for pid in $(pgrep -u "$nonroot_user"); do kill -KILL "$pid" 2>/dev/null; done
+		remove_user
+	fi
+	[ -n "${STAGE:-}" ] && stage_remove
 	trap cleanup_all EXIT
 	if [ -n "$nonroot_why" ]; then
 		printf 'run-escape: FAIL: user half: %s\n' "$nonroot_why"
 		nonroot_status=1
-	else
-		printf 'run-escape: user half: %s results, %s ran, as many results as the root half\n' \
-			"$user_records" "$user_ran"
 	fi
 fi
 [ "$n_fail" -gt 0 ] && exit 1
