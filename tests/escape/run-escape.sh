@@ -545,6 +545,10 @@ if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
 	if getent passwd "$nonroot_user" >/dev/null; then
 		for pid in $(pgrep -u "$nonroot_user"); do kill -KILL "$pid" 2>/dev/null; done
 		remove_user
+		# A user left behind is host state this run leaked: say so, fail.
+		if getent passwd "$nonroot_user" >/dev/null; then
+			nonroot_why="${nonroot_why:+$nonroot_why; }userdel -r $nonroot_user failed: the user is left on the host"
+		fi
 	fi
 	[ -n "${STAGE:-}" ] && stage_remove
 	trap cleanup_all EXIT

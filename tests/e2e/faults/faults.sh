@@ -101,12 +101,19 @@ CLEANUP_USER=
 cleanup() {
 	# Safety net only (the checks have already judged): nothing of ours lingers.
 	for p in $(pids_with "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done
+	local leaked=0
 	if [ -n "$CLEANUP_USER" ]; then
 		pkill_user "$CLEANUP_USER"
 		userdel -r "$CLEANUP_USER" >/dev/null 2>&1
+		getent passwd "$CLEANUP_USER" >/dev/null && leaked=1
 	fi
 	[ -n "${STAGE:-}" ] && rm -rf "$STAGE"
 	rm -rf "$BASE"
+	# A user left behind is host state this run leaked: say so, fail.
+	if [ $leaked = 1 ]; then
+		echo "not ok - $RUNG $CASE: userdel -r $CLEANUP_USER failed: the user is left on the host"
+		exit 1
+	fi
 }
 trap cleanup EXIT
 
