@@ -364,3 +364,70 @@ const char *tl_launcher(void) {
 		return built;
 	return copy;
 }
+
+/* ---- copies another user can run ---- */
+
+static char stage_dir[PATH_MAX];
+static pid_t stage_owner;
+
+static void stage_remove(void) {
+	/* a forked child that exits must not take the copies with it */
+	if (stage_dir[0] && getpid() == stage_owner)
+		tl_remove_tree(stage_dir);
+}
+
+static bool copy_file(const char *from, const char *to, mode_t mode) {
+	char buf[65536];
+	ssize_t n = 0;
+	bool ok = true;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	if (in < 0)
+		return false;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		close(in);
+		return false;
+	}
+	while (ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = write(out, buf, (size_t)n) == n;
+	close(in);
+	ok = ok && n == 0 && fchown(out, 0, 0) == 0 && fchmod(out, mode) == 0;
+	return close(out) == 0 && ok;
+}
+
+const char *tl_stage_for_others(const char *path) {
+	static char copies[8][PATH_MAX];
+	static unsigned used;
+	const char *parent = getenv("CONFINE_TEST_STAGE_PARENT");
+	const char *name = strrchr(path, '/');
+	char *copy;
+	if (used == sizeof copies / sizeof copies[0]) {
+		printf("# tl_stage_for_others: more than %u copies\n", used);
+		return NULL;
+	}
+	if (!stage_dir[0]) {
+		if (!parent || !parent[0])
+			parent = "/var/lib";
+		if ((size_t)snprintf(stage_dir, sizeof stage_dir, "%s/confine-stage.XXXXXX", parent) >=
+		        sizeof stage_dir ||
+		    !mkdtemp(stage_dir)) {
+			printf("# cannot make a directory under %s: %s\n", parent, strerror(errno));
+			stage_dir[0] = '\0';
+			return NULL;
+		}
+		stage_owner = getpid();
+		atexit(stage_remove);
+		if (chown(stage_dir, 0, 0) != 0 || chmod(stage_dir, 0755) != 0) {
+			printf("# cannot make %s root-owned, mode 0755: %s\n", stage_dir, strerror(errno));
+			return NULL;
+		}
+	}
+	copy = copies[used];
+	if ((size_t)snprintf(copy, PATH_MAX, "%s/%s", stage_dir, name ? name + 1 : path) >= PATH_MAX ||
+	    !copy_file(path, copy, 0755)) {
+		printf("# cannot copy %s to %s: %s\n", path, copy, strerror(errno));
+		return NULL;
+	}
+	used++;
+	return copy;
+}

@@ -55,6 +55,18 @@ int tl_skip_or_fail(const char *why);
  * $HOME/.cache/confine-tests/launcher. NULL when it is not built. Static. */
 const char *tl_launcher(void);
 
+/* ---- copies another user can run ---- */
+
+/* For a root test whose unprivileged half runs `path` as another user
+ * (uid 65534): the checkout may be one that user cannot enter (a clone
+ * under /root, mode 0700), so this copies the file into a fresh root-owned
+ * directory, mode 0755, under $CONFINE_TEST_STAGE_PARENT (default
+ * /var/lib; never /tmp, which bwrap hides), removed when the process that
+ * made it exits. The copy keeps the file's name and is mode 0755. Returns
+ * its path (static), or NULL with the reason printed. The same rule as
+ * tests/helpers/stage.sh; the caller still proves the user can run it. */
+const char *tl_stage_for_others(const char *path);
+
 /* ---- facts ---- */
 
 /* CLOCK_MONOTONIC in milliseconds. */

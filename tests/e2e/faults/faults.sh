@@ -10,7 +10,8 @@
 # CASE is one of
 #   nofile         RLIMIT_NOFILE at a handful of descriptors
 #   nproc          RLIMIT_NPROC exhausted (root: as a user the test creates
-#                  with useradd and removes after; else the caller's own)
+#                  with useradd and removes after, running a copy of confine
+#                  it can reach, tests/helpers/stage.sh; else the caller's own)
 #   noproc         no /proc mounted (a private mount namespace)
 #   fullfs         the workspace on a full filesystem (a small tmpfs)
 #   killed-runner  bwrap, or the launcher, killed by a signal mid-setup
@@ -100,11 +101,19 @@ CLEANUP_USER=
 cleanup() {
 	# Safety net only (the checks have already judged): nothing of ours lingers.
 	for p in $(pids_with "$TOKEN"); do kill -KILL "$p" 2>/dev/null; done
+	local leaked=0
 	if [ -n "$CLEANUP_USER" ]; then
 		pkill_user "$CLEANUP_USER"
 		userdel -r "$CLEANUP_USER" >/dev/null 2>&1
+		getent passwd "$CLEANUP_USER" >/dev/null && leaked=1
 	fi
+	[ -n "${STAGE:-}" ] && rm -rf "$STAGE"
 	rm -rf "$BASE"
+	# A user left behind is host state this run leaked: say so, fail.
+	if [ $leaked = 1 ]; then
+		echo "not ok - $RUNG $CASE: userdel -r $CLEANUP_USER failed: the user is left on the host"
+		exit 1
+	fi
 }
 trap cleanup EXIT
 
@@ -276,8 +285,19 @@ case_nproc() {
 		mkdir -p "$WS" && chown "$user:" "$WS"
 		asuser=(setpriv --reuid="$uid" --regid="$uid" --init-groups --
 			env -i HOME="$uhome" PATH="$PATH" CONFINE_CONFIG=)
-		(cd / && "${asuser[@]}" test -x "$CONFINE") ||
-			skip "user $user cannot reach $CONFINE (a parent directory is closed)"
+		# The user runs a copy of confine it can reach: the checkout may be
+		# closed to it (a clone under /root, mode 0700). A copy it still
+		# cannot run is this test's failure, never a skip.
+		. "$(dirname "$(realpath "${BASH_SOURCE[0]}")")/../../helpers/stage.sh" || exit 1
+		if ! stage_make || ! CONFINE=$(stage_copy "$CONFINE" confine); then
+			bad "could not copy confine where user $user can run it"
+			finish
+		fi
+		if ! stage_check "$uid" "$CONFINE" ||
+			! (cd / && "${asuser[@]}" test -x "$CONFINE"); then
+			bad "user $user cannot run the copy $CONFINE"
+			finish
+		fi
 		(cd / && "${asuser[@]}" "$CONFINE" run --runner "$RUNG" -m workspace-write -w "$WS" -- true) \
 			2> "$BASE/rung.err" ||
 			skip "the $RUNG rung does not run as $user: $(head -c 300 "$BASE/rung.err")"

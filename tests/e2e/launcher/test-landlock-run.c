@@ -1482,8 +1482,10 @@ static int probe_errno(const char *out, const char *name)
 	return atoi(at + strlen(key));
 }
 
-/* Runs the deny-list probe, confined or not, optionally as uid 65534. */
-static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const char *queue,
+/* Runs the deny-list probe, confined or not, optionally as uid 65534; the
+ * launcher and the probe are `launcher_path` and `probe_path`. */
+static void run_deny_list_probe(const char *launcher_path, const char *probe_path, bool confine,
+				bool as_nobody, key_t key, const char *queue,
 				const char *description, struct run_result *result)
 {
 	char key_text[32];
@@ -1498,12 +1500,12 @@ static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const c
 		argv[n++] = "--clear-groups";
 	}
 	if (confine) {
-		argv[n++] = launcher;
+		argv[n++] = launcher_path;
 		argv[n++] = "--ro";
 		argv[n++] = "/";
 		argv[n++] = "--";
 	}
-	argv[n++] = syscall_probe;
+	argv[n++] = probe_path;
 	argv[n++] = "deny-list";
 	argv[n++] = key_text;
 	argv[n++] = queue;
@@ -1513,7 +1515,7 @@ static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const c
 	assert_int_equal(result->status, 0);
 }
 
-static void check_deny_list(bool as_nobody)
+static void check_deny_list(const char *launcher_path, const char *probe_path, bool as_nobody)
 {
 	char queue[64], description[64];
 	key_t key = (key_t)(0x0c0f0000 + (getpid() & 0xfff) * 4);
@@ -1523,8 +1525,10 @@ static void check_deny_list(bool as_nobody)
 	format_into(queue, sizeof(queue), "/confine-launcher-test-%ld", (long)getpid());
 	format_into(description, sizeof(description), "confine-launcher-test-%ld",
 		    (long)getpid());
-	run_deny_list_probe(false, as_nobody, key, queue, description, &control);
-	run_deny_list_probe(true, as_nobody, key, queue, description, &confined);
+	run_deny_list_probe(launcher_path, probe_path, false, as_nobody, key, queue, description,
+			    &control);
+	run_deny_list_probe(launcher_path, probe_path, true, as_nobody, key, queue, description,
+			    &confined);
 
 	for (i = 0; i < sizeof(deny_list_probes) / sizeof(deny_list_probes[0]); i++) {
 		const struct probe_line *probe = &deny_list_probes[i];
@@ -1556,15 +1560,35 @@ static void check_deny_list(bool as_nobody)
 static void test_deny_list_refuses_ipc_keys_vsock_listeners(void **state)
 {
 	(void)state;
-	check_deny_list(false);
+	check_deny_list(launcher, syscall_probe, false);
 }
 
+/* As uid 65534, from copies it can reach (tl_stage_for_others): the
+ * checkout may be closed to it (a clone under /root, mode 0700), and the
+ * launcher, running as that user, must be able to execute the probe. */
 static void test_deny_list_applies_to_an_unprivileged_caller(void **state)
 {
+	const char *staged_launcher, *staged_probe;
+	struct run_result result;
+
 	(void)state;
 	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
 		skip();
-	check_deny_list(true);
+	staged_launcher = tl_stage_for_others(launcher);
+	staged_probe = tl_stage_for_others(syscall_probe);
+	if (staged_launcher == NULL || staged_probe == NULL)
+		fail_msg("could not copy the launcher and the probe where uid 65534 can run them");
+	{
+		/* setpriv execs its program still holding root's capabilities;
+		 * test(1) then asks as the user, as the launcher's exec will. */
+		const char *reach[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+					"--clear-groups", "/usr/bin/test", "-x", staged_launcher,
+					"-a", "-x", staged_probe, NULL };
+		run(reach, &result);
+		if (result.status != 0)
+			fail_msg("uid 65534 cannot run %s and %s", staged_launcher, staged_probe);
+	}
+	check_deny_list(staged_launcher, staged_probe, true);
 }
 
 /* ---- abstract unix sockets (N2) ------------------------------------------ */
