@@ -81,8 +81,19 @@ bench: build
 bench-peers: build
 	bench/peers.sh --build $(BUILD) -- $(PEERS_ARGS)
 
-install: build
+# Installs build/ into its prefix (/usr/local unless configured otherwise).
+# make install PREFIX=DIR reconfigures build/ for DIR first (meson setup
+# would leave an existing build/ as it is), and build/ keeps that prefix.
+# Where python3 does not read the directory the Python package went to, it
+# ends with the PYTHONPATH line to run.
+PREFIX ?=
+install: deps $(BUILD)/build.ninja
+ifneq ($(strip $(PREFIX)),)
+	$(MESON) configure $(BUILD) --prefix=$(abspath $(PREFIX))
+endif
+	$(MESON) compile -C $(BUILD)
 	$(MESON) install -C $(BUILD)
+	@if command -v python3 >/dev/null; then python3 bindings/python/site_dir.py hint '$(MESON)' $(BUILD); fi
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(PORTABLE_BUILD)
