@@ -22,6 +22,12 @@ missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# npm (the install suite packs the Node package and installs the tarball):
+# Debian's package only where no npm is there already (a NodeSource nodejs
+# carries its own and conflicts with Debian's npm).
+if [ "${1:-build}" = check ] && ! command -v npm >/dev/null 2>&1; then
+	missing="$missing npm"
+fi
 [ -z "$missing" ] && exit 0
 if ! command -v apt-get >/dev/null 2>&1; then
 	echo "confine: missing build dependencies:$missing (no apt-get here; install them by hand)" >&2

@@ -16,7 +16,9 @@
  *
  * `confine` is found through $CONFINE_BIN, else next to the library named by
  * $CONFINE_LIBRARY (LIBDIR/../bin/confine, or a build tree's
- * src/cli/confine), else on $PATH; or pass `bin` per call.
+ * src/cli/confine), else in the directory `meson install` recorded beside
+ * an installed package (_build_config.json), else on $PATH; or pass `bin`
+ * per call.
  */
 'use strict';
 
@@ -236,6 +238,17 @@ function isExecutable(file) {
   }
 }
 
+/** The bindir `meson install` recorded beside this package, or null (a
+ * checkout or an npm tarball has none). */
+function installedBindir() {
+  try {
+    const { bindir } = JSON.parse(fs.readFileSync(path.join(__dirname, '_build_config.json'), 'utf8'));
+    return typeof bindir === 'string' && path.isAbsolute(bindir) ? bindir : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The `confine` command this package uses (see the file's header). */
 function findConfine(env = process.env) {
   if (env.CONFINE_BIN) return env.CONFINE_BIN;
@@ -247,6 +260,8 @@ function findConfine(env = process.env) {
       if (isExecutable(candidate)) return path.resolve(candidate);
     }
   }
+  const installed = installedBindir();
+  if (installed && isExecutable(path.join(installed, 'confine'))) return path.join(installed, 'confine');
   for (const dir of (env.PATH || '').split(path.delimiter)) {
     if (!dir || !path.isAbsolute(dir)) continue; // never the current directory
     const candidate = path.join(dir, 'confine');

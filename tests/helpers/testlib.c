@@ -338,30 +338,55 @@ static bool under_tmp(const char *path) {
 	return strncmp(path, "/tmp/", 5) == 0;
 }
 
+/* The per-process copy tl_launcher() made, removed at exit (by the process
+ * that made it, not by a forked child that calls exit()). */
+static char launcher_dir[1100];
+static pid_t launcher_owner;
+
+static void remove_launcher_copy(void) {
+	char cmd[1200];
+	if (launcher_dir[0] && getpid() == launcher_owner) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", launcher_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "testlib: could not remove %s\n", launcher_dir);
+		launcher_dir[0] = '\0';
+	}
+}
+
 const char *tl_launcher(void) {
 	static char copy[1200];
 	const char *built = getenv("CONFINE_TEST_LAUNCHER");
 	const char *home = getenv("HOME");
-	char *real, dir[1024], tmp[1200], cmd[8192];
+	char *real, cmd[8192];
 	if (!built || !built[0])
 		return NULL;
+	if (copy[0])
+		return copy;
 	real = realpath(built, NULL);
 	if (!real || !under_tmp(real) || !home || home[0] != '/' || strlen(home) > 900 ||
 	    strlen(real) > 1000) {
 		free(real);
 		return built;
 	}
-	snprintf(dir, sizeof dir, "%s/.cache/confine-tests/launcher", home);
-	snprintf(copy, sizeof copy, "%s/landlock-run", dir);
-	snprintf(tmp, sizeof tmp, "%s/.landlock-run.%ld", dir, (long)getpid());
-	/* copied under a name of its own, then renamed: tests running at once
-	 * never see a half-written launcher */
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chmod 0755 '%s' && cp '%s' '%s' && chmod 0755 '%s' "
-	         "&& mv -f '%s' '%s'",
-	         dir, dir, real, tmp, tmp, tmp, copy);
-	free(real);
-	if (system(cmd) != 0)
+	/* This process's own copy, in a directory of its own: tests running
+	 * at once never see a half-written launcher, and nothing stays. */
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/.cache/confine-tests'", home);
+	snprintf(launcher_dir, sizeof launcher_dir, "%s/.cache/confine-tests/launcher.XXXXXX", home);
+	if (system(cmd) != 0 || !mkdtemp(launcher_dir)) {
+		launcher_dir[0] = '\0';
+		free(real);
 		return built;
+	}
+	launcher_owner = getpid();
+	atexit(remove_launcher_copy);
+	snprintf(copy, sizeof copy, "%s/landlock-run", launcher_dir);
+	snprintf(cmd, sizeof cmd, "chmod 0755 '%s' && cp '%s' '%s' && chmod 0755 '%s'",
+	         launcher_dir, real, copy, copy);
+	free(real);
+	if (system(cmd) != 0) {
+		copy[0] = '\0';
+		return built;
+	}
 	return copy;
 }
 

@@ -409,6 +409,7 @@ test('denyRead: the file is unreadable', async () => {
     assert.ok(!b.rendering.includes('s3cr3t'));
   } finally {
     fs.rmSync(secret, { force: true });
+    fs.rmdirSync(stable); // this rung's own; the shared parent stays
   }
 });
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
 import os
 import sys
 import threading
@@ -368,8 +369,10 @@ def candidates() -> List[str]:
     here = os.path.dirname(os.path.abspath(__file__))
     found.append(os.path.join(here, SONAME))
     try:
-        from . import _build_config  # type: ignore[attr-defined]  # meson install's
-        libdir = getattr(_build_config, "LIBDIR", None)
+        # Written by meson install; absent from a checkout. Imported by name,
+        # so type checks of the sources do not depend on an installed copy.
+        build_config = importlib.import_module("._build_config", __package__)
+        libdir = getattr(build_config, "LIBDIR", None)
         if libdir:
             found.append(os.path.join(libdir, SONAME))
     except ImportError:

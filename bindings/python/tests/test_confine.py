@@ -647,6 +647,7 @@ class PolicyEffects(Base):
             self.assertEqual(self.read(secret), "s3cr3t-value\n")
         finally:
             os.unlink(secret)
+            os.rmdir(stable)  # this rung's own; the shared parent stays
 
     def test_secret_env_var_is_absent(self):
         environ = dict(os.environ, CONFINE_TEST_API_KEY="k-1", CONFINE_TEST_PLAIN="p-1",
