@@ -45,6 +45,8 @@ static void take_record(struct cf_status *st, const char *line, size_t len) {
 		if (!st->started)
 			st->exec_errno = (int)rec.value;
 		break;
+	case LAUNCHER_RECORD_KIND_DENIED:
+		break; /* the supervisor's refusals: read by a later change */
 	case LAUNCHER_RECORD_KIND_EXIT:
 	case LAUNCHER_RECORD_KIND_SIGNAL:
 		if (st->started && !st->ended) {
