@@ -55,7 +55,9 @@ test('a denied write renders the exact marker and leaves no file', async () => {
   if (RUNNER) assert.strictEqual(r.runner, RUNNER);
   const lines = r.rendering.split('\n');
   assert.strictEqual(lines[0], '[stderr]');
-  assert.deepStrictEqual(lines.slice(-2), ['[sandbox: file access denied under read-only mode]', '[exit code: 1]']);
+  assert.deepStrictEqual(lines.slice(-3), ['[sandbox: file access denied under read-only mode]',
+    `[denied: write ${path.join(ws, 'f')} (mode)]`, '[exit code: 1]']);
+  assert.deepStrictEqual(r.denials, [{ op: 'write', path: path.join(ws, 'f'), address: null, clause: 'mode' }]);
   assert.ok(!fs.existsSync(path.join(ws, 'f')));
 
   const rr = await confine.run(['sh', '-c', 'echo x > f'], opts(ws, { mode: 'read-only' }));

@@ -92,8 +92,11 @@ class Effects(Base):
         self.assertEqual(r.runner, RUNNER or r.runner)
         lines = r.rendering.split("\n")
         self.assertEqual(lines[0], "[stderr]")
-        self.assertEqual(lines[-2:], ["[sandbox: file access denied under read-only mode]",
+        self.assertEqual(lines[-3:], ["[sandbox: file access denied under read-only mode]",
+                                      "[denied: write %s (mode)]" % target,
                                       "[exit code: 1]"])
+        self.assertEqual(r.denials, (confine.Denial(op="write", path=target, address=None,
+                                                    clause="mode"),))
         self.assertFalse(os.path.lexists(target))
 
         r = confine.run(["sh", "-c", "echo x > f"], mode="read-only", **self.kw())
@@ -604,7 +607,11 @@ class PolicyEffects(Base):
             self.assertEqual((clause[0].subject, clause[0].status), (secret, "enforced"))
             self.assertIn("bwrap", clause[0].layers)
             self.assertNotIn("s3cret", r.stdout)
-            self.assertNotIn("denyRead", r.rendering)
+            self.assertNotIn("not enforced on this run", r.rendering)
+            # the refusal names its object and clause (doc/SPEC.md 9)
+            self.assertIn("[denied: read %s (denyRead)]" % secret, r.rendering.split("\n"))
+            self.assertIn(confine.Denial(op="read", path=secret, address=None,
+                                         clause="denyRead"), r.denials)
         os.unlink(secret)
 
     def test_deny_read_pattern_at_two_depths(self):
@@ -736,6 +743,7 @@ class Facts(unittest.TestCase):
             "confine_outcome": _ffi.Outcome, "confine_bash_options": _ffi.BashOptions,
             "confine_bash_result": _ffi.BashResult, "confine_env_policy": _ffi.EnvPolicy,
             "confine_git_hazard": _ffi.GitHazard, "confine_clause": _ffi.Clause,
+            "confine_denial": _ffi.Denial,
         }
         self.assertEqual(set(layouts), set(structs))
         for name, struct in structs.items():
