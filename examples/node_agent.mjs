@@ -148,7 +148,10 @@ async function run({ workspace, own, check, unavailable }) {
     assert.ok(approvals.length === 0 && !fs.existsSync(notes));
   } else {
     assert.ok(transcript[0].observation.includes('listed'));
-    assert.ok(transcript[1].observation.endsWith('[sandbox: file access denied under read-only mode]\n[exit code: 1]'));
+    // the marker, then what was refused: what an approval would grant
+    const refused = path.join(fs.realpathSync(workspace), 'notes.txt');
+    assert.ok(transcript[1].observation.endsWith('[sandbox: file access denied under read-only mode]\n' +
+      `[denied: write ${refused} (mode)]\n[exit code: 1]`));
     assert.deepStrictEqual(approvals, ["echo 'hello from the agent' > notes.txt"]);
     assert.strictEqual(transcript[3].observation, 'hello from the agent\n');
     assert.strictEqual(fs.readFileSync(notes, 'utf8'), 'hello from the agent\n');

@@ -6,8 +6,9 @@ The tool runs every command read-only. A command runs with workspace-write
 only when the model asks for it (``write: true``) *and* the approval
 callback (a person, a policy) says yes. The model gets confine's rendering
 back: stdout, ``[stderr]``, and the markers (``[sandbox: file access denied
-under read-only mode]``, ``[exit code: 1]``), so it sees why a write failed
-and can ask for approval. When nothing can confine here,
+under read-only mode]``, ``[denied: write /path (mode)]``, ``[exit code:
+1]``), so it sees why a write failed, and what it would need, and can ask
+for approval. When nothing can confine here,
 SANDBOX_UNAVAILABLE comes back to the model as an error: the tool never
 switches to danger-full-access by itself.
 
@@ -166,8 +167,11 @@ def run(workspace: str, check: bool, unavailable: bool) -> None:
         assert not approvals and not os.path.exists(notes)
     else:
         assert "listed" in transcript[0]["observation"]
+        # the marker, then what was refused: what an approval would grant
+        refused = os.path.join(os.path.realpath(workspace), "notes.txt")
         assert transcript[1]["observation"].endswith(
-            "[sandbox: file access denied under read-only mode]\n[exit code: 1]")
+            "[sandbox: file access denied under read-only mode]\n"
+            "[denied: write %s (mode)]\n[exit code: 1]" % refused), transcript[1]
         assert approvals == ["echo 'hello from the agent' > notes.txt"]
         assert transcript[3]["observation"] == "hello from the agent\n"
         with open(notes) as f:

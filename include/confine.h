@@ -852,6 +852,29 @@ typedef struct confine_clause {
 	char *needs;
 } confine_clause;
 
+/* At most this many denials are listed per run (doc/SPEC.md 9): the
+ * first found, the supervisor's own first, then the output's in order. */
+#define CONFINE_DENIALS_MAX 32
+
+/* One refusal the sandbox made during a run, with its object (doc/SPEC.md
+ * 8, 9): from the launcher's supervisor (exact), or read from a line of
+ * the command's output that names a path or an address a clause covers. */
+typedef struct confine_denial {
+	/* What was refused: "read", "write", "chmod", "chown", "utimes",
+	 * "setxattr", "removexattr", "setflags", "connect", "send",
+	 * "resolve". */
+	char *op;
+	/* The file, absolute (a relative path in the output is taken from
+	 * the run's working directory); NULL for a network denial. */
+	char *path;
+	/* "host:port", or the host alone; NULL for a file denial. */
+	char *address;
+	/* The clause that covers it: "mode" (a write outside the writable
+	 * roots), "denyRead", "protectedPaths", "defaultProtections",
+	 * "metadata", "setid", "unix-sockets" or "network". */
+	char *clause;
+} confine_denial;
+
 /* How a run ended, classified with that run's own facts. */
 typedef struct confine_outcome {
 	bool signaled;
@@ -869,6 +892,8 @@ typedef struct confine_outcome {
 	confine_mode mode;
 	confine_runner runner;
 	confine_enforcement enforcement;
+	/* The file marker (doc/SPEC.md 8, 9): a refused file access in the
+	 * output, in the rung's dialect, or a file denial in `denials`. */
 	bool denied;
 	bool runner_failed;
 	char *runner_failure_detail; /* the matched line, or NULL */
@@ -883,6 +908,14 @@ typedef struct confine_outcome {
 	 * left with none is unenforced. NULL and 0 when unconfined. */
 	confine_clause *clauses;
 	size_t n_clauses;
+	/* The refusals this run met, each with its object (doc/SPEC.md 8):
+	 * at most CONFINE_DENIALS_MAX; NULL and 0 when none is known. A file
+	 * denial (a `path`) also sets `denied`. */
+	confine_denial *denials;
+	size_t n_denials;
+	/* A network refusal with the policy's network off: the rendering's
+	 * "[sandbox: network access denied under <mode> mode]". */
+	bool network_denied;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

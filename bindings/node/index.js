@@ -387,6 +387,8 @@ function resultOf(object, mode) {
     stderr: object.stderr || '',
     truncated: truncatedOf(object),
     denied: !!sandbox.denied,
+    networkDenied: !!sandbox.networkDenied,
+    denials: denialsOf(sandbox.denials),
     timedOut: !!object.timedOut,
     runner: sandbox.runner || null,
     enforcement: sandbox.enforcement || null,
@@ -396,6 +398,22 @@ function resultOf(object, mode) {
     gitHazards: (sandbox.gitHazards || []).map((h) => ({ path: h.path, kind: h.kind })),
     mode: sandbox.mode || mode,
   };
+}
+
+/** The refusals with their object (doc/SPEC.md 9): {op, path, address,
+ * clause}, exactly one of path and address set, the other null. */
+function denialsOf(list) {
+  return (list || []).map((d) => ({
+    op: d.op, path: d.path === undefined ? null : d.path,
+    address: d.address === undefined ? null : d.address, clause: d.clause,
+  }));
+}
+
+/** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
+ * confine_bash_render() writes it: a control character shows as '?'. */
+function denialLines(result, files) {
+  return (result.denials || []).filter((d) => (files ? d.path : d.address) !== null)
+    .map((d) => `[denied: ${d.op} ${(files ? d.path : d.address).replace(/[\x00-\x1f\x7f]/g, '?')} (${d.clause})]`);
 }
 
 /** The report per clause (doc/SPEC.md 15) as plain objects. */
@@ -433,6 +451,9 @@ function render(result, timeoutMs) {
   }
   if (!result.stdout && !result.stderr) text += '(no output)';
   if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
+  for (const line of denialLines(result, true)) marker(line);
+  if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);
+  for (const line of denialLines(result, false)) marker(line);
   if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
     marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
   }
@@ -621,7 +642,7 @@ async function run(argv, options = {}) {
           return resolve({
             exitCode: null, signal: termSignal || 'SIGKILL', stdout: stdoutBuffer.toString('utf8'),
             stderr: stderrBuffer.toString('utf8'), stdoutBuffer, stderrBuffer,
-            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, timedOut: true,
+            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, networkDenied: false, denials: [], timedOut: true,
             runner: null, enforcement: null, unenforced: [], layers: [], clauses: [], gitHazards: [], mode,
           });
         }

@@ -41,6 +41,7 @@
 #include "ruleset.h"
 #include "seccomp-filter.h"
 #include "supervise.h"
+#include "supervise-report.h"
 
 /* Grants and allowed sockets handed to the supervisor; more are refused
  * with a usage-like failure rather than silently dropped. */
@@ -155,6 +156,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	}
 	if (abi > 0 && landlock_resolves_unix(abi))
 		flags |= SUPERVISE_SOCKETS_BY_LANDLOCK;
+	supervise_set_reporter(record_denied); /* its refusals, as `denied` records */
 	r = supervise_new(writable, shared, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
 	if (r < 0) {
 		if (failed != NULL)

@@ -36,6 +36,7 @@
 #include <linux/openat2.h>
 
 #include "supervise-internal.h"
+#include "supervise-report.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -546,6 +547,10 @@ enum operation {
 	OP_IOCTL,
 };
 
+/* The word a `denied` record names each operation by, in enum order. */
+static const char *const operation_word[] = { "chmod",    "chown",       "utimes",
+					      "setxattr", "removexattr", "setflags" };
+
 struct request {
 	enum operation op;
 	bool by_fd;           /* f* call: use the command's open file itself */
@@ -747,9 +752,9 @@ static int64_t metadata(struct sv_call *call, struct request *rq, struct shape s
 		 * under bwrap `--dev /dev` binds the host's nodes: a writable
 		 * grant of /dev/null lets it write there, not chmod the host's
 		 * /dev/null (SECURITY.md limit 7). */
-		result = -EPERM;
+		result = sv_refuse("metadata", operation_word[rq->op], &t, -EPERM);
 	else if (!sv_inside_grants(call->sv, &t))
-		result = -EPERM;
+		result = sv_refuse("metadata", operation_word[rq->op], &t, -EPERM);
 	else
 		result = perform(rq, &t);
 	sv_target_close(&t);

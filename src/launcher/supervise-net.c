@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "supervise-internal.h"
+#include "supervise-report.h"
 
 #define SEND_COPY_LIMIT (256U * 1024U)
 #define CONTROL_LIMIT (64U * 1024U)
@@ -91,7 +92,8 @@ static int check_address(struct sv_call *call, int sock, struct sockaddr_storage
 	if (!sv_call_valid(call))
 		return -ENOENT;
 	if (!sv_socket_inside_grants(call->sv, pinned) && !sv_allowed_socket(call->sv, pinned))
-		return -EACCES;
+		return sv_refuse("unix-sockets", call->req->data.nr == SYS_connect ? "connect" : "send",
+				 pinned, -EACCES);
 	memset(un->sun_path, 0, sizeof(un->sun_path));
 	snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", pinned->fd);
 	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(un->sun_path) + 1);

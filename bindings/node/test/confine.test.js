@@ -124,7 +124,9 @@ test('a denied write renders the exact marker and leaves no file', async () => {
   if (RUNNER) assert.strictEqual(r.runner, RUNNER);
   const lines = r.rendering.split('\n');
   assert.strictEqual(lines[0], '[stderr]');
-  assert.deepStrictEqual(lines.slice(-2), ['[sandbox: file access denied under read-only mode]', '[exit code: 1]']);
+  assert.deepStrictEqual(lines.slice(-3), ['[sandbox: file access denied under read-only mode]',
+    `[denied: write ${path.join(ws, 'f')} (mode)]`, '[exit code: 1]']);
+  assert.deepStrictEqual(r.denials, [{ op: 'write', path: path.join(ws, 'f'), address: null, clause: 'mode' }]);
   assert.ok(!fs.existsSync(path.join(ws, 'f')));
 
   const rr = await confine.run(['sh', '-c', 'echo x > f'], opts(ws, { mode: 'read-only' }));
@@ -410,6 +412,61 @@ test('denyRead: the file is unreadable', async () => {
   } finally {
     fs.rmSync(secret, { force: true });
     fs.rmdirSync(stable); // this rung's own; the shared parent stays
+  }
+});
+
+test('denials name their object and clause, alike on both rungs; ordinary errors are none', async () => {
+  const { ws } = workspace();
+  spawnSync('git', ['init', '-q', ws]);
+  const config = path.join(ws, '.git', 'config');
+  const g = await confine.bash('git config foo.bar 1', opts(ws, { mode: 'workspace-write' }));
+  if (RUNNER === 'landlock') {
+    // defaultProtections are unenforced there: git config succeeds
+    assert.deepStrictEqual([g.exitCode, g.denials], [0, []]);
+  } else {
+    assert.ok(g.stderr.includes('Device or resource busy'));
+    assert.strictEqual(g.denied, true);
+    assert.deepStrictEqual(g.denials, [{ op: 'write', path: config, address: null, clause: 'defaultProtections' }]);
+    assert.ok(g.rendering.split('\n').includes(`[denied: write ${config} (defaultProtections)]`));
+  }
+  // Below denyRead (bwrap's mask: ENOENT; Landlock: EACCES), in a directory
+  // beside which no other test makes entries.
+  const stable = path.join(path.dirname(root), 'confine-denyread', `node-denials-${RUNNER || 'default'}`);
+  fs.mkdirSync(path.join(stable, 'sub'), { recursive: true });
+  const key = path.join(stable, 'sub', 'key');
+  fs.writeFileSync(key, 's3cr3t-value\n');
+  try {
+    const r = await confine.bash(`cat '${key}'`, opts(ws, { denyRead: [stable] }));
+    assert.ok(!r.stdout.includes('s3cr3t'));
+    assert.strictEqual(r.denied, true);
+    assert.deepStrictEqual(r.denials, [{ op: 'read', path: key, address: null, clause: 'denyRead' }]);
+  } finally {
+    fs.rmSync(key, { force: true });
+  }
+  // A refused connect, network off: its own marker, the address named.
+  const server = net.createServer((socket) => socket.destroy());
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  try {
+    const n = await confine.bash(`exec 3<>/dev/tcp/127.0.0.1/${port}`, opts(ws, { network: 'off' }));
+    assert.deepStrictEqual([n.networkDenied, n.denied], [true, false]);
+    assert.deepStrictEqual(n.denials, [{ op: 'connect', path: null, address: `127.0.0.1:${port}`, clause: 'network' }]);
+    assert.ok(n.rendering.includes(`[sandbox: network access denied under read-only mode]\n[denied: connect 127.0.0.1:${port} (network)]`));
+    // the rendering is the CLI's, byte for byte
+    const bin = confine.findConfine();
+    const cli = spawnSync(bin, ['bash', '-w', ws, '--config', configPath, ...(RUNNER ? ['--runner', RUNNER] : []),
+      '--network', 'off', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`], { encoding: 'utf8' }).stdout;
+    assert.strictEqual(n.rendering.replace(/\n?$/, '\n'), cli);
+  } finally {
+    server.close();
+  }
+  // Ordinary errors are no denials.
+  for (const command of ["echo 'git@github.com: Permission denied (publickey).' >&2; exit 255",
+    'cat missing-file',
+    "python3 -c \"import os; open('pf', 'w').close(); os.chmod('pf', 0); open('pf')\""]) {
+    const o = await confine.bash(command, opts(ws, { mode: 'workspace-write' }));
+    assert.notStrictEqual(o.exitCode, 0, command);
+    assert.deepStrictEqual([o.denied, o.networkDenied, o.denials], [false, false, []], command);
   }
 });
 

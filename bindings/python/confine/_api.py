@@ -83,14 +83,35 @@ class Clause:
 
 
 @dataclass(frozen=True)
+class Denial:
+    """One refusal the sandbox made during a run, with its object
+    (doc/SPEC.md 8, 9), so an approval can name what to grant.
+
+    ``op`` is what was refused (``"write"``, ``"read"``, ``"chmod"``,
+    ``"chown"``, ``"utimes"``, ``"setxattr"``, ``"removexattr"``,
+    ``"setflags"``, ``"connect"``, ``"send"``, ``"resolve"``); exactly one of
+    ``path`` (absolute) and ``address`` (``"host:port"``, or a host) is set;
+    ``clause`` is the policy clause that covers it (``"mode"``: a write
+    outside the writable roots; ``"denyRead"``, ``"protectedPaths"``,
+    ``"defaultProtections"``, ``"metadata"``, ``"setid"``,
+    ``"unix-sockets"``, ``"network"``)."""
+
+    op: str
+    path: Optional[str]
+    address: Optional[str]
+    clause: str
+
+
+@dataclass(frozen=True)
 class Result:
     """How a run ended, classified with that run's own facts.
 
     ``exit_code`` is ``None`` when a signal ended the command (``signal`` is
     then its name, ``"SIGTERM"``). ``stdout``/``stderr`` are the captured
     bytes decoded as UTF-8 (undecodable bytes replaced); the raw bytes are in
-    ``stdout_bytes``/``stderr_bytes``. ``denied``: the runner's denial
-    dialect was seen in stderr with a non-zero exit. ``runner`` and
+    ``stdout_bytes``/``stderr_bytes``. ``denied``: a refused file access
+    (the rendering's file marker): the runner's denial dialect where it
+    reads as one, or a file denial in ``denials``. ``runner`` and
     ``enforcement`` are ``None`` for danger-full-access. ``unenforced`` lists
     what of the policy the runner did not enforce (config key names,
     ``"protectedPaths"``, ``"denyRead"``, ``"privateTemp"``, ...; doc/SPEC.md
@@ -98,6 +119,9 @@ class Result:
     left behind (:class:`GitHazard`): warn before running git there.
     ``clauses`` is the report per clause (:class:`Clause`) as this run held
     it: ``enforcement`` is ``"full"`` only when every clause is enforced.
+    ``denials`` lists the refusals this run met, each with its object
+    (:class:`Denial`, at most 32); ``network_denied`` is a refused network
+    access with the policy's network off (the rendering's network marker).
     """
 
     exit_code: Optional[int]
@@ -117,6 +141,8 @@ class Result:
     git_hazards: Tuple[GitHazard, ...] = ()
     clauses: Tuple[Clause, ...] = ()
     rendering: str = ""
+    denials: Tuple[Denial, ...] = ()
+    network_denied: bool = False
 
     @property
     def returncode(self) -> int:
@@ -562,6 +588,13 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
         git_hazards=tuple(GitHazard(path=os.fsdecode(o.git_hazards[i].path or b""),
                                     kind=_ffi.text(o.git_hazards[i].kind))
                           for i in range(o.n_git_hazards)),
+        denials=tuple(Denial(op=_ffi.text(o.denials[i].op),
+                             path=os.fsdecode(o.denials[i].path) if o.denials[i].path else None,
+                             address=(_ffi.text(o.denials[i].address)
+                                      if o.denials[i].address else None),
+                             clause=_ffi.text(o.denials[i].clause))
+                      for i in range(o.n_denials)),
+        network_denied=bool(o.network_denied),
         mode=mode,
     )
 

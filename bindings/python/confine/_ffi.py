@@ -188,6 +188,11 @@ class GitHazard(Structure):
     _fields_ = [("path", c_char_p), ("kind", c_char_p)]
 
 
+class Denial(Structure):
+    _fields_ = [("op", c_char_p), ("path", c_char_p), ("address", c_char_p),
+                ("clause", c_char_p)]
+
+
 class Outcome(Structure):
     _fields_ = [
         ("signaled", c_bool),
@@ -212,6 +217,9 @@ class Outcome(Structure):
         ("n_git_hazards", c_size_t),
         ("clauses", POINTER(Clause)),
         ("n_clauses", c_size_t),
+        ("denials", POINTER(Denial)),
+        ("n_denials", c_size_t),
+        ("network_denied", c_bool),
     ]
 
 

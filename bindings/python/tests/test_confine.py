@@ -164,8 +164,11 @@ class Effects(Base):
         self.assertEqual(r.runner, RUNNER or r.runner)
         lines = r.rendering.split("\n")
         self.assertEqual(lines[0], "[stderr]")
-        self.assertEqual(lines[-2:], ["[sandbox: file access denied under read-only mode]",
+        self.assertEqual(lines[-3:], ["[sandbox: file access denied under read-only mode]",
+                                      "[denied: write %s (mode)]" % target,
                                       "[exit code: 1]"])
+        self.assertEqual(r.denials, (confine.Denial(op="write", path=target, address=None,
+                                                    clause="mode"),))
         self.assertFalse(os.path.lexists(target))
 
         r = confine.run(["sh", "-c", "echo x > f"], mode="read-only", **self.kw())
@@ -649,6 +652,69 @@ class PolicyEffects(Base):
             os.unlink(secret)
             os.rmdir(stable)  # this rung's own; the shared parent stays
 
+    def test_denials_name_their_object(self):
+        # doc/SPEC.md 8, 9: each refusal with its object and clause, alike
+        # on both rungs; ordinary errors are none.
+        Denial = confine.Denial
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        r = confine.bash("git config foo.bar 1", mode="workspace-write", **self.kw())
+        config = os.path.join(self.ws, ".git", "config")
+        if RUNNER == "landlock":  # defaultProtections unenforced there
+            self.assertEqual((r.exit_code, r.denials), (0, ()), r)
+        else:  # EBUSY: a rename onto the read-only bind of .git/config
+            self.assertIn("Device or resource busy", r.stderr)
+            self.assertTrue(r.denied, r)
+            self.assertEqual(r.denials, (Denial("write", config, None, "defaultProtections"),))
+            self.assertIn("[denied: write %s (defaultProtections)]" % config,
+                          r.rendering.split("\n"))
+        # below denyRead: bwrap's mask says ENOENT, Landlock says EACCES (a
+        # directory beside which no other test makes entries: see above)
+        stable = os.path.join(os.path.dirname(test_root()), "confine-denyread",
+                              "python-denials-%s" % (RUNNER or "default"))
+        os.makedirs(os.path.join(stable, "sub"), exist_ok=True)
+        key = os.path.join(stable, "sub", "key")
+        with open(key, "w") as f:
+            f.write("s3cr3t-value\n")
+        provider = (confine.Provider(runner=RUNNER, **LAUNCHER_KW) if RUNNER
+                    else confine.Provider(**LAUNCHER_KW))
+        try:
+            r = confine.bash("cat '%s'" % key, deny_read=[stable], workspace=self.ws,
+                             provider=provider)
+            self.assertNotIn("s3cr3t", r.stdout)
+            self.assertTrue(r.denied, r)
+            self.assertEqual(r.denials, (Denial("read", key, None, "denyRead"),))
+            # a name that is not there, on the host either: no denial
+            r = confine.bash("cat '%s/sub/nokey'" % stable, deny_read=[stable],
+                             workspace=self.ws, provider=provider)
+            self.assertEqual((r.denied, r.denials), (False, ()), r)
+        finally:
+            os.unlink(key)
+        # a refused connect, network off: its own marker and the address
+        import socket
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        port = server.getsockname()[1]
+        try:
+            r = confine.bash("exec 3<>/dev/tcp/127.0.0.1/%d" % port, network="off",
+                             **self.kw())
+            self.assertEqual((r.network_denied, r.denied), (True, False), r)
+            self.assertEqual(r.denials, (Denial("connect", None, "127.0.0.1:%d" % port,
+                                                "network"),))
+            self.assertIn("[sandbox: network access denied under read-only mode]\n"
+                          "[denied: connect 127.0.0.1:%d (network)]" % port, r.rendering)
+        finally:
+            server.close()
+        # ordinary errors
+        for command in ["echo 'git@github.com: Permission denied (publickey).' >&2; exit 255",
+                        "cat missing-file",
+                        "python3 -c \"import os; open('pf', 'w').close(); os.chmod('pf', 0); "
+                        "open('pf')\""]:
+            r = confine.bash(command, mode="workspace-write", **self.kw())
+            self.assertNotEqual(r.exit_code, 0, r)
+            self.assertEqual((r.denied, r.network_denied, r.denials), (False, False, ()), r)
+            self.assertNotIn("[sandbox:", r.rendering.replace("[sandbox: not enforced", ""))
+
     def test_secret_env_var_is_absent(self):
         environ = dict(os.environ, CONFINE_TEST_API_KEY="k-1", CONFINE_TEST_PLAIN="p-1",
                        CONFINE_TEST_DROP="d-1")
@@ -763,6 +829,10 @@ class PolicyEffects(Base):
             self.assertIn("bwrap", clause[0].layers)
             self.assertNotIn("s3cret", r.stdout)
             self.assertIn("denyRead (%s)" % secret, r.rendering)
+            # the refusal names its object and clause (doc/SPEC.md 9)
+            self.assertIn("[denied: read %s (denyRead)]" % secret, r.rendering.split("\n"))
+            self.assertIn(confine.Denial(op="read", path=secret, address=None,
+                                         clause="denyRead"), r.denials)
         os.unlink(secret)
 
     def test_deny_read_pattern_at_two_depths(self):
@@ -984,6 +1054,7 @@ class Facts(unittest.TestCase):
             "confine_outcome": _ffi.Outcome, "confine_bash_options": _ffi.BashOptions,
             "confine_bash_result": _ffi.BashResult, "confine_env_policy": _ffi.EnvPolicy,
             "confine_git_hazard": _ffi.GitHazard, "confine_clause": _ffi.Clause,
+            "confine_denial": _ffi.Denial,
         }
         self.assertEqual(set(layouts), set(structs))
         for name, struct in structs.items():

@@ -14,6 +14,13 @@ workspace root as cwd, a new session).
 - env: a secret-named variable is absent, an included one present;
 - network off: a TCP connect to a loopback server this test runs fails,
   and with `on` it succeeds;
+- denials with their object (SPEC 8, 9): git config on a protected
+  .git/config (EBUSY under bwrap), a read below denyRead (bwrap's ENOENT,
+  Landlock's EACCES), a write outside, a refused connect with the network
+  off, each marked with its object and clause, in JSON and the rendering,
+  identically on both rungs; and the ordinary errors that are not denials
+  (ssh's "Permission denied (publickey)", a missing file, a file the
+  command locked itself, a refused connect with the network on);
 - Python multiprocessing (Pool + Lock) works under workspace-write;
 - read-only: `cc -o /dev/null hello.c` works and leaves nothing behind;
 - workspace-write: TMPDIR is the run's own temp area (cc uses it), the
@@ -365,6 +372,90 @@ def test_network(w):
     server.sock.close()
 
 
+def test_denials(w):
+    ws = os.path.join(w.base, "denials-ws")
+    secret = os.path.join(w.base, "denials-secret")
+    for d in (ws, os.path.join(secret, "sub")):
+        os.makedirs(d)
+    with open(os.path.join(secret, "sub", "key"), "w") as f:
+        f.write(SECRET)
+    git(ws, "init", "-q")
+
+    def bash(mode, opts, command, json_out=True):
+        args = ["--config", w.config, "--runner", w.runner, "-m", mode, "-w", ws] + opts
+        done = subprocess.run([w.confine, "bash"] + (["--json"] if json_out else []) + args
+                              + ["-c", command], capture_output=True, text=True, cwd=w.base)
+        return json.loads(done.stdout) if json_out else done.stdout
+
+    def denials(out):
+        return [(d["op"], d.get("path", d.get("address")), d["clause"])
+                for d in out["sandbox"]["denials"]]
+
+    # git config on the protected .git/config: EBUSY under bwrap (a rename
+    # onto its read-only bind); Landlock does not protect it (unenforced)
+    out = bash("workspace-write", [], "git config foo.bar 1")
+    config = os.path.join(ws, ".git", "config")
+    if w.runner == "bwrap":
+        check("Device or resource busy" in out["stderr"], "git config: not EBUSY", out)
+        check(out["sandbox"]["denied"], "git config: not marked", out)
+        check(denials(out) == [("write", config, "defaultProtections")], "git config", out)
+    else:
+        check(out["exitCode"] == 0 and denials(out) == [], "git config under Landlock", out)
+
+    # a read below denyRead: bwrap masks it (ENOENT), Landlock refuses (EACCES)
+    key = os.path.join(secret, "sub", "key")
+    out = bash("workspace-write", ["--deny-read", secret], "cat '%s'" % key)
+    check(SECRET not in out["stdout"], "denyRead: read", out)
+    check(out["sandbox"]["denied"], "denyRead: not marked", out)
+    check(denials(out) == [("read", key, "denyRead")], "denyRead", out)
+
+    # a write outside, in the rendering the model sees
+    target = os.path.join(w.other, "o")
+    text = bash("workspace-write", [], "echo x > '%s'" % target, json_out=False)
+    lines = text.splitlines()
+    check("[sandbox: file access denied under workspace-write mode]" in lines and
+          "[denied: write %s (mode)]" % target in lines, "write outside: rendering", text)
+
+    # a refused connect, network off: its own marker, the address named
+    server = Server()
+    command = "exec 3<>/dev/tcp/127.0.0.1/%d" % server.port
+    for mode in ("read-only", "workspace-write"):
+        out = bash(mode, ["--network", "off"], command)
+        check(out["sandbox"]["networkDenied"] and not out["sandbox"]["denied"],
+              "network off: markers", out)
+        check(denials(out) == [("connect", "127.0.0.1:%d" % server.port, "network")],
+              "network off: denial", out)
+    text = bash("read-only", ["--network", "off"], command, json_out=False)
+    check("[sandbox: network access denied under read-only mode]\n"
+          "[denied: connect 127.0.0.1:%d (network)]" % server.port in text,
+          "network off: rendering", text)
+    check(server.accepted == 0, "network off: the host server was reached")
+    server.sock.close()
+
+    # ordinary errors are no denials
+    # a port held bound but not listening: refused, and nobody else's
+    closed = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    closed.bind(("127.0.0.1", 0))
+    closed_port = closed.getsockname()[1]
+    for label, opts, command in [
+            ("ssh's publickey", [],
+             "echo 'git@github.com: Permission denied (publickey).' >&2; exit 255"),
+            ("a missing file", [], "cat missing-file"),
+            ("a missing file below denyRead", ["--deny-read", secret],
+             "cat '%s/sub/nokey'" % secret),
+            ("a file the command locked itself", [],
+             "python3 -c \"import os; open('pf', 'w').close(); os.chmod('pf', 0); open('pf')\""),
+            ("a refused connect, network on", [],
+             "exec 3<>/dev/tcp/127.0.0.1/%d" % closed_port)]:
+        out = bash("workspace-write", opts, command)
+        check(out["exitCode"] != 0, "%s: it did not fail" % label, out)
+        check(not out["sandbox"]["denied"] and not out["sandbox"]["networkDenied"] and
+              out["sandbox"]["denials"] == [], "%s: marked as a denial" % label, out)
+    closed.close()
+    shutil.rmtree(ws, ignore_errors=True)
+    shutil.rmtree(secret, ignore_errors=True)
+
+
 def test_multiprocessing(w):
     script = os.path.join(w.ws, "mp.py")
     with open(script, "w") as f:
@@ -539,6 +630,7 @@ def main():
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
                  test_deny_read, test_deny_read_patterns, test_env, test_network,
+                 test_denials,
                  test_multiprocessing,
                  test_cc_read_only, test_temp_area_workspace_write, test_refusals]
         for t in tests:

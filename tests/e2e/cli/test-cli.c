@@ -1242,8 +1242,9 @@ static void test_run_json(void **state) {
 	assert_false(json_bool(object, "timedOut"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "layers",
-	                          "clauses", "runner", "runnerFailed", "gitHazards"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
+	                          "unenforced", "layers", "clauses", "runner", "runnerFailed",
+	                          "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_false(json_bool(sandbox, "runnerFailed"));
 	json_decref(object);
@@ -1256,7 +1257,8 @@ static void test_run_json(void **state) {
 	object = json_of_last_err_line(&r);
 	assert_null(json_object_get(object, "exitCode"));
 	assert_string_equal(json_str(object, "signal"), "SIGTERM");
-	expect_keys(json_object_get(object, "sandbox"), KEYS("mode", "denied", "runnerFailed"));
+	expect_keys(json_object_get(object, "sandbox"),
+	            KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed"));
 	json_decref(object);
 	result_free(&r);
 
@@ -1750,10 +1752,22 @@ static void test_bash_json_denied(void **state) {
 	assert_false(json_bool(object, "stderrTruncated"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed",
-	                          "unenforced", "layers", "clauses", "gitHazards"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
+	                          "runner", "runnerFailed", "unenforced", "layers", "clauses",
+	                          "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
+	assert_false(json_bool(sandbox, "networkDenied"));
+	{
+		/* the refusal with its object and clause (doc/SPEC.md 9) */
+		json_t *denials = json_object_get(sandbox, "denials");
+		json_t *d = json_array_get(denials, 0);
+		assert_int_equal(json_array_size(denials), 1);
+		expect_keys(d, KEYS("op", "path", "clause"));
+		assert_string_equal(json_str(d, "op"), "write");
+		assert_string_equal(json_str(d, "path"), denied_file);
+		assert_string_equal(json_str(d, "clause"), "mode");
+	}
 	assert_string_equal(json_str(sandbox, "enforcement"), "full");
 	assert_true(strcmp(json_str(sandbox, "runner"), "bwrap") == 0 ||
 	            strcmp(json_str(sandbox, "runner"), "landlock") == 0);
@@ -1833,7 +1847,7 @@ static void test_bash_json_danger(void **state) {
 	object = json_of(&r);
 	assert_int_equal(json_int(object, "exitCode"), 3);
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "runnerFailed"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed"));
 	assert_string_equal(json_str(sandbox, "mode"), "danger-full-access");
 	assert_false(json_bool(sandbox, "denied"));
 	assert_true(exists(out_file));
@@ -1849,8 +1863,14 @@ static void test_bash_rendering(void **state) {
 	expect_status(&r, 1);
 	assert_true(strncmp(r.out, "[stderr]\n", 9) == 0);
 	{
-		const char *tail = "\n[sandbox: file access denied under read-only mode]\n[exit code: 1]\n";
-		size_t len = strlen(r.out), tail_len = strlen(tail);
+		char tail[PATH_MAX + 200];
+		size_t len, tail_len;
+		FORMAT(tail, sizeof tail,
+		       "\n[sandbox: file access denied under read-only mode]\n"
+		       "[denied: write %s/bash-render (mode)]\n[exit code: 1]\n",
+		       work);
+		len = strlen(r.out);
+		tail_len = strlen(tail);
 		assert_true(len > tail_len);
 		assert_string_equal(r.out + len - tail_len, tail);
 	}

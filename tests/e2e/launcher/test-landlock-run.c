@@ -1684,7 +1684,7 @@ static void test_deny_network_refuses_tcp(void **state)
 	assert_int_equal(accepted_connections(listener), 2);
 
 	run(denied, &result);
-	assert_string_equal(result.out, "socket 13\n"); /* EACCES */
+	assert_string_equal(result.out, "socket 111\n"); /* ECONNREFUSED, as bwrap's netns */
 	assert_int_equal(accepted_connections(listener), 0);
 	close(listener);
 }
@@ -2136,6 +2136,74 @@ static void test_require_supervisor_fails_closed_without_one(void **state)
 	assert_false(tl_exists(mark));
 }
 
+/* The supervisor's refusals reach the status channel as `denied` records
+ * naming the inode decided on (doc/SPEC.md 12): each once, between
+ * `started` and `exit`; a chmod inside the grants is no refusal. */
+static void test_status_records_the_supervisors_refusals(void **state)
+{
+	struct workdir *dir = *state;
+	char script[4 * PATH_MAX], want[PATH_MAX + 64];
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--rw", NULL, "--",
+			       "/bin/sh", "-c", script, NULL };
+	struct launcher_record records[8];
+	struct run_result result;
+	char object[PATH_MAX];
+
+	if (!supervisor_possible)
+		skip();
+	argv[6] = dir->inside;
+	format_into(script, sizeof(script),
+		    "touch '%s/f'; chmod 600 '%s/f'; chmod 600 '%s'; chmod 600 '%s'; exit 0",
+		    dir->inside, dir->inside, dir->outside, dir->outside);
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	assert_int_equal(parse_records(&result, records, 8), 4);
+	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_DENIED);
+	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_EXIT);
+	format_into(want, sizeof(want), "denied metadata chmod %s\n", dir->outside);
+	assert_non_null(strstr(result.records, want));
+	assert_true(launcher_object_decode(records[2].text, records[2].text_length, object,
+					   sizeof(object)) > 0);
+	assert_string_equal(object, dir->outside);
+}
+
+/* At most LAUNCHER_DENIED_MAX `denied` records, however many refusals. */
+static void test_status_denied_records_are_bounded(void **state)
+{
+	struct workdir *dir = *state;
+	char script[2 * PATH_MAX];
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "/bin/sh", "-c",
+			       script, NULL };
+	struct launcher_record records[LAUNCHER_DENIED_MAX + 8];
+	struct run_result result;
+	size_t n, denied = 0;
+
+	if (!supervisor_possible)
+		skip();
+	for (int i = 1; i <= 40; i++) {
+		char name[PATH_MAX + 16];
+		int fd;
+
+		format_into(name, sizeof(name), "%s/%d", dir->outside, i);
+		fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	format_into(script, sizeof(script),
+		    "cd '%s' && for i in $(seq 1 40); do chmod 600 $i; done; exit 0",
+		    dir->outside);
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	n = parse_records(&result, records, LAUNCHER_DENIED_MAX + 8);
+	for (size_t i = 0; i < n; i++)
+		denied += records[i].kind == LAUNCHER_RECORD_KIND_DENIED;
+	assert_int_equal(denied, LAUNCHER_DENIED_MAX);
+	assert_int_equal(records[n - 1].kind, LAUNCHER_RECORD_KIND_EXIT);
+}
+
 static void test_require_supervisor_runs_where_it_can(void **state)
 {
 	const char *argv[] = { launcher, "--status-fd", "3", "--require-supervisor",
@@ -2315,6 +2383,10 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test_setup_teardown(test_require_supervisor_fails_closed_without_one,
 						make_workdir, remove_workdir),
 		cmocka_unit_test(test_require_supervisor_runs_where_it_can),
+		cmocka_unit_test_setup_teardown(test_status_records_the_supervisors_refusals,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_status_denied_records_are_bounded,
+						make_workdir, remove_workdir),
 		cmocka_unit_test_setup_teardown(test_supervisor_mediates_chmod_by_grant,
 						make_workdir, remove_workdir),
 	};
