@@ -110,6 +110,10 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
                          const cf_runner_program *program, confine_argv *c, char ***ret) {
 	static const char *const extra[] = { "--best-effort", NULL };
+	/* read-only: bwrap's /dev/shm is a tmpfs of its own (--dev), gone with
+	 * the run, so the launcher inside grants it too: POSIX semaphores
+	 * (Python multiprocessing, compilers' jobservers) work read-only. */
+	static const char *const extra_ro[] = { "--best-effort", "--rw", "/dev/shm", NULL };
 	int fd = cf_launcher_image_fd();
 	confine_policy inner;
 	char **argv = NULL, **tokens = NULL;
@@ -154,7 +158,11 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	for (size_t i = 0; r == 0 && tokens[i]; i++)
 		r = cf_strv_push(&argv, tokens[i]);
 	if (r == 0 && (r = cf_strv_push(&argv, "--")) == 0 && (r = cf_strv_push(&argv, self)) == 0)
-		r = cf_runner_launcher_args(&inner, extra, &argv);
+		r = cf_runner_launcher_args(&inner,
+		                            inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp
+		                                    ? extra_ro
+		                                    : extra,
+		                            &argv);
 	confine_strv_free(tokens);
 	cf_policy_clear(&inner);
 	if (r < 0) {

@@ -369,7 +369,15 @@ static void clause_temp(struct list *l, const confine_policy *p, const cf_clause
 			    "shared with other programs: their files are the command's to touch");
 			break;
 		}
-		if (p->temp_dir)
+		if (p->temp_dir && !ww && f->runner == CONFINE_RUNNER_LANDLOCK)
+			/* No private /dev/shm without a mount namespace: read-only
+			 * grants none, so POSIX semaphores fail here (bwrap has its own). */
+			add(l, "privateTemp", p->temp_dir, status, mode_layers(f) | CONFINE_LAYER_LIBRARY,
+			    NULL,
+			    "the run's own directory; no /dev/shm (the host's is shared, and read-only "
+			    "grants none): POSIX shared memory and semaphores (Python multiprocessing) "
+			    "fail read-only here, not on bubblewrap");
+		else if (p->temp_dir)
 			add(l, "privateTemp", p->temp_dir, status, mode_layers(f) | CONFINE_LAYER_LIBRARY,
 			    shm ? NEEDS_BWRAP : NULL, shm ? "the run's own directory%s" : NULL, gap);
 		else

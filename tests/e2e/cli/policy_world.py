@@ -470,6 +470,15 @@ def test_multiprocessing(w):
     python = shutil.which("python3")
     for code, out, err, _ in w.both("workspace-write", [], "'%s' mp.py" % python):
         check(out == "285\n", "multiprocessing failed", err)
+    # Read-only too where the rung has a /dev/shm of its own (bwrap's, gone
+    # with the run); the Landlock rung cannot, and says so in its clause.
+    out = w.bash("read-only", [], "'%s' mp.py" % python)
+    if w.runner == "bwrap":
+        check(out["stdout"] == "285\n", "read-only multiprocessing failed on bwrap", out)
+    else:
+        temp = [c for c in out["sandbox"]["clauses"] if c["clause"] == "privateTemp"]
+        check(out["exitCode"] != 0 and temp and "/dev/shm" in (temp[0]["reason"] or ""),
+              "landlock read-only: /dev/shm not said", (out, temp))
     os.unlink(script)
 
 
