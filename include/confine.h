@@ -44,11 +44,11 @@ extern "C" {
 /* Version                                                                  */
 
 #define CONFINE_VERSION_MAJOR 0
-#define CONFINE_VERSION_MINOR 2
+#define CONFINE_VERSION_MINOR 3
 #define CONFINE_VERSION_MICRO 0
-#define CONFINE_VERSION_STRING "0.2.0"
+#define CONFINE_VERSION_STRING "0.3.0"
 
-/* The version of the library linked at run time, e.g. "0.2.0". Static. */
+/* The version of the library linked at run time, e.g. "0.3.0". Static. */
 CONFINE_API const char *confine_version(void);
 
 /* ------------------------------------------------------------------------ */

@@ -300,7 +300,27 @@ async function helpText(bin, command) {
 
 /** Validates the call's options and returns the CLI arguments for the
  * context (mode, workspace, runner, config) and the policy options. */
+const PACKAGE_VERSION = require('./package.json').version;
+const versionChecked = new Map();
+
+/** The `confine` this package drives must be its own version: the JSON
+ * shapes and options are that version's (a mismatch is a clear error, once
+ * per binary, cached). */
+function checkVersion(bin) {
+  if (!versionChecked.has(bin)) {
+    versionChecked.set(bin, exec(bin, ['--version']).then((done) => {
+      const match = /(\d+\.\d+\.\d+)/.exec(done.stdout);
+      const found = match ? match[1] : done.stdout.trim();
+      if (found !== PACKAGE_VERSION) {
+        throw new ConfineError(`${bin} is confine ${found || '(unknown version)'}, but this confine package is ${PACKAGE_VERSION}: install the package that matches the command (or point CONFINE_BIN at confine ${PACKAGE_VERSION})`, { code: 'VERSION_MISMATCH' });
+      }
+    }));
+  }
+  return versionChecked.get(bin);
+}
+
 async function contextArgs(bin, command, options) {
+  await checkVersion(bin);
   const args = [];
   const policy = [];
   for (const [option, value] of Object.entries(options)) {

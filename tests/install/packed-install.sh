@@ -195,10 +195,10 @@ check_files() {
 
 	[ -f "$header" ] || fail "no installed header $header"
 	[ -f "$lib/libconfine.so.$CONFINE_VERSION" ] || fail "no $lib/libconfine.so.$CONFINE_VERSION"
-	[ "$(readlink "$lib/libconfine.so.1")" = "libconfine.so.$CONFINE_VERSION" ] ||
-		fail "libconfine.so.1 is not a link to libconfine.so.$CONFINE_VERSION"
-	[ "$(readlink "$lib/libconfine.so")" = "libconfine.so.1" ] ||
-		fail "libconfine.so is not a link to libconfine.so.1"
+	[ "$(readlink "$lib/libconfine.so.2")" = "libconfine.so.$CONFINE_VERSION" ] ||
+		fail "libconfine.so.2 is not a link to libconfine.so.$CONFINE_VERSION"
+	[ "$(readlink "$lib/libconfine.so")" = "libconfine.so.2" ] ||
+		fail "libconfine.so is not a link to libconfine.so.2"
 	[ -f "$lib/libconfine.a" ] || fail "no static library $lib/libconfine.a"
 	[ -f "$lib/pkgconfig/confine.pc" ] || fail "no $lib/pkgconfig/confine.pc"
 	[ -f "$dest$CONFINE_BINDIR/confine" ] || fail "no $dest$CONFINE_BINDIR/confine"
@@ -218,7 +218,7 @@ check_files() {
 
 	soname=$(readelf -d "$lib/libconfine.so.$CONFINE_VERSION" |
 		sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
-	[ "$soname" = libconfine.so.1 ] || fail "soname is '$soname', not libconfine.so.1"
+	[ "$soname" = libconfine.so.2 ] || fail "soname is '$soname', not libconfine.so.2"
 	echo "soname: $soname"
 
 	check_exports "$lib/libconfine.so.$CONFINE_VERSION" "$header"
@@ -277,8 +277,8 @@ check_consumer() {
 	export LD_LIBRARY_PATH
 	# It must load the installed library, not one from the build tree or
 	# the system.
-	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.1 => \([^ ]*\).*/\1/p')
-	[ "$loaded" = "$lib/libconfine.so.1" ] ||
+	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.2 => \([^ ]*\).*/\1/p')
+	[ "$loaded" = "$lib/libconfine.so.2" ] ||
 		fail "the consumer loads libconfine from '$loaded', not $lib"
 
 	[ -x "$launcher" ] || fail "the installed launcher $launcher is not executable"

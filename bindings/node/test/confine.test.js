@@ -350,6 +350,15 @@ test('a writable root: the write lands there, and only with it', async () => {
   assert.ok(!fs.existsSync(path.join(outside, 'g')));
 });
 
+test('a confine of another version is a clear error, before anything runs', async () => {
+  const dir = fs.mkdtempSync(path.join(base, 'fakebin-'));
+  const fake = path.join(dir, 'confine');
+  fs.writeFileSync(fake, '#!/bin/sh\necho "confine 9.9.9"\n', { mode: 0o755 });
+  await assert.rejects(confine.bash('true', { bin: fake }),
+    (e) => e.code === 'VERSION_MISMATCH' && /9\.9\.9/.test(e.message) && e.message.includes(require('../package.json').version));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('fs: the harness\'s own writes never follow a planted link out (doc/SPEC.md 19)', async () => {
   const { ws, outside } = workspace();
   const target = path.join(outside, 'bashrc');

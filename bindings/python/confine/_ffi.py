@@ -349,9 +349,9 @@ _PROTOTYPES = {
 # ---- loading ----------------------------------------------------------------
 
 if sys.platform == "darwin":
-    SONAME = "libconfine.1.dylib"
+    SONAME = "libconfine.2.dylib"
 else:
-    SONAME = "libconfine.so.1"
+    SONAME = "libconfine.so.2"
 
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
@@ -363,7 +363,7 @@ def candidates() -> List[str]:
     """Where the library is looked for, in order.
 
     1. ``$CONFINE_LIBRARY`` (a path to the shared library);
-    2. next to the package: ``confine/libconfine.so.1`` (a bundled copy), then
+    2. next to the package: ``confine/libconfine.so.2`` (a bundled copy), then
        the library directory recorded at ``meson install`` time
        (``_build_config.LIBDIR``);
     3. the loader's search: ``ctypes.util.find_library("confine")``, then the
