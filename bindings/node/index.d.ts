@@ -141,6 +141,9 @@ export interface Wrap {
   workspaceRoot: string;
   cwd: string;
   unenforced: string[];
+  /** What the launcher in `argv` will apply ("landlock", "seccomp",
+   * "supervisor"), as predicted when the wrap was made; [] without one. */
+  layers: string[];
   policy: Policy;
   /** Whether a finished run was a denial (status null for a signal death). */
   denied(status: number | null, stderr: string): boolean;

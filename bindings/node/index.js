@@ -639,6 +639,7 @@ async function wrap(argv, options = {}) {
     workspaceRoot: policy.workspaceRoot,
     cwd: options.cwd ? path.resolve(String(options.cwd)) : policy.workspaceRoot,
     unenforced: object.unenforced || [],
+    layers: object.layers || [],
     policy,
     denied: (status, stderr) => classifyDenial(dialect, status, stderr),
     runnerFailure: (status, stderr) => classifyRunnerFailure(rules, status, stderr),

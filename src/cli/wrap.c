@@ -157,11 +157,15 @@ int cli_command_wrap(cli_context *ctx) {
 		json_object_set_new(object, "enforcement",
 		                    json_string(confine_enforcement_name(confined->enforcement)));
 		json_object_set_new(object, "unenforced", lossy_string_array(confined->unenforced));
+		/* What the launcher in the argv will apply, as predicted here;
+		 * [] for a runner that runs none (doc/SPEC.md 10). */
+		json_object_set_new(object, "layers", lossy_string_array(confined->layers));
 		for (size_t i = 0; i < confined->n_rules; i++)
 			json_array_append_new(rules, rule_json(&confined->rules[i]));
 	} else {
 		json_object_set_new(object, "runner", json_null());
 		json_object_set_new(object, "unenforced", json_array());
+		json_object_set_new(object, "layers", json_array());
 	}
 	json_object_set_new(object, "denialSignatures", denial);
 	json_object_set_new(object, "runnerFailureRules", rules);

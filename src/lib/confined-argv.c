@@ -19,6 +19,7 @@ void confine_argv_free(confine_argv *confined) {
 	}
 	free(confined->rules);
 	confine_strv_free(confined->unenforced);
+	confine_strv_free(confined->layers);
 	cf_policy_clear(&confined->policy);
 	free(confined);
 }
@@ -40,6 +41,8 @@ int confine_argv_copy(const confine_argv *src, confine_argv **ret) {
 	c->inherit_fd_at = src->inherit_fd_at;
 	c->status_fd_at = src->status_fd_at;
 	if (src->unenforced && !(c->unenforced = cf_strv_copy((const char *const *)src->unenforced)))
+		goto oom;
+	if (src->layers && !(c->layers = cf_strv_copy((const char *const *)src->layers)))
 		goto oom;
 	c->argv = cf_strv_copy((const char *const *)src->argv);
 	c->denial_signatures = cf_strv_copy((const char *const *)src->denial_signatures);

@@ -126,6 +126,7 @@ class ConfinedArgv(Structure):
         ("inherit_fd", c_int),
         ("inherit_fd_at", c_int),
         ("status_fd_at", c_int),
+        ("layers", POINTER(c_char_p)),
     ]
 
 

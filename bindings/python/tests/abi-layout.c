@@ -63,6 +63,7 @@ int main(void) {
 	FIELD(confine_argv, inherit_fd);
 	FIELD(confine_argv, inherit_fd_at);
 	FIELD(confine_argv, status_fd_at);
+	FIELD(confine_argv, layers);
 	END();
 	BEGIN(confine_verdict);
 	FIELD(confine_verdict, usable);

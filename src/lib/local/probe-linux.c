@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Linux: the platform's name and the kernel's Landlock ABI. */
+/* Linux: the platform's name, the kernel's Landlock ABI and whether the
+ * launcher's supervisor can run here. */
 #include "local/probe.h"
+
+#include "supervisor-probe.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -21,4 +24,13 @@ int cf_host_landlock_abi(void) {
 	long abi = syscall(__NR_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
 	/* ENOSYS: not built in; EOPNOTSUPP: built in but disabled at boot. */
 	return abi > 0 && abi < 1000 ? (int)abi : -1;
+}
+
+/* Asked each time: a seccomp filter installed since (a nested run) changes
+ * the answer. A few syscalls, no allocation. */
+const char *cf_host_supervisor_missing(void) {
+	const char *missing = NULL;
+	if (launcher_supervisor_probe(&missing) < 0 && !missing)
+		missing = "unknown";
+	return missing;
 }

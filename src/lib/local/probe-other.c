@@ -10,3 +10,7 @@ const char *cf_host_platform(void) {
 int cf_host_landlock_abi(void) {
 	return -1;
 }
+
+const char *cf_host_supervisor_missing(void) {
+	return "user-notification"; /* no seccomp user notification here */
+}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher-protocol.h"
 #include "local/launcher-image.h"
 #include "local/probe.h"
 #include "local/runner.h"
@@ -17,8 +18,19 @@
 static const char *const denials[] = { "permission denied", NULL };
 static const int exit_codes[] = { 125 };
 static const char *const fatal[] = { "landlock-run: ", NULL };
+/* The launcher's notices before the command starts, never its failure: a
+ * command that then exits 125 after one of them is the command's 125
+ * (doc/SPEC.md 6). One line per word supervisor-probe.h can name. */
 static const char *const informational[] = {
-	"landlock-run: partial enforcement (older Landlock ABI)", NULL };
+	LAUNCHER_PARTIAL_NOTICE,
+	LAUNCHER_NO_SUPERVISOR_NOTICE("user-notification"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("pidfd_open"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("pidfd_getfd"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("process_vm_readv"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("proc"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("nested-listener"),
+	NULL,
+};
 
 /* The argv names the resolved launcher: what was checked is what runs,
  * whatever happens later to a symlink on the way. One that does not
@@ -112,6 +124,7 @@ const cf_runner_def cf_runner_landlock = {
 	.title = "Landlock",
 	.platform = "linux",
 	.facts = CONFINE_RUNNER_FACT_HOST_TMP,
+	.runs_launcher = true,
 	.denial_signatures = denials,
 	.allowed_exit_codes = exit_codes,
 	.n_allowed_exit_codes = 1,
