@@ -34,7 +34,11 @@
  * Exit status: `confine wrap`'s when it refuses (125; its `confine: ` line
  * is on stderr); else the argv's own, 128+N for a death by signal N; 2 on a
  * usage error, 70 when the harness itself failed.
- * Environment: CONFINE (the confine binary, required), LANDLOCK_RUN, CTL.
+ * Environment: CONFINE (the confine binary, required), LANDLOCK_RUN, CTL;
+ * WRAP_HARNESS_PLAIN_BWRAP=1, for measuring what the layering changed only:
+ * spawn a bwrap argv without its launcher (from the bind of
+ * /dev/.confine/landlock-run to the launcher's own "--"), which is what
+ * `wrap` printed before issue 21 part 5.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -297,6 +301,26 @@ int main(int argc, char **argv) {
 	if (!child_argv[0] || !root) {
 		errno = EINVAL;
 		die("the wrap has no argv or workspace root");
+	}
+	if (getenv("WRAP_HARNESS_PLAIN_BWRAP") && strcmp(getenv("WRAP_HARNESS_PLAIN_BWRAP"), "1") == 0) {
+		/* ... --ro-bind L /dev/.confine/landlock-run -- /dev/.confine/landlock-run
+		 * ARGS -- COMMAND: keep what precedes the bind, then "--" COMMAND */
+		size_t bind = 0, end = 0;
+		for (size_t i = 0; child_argv[i]; i++)
+			if (i >= 2 && strcmp(child_argv[i], "/dev/.confine/landlock-run") == 0 &&
+			    strcmp(child_argv[i - 2], "--ro-bind") == 0 && !bind)
+				bind = i - 2;
+		for (size_t i = bind ? bind + 5 : 0; bind && child_argv[i]; i++)
+			if (strcmp(child_argv[i], "--") == 0) {
+				end = i;
+				break;
+			}
+		if (bind && end) {
+			size_t k = bind;
+			for (size_t i = end; child_argv[i]; i++)
+				child_argv[k++] = child_argv[i];
+			child_argv[k] = NULL;
+		}
 	}
 
 	/* The ending signals wait for the loop below; the child gets the mask
