@@ -59,7 +59,7 @@
 #define GRACE_MS 3000
 #define FAILED 70
 
-static void die(const char *what) {
+static _Noreturn void die(const char *what) {
 	fprintf(stderr, "wrap-harness: %s: %s\n", what, strerror(errno));
 	exit(FAILED);
 }
