@@ -98,9 +98,12 @@ int cli_command_wrap(cli_context *ctx) {
 			 * surprise in the harness. */
 			cli_probe_result probe;
 			int status = cli_probe_pinned(ctx, &probe);
-			if (status != 0)
+			if (status != 0) {
+				json_decref(env_json);
 				return status;
+			}
 			if (!probe.verdict.usable) {
+				json_decref(env_json);
 				confine_error_sandbox_unavailable(&err, ctx->policy->mode,
 				                                  probe.runner_failed ? probe.reason : NULL);
 				return cli_report_error(ctx, &err);
