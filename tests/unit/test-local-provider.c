@@ -222,6 +222,33 @@ static void test_missing_launcher_is_unavailable(void **state) {
 	confine_provider_free(p);
 }
 
+/* The ladder's probe runs the launcher (`--probe`): one the trust rule
+ * refuses is never run, and the verdict says why (doc/SPEC.md 4). */
+static void test_untrusted_launcher_is_never_probed(void **state) {
+	char dir[PATH_MAX], launcher[PATH_MAX], marker[PATH_MAX], body[2 * PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/open-probe-dir", workdir);
+	snprintf(marker, sizeof marker, "%s/untrusted-launcher-ran", workdir);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(body, sizeof body, "#!/bin/sh\necho ran >> '%s'\necho 'landlock: fully enforced'\n",
+	         marker);
+	{
+		char *written = tl_write_file(dir, "landlock-run", body, 0755);
+		assert_non_null(written);
+		snprintf(launcher, sizeof launcher, "%s", written);
+		free(written);
+	}
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_non_null(strstr(v.runner_failure, "is not trusted"));
+	assert_int_equal(access(marker, F_OK), -1);
+	confine_provider_free(p);
+}
+
 /* A missing launcher is no backend: the exact text, no detail. */
 static void test_missing_launcher_confine_has_no_detail(void **state) {
 	char launcher[PATH_MAX];
@@ -1255,6 +1282,7 @@ int main(void) {
 		cmocka_unit_test(test_launcher_killed_by_signal_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
+		cmocka_unit_test(test_untrusted_launcher_is_never_probed),
 		cmocka_unit_test(test_runner_inside_the_workspace_is_refused),
 		cmocka_unit_test(test_runner_command_program_resolution),
 		cmocka_unit_test(test_launcher_under_tmp_is_never_trusted),

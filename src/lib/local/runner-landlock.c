@@ -14,6 +14,7 @@
 #include "local/launcher-image.h"
 #include "local/probe.h"
 #include "local/runner.h"
+#include "path.h"
 
 static const char *const denials[] = { "permission denied", NULL };
 static const int exit_codes[] = { 125 };
@@ -100,8 +101,20 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	const char *launcher = program->argv ? program->argv[0] : NULL;
 	const char *argv[] = { launcher, "--probe", NULL };
 	cf_probe_result result;
+	char why[CF_RUNNER_FAILURE_MAX];
 	if (!launcher || launcher[0] != '/')
 		return false;
+	/* The probe runs it: a launcher the trust rule refuses (doc/SPEC.md 4)
+	 * is never run, not even with --probe (as root that would run another
+	 * user's program); the verdict says why. */
+	if (program->real && !cf_path_trusted(program->real, why, sizeof why)) {
+		int n = snprintf(failure, CF_RUNNER_FAILURE_MAX, "runner %s is not trusted: ",
+		                 program->real);
+		if (n > 0 && n < CF_RUNNER_FAILURE_MAX)
+			snprintf(failure + n, (size_t)(CF_RUNNER_FAILURE_MAX - n), "%.*s; refusing to run it",
+			         CF_RUNNER_FAILURE_MAX / 2, why);
+		return false;
+	}
 	if (cf_probe_run(argv, env->probe_timeout_ms, &result) < 0)
 		return false;
 	/* An installed launcher that cannot be executed (a stripped mode bit)
