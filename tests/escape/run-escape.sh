@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 #
 # run-escape.sh: the escape suite's driver. Reads a table of cases
-# (tests/escape/cases.txt), runs each one through the real `confine run`
-# under each Linux rung (bwrap, landlock) and each mode the case names, each
+# (tests/escape/cases.txt), runs each one through the real `confine run`,
+# and again through the argv the real `confine wrap` prints (spawned as a
+# harness would: --paths), under each Linux rung (bwrap, landlock) and each
+# mode the case names, each
 # time with a fresh workspace and a fresh victim directory under $HOME, and
 # proves on disk that nothing outside the allowed area changed (or, for a
 # must-work case, that the effect happened).
