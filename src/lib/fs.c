@@ -399,6 +399,15 @@ static int resolve_for_write(confine_fs *fs, const char *op, const char *path, b
 	return 0;
 }
 
+/* Kernel trees a harness's file tools have no business reading: /proc
+ * holds every process's environment and memory maps (the harness's own
+ * secrets, which the env filter keeps from runs), /sys and /dev the
+ * kernel's and devices'. */
+static bool pseudo_tree(const char *canon) {
+	return cf_path_at_or_under(canon, "/proc") || cf_path_at_or_under(canon, "/sys") ||
+	       cf_path_at_or_under(canon, "/dev");
+}
+
 /* Opens a path to read: beneath its root when a root holds it (a link may
  * lead anywhere inside, never out), else from / without magic links; then
  * the kernel's name for it is checked against denyRead. */
@@ -435,6 +444,13 @@ static int open_for_read(confine_fs *fs, const char *op, const char *path, int f
 	if ((clause = deny_clause(fs, canon, &what))) {
 		close(fd);
 		return denied(err, op, path, clause, "%s is not readable", what);
+	}
+	if (pseudo_tree(canon)) {
+		close(fd);
+		return denied(err, op, path, "mode",
+		              "%s lies in /proc, /sys or /dev: a kernel tree (processes' environments "
+		              "and memory) is not a harness's to read",
+		              canon);
 	}
 	*ret_fd = fd;
 	return 0;

@@ -19,7 +19,7 @@
 /* include.path inside an included file inside ...: git stops at 10. */
 #define INCLUDE_DEPTH_MAX 10
 
-enum record_kind { RECORD_HOOK, RECORD_CONFIG, RECORD_COMMONDIR };
+enum record_kind { RECORD_HOOK, RECORD_CONFIG, RECORD_COMMONDIR, RECORD_TODO };
 
 /* Who a file is and what it holds: any difference is a change. */
 struct fingerprint {
@@ -90,7 +90,8 @@ static bool fingerprint_equal(const struct fingerprint *a, const struct fingerpr
  * never blocking on a FIFO), fingerprints a regular file and, when `text`
  * is given, hands over its first CF_GIT_READ_MAX bytes NUL-terminated.
  * 1 recorded, 0 nothing there (or not a regular file), -ENOMEM. */
-static int fingerprint_file(const char *path, struct fingerprint *fp, char **text) {
+static int fingerprint_file(const char *path, struct fingerprint *fp, char **text, size_t *ret_len,
+                            size_t max, bool *whole) {
 	struct stat st;
 	char *buf;
 	size_t len = 0;
@@ -102,21 +103,29 @@ static int fingerprint_file(const char *path, struct fingerprint *fp, char **tex
 		return 0;
 	}
 	fingerprint_from_stat(fp, &st);
-	if (!(buf = malloc(CF_GIT_READ_MAX + 1))) {
+	if (!(buf = malloc(max + 1))) {
 		close(fd);
 		return -ENOMEM;
 	}
-	while (len < CF_GIT_READ_MAX) {
-		ssize_t got = read(fd, buf + len, CF_GIT_READ_MAX - len);
+	while (len < max) {
+		ssize_t got = read(fd, buf + len, max - len);
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0)
 			break;
 		len += (size_t)got;
 	}
+	if (whole) {
+		char probe;
+		*whole = len < max || read(fd, &probe, 1) <= 0;
+	}
 	close(fd);
 	buf[len] = '\0';
-	fp->hash = fnv1a(FNV_OFFSET, buf, len);
+	/* The hash covers what the first CF_GIT_READ_MAX bytes hold (with the
+	 * status, enough to see a change); the config reader reads more. */
+	fp->hash = fnv1a(FNV_OFFSET, buf, len < CF_GIT_READ_MAX ? len : CF_GIT_READ_MAX);
+	if (ret_len)
+		*ret_len = len;
 	if (text)
 		*text = buf;
 	else
@@ -315,34 +324,6 @@ static char *trim(char *s) {
 	return s;
 }
 
-static void lower(char *s) {
-	for (; *s; s++)
-		*s = (char)tolower((unsigned char)*s);
-}
-
-/* A value as git reads it: quotes dropped, escapes undone, a comment
- * (# or ; outside quotes) cut off, in place. */
-static char *unquote(char *v) {
-	char *out = v, *start = v;
-	bool quoted = false;
-	for (; *v; v++) {
-		if (*v == '"') {
-			quoted = !quoted;
-			continue;
-		}
-		if (!quoted && (*v == '#' || *v == ';'))
-			break;
-		if (*v == '\\' && v[1]) {
-			v++;
-			*out++ = *v == 'n' ? '\n' : *v == 't' ? '\t' : *v == 'b' ? '\b' : *v;
-			continue;
-		}
-		*out++ = *v;
-	}
-	*out = '\0';
-	return trim(start);
-}
-
 static void scan_config(cf_git_snapshot *s, const char *path, const char *worktree, int depth);
 static void scan_hooks_dir(cf_git_snapshot *s, const char *dir);
 
@@ -368,77 +349,160 @@ static bool resolve_relative(char *out, size_t size, const char *base_file_or_di
 	return (size_t)snprintf(out, size, "%s/%s", base_file_or_dir, value) < size;
 }
 
-/* A lenient reader of git's config syntax: [section], [section "sub"],
- * [section.sub], `key = value` and bare `key` (close enough to report,
- * never to run). Records each executable setting on `r`, and follows what
- * names more for git to read: include files and the hooks directory. */
+/* A config setting found: record it if it runs a program, and follow what
+ * it names for git to read (include files, the hooks directory). */
+static void config_setting(cf_git_snapshot *s, struct record *r, const char *path,
+                           const char *worktree, int depth, const char *section,
+                           const char *subsection, const char *key, const char *value) {
+	char spelled[640], target[PATH_MAX], *real;
+	if (!cf_git_executable_setting(section, subsection, key, value, spelled, sizeof spelled))
+		return;
+	record_setting(s, r, spelled, value);
+	if (strcmp(key, "path") == 0 &&
+	    (strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0)) {
+		if (depth < INCLUDE_DEPTH_MAX && resolve_relative(target, sizeof target, path, true, value) &&
+		    (real = realpath(target, NULL))) {
+			scan_config(s, real, worktree, depth + 1);
+			free(real);
+		}
+	} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
+		/* Relative to where hooks run: the worktree's top. */
+		if (resolve_relative(target, sizeof target, worktree, false, value) &&
+		    (real = realpath(target, NULL))) {
+			scan_hooks_dir(s, real);
+			free(real);
+		}
+	}
+}
+
+/* git's config syntax, read as git reads it (config.c), not by lines: a
+ * UTF-8 byte-order mark is skipped; a section header `[name]`,
+ * `[name "sub"]` (quoted, with escapes) or the old `[name.sub]` may be
+ * followed by a setting on the same line; comments run from an unquoted
+ * `#` or `;` to the end of the line, NUL bytes in them included; a value
+ * is unquoted, unescaped and continued over a backslash-newline. Every
+ * way the red team hid a key from a line reader (issue 21) is read. */
 static void scan_config_text(cf_git_snapshot *s, struct record *r, const char *path,
-                             const char *worktree, int depth, char *text) {
+                             const char *worktree, int depth, const char *text, size_t len) {
 	char section[128] = "", subsection[256] = "";
 	bool has_sub = false;
-	char *save = NULL;
-	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *l = trim(line), *eq, *value, *key, *real;
-		char spelled[640], target[PATH_MAX];
-		if (!*l || *l == '#' || *l == ';')
+	size_t i = 0;
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		i = 3;
+	while (i < len && !s->oom) {
+		char c = text[i];
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\0') {
+			i++;
 			continue;
-		if (*l == '[') {
-			char *close = strrchr(l, ']');
-			char *q;
-			if (!close)
-				continue;
-			*close = '\0';
-			l = trim(l + 1);
+		}
+		if (c == '#' || c == ';') {
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '[') {
+			size_t n = 0;
+			i++;
 			has_sub = false;
-			if ((q = strchr(l, '"'))) {
-				char *end = strrchr(q + 1, '"');
-				*q = '\0';
-				if (end)
-					*end = '\0';
-				snprintf(subsection, sizeof subsection, "%s", q + 1);
+			subsection[0] = '\0';
+			while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '-' || text[i] == '.')) {
+				if (n + 1 < sizeof section)
+					section[n++] = (char)tolower((unsigned char)text[i]);
+				i++;
+			}
+			section[n] = '\0';
+			{
+				/* The old form: [section.sub], case-folded. */
+				char *dot = strchr(section, '.');
+				if (dot) {
+					*dot = '\0';
+					snprintf(subsection, sizeof subsection, "%s", dot + 1);
+					has_sub = true;
+				}
+			}
+			while (i < len && (text[i] == ' ' || text[i] == '\t'))
+				i++;
+			if (i < len && text[i] == '"') {
+				size_t k = 0;
+				i++;
+				while (i < len && text[i] != '"' && text[i] != '\n') {
+					if (text[i] == '\\' && i + 1 < len)
+						i++;
+					if (k + 1 < sizeof subsection)
+						subsection[k++] = text[i];
+					i++;
+				}
+				subsection[k] = '\0';
 				has_sub = true;
-			} else if ((q = strchr(l, '.'))) {
-				*q = '\0';
-				snprintf(subsection, sizeof subsection, "%s", q + 1);
-				lower(subsection); /* the old [section.sub] form is case-folded */
-				has_sub = true;
+				if (i < len && text[i] == '"')
+					i++;
 			}
-			snprintf(section, sizeof section, "%s", trim(l));
-			lower(section);
+			while (i < len && text[i] != ']' && text[i] != '\n')
+				i++;
+			if (i < len && text[i] == ']')
+				i++;
+			else
+				section[0] = '\0'; /* a broken header: git stops; nothing counts */
+			continue; /* a setting may follow on the same line */
+		}
+		if (isalpha((unsigned char)c)) {
+			char key[128], value[4096];
+			size_t n = 0, v = 0, end_v = 0;
+			bool quoted = false;
+			while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '-')) {
+				if (n + 1 < sizeof key)
+					key[n++] = (char)tolower((unsigned char)text[i]);
+				i++;
+			}
+			key[n] = '\0';
+			while (i < len && (text[i] == ' ' || text[i] == '\t'))
+				i++;
+			if (i < len && text[i] == '=') {
+				i++;
+				while (i < len && (text[i] == ' ' || text[i] == '\t'))
+					i++;
+				while (i < len && text[i] != '\n') {
+					char ch = text[i];
+					if (ch == '\\' && i + 1 < len) {
+						char e = text[i + 1];
+						i += 2;
+						if (e == '\n')
+							continue; /* continued on the next line */
+						ch = e == 'n' ? '\n' : e == 't' ? '\t' : e == 'b' ? '\b' : e;
+						if (v + 1 < sizeof value)
+							value[v++] = ch;
+						end_v = v;
+						continue;
+					}
+					if (ch == '"') {
+						quoted = !quoted;
+						i++;
+						end_v = v;
+						continue;
+					}
+					if (!quoted && (ch == '#' || ch == ';'))
+						break;
+					if (v + 1 < sizeof value)
+						value[v++] = ch == '\0' ? ' ' : ch;
+					if (quoted || (ch != ' ' && ch != '\t' && ch != '\r'))
+						end_v = v;
+					i++;
+				}
+				value[end_v] = '\0';
+			} else {
+				value[0] = '\0'; /* a bare key: true */
+			}
+			while (i < len && text[i] != '\n')
+				i++;
+			if (section[0])
+				config_setting(s, r, path, worktree, depth, section, has_sub ? subsection : NULL,
+				               key, value);
 			continue;
 		}
-		if (!section[0])
-			continue;
-		eq = strchr(l, '=');
-		if (eq) {
-			*eq = '\0';
-			value = unquote(eq + 1);
-		} else {
-			value = (char *)"";
-		}
-		key = trim(l);
-		lower(key);
-		if (!cf_git_executable_setting(section, has_sub ? subsection : NULL, key, value, spelled,
-		                               sizeof spelled))
-			continue;
-		record_setting(s, r, spelled, value);
-		/* What the setting names is read by git too: record it as well. */
-		if (strcmp(key, "path") == 0 &&
-		    (strcmp(section, "include") == 0 || strcmp(section, "includeif") == 0)) {
-			if (depth < INCLUDE_DEPTH_MAX &&
-			    resolve_relative(target, sizeof target, path, true, value) &&
-			    (real = realpath(target, NULL))) {
-				scan_config(s, real, worktree, depth + 1);
-				free(real);
-			}
-		} else if (strcmp(section, "core") == 0 && strcmp(key, "hookspath") == 0) {
-			/* Relative to where hooks run: the worktree's top. */
-			if (resolve_relative(target, sizeof target, worktree, false, value) &&
-			    (real = realpath(target, NULL))) {
-				scan_hooks_dir(s, real);
-				free(real);
-			}
-		}
+		/* Anything else ends git's reading of the file (a syntax error):
+		 * skip the line, never stop reading. */
+		while (i < len && text[i] != '\n')
+			i++;
 	}
 }
 
@@ -446,14 +510,21 @@ static void scan_config(cf_git_snapshot *s, const char *path, const char *worktr
 	struct fingerprint fp;
 	struct record *r;
 	char *text = NULL;
-	int got = fingerprint_file(path, &fp, &text);
+	size_t len = 0;
+	bool whole = true;
+	int got = fingerprint_file(path, &fp, &text, &len, CF_GIT_CONFIG_MAX, &whole);
 	if (got < 0)
 		s->oom = true;
 	if (got <= 0)
 		return;
 	r = record_add(s, path, RECORD_CONFIG, &fp);
-	if (r)
-		scan_config_text(s, r, path, worktree, depth, text);
+	if (r) {
+		scan_config_text(s, r, path, worktree, depth, text, len);
+		/* More than the bound: a setting past it is not read. Said as a
+		 * setting of its own, so a file that grows past it is reported. */
+		if (!whole)
+			record_setting(s, r, "incomplete", "config larger than the scan reads");
+	}
 	free(text);
 }
 
@@ -483,7 +554,7 @@ static void scan_hooks_dir(cf_git_snapshot *s, const char *dir) {
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
 			continue;
 		/* git runs a hook through a symlink too: the target is what counts. */
-		if ((got = fingerprint_file(path, &fp, NULL)) < 0)
+		if ((got = fingerprint_file(path, &fp, NULL, NULL, CF_GIT_READ_MAX, NULL)) < 0)
 			s->oom = true;
 		if (got > 0)
 			record_add(s, path, RECORD_HOOK, &fp);
@@ -548,7 +619,7 @@ static void scan_commondir(cf_git_snapshot *s, const char *gitdir, const char *w
 	int got;
 	if ((size_t)snprintf(path, sizeof path, "%s/commondir", gitdir) >= sizeof path)
 		return;
-	if ((got = fingerprint_file(path, &fp, &text)) < 0)
+	if ((got = fingerprint_file(path, &fp, &text, NULL, CF_GIT_READ_MAX, NULL)) < 0)
 		s->oom = true;
 	if (got <= 0)
 		return;
@@ -608,6 +679,23 @@ static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *work
 	scan_commondir(s, gitdir, worktree);
 	if ((size_t)snprintf(path, sizeof path, "%s/hooks", gitdir) < sizeof path)
 		scan_hooks_dir(s, path);
+	/* A rebase in progress: `git rebase --continue` runs the todo's `exec`
+	 * lines (issue 21's red team planted one). */
+	{
+		static const char *const todos[] = { "rebase-merge/git-rebase-todo",
+			                             "rebase-merge/git-rebase-todo.backup",
+			                             "rebase-apply/git-rebase-todo" };
+		for (size_t t = 0; t < sizeof todos / sizeof todos[0]; t++) {
+			struct fingerprint tfp;
+			int got;
+			if ((size_t)snprintf(path, sizeof path, "%s/%s", gitdir, todos[t]) >= sizeof path)
+				continue;
+			if ((got = fingerprint_file(path, &tfp, NULL, NULL, CF_GIT_READ_MAX, NULL)) < 0)
+				s->oom = true;
+			if (got > 0)
+				record_add(s, path, RECORD_TODO, &tfp);
+		}
+	}
 
 	/* Submodules' gitdirs. */
 	if ((size_t)snprintf(path, sizeof path, "%s/modules", gitdir) < sizeof path)
@@ -644,7 +732,8 @@ static void scan_gitfile(cf_git_snapshot *s, int dirfd_, const char *dir) {
 	char buf[PATH_MAX + 16], target[PATH_MAX * 2];
 	char *line, *real;
 	ssize_t n;
-	int fd = openat(dirfd_, ".git", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* Followed: git reads a `.git` that is a symlink to such a file. */
+	int fd = openat(dirfd_, ".git", O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
 	n = read(fd, buf, sizeof buf - 1);
@@ -674,6 +763,7 @@ static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int dep
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	bool has_head = false, has_objects = false, has_config = false, has_dot_git = false;
+	bool has_commondir = false;
 	char path[PATH_MAX];
 
 	if (!d) {
@@ -696,6 +786,8 @@ static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int dep
 			has_config = true;
 		else if (strcmp(n, ".git") == 0)
 			has_dot_git = true;
+		else if (strcmp(n, "commondir") == 0)
+			has_commondir = true;
 	}
 	if (has_dot_git) {
 		struct stat st;
@@ -705,11 +797,26 @@ static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int dep
 					scan_gitdir(s, path, dir);
 			} else if (S_ISREG(st.st_mode)) {
 				scan_gitfile(s, dirfd(d), dir);
+			} else if (S_ISLNK(st.st_mode) &&
+			           (size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path) {
+				/* git follows a `.git` symlink (issue 21's red team): to a
+				 * gitdir, or to a `.git` file elsewhere. */
+				char *real = realpath(path, NULL);
+				struct stat target;
+				if (real && stat(real, &target) == 0) {
+					if (S_ISDIR(target.st_mode))
+						scan_gitdir(s, real, dir);
+					else if (S_ISREG(target.st_mode))
+						scan_gitfile(s, dirfd(d), dir);
+				}
+				free(real);
 			}
 		}
 	}
-	if (has_head && has_objects && has_config)
-		scan_gitdir(s, dir, dir); /* a bare repository (or a gitdir) */
+	/* A bare repository or a gitdir: HEAD with objects and config, or with
+	 * a commondir that holds them (git's own test: a split gitdir). */
+	if (has_head && ((has_objects && has_config) || has_commondir))
+		scan_gitdir(s, dir, dir);
 
 	/* Second pass: descend. */
 	rewinddir(d);
@@ -764,6 +871,16 @@ int cf_git_snapshot_take(char *const *roots, cf_git_snapshot **ret) {
 			continue;
 		}
 		walk(s, fd, roots[i], st.st_dev, 0);
+		/* A root that is (or holds) a home: git reads ~/.gitconfig and
+		 * ~/.config/git/config for every repository of that user. */
+		{
+			static const char *const globals[] = { ".gitconfig", ".config/git/config" };
+			for (size_t g = 0; g < 2; g++) {
+				char path[PATH_MAX];
+				if ((size_t)snprintf(path, sizeof path, "%s/%s", roots[i], globals[g]) < sizeof path)
+					scan_config(s, path, NULL, 0);
+			}
+		}
 	}
 	if (s->oom) {
 		cf_git_snapshot_free(s);
@@ -848,6 +965,10 @@ int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *a
 					hazard_add(&h, a->path, key);
 				}
 			}
+			break;
+		case RECORD_TODO:
+			if (!b || !fingerprint_equal(&a->fp, &b->fp))
+				hazard_add(&h, a->path, "rebase-todo");
 			break;
 		case RECORD_COMMONDIR:
 			if (a->foreign && (!b || !fingerprint_equal(&a->fp, &b->fp) ||

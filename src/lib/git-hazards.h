@@ -27,6 +27,9 @@
 /* Files up to this size are hashed (and config files parsed) whole; a
  * bigger one is fingerprinted by its status and its first this-many bytes. */
 #define CF_GIT_READ_MAX (256 * 1024)
+/* A config file is read up to this much for its settings (git reads it
+ * whole); a bigger one adds an "incomplete" setting of its own. */
+#define CF_GIT_CONFIG_MAX (8 * 1024 * 1024)
 
 /* What one walk saw. Opaque outside git-hazards.c. */
 typedef struct cf_git_snapshot cf_git_snapshot;

@@ -86,7 +86,7 @@ static const clause_case cases[] = {
 	    { "protectedPaths", "conf", U, 0, "bubblewrap" },
 	    { "defaultProtections", ".git/config", U, 0, "bubblewrap" },
 	    { "denyRead", ".env", U, 0, "bubblewrap" },
-	    { "denyRead", "not-there", E, 0, NULL },
+	    { "denyRead", "not-there", P, 0, NULL }, /* a file made later is not hidden */
 	    { "network", "=off", E, L_SC, NULL },
 	    { "unix-sockets", "", E, L_SV, NULL },
 	    { "signals", "", E, L_LL, NULL } } },
@@ -102,7 +102,7 @@ static const clause_case cases[] = {
 	    { "setid", "", U, 0, NULL } } },
 	{ "read-only: protected paths hold by the mode", LL, false, false, 7, true, RO, false, false, false,
 	  true,
-	  { { "protectedPaths", "conf", E, L_LL, NULL }, { "denyRead", "not-there", E, 0, NULL } } },
+	  { { "protectedPaths", "conf", E, L_LL, NULL }, { "denyRead", "not-there", P, 0, NULL } } },
 	{ "Seatbelt holds the file clauses", SB, false, false, 0, false, WW, false, true, false, true,
 	  { { "protectedPaths", "conf", E, CONFINE_LAYER_SEATBELT, NULL },
 	    { "denyRead", ".env", E, CONFINE_LAYER_SEATBELT, NULL } } },

@@ -182,6 +182,14 @@ static void planted_links_are_refused(void) {
 		                              &err),
 		              &err, "mode");
 	}
+	/* /proc/self/environ (an ordinary symlink, not a magic link): the
+	 * harness's own secrets, which runs never see (issue 21's red team). */
+	{
+		char *data = NULL;
+		size_t len;
+		expect_denied(confine_fs_read(fs, "/proc/self/environ", 0, &data, &len, NULL, &err),
+		              &err, "mode");
+	}
 	/* Outside the workspace altogether. */
 	expect_denied(confine_fs_write(fs, at(outside, "direct"), "p", 1, &err), &err, "mode");
 	/* Nothing landed outside. */

@@ -439,6 +439,84 @@ static void test_a_removed_hook_is_not_a_hazard(void **state) {
 	want(f, 0);
 }
 
+
+/* The red team's ways to hide a key from a line reader (issue 21): each is
+ * a setting git reads, so each is reported. */
+static void put_bytes(fixture *f, const char *rel, const char *data, size_t len) {
+	FILE *out = fopen(at(f, rel), "w");
+	assert_non_null(out);
+	assert_int_equal(fwrite(data, 1, len, out), len);
+	fclose(out);
+}
+
+static void test_keys_hidden_from_a_line_reader_are_read(void **state) {
+	fixture *f = *state;
+	static const char header_line[] = "[core] fsmonitor = \"touch /m; false #\"\n";
+	static const char bom[] = "\xef\xbb\xbf[core]\n\tpager = evil\n";
+	static const char nul[] = "[core]\n# x\0y\n\teditor = evil\n";
+	repo(f, "a");
+	repo(f, "b");
+	repo(f, "c");
+	repo(f, "d");
+	before(f);
+	put_bytes(f, "a/.git/config", header_line, sizeof header_line - 1);
+	put_bytes(f, "b/.git/config", bom, sizeof bom - 1);
+	put_bytes(f, "c/.git/config", nul, sizeof nul - 1);
+	{
+		/* 300 KiB of comments, then the key */
+		size_t pad = 300 * 1024, n = 0;
+		char *big = malloc(pad + 64);
+		assert_non_null(big);
+		n += (size_t)sprintf(big, "[core]\n");
+		while (n < pad) {
+			memcpy(big + n, "# padding padding padding\n", 26);
+			n += 26;
+		}
+		n += (size_t)sprintf(big + n, "\tsshCommand = evil\n");
+		put_bytes(f, "d/.git/config", big, n);
+		free(big);
+	}
+	after(f);
+	want(f, 4, "a/.git/config", "core.fsmonitor", "b/.git/config", "core.pager", "c/.git/config",
+	     "core.editor", "d/.git/config", "core.sshCommand");
+}
+
+static void test_a_symlinked_or_split_gitdir_is_followed(void **state) {
+	fixture *f = *state;
+	dir(f, "store/hooks");
+	dir(f, "store/objects");
+	dir(f, "sub");
+	put(f, "store/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f, "store/config", "[core]\n", 0644);
+	before(f);
+	/* .git -> a full gitdir elsewhere in the root */
+	assert_int_equal(symlink("../store", at(f, "sub/.git")), 0);
+	put(f, "store/hooks/post-commit", "#!/bin/sh\n", 0755);
+	/* a split gitdir: HEAD and a commondir, the rest where it names */
+	dir(f, "split/g");
+	dir(f, "split/c/hooks");
+	dir(f, "split/c/objects");
+	put(f, "split/g/HEAD", "ref: refs/heads/main\n", 0644);
+	put(f, "split/g/commondir", "../c\n", 0644);
+	put(f, "split/c/config", "[core]\n", 0644);
+	put(f, "split/c/hooks/pre-commit", "#!/bin/sh\n", 0755);
+	after(f);
+	want(f, 3, "store/hooks/post-commit", "hook", "split/c/hooks/pre-commit", "hook",
+	     "split/g/commondir", "commondir");
+}
+
+static void test_a_planted_rebase_todo_and_a_home_config(void **state) {
+	fixture *f = *state;
+	repo(f, "r");
+	before(f);
+	dir(f, "r/.git/rebase-merge");
+	put(f, "r/.git/rebase-merge/git-rebase-todo", "exec touch /m\n", 0644);
+	put(f, ".gitconfig", "[core]\n\tfsmonitor = evil\n", 0644);
+	after(f);
+	want(f, 2, "r/.git/rebase-merge/git-rebase-todo", "rebase-todo", ".gitconfig",
+	     "core.fsmonitor");
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void) {
@@ -459,6 +537,9 @@ int main(void) {
 		T(test_a_hook_through_a_symlink_counts_by_its_target),
 		T(test_the_depth_bound_says_incomplete),
 		T(test_a_removed_hook_is_not_a_hazard),
+		T(test_keys_hidden_from_a_line_reader_are_read),
+		T(test_a_symlinked_or_split_gitdir_is_followed),
+		T(test_a_planted_rebase_todo_and_a_home_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

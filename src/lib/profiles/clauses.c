@@ -258,8 +258,12 @@ static void clause_deny_read(struct list *l, const confine_policy *p, const cf_p
 		for (size_t k = 0; exists && plan->writable[k] && !in_writable; k++)
 			in_writable = cf_path_at_or_under(real, plan->writable[k]);
 		if (!exists) {
-			add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED, 0, NULL,
-			    "it does not exist at the start: nothing to hide");
+			/* Nothing to hide now; but a file made there during the run
+			 * (by the host, or by the command) is not hidden: the red
+			 * team read one the host created (issue 21). */
+			add(l, "denyRead", d, CONFINE_CLAUSE_PARTIAL, 0, NULL,
+			    "it does not exist at the start: nothing to hide now, and a file created "
+			    "there during the run is not hidden");
 		} else if (f->runner == CONFINE_RUNNER_LANDLOCK &&
 		           (strcmp(real, "/") == 0 || cf_landlock_under_write_grant(p, plan, real))) {
 			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
