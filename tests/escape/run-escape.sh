@@ -547,7 +547,7 @@ remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
 # Runs the user half; on failure sets nonroot_why to the reason.
 run_user_half() {
 	local tool nonroot_uid nonroot_home nonroot_report status records ran
-	local s_confine s_helper s_script s_prefix s_cases s_launcher= s_harness=
+	local s_confine s_helper s_script s_prefix s_cases s_launcher= s_harness= s_daemons=
 	local -a staged args
 	for tool in useradd userdel runuser setpriv; do
 		command -v "$tool" >/dev/null 2>&1 || { nonroot_why="--also-nonroot needs $tool"; return; }
@@ -570,12 +570,14 @@ run_user_half() {
 		! s_prefix=$(stage_copy "$ESCAPE_PREFIX" prefix.sh) ||
 		! s_cases=$(stage_copy "$cases_file" cases.txt) ||
 		{ [ -n "$LANDLOCK_RUN" ] && ! s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); } ||
-		{ [ -n "${WRAP_HARNESS:-}" ] && ! s_harness=$(stage_copy "$WRAP_HARNESS" wrap-harness); }; then
+		{ [ -n "${WRAP_HARNESS:-}" ] && ! s_harness=$(stage_copy "$WRAP_HARNESS" wrap-harness); } ||
+		{ [ -e "$(dirname "$ESCAPE_PREFIX")/daemons.sh" ] &&
+			! s_daemons=$(stage_copy "$(dirname "$ESCAPE_PREFIX")/daemons.sh" daemons.sh); }; then
 		nonroot_why="could not copy what the user half runs to a place it can read"
 		return
 	fi
 	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"}
-		${s_harness:+"$s_harness"})
+		${s_harness:+"$s_harness"} ${s_daemons:+"$s_daemons"})
 	echo "run-escape: the user half runs from copies in $STAGE"
 	stage_check "$nonroot_uid" "${staged[@]}" ||
 		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
