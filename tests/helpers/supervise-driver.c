@@ -40,8 +40,15 @@ static void *serve(void *arg)
 {
 	struct supervise *sv = arg;
 
-	while (supervise_handle(sv) == 0)
-		continue;
+	for (;;) {
+		struct pollfd waits = { supervise_wait_fd(sv), POLLIN, 0 };
+
+		/* a call that had to wait: answered when its waiter is done */
+		if (poll(&waits, 1, 0) == 1 && supervise_handle_waits(sv) < 0)
+			break;
+		if (supervise_handle(sv) < 0)
+			break;
+	}
 	return NULL;
 }
 
@@ -130,15 +137,21 @@ int main(int argc, char **argv)
 	if (pidfd < 0)
 		return fail("pidfd_open", errno);
 	for (;;) {
-		struct pollfd fds[2] = {
+		struct pollfd fds[3] = {
 			{ supervise_listener_fd(sv), POLLIN, 0 },
 			{ pidfd, POLLIN, 0 },
+			{ supervise_wait_fd(sv), POLLIN, 0 },
 		};
 
-		if (poll(fds, 2, -1) < 0) {
+		if (poll(fds, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return fail("poll", errno);
+		}
+		if (fds[2].revents & POLLIN) {
+			r = supervise_handle_waits(sv);
+			if (r < 0)
+				return fail("supervise", -r);
 		}
 		if (fds[0].revents & POLLIN) {
 			r = supervise_handle(sv);
