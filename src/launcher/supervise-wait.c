@@ -50,7 +50,10 @@
  * Landlock domain, without capabilities; it holds the same duplicate and
  * the same pinned target (a connect to /proc/self/fd/N reaches the inode
  * the supervisor decided on, through the waiter's copy of that
- * descriptor), so it can do nothing the supervisor could not.
+ * descriptor), so it can do nothing the supervisor could not. Credentials
+ * it sends (SCM_CREDENTIALS) and a peer's SO_PEERCRED of a connect it made
+ * carry its pid: the kernel takes the sender's, as it took the
+ * supervisor's before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,10 +165,24 @@ static void waiter(const struct sv_blocking_op *op, int out, pid_t parent)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
 		_exit(1);
-	if (op->connect)
+	if (op->connect) {
 		result = connect(op->sock, op->addr, op->addrlen) == 0 ? 0 : -errno;
-	else {
-		n = sendmsg(op->sock, op->msg, (op->flags & ~MSG_DONTWAIT) | MSG_NOSIGNAL);
+	} else {
+		/* Our copy of the message: credentials name the sender, which
+		 * the kernel checks against the sending process (this one). */
+		struct msghdr *msg = (struct msghdr *)op->msg;
+		struct cmsghdr *c;
+
+		for (c = CMSG_FIRSTHDR(msg); c != NULL; c = CMSG_NXTHDR(msg, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+				struct ucred cred;
+
+				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+				cred.pid = getpid();
+				memcpy(CMSG_DATA(c), &cred, sizeof(cred));
+			}
+		n = sendmsg(op->sock, msg, (op->flags & ~MSG_DONTWAIT) | MSG_NOSIGNAL);
 		result = n >= 0 ? n : -errno;
 	}
 	do

@@ -30,7 +30,8 @@
  *                              stream-wait, stream-whole (a send larger
  *                              than the buffer arrives whole), dgram-wait
  *                              (and only once), connect-wait (a full
- *                              listen queue, then accept), sendmmsg-wait;
+ *                              listen queue, then accept), control-wait
+ *                              (SCM_CREDENTIALS and SCM_RIGHTS), sendmmsg-wait;
  *                              and without waiting: nonblock-eagain,
  *                              dontwait-eagain, nonblock-connect-eagain,
  *                              sndtimeo (SO_SNDTIMEO ends the wait: EAGAIN)
@@ -72,6 +73,7 @@
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/audit.h>
@@ -379,6 +381,14 @@ static int try_vfork(const char *file, const char *mode)
  * machine takes milliseconds), so it is wide. */
 #define HANG_BOUND_MS 60000
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static bool asleep_in(const char *task, long nr)
 {
 	char path[96], text[512];
@@ -435,6 +445,67 @@ static long call_sendmsg(struct blocked *b)
 	return (long)sendmsg(b->sock, &msg, 0);
 }
 
+/* One byte with our credentials and a descriptor (b->size holds it). */
+static long call_sendmsg_control(struct blocked *b)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct ucred cred = { getpid(), getuid(), getgid() };
+	char byte = 'c';
+	int fd = (int)b->size;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			      .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *c;
+
+	memset(&control, 0, sizeof(control));
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_CREDENTIALS;
+	c->cmsg_len = CMSG_LEN(sizeof(cred));
+	memcpy(CMSG_DATA(c), &cred, sizeof(cred));
+	c = CMSG_NXTHDR(&msg, c);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(fd));
+	return (long)sendmsg(b->sock, &msg, 0);
+}
+
+/* Receives the control message above: the descriptor must name `want`. */
+static bool received_control(int sock, int want)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	char byte = 0;
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+			      .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *c;
+	struct stat a, b;
+	bool creds = false, same = false;
+
+	if (recvmsg(sock, &msg, 0) != 1 || byte != 'c')
+		return false;
+	for (c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS)
+			creds = true;
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c), sizeof(fd));
+			same = fstat(fd, &a) == 0 && fstat(want, &b) == 0 &&
+			       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+			close(fd);
+		}
+	}
+	return creds && same;
+}
+
 static long call_connect(struct blocked *b)
 {
 	return connect(b->sock, (const struct sockaddr *)b->addr, sizeof(*b->addr));
@@ -449,14 +520,14 @@ static long call_sendmmsg(struct blocked *b)
  * it returned first, or never slept within the bound). */
 static bool start_blocked(struct blocked *b, long nr)
 {
+	long long deadline = now_ms() + HANG_BOUND_MS;
 	char task[64];
-	int i;
 
 	b->tid = 0;
 	b->done = 0;
 	if (pthread_create(&b->thread, NULL, run_blocked, b) != 0)
 		return false;
-	for (i = 0; i < HANG_BOUND_MS; i++) {
+	while (now_ms() < deadline) {
 		if (__atomic_load_n(&b->done, __ATOMIC_SEQ_CST))
 			return false;
 		if (b->tid != 0) {
@@ -472,9 +543,9 @@ static bool start_blocked(struct blocked *b, long nr)
 /* Joins within the bound; false when it hangs (the thread is left). */
 static bool finish_blocked(struct blocked *b)
 {
-	int i;
+	long long deadline = now_ms() + HANG_BOUND_MS;
 
-	for (i = 0; i < HANG_BOUND_MS && !__atomic_load_n(&b->done, __ATOMIC_SEQ_CST); i++)
+	while (now_ms() < deadline && !__atomic_load_n(&b->done, __ATOMIC_SEQ_CST))
 		usleep(1000);
 	if (!__atomic_load_n(&b->done, __ATOMIC_SEQ_CST))
 		return false;
@@ -613,6 +684,25 @@ static int try_blocking(const char *dir)
 		nothing_more(pair[1]), detail);
 	close(pair[0]); close(pair[1]);
 
+	/* control-wait: credentials and a descriptor, sent once it can */
+	socketpair(AF_UNIX, SOCK_STREAM, 0, pair);
+	{
+		int on = 1;
+
+		setsockopt(pair[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof(on));
+	}
+	filled = fill(pair[0], 0);
+	b.call = call_sendmsg_control; b.sock = pair[0]; b.size = (size_t)pair[1];
+	slept = start_blocked(&b, SYS_sendmsg);
+	got = drain(pair[1], filled, false, NULL);
+	answered = received_control(pair[1], pair[1]);
+	joined = finish_blocked(&b);
+	snprintf(detail, sizeof(detail), "slept=%d result=%ld errno=%d received=%d", slept,
+		 b.result, b.error, answered);
+	verdict("control-wait", slept && joined && b.result == 1 && got == filled && answered,
+		detail);
+	close(pair[0]); close(pair[1]);
+
 	/* sendmmsg-wait: the first message waits; at least it is sent */
 	socketpair(AF_UNIX, SOCK_STREAM, 0, pair);
 	filled = fill(pair[0], 0);
@@ -731,9 +821,9 @@ static int children_of(pid_t parent, pid_t self)
 
 static bool wait_children(pid_t parent, pid_t self, bool want_some)
 {
-	int i;
+	long long deadline = now_ms() + HANG_BOUND_MS;
 
-	for (i = 0; i < HANG_BOUND_MS / 2; i++) {
+	while (now_ms() < deadline) {
 		if ((children_of(parent, self) > 0) == want_some)
 			return true;
 		usleep(2000);
@@ -745,8 +835,9 @@ static int try_dropped(void)
 {
 	char one = 'x', task[64], detail[160];
 	pid_t supervisor = getppid(), child;
+	long long deadline;
 	bool slept = false, waiter, gone;
-	int pair[2], status, i;
+	int pair[2], status;
 	size_t filled, got;
 
 	socketpair(AF_UNIX, SOCK_STREAM, 0, pair);
@@ -760,7 +851,8 @@ static int try_dropped(void)
 		_exit(0);
 	}
 	snprintf(task, sizeof(task), "/proc/%d", (int)child);
-	for (i = 0; i < HANG_BOUND_MS && !(slept = asleep_in(task, SYS_sendmsg)); i++)
+	deadline = now_ms() + HANG_BOUND_MS;
+	while (now_ms() < deadline && !(slept = asleep_in(task, SYS_sendmsg)))
 		usleep(1000);
 	/* The supervisor's waiter for that call: its only child but us. */
 	waiter = slept && wait_children(supervisor, getpid(), true);
