@@ -33,21 +33,30 @@ static int fail(const char *what, int err)
 	return 125;
 }
 
-/* With CONFINE_TEST_SUPERVISE_THREAD=1: a thread blocks in the
- * listener's RECV, which lets the kernel hand the CPU straight to it (the
- * synchronous wake-up), instead of a poll loop. */
+/* With CONFINE_TEST_SUPERVISE_THREAD=1: a thread of its own serves the
+ * listener and the waiting calls (the main thread only waits for the
+ * command). */
 static void *serve(void *arg)
 {
 	struct supervise *sv = arg;
 
 	for (;;) {
-		struct pollfd waits = { supervise_wait_fd(sv), POLLIN, 0 };
+		struct pollfd fds[2] = {
+			{ supervise_listener_fd(sv), POLLIN, 0 },
+			{ supervise_wait_fd(sv), POLLIN, 0 },
+		};
 
-		/* a call that had to wait: answered when its waiter is done */
-		if (poll(&waits, 1, 0) == 1 && supervise_handle_waits(sv) < 0)
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
 			break;
-		if (supervise_handle(sv) < 0)
+		}
+		if ((fds[1].revents & POLLIN) != 0 && supervise_handle_waits(sv) < 0)
 			break;
+		if ((fds[0].revents & POLLIN) != 0 && supervise_handle(sv) < 0)
+			break;
+		if ((fds[0].revents & POLLIN) == 0 && fds[0].revents != 0)
+			break; /* no process left under the filter */
 	}
 	return NULL;
 }

@@ -729,7 +729,8 @@ static int try_blocking(const char *dir)
 		int flags = fcntl(pair[0], F_GETFL);
 		ssize_t n;
 
-		drain(pair[1], 2, false, NULL); /* what sendmmsg may have added */
+		while (nothing_more(pair[1]) == false) /* what sendmmsg added */
+			continue;
 		fill(pair[0], 0);
 		n = sendmsg(pair[0], &msg, MSG_DONTWAIT);
 		snprintf(detail, sizeof(detail), "result=%zd errno=%d", n, n < 0 ? errno : 0);

@@ -397,6 +397,15 @@ bwrap_rung() {
 	out=$("${bw[@]}" "$LAUNCHER" --best-effort --status-fd 3 --ro / --rw /dev/null -- true 3>&1 2>&1 | head -1)
 	check "bwrap + launcher: layers ($out) names the supervisor" \
 		sh -c "echo '$out' | grep -q ' supervisor$'"
+	# Calls that must wait (issue 21), the launcher layered in bwrap.
+	local ws=$BASE/bwrap-ws bad
+	mkdir -p "$ws" && echo data > "$ws/f"
+	out=$(bwrap --ro-bind / / --dev /dev --bind "$ws" "$ws" --unshare-pid --unshare-ipc \
+		--proc /proc --ro-bind /proc/sys /proc/sys --new-session --cap-drop ALL -- \
+		"$LAUNCHER" --best-effort --ro / --rw /dev/null --rw "$ws" -- "$ESCAPE" blocking "$ws" 2>&1)
+	bad=$(echo "$out" | grep -v ' ok' | tr '\n' ';')
+	check "bwrap + launcher: a send or connect that must wait waits and completes, other calls answered meanwhile (${bad:-all ok})" \
+		[ -z "$bad" ]
 }
 
 suite "" caller
