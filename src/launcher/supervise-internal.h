@@ -175,9 +175,10 @@ struct sv_blocking_op {
 
 /* Sets up the wait set (supervise_new); returns 0 or -errno. */
 int sv_waits_init(struct supervise *sv);
-/* Hands `op` to a waiter process: returns SV_RESULT_PENDING, or -errno
- * when it cannot (the call is then answered with that error; -EAGAIN when
- * SV_WAIT_SLOTS calls already wait). */
+/* Hands `op` to a waiter process: returns SV_RESULT_PENDING, -ENOENT when
+ * the notification is gone, or -EAGAIN when it cannot (SV_WAIT_SLOTS calls
+ * already wait, or no descriptor or process could be had); the call is
+ * then answered with that error. */
 int64_t sv_wait_start(struct sv_call *call, const struct sv_blocking_op *op);
 /* Ends every waiter and closes the set (supervise_free). */
 void sv_waits_free(struct supervise *sv);

@@ -207,10 +207,12 @@ int64_t sv_wait_start(struct sv_call *call, const struct sv_blocking_op *op)
 			w = &sv->waits[slot];
 			break;
 		}
+	/* Resources of our own that fail (a slot, descriptors, a process at
+	 * RLIMIT_NPROC) answer EAGAIN, an error both calls may return. */
 	if (w == NULL)
 		return -EAGAIN; /* as many calls wait as the supervisor keeps */
 	if (pipe2(pipe_fds, O_CLOEXEC) != 0)
-		return -errno;
+		return -EAGAIN;
 	memset(w, 0, sizeof(*w));
 	w->id = call->req->id;
 	w->tid = call->tid;
@@ -230,7 +232,7 @@ int64_t sv_wait_start(struct sv_call *call, const struct sv_blocking_op *op)
 	}
 	pid = fork();
 	if (pid < 0) {
-		err = -errno;
+		err = -EAGAIN;
 		goto fail;
 	}
 	if (pid == 0) {
@@ -243,14 +245,14 @@ int64_t sv_wait_start(struct sv_call *call, const struct sv_blocking_op *op)
 	 * still this waiter's. */
 	w->worker_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	if (w->worker_pidfd < 0) {
-		err = -errno;
+		err = -EAGAIN;
 		kill(pid, SIGKILL);
 		goto fail;
 	}
 	event.events = EPOLLIN;
 	event.data.u64 = (uint64_t)slot * 4 + EV_RESULT;
 	if (epoll_ctl(sv->wait_epoll, EPOLL_CTL_ADD, w->result_fd, &event) != 0) {
-		err = -errno;
+		err = -EAGAIN;
 		(void)pidfd_signal(w->worker_pidfd, SIGKILL);
 		goto fail;
 	}
