@@ -65,8 +65,10 @@ static int supervisor_handle(int fd, void *context)
 {
 	int r;
 
-	(void)fd;
-	r = supervise_handle(context);
+	if (fd == supervise_wait_fd(context))
+		r = supervise_handle_waits(context);
+	else
+		r = supervise_handle(context);
 	if (r < 0)
 		/* Nothing answers the command's mediated calls any more: the
 		 * run ends (parent.c kills the tree). After `started` the
@@ -86,6 +88,7 @@ static int supervisor_parent_attach(pid_t child, struct parent_listener *listene
 	if (r < 0)
 		return r;
 	listener->fd = supervise_listener_fd(setup->sv);
+	listener->wait_fd = supervise_wait_fd(setup->sv);
 	listener->handle = supervisor_handle;
 	listener->context = setup->sv;
 	return 0;
@@ -305,6 +308,7 @@ int main(int argc, char **argv)
 							   : LAUNCHER_LAYER_LANDLOCK_PARTIAL;
 	launch.signal_scoped = abi > 0 && landlock_scopes_signals(abi);
 	launch.listener.fd = -1;
+	launch.listener.wait_fd = -1;
 	if (supervisor.sv != NULL) {
 		launch.hooks.child_install = supervisor_child_install;
 		launch.hooks.parent_attach = supervisor_parent_attach;

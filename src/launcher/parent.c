@@ -387,10 +387,14 @@ static void mirror(int status)
 	_exit(WEXITSTATUS(status));
 }
 
-enum poll_slot { SLOT_SIGNALS, SLOT_REPORT, SLOT_LIFELINE, SLOT_LISTENER, SLOT_COUNT };
+enum poll_slot {
+	SLOT_SIGNALS, SLOT_REPORT, SLOT_LIFELINE, SLOT_LISTENER, SLOT_WAITS, SLOT_COUNT
+};
 
 /* The loop: until the command has ended and its start is known, or the
- * lifeline goes, or the listener fails. */
+ * lifeline goes, or the listener fails. Nothing in it blocks but poll():
+ * the supervisor hands a call that would block to a waiter (issue 21), so
+ * the lifeline is read however the command's calls stand. */
 static void supervise(struct run_state *state, int signal_fd,
 		      const struct parent_listener *listener)
 {
@@ -401,6 +405,7 @@ static void supervise(struct run_state *state, int signal_fd,
 	slots[SLOT_LIFELINE] = (struct pollfd){ launch->lifeline_fd,
 		launch->lifeline_is_channel ? 0 : POLLIN, 0 };
 	slots[SLOT_LISTENER] = (struct pollfd){ listener->fd, POLLIN, 0 };
+	slots[SLOT_WAITS] = (struct pollfd){ listener->wait_fd, POLLIN, 0 };
 	while (!state->command_reaped || state->report_fd >= 0) {
 		slots[SLOT_REPORT] = (struct pollfd){ state->report_fd, POLLIN, 0 };
 		if (poll(slots, SLOT_COUNT, -1) < 0) {
@@ -421,6 +426,9 @@ static void supervise(struct run_state *state, int signal_fd,
 		} else if (slots[SLOT_LISTENER].revents != 0) {
 			slots[SLOT_LISTENER].fd = -1;
 		}
+		if ((slots[SLOT_WAITS].revents & POLLIN) != 0 &&
+		    listener->handle(listener->wait_fd, listener->context) < 0)
+			return;
 		if (slots[SLOT_SIGNALS].revents != 0)
 			drain_signals(state, signal_fd);
 		/* The command is gone, so its report pipe is at end of file or

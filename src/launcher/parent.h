@@ -14,12 +14,14 @@
 
 /*
  * HOOK for the seccomp-notify supervisor (src/launcher/supervise.{c,h},
- * the supervisor issue): a descriptor the parent loop polls for POLLIN,
- * and what to do then. handle returns 0, or -errno to end the run (the
- * tree is killed). fd -1: no listener.
+ * the supervisor issue): descriptors the parent loop polls for POLLIN,
+ * and what to do then: the listener (fd) and the supervisor's waiting
+ * calls (wait_fd, issue 21). handle(ready fd, context) must not block; it
+ * returns 0, or -errno to end the run (the tree is killed). -1: none.
  */
 struct parent_listener {
 	int fd;
+	int wait_fd;
 	int (*handle)(int fd, void *context);
 	void *context;
 };

@@ -83,6 +83,11 @@
 #ifndef SYS_file_setattr
 #define SYS_file_setattr 469
 #endif
+/* Linux 5.19; headers older than that lack it (the kernel says EINVAL,
+ * and the listener is made without it). */
+#ifndef SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+#define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
+#endif
 
 
 /* The kernel reads int-sized arguments (mode_t, flags, ioctl cmd) from the
@@ -354,7 +359,11 @@ int supervise_child_install(const struct supervise *sv, int channel)
 	/* WAIT_KILLABLE_RECV (5.19): once the supervisor holds a
 	 * notification, only a fatal signal interrupts the caller, so an
 	 * operation done on its behalf is not followed by a restart of the
-	 * same syscall. Older kernels reject the flag: retry without. */
+	 * same syscall (a signal handled meanwhile runs when the call
+	 * returns; one that arrives before the supervisor receives it
+	 * restarts the call, or fails it with EINTR for a handler without
+	 * SA_RESTART, as the kernel does for any interrupted syscall).
+	 * Older kernels reject the flag (EINVAL): retry without. */
 	listener = (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
 				SECCOMP_FILTER_FLAG_NEW_LISTENER |
 					SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,

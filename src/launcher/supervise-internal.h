@@ -6,6 +6,8 @@
  *   supervise-fs.c      resolving a path as the command would, the grant
  *                       decision, the metadata calls done on its behalf
  *   supervise-net.c     connect/sendto/sendmsg/sendmmsg done on its behalf
+ *   supervise-wait.c    a call that would block: a waiter process performs
+ *                       it while the supervisor goes on answering
  */
 #ifndef CONFINE_LAUNCHER_SUPERVISE_INTERNAL_H
 #define CONFINE_LAUNCHER_SUPERVISE_INTERNAL_H
@@ -13,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -55,6 +58,25 @@ struct sv_cached_pidfd {
 	int pidfd;
 };
 
+/* Calls waiting at once (supervise-wait.c): each holds three descriptors
+ * (the waiter's result pipe and pidfd, the notifying thread's pidfd). */
+#define SV_WAIT_SLOTS 128
+
+/* One call that would have blocked, performed by a waiter process. */
+struct sv_wait {
+	bool used;
+	uint64_t id;            /* the notification, answered when it ends */
+	pid_t tid;              /* the notifying thread */
+	int thread_pidfd;       /* readable when that thread exits; or -1 */
+	int worker_pidfd;       /* the waiter, to SIGKILL when dropped */
+	int result_fd;          /* the waiter's int64 result (read end) */
+	int64_t done;           /* bytes a stream send had sent before */
+	bool sigpipe;           /* EPIPE raises SIGPIPE on the thread */
+	bool is_mmsg;           /* sendmmsg: the answer is a message count */
+	unsigned int mmsg_index;
+	uint64_t msglen_addr;   /* sendmmsg: the command's msg_len to fill */
+};
+
 struct supervise {
 	struct sv_identity *grants; /* writable grants, directories or files */
 	size_t n_grants;
@@ -68,6 +90,12 @@ struct supervise {
 	size_t resp_size;
 	struct sv_cached_inode cache[SV_INODE_CACHE_SLOTS];
 	struct sv_cached_pidfd pidfds[SV_PIDFD_CACHE_SLOTS];
+	/* supervise-wait.c: an epoll set of the waits' descriptors and the
+	 * recheck timer, which the launcher polls beside the listener. */
+	int wait_epoll;
+	int wait_timer;
+	size_t n_waits;
+	struct sv_wait waits[SV_WAIT_SLOTS];
 };
 
 /* One notification being answered. */
@@ -126,8 +154,43 @@ bool sv_socket_inside_grants(struct supervise *sv, const struct sv_target *t);
 /* Whether the pinned inode is one of the allowed sockets. */
 bool sv_allowed_socket(const struct supervise *sv, const struct sv_target *t);
 
-/* The handlers: each returns the syscall's result (>= 0) or -errno, and
- * never lets the kernel run the call itself. */
+/* A pidfd naming the thread `tid` itself (PIDFD_THREAD, Linux 6.9), else
+ * its process when it leads one; close-on-exec. Returns it or -errno. */
+int sv_open_thread_pidfd(pid_t tid);
+/* Answers notification `id` with `result` (>= 0, or -errno). Returns 0 (a
+ * notification whose thread is gone counts as answered) or -errno. */
+int sv_respond(struct supervise *sv, uint64_t id, int64_t result);
+
+/* What a handler returns when the call waits (supervise-wait.c answers it
+ * later). */
+#define SV_RESULT_PENDING INT64_MIN
+
+/* A socket call the supervisor cannot finish without blocking. */
+struct sv_blocking_op {
+	int sock;                     /* our duplicate of the command's socket */
+	bool connect;                 /* connect(addr) rather than sendmsg(msg) */
+	const struct sockaddr *addr;
+	socklen_t addrlen;
+	const struct msghdr *msg;     /* what is left to send */
+	int flags;                    /* the command's send flags */
+	int64_t done;                 /* bytes already sent (a stream's head) */
+	bool is_mmsg;
+	unsigned int mmsg_index;
+	uint64_t msglen_addr;
+};
+
+/* Sets up the wait set (supervise_new); returns 0 or -errno. */
+int sv_waits_init(struct supervise *sv);
+/* Hands `op` to a waiter process: returns SV_RESULT_PENDING, -ENOENT when
+ * the notification is gone, or -EAGAIN when it cannot (SV_WAIT_SLOTS calls
+ * already wait, or no descriptor or process could be had); the call is
+ * then answered with that error. */
+int64_t sv_wait_start(struct sv_call *call, const struct sv_blocking_op *op);
+/* Ends every waiter and closes the set (supervise_free). */
+void sv_waits_free(struct supervise *sv);
+
+/* The handlers: each returns the syscall's result (>= 0) or -errno, or
+ * SV_RESULT_PENDING, and never lets the kernel run the call itself. */
 int64_t sv_handle_metadata(struct sv_call *call);
 int64_t sv_handle_network(struct sv_call *call);
 bool sv_is_network_call(long nr);

@@ -19,10 +19,20 @@
  * namespace govern those), sends without an address. socketpair is never
  * notified.
  *
- * Limits: the peer's SO_PEERCRED shows the supervisor's pid (same uid and
- * gid); a blocking connect or send blocks the supervisor until it
- * completes (other notifications wait); a stream send copies at most
- * SEND_COPY_LIMIT bytes and reports a short write, as a stream socket may.
+ * Never blocking (issue 21): a send is made with MSG_DONTWAIT added (a flag
+ * of this one call; the open file description the command shares is left
+ * as it is). When it would block and the command's call would have waited
+ * (a blocking socket, no MSG_DONTWAIT of its own), the call goes to a
+ * waiter (supervise-wait.c) that makes it blocking, from where it stopped:
+ * nothing, or the rest of a stream send. A connect on a blocking stream
+ * socket always goes to a waiter (no per-call flag exists for connect).
+ * The command sees what it would have seen: it waits until the call can
+ * complete, or gets EAGAIN if its socket is non-blocking.
+ *
+ * Limits: the peer's SO_PEERCRED shows the supervisor's pid (or a waiter's;
+ * same uid and gid); a stream send copies at most SEND_COPY_LIMIT bytes and
+ * reports a short write, as a stream socket may; a sendmmsg whose later
+ * message would block returns the count sent so far, as sendmmsg may.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +70,28 @@ static int socket_option(int sock, int option)
 	if (getsockopt(sock, SOL_SOCKET, option, &value, &len) != 0)
 		return -errno;
 	return value;
+}
+
+/* Whether the command's call on `sock` waits where ours would not: the
+ * shared description is not O_NONBLOCK and the call has no MSG_DONTWAIT. */
+static bool command_waits(int sock, int flags)
+{
+	int status = fcntl(sock, F_GETFL);
+
+	return (flags & MSG_DONTWAIT) == 0 && status >= 0 && (status & O_NONBLOCK) == 0;
+}
+
+/* Whether a connect on `sock` may wait: a blocking socket of a connected
+ * type (a stream's handshake or a unix listener's full queue). Datagram
+ * and raw connects only set the peer. */
+static bool connect_may_wait(int sock)
+{
+	int type;
+
+	if (!command_waits(sock, 0))
+		return false;
+	type = socket_option(sock, SO_TYPE);
+	return type != SOCK_DGRAM && type != SOCK_RAW;
 }
 
 /*
@@ -121,12 +153,18 @@ static int64_t do_connect(struct sv_call *call)
 		return sock;
 	sv_target_init(&pinned);
 	r = check_address(call, sock, &addr, &len, &pinned);
-	if (r < 0)
+	if (r < 0) {
 		result = r;
-	else if (!sv_call_valid(call))
+	} else if (!sv_call_valid(call)) {
 		result = -ENOENT;
-	else
+	} else if (connect_may_wait(sock)) {
+		struct sv_blocking_op op = { .sock = sock, .connect = true,
+			.addr = (struct sockaddr *)&addr, .addrlen = len };
+
+		result = sv_wait_start(call, &op);
+	} else {
 		result = connect(sock, (struct sockaddr *)&addr, len) == 0 ? 0 : -errno;
+	}
 	sv_target_close(&pinned);
 	close(sock);
 	return result;
@@ -263,9 +301,69 @@ static int read_message(struct sv_call *call, int sock, uint64_t at, struct mess
 	return r;
 }
 
+/* Where a sendmmsg's message stands, for a send that has to wait. */
+struct mmsg_place {
+	unsigned int index;
+	uint64_t msglen_addr;
+};
+
+/*
+ * Sends without waiting; a send the command would have waited for goes to
+ * a waiter: all of it (nothing was sent), or the rest of a stream send
+ * (the control messages went with its head). Returns the result,
+ * SV_RESULT_PENDING, or -errno. A sendmmsg's later message that would wait
+ * is not waited for (the caller returns the count so far).
+ */
+static int64_t send_now_or_wait(struct sv_call *call, int sock, struct message *m, int flags,
+				const struct mmsg_place *place)
+{
+	struct sv_blocking_op op = { .sock = sock, .flags = flags, .msg = &m->hdr };
+	struct msghdr rest;
+	struct iovec rest_iov;
+	ssize_t n;
+
+	/* A TCP Fast Open send connects first: tried without waiting it would
+	 * start the handshake and answer EINPROGRESS, which a blocking socket
+	 * never gives. The waiter makes it whole. */
+	if ((flags & MSG_FASTOPEN) != 0 && command_waits(sock, flags) &&
+	    (place == NULL || place->index == 0)) {
+		if (place != NULL) {
+			op.is_mmsg = true;
+			op.msglen_addr = place->msglen_addr;
+		}
+		return sv_wait_start(call, &op);
+	}
+	n = sendmsg(sock, &m->hdr, flags | MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n >= 0 && ((size_t)n >= m->iov.iov_len ||
+		       socket_option(sock, SO_TYPE) != SOCK_STREAM))
+		return n;
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+		return -errno;
+	if (!command_waits(sock, flags))
+		return n >= 0 ? n : -EAGAIN;
+	if (n < 0 && place != NULL && place->index > 0)
+		return -EAGAIN;
+	if (n > 0) {
+		memset(&rest, 0, sizeof(rest));
+		rest_iov.iov_base = (char *)m->iov.iov_base + n;
+		rest_iov.iov_len = m->iov.iov_len - (size_t)n;
+		rest.msg_iov = &rest_iov;
+		rest.msg_iovlen = 1;
+		op.msg = &rest;
+		op.done = n;
+	}
+	if (place != NULL) {
+		op.is_mmsg = true;
+		op.mmsg_index = place->index;
+		op.msglen_addr = place->msglen_addr;
+	}
+	return sv_wait_start(call, &op);
+}
+
 /* Sends one copied message; raises SIGPIPE on the command's thread where
  * the kernel would have raised it on the command. */
-static int64_t send_message(struct sv_call *call, int sock, struct message *m, int flags)
+static int64_t send_message(struct sv_call *call, int sock, struct message *m, int flags,
+			    const struct mmsg_place *place)
 {
 	struct sv_target pinned;
 	socklen_t len = m->hdr.msg_namelen;
@@ -281,11 +379,8 @@ static int64_t send_message(struct sv_call *call, int sock, struct message *m, i
 		result = r;
 	else if (!sv_call_valid(call))
 		result = -ENOENT;
-	else {
-		ssize_t n = sendmsg(sock, &m->hdr, flags | MSG_NOSIGNAL);
-
-		result = n >= 0 ? n : -errno;
-	}
+	else
+		result = send_now_or_wait(call, sock, m, flags, place);
 	sv_target_close(&pinned);
 	if (result == -EPIPE && !(flags & MSG_NOSIGNAL) && call->pidfd >= 0)
 		(void)syscall(SYS_pidfd_send_signal, call->pidfd, SIGPIPE, NULL, 0);
@@ -324,7 +419,7 @@ static int64_t do_sendto(struct sv_call *call)
 		m.hdr.msg_iovlen = 1;
 		m.hdr.msg_name = &m.name;
 		m.hdr.msg_namelen = len;
-		result = send_message(call, sock, &m, (int)args[3]);
+		result = send_message(call, sock, &m, (int)args[3], NULL);
 	} else {
 		result = r;
 	}
@@ -344,7 +439,7 @@ static int64_t do_sendmsg(struct sv_call *call)
 	if (sock < 0)
 		return sock;
 	r = read_message(call, sock, args[1], &m);
-	result = r < 0 ? r : send_message(call, sock, &m, (int)args[2]);
+	result = r < 0 ? r : send_message(call, sock, &m, (int)args[2], NULL);
 	message_free(&m);
 	close(sock);
 	return result;
@@ -364,12 +459,17 @@ static int64_t do_sendmmsg(struct sv_call *call)
 		vlen = IOV_LIMIT;
 	for (; sent < vlen; sent++) {
 		uint64_t at = args[1] + (uint64_t)sent * sizeof(struct mmsghdr);
+		struct mmsg_place place = { sent, at + offsetof(struct mmsghdr, msg_len) };
 		struct message m;
 		unsigned int count;
 		int r = read_message(call, sock, at, &m);
 
-		result = r < 0 ? r : send_message(call, sock, &m, (int)args[3]);
+		result = r < 0 ? r : send_message(call, sock, &m, (int)args[3], &place);
 		message_free(&m);
+		if (result == SV_RESULT_PENDING) {
+			close(sock);
+			return result; /* the waiter's answer counts this one */
+		}
 		if (result < 0)
 			break;
 		count = (unsigned int)result;

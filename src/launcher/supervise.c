@@ -91,6 +91,8 @@ int supervise_new(const char *const *writable, const bool *shared, size_t n_writ
 	if (sv == NULL)
 		return -ENOMEM;
 	sv->listener = -1;
+	sv->wait_epoll = -1;
+	sv->wait_timer = -1;
 	sv->mediate_sockets = (flags & SUPERVISE_SOCKETS_BY_LANDLOCK) == 0;
 	for (i = 0; i < SV_PIDFD_CACHE_SLOTS; i++)
 		sv->pidfds[i].pidfd = -1;
@@ -108,6 +110,11 @@ int supervise_new(const char *const *writable, const bool *shared, size_t n_writ
 	    sv->sockets == NULL) {
 		supervise_free(sv);
 		return -ENOMEM;
+	}
+	err = sv_waits_init(sv);
+	if (err < 0) {
+		supervise_free(sv);
+		return err;
 	}
 	for (i = 0; i < n_writable; i++) {
 		err = identity_of(writable[i], &sv->grants[i]);
@@ -189,12 +196,18 @@ int supervise_listener_fd(const struct supervise *sv)
 	return sv == NULL ? -1 : sv->listener;
 }
 
+int supervise_wait_fd(const struct supervise *sv)
+{
+	return sv == NULL ? -1 : sv->wait_epoll;
+}
+
 void supervise_free(struct supervise *sv)
 {
 	size_t i;
 
 	if (sv == NULL)
 		return;
+	sv_waits_free(sv);
 	if (sv->listener >= 0)
 		close(sv->listener);
 	for (i = 0; i < SV_PIDFD_CACHE_SLOTS; i++)
@@ -285,11 +298,12 @@ int sv_write_memory(struct sv_call *call, uint64_t addr, const void *buf, size_t
 		       ? 0 : -EFAULT;
 }
 
-static int open_thread_pidfd(pid_t tid)
+int sv_open_thread_pidfd(pid_t tid)
 {
 	/* The thread's own descriptor table (it may have unshared it). */
 	int pidfd = (int)pidfd_open_syscall(tid, PIDFD_THREAD);
 
+	/* EINVAL: no PIDFD_THREAD; then only a thread-group leader has one */
 	if (pidfd < 0 && errno == EINVAL)
 		pidfd = (int)pidfd_open_syscall(tid, 0);
 	return pidfd >= 0 ? pidfd : -errno;
@@ -309,7 +323,7 @@ static int call_pidfd(struct sv_call *call, bool fresh)
 	if (slot->pidfd >= 0)
 		close(slot->pidfd);
 	slot->tid = call->tid;
-	slot->pidfd = open_thread_pidfd(call->tid);
+	slot->pidfd = sv_open_thread_pidfd(call->tid);
 	call->pidfd = slot->pidfd;
 	return call->pidfd;
 }
@@ -352,7 +366,7 @@ bool sv_call_valid(struct sv_call *call)
 
 /* ---- one notification ---- */
 
-static int respond(struct supervise *sv, uint64_t id, int64_t result)
+int sv_respond(struct supervise *sv, uint64_t id, int64_t result)
 {
 	struct seccomp_notif_resp *resp = sv->resp;
 
@@ -397,5 +411,7 @@ int supervise_handle(struct supervise *sv)
 	} else {
 		result = sv_handle_metadata(&call);
 	}
-	return respond(sv, sv->req->id, result);
+	if (result == SV_RESULT_PENDING)
+		return 0; /* a waiter performs it; supervise_handle_waits answers */
+	return sv_respond(sv, sv->req->id, result);
 }

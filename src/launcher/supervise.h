@@ -22,8 +22,16 @@
  *   child:  supervise_child_install(sv, channel[1]), then the launcher's
  *           deny-list (which refuses any later NEW_LISTENER), then exec
  *   parent: supervise_attach(sv, channel[0], child), then poll
- *           supervise_listener_fd(sv) and call supervise_handle(sv) each
- *           time it is readable; supervise_free(sv) at the end.
+ *           supervise_listener_fd(sv) and supervise_wait_fd(sv) with the
+ *           rest of its loop, calling supervise_handle(sv) and
+ *           supervise_handle_waits(sv) when each is readable;
+ *           supervise_free(sv) at the end.
+ *
+ * The supervisor never blocks on the command's behalf (issue 21): a socket
+ * call that would wait (a full socket buffer or listen queue, a TCP
+ * handshake) is performed by a waiter process while the loop goes on
+ * answering, forwarding signals and watching its lifeline; see
+ * supervise-wait.c.
  *
  * Functions return 0 (or a value) on success and a negative errno on
  * failure; none prints or exits.
@@ -97,16 +105,30 @@ int supervise_attach(struct supervise *sv, int channel, pid_t child);
 int supervise_listener_fd(const struct supervise *sv);
 
 /*
- * Receives and answers one notification. Call when poll(2) reports POLLIN
- * on the listener; POLLHUP without POLLIN means no process is left under
- * the filter: stop polling it. Returns 0 (answered, or the notifying thread
- * went away, which is normal), or -errno on a failure of the listener
- * itself (the caller should then end the run: nothing answers anymore, and
- * every mediated syscall of the command would wait).
+ * Receives one notification and answers it, or hands it to a waiter when
+ * performing it would block (answered later, by supervise_handle_waits).
+ * Never blocks. Call when poll(2) reports POLLIN on the listener; POLLHUP
+ * without POLLIN means no process is left under the filter: stop polling
+ * it. Returns 0 (answered, waiting, or the notifying thread went away,
+ * which is normal), or -errno on a failure of the listener itself (the
+ * caller should then end the run: nothing answers anymore, and every
+ * mediated syscall of the command would wait).
  */
 int supervise_handle(struct supervise *sv);
 
-/* Closes everything; accepts NULL. */
+/* An epoll descriptor, readable when a waiting call has finished, when the
+ * thread it waits for has died, or when the waits are due a check (once a
+ * second while any waits). -1 before supervise_new. */
+int supervise_wait_fd(const struct supervise *sv);
+
+/*
+ * Answers the waiting calls that finished and drops those whose thread is
+ * gone (SECCOMP_IOCTL_NOTIF_ID_VALID; the waiter is SIGKILLed). Never
+ * blocks. Returns 0, or -errno as supervise_handle does.
+ */
+int supervise_handle_waits(struct supervise *sv);
+
+/* Closes everything and SIGKILLs the waiters; accepts NULL. */
 void supervise_free(struct supervise *sv);
 
 #endif /* CONFINE_LAUNCHER_SUPERVISE_H */

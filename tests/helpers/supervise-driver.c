@@ -34,15 +34,31 @@ static int fail(const char *what, int err)
 	return 125;
 }
 
-/* With CONFINE_TEST_SUPERVISE_THREAD=1: a thread blocks in the
- * listener's RECV, which lets the kernel hand the CPU straight to it (the
- * synchronous wake-up), instead of a poll loop. */
+/* With CONFINE_TEST_SUPERVISE_THREAD=1: a thread of its own serves the
+ * listener and the waiting calls (the main thread only waits for the
+ * command). */
 static void *serve(void *arg)
 {
 	struct supervise *sv = arg;
 
-	while (supervise_handle(sv) == 0)
-		continue;
+	for (;;) {
+		struct pollfd fds[2] = {
+			{ supervise_listener_fd(sv), POLLIN, 0 },
+			{ supervise_wait_fd(sv), POLLIN, 0 },
+		};
+
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if ((fds[1].revents & POLLIN) != 0 && supervise_handle_waits(sv) < 0)
+			break;
+		if ((fds[0].revents & POLLIN) != 0 && supervise_handle(sv) < 0)
+			break;
+		if ((fds[0].revents & POLLIN) == 0 && fds[0].revents != 0)
+			break; /* no process left under the filter */
+	}
 	return NULL;
 }
 
@@ -135,15 +151,21 @@ int main(int argc, char **argv)
 	if (pidfd < 0)
 		return fail("pidfd_open", errno);
 	for (;;) {
-		struct pollfd fds[2] = {
+		struct pollfd fds[3] = {
 			{ supervise_listener_fd(sv), POLLIN, 0 },
 			{ pidfd, POLLIN, 0 },
+			{ supervise_wait_fd(sv), POLLIN, 0 },
 		};
 
-		if (poll(fds, 2, -1) < 0) {
+		if (poll(fds, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return fail("poll", errno);
+		}
+		if (fds[2].revents & POLLIN) {
+			r = supervise_handle_waits(sv);
+			if (r < 0)
+				return fail("supervise", -r);
 		}
 		if (fds[0].revents & POLLIN) {
 			r = supervise_handle(sv);

@@ -52,6 +52,21 @@
  *   kill-parent FILE           SIGKILL the parent (the launcher) at once,
  *                              then append "ran" to FILE: a race against
  *                              the launcher's `started` record
+ *
+ * A call the supervisor performs on the command's behalf that would block
+ * (issue 21): each makes the blocking state, then a child makes one
+ * blocking call in it, which never completes (nobody reads or accepts).
+ * The parent appends "blocked <syscall number>" to STATE once the child is
+ * seen asleep inside that syscall (/proc/<child>/syscall), and
+ * "returned <result> <errno>" if it ever returns; then it waits for the
+ * child. LABEL is unused: a token for the harness to find the process by.
+ *   block-send stream|dgram STATE LABEL
+ *                              fill one end of a socketpair, then a
+ *                              blocking sendmsg of one byte on it
+ *   block-connect SOCK STATE LABEL
+ *                              listen on the pathname SOCK (backlog 0),
+ *                              fill its queue with non-blocking connects,
+ *                              then a blocking connect to it
  */
 #include <errno.h>
 #include <stddef.h>
@@ -523,6 +538,143 @@ static int do_kill_parent(const char *file)
 	return 0;
 }
 
+static void append_line(const char *file, const char *line)
+{
+	int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (fd >= 0) {
+		(void)!write(fd, line, strlen(line));
+		close(fd);
+	}
+}
+
+/* Whether the child sleeps inside syscall `nr`: /proc/<pid>/syscall starts
+ * with the number while the task is blocked in a syscall, and its state in
+ * /proc/<pid>/stat is S. */
+static bool asleep_in(pid_t pid, long nr)
+{
+	char path[64], text[512];
+	const char *paren;
+	long seen = -1;
+	char state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fscanf(f, "%ld", &seen) != 1)
+		seen = -1;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return false;
+	if (fgets(text, sizeof(text), f) != NULL && (paren = strrchr(text, ')')) != NULL)
+		state = paren[2];
+	fclose(f);
+	return seen == nr && state == 'S';
+}
+
+/* Forks a child that runs `call` (the blocking one); reports as above. */
+static int block_and_report(const char *state_file, long nr, long (*call)(void *), void *arg)
+{
+	char line[128];
+	pid_t child = fork();
+	int status;
+
+	if (child < 0)
+		return report("fork", errno);
+	if (child == 0) {
+		long r = call(arg);
+
+		snprintf(line, sizeof(line), "returned %ld %d\n", r, r < 0 ? errno : 0);
+		append_line(state_file, line);
+		_exit(0);
+	}
+	/* Until it is seen (the harness bounds the whole run). */
+	while (!asleep_in(child, nr) && waitpid(child, &status, WNOHANG) == 0)
+		usleep(10000);
+	snprintf(line, sizeof(line), "blocked %ld\n", nr);
+	append_line(state_file, line);
+	waitpid(child, &status, 0);
+	return 0;
+}
+
+static long send_one_byte(void *arg)
+{
+	int sock = *(int *)arg;
+	char byte = 'x';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	return (long)sendmsg(sock, &msg, 0);
+}
+
+static int do_block_send(const char *kind, const char *state_file)
+{
+	static char chunk[4096];
+	int type = strcmp(kind, "dgram") == 0 ? SOCK_DGRAM : SOCK_STREAM;
+	int pair[2];
+	size_t size;
+
+	if (strcmp(kind, "dgram") != 0 && strcmp(kind, "stream") != 0)
+		return usage();
+	if (socketpair(AF_UNIX, type, 0, pair) != 0)
+		return report("socketpair", errno);
+	/* send() is sendto without an address: not notified, so the fill is
+	 * fast; smaller and smaller until not even one byte fits. */
+	for (size = sizeof(chunk); size > 0; size /= 2)
+		while (send(pair[0], chunk, size, MSG_DONTWAIT) >= 0)
+			continue;
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		return report("fill", errno);
+	return block_and_report(state_file, SYS_sendmsg, send_one_byte, &pair[0]);
+}
+
+struct connect_args {
+	int sock;
+	struct sockaddr_un addr;
+};
+
+static long connect_blocking(void *arg)
+{
+	struct connect_args *a = arg;
+
+	return connect(a->sock, (struct sockaddr *)&a->addr, sizeof(a->addr));
+}
+
+static int do_block_connect(const char *path, const char *state_file)
+{
+	struct connect_args a;
+	int listener, i;
+
+	memset(&a.addr, 0, sizeof(a.addr));
+	a.addr.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(a.addr.sun_path))
+		return usage();
+	strcpy(a.addr.sun_path, path);
+	listener = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (listener < 0 || bind(listener, (struct sockaddr *)&a.addr, sizeof(a.addr)) != 0 ||
+	    listen(listener, 0) != 0)
+		return report("listen", errno);
+	/* Non-blocking connects until the queue refuses one (EAGAIN). */
+	for (i = 0; i < 1000; i++) {
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+		if (s < 0)
+			return report("socket", errno);
+		if (connect(s, (struct sockaddr *)&a.addr, sizeof(a.addr)) != 0)
+			break;
+	}
+	if (i == 1000 || errno != EAGAIN)
+		return report("fill", i == 1000 ? ENOSPC : errno);
+	a.sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (a.sock < 0)
+		return report("socket", errno);
+	return block_and_report(state_file, SYS_connect, connect_blocking, &a);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
@@ -569,5 +721,9 @@ int main(int argc, char **argv)
 		return do_kill_parent(argv[2]);
 	if (strcmp(argv[1], "pty-run") == 0 && argc >= 5 && strcmp(argv[3], "--") == 0)
 		return do_pty_run(argv[2], argv + 4);
+	if (strcmp(argv[1], "block-send") == 0 && argc == 5)
+		return do_block_send(argv[2], argv[3]);
+	if (strcmp(argv[1], "block-connect") == 0 && argc == 5)
+		return do_block_connect(argv[2], argv[3]);
 	return usage();
 }
