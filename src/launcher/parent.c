@@ -332,6 +332,8 @@ static bool kill_children_via_proc(void)
 
 static void kill_what_is_left(const struct run_state *state)
 {
+	if (state->launch->helper > 0)
+		kill(state->launch->helper, SIGKILL);
 	if (state->launch->signal_scoped) {
 		/* Every process in this Landlock domain but this one. */
 		kill(-1, SIGKILL);

@@ -60,6 +60,9 @@ struct launch {
 	bool close_inherited;
 	struct parent_listener listener; /* set by hooks.parent_attach */
 	struct parent_hooks hooks;
+	/* A helper outside the command's Landlock domain (the allowlist's
+	 * proxy), killed with the tree; 0: none. kill(-1) cannot reach it. */
+	pid_t helper;
 };
 
 /* First thing in main: ignores SIGPIPE (a status reader that is gone must

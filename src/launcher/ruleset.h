@@ -35,6 +35,10 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation);
  * no_new_privs must already be set (or CAP_SYS_ADMIN held). */
 int landlock_enforce(int ruleset_fd);
 
+/* Restricts this process to no file access at all (every file right of
+ * `abi` handled, no rule): the proxy's. 0 or -errno. */
+int landlock_deny_all_files(int abi);
+
 /* In the child, before exec, where the domain scopes signals (ABI 6): a
  * nested domain that handles no file right and scopes signals only, so
  * the command can signal its own tree but not the launcher, which sits in

@@ -294,6 +294,28 @@ static void clause_network(struct list *l, const confine_policy *p, const cf_cla
 		add(l, "network", "on", CONFINE_CLAUSE_ENFORCED, 0, NULL, NULL);
 		return;
 	}
+	if (confine_policy_network_allowlist(p)) {
+		/* doc/SPEC.md 15, "Network allowlist": the launcher's proxy the
+		 * only way out, which only the supervisor's connect decision
+		 * holds (Landlock's TCP rules know ports, not addresses). */
+		if (f->runner == CONFINE_RUNNER_LANDLOCK && f->supervisor && f->landlock_abi >= 4)
+			add(l, "network", "allowlist", CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SUPERVISOR,
+			    NULL,
+			    "only the launcher's proxy is reachable (the supervisor decides connect by "
+			    "address; Landlock allows its TCP port only; seccomp refuses other "
+			    "families); the proxy checks each name");
+		else if (f->runner == CONFINE_RUNNER_LANDLOCK)
+			add(l, "network", "allowlist", CONFINE_CLAUSE_UNENFORCED, 0,
+			    "seccomp user notification and Landlock ABI 4",
+			    "without the supervisor deciding connect by address the allowlist cannot "
+			    "hold: the network is off instead (no host is reachable)");
+		else
+			add(l, "network", "allowlist", CONFINE_CLAUSE_UNENFORCED, 0,
+			    "the landlock runner (confine --runner landlock)",
+			    "this rung has no proxy yet: the network is off instead (no host is "
+			    "reachable)");
+		return;
+	}
 	switch (f->runner) {
 	case CONFINE_RUNNER_BWRAP:
 		/* A namespace of its own; the launcher inside refuses families too. */
