@@ -190,6 +190,7 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	size_t cursor = 0, i;
 	unsigned port = 0;
 	pid_t pid = 0;
+	int lifeline = -1;
 	int r;
 
 	if (setup->sv == NULL || abi < 4) {
@@ -207,12 +208,13 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 			config.deny[config.n_deny++] = pattern;
 	config.allow_local = invocation->proxy_allow_local;
 	config.hosts_file = invocation->proxy_hosts;
-	r = proxy_start(&config, &pid, &port);
+	r = proxy_start(&config, &pid, &lifeline, &port);
 	if (r < 0) {
 		report_failure("cannot start the network proxy: %s", strerror(-r));
 		return LAUNCHER_EXIT_FAILURE;
 	}
 	launch->helper = pid;
+	launch->helper_lifeline = lifeline;
 	invocation->proxy_port = port;
 	supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port));
 	seccomp_filter_allow_tcp();
@@ -323,6 +325,7 @@ int main(int argc, char **argv)
 
 	memset(&launch, 0, sizeof(launch));
 	launch.lifeline_fd = -1;
+	launch.helper_lifeline = -1;
 	launch.close_inherited = invocation.status_fd >= 0;
 	if (!invocation.probe) {
 		if (invocation.status_fd >= 0) {

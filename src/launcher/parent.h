@@ -63,6 +63,9 @@ struct launch {
 	/* A helper outside the command's Landlock domain (the allowlist's
 	 * proxy), killed with the tree; 0: none. kill(-1) cannot reach it. */
 	pid_t helper;
+	/* Closed when the run ends, which ends the helper where the domain's
+	 * signal scope keeps kill() from it; -1: none. */
+	int helper_lifeline;
 };
 
 /* First thing in main: ignores SIGPIPE (a status reader that is gone must

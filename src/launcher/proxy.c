@@ -55,6 +55,7 @@
 #define CONNECT_SECONDS 30
 #define MAX_HOSTS 1024
 #define LISTEN_KEY UINT64_MAX
+#define LIFELINE_KEY (UINT64_MAX - 1)
 
 /* ---- pure parts ---------------------------------------------------------- */
 
@@ -288,10 +289,12 @@ static void refuse(struct conn *c, int http_status, unsigned char socks_code, co
 			bn = (int)sizeof(body) - 1;
 		hn = snprintf(head, sizeof(head),
 			      "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
-			      "Connection: close\r\nX-Confine-Clause: network.allow\r\n\r\n",
+			      "Connection: close\r\nX-Confine-Clause: %s\r\n\r\n",
 			      http_status,
 			      http_status == 403 ? "Forbidden" : http_status == 400 ? "Bad Request"
-			      : http_status == 504 ? "Gateway Timeout" : "Bad Gateway", bn);
+			      : http_status == 504 ? "Gateway Timeout" : "Bad Gateway", bn,
+			      strstr(why, "network.allowLocal") != NULL ? "network.allowLocal"
+									: "network.allow");
 		if (hn > 0 && (size_t)hn < sizeof(head))
 			queue_down(c, head, (size_t)hn);
 		queue_down(c, body, (size_t)bn);
@@ -901,9 +904,9 @@ static void expire(void)
 	}
 }
 
-static void serve(int listener) __attribute__((noreturn));
+static void serve(int listener, int lifeline) __attribute__((noreturn));
 
-static void serve(int listener)
+static void serve(int listener, int lifeline)
 {
 	struct epoll_event events[64];
 	size_t i;
@@ -916,6 +919,9 @@ static void serve(int listener)
 	if (epfd < 0)
 		_exit(1);
 	watch(listener, LISTEN_KEY, EPOLLIN, true);
+	/* The launcher closes its end when the run ends (its Landlock domain
+	 * scopes signals: it cannot kill this process). */
+	watch(lifeline, LIFELINE_KEY, EPOLLIN, true);
 	for (;;) {
 		int n = epoll_wait(epfd, events, 64, 1000);
 		int k;
@@ -924,6 +930,8 @@ static void serve(int listener)
 			uint64_t kk = events[k].data.u64;
 			struct conn *c;
 
+			if (kk == LIFELINE_KEY)
+				_exit(0);
 			if (kk == LISTEN_KEY) {
 				accept_one(listener);
 				continue;
@@ -942,10 +950,11 @@ static void serve(int listener)
 
 /* ---- starting ------------------------------------------------------------ */
 
-static void proxy_child(const struct proxy_config *config, int listener, pid_t parent)
-	__attribute__((noreturn));
+static void proxy_child(const struct proxy_config *config, int listener, int lifeline,
+			pid_t parent) __attribute__((noreturn));
 
-static void proxy_child(const struct proxy_config *config, int listener, pid_t parent)
+static void proxy_child(const struct proxy_config *config, int listener, int lifeline,
+			pid_t parent)
 {
 	int abi;
 
@@ -953,9 +962,9 @@ static void proxy_child(const struct proxy_config *config, int listener, pid_t p
 		_exit(1);
 	/* Only the listener and stderr: never the status channel (its
 	 * reader waits for every write end) nor the lifeline. */
-	if (dup2(listener, 3) < 0)
+	if (dup2(listener, 3) < 0 || dup2(lifeline, 4) < 0)
 		_exit(1);
-	(void)syscall(SYS_close_range, 4U, ~0U, 0U);
+	(void)syscall(SYS_close_range, 5U, ~0U, 0U);
 	(void)close(0);
 	(void)close(1);
 	signal(SIGPIPE, SIG_IGN);
@@ -971,15 +980,16 @@ static void proxy_child(const struct proxy_config *config, int listener, pid_t p
 		report_line("network: the proxy cannot restrict itself: %s", strerror(errno));
 		_exit(1);
 	}
-	serve(3);
+	serve(3, 4);
 }
 
-int proxy_start(const struct proxy_config *config, pid_t *ret_pid, unsigned *ret_port)
+int proxy_start(const struct proxy_config *config, pid_t *ret_pid, int *ret_lifeline,
+		unsigned *ret_port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sa);
 	pid_t parent = getpid(), pid;
-	int fd;
+	int fd, life[2];
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -992,17 +1002,29 @@ int proxy_start(const struct proxy_config *config, pid_t *ret_pid, unsigned *ret
 		close(fd);
 		return -e;
 	}
-	pid = fork();
-	if (pid < 0) {
+	if (pipe2(life, O_CLOEXEC) != 0) {
 		int e = errno;
 
 		close(fd);
 		return -e;
 	}
-	if (pid == 0)
-		proxy_child(config, fd, parent);
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(fd);
+		close(life[0]);
+		close(life[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(life[1]);
+		proxy_child(config, fd, life[0], parent);
+	}
 	close(fd);
+	close(life[0]);
 	*ret_pid = pid;
+	*ret_lifeline = life[1];
 	*ret_port = ntohs(sa.sin_port);
 	return 0;
 }

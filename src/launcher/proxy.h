@@ -37,10 +37,12 @@ bool proxy_address_is_local(uint32_t addr);
 /*
  * Listens on 127.0.0.1 (a port the kernel picks) and forks the proxy
  * process, which reads its resolver files, restricts itself (no file
- * access, no capabilities) and serves until its parent dies (it is
- * killed with it). Call before the launcher restricts itself. Returns 0
- * with the process and the port (host order), or -errno.
+ * access, no capabilities) and serves until its parent dies or closes
+ * *ret_lifeline (a pipe's write end, close-on-exec). Call before the
+ * launcher restricts itself. Returns 0 with the process, the lifeline and
+ * the port (host order), or -errno.
  */
-int proxy_start(const struct proxy_config *config, pid_t *ret_pid, unsigned *ret_port);
+int proxy_start(const struct proxy_config *config, pid_t *ret_pid, int *ret_lifeline,
+		unsigned *ret_port);
 
 #endif
