@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 PORTABLE_BUILD ?= build-portable
 MESON ?= meson
 
-.PHONY: all build demo check check-valgrind check-asan check-portable fuzz bench bench-peers install clean deps deps-check
+.PHONY: all build demo check check-suites check-valgrind check-asan check-portable fuzz bench bench-peers install clean deps deps-check
 
 all: build
 
@@ -27,16 +27,18 @@ build: deps $(BUILD)/build.ninja
 demo: build
 	@scripts/demo.sh $(BUILD)
 
-# Every test suite; the unit suite again under valgrind and under ASan and
-# UBSan; the spawn paths macOS compiles (check-portable); then a short run of
-# each fuzzer (clang's libFuzzer).
-check: deps-check $(BUILD)/build.ninja
+# Every leg, each run even when one before it failed (scripts/check-all.sh),
+# then one PASS/FAIL line per leg; fails if any leg failed. The legs: every
+# test suite (check-suites); the unit suite again under valgrind and under
+# ASan and UBSan; the spawn paths macOS compiles (check-portable); a short
+# run of each fuzzer (clang's libFuzzer). Each is also a target of its own.
+check: deps-check
+	@scripts/check-all.sh '$(MAKE)'
+
+# Every Meson test suite of the main build.
+check-suites: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 	$(MESON) test -C $(BUILD) --print-errorlogs
-	$(MAKE) --no-print-directory check-valgrind
-	$(MAKE) --no-print-directory check-asan
-	$(MAKE) --no-print-directory check-portable
-	$(MAKE) --no-print-directory fuzz
 
 # The unit suite again under valgrind's memcheck.
 check-valgrind: $(BUILD)/build.ninja
@@ -79,8 +81,19 @@ bench: build
 bench-peers: build
 	bench/peers.sh --build $(BUILD) -- $(PEERS_ARGS)
 
-install: build
+# Installs build/ into its prefix (/usr/local unless configured otherwise).
+# make install PREFIX=DIR reconfigures build/ for DIR first (meson setup
+# would leave an existing build/ as it is), and build/ keeps that prefix.
+# Where python3 does not read the directory the Python package went to, it
+# ends with the PYTHONPATH line to run.
+PREFIX ?=
+install: deps $(BUILD)/build.ninja
+ifneq ($(strip $(PREFIX)),)
+	$(MESON) configure $(BUILD) --prefix=$(abspath $(PREFIX))
+endif
+	$(MESON) compile -C $(BUILD)
 	$(MESON) install -C $(BUILD)
+	@if command -v python3 >/dev/null; then python3 bindings/python/site_dir.py hint '$(MESON)' $(BUILD); fi
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(PORTABLE_BUILD)

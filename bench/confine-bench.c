@@ -501,6 +501,9 @@ typedef struct variant {
 	confine_provider *provider;  /* library kinds; borrowed */
 	const confine_policy *policy;
 	bool capture;                /* capture stdout/stderr instead of inheriting */
+	/* KIND_LIB_THROUGH: make the run's private temp dir first, as the CLI,
+	 * the bash consumer and the bindings do (the spawner removes it) */
+	bool temp_area;
 	bool available;
 	char why[512];
 	double *samples;             /* wall ms per round; < 0: failed run */
@@ -710,10 +713,38 @@ static int run_variant_once(const variant *v, char *why, size_t why_size) {
 			so.stdio[2].kind = CONFINE_STDIO_CAPTURE;
 		}
 		if (v->kind == KIND_LIB_THROUGH) {
-			r = confine_spawn_through(v->provider, v->policy, &so, &proc, &err);
+			const confine_policy *policy = v->policy;
+			confine_policy *own = NULL;
+			if (v->temp_area) {
+				r = confine_policy_copy(v->policy, &own);
+				if (r == 0)
+					r = confine_policy_make_temp_dir(own, NULL, &err);
+				if (r < 0) {
+					set_message(why, why_size, "temp dir: %s",
+					            own ? err.message : "out of memory");
+					confine_policy_free(own);
+					return -1;
+				}
+				policy = own;
+			}
+			r = confine_spawn_through(v->provider, policy, &so, &proc, &err);
 			if (r == 0)
 				r = confine_process_wait(proc, &out, &err);
 			confine_process_free(proc);
+			/* The spawner removes the dir once the run is over; a
+			 * start that failed leaves it to the caller. */
+			if (own && own->temp_dir && access(own->temp_dir, F_OK) == 0) {
+				bool left_behind = r == 0;
+				(void)rmdir(own->temp_dir);
+				if (left_behind) {
+					set_message(why, why_size, "the temp dir %s was left behind",
+					            own->temp_dir);
+					confine_policy_free(own);
+					confine_outcome_free(out);
+					return -1;
+				}
+			}
+			confine_policy_free(own);
 		} else {
 			r = confine_run(&so, &out, &err);
 		}
@@ -919,7 +950,7 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	const char *ll_why = ctx->launcher_why, *bw_why = ctx->bwrap_why;
 	const char *pl_why = ctx->prov_landlock_why, *pb_why = ctx->prov_bwrap_why;
 	char ws_arg[PATH_MAX], why_ll[512] = "", why_bw[512] = "";
-	variant vs[24];
+	variant vs[28];
 	size_t nv = 0;
 	unsigned total = o->warmup + o->rounds;
 	long long t_start;
@@ -957,6 +988,10 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                ctx->prov_landlock_self, ctx->ro, false, pl_why);
 	add_lib_variant(&vs[nv++], "3b", "library, landlock rung, workspace-write", KIND_LIB_THROUGH,
 	                ctx->prov_landlock_self, ctx->ww, false, pl_why);
+	v = &vs[nv++];
+	add_lib_variant(v, "3t", "library, landlock, workspace-write, own temp dir",
+	                KIND_LIB_THROUGH, ctx->prov_landlock_self, ctx->ww, false, pl_why);
+	v->temp_area = true;
 	add_lib_variant(&vs[nv++], "3c", "library, landlock rung, read-only, captured",
 	                KIND_LIB_THROUGH, ctx->prov_landlock_self, ctx->ro, true, pl_why);
 	add_lib_variant(&vs[nv++], "3w", "library, landlock, wrap path (confine+run)", KIND_LIB_WRAP,
@@ -998,6 +1033,10 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                KIND_LIB_THROUGH, ctx->prov_bwrap, ctx->ro, false, pb_why);
 	add_lib_variant(&vs[nv++], "5b", "library, bwrap rung (layered), workspace-write",
 	                KIND_LIB_THROUGH, ctx->prov_bwrap, ctx->ww, false, pb_why);
+	v = &vs[nv++];
+	add_lib_variant(v, "5t", "library, bwrap, workspace-write, own temp dir",
+	                KIND_LIB_THROUGH, ctx->prov_bwrap, ctx->ww, false, pb_why);
+	v->temp_area = true;
 	add_lib_variant(&vs[nv++], "5w", "library, bwrap, wrap path (confine+run)", KIND_LIB_WRAP,
 	                ctx->prov_bwrap, ctx->ro, false, pb_why);
 	add_exec_variant(&vs[nv++], "6a", "confine run --runner landlock -- true", KIND_FORK_EXEC,
@@ -1108,6 +1147,9 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	print_ratio(vs, nv, o->rounds, "5a/4c library bwrap / its argv raw", "5a", "4c", 1.10);
 	print_ratio(vs, nv, o->rounds, "4c/4d layered bwrap / plain, same tokens", "4c", "4d", 0);
 	print_ratio(vs, nv, o->rounds, "2a/1a landlock-run --ro / / bare", "2a", "1a", 0);
+	print_ratio(vs, nv, o->rounds, "3t/3b landlock ww: own temp dir / none", "3t", "3b", 0);
+	print_ratio(vs, nv, o->rounds, "5t/5b bwrap ww: temp dir made (unused) / none", "5t",
+	            "5b", 0);
 	print_ratio(vs, nv, o->rounds, "4a/4e --unshare-ipc: bwrap with / without", "4a", "4e", 0);
 	print_ratio(vs, nv, o->rounds, "4a/4f --ro-bind /proc/sys: with / without", "4a", "4f", 0);
 	printf("  context:\n");
@@ -1149,6 +1191,10 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                 0);
 	print_difference(vs, nv, o->rounds, "4c-4d launcher inside bwrap (execs)", "4c", "4d", "1a",
 	                 0);
+	print_difference(vs, nv, o->rounds, "3t-3b the run's temp dir, landlock (ms)", "3t", "3b",
+	                 NULL, 0);
+	print_difference(vs, nv, o->rounds, "5t-5b the run's temp dir, bwrap (ms)", "5t", "5b",
+	                 NULL, 0);
 	print_difference(vs, nv, o->rounds, "4a-4e --unshare-ipc (ms)", "4a", "4e", NULL, 0);
 	print_difference(vs, nv, o->rounds, "4a-4f --ro-bind /proc/sys (ms)", "4a", "4f", NULL, 0);
 	print_difference(vs, nv, o->rounds, "6c-6b natural - pinned bwrap (ms)", "6c", "6b", NULL, 0);

@@ -6,8 +6,9 @@ The tool runs every command read-only. A command runs with workspace-write
 only when the model asks for it (``write: true``) *and* the approval
 callback (a person, a policy) says yes. The model gets confine's rendering
 back: stdout, ``[stderr]``, and the markers (``[sandbox: file access denied
-under read-only mode]``, ``[exit code: 1]``), so it sees why a write failed
-and can ask for approval. When nothing can confine here,
+under read-only mode]``, ``[denied: write /path (mode)]``, ``[exit code:
+1]``), so it sees why a write failed, and what it would need, and can ask
+for approval. When nothing can confine here,
 SANDBOX_UNAVAILABLE comes back to the model as an error: the tool never
 switches to danger-full-access by itself.
 
@@ -16,11 +17,15 @@ transcript (the Meson suite runs it); ``--unavailable`` simulates a host
 where the sandbox cannot run (a pinned Landlock launcher that does not
 exist).
 
-    python3 examples/python_agent.py [--workspace DIR] [--check] [--unavailable]
+    python3 examples/python_agent.py [--workspace DIR] [--keep] [--check] [--unavailable]
+
+Without --workspace it works in a fresh directory under ~/.cache, removed
+when it ends (whatever the outcome) unless --keep is given.
 """
 import argparse
 import os
 import shutil
+import signal
 import sys
 import tempfile
 from typing import Callable, Dict, List, Optional
@@ -109,7 +114,10 @@ def agent_loop(tool: ShellTool, model: FakeModel) -> List[Dict[str, object]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workspace", help="default: a fresh directory under ~/.cache")
+    parser.add_argument("--workspace", help="default: a fresh directory under ~/.cache, "
+                                            "removed at the end")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the fresh workspace and print where it is")
     parser.add_argument("--check", action="store_true", help="assert the transcript")
     parser.add_argument("--unavailable", action="store_true",
                         help="simulate a host where the sandbox cannot run")
@@ -118,9 +126,25 @@ def main() -> int:
     workspace = args.workspace
     made = not workspace
     if made:
-        base = os.path.join(os.path.expanduser("~"), ".cache", "confine-examples")
+        # Under $HOME, not /tmp: a workspace-write root under the host's /tmp
+        # is refused on the Landlock rung.
+        base = os.path.join(os.path.expanduser("~"), ".cache")
         os.makedirs(base, exist_ok=True)
-        workspace = tempfile.mkdtemp(prefix="python-agent.", dir=base)
+        workspace = tempfile.mkdtemp(prefix="confine-python-agent.", dir=base)
+    # A TERM or HUP ends it through the finally below too.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda number, frame: sys.exit(128 + number))
+    try:
+        run(workspace, args.check, args.unavailable)
+    finally:
+        if made and args.keep:
+            print("workspace kept: " + workspace)
+        elif made:
+            shutil.rmtree(workspace, ignore_errors=True)
+    return 0
+
+
+def run(workspace: str, check: bool, unavailable: bool) -> None:
     approvals: List[str] = []
 
     def approve(command: str, mode: str) -> bool:
@@ -129,33 +153,30 @@ def main() -> int:
         return True
 
     provider = None
-    if args.unavailable:
+    if unavailable:
         provider = confine.Provider(runner="landlock",
                                     landlock_launcher="/nonexistent/landlock-run")
     transcript = agent_loop(ShellTool(workspace, approve, provider), FakeModel())
-
-    if args.check:
-        notes = os.path.join(workspace, "notes.txt")
-        if args.unavailable:
-            assert all(t["observation"].startswith("[error: SANDBOX_UNAVAILABLE] sandbox mode")
-                       for t in transcript), transcript
-            assert len(transcript) == 2, "the agent escalated on SANDBOX_UNAVAILABLE"
-            assert not approvals and not os.path.exists(notes)
-        else:
-            assert "listed" in transcript[0]["observation"]
-            assert transcript[1]["observation"].endswith(
-                "[sandbox: file access denied under read-only mode]\n[exit code: 1]")
-            assert approvals == ["echo 'hello from the agent' > notes.txt"]
-            assert transcript[3]["observation"] == "hello from the agent\n"
-            with open(notes) as f:
-                assert f.read() == "hello from the agent\n"
-        print("ok - python agent example (%s)" % ("unavailable" if args.unavailable
-                                                   else "confined"))
-        if made:
-            shutil.rmtree(workspace, ignore_errors=True)
+    if not check:
+        return
+    notes = os.path.join(workspace, "notes.txt")
+    if unavailable:
+        assert all(t["observation"].startswith("[error: SANDBOX_UNAVAILABLE] sandbox mode")
+                   for t in transcript), transcript
+        assert len(transcript) == 2, "the agent escalated on SANDBOX_UNAVAILABLE"
+        assert not approvals and not os.path.exists(notes)
     else:
-        print("workspace: " + workspace)
-    return 0
+        assert "listed" in transcript[0]["observation"]
+        # the marker, then what was refused: what an approval would grant
+        refused = os.path.join(os.path.realpath(workspace), "notes.txt")
+        assert transcript[1]["observation"].endswith(
+            "[sandbox: file access denied under read-only mode]\n"
+            "[denied: write %s (mode)]\n[exit code: 1]" % refused), transcript[1]
+        assert approvals == ["echo 'hello from the agent' > notes.txt"]
+        assert transcript[3]["observation"] == "hello from the agent\n"
+        with open(notes) as f:
+            assert f.read() == "hello from the agent\n"
+    print("ok - python agent example (%s)" % ("unavailable" if unavailable else "confined"))
 
 
 if __name__ == "__main__":

@@ -44,11 +44,11 @@ extern "C" {
 /* Version                                                                  */
 
 #define CONFINE_VERSION_MAJOR 0
-#define CONFINE_VERSION_MINOR 2
+#define CONFINE_VERSION_MINOR 3
 #define CONFINE_VERSION_MICRO 0
-#define CONFINE_VERSION_STRING "0.2.0"
+#define CONFINE_VERSION_STRING "0.3.0"
 
-/* The version of the library linked at run time, e.g. "0.2.0". Static. */
+/* The version of the library linked at run time, e.g. "0.3.0". Static. */
 CONFINE_API const char *confine_version(void);
 
 /* ------------------------------------------------------------------------ */
@@ -274,15 +274,17 @@ typedef struct confine_policy {
 	/* [requireFull, --require-full] Refuse (SANDBOX_UNAVAILABLE) rather
 	 * than run with an explicitly requested part unenforced. Default false. */
 	bool require_full;
-	/* read-only only: give the command a private temp area that does not
-	 * outlive the run (bwrap: `--tmpfs /tmp`; Landlock and Seatbelt:
-	 * `temp_dir`). Default true. */
+	/* Give the command a private temp area that does not outlive the run,
+	 * named by TMPDIR (bwrap: `--tmpfs /tmp`, which workspace-write has
+	 * regardless; Landlock and Seatbelt: `temp_dir`, in both confined
+	 * modes; the host's /tmp is never the temp area on Landlock). Default
+	 * true. */
 	bool private_temp;
 	/* The run's private temp directory on rungs without a mount namespace
 	 * (Landlock, Seatbelt): made by confine_policy_make_temp_dir() for a
-	 * run the library spawns, granted writable in read-only mode, exported
-	 * as TMPDIR, and removed with its contents by the spawner after the
-	 * run. NULL: none (such rungs then grant no temp area and list
+	 * run the library spawns, granted writable in both confined modes,
+	 * exported as TMPDIR, and removed with its contents by the spawner
+	 * after the run. NULL: none (such rungs then grant no temp area and list
 	 * "privateTemp" unenforced: an argv for another process to spawn,
 	 * `wrap`). Absolute. */
 	char *temp_dir;
@@ -406,7 +408,7 @@ CONFINE_API int confine_policy_add_env_set(confine_policy *policy, const char *a
 CONFINE_API int confine_policy_validate(const confine_policy *policy, confine_error *err);
 
 /*
- * Gives a read-only `policy` with private_temp and no temp_dir a fresh,
+ * Gives a confined `policy` with private_temp and no temp_dir a fresh,
  * empty directory (mode 0700, mkdtemp(3) under $TMPDIR of `envp`, NULL:
  * this process's environment, else /tmp) as its temp_dir, for a run the
  * caller spawns through confine_spawn(): the rungs without a mount
@@ -453,8 +455,9 @@ typedef enum confine_runner_fact {
 	/* Under workspace-write the command sees a private, empty /tmp: a file
 	 * under the host's /tmp (outside the workspace) is not there. */
 	CONFINE_RUNNER_FACT_PRIVATE_TMP = 1u << 1,
-	/* Under workspace-write the command may write the host's /tmp, so a
-	 * runner there could be replaced by the very run it confines. */
+	/* Under workspace-write the command may write a shared host temp area
+	 * (the host's /dev/shm; Landlock), so a runner or a workspace there
+	 * could be replaced by the very run it confines. */
 	CONFINE_RUNNER_FACT_HOST_TMP = 1u << 2,
 } confine_runner_fact;
 
@@ -709,9 +712,10 @@ CONFINE_API int confine_profile_bwrap_flags(const confine_policy *policy, unsign
                                             char ***ret);
 /* landlock-run arguments, NULL-terminated: `--ro /` (or, with denyRead, one
  * `--ro` per sibling along the way to each denied path), `--rw /dev/null`,
- * read-only: `--rw TEMP_DIR` (private_temp with temp_dir set);
- * workspace-write: `--rw /tmp`, `--rw /dev/shm` (where it exists), `--rw R`
- * per writable root; then `--deny-network` (network off). */
+ * `--rw TEMP_DIR` (private_temp with temp_dir set; never the host's /tmp);
+ * workspace-write: `--rw-shared /dev/shm` (where it exists: writable, but
+ * no socket there is reached), `--rw R` per writable root; then
+ * `--deny-network` (network off). */
 CONFINE_API int confine_profile_landlock(const confine_policy *policy, char ***ret);
 /* The SBPL profile text. `tmpdir` is the per-user temp dir ($TMPDIR), NULL
  * for "/tmp". Writable roots are canonicalized with realpath (a path that does
@@ -726,8 +730,9 @@ CONFINE_API int confine_profile_seatbelt(const confine_policy *policy, const cha
 typedef struct confine_unenforced {
 	/* Config key names (static strings), in config order, NULL-terminated:
 	 * "protectedPaths", "defaultProtections", "denyRead", "allowUnixSockets",
-	 * and "privateTemp" (Landlock, Seatbelt: read-only with private_temp
-	 * but no temp_dir, so no temp area is granted; never partial). */
+	 * and "privateTemp" (private_temp but no temp_dir, so no temp area is
+	 * granted: Landlock in both modes, Seatbelt in read-only; never
+	 * partial). */
 	const char *keys[CONFINE_UNENFORCED_MAX + 1];
 	size_t n_keys;
 	/* An explicitly requested part is unenforced: the run is `partial`
@@ -881,6 +886,29 @@ typedef struct confine_clause {
 	char *needs;
 } confine_clause;
 
+/* At most this many denials are listed per run (doc/SPEC.md 9): the
+ * first found, the supervisor's own first, then the output's in order. */
+#define CONFINE_DENIALS_MAX 32
+
+/* One refusal the sandbox made during a run, with its object (doc/SPEC.md
+ * 8, 9): from the launcher's supervisor (exact), or read from a line of
+ * the command's output that names a path or an address a clause covers. */
+typedef struct confine_denial {
+	/* What was refused: "read", "write", "chmod", "chown", "utimes",
+	 * "setxattr", "removexattr", "setflags", "connect", "send",
+	 * "resolve". */
+	char *op;
+	/* The file, absolute (a relative path in the output is taken from
+	 * the run's working directory); NULL for a network denial. */
+	char *path;
+	/* "host:port", or the host alone; NULL for a file denial. */
+	char *address;
+	/* The clause that covers it: "mode" (a write outside the writable
+	 * roots), "denyRead", "protectedPaths", "defaultProtections",
+	 * "metadata", "setid", "unix-sockets" or "network". */
+	char *clause;
+} confine_denial;
+
 /* How a run ended, classified with that run's own facts. */
 typedef struct confine_outcome {
 	bool signaled;
@@ -898,6 +926,8 @@ typedef struct confine_outcome {
 	confine_mode mode;
 	confine_runner runner;
 	confine_enforcement enforcement;
+	/* The file marker (doc/SPEC.md 8, 9): a refused file access in the
+	 * output, in the rung's dialect, or a file denial in `denials`. */
 	bool denied;
 	bool runner_failed;
 	char *runner_failure_detail; /* the matched line, or NULL */
@@ -912,6 +942,14 @@ typedef struct confine_outcome {
 	 * left with none is unenforced. NULL and 0 when unconfined. */
 	confine_clause *clauses;
 	size_t n_clauses;
+	/* The refusals this run met, each with its object (doc/SPEC.md 8):
+	 * at most CONFINE_DENIALS_MAX; NULL and 0 when none is known. A file
+	 * denial (a `path`) also sets `denied`. */
+	confine_denial *denials;
+	size_t n_denials;
+	/* A network refusal with the policy's network off: the rendering's
+	 * "[sandbox: network access denied under <mode> mode]". */
+	bool network_denied;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

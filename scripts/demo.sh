@@ -7,11 +7,19 @@ build=${1:-build}
 confine=$build/src/cli/confine
 [ -x "$confine" ] || { echo "demo: $confine is not built" >&2; exit 1; }
 
-base=${HOME:-/tmp}/.cache/confine-demo
+# One directory of its own under ~/.cache (not /tmp: a workspace-write root
+# under the host's /tmp is refused on the Landlock rung), removed however the
+# demo ends.
+base=${HOME:-/tmp}/.cache
 mkdir -p "$base"
-work=$(mktemp -d "$base/workspace.XXXXXX")
-outside=$(mktemp -d "$base/outside.XXXXXX")
-trap 'rm -rf "$work" "$outside"' EXIT
+demo=$(mktemp -d "$base/confine-demo.XXXXXX")
+trap 'rm -rf "$demo"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+work=$demo/workspace
+outside=$demo/outside
+mkdir "$work" "$outside"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 # Prints the command as a shell would read it, then runs it.

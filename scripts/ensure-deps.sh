@@ -14,11 +14,20 @@ if [ "${1:-build}" = check ]; then
 	# chattr/lsattr (e2fsprogs), useradd (passwd), setpriv/unshare
 	# (util-linux), mount: the escape, supervisor and faults suites.
 	want="$want e2fsprogs passwd util-linux mount"
+	# Host daemons the escape suite starts and attacks (tests/escape/
+	# cases-daemons.txt): tmux, socat listeners, ssh-agent/ssh-add.
+	want="$want tmux socat openssh-client"
 fi
 missing=""
 for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# npm (the install suite packs the Node package and installs the tarball):
+# Debian's package only where no npm is there already (a NodeSource nodejs
+# carries its own and conflicts with Debian's npm).
+if [ "${1:-build}" = check ] && ! command -v npm >/dev/null 2>&1; then
+	missing="$missing npm"
+fi
 [ -z "$missing" ] && exit 0
 if ! command -v apt-get >/dev/null 2>&1; then
 	echo "confine: missing build dependencies:$missing (no apt-get here; install them by hand)" >&2

@@ -74,8 +74,14 @@ export interface Result {
   stdout: string;
   stderr: string;
   truncated: Truncated;
-  /** The runner's denial dialect was seen in stderr with a non-zero exit. */
+  /** A refused file access (the rendering's file marker): the runner's denial
+   * dialect where it reads as one, or a file denial in `denials`. */
   denied: boolean;
+  /** A refused network access with the policy's network off (the rendering's
+   * network marker). */
+  networkDenied: boolean;
+  /** The refusals this run met, each with its object (at most 32). */
+  denials: Denial[];
   timedOut: boolean;
   /** null for danger-full-access. */
   runner: Runner | null;
@@ -104,6 +110,20 @@ export interface Clause {
   reason: string | null;
   /** What on this host would enforce it ("bubblewrap", "Landlock ABI 6", ...). */
   needs: string | null;
+}
+
+/** One refusal the sandbox made, with its object (doc/SPEC.md 9). */
+export interface Denial {
+  /** "write", "read", "chmod", "chown", "utimes", "setxattr", "removexattr",
+   * "setflags", "connect", "send" or "resolve". */
+  op: string;
+  /** The file, absolute; null for a network denial. */
+  path: string | null;
+  /** "host:port", or a host; null for a file denial. */
+  address: string | null;
+  /** "mode" (a write outside the writable roots), "denyRead", "protectedPaths",
+   * "defaultProtections", "metadata", "setid", "unix-sockets" or "network". */
+  clause: string;
 }
 
 export interface GitHazard {

@@ -16,7 +16,9 @@
  *
  * `confine` is found through $CONFINE_BIN, else next to the library named by
  * $CONFINE_LIBRARY (LIBDIR/../bin/confine, or a build tree's
- * src/cli/confine), else on $PATH; or pass `bin` per call.
+ * src/cli/confine), else in the directory `meson install` recorded beside
+ * an installed package (_build_config.json), else on $PATH; or pass `bin`
+ * per call.
  */
 'use strict';
 
@@ -236,6 +238,17 @@ function isExecutable(file) {
   }
 }
 
+/** The bindir `meson install` recorded beside this package, or null (a
+ * checkout or an npm tarball has none). */
+function installedBindir() {
+  try {
+    const { bindir } = JSON.parse(fs.readFileSync(path.join(__dirname, '_build_config.json'), 'utf8'));
+    return typeof bindir === 'string' && path.isAbsolute(bindir) ? bindir : null;
+  } catch {
+    return null;
+  }
+}
+
 /** The `confine` command this package uses (see the file's header). */
 function findConfine(env = process.env) {
   if (env.CONFINE_BIN) return env.CONFINE_BIN;
@@ -247,6 +260,8 @@ function findConfine(env = process.env) {
       if (isExecutable(candidate)) return path.resolve(candidate);
     }
   }
+  const installed = installedBindir();
+  if (installed && isExecutable(path.join(installed, 'confine'))) return path.join(installed, 'confine');
   for (const dir of (env.PATH || '').split(path.delimiter)) {
     if (!dir || !path.isAbsolute(dir)) continue; // never the current directory
     const candidate = path.join(dir, 'confine');
@@ -285,7 +300,27 @@ async function helpText(bin, command) {
 
 /** Validates the call's options and returns the CLI arguments for the
  * context (mode, workspace, runner, config) and the policy options. */
+const PACKAGE_VERSION = require('./package.json').version;
+const versionChecked = new Map();
+
+/** The `confine` this package drives must be its own version: the JSON
+ * shapes and options are that version's (a mismatch is a clear error, once
+ * per binary, cached). */
+function checkVersion(bin) {
+  if (!versionChecked.has(bin)) {
+    versionChecked.set(bin, exec(bin, ['--version']).then((done) => {
+      const match = /(\d+\.\d+\.\d+)/.exec(done.stdout);
+      const found = match ? match[1] : done.stdout.trim();
+      if (found !== PACKAGE_VERSION) {
+        throw new ConfineError(`${bin} is confine ${found || '(unknown version)'}, but this confine package is ${PACKAGE_VERSION}: install the package that matches the command (or point CONFINE_BIN at confine ${PACKAGE_VERSION})`, { code: 'VERSION_MISMATCH' });
+      }
+    }));
+  }
+  return versionChecked.get(bin);
+}
+
 async function contextArgs(bin, command, options) {
+  await checkVersion(bin);
   const args = [];
   const policy = [];
   for (const [option, value] of Object.entries(options)) {
@@ -372,6 +407,8 @@ function resultOf(object, mode) {
     stderr: object.stderr || '',
     truncated: truncatedOf(object),
     denied: !!sandbox.denied,
+    networkDenied: !!sandbox.networkDenied,
+    denials: denialsOf(sandbox.denials),
     timedOut: !!object.timedOut,
     runner: sandbox.runner || null,
     enforcement: sandbox.enforcement || null,
@@ -381,6 +418,22 @@ function resultOf(object, mode) {
     gitHazards: (sandbox.gitHazards || []).map((h) => ({ path: h.path, kind: h.kind })),
     mode: sandbox.mode || mode,
   };
+}
+
+/** The refusals with their object (doc/SPEC.md 9): {op, path, address,
+ * clause}, exactly one of path and address set, the other null. */
+function denialsOf(list) {
+  return (list || []).map((d) => ({
+    op: d.op, path: d.path === undefined ? null : d.path,
+    address: d.address === undefined ? null : d.address, clause: d.clause,
+  }));
+}
+
+/** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
+ * confine_bash_render() writes it: a control character shows as '?'. */
+function denialLines(result, files) {
+  return (result.denials || []).filter((d) => (files ? d.path : d.address) !== null)
+    .map((d) => `[denied: ${d.op} ${(files ? d.path : d.address).replace(/[\x00-\x1f\x7f]/g, '?')} (${d.clause})]`);
 }
 
 /** The report per clause (doc/SPEC.md 15) as plain objects. */
@@ -418,6 +471,9 @@ function render(result, timeoutMs) {
   }
   if (!result.stdout && !result.stderr) text += '(no output)';
   if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
+  for (const line of denialLines(result, true)) marker(line);
+  if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);
+  for (const line of denialLines(result, false)) marker(line);
   if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
     marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
   }
@@ -606,7 +662,7 @@ async function run(argv, options = {}) {
           return resolve({
             exitCode: null, signal: termSignal || 'SIGKILL', stdout: stdoutBuffer.toString('utf8'),
             stderr: stderrBuffer.toString('utf8'), stdoutBuffer, stderrBuffer,
-            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, timedOut: true,
+            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, networkDenied: false, denials: [], timedOut: true,
             runner: null, enforcement: null, unenforced: [], layers: [], clauses: [], gitHazards: [], mode,
           });
         }

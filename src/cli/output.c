@@ -211,6 +211,8 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 
 	json_object_set_new(sandbox, "mode", json_string(confine_mode_name(o->mode)));
 	json_object_set_new(sandbox, "denied", json_boolean(o->denied));
+	json_object_set_new(sandbox, "networkDenied", json_boolean(o->network_denied));
+	json_object_set_new(sandbox, "denials", cli_denials_json(o));
 	if (o->confined) {
 		json_object_set_new(sandbox, "enforcement",
 		                    json_string(confine_enforcement_name(o->enforcement)));

@@ -188,6 +188,27 @@ json_t *cli_git_hazards_json(const confine_outcome *o) {
 	return array;
 }
 
+json_t *cli_denials_json(const confine_outcome *o) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && i < o->n_denials; i++) {
+		const confine_denial *d = &o->denials[i];
+		json_t *item = json_object();
+		if (!item) {
+			json_decref(array);
+			return NULL;
+		}
+		json_object_set_new(item, "op", json_string(d->op));
+		if (d->path)
+			json_object_set_new(item, "path", cli_json_string_lossy(d->path, strlen(d->path)));
+		else
+			json_object_set_new(item, "address",
+			                    cli_json_string_lossy(d->address, strlen(d->address)));
+		json_object_set_new(item, "clause", json_string(d->clause));
+		json_array_append_new(array, item);
+	}
+	return array;
+}
+
 void cli_warn_git_hazards(const confine_outcome *o) {
 	for (size_t i = 0; i < o->n_git_hazards; i++) {
 		const confine_git_hazard *h = &o->git_hazards[i];

@@ -39,6 +39,10 @@ void cli_warn_unenforced(const confine_outcome *outcome);
 /* The outcome's git hazards as [{"path","kind"}] (doc/SPEC.md 15). */
 json_t *cli_git_hazards_json(const confine_outcome *outcome);
 
+/* The outcome's denials as [{"op","path"|"address","clause"}] (doc/SPEC.md
+ * 9, 10). */
+json_t *cli_denials_json(const confine_outcome *outcome);
+
 /* For `confine run`: one `confine: warning: ...` line on stderr per git
  * hazard the run left. */
 void cli_warn_git_hazards(const confine_outcome *outcome);

@@ -104,7 +104,7 @@ int cli_command_run(cli_context *ctx) {
 	/* The workspace root is the session's cwd (SPEC 10's -w): commands run
 	 * there, as the bash consumer's do. */
 	options.workdir = ctx->policy->workspace_root;
-	/* read-only's private temp area where the rung has no mount namespace:
+	/* The run's private temp area where the rung has no mount namespace:
 	 * made before the argv that grants it; the spawner removes it after the
 	 * run (doc/SPEC.md 15). */
 	if (confined && confine_policy_make_temp_dir(ctx->policy, NULL, &err) < 0)

@@ -93,6 +93,113 @@ static int parse_error_line(const char *text, size_t length)
 	return 0;
 }
 
+size_t launcher_object_encode(const char *object, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t used = 0;
+
+	if (object == NULL || out == NULL || object[0] != '/')
+		return 0;
+	for (; *object != '\0'; object++) {
+		unsigned char c = (unsigned char)*object;
+
+		if (c >= 0x20 && c <= 0x7e && c != '\\') {
+			if (used + 1 >= size)
+				return 0;
+			out[used++] = (char)c;
+			continue;
+		}
+		if (used + 4 >= size)
+			return 0;
+		out[used++] = '\\';
+		out[used++] = 'x';
+		out[used++] = hex[c >> 4];
+		out[used++] = hex[c & 0xf];
+	}
+	if (used >= size)
+		return 0;
+	out[used] = '\0';
+	return used;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int launcher_object_decode(const char *text, size_t length, char *out, size_t size)
+{
+	size_t i = 0, used = 0;
+
+	if (text == NULL || out == NULL || size == 0)
+		return -EINVAL;
+	while (i < length) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 || c > 0x7e)
+			return -EINVAL;
+		if (c == '\\') {
+			int high, low;
+
+			if (length - i < 4 || text[i + 1] != 'x')
+				return -EINVAL;
+			high = hex_digit(text[i + 2]);
+			low = hex_digit(text[i + 3]);
+			if (high < 0 || low < 0 || (high == 0 && low == 0))
+				return -EINVAL;
+			c = (unsigned char)(high << 4 | low);
+			i += 4;
+		} else {
+			i++;
+		}
+		if (used + 1 >= size)
+			return -EINVAL;
+		out[used++] = (char)c;
+	}
+	out[used] = '\0';
+	if (used == 0 || out[0] != '/' || used > 0x7fffffff)
+		return -EINVAL;
+	return (int)used;
+}
+
+/* Whether text[0..length) is one of the words `word(index)` lists. */
+static bool listed_word(const char *text, size_t length, const char *(*word)(unsigned))
+{
+	for (unsigned index = 0; word(index) != NULL; index++)
+		if (strlen(word(index)) == length && memcmp(word(index), text, length) == 0)
+			return true;
+	return false;
+}
+
+/* "<clause> <op> <object>": two listed words, then an object that decodes. */
+static int parse_denied(const char *text, size_t length, struct launcher_record *record)
+{
+	char decoded[LAUNCHER_RECORD_MAX];
+	const char *space = memchr(text, ' ', length);
+	const char *op, *object, *end = text + length;
+
+	if (space == NULL || !listed_word(text, (size_t)(space - text), launcher_denied_clause))
+		return -EINVAL;
+	op = space + 1;
+	space = memchr(op, ' ', (size_t)(end - op));
+	if (space == NULL || !listed_word(op, (size_t)(space - op), launcher_denied_op))
+		return -EINVAL;
+	object = space + 1;
+	if (launcher_object_decode(object, (size_t)(end - object), decoded, sizeof(decoded)) < 0)
+		return -EINVAL;
+	record->clause = text;
+	record->clause_length = (size_t)(op - 1 - text);
+	record->op = op;
+	record->op_length = (size_t)(space - op);
+	record->text = object;
+	record->text_length = (size_t)(end - object);
+	return 0;
+}
+
 int launcher_record_parse(const char *line, size_t length,
 			  struct launcher_record *ret_record)
 {
@@ -134,6 +241,14 @@ int launcher_record_parse(const char *line, size_t length,
 		if (bare || parse_layers(line + used, length - used, &record.layers) != 0)
 			return -EINVAL;
 		record.kind = LAUNCHER_RECORD_KIND_LAYERS;
+		*ret_record = record;
+		return 0;
+	}
+	used = match_keyword(line, length, LAUNCHER_RECORD_DENIED, &bare);
+	if (used != 0) {
+		if (bare || parse_denied(line + used, length - used, &record) != 0)
+			return -EINVAL;
+		record.kind = LAUNCHER_RECORD_KIND_DENIED;
 		*ret_record = record;
 		return 0;
 	}

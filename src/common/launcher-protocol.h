@@ -15,10 +15,15 @@
  *   exec-failed <errno>   exec of the command failed; nothing ran
  *   exit <code>           the command exited with <code>
  *   signal <n>            the command was killed by signal <n>
+ *   denied <clause> <op> <object>
+ *                         the supervisor refused the command <op> on <object>
+ *                         (an absolute path, escaped: see below) under
+ *                         <clause>; between `started` and `exit`/`signal`
  *
- * Order: one of `error` or `exec-failed`; or `layers`, `started`, then
- * exactly one of `exit` or `signal`. A channel that closes with none of
- * these means the launcher died before it could say anything.
+ * Order: one of `error` or `exec-failed`; or `layers`, `started`, any
+ * number of `denied` (at most LAUNCHER_DENIED_MAX), then exactly one of
+ * `exit` or `signal`. A channel that closes with none of these means the
+ * launcher died before it could say anything.
  */
 #ifndef CONFINE_LAUNCHER_PROTOCOL_H
 #define CONFINE_LAUNCHER_PROTOCOL_H
@@ -46,6 +51,14 @@
 #define LAUNCHER_RECORD_EXEC_FAILED "exec-failed"
 #define LAUNCHER_RECORD_EXIT "exit"
 #define LAUNCHER_RECORD_SIGNAL "signal"
+#define LAUNCHER_RECORD_DENIED "denied"
+
+/* At most this many `denied` records per run; the launcher also writes one
+ * only where the pipe has room for it and for the final `exit`/`signal`
+ * record (LAUNCHER_RECORD_RESERVE bytes): the library reads the channel
+ * when the run has ended, and a full pipe would stall the supervisor. */
+#define LAUNCHER_DENIED_MAX 32
+#define LAUNCHER_RECORD_RESERVE 64
 
 /* A record, newline included, is at most this long: one atomic pipe
  * write (PIPE_BUF). A longer failure line is cut to fit, on stderr too. */
@@ -85,6 +98,7 @@ enum launcher_record_kind {
 	LAUNCHER_RECORD_KIND_EXEC_FAILED,
 	LAUNCHER_RECORD_KIND_EXIT,
 	LAUNCHER_RECORD_KIND_SIGNAL,
+	LAUNCHER_RECORD_KIND_DENIED,
 };
 
 /* One parsed record. Nothing is allocated: text points into the line. */
@@ -92,16 +106,60 @@ struct launcher_record {
 	enum launcher_record_kind kind;
 	long value;          /* started: pid; exec-failed: errno; exit: code; signal: number */
 	unsigned layers;     /* layers: enum launcher_layer bits */
-	const char *text;    /* error: the stderr line, without its newline */
+	const char *text;    /* error: the stderr line, without its newline;
+				denied: the object, escaped (launcher_object_decode) */
 	size_t text_length;
+	const char *clause;  /* denied: the clause word, e.g. "metadata" */
+	size_t clause_length;
+	const char *op;      /* denied: the operation word, e.g. "chmod" */
+	size_t op_length;
 };
+
+/* The clause words of a `denied` record: what the supervisor refuses on
+ * its own (doc/SPEC.md 13, 15). NULL past the end. */
+static inline const char *launcher_denied_clause(unsigned index)
+{
+	static const char *const words[] = { "metadata", "setid", "unix-sockets" };
+
+	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
+}
+
+/* The operation words of a `denied` record. NULL past the end. */
+static inline const char *launcher_denied_op(unsigned index)
+{
+	static const char *const words[] = { "chmod",       "chown",    "utimes",
+					     "setxattr",    "removexattr", "setflags",
+					     "connect",     "send" };
+
+	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
+}
+
+/*
+ * The object of a `denied` record is an absolute path written in ASCII:
+ * every byte outside 0x21..0x7e but the space, and every backslash, is
+ * written `\xHH` (two lowercase hex digits), so a record stays one line
+ * whatever the path holds. Encodes `object` into out (NUL-terminated);
+ * returns the encoded length, or 0 when it does not fit in `size` or the
+ * object is not absolute.
+ */
+size_t launcher_object_encode(const char *object, char *out, size_t size);
+
+/*
+ * Decodes length bytes of an encoded object into out (NUL-terminated);
+ * returns the decoded length, or -EINVAL for a malformed escape, a raw byte
+ * outside 0x20..0x7e, an escaped NUL, a result that is not absolute, or
+ * one that does not fit in `size`.
+ */
+int launcher_object_decode(const char *text, size_t length, char *out, size_t size);
 
 /*
  * Parses one record. line holds length bytes (no NUL needed); one trailing
  * "\n" is allowed. Strict: a keyword from the list, one space, a decimal
  * in range (pid >= 1, errno 1..4095, exit 0..255, signal 1..127), an
  * `error` line that starts with LAUNCHER_PREFIX and has no control bytes,
- * `layers` words from the list (at least one, none twice). Returns 0 and
+ * `layers` words from the list (at least one, none twice), a `denied`
+ * record's clause and op from their lists and an object that decodes.
+ * Returns 0 and
  * fills *ret_record, or -EINVAL and leaves it untouched.
  */
 int launcher_record_parse(const char *line, size_t length,

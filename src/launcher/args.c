@@ -8,14 +8,35 @@
 static bool takes_value(const char *arg)
 {
 	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
-	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--allow-unix-socket") == 0 ||
-	       strcmp(arg, "--status-fd") == 0 || strcmp(arg, "--proxy-allow") == 0 ||
-	       strcmp(arg, "--proxy-deny") == 0 || strcmp(arg, "--proxy-hosts") == 0;
+	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0 ||
+	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0 ||
+	       strcmp(arg, "--proxy-allow") == 0 || strcmp(arg, "--proxy-deny") == 0 ||
+	       strcmp(arg, "--proxy-hosts") == 0;
 }
 
 static bool is_proxy_flag(const char *arg)
 {
 	return strncmp(arg, "--proxy-", 8) == 0 && strcmp(arg, "--proxy-allow-local") != 0;
+}
+
+static bool is_grant_flag(const char *arg)
+{
+	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
+	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0;
+}
+
+/* The usage error of a valued flag given without its value. */
+static enum usage_error missing_value(const char *arg)
+{
+	if (strcmp(arg, "--allow-unix-socket") == 0)
+		return USAGE_SOCKET_REQUIRES_PATH;
+	if (strcmp(arg, "--ro-try") == 0)
+		return USAGE_RO_TRY_REQUIRES_PATH;
+	if (strcmp(arg, "--rw-shared") == 0)
+		return USAGE_RW_SHARED_REQUIRES_PATH;
+	if (strcmp(arg, "--ro") == 0)
+		return USAGE_RO_REQUIRES_PATH;
+	return USAGE_RW_REQUIRES_PATH;
 }
 
 /* A descriptor number: decimal, 3 or more (0-2 are the command's). */
@@ -83,10 +104,7 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
 				ret_invocation->status_fd = parsed.status_fd;
 			} else if (missing) {
-				return arg[2] == 'a' ? USAGE_SOCKET_REQUIRES_PATH
-				       : arg[3] == 'o' ? (arg[4] == '-' ? USAGE_RO_TRY_REQUIRES_PATH
-									: USAGE_RO_REQUIRES_PATH)
-						       : USAGE_RW_REQUIRES_PATH;
+				return missing_value(arg);
 			}
 			i += 2;
 		} else if (strcmp(arg, "--") == 0) {
@@ -120,6 +138,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_RO_TRY_REQUIRES_PATH:
 		report_failure("usage error: --ro-try requires a path");
 		break;
+	case USAGE_RW_SHARED_REQUIRES_PATH:
+		report_failure("usage error: --rw-shared requires a path");
+		break;
 	case USAGE_SOCKET_REQUIRES_PATH:
 		report_failure("usage error: --allow-unix-socket requires a path");
 		break;
@@ -151,6 +172,11 @@ bool grant_is_optional(const struct invocation *invocation, size_t cursor)
 	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--ro-try") == 0;
 }
 
+bool grant_is_shared(const struct invocation *invocation, size_t cursor)
+{
+	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--rw-shared") == 0;
+}
+
 bool next_grant(const struct invocation *invocation, size_t *cursor,
 		const char **ret_path, bool *ret_writable)
 {
@@ -160,10 +186,9 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
 	/* Parsing accepted argv: flags, each valued one followed by its value,
 	 * up to "--". */
 	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
-		if (strcmp(argv[i], "--ro") == 0 || strcmp(argv[i], "--rw") == 0 ||
-		    strcmp(argv[i], "--ro-try") == 0) {
+		if (is_grant_flag(argv[i])) {
 			*ret_path = argv[i + 1];
-			*ret_writable = argv[i][3] == 'w';
+			*ret_writable = argv[i][3] == 'w'; /* --rw, --rw-shared */
 			*cursor = i + 2;
 			return true;
 		}

@@ -2,7 +2,8 @@
  * The launcher's command line (SPEC 7, DESIGN D3). Parsed in place, with
  * no allocation: the result points into argv.
  *
- *   landlock-run [--ro PATH | --rw PATH | --allow-unix-socket PATH |
+ *   landlock-run [--ro PATH | --rw PATH | --ro-try PATH | --rw-shared PATH |
+ *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
  *                 --require-supervisor]... -- PROGRAM [ARG...]
  *   landlock-run --probe
@@ -36,6 +37,7 @@ enum usage_error {
 	USAGE_RO_REQUIRES_PATH,
 	USAGE_RW_REQUIRES_PATH,
 	USAGE_RO_TRY_REQUIRES_PATH,
+	USAGE_RW_SHARED_REQUIRES_PATH,
 	USAGE_SOCKET_REQUIRES_PATH,
 	USAGE_STATUS_FD_REQUIRES_NUMBER,
 	USAGE_UNKNOWN_ARGUMENT,
@@ -63,6 +65,12 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
  * grants around a denyRead entry list a directory's entries), skipped when
  * it no longer exists, never a reason to grant more. */
 bool grant_is_optional(const struct invocation *invocation, size_t cursor);
+/* Whether it is a --rw-shared: writable like --rw, on a place other
+ * programs share (the host's /dev/shm), so a pathname unix socket under it
+ * is never reached: the supervisor refuses the connect, and on the
+ * RESOLVE_UNIX ABI the rule leaves that right out. The command's own
+ * sockets belong in its workspace or private temp area. */
+bool grant_is_shared(const struct invocation *invocation, size_t cursor);
 
 /* Walks the --allow-unix-socket paths the same way. */
 /* The next --proxy-allow (deny false) or --proxy-deny (deny true) value. */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -134,6 +135,37 @@ void record_started(pid_t pid)
 void record_exec_failed(int error)
 {
 	write_record(LAUNCHER_RECORD_EXEC_FAILED " %d\n", error);
+}
+
+void record_denied(const char *clause, const char *op, const char *object)
+{
+	static unsigned long seen[LAUNCHER_DENIED_MAX];
+	static unsigned sent;
+	char encoded[LAUNCHER_RECORD_MAX];
+	char line[LAUNCHER_RECORD_MAX];
+	unsigned long hash = 5381;
+	int n, size, queued = 0;
+	unsigned i;
+
+	if (status_fd < 0 || sent >= LAUNCHER_DENIED_MAX ||
+	    launcher_object_encode(object, encoded, sizeof(encoded)) == 0)
+		return;
+	n = snprintf(line, sizeof(line), LAUNCHER_RECORD_DENIED " %s %s %s\n", clause, op, encoded);
+	if (n <= 0 || (size_t)n >= sizeof(line))
+		return; /* a path too long for one record is not cut into another */
+	for (i = 0; i < (unsigned)n; i++)
+		hash = hash * 33 + (unsigned char)line[i];
+	for (i = 0; i < sent; i++)
+		if (seen[i] == hash)
+			return;
+	/* The library reads the channel when the run has ended: write only
+	 * what the pipe holds now, with room left for `exit`/`signal`. */
+	size = fcntl(status_fd, F_GETPIPE_SZ);
+	if (size >= 0 && (ioctl(status_fd, FIONREAD, &queued) != 0 ||
+			  size - queued < n + LAUNCHER_RECORD_RESERVE))
+		return;
+	seen[sent++] = hash;
+	write_all_once(status_fd, line, (size_t)n);
 }
 
 void record_wait_status(int wait_status)

@@ -29,6 +29,10 @@ void report_line(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void record_layers(unsigned layers);
 void record_started(pid_t pid);
 void record_exec_failed(int error);
+/* "denied <clause> <op> <object>": a refusal of the supervisor. At most
+ * LAUNCHER_DENIED_MAX per run, each once, and only where the pipe has room
+ * for it and the final record: it never blocks the supervisor. */
+void record_denied(const char *clause, const char *op, const char *object);
 /* "exit <code>" or "signal <n>" from a wait status. */
 void record_wait_status(int wait_status);
 

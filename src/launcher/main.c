@@ -2,7 +2,8 @@
  * landlock-run: restrict this process with Landlock, then run the command
  * and stay as its parent.
  *
- *   landlock-run [--ro PATH]... [--rw PATH]... [--allow-unix-socket PATH]...
+ *   landlock-run [--ro PATH]... [--rw PATH]... [--rw-shared PATH]...
+ *                [--allow-unix-socket PATH]...
  *                [--status-fd N] [--best-effort] [--deny-network]
  *                [--require-supervisor] -- PROGRAM [ARG...]
  *   landlock-run --probe
@@ -42,6 +43,7 @@
 #include "ruleset.h"
 #include "seccomp-filter.h"
 #include "supervise.h"
+#include "supervise-report.h"
 
 /* Grants and allowed sockets handed to the supervisor; more are refused
  * with a usage-like failure rather than silently dropped. */
@@ -100,6 +102,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 			      struct supervisor_setup *setup)
 {
 	static const char *writable[SUPERVISED_PATHS_MAX];
+	static bool shared[SUPERVISED_PATHS_MAX];
 	static const char *sockets[SUPERVISED_PATHS_MAX];
 	size_t n_writable = 0, n_sockets = 0, cursor = 0;
 	const char *missing = NULL;
@@ -141,6 +144,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 				       SUPERVISED_PATHS_MAX);
 			return LAUNCHER_EXIT_FAILURE;
 		}
+		shared[n_writable] = grant_is_shared(invocation, cursor);
 		writable[n_writable++] = path;
 	}
 	cursor = 0;
@@ -154,7 +158,8 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	}
 	if (abi > 0 && landlock_resolves_unix(abi))
 		flags |= SUPERVISE_SOCKETS_BY_LANDLOCK;
-	r = supervise_new(writable, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
+	supervise_set_reporter(record_denied); /* its refusals, as `denied` records */
+	r = supervise_new(writable, shared, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
 	if (r < 0) {
 		if (failed != NULL)
 			report_failure("cannot open rule path: %s: %s", failed, strerror(-r));

@@ -176,9 +176,11 @@ static uint64_t handled_fs_rights(int abi)
 	return rights;
 }
 
-/* Returns 0, or -1 after reporting why. */
+/* Returns 0, or -1 after reporting why. A shared writable grant (the
+ * host's /dev/shm) leaves RESOLVE_UNIX out: another program's socket there
+ * is not the command's to reach (SPEC 7). */
 static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool writable,
-		     bool optional)
+		     bool optional, bool shared)
 {
 	struct landlock_path_beneath_attr rule;
 	struct stat st;
@@ -196,6 +198,8 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 		return -1;
 	}
 	rule.allowed_access = (writable ? handled & ~RW_EXCLUDED_RIGHTS : RO_RIGHTS) & handled;
+	if (shared)
+		rule.allowed_access &= ~(uint64_t)LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= FS_FILE_RIGHTS;
 	rule.parent_fd = fd;
@@ -276,7 +280,7 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		return -1;
 	}
 	if (invocation->probe) {
-		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false) != 0)
+		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false, false) != 0)
 			goto fail;
 		return ruleset_fd;
 	}
@@ -284,7 +288,8 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		/* A --ro-try path that is gone grants nothing: skipping it leaves
 		 * the rules narrower, never wider. */
 		if (add_grant(ruleset_fd, attr.handled_access_fs, path, writable,
-			      grant_is_optional(invocation, cursor)) != 0)
+			      grant_is_optional(invocation, cursor),
+			      grant_is_shared(invocation, cursor)) != 0)
 			goto fail;
 	}
 	cursor = 0;
@@ -328,15 +333,33 @@ int landlock_enforce(int ruleset_fd)
 	return syscall(SYS_landlock_restrict_self, ruleset_fd, 0) == 0 ? 0 : -errno;
 }
 
+/*
+ * REFER is the one right every Landlock domain denies unless a rule grants
+ * it, handled or not: a nested domain without such a rule made every
+ * rename and link across directories fail with EXDEV, inside the grants
+ * too (pip wheel, Python's os.replace into a parent; mv hid it by copying).
+ * So this domain handles REFER and grants it on "/": it adds no file
+ * restriction, and the outer domain's grants still decide.
+ */
 int landlock_scope_command_signals(void)
 {
-	struct ruleset_attr attr = { 0, 0, LANDLOCK_SCOPE_SIGNAL };
+	struct ruleset_attr attr = { LANDLOCK_ACCESS_FS_REFER, 0, LANDLOCK_SCOPE_SIGNAL };
+	struct landlock_path_beneath_attr rule;
 	int ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	int r;
+	int r = 0;
 
 	if (ruleset_fd < 0)
 		return -errno;
-	r = landlock_enforce(ruleset_fd);
+	rule.allowed_access = LANDLOCK_ACCESS_FS_REFER;
+	rule.parent_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (rule.parent_fd < 0)
+		r = -errno;
+	else if (syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0)
+		r = -errno;
+	if (rule.parent_fd >= 0)
+		close(rule.parent_fd);
+	if (r == 0)
+		r = landlock_enforce(ruleset_fd);
 	close(ruleset_fd);
 	return r;
 }

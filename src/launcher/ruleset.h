@@ -40,7 +40,9 @@ int landlock_enforce(int ruleset_fd);
 int landlock_deny_all_files(int abi);
 
 /* In the child, before exec, where the domain scopes signals (ABI 6): a
- * nested domain that handles no file right and scopes signals only, so
+ * nested domain that scopes signals and restricts no file access (it
+ * handles REFER only to grant it everywhere: unhandled, REFER is still
+ * denied by any domain), so
  * the command can signal its own tree but not the launcher, which sits in
  * the outer domain (a SIGSTOP to it would silence the lifeline; a SIGKILL
  * before it writes `started` would read as a runner failure and make the

@@ -10,7 +10,9 @@
  *       keyrings outlived the run (N4).
  *   socket(AF_VSOCK)                   EPERM: a virtual machine's host
  *       services are outside every sandbox, and no namespace stops vsock.
- *       With --deny-network, every family but AF_UNIX fails with EACCES.
+ *       With --deny-network, every family but AF_UNIX fails with
+ *       ECONNREFUSED: what a connect to the host gets from bubblewrap's
+ *       network namespace, so both rungs read alike (doc/SPEC.md 15).
  *   seccomp(SET_MODE_FILTER, NEW_LISTENER)   EPERM: with stacked filters the
  *       newest listener answers, so a command's own listener could approve
  *       (CONTINUE) what the supervisor's filter sends it. prctl(PR_SET_SECCOMP)
@@ -55,7 +57,7 @@
 enum rule {
 	RULE_DENY,       /* EPERM, whatever the arguments */
 	RULE_TTY_IOCTL,  /* EPERM for TIOCSTI and TIOCLINUX */
-	RULE_SOCKET,     /* EPERM for AF_VSOCK; --deny-network: EACCES but AF_UNIX */
+	RULE_SOCKET,     /* EPERM for AF_VSOCK; --deny-network: ECONNREFUSED but AF_UNIX */
 	RULE_SECCOMP,    /* EPERM for a filter carrying NEW_LISTENER */
 	RULE_SOCKETCALL, /* EPERM for socketcall(SYS_SOCKET): the family is in memory */
 	RULE_COUNT
@@ -323,7 +325,7 @@ static void emit_rule(struct assembler *as, enum rule rule, bool deny_network)
 			jump_if_equal(as, AF_VSOCK, deny, refuse);
 		}
 		place(as, refuse);
-		ret(as, RET_ERRNO(EACCES));
+		ret(as, RET_ERRNO(ECONNREFUSED));
 		break;
 	}
 	case RULE_SECCOMP:

@@ -18,7 +18,7 @@ struct seccomp_program {
 };
 
 /* Builds the program for this architecture. deny_network: socket() of
- * every family but AF_UNIX fails with EACCES. Returns 0, -EAFNOSUPPORT
+ * every family but AF_UNIX fails with ECONNREFUSED. Returns 0, -EAFNOSUPPORT
  * when this build has no syscall table for its architecture (the launcher
  * then refuses to run: never unfiltered), or -E2BIG. Pure. */
 int seccomp_filter_build(bool deny_network, struct seccomp_program *ret_program);

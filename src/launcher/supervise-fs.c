@@ -36,6 +36,7 @@
 #include <linux/openat2.h>
 
 #include "supervise-internal.h"
+#include "supervise-report.h"
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -339,12 +340,15 @@ static int dir_identity(int fd, struct dir_id *id)
 	return 0;
 }
 
-static bool is_grant(const struct supervise *sv, dev_t dev, ino_t ino)
+/* sockets: only the grants where a socket is the command's own count (a
+ * shared grant, the host's /dev/shm, holds other programs' too). */
+static bool is_grant(const struct supervise *sv, dev_t dev, ino_t ino, bool sockets)
 {
 	size_t i;
 
 	for (i = 0; i < sv->n_grants; i++)
-		if (sv->grants[i].dev == dev && sv->grants[i].ino == ino)
+		if (sv->grants[i].dev == dev && sv->grants[i].ino == ino &&
+		    !(sockets && sv->grants[i].shared))
 			return true;
 	return false;
 }
@@ -379,8 +383,10 @@ static void cache_add(struct supervise *sv, const struct dir_id *id)
 	c->used = true;
 }
 
-/* Walks `..` from the directory `dirfd` (not consumed). */
-static bool dir_inside(struct supervise *sv, int dirfd)
+/* Walks `..` from the directory `dirfd` (not consumed). sockets: the
+ * socket decision (is_grant's), which neither reads nor fills the cache of
+ * the metadata decision. */
+static bool dir_inside(struct supervise *sv, int dirfd, bool sockets)
 {
 	struct dir_id seen[16];
 	size_t n_seen = 0;
@@ -396,7 +402,7 @@ static bool dir_inside(struct supervise *sv, int dirfd)
 
 		if (dir_identity(cur, &id) < 0)
 			break;
-		if (is_grant(sv, id.dev, id.ino) || cache_has(sv, &id)) {
+		if (is_grant(sv, id.dev, id.ino, sockets) || (!sockets && cache_has(sv, &id))) {
 			inside = true;
 			break;
 		}
@@ -416,7 +422,7 @@ static bool dir_inside(struct supervise *sv, int dirfd)
 	}
 	if (cur != dirfd)
 		close(cur);
-	if (inside)
+	if (inside && !sockets)
 		for (i = 0; i < n_seen; i++)
 			cache_add(sv, &seen[i]);
 	return inside;
@@ -426,7 +432,7 @@ static bool dir_inside(struct supervise *sv, int dirfd)
  * (a descriptor, a followed symlink): find a name for it through the
  * kernel's path of the descriptor, check that the name still holds this
  * inode, and decide on that directory. */
-static bool named_inside(struct supervise *sv, const struct sv_target *t)
+static bool named_inside(struct supervise *sv, const struct sv_target *t, bool sockets)
 {
 	char link[64];
 	char path[PATH_MAX + 1];
@@ -463,13 +469,13 @@ static bool named_inside(struct supervise *sv, const struct sv_target *t)
 			continue;
 		if (t->st.st_nlink == 0) {
 			inside = fstat(parent, &st) == 0 && st.st_dev == t->st.st_dev &&
-				 dir_inside(sv, parent);
+				 dir_inside(sv, parent, sockets);
 			close(parent);
 			return inside;
 		}
 		if (fstatat(parent, slash + 1, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    st.st_dev == t->st.st_dev && st.st_ino == t->st.st_ino) {
-			inside = dir_inside(sv, parent);
+			inside = dir_inside(sv, parent, sockets);
 			close(parent);
 			return inside;
 		}
@@ -492,16 +498,29 @@ bool sv_inside_grants(struct supervise *sv, const struct sv_target *t)
 	bool inside;
 
 	if (S_ISDIR(t->st.st_mode))
-		return dir_inside(sv, t->fd);
-	if (is_grant(sv, t->st.st_dev, t->st.st_ino) || cache_has(sv, &id))
+		return dir_inside(sv, t->fd, false);
+	if (is_grant(sv, t->st.st_dev, t->st.st_ino, false) || cache_has(sv, &id))
 		return true;
 	if (t->parent >= 0)
-		inside = dir_inside(sv, t->parent);
+		inside = dir_inside(sv, t->parent, false);
 	else
-		inside = named_inside(sv, t);
+		inside = named_inside(sv, t, false);
 	if (inside && t->st.st_nlink > 0)
 		cache_add(sv, &id);
 	return inside;
+}
+
+/* Uncached: a connect is rarer than tar's chmods, and the answer differs
+ * from the metadata one under a shared grant. */
+bool sv_socket_inside_grants(struct supervise *sv, const struct sv_target *t)
+{
+	if (S_ISDIR(t->st.st_mode))
+		return dir_inside(sv, t->fd, true);
+	if (is_grant(sv, t->st.st_dev, t->st.st_ino, true))
+		return true;
+	if (t->parent >= 0)
+		return dir_inside(sv, t->parent, true);
+	return named_inside(sv, t, true);
 }
 
 bool sv_allowed_socket(const struct supervise *sv, const struct sv_target *t)
@@ -527,6 +546,10 @@ enum operation {
 	OP_REMOVEXATTR,
 	OP_IOCTL,
 };
+
+/* The word a `denied` record names each operation by, in enum order. */
+static const char *const operation_word[] = { "chmod",    "chown",       "utimes",
+					      "setxattr", "removexattr", "setflags" };
 
 struct request {
 	enum operation op;
@@ -729,9 +752,9 @@ static int64_t metadata(struct sv_call *call, struct request *rq, struct shape s
 		 * under bwrap `--dev /dev` binds the host's nodes: a writable
 		 * grant of /dev/null lets it write there, not chmod the host's
 		 * /dev/null (SECURITY.md limit 7). */
-		result = -EPERM;
+		result = sv_refuse("metadata", operation_word[rq->op], &t, -EPERM);
 	else if (!sv_inside_grants(call->sv, &t))
-		result = -EPERM;
+		result = sv_refuse("metadata", operation_word[rq->op], &t, -EPERM);
 	else
 		result = perform(rq, &t);
 	sv_target_close(&t);

@@ -31,6 +31,7 @@ size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool socket
 struct sv_identity {
 	dev_t dev;
 	ino_t ino;
+	bool shared; /* a --rw-shared grant: no socket is reached under it */
 };
 
 /* An inode known to lie inside a writable grant. The birth time tells a
@@ -124,6 +125,10 @@ int sv_resolve(struct sv_call *call, int dirfd, const char *path, bool follow,
 int sv_pin_fd(struct sv_call *call, int fd, struct sv_target *ret);
 /* Whether the pinned inode lies inside a writable grant. */
 bool sv_inside_grants(struct supervise *sv, const struct sv_target *t);
+/* Whether the pinned socket lies inside a writable grant that is not
+ * shared (the workspace, a writable root, the run's private temp area):
+ * where a socket is the command's own, never another program's. */
+bool sv_socket_inside_grants(struct supervise *sv, const struct sv_target *t);
 /* Whether the pinned inode is one of the allowed sockets. */
 bool sv_allowed_socket(const struct supervise *sv, const struct sv_target *t);
 

@@ -9,7 +9,9 @@
  *
  * Mediated: a pathname address on an AF_UNIX socket. The target is
  * resolved as the command would (its cwd), pinned O_PATH, allowed when it
- * lies inside a writable grant or is an allowed socket, and then reached
+ * lies inside a writable grant that is not shared (the workspace, writable
+ * roots, the run's private temp area; never the host's /dev/shm, where
+ * other programs' sockets live) or is an allowed socket, and then reached
  * through /proc/self/fd/<pinned> so a socket swapped in meanwhile is not
  * the one connected. Anything else: EACCES.
  * Not mediated (done on behalf as given): other families, abstract and
@@ -39,6 +41,7 @@
 #include <unistd.h>
 
 #include "supervise-internal.h"
+#include "supervise-report.h"
 
 #define SEND_COPY_LIMIT (256U * 1024U)
 #define CONTROL_LIMIT (64U * 1024U)
@@ -119,8 +122,9 @@ static int check_address(struct sv_call *call, int sock, struct sockaddr_storage
 		return r;
 	if (!sv_call_valid(call))
 		return -ENOENT;
-	if (!sv_inside_grants(call->sv, pinned) && !sv_allowed_socket(call->sv, pinned))
-		return -EACCES;
+	if (!sv_socket_inside_grants(call->sv, pinned) && !sv_allowed_socket(call->sv, pinned))
+		return sv_refuse("unix-sockets", call->req->data.nr == SYS_connect ? "connect" : "send",
+				 pinned, -EACCES);
 	memset(un->sun_path, 0, sizeof(un->sun_path));
 	snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", pinned->fd);
 	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(un->sun_path) + 1);

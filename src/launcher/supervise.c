@@ -122,7 +122,7 @@ static int identity_of(const char *path, struct sv_identity *ret)
 	return err;
 }
 
-int supervise_new(const char *const *writable, size_t n_writable,
+int supervise_new(const char *const *writable, const bool *shared, size_t n_writable,
 		  const char *const *allowed_sockets, size_t n_allowed, unsigned flags,
 		  struct supervise **ret, const char **ret_failed)
 {
@@ -157,6 +157,7 @@ int supervise_new(const char *const *writable, size_t n_writable,
 	}
 	for (i = 0; i < n_writable; i++) {
 		err = identity_of(writable[i], &sv->grants[i]);
+		sv->grants[i].shared = shared != NULL && shared[i];
 		if (err < 0) {
 			if (ret_failed != NULL)
 				*ret_failed = writable[i];

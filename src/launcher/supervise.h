@@ -31,8 +31,8 @@
 #ifndef CONFINE_LAUNCHER_SUPERVISE_H
 #define CONFINE_LAUNCHER_SUPERVISE_H
 
+#include <stdbool.h>
 #include <stdint.h>
-
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -59,14 +59,16 @@ enum {
 };
 
 /*
- * Opens each writable grant O_PATH and records its device and inode, and
+ * Opens each writable grant O_PATH and records its device and inode (and
+ * whether it is shared: `shared` NULL, or one flag per grant; a shared
+ * grant counts for metadata but never for a pathname socket), and
  * copies each allowed unix socket path. Call before the launcher restricts
  * itself (a grant must still be openable). Arrays and strings are copied;
  * either count may be 0. Returns 0 and *ret, or -errno with *ret_failed
  * (when not NULL) set to the grant that could not be opened, if that was
  * the failure.
  */
-int supervise_new(const char *const *writable, size_t n_writable,
+int supervise_new(const char *const *writable, const bool *shared, size_t n_writable,
 		  const char *const *allowed_sockets, size_t n_allowed, unsigned flags,
 		  struct supervise **ret, const char **ret_failed);
 

@@ -59,11 +59,10 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 	if (confine_mode_is_confined(options->policy->mode)) {
 		if (!provider)
 			return invalid(err, "a confined mode needs a sandbox provider");
-		/* read-only's private temp area on the rungs without a mount
+		/* The run's private temp area on the rungs without a mount
 		 * namespace: made before the argv that grants it (doc/SPEC.md 15);
 		 * the spawner removes it after the run. */
-		if (policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp &&
-		    !policy->temp_dir) {
+		if (policy->private_temp && !policy->temp_dir) {
 			if (confine_policy_copy(policy, &own) < 0)
 				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "bash", ENOMEM,
 				                    "out of memory");

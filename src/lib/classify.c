@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "denials.h"
 #include "util.h"
 
 /* One stderr line: [start, start + len), its terminator excluded. */
@@ -178,6 +179,16 @@ static bool line_shows_denial(const line *l, const char *sig) {
 	size_t n = strlen(sig);
 	for (size_t i = 0; i + n <= l->len; i++)
 		if (cf_contains_ci(l->start + i, n, sig, n) && denial_at(l, l->start + i, n))
+			return true;
+	return false;
+}
+
+bool cf_line_shows_denial(const char *text, size_t len, char *const *signatures) {
+	line l = { text, len };
+	if (!text || !signatures)
+		return false;
+	for (char *const *p = signatures; *p; p++)
+		if (!signature_is_blank(*p) && line_shows_denial(&l, *p))
 			return true;
 	return false;
 }

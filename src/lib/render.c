@@ -67,6 +67,28 @@ static int append_output(cf_buf *b, const char *data, size_t len) {
 	return 0;
 }
 
+/* One "[denied: <op> <object> (<clause>)]" line per denial of one kind
+ * (doc/SPEC.md 9): a control byte of the object shows as '?', so the line
+ * stays one line. */
+static int denial_lines(cf_buf *b, const confine_outcome *o, bool files) {
+	for (size_t i = 0; i < o->n_denials; i++) {
+		const confine_denial *d = &o->denials[i];
+		const char *object = files ? d->path : d->address;
+		if (!object || !d->op || !d->clause)
+			continue;
+		if (marker(b, "[denied: ") < 0 || cf_buf_puts(b, d->op) < 0 || cf_buf_puts(b, " ") < 0)
+			return -1;
+		for (const char *c = object; *c; c++) {
+			char ch = ((unsigned char)*c < 0x20 || *c == 0x7f) ? '?' : *c;
+			if (cf_buf_append(b, &ch, 1) < 0)
+				return -1;
+		}
+		if (cf_buf_printf(b, " (%s)]", d->clause) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 char *confine_bash_render(const confine_bash_result *result) {
 	const confine_outcome *o;
 	cf_buf b = { 0 };
@@ -110,6 +132,18 @@ char *confine_bash_render(const confine_bash_result *result) {
 		if (marker(&b, text) < 0)
 			goto oom;
 	}
+	/* What was refused, so an approval can name what to grant. */
+	if (denial_lines(&b, o, true) < 0)
+		goto oom;
+	if (o->network_denied) {
+		const char *mode = confine_mode_name(o->mode);
+		snprintf(text, sizeof text, "[sandbox: network access denied under %s mode]",
+		         mode ? mode : "?");
+		if (marker(&b, text) < 0)
+			goto oom;
+	}
+	if (denial_lines(&b, o, false) < 0)
+		goto oom;
 	/* The model must know what did not hold before it trusts a result
 	 * (a secret it was told is hidden, a path it was told is protected). */
 	if (o->confined && !cf_clauses_all_enforced(o->clauses, o->n_clauses)) {

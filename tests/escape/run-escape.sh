@@ -14,8 +14,15 @@
 # --also-nonroot: when run as root, after the root pass, create a throwaway
 # user (useradd, home under /home), run the whole table again as that user
 # (its own $HOME, its own workspaces and victims), and remove the user
-# (userdel -r) afterwards. Each result line names the user it ran as: root,
-# or user for a non-root caller.
+# (userdel -r) afterwards. The user half runs from copies of the binaries
+# and scripts in a root-owned directory it can read (tests/helpers/stage.sh;
+# the checkout may be closed to it), and fails unless it exited 0, recorded
+# as many results as the root half and ran at least one case. Each result
+# line names the user it ran as: root, or user for a non-root caller.
+#
+# As root the run first re-executes itself in a private mount namespace
+# (unshare --mount --propagation private), so that no case mounts on the
+# host (tests/escape/README.md, "Isolation").
 #
 # Environment:
 #   CONFINE            the confine binary under test (required)
@@ -74,6 +81,7 @@ set -u
 
 die() { printf 'run-escape: %s\n' "$*" >&2; exit 99; }
 
+all_args=("$@")
 rungs_wanted=bwrap,landlock
 only=
 report=
@@ -111,6 +119,30 @@ skip_or_fail() {
 }
 
 [ "$(uname -s)" = Linux ] || skip_or_fail "the escape suite needs Linux"
+
+# Isolation (tests/escape/README.md): as root, the whole run happens in a
+# mount namespace of its own with private propagation. The cases that mount
+# (n1-host-mount-appears, n8-*-bind-elsewhere, a mount-over-victim that got
+# through) then mount in it, never on the host, where a bwrap of another
+# test binding / recursively could meet them half made ("Can't bind mount
+# /oldroot/ on /newroot/"); and mounts made on the host after the run
+# started never reach it. The cases still test what they must: the
+# confined command's namespace (bwrap's) is made from this one, so a mount
+# made here after the command started propagates into it as a host mount
+# would. The user half runs in the same namespace.
+if [ "$(id -u)" = 0 ]; then
+	mntns=$(readlink /proc/self/ns/mnt) || die "cannot read /proc/self/ns/mnt"
+	if [ -z "${CONFINE_ESCAPE_OUTER_MNTNS:-}" ]; then
+		command -v unshare >/dev/null 2>&1 ||
+			skip_or_fail "unshare (util-linux) is missing: root's cases would mount on the host"
+		unshare --mount --propagation private true 2>/dev/null ||
+			skip_or_fail "unshare --mount fails here: root's cases would mount on the host"
+		export CONFINE_ESCAPE_OUTER_MNTNS=$mntns
+		exec unshare --mount --propagation private -- bash "$script_path" "${all_args[@]}"
+	fi
+	[ "$CONFINE_ESCAPE_OUTER_MNTNS" != "$mntns" ] ||
+		die "still in the mount namespace the run started in: refusing to mount on the host"
+fi
 [ -n "${CONFINE:-}" ] && [ -x "$CONFINE" ] || skip_or_fail "CONFINE is not an executable: ${CONFINE:-unset}"
 [ -n "${ESCAPE_HELPER:-}" ] && [ -x "$ESCAPE_HELPER" ] || die "ESCAPE_HELPER is not an executable: ${ESCAPE_HELPER:-unset}"
 CONFINE=$(realpath "$CONFINE")
@@ -121,8 +153,11 @@ ESCAPE_PREFIX=$(dirname "$(realpath "$0")")/prefix.sh
 export CONFINE HELPER LANDLOCK_RUN ESCAPE_PREFIX
 
 # Which rungs can really run here: the same functional checks the ladder
-# uses. `confine probe --runner R` exits 0 when the pinned rung is usable.
+# uses. A rung that cannot run still gets one line per case (SKIP, with the
+# reason), so every caller's run has as many results as the table has
+# case, rung and mode triples: the --also-nonroot check counts them.
 rungs=()
+declare -A rung_unusable=()
 for rung in ${rungs_wanted//,/ }; do
 	case $rung in
 	bwrap)
@@ -133,6 +168,8 @@ for rung in ${rungs_wanted//,/ }; do
 		else
 			[ "$must_work" = 1 ] && { echo "run-escape: FAIL: bwrap is not usable here (CONFINE_MUST_WORK=1)" >&2; exit 1; }
 			echo "run-escape: bwrap is not usable here: its cases are skipped" >&2
+			rungs+=(bwrap)
+			rung_unusable[bwrap]="bwrap is not usable here"
 		fi ;;
 	landlock)
 		if [ -n "$LANDLOCK_RUN" ] && "$LANDLOCK_RUN" --probe >/dev/null 2>&1; then
@@ -140,11 +177,13 @@ for rung in ${rungs_wanted//,/ }; do
 		else
 			[ "$must_work" = 1 ] && { echo "run-escape: FAIL: landlock-run --probe fails here (CONFINE_MUST_WORK=1)" >&2; exit 1; }
 			echo "run-escape: Landlock is not enforced here: its cases are skipped" >&2
+			rungs+=(landlock)
+			rung_unusable[landlock]="Landlock is not enforced here"
 		fi ;;
 	*) die "unknown rung: $rung" ;;
 	esac
 done
-[ ${#rungs[@]} -gt 0 ] || skip_or_fail "no Linux rung is usable here"
+[ ${#rungs[@]} -gt ${#rung_unusable[@]} ] || skip_or_fail "no Linux rung is usable here"
 
 # Work dirs live under $HOME, outside every temp area a rung grants.
 root_parent=$HOME/.cache/confine-escape
@@ -402,6 +441,10 @@ while IFS= read -r line || [ -n "$line" ]; do
 		fi
 		for rung in "${rungs[@]}"; do
 			e=$(expect_for "$expect" "$rung")
+			if [ -n "${rung_unusable[$rung]:-}" ]; then
+				record SKIP "$id" "$rung" "$(mode_name "$modeword")" "${rung_unusable[$rung]}"
+				continue
+			fi
 			if [ "$e" = skip ]; then
 				record SKIP "$id" "$rung" "$(mode_name "$modeword")" "not meaningful on this rung"
 				continue
@@ -411,47 +454,113 @@ while IFS= read -r line || [ -n "$line" ]; do
 	done
 done <"$cases_file"
 
+# An --only that names no case in the table would run nothing.
+if [ -n "$only" ]; then
+	for id in ${only//,/ }; do
+		case $ids_seen in *" $id "*) ;; *) die "--only $id: no such case in $cases_file" ;; esac
+	done
+fi
+
+n_records=$((n_pass + n_open + n_skip + n_fail))
+n_ran=$((n_pass + n_open + n_fail))
 echo
-printf 'run-escape: %s: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED\n' \
-	"$user_label" "$n_pass" "$n_open" "$n_skip" "$n_fail"
+printf 'run-escape: %s: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED (%d results, %d ran)\n' \
+	"$user_label" "$n_pass" "$n_open" "$n_skip" "$n_fail" "$n_records" "$n_ran"
 [ "$n_fail" -gt 0 ] && printf '  FAIL %s\n' "${failures[@]}"
 
-# The same table as a non-root caller: a user made for this run only.
+# The same table as a non-root caller: a user made for this run only. It
+# runs from copies (tests/helpers/stage.sh): the checkout may be one the
+# user cannot enter (a clone under /root, mode 0700). The half passes only
+# if it exited 0, recorded one result per case, rung and mode, as many as
+# this half did, and ran at least one case: a half that ran nothing fails.
 nonroot_status=0
-if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
-	nonroot_user=cfesc$$
-	nonroot_report=
-	remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
-	if ! command -v useradd >/dev/null 2>&1 || ! command -v runuser >/dev/null 2>&1; then
-		skip_or_fail "--also-nonroot needs useradd and runuser"
-	fi
+nonroot_why=
+nonroot_user=cfesc$$
+remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
+
+# Runs the user half; on failure sets nonroot_why to the reason.
+run_user_half() {
+	local tool nonroot_uid nonroot_home nonroot_report status records ran
+	local s_confine s_helper s_script s_prefix s_cases s_launcher=
+	local -a staged args
+	for tool in useradd userdel runuser setpriv; do
+		command -v "$tool" >/dev/null 2>&1 || { nonroot_why="--also-nonroot needs $tool"; return; }
+	done
+	# shellcheck source=../helpers/stage.sh
+	. "$(dirname "$script_path")/../helpers/stage.sh" || { nonroot_why="cannot read tests/helpers/stage.sh"; return; }
 	useradd -m -d "/home/$nonroot_user" -s /bin/bash "$nonroot_user" ||
-		die "useradd $nonroot_user failed"
-	trap 'cleanup_all; remove_user' EXIT
+		{ nonroot_why="useradd $nonroot_user failed"; return; }
+	trap 'cleanup_all; remove_user; stage_remove' EXIT
+	nonroot_uid=$(id -u "$nonroot_user")
 	nonroot_home=$(getent passwd "$nonroot_user" | cut -d: -f6)
 	chmod 700 "$nonroot_home"
-	if [ -n "$report" ]; then
-		nonroot_report=$nonroot_home/escape-results.tsv
-	fi
+	nonroot_report=$nonroot_home/escape-results.tsv
 	echo
-	echo "run-escape: the same table as $nonroot_user (uid $(id -u "$nonroot_user"))"
-	nonroot_args=(--rungs "$rungs_wanted" --user-label user)
-	[ -n "$only" ] && nonroot_args+=(--only "$only")
-	[ -n "$nonroot_report" ] && nonroot_args+=(--report "$nonroot_report")
-	[ "$keep" = 1 ] && nonroot_args+=(--keep)
+	echo "run-escape: the same table as $nonroot_user (uid $nonroot_uid)"
+	if ! stage_make ||
+		! s_confine=$(stage_copy "$CONFINE" confine) ||
+		! s_helper=$(stage_copy "$HELPER" escape-helper) ||
+		! s_script=$(stage_copy "$script_path" run-escape.sh) ||
+		! s_prefix=$(stage_copy "$ESCAPE_PREFIX" prefix.sh) ||
+		! s_cases=$(stage_copy "$cases_file" cases.txt) ||
+		{ [ -n "$LANDLOCK_RUN" ] && ! s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); }; then
+		nonroot_why="could not copy what the user half runs to a place it can read"
+		return
+	fi
+	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"})
+	echo "run-escape: the user half runs from copies in $STAGE"
+	stage_check "$nonroot_uid" "${staged[@]}" ||
+		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
+
+	args=(--rungs "$rungs_wanted" --user-label user --report "$nonroot_report")
+	[ -n "$only" ] && args+=(--only "$only")
+	[ "$keep" = 1 ] && args+=(--keep)
 	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
-		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$CONFINE" \
-		LANDLOCK_RUN="$LANDLOCK_RUN" ESCAPE_HELPER="$HELPER" CONFINE_MUST_WORK="$must_work" \
-		bash "$script_path" "${nonroot_args[@]}" "$cases_file")
-	nonroot_status=$?
-	[ -n "$nonroot_report" ] && [ -r "$nonroot_report" ] && cat "$nonroot_report" >>"$report"
+		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
+		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" CONFINE_MUST_WORK="$must_work" \
+		bash "$s_script" "${args[@]}" "$s_cases")
+	status=$?
+	records=0 ran=0
+	if [ -r "$nonroot_report" ]; then
+		records=$(wc -l <"$nonroot_report")
+		ran=$(awk -F'\t' '$4 != "SKIP"' "$nonroot_report" | wc -l)
+		[ -n "$report" ] && cat "$nonroot_report" >>"$report"
+	fi
+	# 77 too: the half skipped as a whole, so it ran no case.
+	if [ "$status" != 0 ]; then
+		nonroot_why="the user half exited $status"
+	elif [ "$records" != "$n_records" ]; then
+		nonroot_why="the user half recorded $records results, the root half $n_records"
+	elif [ "$ran" = 0 ]; then
+		nonroot_why="the user half ran no case (all $records results are SKIP)"
+	else
+		printf 'run-escape: user half: %s results, %s ran, as many results as the root half\n' \
+			"$records" "$ran"
+	fi
+}
+
+if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
+	run_user_half
 	# Nothing of the user may outlive the run: its processes, then it.
-	for pid in $(pgrep -u "$nonroot_user"); do kill -KILL "$pid" 2>/dev/null; done
-	remove_user
+	if getent passwd "$nonroot_user" >/dev/null; then
+		for pid in $(pgrep -u "$nonroot_user"); do kill -KILL "$pid" 2>/dev/null; done
+		remove_user
+		# A user left behind is host state this run leaked: say so, fail.
+		if getent passwd "$nonroot_user" >/dev/null; then
+			nonroot_why="${nonroot_why:+$nonroot_why; }userdel -r $nonroot_user failed: the user is left on the host"
+		fi
+	fi
+	[ -n "${STAGE:-}" ] && stage_remove
 	trap cleanup_all EXIT
-	[ "$nonroot_status" = 77 ] && nonroot_status=0
+	if [ -n "$nonroot_why" ]; then
+		printf 'run-escape: FAIL: user half: %s\n' "$nonroot_why"
+		nonroot_status=1
+	fi
 fi
 [ "$n_fail" -gt 0 ] && exit 1
 [ "$nonroot_status" != 0 ] && exit 1
-[ "$n_pass" -gt 0 ] || skip_or_fail "no case ran"
+if [ "$n_ran" = 0 ]; then
+	printf 'run-escape: FAIL: %s: no case ran (%d results, all SKIP)\n' "$user_label" "$n_records"
+	exit 1
+fi
 exit 0

@@ -11,15 +11,25 @@
  * nor a denial; a reported detail is one line of the stderr, without its
  * line ending, found in the stderr as is, and (for NUL-free stderr)
  * contains one of the fatal signatures case-insensitively.
+ *
+ * The same text then goes through the scan for denials with their object
+ * (denials.c, doc/SPEC.md 8) over a fixed policy and an invented
+ * filesystem: the list stays bounded, each entry names one object (an
+ * absolute path, or an address only with the network off), each object
+ * once, a path clause's object lies under its subject, and the file marker
+ * is never set without evidence (a signature the old rule sees, or a path
+ * in the list).
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "confine.h"
+#include "denials.h"
 
 #define MAX_PIECES 24
 
@@ -42,6 +52,104 @@ static char *piece_dup(const uint8_t *data, size_t len)
 	memcpy(s, data, len);
 	s[len] = '\0';
 	return s;
+}
+
+/* An invented host: canonical is the path itself; what exists and what
+ * this user may write follow from the path's own bytes. */
+static void fake_canonical(void *data, const char *path, char *out, size_t size)
+{
+	(void)data;
+	snprintf(out, size, "%s", path);
+}
+
+static bool fake_exists(void *data, const char *path)
+{
+	(void)data;
+	return strlen(path) % 2 == 0;
+}
+
+static bool fake_permitted(void *data, const char *path, const char *op)
+{
+	(void)data;
+	(void)op;
+	return strchr(path, 'n') == NULL;
+}
+
+static bool under(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static void check_denials(const uint8_t *shape, int exit_code, bool signaled,
+			  const char *text, size_t len, char **signatures)
+{
+	static const cf_denial_fs fs = { fake_canonical, fake_exists, fake_permitted, NULL };
+	confine_clause clauses[] = {
+		{ (char *)"mode", (char *)"workspace-write", CONFINE_CLAUSE_ENFORCED, 1, NULL, NULL },
+		{ (char *)"protectedPaths", (char *)"/w/p", CONFINE_CLAUSE_ENFORCED, 1, NULL, NULL },
+		{ (char *)"denyRead", (char *)"/s", CONFINE_CLAUSE_ENFORCED, 1, NULL, NULL },
+		{ (char *)"network", (char *)"off", CONFINE_CLAUSE_ENFORCED, 1, NULL, NULL },
+		{ (char *)"metadata", NULL, CONFINE_CLAUSE_ENFORCED, 8, NULL, NULL },
+		{ (char *)"setid", NULL, CONFINE_CLAUSE_ENFORCED, 8, NULL, NULL },
+	};
+	char *writable[] = { (char *)"/w", (char *)"/tmp", NULL };
+	bool network_off = (shape[1] & 0x40) != 0;
+	cf_denial_scope scope;
+	cf_denials list = { NULL, 0 };
+	cf_denial_verdict v;
+	bool path_listed = false;
+
+	if (!network_off)
+		clauses[3].subject = (char *)"on";
+	memset(&scope, 0, sizeof(scope));
+	scope.runner = shape[1] & 0x20 ? CONFINE_RUNNER_BWRAP : CONFINE_RUNNER_LANDLOCK;
+	scope.workdir = shape[1] & 0x80 ? "/w" : NULL;
+	scope.signatures = signatures;
+	scope.clauses = clauses;
+	scope.n_clauses = sizeof(clauses) / sizeof(clauses[0]);
+	scope.writable = writable;
+	scope.fs = &fs;
+	/* the text as stdout too: read only when the run failed */
+	if (cf_denials_scan(&scope, exit_code, signaled, text, len, text, len, &list, &v) < 0)
+		return; /* out of memory */
+	if (list.n > CONFINE_DENIALS_MAX)
+		abort();
+	for (size_t i = 0; i < list.n; i++) {
+		const confine_denial *d = &list.items[i];
+		const char *object = d->path ? d->path : d->address;
+
+		if (d->op == NULL || d->op[0] == '\0' || d->clause == NULL || !d->path == !d->address)
+			abort(); /* an operation, a clause, and one object */
+		if (d->path != NULL) {
+			path_listed = true;
+			if (d->path[0] != '/')
+				abort(); /* absolute */
+			if (strcmp(d->clause, "denyRead") == 0 && !under(d->path, "/s"))
+				abort();
+			if (strcmp(d->clause, "protectedPaths") == 0 && !under(d->path, "/w/p"))
+				abort();
+		} else if (!network_off || strcmp(d->clause, "network") != 0) {
+			abort(); /* an address only with the network off */
+		}
+		for (size_t j = 0; j < i; j++) {
+			const confine_denial *e = &list.items[j];
+			const char *other = e->path ? e->path : e->address;
+
+			if (strcmp(e->op, d->op) == 0 && strcmp(object, other) == 0)
+				abort(); /* each object once */
+		}
+	}
+	if (v.network && !network_off)
+		abort();
+	/* the file marker needs evidence: a line the old rule calls a denial
+	 * (checked on NUL-free text, as above), or a path in the list */
+	if (v.file && !path_listed && list.n < CONFINE_DENIALS_MAX &&
+	    memchr(text, '\0', len) == NULL &&
+	    !confine_classify_denial_streams(exit_code, signaled, text, len, text, len, signatures))
+		abort();
+	cf_denials_free(&list);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -166,6 +274,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (confine_classify_denial_streams(exit_code, signaled, NULL, 0, stderr_text, stderr_len,
 	                                    denial) != denied)
 		abort();
+
+	check_denials(start[0], exit_code, signaled, stderr_text, stderr_len, denial);
 
 	for (size_t i = 0; i < MAX_PIECES; i++)
 		free(strings[i]);

@@ -2,7 +2,8 @@
  * supervise-driver: runs a command under the supervisor alone (no
  * Landlock), the way the launcher does, for the supervisor's own tests.
  *
- *   supervise-driver [--rw PATH]... [--allow-unix-socket PATH]... -- CMD [ARG...]
+ *   supervise-driver [--rw PATH]... [--rw-shared PATH]... [--allow-unix-socket PATH]...
+ *                    -- CMD [ARG...]
  *
  * Exits with the command's status (128+N for a signal), 125 for its own
  * failures, 77 when the kernel cannot supervise ("unavailable: <what>").
@@ -55,6 +56,7 @@ static int status_of(int status)
 int main(int argc, char **argv)
 {
 	const char *rw[MAX_LIST], *sockets[MAX_LIST];
+	bool shared[MAX_LIST];
 	size_t n_rw = 0, n_sockets = 0;
 	struct supervise *sv = NULL;
 	const char *missing = NULL;
@@ -67,8 +69,11 @@ int main(int argc, char **argv)
 	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (i + 1 >= argc)
 			return fail("usage", EINVAL);
-		if (strcmp(argv[i], "--rw") == 0 && n_rw < MAX_LIST)
+		if ((strcmp(argv[i], "--rw") == 0 || strcmp(argv[i], "--rw-shared") == 0) &&
+		    n_rw < MAX_LIST) {
+			shared[n_rw] = strcmp(argv[i], "--rw-shared") == 0;
 			rw[n_rw++] = argv[++i];
+		}
 		else if (strcmp(argv[i], "--allow-unix-socket") == 0 && n_sockets < MAX_LIST)
 			sockets[n_sockets++] = argv[++i];
 		else
@@ -91,7 +96,7 @@ int main(int argc, char **argv)
 			strerror(-r));
 		return 77;
 	}
-	r = supervise_new(rw, n_rw, sockets, n_sockets, 0, &sv, NULL);
+	r = supervise_new(rw, shared, n_rw, sockets, n_sockets, 0, &sv, NULL);
 	if (r < 0)
 		return fail("grants", -r);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0)

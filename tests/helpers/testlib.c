@@ -178,6 +178,94 @@ bool tl_sleep_running(const char *duration) {
 	return found;
 }
 
+/* Whether /proc/<pid>/environ holds exactly `entry` among its strings. */
+static bool environ_holds(const char *pid, const char *entry) {
+	char path[300];
+	char *buf = NULL;
+	size_t len = 0, cap = 0, want = strlen(entry);
+	bool found = false;
+	int fd;
+	snprintf(path, sizeof path, "/proc/%s/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	for (;;) {
+		ssize_t n;
+		if (len == cap) {
+			char *bigger = realloc(buf, cap ? cap * 2 : 16384);
+			if (!bigger)
+				break;
+			buf = bigger;
+			cap = cap ? cap * 2 : 16384;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	for (size_t at = 0; at < len && !found;) {
+		size_t end = at;
+		while (end < len && buf[end] != '\0')
+			end++;
+		found = end - at == want && memcmp(buf + at, entry, want) == 0;
+		at = end + 1;
+	}
+	free(buf);
+	return found;
+}
+
+/* Calls fn(pid) for each live process carrying `entry`; returns the count. */
+static int for_each_marked(const char *entry, void (*fn)(pid_t)) {
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		char state;
+		int pgrp;
+		if (is_pid(e->d_name) && proc_stat(e->d_name, &state, &pgrp) && is_live(state) &&
+		    environ_holds(e->d_name, entry)) {
+			n++;
+			if (fn)
+				fn((pid_t)atoi(e->d_name));
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+int tl_marked_count(const char *entry) {
+	return for_each_marked(entry, NULL);
+}
+
+static void kill_and_list(pid_t pid) {
+	char path[64], argv0[128] = "";
+	FILE *f;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	if ((f = fopen(path, "re"))) {
+		if (!fgets(argv0, sizeof argv0, f))
+			argv0[0] = '\0';
+		fclose(f);
+	}
+	printf("# left: %d %s\n", (int)pid, argv0);
+	(void)kill(pid, SIGKILL);
+}
+
+bool tl_marked_gone_within(const char *entry, long long ms) {
+	long long until = tl_now_ms() + ms;
+	while (tl_marked_count(entry) > 0) {
+		if (tl_now_ms() >= until) {
+			(void)for_each_marked(entry, kill_and_list);
+			fflush(stdout);
+			return false;
+		}
+		usleep(20000);
+	}
+	return true;
+}
+
 int tl_make_workdir(const char *prefix, char *out, size_t size) {
 	const char *home = getenv("HOME");
 	char dir[512], tmpl[PATH_MAX];
@@ -250,29 +338,121 @@ static bool under_tmp(const char *path) {
 	return strncmp(path, "/tmp/", 5) == 0;
 }
 
+/* The per-process copy tl_launcher() made, removed at exit (by the process
+ * that made it, not by a forked child that calls exit()). */
+static char launcher_dir[1100];
+static pid_t launcher_owner;
+
+static void remove_launcher_copy(void) {
+	char cmd[1200];
+	if (launcher_dir[0] && getpid() == launcher_owner) {
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", launcher_dir);
+		if (system(cmd) != 0)
+			fprintf(stderr, "testlib: could not remove %s\n", launcher_dir);
+		launcher_dir[0] = '\0';
+	}
+}
+
 const char *tl_launcher(void) {
 	static char copy[1200];
 	const char *built = getenv("CONFINE_TEST_LAUNCHER");
 	const char *home = getenv("HOME");
-	char *real, dir[1024], tmp[1200], cmd[8192];
+	char *real, cmd[8192];
 	if (!built || !built[0])
 		return NULL;
+	if (copy[0])
+		return copy;
 	real = realpath(built, NULL);
 	if (!real || !under_tmp(real) || !home || home[0] != '/' || strlen(home) > 900 ||
 	    strlen(real) > 1000) {
 		free(real);
 		return built;
 	}
-	snprintf(dir, sizeof dir, "%s/.cache/confine-tests/launcher", home);
-	snprintf(copy, sizeof copy, "%s/landlock-run", dir);
-	snprintf(tmp, sizeof tmp, "%s/.landlock-run.%ld", dir, (long)getpid());
-	/* copied under a name of its own, then renamed: tests running at once
-	 * never see a half-written launcher */
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s' && chmod 0755 '%s' && cp '%s' '%s' && chmod 0755 '%s' "
-	         "&& mv -f '%s' '%s'",
-	         dir, dir, real, tmp, tmp, tmp, copy);
-	free(real);
-	if (system(cmd) != 0)
+	/* This process's own copy, in a directory of its own: tests running
+	 * at once never see a half-written launcher, and nothing stays. */
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/.cache/confine-tests'", home);
+	snprintf(launcher_dir, sizeof launcher_dir, "%s/.cache/confine-tests/launcher.XXXXXX", home);
+	if (system(cmd) != 0 || !mkdtemp(launcher_dir)) {
+		launcher_dir[0] = '\0';
+		free(real);
 		return built;
+	}
+	launcher_owner = getpid();
+	atexit(remove_launcher_copy);
+	snprintf(copy, sizeof copy, "%s/landlock-run", launcher_dir);
+	snprintf(cmd, sizeof cmd, "chmod 0755 '%s' && cp '%s' '%s' && chmod 0755 '%s'",
+	         launcher_dir, real, copy, copy);
+	free(real);
+	if (system(cmd) != 0) {
+		copy[0] = '\0';
+		return built;
+	}
+	return copy;
+}
+
+/* ---- copies another user can run ---- */
+
+static char stage_dir[PATH_MAX];
+static pid_t stage_owner;
+
+static void stage_remove(void) {
+	/* a forked child that exits must not take the copies with it */
+	if (stage_dir[0] && getpid() == stage_owner)
+		tl_remove_tree(stage_dir);
+}
+
+static bool copy_file(const char *from, const char *to, mode_t mode) {
+	char buf[65536];
+	ssize_t n = 0;
+	bool ok = true;
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	if (in < 0)
+		return false;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0) {
+		close(in);
+		return false;
+	}
+	while (ok && (n = read(in, buf, sizeof buf)) > 0)
+		ok = write(out, buf, (size_t)n) == n;
+	close(in);
+	ok = ok && n == 0 && fchown(out, 0, 0) == 0 && fchmod(out, mode) == 0;
+	return close(out) == 0 && ok;
+}
+
+const char *tl_stage_for_others(const char *path) {
+	static char copies[8][PATH_MAX];
+	static unsigned used;
+	const char *parent = getenv("CONFINE_TEST_STAGE_PARENT");
+	const char *name = strrchr(path, '/');
+	char *copy;
+	if (used == sizeof copies / sizeof copies[0]) {
+		printf("# tl_stage_for_others: more than %u copies\n", used);
+		return NULL;
+	}
+	if (!stage_dir[0]) {
+		if (!parent || !parent[0])
+			parent = "/var/lib";
+		if ((size_t)snprintf(stage_dir, sizeof stage_dir, "%s/confine-stage.XXXXXX", parent) >=
+		        sizeof stage_dir ||
+		    !mkdtemp(stage_dir)) {
+			printf("# cannot make a directory under %s: %s\n", parent, strerror(errno));
+			stage_dir[0] = '\0';
+			return NULL;
+		}
+		stage_owner = getpid();
+		atexit(stage_remove);
+		if (chown(stage_dir, 0, 0) != 0 || chmod(stage_dir, 0755) != 0) {
+			printf("# cannot make %s root-owned, mode 0755: %s\n", stage_dir, strerror(errno));
+			return NULL;
+		}
+	}
+	copy = copies[used];
+	if ((size_t)snprintf(copy, PATH_MAX, "%s/%s", stage_dir, name ? name + 1 : path) >= PATH_MAX ||
+	    !copy_file(path, copy, 0755)) {
+		printf("# cannot copy %s to %s: %s\n", path, copy, strerror(errno));
+		return NULL;
+	}
+	used++;
 	return copy;
 }

@@ -50,10 +50,22 @@ int tl_skip_or_fail(const char *why);
 
 /* The build's landlock-run ($CONFINE_TEST_LAUNCHER) for tests that hand an
  * on-disk launcher to the library (the `wrap` path): where the build lies
- * under /tmp, which a workspace-write run under Landlock may write and the
- * library therefore refuses to run a launcher from, a copy under
+ * under /tmp, whose sticky, world-writable mode the trust rule refuses
+ * (doc/SPEC.md 4), a copy under
  * $HOME/.cache/confine-tests/launcher. NULL when it is not built. Static. */
 const char *tl_launcher(void);
+
+/* ---- copies another user can run ---- */
+
+/* For a root test whose unprivileged half runs `path` as another user
+ * (uid 65534): the checkout may be one that user cannot enter (a clone
+ * under /root, mode 0700), so this copies the file into a fresh root-owned
+ * directory, mode 0755, under $CONFINE_TEST_STAGE_PARENT (default
+ * /var/lib; never /tmp, which bwrap hides), removed when the process that
+ * made it exits. The copy keeps the file's name and is mode 0755. Returns
+ * its path (static), or NULL with the reason printed. The same rule as
+ * tests/helpers/stage.sh; the caller still proves the user can run it. */
+const char *tl_stage_for_others(const char *path);
 
 /* ---- facts ---- */
 
@@ -80,6 +92,25 @@ bool tl_group_gone_within(pid_t pgid, long long ms);
  * ending in it). /proc shows processes in child PID namespaces too, so this
  * sees inside a sandbox; pick a duration no other process would use. */
 bool tl_sleep_running(const char *duration);
+
+/* How long a process that was killed (or is about to be) may take to leave
+ * the process table, or a run to reach a step it announces. It only proves
+ * that the kill fired, or that the step came at all: what the tests kill
+ * would run for minutes, and a loaded machine needs a small part of it. No
+ * test uses it as a speed assertion. */
+#define TL_GONE_BOUND_MS 60000
+
+/* How many live processes (zombies excluded: they have no environment to
+ * read) carry `entry`, a "NAME=VALUE" string, in their environment. A run
+ * given such a variable passes it to the runner, the launcher and the
+ * command's whole tree (the environment is inherited across fork and exec),
+ * and /proc shows processes in a sandbox's PID namespace too. */
+int tl_marked_count(const char *entry);
+
+/* Waits up to `ms` for no live process to carry `entry`; returns whether
+ * none does. What is left when the bound is reached is sent SIGKILL (so a
+ * failing test leaves nothing behind) and listed as a TAP comment. */
+bool tl_marked_gone_within(const char *entry, long long ms);
 
 /* ---- files and directories ---- */
 

@@ -5,7 +5,11 @@
 #
 #   packed-install.sh files     what the install places, and how
 #   packed-install.sh consumer  a plain C program built against the install
-#   packed-install.sh prefix    a build whose prefix is real: no configuration
+#   packed-install.sh prefix    a build whose prefix is real, installed with
+#                               `make install PREFIX=...` over a build dir
+#                               configured for another prefix: no
+#                               configuration, and the Python and Node
+#                               packages work from there as the README says
 #
 # `files` and `consumer` install this build with `meson install --destdir`
 # into a temporary directory, so the library lives at DESTDIR/PREFIX/lib while
@@ -20,7 +24,9 @@
 # meson passes (environment): CONFINE_MESON CONFINE_BUILD_ROOT
 # CONFINE_SOURCE_ROOT CONFINE_CC CONFINE_VERSION CONFINE_PREFIX
 # CONFINE_LIBDIR CONFINE_INCLUDEDIR CONFINE_BINDIR CONFINE_MANDIR
-# CONFINE_LAUNCHER (all absolute, as configured) and CONFINE_CONSUMER_C.
+# CONFINE_LAUNCHER (all absolute, as configured), CONFINE_CONSUMER_C, and
+# CONFINE_PYTHON_DIR and CONFINE_NODE_DIR (where the language packages go,
+# empty when they are not installed).
 # Exit 0 pass, 1 fail, 77 skip (a failure when CONFINE_MUST_WORK=1).
 set -eu
 
@@ -145,6 +151,41 @@ check_exports() {
 	echo "exports: $(wc -l <"$work_root/exported.txt") confine_ functions, as declared"
 }
 
+# The Python and Node packages, as `meson install` placed them under $1 (a
+# DESTDIR).
+check_language_files() {
+	if [ -n "${CONFINE_PYTHON_DIR:-}" ]; then
+		pkg=$1$CONFINE_PYTHON_DIR/confine
+		for f in __init__.py _api.py _errors.py _ffi.py _policy.py _version.py py.typed _build_config.py; do
+			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
+		done
+		grep -qxF "LIBDIR = \"$CONFINE_LIBDIR\"" "$pkg/_build_config.py" ||
+			fail "$pkg/_build_config.py does not name $CONFINE_LIBDIR"
+		# Where python3 reads a site directory under this prefix (Debian's
+		# /usr/local/lib/python3.X/dist-packages), the package is in it:
+		# `import confine` works with no setting after `meson install`.
+		python3 - "$CONFINE_PREFIX" "$CONFINE_PYTHON_DIR" <<'PY' || fail "the Python package's directory"
+import os, site, sys
+prefix, chosen = sys.argv[1:3]
+dirs = [os.path.normpath(d) for d in site.getsitepackages() + [site.getusersitepackages()]]
+own = [d for d in dirs if os.path.relpath(d, prefix).split(os.sep)[0].startswith("lib")]
+if own and os.path.normpath(chosen) not in own:
+    sys.exit("python3 reads %s under %s, but the package goes to %s" % (own, prefix, chosen))
+print("Python package: %s (%s)" % (chosen, "read by python3" if own else
+      "python3 reads nothing under %s: make install prints the PYTHONPATH line" % prefix))
+PY
+	fi
+	if [ -n "${CONFINE_NODE_DIR:-}" ]; then
+		pkg=$1$CONFINE_NODE_DIR
+		for f in index.js index.d.ts package.json README.md _build_config.json; do
+			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
+		done
+		grep -qF "\"bindir\": \"$CONFINE_BINDIR\"" "$pkg/_build_config.json" ||
+			fail "$pkg/_build_config.json does not name $CONFINE_BINDIR"
+		echo "Node package: $CONFINE_NODE_DIR"
+	fi
+}
+
 check_files() {
 	dest=$work_root/dest
 	install_into "$dest"
@@ -154,10 +195,10 @@ check_files() {
 
 	[ -f "$header" ] || fail "no installed header $header"
 	[ -f "$lib/libconfine.so.$CONFINE_VERSION" ] || fail "no $lib/libconfine.so.$CONFINE_VERSION"
-	[ "$(readlink "$lib/libconfine.so.1")" = "libconfine.so.$CONFINE_VERSION" ] ||
-		fail "libconfine.so.1 is not a link to libconfine.so.$CONFINE_VERSION"
-	[ "$(readlink "$lib/libconfine.so")" = "libconfine.so.1" ] ||
-		fail "libconfine.so is not a link to libconfine.so.1"
+	[ "$(readlink "$lib/libconfine.so.2")" = "libconfine.so.$CONFINE_VERSION" ] ||
+		fail "libconfine.so.2 is not a link to libconfine.so.$CONFINE_VERSION"
+	[ "$(readlink "$lib/libconfine.so")" = "libconfine.so.2" ] ||
+		fail "libconfine.so is not a link to libconfine.so.2"
 	[ -f "$lib/libconfine.a" ] || fail "no static library $lib/libconfine.a"
 	[ -f "$lib/pkgconfig/confine.pc" ] || fail "no $lib/pkgconfig/confine.pc"
 	[ -f "$dest$CONFINE_BINDIR/confine" ] || fail "no $dest$CONFINE_BINDIR/confine"
@@ -177,7 +218,7 @@ check_files() {
 
 	soname=$(readelf -d "$lib/libconfine.so.$CONFINE_VERSION" |
 		sed -n 's/.*(SONAME).*\[\(.*\)\].*/\1/p')
-	[ "$soname" = libconfine.so.1 ] || fail "soname is '$soname', not libconfine.so.1"
+	[ "$soname" = libconfine.so.2 ] || fail "soname is '$soname', not libconfine.so.2"
 	echo "soname: $soname"
 
 	check_exports "$lib/libconfine.so.$CONFINE_VERSION" "$header"
@@ -205,6 +246,8 @@ check_files() {
 			[ -z "$warnings" ] || fail "groff warns on $page: $warnings"
 		fi
 	done
+
+	check_language_files "$dest"
 
 	# The installed header stands alone for C99 and C++ consumers.
 	printf '#include <confine.h>\nint main(void) { return confine_version() == 0; }\n' \
@@ -234,8 +277,8 @@ check_consumer() {
 	export LD_LIBRARY_PATH
 	# It must load the installed library, not one from the build tree or
 	# the system.
-	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.1 => \([^ ]*\).*/\1/p')
-	[ "$loaded" = "$lib/libconfine.so.1" ] ||
+	loaded=$(ldd "$work_root/consumer" | sed -n 's/.*libconfine\.so\.2 => \([^ ]*\).*/\1/p')
+	[ "$loaded" = "$lib/libconfine.so.2" ] ||
 		fail "the consumer loads libconfine from '$loaded', not $lib"
 
 	[ -x "$launcher" ] || fail "the installed launcher $launcher is not executable"
@@ -311,17 +354,26 @@ check_consumer() {
 
 check_prefix() {
 	prefix=$work_root/prefix
+	first=$work_root/first-prefix
 	build=$work_root/build
-	# Same compiler, no tests (no cmocka needed), no benchmarks; explicit
-	# directories so the paths below do not depend on the distribution.
+	missing=
+	command -v make >/dev/null 2>&1 || skip "make is not installed"
+	# The state `make demo` leaves: a configured build directory, here with
+	# a prefix of its own (which must stay empty). Same compiler, no tests
+	# (no cmocka needed), no benchmarks; explicit directories so the paths
+	# below do not depend on the distribution.
 	CC=$CONFINE_CC "$CONFINE_MESON" setup "$build" "$CONFINE_SOURCE_ROOT" \
-		--prefix="$prefix" --libdir=lib --libexecdir=libexec --bindir=bin \
+		--prefix="$first" --libdir=lib --libexecdir=libexec --bindir=bin \
 		-Dtests=disabled -Dbench=false >"$work_root/setup.log" 2>&1 ||
-		{ cat "$work_root/setup.log" >&2; fail "meson setup --prefix=$prefix"; }
-	"$CONFINE_MESON" compile -C "$build" >"$work_root/compile.log" 2>&1 ||
-		{ tail -50 "$work_root/compile.log" >&2; fail "building with --prefix=$prefix"; }
-	"$CONFINE_MESON" install -C "$build" --no-rebuild >"$work_root/install.log" 2>&1 ||
-		{ cat "$work_root/install.log" >&2; fail "meson install into $prefix"; }
+		{ cat "$work_root/setup.log" >&2; fail "meson setup --prefix=$first"; }
+	# Then the README's way to install elsewhere. Not this make's flags (an
+	# outer make check's variables would reach it through MAKEFLAGS).
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$CONFINE_SOURCE_ROOT" --no-print-directory install \
+		BUILD="$build" PREFIX="$prefix" MESON="$CONFINE_MESON" \
+		>"$work_root/install.log" 2>&1 ||
+		{ tail -50 "$work_root/install.log" >&2; fail "make install PREFIX=$prefix"; }
+	[ ! -e "$first" ] || fail "make install PREFIX=$prefix installed into the old prefix $first"
 	# From here on the build tree is gone: only the install remains.
 	rm -rf "$build"
 
@@ -342,6 +394,7 @@ check_prefix() {
 	# No configuration at all: the library finds its installed launcher.
 	run_consumer "$work_root/consumer" denied --pin landlock --expect-default "$launcher"
 	run_consumer "$work_root/consumer" denied --expect-default "$launcher"
+	unset LD_LIBRARY_PATH
 
 	# And so does the installed command.
 	work=$(mktemp -d "$work_root/work.XXXXXX")
@@ -357,19 +410,42 @@ check_prefix() {
 	*) fail "confine run exited $status: $(cat "$work_root/cli.err")" ;;
 	esac
 
-	# The Python package Meson installed finds the installed library (the
-	# directory recorded at install time) and confines, with no setting.
 	if command -v python3 >/dev/null 2>&1; then
-		build_config=$(find "$prefix" -path '*/confine/_build_config.py' | head -n 1)
-		[ -n "$build_config" ] || fail "meson install put no Python package under $prefix"
-		site=$(dirname "$(dirname "$build_config")")
-		[ -f "$site/confine/py.typed" ] || fail "the installed Python package has no py.typed"
-		work=$(mktemp -d "$work_root/work.XXXXXX")
-		env -u LD_LIBRARY_PATH -u CONFINE_LIBRARY PYTHONPATH="$site" \
-			python3 - "$prefix" "$work" "$launcher" <<'PY' || fail "the installed Python package"
+		check_prefix_python
+	else
+		missing="$missing python3"
+	fi
+	if command -v node >/dev/null 2>&1; then
+		check_prefix_node
+	else
+		missing="$missing node"
+	fi
+	[ -z "$missing" ] || skip "not installed, so not tested from the prefix:$missing"
+	echo "installed prefix: ok"
+}
+
+# The Python package: `make install` ends with the line that puts it on
+# python3's path (the prefix is not one python3 reads), and with that line
+# alone `import confine` works from anywhere and loads the installed library.
+check_prefix_python() {
+	line=$(sed -n 's/^ *\(export PYTHONPATH=.*\)$/\1/p' "$work_root/install.log")
+	[ -n "$line" ] || fail "make install printed no PYTHONPATH line: $(cat "$work_root/install.log")"
+	case $line in
+	"export PYTHONPATH=$prefix/"*) ;;
+	*) fail "the printed line is not into $prefix: $line" ;;
+	esac
+	echo "printed: $line"
+	work=$(mktemp -d "$work_root/work.XXXXXX")
+	(
+		cd "$work" || exit 1
+		unset PYTHONPATH LD_LIBRARY_PATH CONFINE_LIBRARY
+		eval "$line"
+		python3 -c 'import confine' || fail "python3 -c 'import confine' after: $line"
+		python3 - "$prefix" "$work" "$launcher" <<'PY' || fail "the installed Python package"
 import os, sys
 import confine
 prefix, work, launcher = sys.argv[1:4]
+assert confine.__file__.startswith(prefix + "/"), "imported %s" % confine.__file__
 path = confine._ffi.library_path()
 assert path.startswith(prefix + "/"), "loaded %s, not the installed library" % path
 assert confine.__version__ == confine.version()
@@ -380,8 +456,72 @@ assert confine.wrap(["true"], workspace=work,
                     provider=confine.Provider(runner="landlock")).argv[0] == launcher
 print("installed Python package: ok (%s)" % path)
 PY
+	) || exit 1
+}
+
+# The Node package: the installed copy (NODE_PATH; it runs the confine
+# installed beside it), and a tarball `npm pack` made from a copy of the
+# sources that is gone before `npm install` takes it into a new project.
+check_prefix_node() {
+	node_dir=$prefix/lib/node_modules
+	[ -f "$node_dir/confine/package.json" ] || fail "no Node package at $node_dir/confine"
+	work=$(mktemp -d "$work_root/work.XXXXXX")
+	(cd "$work" && NODE_PATH=$node_dir node_check "$prefix/bin/confine" "$work") ||
+		fail "the installed Node package"
+	echo "installed Node package: ok ($node_dir/confine)"
+
+	if ! command -v npm >/dev/null 2>&1; then
+		missing="$missing npm"
+		return
 	fi
-	echo "installed prefix: ok"
+	npm_config_cache=$work_root/npm-cache
+	npm_config_update_notifier=false
+	npm_config_fund=false
+	npm_config_audit=false
+	export npm_config_cache npm_config_update_notifier npm_config_fund npm_config_audit
+	cp -R "$CONFINE_SOURCE_ROOT/bindings/node" "$work_root/clone-node"
+	(cd "$work_root" && npm pack --silent ./clone-node >"$work_root/pack.out" 2>"$work_root/pack.err") ||
+		fail "npm pack: $(cat "$work_root/pack.err")"
+	tgz=$work_root/$(tail -n 1 "$work_root/pack.out")
+	[ -f "$tgz" ] || fail "npm pack made no $tgz"
+	rm -rf "$work_root/clone-node"
+	project=$work_root/project
+	mkdir "$project"
+	printf '{"name": "my-agent", "version": "1.0.0", "private": true}\n' >"$project/package.json"
+	(cd "$project" && npm install --offline "$tgz" >"$work_root/npm-install.log" 2>&1) ||
+		fail "npm install $tgz: $(cat "$work_root/npm-install.log")"
+	installed=$project/node_modules/confine
+	if [ -L "$installed" ] || [ ! -d "$installed" ]; then
+		fail "npm install did not copy the package into $installed: $(ls -ld "$installed" 2>&1)"
+	fi
+	[ ! -e "$installed/_build_config.json" ] || fail "the tarball carries an install's _build_config.json"
+	if grep -rlF "$CONFINE_SOURCE_ROOT" "$installed" >"$work_root/refs.txt"; then
+		fail "the installed package names the source tree: $(cat "$work_root/refs.txt")"
+	fi
+	work=$(mktemp -d "$work_root/work.XXXXXX")
+	(cd "$project" && PATH=$prefix/bin:$PATH node_check "$prefix/bin/confine" "$work") ||
+		fail "the Node package installed from $tgz"
+	echo "packed Node package: ok ($(basename "$tgz") into a new project)"
+}
+
+# Requires `confine` from the current directory's resolution (NODE_PATH or
+# node_modules), checks it runs $1, and confines a write in $2.
+node_check() {
+	env -u CONFINE_BIN -u CONFINE_LIBRARY node - "$1" "$2" <<'JS'
+'use strict';
+const assert = require('node:assert');
+const fs = require('node:fs');
+const path = require('node:path');
+const confine = require('confine');
+const [bin, work] = process.argv.slice(2);
+(async () => {
+  assert.strictEqual(confine.findConfine(), bin);
+  const r = await confine.bash('echo hi > denied.txt', { mode: 'read-only', workspace: work });
+  assert.ok(r.denied, JSON.stringify(r));
+  assert.ok(!fs.existsSync(path.join(work, 'denied.txt')));
+  console.log(`node: ${require.resolve('confine')} ran ${bin}: denied`);
+})().catch((e) => { console.error(e); process.exit(1); });
+JS
 }
 
 case "${1:-}" in

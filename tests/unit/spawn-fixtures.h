@@ -173,26 +173,30 @@ static bool fx_in_fresh_copy;
  * /proc/self/exe (macOS); meson starts tests by absolute path. */
 static char fx_self_path[4096];
 
+/* This binary's absolute path, into out (size bytes). */
+static inline void fx_self(char *out, size_t size) {
+	/* valgrind answers this readlink with the client's path, not its own. */
+	ssize_t n = readlink("/proc/self/exe", out, size - 1);
+	if (n >= 0)
+		out[n] = '\0';
+	else if (fx_self_path[0])
+		snprintf(out, size, "%s", fx_self_path);
+	else
+		fail_msg("cannot read /proc/self/exe (%s) and argv[0] did not resolve",
+		         strerror(errno));
+}
+
 /* Unless this process is the fresh copy, runs the test case `name` in a
  * fresh copy of this binary (same environment; its output goes to ours),
  * fails unless that copy ran the case and it passed, and returns true: the
  * caller then returns. In the copy it returns false and the case runs. */
 static inline bool fx_ran_in_fresh_copy(const char *name) {
 	char self[4096];
-	ssize_t n;
 	pid_t pid;
 	int status;
 	if (fx_in_fresh_copy)
 		return false;
-	/* valgrind answers this readlink with the client's path, not its own. */
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n >= 0)
-		self[n] = '\0';
-	else if (fx_self_path[0])
-		snprintf(self, sizeof self, "%s", fx_self_path);
-	else
-		fail_msg("cannot read /proc/self/exe (%s) and argv[0] did not resolve",
-		         strerror(errno));
+	fx_self(self, sizeof self);
 	fflush(stdout);
 	fflush(stderr);
 	pid = fork();

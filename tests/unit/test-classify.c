@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "confine.h"
+#include "denials.h"
 
 /* The rule vectors are `char **` in the API; the library never writes them. */
 #define S(literal) ((char *)(literal))
@@ -334,6 +335,291 @@ static void test_denial_on_stdout(void **state) {
 }
 
 /* ------------------------------------------------------------------------ */
+/* Denials with their object (doc/SPEC.md 8): the scan of a run's output
+ * against the run's clauses, over a filesystem the table describes. */
+
+/* The host as the scan sees it: what exists, what this user may write. */
+static const char *const fake_existing[] = {
+	"/secret", "/secret/sub", "/secret/sub/key", "/ws", "/ws/f", "/ws/pf", "/ws/.git/config",
+	"/etc/passwd", "/root", NULL,
+};
+
+static bool listed_path(const char *const *list, const char *path) {
+	for (; *list; list++)
+		if (strcmp(*list, path) == 0)
+			return true;
+	return false;
+}
+
+static void fake_canonical(void *data, const char *path, char *out, size_t size) {
+	(void)data;
+	/* /ws/link is a symlink to /etc */
+	if (strncmp(path, "/ws/link/", 9) == 0)
+		snprintf(out, size, "/etc/%s", path + 9);
+	else
+		snprintf(out, size, "%s", path);
+}
+
+static bool fake_exists(void *data, const char *path) {
+	(void)data;
+	return listed_path(fake_existing, path);
+}
+
+/* Everything is this user's but what lies under /nope. */
+static bool fake_permitted(void *data, const char *path, const char *op) {
+	(void)data;
+	(void)op;
+	return strncmp(path, "/nope", 5) != 0;
+}
+
+static const cf_denial_fs fake_fs = { fake_canonical, fake_exists, fake_permitted, NULL };
+
+#define HELD(name, subject, layer) { S(name), S(subject), CONFINE_CLAUSE_ENFORCED, layer, NULL, NULL }
+
+static const confine_clause run_clauses[] = {
+	HELD("mode", "workspace-write", CONFINE_LAYER_BWRAP),
+	HELD("protectedPaths", "/ws/conf", CONFINE_LAYER_BWRAP),
+	HELD("defaultProtections", "/ws/.git/config", CONFINE_LAYER_BWRAP),
+	HELD("denyRead", "/secret", CONFINE_LAYER_BWRAP),
+	/* absent at the start: held by nothing, covers nothing */
+	{ S("denyRead"), S("/gone"), CONFINE_CLAUSE_ENFORCED, 0, S("it does not exist"), NULL },
+	{ S("denyRead"), S("/ws/unheld"), CONFINE_CLAUSE_UNENFORCED, 0, NULL, S("bubblewrap") },
+	HELD("network", "off", CONFINE_LAYER_BWRAP),
+	{ S("metadata"), NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SUPERVISOR, NULL, NULL },
+	{ S("setid"), NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SUPERVISOR, NULL, NULL },
+};
+static const confine_clause network_on[] = {
+	HELD("mode", "workspace-write", CONFINE_LAYER_BWRAP),
+	HELD("network", "on", 0),
+};
+
+static char *run_writable[] = { S("/ws"), S("/tmp"), S("/dev/shm"), S("/dev/null"), NULL };
+static char *layered_dialect[] = { S("read-only file system"), S("permission denied"),
+	                           S("operation not permitted"), NULL };
+static char *landlock_dialect[] = { S("permission denied"), S("operation not permitted"), NULL };
+
+typedef struct object_case {
+	const char *name;
+	confine_runner runner;
+	const char *text;       /* stderr */
+	bool file, network;     /* the markers */
+	const char *denials;    /* "op object clause; ..." */
+	const confine_clause *clauses;
+	size_t n_clauses;
+} object_case;
+
+#define BW CONFINE_RUNNER_BWRAP
+#define LL CONFINE_RUNNER_LANDLOCK
+#define RUN run_clauses, sizeof run_clauses / sizeof run_clauses[0]
+#define NET_ON network_on, sizeof network_on / sizeof network_on[0]
+
+static const object_case object_cases[] = {
+	/* a write outside the writable areas, in each tool's words */
+	{ "bash redirect, EROFS", BW, "bash: line 1: /root/outside.txt: Read-only file system\n", true,
+	  false, "write /root/outside.txt mode", RUN },
+	{ "bash redirect, EACCES", LL, "bash: line 1: /root/outside.txt: Permission denied\n", true,
+	  false, "write /root/outside.txt mode", RUN },
+	{ "touch", BW, "touch: cannot touch '/root/o2': Read-only file system\n", true, false,
+	  "write /root/o2 mode", RUN },
+	{ "mkdir, UTF-8 quotes", LL,
+	  "mkdir: cannot create directory \xe2\x80\x98/root/o4\xe2\x80\x99: Permission denied\n", true,
+	  false, "write /root/o4 mode", RUN },
+	{ "dash", LL, "sh: 1: cannot create /root/o3: Permission denied\n", true, false,
+	  "write /root/o3 mode", RUN },
+	{ "python, EACCES", LL, "PermissionError: [Errno 13] Permission denied: '/root/o5'\n", true,
+	  false, "write /root/o5 mode", RUN },
+	{ "python, EROFS", BW, "OSError: [Errno 30] Read-only file system: '/root/o5'\n", true, false,
+	  "write /root/o5 mode", RUN },
+	{ "node, EACCES", LL, "Error: EACCES: permission denied, open '/root/o6'\n", true, false,
+	  "write /root/o6 mode", RUN },
+	{ "node, EROFS, mkdir", BW, "Error: EROFS: read-only file system, mkdir '/root/d'\n", true,
+	  false, "write /root/d mode", RUN },
+	{ "node, below denyRead", LL,
+	  "Error: EACCES: permission denied, scandir '/secret/sub'\n", true, false,
+	  "read /secret/sub denyRead", RUN },
+	{ "sed -i's temporary file", BW,
+	  "sed: couldn't open temporary file /root/sedX1: Read-only file system\n", true, false,
+	  "write /root/sedX1 mode", RUN },
+	{ "mv names the target", BW, "mv: cannot move 'a' to '/root/b': Read-only file system\n",
+	  true, false, "write /root/b mode", RUN },
+	{ "a relative path, from the working directory", BW,
+	  "bash: line 1: ../root/x: Read-only file system\n", true, false, "write /root/x mode", RUN },
+	{ "a link out of the workspace", BW, "touch: cannot touch 'link/x': Read-only file system\n",
+	  true, false, "write /etc/x mode", RUN },
+	{ "read-only mode: the workspace itself", BW,
+	  "bash: line 1: out.txt: Read-only file system\n", true, false, "write /ws/out.txt mode",
+	  RUN },
+	/* ...but the user's own permissions would have refused it: no object */
+	{ "outside, not this user's to write", LL, "bash: line 1: /nope/x: Permission denied\n", true,
+	  false, "", RUN },
+	{ "a read outside denyRead is not the sandbox's", LL,
+	  "cat: /root/secret: Permission denied\n", true, false, "", RUN },
+	/* protected paths */
+	{ "git config on a protected .git/config (EBUSY)", BW,
+	  "error: could not lock config file .git/config: Device or resource busy\n", true, false,
+	  "write /ws/.git/config defaultProtections", RUN },
+	{ "a protected directory", BW, "bash: line 1: /ws/conf/a: Read-only file system\n", true,
+	  false, "write /ws/conf/a protectedPaths", RUN },
+	{ "Landlock speaks no EBUSY", LL,
+	  "error: could not lock config file .git/config: Device or resource busy\n", false, false,
+	  "", RUN },
+	{ "EBUSY where nothing is protected", BW,
+	  "rm: cannot remove '/ws/mnt': Device or resource busy\n", false, false, "", RUN },
+	/* denyRead */
+	{ "bwrap's mask: ENOENT below a denied directory", BW,
+	  "cat: /secret/sub/key: No such file or directory\n", true, false,
+	  "read /secret/sub/key denyRead", RUN },
+	{ "bwrap's mask, a relative path", BW,
+	  "cat: ../secret/sub/key: No such file or directory\n", true, false,
+	  "read /secret/sub/key denyRead", RUN },
+	{ "bwrap's mask: a name not on the host either", BW,
+	  "cat: /secret/sub/nokey: No such file or directory\n", false, false, "", RUN },
+	{ "a missing file is no denial", BW, "cat: missing-file: No such file or directory\n", false,
+	  false, "", RUN },
+	{ "a missing file is no denial (Landlock)", LL,
+	  "cat: missing-file: No such file or directory\n", false, false, "", RUN },
+	{ "Landlock: EACCES below denyRead", LL, "cat: /secret/sub/key: Permission denied\n", true,
+	  false, "read /secret/sub/key denyRead", RUN },
+	{ "denyRead: a name made there is a write", LL,
+	  "bash: line 1: /secret/new: Permission denied\n", true, false, "write /secret/new denyRead",
+	  RUN },
+	{ "ls of the denied directory", LL,
+	  "ls: cannot open directory '/secret': Permission denied\n", true, false,
+	  "read /secret denyRead", RUN },
+	{ "a denyRead that did not hold covers nothing", LL, "cat: /ws/unheld/k: Permission denied\n",
+	  false, false, "", RUN },
+	{ "a denyRead absent at the start covers nothing", BW,
+	  "cat: /gone/k: No such file or directory\n", false, false, "", RUN },
+	/* metadata and set-ID */
+	{ "chmod outside the grants", LL,
+	  "chmod: changing permissions of '/etc/passwd': Operation not permitted\n", true, false,
+	  "chmod /etc/passwd metadata", RUN },
+	{ "chmod outside, bwrap's read-only bind", BW,
+	  "chmod: changing permissions of '/etc/passwd': Read-only file system\n", true, false,
+	  "chmod /etc/passwd metadata", RUN },
+	{ "set-ID bit on the command's own file", LL,
+	  "chmod: changing permissions of 'f': Operation not permitted\n", true, false,
+	  "chmod /ws/f setid", RUN },
+	/* ordinary errors */
+	{ "ssh's authentication failure", LL, "git@github.com: Permission denied (publickey).\n",
+	  false, false, "", RUN },
+	{ "a file the command made and locked itself", LL,
+	  "PermissionError: [Errno 13] Permission denied: 'pf'\n", false, false, "", RUN },
+	{ "ping's socket", LL, "ping: socket: Operation not permitted\n", false, false, "", RUN },
+	{ "a word that is not a file", LL,
+	  "docker: dial unix /var/run/docker.sock: connect: permission denied.\n", true, false, "",
+	  RUN },
+	/* the network, off */
+	{ "curl, loopback", BW,
+	  "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server\n",
+	  false, true, "connect 127.0.0.1:8080 network", RUN },
+	{ "bash's /dev/tcp", LL,
+	  "bash: socket: Connection refused\nbash: line 1: /dev/tcp/127.0.0.1/8080: Connection refused\n",
+	  false, true, "connect 127.0.0.1:8080 network", RUN },
+	{ "ssh", BW, "ssh: connect to host example.com port 22: Network is unreachable\n", false, true,
+	  "connect example.com:22 network", RUN },
+	{ "ssh, IPv6", BW, "ssh: connect to host ::1 port 22: Connection refused\n", false, true,
+	  "connect [::1]:22 network", RUN },
+	{ "nc", LL, "nc: connect to 10.0.0.1 port 81 (tcp) failed: Connection refused\n", false, true,
+	  "connect 10.0.0.1:81 network", RUN },
+	{ "wget", LL, "Connecting to 127.0.0.1:8080... failed: Connection refused.\n", false, true,
+	  "connect 127.0.0.1:8080 network", RUN },
+	{ "curl, an unresolved host", LL, "curl: (6) Could not resolve host: example.com\n", false,
+	  true, "resolve example.com network", RUN },
+	{ "python names no address", LL, "ConnectionRefusedError: [Errno 111] Connection refused\n",
+	  false, true, "", RUN },
+	{ "a pathname socket is not the network", LL,
+	  "socat: connect(5, AF=1 \"/run/x.sock\", 13): Connection refused\n", false, false, "",
+	  RUN },
+	{ "network on: a refused connect is the command's", LL,
+	  "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server\n",
+	  false, false, "", NET_ON },
+	/* each object once */
+	{ "the same refusal twice", BW,
+	  "touch: cannot touch '/root/o2': Read-only file system\n"
+	  "touch: cannot touch '/root/o2': Read-only file system\n", true, false, "write /root/o2 mode",
+	  RUN },
+};
+
+static void describe(const cf_denials *d, char *out, size_t size) {
+	size_t used = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < d->n && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%s%s %s %s", i ? "; " : "",
+		                         d->items[i].op,
+		                         d->items[i].path ? d->items[i].path : d->items[i].address,
+		                         d->items[i].clause);
+}
+
+static cf_denial_scope scope_of(confine_runner runner, const confine_clause *clauses, size_t n) {
+	cf_denial_scope s;
+	memset(&s, 0, sizeof s);
+	s.runner = runner;
+	s.workdir = "/ws";
+	s.signatures = runner == BW ? layered_dialect : landlock_dialect;
+	s.clauses = clauses;
+	s.n_clauses = n;
+	s.writable = run_writable;
+	s.fs = &fake_fs;
+	return s;
+}
+
+static void test_denials_with_their_object(void **state) {
+	(void)state;
+	for (size_t i = 0; i < sizeof object_cases / sizeof object_cases[0]; i++) {
+		const object_case *c = &object_cases[i];
+		cf_denial_scope scope = scope_of(c->runner, c->clauses, c->n_clauses);
+		cf_denials list = { NULL, 0 };
+		cf_denial_verdict v;
+		char got[2048];
+		/* read-only: the workspace is not writable */
+		static char *read_only[] = { S("/tmp"), S("/dev/null"), NULL };
+		if (strncmp(c->name, "read-only mode", 14) == 0)
+			scope.writable = read_only;
+		assert_int_equal(cf_denials_scan(&scope, 1, false, NULL, 0, c->text, strlen(c->text),
+		                                 &list, &v), 0);
+		describe(&list, got, sizeof got);
+		if (strcmp(got, c->denials) != 0)
+			fail_msg("\"%s\": denials \"%s\", expected \"%s\"", c->name, got, c->denials);
+		if (v.file != c->file || v.network != c->network)
+			fail_msg("\"%s\": markers file %d network %d, expected %d %d", c->name, v.file,
+			         v.network, c->file, c->network);
+		cf_denials_free(&list);
+	}
+}
+
+/* stdout counts when the run failed, as for the marker; the list is bounded. */
+static void test_denials_streams_and_bound(void **state) {
+	cf_denial_scope scope = scope_of(BW, run_clauses, sizeof run_clauses / sizeof run_clauses[0]);
+	const char *line = "touch: cannot touch '/root/o2': Read-only file system\n";
+	cf_denials list = { NULL, 0 };
+	cf_denial_verdict v;
+	char text[64 * 80];
+	size_t used = 0;
+	(void)state;
+	assert_int_equal(cf_denials_scan(&scope, 0, false, line, strlen(line), NULL, 0, &list, &v), 0);
+	assert_int_equal(list.n, 0);
+	assert_false(v.file);
+	assert_int_equal(cf_denials_scan(&scope, 1, false, line, strlen(line), NULL, 0, &list, &v), 0);
+	assert_int_equal(list.n, 1);
+	assert_true(v.file);
+	cf_denials_free(&list);
+	for (int i = 0; i < 40; i++)
+		used += (size_t)snprintf(text + used, sizeof text - used,
+		                         "touch: cannot touch '/root/%d': Read-only file system\n", i);
+	assert_int_equal(cf_denials_scan(&scope, 1, false, NULL, 0, text, used, &list, &v), 0);
+	assert_int_equal(list.n, CONFINE_DENIALS_MAX);
+	assert_string_equal(list.items[0].path, "/root/0");
+	cf_denials_free(&list);
+	/* one object each: a path or an address */
+	assert_int_equal(cf_denials_add(&list, "write", NULL, NULL, "mode"), -EINVAL);
+	assert_int_equal(cf_denials_add(&list, "write", "/x", "h:1", "mode"), -EINVAL);
+	assert_int_equal(cf_denials_add(&list, "write", "/x", NULL, "mode"), 1);
+	assert_int_equal(cf_denials_add(&list, "write", "/x", NULL, "denyRead"), 0);
+	cf_denials_free(&list);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Spawn rejection: a truth table over (step, errno, workdir usable?). */
 
 typedef struct spawn_case {
@@ -387,6 +673,8 @@ int main(void) {
 		cmocka_unit_test(test_denial_table),
 		cmocka_unit_test(test_denial_on_stdout),
 		cmocka_unit_test(test_spawn_rejection_truth_table),
+		cmocka_unit_test(test_denials_with_their_object),
+		cmocka_unit_test(test_denials_streams_and_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

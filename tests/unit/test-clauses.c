@@ -229,6 +229,66 @@ static void test_table(void **state) {
 	}
 }
 
+/* privateTemp (issue 21): the run's own directory on Landlock, never the
+ * host's /tmp; in workspace-write the host's /dev/shm is granted too,
+ * shared, so the clause is partial there and says why. */
+static void test_private_temp(void **state) {
+	static const struct {
+		confine_runner runner;
+		confine_mode mode;
+		bool temp_dir;
+		const char *subject; /* NULL: none; "@": the temp dir */
+		confine_clause_status status; /* P: P where /dev/shm exists, else E */
+		unsigned layers;
+		const char *reason_has; /* NULL: no reason */
+	} temps[] = {
+		{ LL, WW, true, "@", P, L_LL | CONFINE_LAYER_LIBRARY, "/dev/shm" },
+		{ LL, RO, true, "@", E, L_LL | CONFINE_LAYER_LIBRARY, NULL },
+		{ LL, WW, false, NULL, P, 0, "none:" },
+		{ LL, RO, false, NULL, E, 0, "none:" },
+		{ BW, WW, true, "/tmp", E, L_BWRAP, NULL },
+		{ SB, WW, true, "/tmp", U, 0, "per-user temp directory" },
+		{ SB, RO, true, "@", E, CONFINE_LAYER_SEATBELT | CONFINE_LAYER_LIBRARY, NULL },
+	};
+	struct stat st;
+	bool shm = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+	(void)state;
+	for (size_t k = 0; k < sizeof temps / sizeof temps[0]; k++) {
+		confine_policy policy = { .mode = temps[k].mode, .workspace_root = workspace,
+			                  .private_temp = true,
+			                  .temp_dir = temps[k].temp_dir ? (char *)"/tmp/confine-tmp.t"
+			                                                : NULL };
+		cf_clause_facts facts = { .runner = temps[k].runner, .landlock_abi = 7,
+			                  .supervisor = true };
+		confine_clause_status expect = temps[k].status == P && !shm ? E : temps[k].status;
+		const char *subject = temps[k].subject && temps[k].subject[0] == '@'
+		                          ? "/tmp/confine-tmp.t"
+		                          : temps[k].subject;
+		confine_clause *clauses = NULL;
+		const confine_clause *c;
+		size_t n = 0;
+		assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
+		c = find(clauses, n, "privateTemp", subject);
+		if (!c)
+			fail_msg("case %zu: no privateTemp clause %s", k, subject ? subject : "");
+		if (c->status != expect || c->layers != temps[k].layers)
+			fail_msg("case %zu: privateTemp is %s with layers %#x (%s)", k,
+			         confine_clause_status_name(c->status), c->layers,
+			         c->reason ? c->reason : "");
+		if (temps[k].reason_has && expect != E &&
+		    (!c->reason || !strstr(c->reason, temps[k].reason_has)))
+			fail_msg("case %zu: reason '%s' lacks '%s'", k, c->reason ? c->reason : "",
+			         temps[k].reason_has);
+		if (temps[k].reason_has && !strcmp(temps[k].reason_has, "none:") &&
+		    (!c->reason || strncmp(c->reason, "none:", 5) != 0))
+			fail_msg("case %zu: reason '%s' is not none:", k, c->reason ? c->reason : "");
+		/* the host's /tmp is never Landlock's temp area */
+		if (temps[k].runner == LL && c->subject && !strcmp(c->subject, "/tmp"))
+			fail_msg("case %zu: Landlock's temp area is the host's /tmp", k);
+		cf_clauses_free(clauses, n);
+	}
+}
+
 /* A layer a run did not apply is taken away; a clause left with none is
  * unenforced with the reason given. */
 static void test_drop_layers(void **state) {
@@ -258,6 +318,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_drop_layers),
+		cmocka_unit_test(test_private_temp),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -72,6 +72,23 @@ static const struct record_case cases[] = {
 	{ "error landlock-run: a\tb\n", INVALID, 0, 0, NULL },
 	{ "error\n", INVALID, 0, 0, NULL },
 	{ "STARTED 1\n", INVALID, 0, 0, NULL },
+	/* denied <clause> <op> <object>: the supervisor's refusals */
+	{ "denied metadata chmod /etc/passwd\n", LAUNCHER_RECORD_KIND_DENIED, 0, 0, "/etc/passwd" },
+	{ "denied unix-sockets connect /run/a b.sock\n", LAUNCHER_RECORD_KIND_DENIED, 0, 0,
+	  "/run/a b.sock" },
+	{ "denied setid chmod /ws/x\\x0ay", LAUNCHER_RECORD_KIND_DENIED, 0, 0, "/ws/x\\x0ay" },
+	{ "denied metadata chmod\n", INVALID, 0, 0, NULL },
+	{ "denied metadata chmod \n", INVALID, 0, 0, NULL },
+	{ "denied metadata chmod etc/passwd\n", INVALID, 0, 0, NULL },   /* not absolute */
+	{ "denied metadata frob /etc/passwd\n", INVALID, 0, 0, NULL },   /* no such op */
+	{ "denied network connect /x\n", INVALID, 0, 0, NULL },         /* no such clause */
+	{ "denied metadata  chmod /x\n", INVALID, 0, 0, NULL },
+	{ "denied metadata chmod /x\ty\n", INVALID, 0, 0, NULL },       /* a raw control byte */
+	{ "denied metadata chmod /x\\y\n", INVALID, 0, 0, NULL },      /* a bare backslash */
+	{ "denied metadata chmod /x\\x0\n", INVALID, 0, 0, NULL },     /* a short escape */
+	{ "denied metadata chmod /x\\x0A\n", INVALID, 0, 0, NULL },    /* uppercase hex */
+	{ "denied metadata chmod /x\\x00\n", INVALID, 0, 0, NULL },    /* an escaped NUL */
+	{ "denied\n", INVALID, 0, 0, NULL },
 };
 
 static void test_record(void **state)
@@ -98,6 +115,51 @@ static void test_record(void **state)
 	} else {
 		assert_null(record.text);
 	}
+}
+
+static void test_denied_names_its_clause_and_op(void **state)
+{
+	static const char line[] = "denied unix-sockets send /run/x.sock\n";
+	struct launcher_record record;
+
+	(void)state;
+	assert_int_equal(launcher_record_parse(line, strlen(line), &record), 0);
+	assert_int_equal(record.kind, LAUNCHER_RECORD_KIND_DENIED);
+	assert_int_equal(record.clause_length, strlen("unix-sockets"));
+	assert_memory_equal(record.clause, "unix-sockets", record.clause_length);
+	assert_int_equal(record.op_length, strlen("send"));
+	assert_memory_equal(record.op, "send", record.op_length);
+}
+
+/* Every byte a path may hold survives the trip; the record stays one
+ * printable ASCII line. */
+static void test_object_encoding_round_trips(void **state)
+{
+	char path[258], encoded[LAUNCHER_RECORD_MAX], decoded[LAUNCHER_RECORD_MAX];
+	size_t n;
+	int i;
+
+	(void)state;
+	path[0] = '/';
+	for (i = 1; i < 256; i++)
+		path[i] = (char)i;
+	path[256] = '\0';
+	n = launcher_object_encode(path, encoded, sizeof(encoded));
+	assert_true(n > 0);
+	assert_int_equal(strlen(encoded), n);
+	for (size_t k = 0; k < n; k++)
+		assert_true(encoded[k] >= 0x20 && encoded[k] <= 0x7e);
+	assert_int_equal(launcher_object_decode(encoded, n, decoded, sizeof(decoded)), 256);
+	assert_memory_equal(decoded, path, 257);
+	/* "\\" itself is escaped, so a literal "\\x41" cannot pass for "A" */
+	assert_int_equal(launcher_object_encode("/a\\x41", encoded, sizeof(encoded)),
+			 strlen("/a\\x5cx41"));
+	assert_string_equal(encoded, "/a\\x5cx41");
+	/* no room, or not absolute: nothing */
+	assert_int_equal(launcher_object_encode("/abc", encoded, 4), 0);
+	assert_int_equal(launcher_object_encode("abc", encoded, sizeof(encoded)), 0);
+	assert_int_equal(launcher_object_decode("/abc", 4, decoded, 4), -EINVAL);
+	assert_int_equal(launcher_object_decode("/abc", 4, decoded, 5), 4);
 }
 
 static void test_line_is_not_read_past_its_length(void **state)
@@ -159,7 +221,7 @@ static void test_texts_are_the_contract(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 5];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 7];
 	size_t i, n = 0;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -174,6 +236,8 @@ int main(void)
 			cmocka_unit_test(test_null_arguments_are_invalid),
 			cmocka_unit_test(test_every_layer_has_a_distinct_word),
 			cmocka_unit_test(test_texts_are_the_contract),
+			cmocka_unit_test(test_denied_names_its_clause_and_op),
+			cmocka_unit_test(test_object_encoding_round_trips),
 		};
 		for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 			tests[n++] = more[i];

@@ -39,10 +39,12 @@ static int probe_sh(const char *script, double timeout_ms, cf_probe_result *r) {
 
 /* Whether `pid` is gone or a zombie (an orphan waits for init to reap it).
  * Without /proc (macOS) only "gone" can be seen: kill(2) succeeds on a
- * zombie, but there launchd reaps an orphan at once. */
+ * zombie, but there launchd reaps an orphan at once. Polled for up to 60 s,
+ * a bound that only proves the kill fired (the processes checked would
+ * sleep 100 s), never a speed assertion. */
 static bool dead(pid_t pid) {
 	bool have_proc = access("/proc/self/stat", F_OK) == 0;
-	for (int i = 0; i < 200; i++) {
+	for (int i = 0; i < 6000; i++) {
 		char path[64], buf[512];
 		FILE *f;
 		const char *close_paren;

@@ -17,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -178,6 +180,62 @@ static void test_bwrap_read_only_private_temp_and_network(void **state) {
 	confine_policy_free(p);
 }
 
+/* A listening socket at `path` (closed: the inode stays). */
+static void make_socket(const char *path) {
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	assert_true(strlen(path) < sizeof addr.sun_path);
+	strcpy(addr.sun_path, path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+	close(fd);
+}
+
+/* allowUnixSockets: a socket the private /tmp hides (ssh-agent's default
+ * place) is bound in read-only; one that stays visible, or that does not
+ * exist, is not; without the tmpfs nothing is. */
+static void test_bwrap_binds_allowed_sockets_the_private_tmp_hides(void **state) {
+	char in_tmp[64], outside[PATH_MAX];
+	char *sockets[4];
+	confine_policy *p = NULL;
+	char **tokens = NULL;
+	(void)state;
+	snprintf(in_tmp, sizeof in_tmp, "/tmp/confine-unit-%ld.sock", (long)getpid());
+	snprintf(outside, sizeof outside, "%s", at("/outside.sock"));
+	unlink(in_tmp);
+	make_socket(in_tmp);
+	make_socket(outside);
+	sockets[0] = in_tmp;
+	sockets[1] = outside;
+	sockets[2] = (char *)"/tmp/confine-unit-missing.sock";
+	sockets[3] = NULL;
+	{
+		const char *const want[] = {
+			BASE16, "--tmpfs", "/tmp", "--bind", at("/ws"), at("/ws"),
+			"--ro-bind-try", in_tmp, in_tmp, NULL,
+		};
+		assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("/ws"), &p, NULL),
+		                 0);
+		p->default_protections = false;
+		p->allow_unix_sockets = sockets;
+		assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+		assert_strv_equal(tokens, want);
+		confine_strv_free(tokens);
+	}
+	{
+		const char *const want[] = { BASE16, NULL };
+		p->mode = CONFINE_MODE_READ_ONLY;
+		p->private_temp = false;
+		assert_int_equal(confine_profile_bwrap(p, &tokens), 0);
+		assert_strv_equal(tokens, want); /* the host's /tmp is visible */
+		confine_strv_free(tokens);
+	}
+	p->allow_unix_sockets = NULL;
+	confine_policy_free(p);
+	unlink(in_tmp);
+	unlink(outside);
+}
+
 static void test_bwrap_hides_nothing_the_private_tmp_already_hides(void **state) {
 	confine_policy p = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = (char *)"/",
 		             .private_temp = true };
@@ -200,7 +258,7 @@ static void test_landlock_workspace_write_options(void **state) {
 	confine_policy *p = NULL;
 	char **tokens = NULL;
 	const char *const want[] = {
-		"--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", "--rw", "/dev/shm",
+		"--ro", "/", "--rw", "/dev/null", "--rw-shared", "/dev/shm",
 		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network",
 		"--allow-unix-socket", "/run/agent.sock", "--require-supervisor", NULL,
 	};
@@ -386,14 +444,19 @@ static const unenforced_case unenforced_cases[] = {
 	{ "bwrap, a repository without commondir: no placeholder for others", WW, 0, BW,
 	  { "defaultProtections" }, false },
 	{ "bwrap, sockets", WW, SOCKET | NO_DEFAULTS, BW, { "allowUnixSockets" }, false },
-	{ "landlock, defaults alone are listed, not partial", WW, 0, LL,
+	{ "landlock, defaults alone are listed, not partial", WW, TEMP_DIR, LL,
 	  { "defaultProtections" }, false },
-	{ "landlock, defaults off", WW, NO_DEFAULTS, LL, { NULL }, false },
-	{ "landlock, protected", WW, PROTECT | NO_DEFAULTS, LL, { "protectedPaths" }, true },
-	{ "landlock, denyRead outside the grants", WW, DENY_OUTSIDE | NO_DEFAULTS, LL, { NULL },
-	  false },
-	{ "landlock, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS, LL,
+	{ "landlock, defaults off", WW, NO_DEFAULTS | TEMP_DIR, LL, { NULL }, false },
+	{ "landlock, protected", WW, PROTECT | NO_DEFAULTS | TEMP_DIR, LL, { "protectedPaths" },
+	  true },
+	{ "landlock, denyRead outside the grants", WW, DENY_OUTSIDE | NO_DEFAULTS | TEMP_DIR, LL,
+	  { NULL }, false },
+	{ "landlock, denyRead inside the workspace", WW, DENY_INSIDE | NO_DEFAULTS | TEMP_DIR, LL,
 	  { "denyRead" }, true },
+	/* workspace-write's temp area is the run's own dir too: never the
+	 * host's /tmp, so an argv built without one (wrap) has none */
+	{ "landlock, workspace-write without a temp_dir (wrap)", WW, NO_DEFAULTS, LL,
+	  { "privateTemp" }, false },
 	{ "landlock, read-only: nothing is writable", RO, PROTECT | DENY_INSIDE | TEMP_DIR, LL,
 	  { NULL }, false },
 	{ "landlock, read-only without a temp_dir (wrap)", RO, 0, LL, { "privateTemp" }, false },
@@ -401,7 +464,7 @@ static const unenforced_case unenforced_cases[] = {
 	{ "seatbelt, read-only with a temp_dir", RO, TEMP_DIR, SB, { NULL }, false },
 	{ "bwrap, read-only: its own tmpfs", RO, 0, BW, { NULL }, false },
 	/* the launcher's supervisor mediates sockets: allowUnixSockets is enforced */
-	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET, LL,
+	{ "landlock, all of it", WW, PROTECT | DENY_INSIDE | SOCKET | TEMP_DIR, LL,
 	  { "protectedPaths", "defaultProtections", "denyRead" }, true },
 	{ "seatbelt, all of it", WW, PROTECT | PROTECT_MISSING | DENY_INSIDE | SOCKET | CACHE, SB,
 	  { NULL }, false },
@@ -463,6 +526,7 @@ int main(void) {
 		cmocka_unit_test(test_bwrap_workspace_write_every_option),
 		cmocka_unit_test(test_bwrap_without_die_with_parent),
 		cmocka_unit_test(test_bwrap_read_only_private_temp_and_network),
+		cmocka_unit_test(test_bwrap_binds_allowed_sockets_the_private_tmp_hides),
 		cmocka_unit_test(test_bwrap_hides_nothing_the_private_tmp_already_hides),
 		cmocka_unit_test(test_landlock_workspace_write_options),
 		cmocka_unit_test(test_landlock_read_only_temp_dir),

@@ -412,8 +412,10 @@ static void test_unenforced(void **state) {
 		assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("home"), &q, NULL),
 		                 0);
 		assert_int_equal(confine_policy_unenforced(q, CONFINE_RUNNER_LANDLOCK, &u), 0);
-		assert_int_equal(u.n_keys, 1);
+		/* (and, in an argv without a temp_dir, no temp area: privateTemp) */
+		assert_int_equal(u.n_keys, 2);
 		assert_string_equal(u.keys[0], "defaultProtections");
+		assert_string_equal(u.keys[1], "privateTemp");
 		assert_false(u.partial);
 		confine_policy_free(q);
 	}

@@ -111,22 +111,38 @@ static void test_landlock_grants(void **state) {
 	confine_policy ro = policy_of(CONFINE_MODE_READ_ONLY, "/home/u/p");
 	confine_policy ww = policy_of(CONFINE_MODE_WORKSPACE_WRITE, "/home/u/p");
 	static const char *const want_ro[] = { "--ro", "/", "--rw", "/dev/null", NULL };
-	static const char *const want_ww[] = { "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp",
-		                               "--rw", "/dev/shm", "--rw", "/home/u/p", NULL };
+	static const char *const want_ww[] = { "--ro", "/", "--rw", "/dev/null", "--rw-shared",
+		                               "/dev/shm", "--rw", "/home/u/p", NULL };
 	static const char *const want_ww_no_shm[] = { "--ro", "/", "--rw", "/dev/null", "--rw",
-		                                      "/tmp", "--rw", "/home/u/p", NULL };
+		                                      "/home/u/p", NULL };
+	static const char *const want_ww_temp[] = { "--ro", "/", "--rw", "/dev/null", "--rw",
+		                                    "/tmp/confine-tmp.1", "--rw-shared", "/dev/shm",
+		                                    "--rw", "/home/u/p", NULL };
+	static const char *const want_ww_temp_no_shm[] = { "--ro", "/", "--rw", "/dev/null", "--rw",
+		                                           "/tmp/confine-tmp.1", "--rw", "/home/u/p",
+		                                           NULL };
 	struct stat shm;
+	bool have_shm = stat("/dev/shm", &shm) == 0;
 	char **tokens = NULL;
 	(void)state;
 	assert_int_equal(confine_profile_landlock(&ro, &tokens), 0);
 	assert_strv_equal(tokens, want_ro);
 	confine_strv_free(tokens);
 	assert_int_equal(confine_profile_landlock(&ww, &tokens), 0);
-	/* /dev/shm beside /tmp (POSIX semaphores), where the host has it. */
-	assert_strv_equal(tokens, stat("/dev/shm", &shm) == 0 ? want_ww : want_ww_no_shm);
+	/* /dev/shm (POSIX semaphores), where the host has it, shared: no
+	 * socket under it is reached. The host's /tmp is never granted. */
+	assert_strv_equal(tokens, have_shm ? want_ww : want_ww_no_shm);
 	/* The grant is the file /dev/null, never the directory /dev. */
-	for (char **t = tokens; *t; t++)
+	for (char **t = tokens; *t; t++) {
 		assert_string_not_equal(*t, "/dev");
+		assert_string_not_equal(*t, "/tmp");
+	}
+	confine_strv_free(tokens);
+	/* The run's own temp dir, in workspace-write too. */
+	ww.private_temp = true;
+	ww.temp_dir = (char *)"/tmp/confine-tmp.1";
+	assert_int_equal(confine_profile_landlock(&ww, &tokens), 0);
+	assert_strv_equal(tokens, have_shm ? want_ww_temp : want_ww_temp_no_shm);
 	confine_strv_free(tokens);
 }
 

@@ -173,6 +173,52 @@ static void test_nul_bytes_do_not_hide_the_markers(void **state) {
 	free(text);
 }
 
+/* Each denial names its object on a line of its own (doc/SPEC.md 9): file
+ * denials after the file marker, then the network marker and its
+ * addresses, all before the timeout and exit markers; a control byte of an
+ * object shows as '?'. */
+static void test_denials_render_after_their_marker(void **state) {
+	confine_denial denials[] = {
+		{ (char *)"write", (char *)"/root/outside.txt", NULL, (char *)"mode" },
+		{ (char *)"connect", NULL, (char *)"127.0.0.1:8080", (char *)"network" },
+		{ (char *)"read", (char *)"/secret/a\nb", NULL, (char *)"denyRead" },
+	};
+	confine_outcome o;
+	confine_bash_result r;
+	char *text;
+	(void)state;
+	memset(&o, 0, sizeof o);
+	memset(&r, 0, sizeof r);
+	o.exit_code = 1;
+	o.mode = CONFINE_MODE_WORKSPACE_WRITE;
+	o.denied = true;
+	o.network_denied = true;
+	o.denials = denials;
+	o.n_denials = 3;
+	o.timed_out = true;
+	r.timeout_ms = 5;
+	r.outcome = &o;
+	text = confine_bash_render(&r);
+	assert_string_equal(text, "(no output)\n"
+	                          "[sandbox: file access denied under workspace-write mode]\n"
+	                          "[denied: write /root/outside.txt (mode)]\n"
+	                          "[denied: read /secret/a?b (denyRead)]\n"
+	                          "[sandbox: network access denied under workspace-write mode]\n"
+	                          "[denied: connect 127.0.0.1:8080 (network)]\n"
+	                          "[timed out after 5ms]\n[exit code: 1]");
+	free(text);
+	/* The network marker alone (a refusal that names no address). */
+	o.denied = false;
+	o.n_denials = 0;
+	o.timed_out = false;
+	o.mode = CONFINE_MODE_READ_ONLY;
+	text = confine_bash_render(&r);
+	assert_string_equal(text, "(no output)\n"
+	                          "[sandbox: network access denied under read-only mode]\n"
+	                          "[exit code: 1]");
+	free(text);
+}
+
 static void test_runner_failure_renders_the_error_message(void **state) {
 	confine_outcome o;
 	confine_bash_result r;
@@ -234,6 +280,7 @@ int main(void) {
 		cmocka_unit_test(test_uncaptured_streams_render_as_empty),
 		cmocka_unit_test(test_nul_bytes_do_not_hide_the_markers),
 		cmocka_unit_test(test_runner_failure_renders_the_error_message),
+		cmocka_unit_test(test_denials_render_after_their_marker),
 		cmocka_unit_test(test_render_null),
 		cmocka_unit_test(test_signal_names),
 	};

@@ -113,6 +113,15 @@ static bool ends_with(const char *s, const char *suffix) {
 	return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+/* Whether `path` exists within `ms`: the bounds given here only prove that
+ * a run got to a step it announces (TL_GONE_BOUND_MS). */
+static bool file_appears_within(const char *path, long long ms) {
+	long long until = tl_now_ms() + ms;
+	while (!tl_exists(path) && tl_now_ms() < until)
+		usleep(10000);
+	return tl_exists(path);
+}
+
 /* ------------------------------------------------------------------------ */
 
 static void test_captures_both_streams_and_the_exit_code(void **state) {
@@ -202,11 +211,24 @@ static void fd_listing(pid_t pid, char *out, size_t size) {
 		snprintf(out + strlen(out), size - strlen(out), "%d ", fds[i]);
 }
 
+/* `--hold` (see main): this binary as a child that opens nothing of its
+ * own once it runs: it says "ready" on stdout, then waits for EOF on stdin. */
+static int hold_until_stdin_closes(void) {
+	char byte;
+	ssize_t n;
+	if (write(1, "ready\n", 6) != 6)
+		return 1;
+	while ((n = read(0, &byte, 1)) != 0)
+		if (n < 0 && errno != EINTR)
+			return 1;
+	return 0;
+}
+
 static void test_descriptors_above_2_are_closed_in_the_child(void **state) {
 	int plain, high;
-	int pfd[2];
-	char script[512], listing[256];
-	const char *argv[] = { "sleep", "10", NULL };
+	int pfd[2], to_child[2], from_child[2];
+	char script[512], listing[256], self[4096], ready[16] = "";
+	const char *argv[] = { self, "--hold", NULL };
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out;
@@ -234,14 +256,39 @@ static void test_descriptors_above_2_are_closed_in_the_child(void **state) {
 	assert_string_equal(out->stdout_data, "checked\n");
 	confine_outcome_free(out);
 
-	/* From outside: a running child (after exec) holds exactly 0, 1, 2. */
+	/* From outside: a running child (after exec) holds exactly 0, 1, 2.
+	 * Listed once the child says it is ready, never just after its exec: a
+	 * starting program opens descriptors of its own (the dynamic loader
+	 * reads libc.so.6, setlocale the locale files, each at 3 for a moment),
+	 * and a listing taken then showed "0 1 2 3" under load, the 3 being
+	 * sleep(1)'s own locale file. The child is this binary (--hold), which
+	 * past "ready" opens nothing and only waits for EOF on stdin. */
+	fx_self(self, sizeof self);
+	assert_int_equal(cf_pipe_cloexec(to_child), 0);
+	assert_int_equal(cf_pipe_cloexec(from_child), 0);
 	confine_spawn_options_init(&o);
 	o.argv = argv;
-	capture_both(&o);
+	o.stdio[0].kind = CONFINE_STDIO_FD;
+	o.stdio[0].fd = to_child[0];
+	o.stdio[1].kind = CONFINE_STDIO_FD;
+	o.stdio[1].fd = from_child[1];
+	o.stdio[2].kind = CONFINE_STDIO_CAPTURE;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
+	close(to_child[0]); /* the child holds its own copies */
+	close(from_child[1]);
+	/* A rendezvous, no clock: the read returns once the child wrote, or at
+	 * EOF if it ended first. */
+	assert_int_equal(read(from_child[0], ready, sizeof ready - 1), 6);
+	assert_string_equal(ready, "ready\n");
 	fd_listing(confine_process_pid(p), listing, sizeof listing);
 	assert_string_equal(listing, "0 1 2 ");
+	close(to_child[1]); /* EOF on its stdin: it ends */
+	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
+	assert_false(out->signaled);
+	assert_int_equal(out->exit_code, 0);
+	confine_outcome_free(out);
 	confine_process_free(p);
+	close(from_child[0]);
 
 	close(plain);
 	close(high);
@@ -446,7 +493,7 @@ static void test_tee_copies_live_and_captures(void **state) {
 	confine_process *p = NULL;
 	char buf[32] = { 0 };
 	ssize_t got = 0;
-	long long until = tl_now_ms() + 5000;
+	long long until = tl_now_ms() + TL_GONE_BOUND_MS;
 	(void)state;
 	assert_int_equal(cf_pipe_cloexec(pfd), 0);
 	assert_int_equal(fcntl(pfd[0], F_SETFL, O_NONBLOCK), 0);
@@ -712,8 +759,9 @@ static void test_exit_126_and_127_without_a_rule_match_stay_ordinary(void **stat
 typedef struct settled {
 	confine_outcome *out;
 	long long took_ms; /* from spawn to settled */
-	bool group_gone;   /* its process group had no live member (within 2 s)
-	                    * before confine_process_free, which kills what is left */
+	bool group_gone;   /* its process group had no live member (within
+	                    * TL_GONE_BOUND_MS) before confine_process_free, which
+	                    * kills what is left */
 } settled;
 
 /* Spawns `sh -c script` unconfined (outputs captured when `capture`, since a
@@ -734,7 +782,7 @@ static settled spawn_and_settle(const char *script, bool capture, unsigned timeo
 	pgid = confine_process_pid(p);
 	assert_int_equal(confine_process_wait(p, &s.out, NULL), 0);
 	s.took_ms = tl_now_ms() - start;
-	s.group_gone = tl_group_gone_within(pgid, 2000);
+	s.group_gone = tl_group_gone_within(pgid, TL_GONE_BOUND_MS);
 	confine_process_free(p);
 	return s;
 }
@@ -777,17 +825,28 @@ static void test_background_leftovers_do_not_outlive_the_run(void **state) {
 }
 
 static void test_poll_reports_running_then_settled(void **state) {
-	const char *argv[] = { "sh", "-c", "sleep 0.2; exit 4", NULL };
+	char go[512], script[700];
+	const char *argv[] = { "sh", "-c", script, NULL };
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	confine_outcome *out = NULL;
-	long long until = tl_now_ms() + 5000;
+	long long until;
 	int r;
 	(void)state;
+	/* It cannot end before `go` exists (a rendezvous: "running" is no
+	 * guess about how long a sleep lasts); its wait for it is bounded by
+	 * 1200 polls, 60 s at least. */
+	snprintf(go, sizeof go, "%s/go", tmp);
+	snprintf(script, sizeof script,
+	         "i=0; while [ ! -e '%s' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done; "
+	         "exit 4",
+	         go);
 	confine_spawn_options_init(&o);
 	o.argv = argv;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	assert_int_equal(confine_process_poll(p, NULL), 0);
+	free(tl_write_file(tmp, "go", "", 0644));
+	until = tl_now_ms() + TL_GONE_BOUND_MS;
 	while ((r = confine_process_poll(p, NULL)) == 0 && tl_now_ms() < until)
 		usleep(5000);
 	assert_int_equal(r, 1);
@@ -850,18 +909,24 @@ static void test_overlapping_runs_keep_their_own_facts(void **state) {
 }
 
 static void test_free_of_a_running_process_kills_its_group(void **state) {
-	const char *argv[] = { "sh", "-c", "sleep 1000 & sleep 1000", NULL };
+	char ready[512], script[700];
+	const char *argv[] = { "sh", "-c", script, NULL };
 	confine_spawn_options o;
 	confine_process *p = NULL;
 	pid_t pid;
 	(void)state;
+	/* `ready` is written once the background sleep is forked: the group
+	 * has more than its leader when it is freed (a rendezvous, not a
+	 * pause). */
+	snprintf(ready, sizeof ready, "%s/ready", tmp);
+	snprintf(script, sizeof script, "sleep 1000 & touch '%s'; sleep 1000", ready);
 	confine_spawn_options_init(&o);
 	o.argv = argv;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	pid = confine_process_pid(p);
-	usleep(50000);
+	assert_true(file_appears_within(ready, TL_GONE_BOUND_MS));
 	confine_process_free(p);
-	assert_true(tl_group_gone_within(pid, 2000));
+	assert_true(tl_group_gone_within(pid, TL_GONE_BOUND_MS));
 }
 
 static void test_invalid_options_name_the_problem(void **state) {
@@ -946,13 +1011,6 @@ static bool sleep_gone_within(const char *duration, long long ms) {
 	return !alive;
 }
 
-static bool file_appears_within(const char *path, long long ms) {
-	long long until = tl_now_ms() + ms;
-	while (!tl_exists(path) && tl_now_ms() < until)
-		usleep(10000);
-	return tl_exists(path);
-}
-
 /* A provider that names its runner relatively would have it looked up from
  * the working directory, the workspace: refused before anything runs, even
  * when a file of that name is there to run. */
@@ -974,7 +1032,13 @@ static void test_confined_relative_runner_is_refused(void **state) {
 	assert_null(p);
 	assert_int_equal(err.code, CONFINE_E_INVALID_ARGUMENT);
 	assert_non_null(strstr(err.message, "\"runner\" is not an absolute path"));
-	usleep(100000);
+	/* Refused before any child started: none of ours exists, running or
+	 * exited (a started one would be our child until reaped, and the
+	 * passthrough runner execs the command, which writes before it
+	 * exits), so `ran` can never appear. */
+	errno = 0;
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
 	assert_false(tl_exists(ran));
 	free(ran);
 	confine_argv_free(c);
@@ -1006,7 +1070,7 @@ static confine_process *start_supervised(const char *script, const char *ready,
 	capture_both(&o);
 	o.timeout_ms = timeout_ms;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
-	assert_true(file_appears_within(ready, 5000));
+	assert_true(file_appears_within(ready, TL_GONE_BOUND_MS));
 	return p;
 }
 
@@ -1076,10 +1140,10 @@ static void test_signal_reaches_a_descendant_session(void **state) {
 	confine_spawn_options_init(&o);
 	o.argv = argv;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
-	assert_true(file_appears_within(ready, 5000));
+	assert_true(file_appears_within(ready, TL_GONE_BOUND_MS));
 	assert_int_equal(confine_process_signal(p, SIGTERM), 0);
 	assert_int_equal(confine_process_wait(p, &out, NULL), 0);
-	assert_true(file_appears_within(marker, 10000));
+	assert_true(file_appears_within(marker, TL_GONE_BOUND_MS));
 	confine_outcome_free(out);
 	confine_process_free(p);
 }
@@ -1102,7 +1166,7 @@ static void test_timeout_and_free_reach_setsid_descendants(void **state) {
 	assert_int_equal(confine_run(&o, &out, NULL), 0);
 	assert_true(out->timed_out);
 	confine_outcome_free(out);
-	assert_true(sleep_gone_within(duration, 2000));
+	assert_true(sleep_gone_within(duration, TL_GONE_BOUND_MS));
 
 	unique_duration(duration, sizeof duration, 2);
 	snprintf(script, sizeof script,
@@ -1110,13 +1174,13 @@ static void test_timeout_and_free_reach_setsid_descendants(void **state) {
 	o.timeout_ms = 0;
 	assert_int_equal(confine_spawn(&o, &p, NULL), 0);
 	{
-		long long until = tl_now_ms() + 5000;
+		long long until = tl_now_ms() + TL_GONE_BOUND_MS;
 		while (!tl_sleep_running(duration) && tl_now_ms() < until)
 			usleep(10000);
 		assert_true(tl_sleep_running(duration));
 	}
 	confine_process_free(p);
-	assert_true(sleep_gone_within(duration, 2000));
+	assert_true(sleep_gone_within(duration, TL_GONE_BOUND_MS));
 }
 
 /* When the leader ends, a member of its group that started a descendant in
@@ -1136,13 +1200,13 @@ static void leftover_below_a_group_member(bool force_scan, int salt) {
 	cf_process_tree_force_scan(force_scan);
 	confine_spawn_options_init(&o);
 	o.argv = argv;
-	o.timeout_ms = 10000;
+	o.timeout_ms = TL_GONE_BOUND_MS; /* only ends a run that went wrong */
 	assert_int_equal(confine_run(&o, &out, NULL), 0);
 	cf_process_tree_force_scan(false);
 	assert_false(out->timed_out);
 	assert_int_equal(out->exit_code, 0);
 	confine_outcome_free(out);
-	assert_true(sleep_gone_within(duration, 2000));
+	assert_true(sleep_gone_within(duration, TL_GONE_BOUND_MS));
 }
 
 static void test_leftover_below_a_group_member_dies_with_the_run(void **state) {
@@ -1213,5 +1277,7 @@ int main(int argc, char **argv) {
 		T(test_leftover_below_a_group_member_dies_with_the_run_scanning),
 #endif
 	};
+	if (argc == 2 && strcmp(argv[1], "--hold") == 0)
+		return hold_until_stdin_closes(); /* the descriptor check's child */
 	return fx_run_tests(tests, sizeof tests / sizeof tests[0], argc, argv);
 }

@@ -15,6 +15,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const crypto = require('node:crypto');
 const net = require('node:net');
 const { Readable } = require('node:stream');
 const confine = require('..');
@@ -47,6 +48,74 @@ function workspace() {
 const opts = (ws, extra = {}) => ({ workspace: ws, runner: RUNNER, config: configPath, ...extra });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// ---- a run's processes, found in the process table ----
+
+// Every process of a run given env: { set: { [TREE_VAR]: mark } } carries
+// TREE_VAR=mark in its environment (the runner, the launcher and the
+// command's whole tree: the environment is inherited across fork and exec),
+// and /proc shows processes in a sandbox's PID namespace too.
+const TREE_VAR = 'CONFINE_TEST_TREE';
+// How long a killed tree may take to leave the process table. This bound
+// only proves that a kill fired (the trees here would run for minutes); it is
+// no speed assertion, and a loaded machine needs a small part of it.
+const GONE_BOUND_MS = 60000;
+// The tree the timeout tests end: a background writer (a subshell whose
+// `sleep 121` only it runs) that would write `late` when it wakes, and a
+// foreground sleep.
+const TREE = '(sleep 121; echo late > late) & sleep 120';
+
+const treeMark = () => `${crypto.randomUUID()}-${process.pid}`;
+
+// { pid, argv } of every live process whose environment holds TREE_VAR=mark
+// (zombies are dead, and have no environment to read).
+function markedProcesses(mark) {
+  const entry = `${TREE_VAR}=${mark}`;
+  const found = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
+      const state = stat.charAt(stat.lastIndexOf(')') + 2);
+      if (state === 'Z' || state === 'X') continue;
+      if (!fs.readFileSync(`/proc/${name}/environ`, 'latin1').split('\0').includes(entry)) continue;
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0').slice(0, -1);
+      found.push({ pid: Number(name), argv });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+// Whether the tree's background writer runs and is visible here: the control
+// that the scan sees the run's processes at all (a scan that could not read
+// them would find every tree gone).
+const writerRunning = (mark) => markedProcesses(mark)
+  .some(({ argv }) => argv.length === 2 && argv[0] === 'sleep' && argv[1] === '121');
+
+// No process of the run is left, within GONE_BOUND_MS; what is left when the
+// bound is reached is killed, then the test fails.
+async function assertTreeGone(mark) {
+  const deadline = Date.now() + GONE_BOUND_MS;
+  while (markedProcesses(mark).length > 0) {
+    if (Date.now() > deadline) {
+      const left = markedProcesses(mark);
+      for (const { pid } of left) {
+        try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      }
+      assert.fail(`the run's processes outlived it by ${GONE_BOUND_MS / 1000} s: ${JSON.stringify(left)}`);
+    }
+    await sleep(50);
+  }
+}
+
+// Settles when `promise` does, either way, and says so in `state.settled`.
+function watch(promise) {
+  const state = { settled: false };
+  promise.then(() => { state.settled = true; }, () => { state.settled = true; });
+  return state;
+}
+
 test('a denied write renders the exact marker and leaves no file', async () => {
   const { ws } = workspace();
   const r = await confine.bash('echo x > f', opts(ws, { mode: 'read-only' }));
@@ -55,7 +124,9 @@ test('a denied write renders the exact marker and leaves no file', async () => {
   if (RUNNER) assert.strictEqual(r.runner, RUNNER);
   const lines = r.rendering.split('\n');
   assert.strictEqual(lines[0], '[stderr]');
-  assert.deepStrictEqual(lines.slice(-2), ['[sandbox: file access denied under read-only mode]', '[exit code: 1]']);
+  assert.deepStrictEqual(lines.slice(-3), ['[sandbox: file access denied under read-only mode]',
+    `[denied: write ${path.join(ws, 'f')} (mode)]`, '[exit code: 1]']);
+  assert.deepStrictEqual(r.denials, [{ op: 'write', path: path.join(ws, 'f'), address: null, clause: 'mode' }]);
   assert.ok(!fs.existsSync(path.join(ws, 'f')));
 
   const rr = await confine.run(['sh', '-c', 'echo x > f'], opts(ws, { mode: 'read-only' }));
@@ -145,26 +216,49 @@ test('16 concurrent runs each get their own result', async () => {
 
 test('a timeout kills the tree', async () => {
   const { ws } = workspace();
-  const started = Date.now();
-  const r = await confine.run(['sh', '-c', '(sleep 2; echo late > late) & sleep 60'], opts(ws, { mode: 'workspace-write', timeout: 500 }));
-  assert.strictEqual(r.timedOut, true);
-  assert.ok(Date.now() - started < 10000);
+  // The timeout must fire while the tree runs, and on a loaded machine the
+  // start can take longer than a short one: until the writer was seen
+  // running, again with twice the time.
+  for (let timeout = 500; ; timeout *= 2) {
+    assert.ok(timeout <= 32000, 'the tree was never seen running before its timeout');
+    const mark = treeMark();
+    const pending = confine.run(['sh', '-c', TREE],
+      opts(ws, { mode: 'workspace-write', timeout, env: { set: { [TREE_VAR]: mark } } }));
+    const run = watch(pending);
+    let seen = false;
+    while (!run.settled && !seen) {
+      seen = writerRunning(mark);
+      await sleep(10);
+    }
+    const r = await pending;
+    assert.strictEqual(r.timedOut, true);
+    await assertTreeGone(mark);
+    if (seen) break;
+  }
+  // The writer is dead, so it can never write.
+  assert.ok(!fs.existsSync(path.join(ws, 'late')), 'a descendant outlived the timeout');
   const b = await confine.bash('sleep 60', opts(ws, { timeout: 300 }));
   assert.ok(b.rendering.split('\n').includes('[timed out after 300ms]'));
-  await sleep(2500);
-  assert.ok(!fs.existsSync(path.join(ws, 'late')), 'a descendant outlived the timeout');
 });
 
 test('an aborted call ends the command', async () => {
   const { ws } = workspace();
+  const mark = treeMark();
   const controller = new AbortController();
-  const pending = confine.run(['sh', '-c', '(sleep 2; echo late > late) & sleep 60'],
-    opts(ws, { mode: 'workspace-write', signal: controller.signal }));
-  await sleep(500);
+  const pending = confine.run(['sh', '-c', TREE],
+    opts(ws, { mode: 'workspace-write', env: { set: { [TREE_VAR]: mark } }, signal: controller.signal }));
+  const run = watch(pending);
+  // until the tree runs (the bound only proves it started)
+  const deadline = Date.now() + GONE_BOUND_MS;
+  while (!writerRunning(mark)) {
+    assert.ok(!run.settled, 'the run ended before it was seen');
+    assert.ok(Date.now() < deadline, 'the run never started');
+    await sleep(50);
+  }
   controller.abort();
   await assert.rejects(pending, (e) => e.name === 'AbortError');
-  await sleep(2500);
-  assert.ok(!fs.existsSync(path.join(ws, 'late')));
+  await assertTreeGone(mark);
+  assert.ok(!fs.existsSync(path.join(ws, 'late')), 'aborting left the run going');
 });
 
 test('wrap output spawned as-is has the same effect', async () => {
@@ -256,6 +350,15 @@ test('a writable root: the write lands there, and only with it', async () => {
   assert.ok(!fs.existsSync(path.join(outside, 'g')));
 });
 
+test('a confine of another version is a clear error, before anything runs', async () => {
+  const dir = fs.mkdtempSync(path.join(base, 'fakebin-'));
+  const fake = path.join(dir, 'confine');
+  fs.writeFileSync(fake, '#!/bin/sh\necho "confine 9.9.9"\n', { mode: 0o755 });
+  await assert.rejects(confine.bash('true', { bin: fake }),
+    (e) => e.code === 'VERSION_MISMATCH' && /9\.9\.9/.test(e.message) && e.message.includes(require('../package.json').version));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
 test('fs: the harness\'s own writes never follow a planted link out (doc/SPEC.md 19)', async () => {
   const { ws, outside } = workspace();
   const target = path.join(outside, 'bashrc');
@@ -317,6 +420,62 @@ test('denyRead: the file is unreadable', async () => {
     assert.ok(!b.rendering.includes('s3cr3t'));
   } finally {
     fs.rmSync(secret, { force: true });
+    fs.rmdirSync(stable); // this rung's own; the shared parent stays
+  }
+});
+
+test('denials name their object and clause, alike on both rungs; ordinary errors are none', async () => {
+  const { ws } = workspace();
+  spawnSync('git', ['init', '-q', ws]);
+  const config = path.join(ws, '.git', 'config');
+  const g = await confine.bash('git config foo.bar 1', opts(ws, { mode: 'workspace-write' }));
+  if (RUNNER === 'landlock') {
+    // defaultProtections are unenforced there: git config succeeds
+    assert.deepStrictEqual([g.exitCode, g.denials], [0, []]);
+  } else {
+    assert.ok(g.stderr.includes('Device or resource busy'));
+    assert.strictEqual(g.denied, true);
+    assert.deepStrictEqual(g.denials, [{ op: 'write', path: config, address: null, clause: 'defaultProtections' }]);
+    assert.ok(g.rendering.split('\n').includes(`[denied: write ${config} (defaultProtections)]`));
+  }
+  // Below denyRead (bwrap's mask: ENOENT; Landlock: EACCES), in a directory
+  // beside which no other test makes entries.
+  const stable = path.join(path.dirname(root), 'confine-denyread', `node-denials-${RUNNER || 'default'}`);
+  fs.mkdirSync(path.join(stable, 'sub'), { recursive: true });
+  const key = path.join(stable, 'sub', 'key');
+  fs.writeFileSync(key, 's3cr3t-value\n');
+  try {
+    const r = await confine.bash(`cat '${key}'`, opts(ws, { denyRead: [stable] }));
+    assert.ok(!r.stdout.includes('s3cr3t'));
+    assert.strictEqual(r.denied, true);
+    assert.deepStrictEqual(r.denials, [{ op: 'read', path: key, address: null, clause: 'denyRead' }]);
+  } finally {
+    fs.rmSync(key, { force: true });
+  }
+  // A refused connect, network off: its own marker, the address named.
+  const server = net.createServer((socket) => socket.destroy());
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.address().port;
+  try {
+    const n = await confine.bash(`exec 3<>/dev/tcp/127.0.0.1/${port}`, opts(ws, { network: 'off' }));
+    assert.deepStrictEqual([n.networkDenied, n.denied], [true, false]);
+    assert.deepStrictEqual(n.denials, [{ op: 'connect', path: null, address: `127.0.0.1:${port}`, clause: 'network' }]);
+    assert.ok(n.rendering.includes(`[sandbox: network access denied under read-only mode]\n[denied: connect 127.0.0.1:${port} (network)]`));
+    // the rendering is the CLI's, byte for byte
+    const bin = confine.findConfine();
+    const cli = spawnSync(bin, ['bash', '-w', ws, '--config', configPath, ...(RUNNER ? ['--runner', RUNNER] : []),
+      '--network', 'off', '-c', `exec 3<>/dev/tcp/127.0.0.1/${port}`], { encoding: 'utf8' }).stdout;
+    assert.strictEqual(n.rendering.replace(/\n?$/, '\n'), cli);
+  } finally {
+    server.close();
+  }
+  // Ordinary errors are no denials.
+  for (const command of ["echo 'git@github.com: Permission denied (publickey).' >&2; exit 255",
+    'cat missing-file',
+    "python3 -c \"import os; open('pf', 'w').close(); os.chmod('pf', 0); open('pf')\""]) {
+    const o = await confine.bash(command, opts(ws, { mode: 'workspace-write' }));
+    assert.notStrictEqual(o.exitCode, 0, command);
+    assert.deepStrictEqual([o.denied, o.networkDenied, o.denials], [false, false, []], command);
   }
 });
 
@@ -341,16 +500,38 @@ test('env: a secret variable is absent, set and include apply', async () => {
 
 test('network off blocks a loopback TCP connect to a server this test runs', async () => {
   const { ws } = workspace();
-  let accepted = 0;
-  const server = net.createServer((socket) => { accepted += 1; socket.destroy(); });
+  const accepted = []; // what each connection sent, in accept order
+  const server = net.createServer((socket) => {
+    const entry = { data: '' };
+    accepted.push(entry);
+    socket.on('data', (chunk) => { entry.data += chunk.toString('latin1'); });
+    socket.on('error', () => {});
+    socket.on('end', () => socket.destroy());
+  });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = server.address().port;
+  // The connections accepted before one this test makes now: they are
+  // accepted in order, so once the sentinel is in every connection a
+  // finished run made has been counted (a rendezvous, not a pause; the bound
+  // only proves the server runs).
+  const acceptedBeforeASentinel = async () => {
+    const sentinel = net.connect(port, '127.0.0.1');
+    sentinel.on('error', () => {});
+    sentinel.write('S');
+    const deadline = Date.now() + GONE_BOUND_MS;
+    let i;
+    while ((i = accepted.findIndex((e) => e.data === 'S')) < 0) {
+      assert.ok(Date.now() < deadline, 'the server stopped accepting');
+      await sleep(10);
+    }
+    sentinel.destroy();
+    return accepted.splice(0, i + 1).slice(0, i);
+  };
   try {
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && echo connected`;
     const on = await confine.run(['bash', '-c', probe], opts(ws, { timeout: 20000 }));
     assert.strictEqual(on.stdout, 'connected\n');
-    await sleep(300);
-    assert.strictEqual(accepted, 1);
+    assert.strictEqual((await acceptedBeforeASentinel()).length, 1);
     for (const mode of ['read-only', 'workspace-write']) {
       const off = await confine.run(['bash', '-c', probe], opts(ws, { mode, network: 'off', timeout: 20000 }));
       assert.notStrictEqual(off.exitCode, 0);
@@ -359,8 +540,7 @@ test('network off blocks a loopback TCP connect to a server this test runs', asy
     }
     const b = await confine.bash(probe, opts(ws, { network: 'off' }));
     assert.notStrictEqual(b.exitCode, 0);
-    await sleep(300);
-    assert.strictEqual(accepted, 1, 'a connection got out with network off');
+    assert.deepStrictEqual(await acceptedBeforeASentinel(), [], 'a connection got out with network off');
   } finally {
     server.close();
   }

@@ -17,18 +17,18 @@ async function main() {
   const ws = fs.mkdtempSync(path.join(root, 'node-preflight.'));
   const config = path.join(ws, 'config.json');
   // From a build under /tmp the build's launcher is not one confine may
-  // run from disk (doc/SPEC.md 14): a copy under ~/.cache then, which the
-  // test files read from the same variable.
+  // run from disk (doc/SPEC.md 14): a copy under ~/.cache then (this run's
+  // own, removed when it exits), which the test files read from the same
+  // variable.
   let launcher = process.env.CONFINE_TEST_LAUNCHER;
   if (launcher && fs.realpathSync(launcher).startsWith('/tmp/')) {
-    const dir = path.join(process.env.HOME || '/', '.cache', 'confine-tests', 'launcher');
-    fs.mkdirSync(dir, { recursive: true, mode: 0o755 });
+    const dir = fs.mkdtempSync(path.join(root, 'launcher.'));
+    process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     fs.chmodSync(dir, 0o755);
-    const tmp = path.join(dir, `.landlock-run.${process.pid}`);
-    fs.copyFileSync(fs.realpathSync(launcher), tmp);
-    fs.chmodSync(tmp, 0o755);
-    fs.renameSync(tmp, path.join(dir, 'landlock-run'));
-    launcher = path.join(dir, 'landlock-run');
+    const copy = path.join(dir, 'landlock-run');
+    fs.copyFileSync(fs.realpathSync(launcher), copy);
+    fs.chmodSync(copy, 0o755);
+    launcher = copy;
     process.env.CONFINE_TEST_LAUNCHER = launcher;
   }
   fs.writeFileSync(config, JSON.stringify(launcher ? { landlockLauncher: launcher } : {}));

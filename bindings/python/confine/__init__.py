@@ -8,6 +8,7 @@ command)::
 
     r = confine.bash("echo hi > x", mode="read-only", workspace="/home/me/project")
     r.denied          # True: the write was refused
+    r.denials         # (Denial(op='write', path='/home/me/project/x', clause='mode'),)
     r.rendering       # what an agent's model is shown, markers included
 
     r = confine.run(["make", "test"], mode="workspace-write", workspace=root, timeout=60)
@@ -35,8 +36,8 @@ The library is found through ``$CONFINE_LIBRARY``, else next to the package
 (a bundled copy, or the library directory recorded by ``meson install``),
 else the loader's search path, else a source checkout's ``build/``.
 """
-from ._api import (BashResult, Clause, GitHazard, Provider, Result, Rule, Truncated, Verdict, Wrap,
-                   abash, arun, bash, configure, default_provider, probe, run, version, wrap)
+from ._api import (BashResult, Clause, Denial, GitHazard, Provider, Result, Rule, Truncated, Verdict,
+                   Wrap, abash, arun, bash, configure, default_provider, probe, run, version, wrap)
 from ._errors import (ERROR_CODES, DeniedError, Error, FsError, InvalidConfig,
                       InvalidConfigError, InvalidPolicy, InvalidPolicyError, SandboxUnavailable,
                       SandboxUnavailableError, UsageError)
@@ -46,8 +47,8 @@ from ._version import __version__
 __all__ = [
     "run", "bash", "wrap", "probe", "arun", "abash", "configure", "default_provider",
     "version", "Provider", "Result", "BashResult", "Truncated", "Wrap", "Rule", "Verdict",
-    "GitHazard", "Clause", "Error", "SandboxUnavailable", "InvalidPolicy", "InvalidConfig", "UsageError",
-    "ERROR_CODES", "POLICY_OPTIONS", "__version__", "DeniedError", "FsError", "fs",
-    "SandboxUnavailableError", "InvalidPolicyError", "InvalidConfigError",
+    "GitHazard", "Clause", "Denial", "Error", "SandboxUnavailable", "InvalidPolicy",
+    "InvalidConfig", "UsageError", "ERROR_CODES", "POLICY_OPTIONS", "__version__", "DeniedError",
+    "FsError", "fs", "SandboxUnavailableError", "InvalidPolicyError", "InvalidConfigError",
 ]
 from . import fs  # noqa: E402  (the harness's own file operations)

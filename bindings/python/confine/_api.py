@@ -83,14 +83,35 @@ class Clause:
 
 
 @dataclass(frozen=True)
+class Denial:
+    """One refusal the sandbox made during a run, with its object
+    (doc/SPEC.md 8, 9), so an approval can name what to grant.
+
+    ``op`` is what was refused (``"write"``, ``"read"``, ``"chmod"``,
+    ``"chown"``, ``"utimes"``, ``"setxattr"``, ``"removexattr"``,
+    ``"setflags"``, ``"connect"``, ``"send"``, ``"resolve"``); exactly one of
+    ``path`` (absolute) and ``address`` (``"host:port"``, or a host) is set;
+    ``clause`` is the policy clause that covers it (``"mode"``: a write
+    outside the writable roots; ``"denyRead"``, ``"protectedPaths"``,
+    ``"defaultProtections"``, ``"metadata"``, ``"setid"``,
+    ``"unix-sockets"``, ``"network"``)."""
+
+    op: str
+    path: Optional[str]
+    address: Optional[str]
+    clause: str
+
+
+@dataclass(frozen=True)
 class Result:
     """How a run ended, classified with that run's own facts.
 
     ``exit_code`` is ``None`` when a signal ended the command (``signal`` is
     then its name, ``"SIGTERM"``). ``stdout``/``stderr`` are the captured
     bytes decoded as UTF-8 (undecodable bytes replaced); the raw bytes are in
-    ``stdout_bytes``/``stderr_bytes``. ``denied``: the runner's denial
-    dialect was seen in stderr with a non-zero exit. ``runner`` and
+    ``stdout_bytes``/``stderr_bytes``. ``denied``: a refused file access
+    (the rendering's file marker): the runner's denial dialect where it
+    reads as one, or a file denial in ``denials``. ``runner`` and
     ``enforcement`` are ``None`` for danger-full-access. ``unenforced`` lists
     what of the policy the runner did not enforce (config key names,
     ``"protectedPaths"``, ``"denyRead"``, ``"privateTemp"``, ...; doc/SPEC.md
@@ -98,6 +119,9 @@ class Result:
     left behind (:class:`GitHazard`): warn before running git there.
     ``clauses`` is the report per clause (:class:`Clause`) as this run held
     it: ``enforcement`` is ``"full"`` only when every clause is enforced.
+    ``denials`` lists the refusals this run met, each with its object
+    (:class:`Denial`, at most 32); ``network_denied`` is a refused network
+    access with the policy's network off (the rendering's network marker).
     """
 
     exit_code: Optional[int]
@@ -117,6 +141,8 @@ class Result:
     git_hazards: Tuple[GitHazard, ...] = ()
     clauses: Tuple[Clause, ...] = ()
     rendering: str = ""
+    denials: Tuple[Denial, ...] = ()
+    network_denied: bool = False
 
     @property
     def returncode(self) -> int:
@@ -155,8 +181,8 @@ class Wrap:
     spawner's), ``cwd`` as its working directory, in a new session
     (``start_new_session=True``) and with no descriptor above 2
     (``close_fds=True``). ``unenforced`` lists what of the policy this
-    runner does not enforce (``"privateTemp"`` under read-only on Landlock:
-    a wrap creates no temp directory), and ``policy`` echoes the whole
+    runner does not enforce (``"privateTemp"`` on Landlock: a wrap creates
+    no temp directory), and ``policy`` echoes the whole
     canonical policy as the CLI's wrap JSON does. ``dialect`` is the runner's
     denial signatures and ``rules`` its runner-failure rules: classify the
     finished run with :meth:`denied` and :meth:`runner_failure`.
@@ -427,10 +453,10 @@ class _Policy:
             raise
 
     def make_temp_dir(self, envp: Optional[_ffi.StrArray]) -> None:
-        """read-only's private temp area on the rungs without a mount
-        namespace (doc/SPEC.md 15), made before the argv that grants it, as
-        the CLI's run and the bash consumer do; the spawner removes it after
-        the run. Nothing for any other policy."""
+        """The run's private temp area on the rungs without a mount
+        namespace, in both confined modes (doc/SPEC.md 15), made before the
+        argv that grants it, as the CLI's run and the bash consumer do; the
+        spawner removes it after the run. Nothing for any other policy."""
         err = _ffi.ConfineError()
         if self._lib.confine_policy_make_temp_dir(self.ptr, envp.ptr() if envp else None,
                                                   ctypes.byref(err)) < 0:
@@ -562,6 +588,13 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
         git_hazards=tuple(GitHazard(path=os.fsdecode(o.git_hazards[i].path or b""),
                                     kind=_ffi.text(o.git_hazards[i].kind))
                           for i in range(o.n_git_hazards)),
+        denials=tuple(Denial(op=_ffi.text(o.denials[i].op),
+                             path=os.fsdecode(o.denials[i].path) if o.denials[i].path else None,
+                             address=(_ffi.text(o.denials[i].address)
+                                      if o.denials[i].address else None),
+                             clause=_ffi.text(o.denials[i].clause))
+                      for i in range(o.n_denials)),
+        network_denied=bool(o.network_denied),
         mode=mode,
     )
 
@@ -585,8 +618,8 @@ def _clauses(items: Any, n: int) -> Tuple[Clause, ...]:
 
 class _Running:
     """A started run: the process handle and everything that must outlive
-    it until it settles. ``finish`` may block; ``kill`` may be called from
-    any thread while another waits."""
+    it until it settles. ``_wait`` blocks; ``kill`` may be called from any
+    thread while another waits."""
 
     def __init__(self, process: int, keep: List[Any],
                  settle: Callable[[int], Any]):
@@ -611,32 +644,51 @@ class _Running:
             self._lib.confine_process_free(process)
             self._keep.clear()
 
-    def finish(self) -> Any:
-        """Waits for the run to settle. In the main thread the wait happens
-        in a helper thread so that Ctrl-C (KeyboardInterrupt) still works:
-        it kills the run, then propagates."""
-        if threading.current_thread() is not threading.main_thread():
-            return self._wait()
-        box: Dict[str, Any] = {}
 
-        def waiter() -> None:
-            try:
-                box["result"] = self._wait()
-            except BaseException as e:  # re-raised in the caller
-                box["error"] = e
+def _start_and_finish(start: Callable[[], _Running]) -> Any:
+    """Starts a run with ``start`` and waits for it to settle. In the main
+    thread both happen in a helper thread, so that Ctrl-C
+    (KeyboardInterrupt, raised only in the main thread) always lands here,
+    never between the spawn and the handle that can end the run: it kills
+    the run, already started or still starting, lets it settle, then
+    propagates."""
+    if threading.current_thread() is not threading.main_thread():
+        return start()._wait()
+    box: Dict[str, Any] = {}
+    lock = threading.Lock()
 
-        t = threading.Thread(target=waiter, name="confine-wait", daemon=True)
-        t.start()
+    def helper() -> None:
         try:
-            while t.is_alive():
-                t.join(0.5)
-        except BaseException:
-            self.kill()
-            t.join()
-            raise
-        if "error" in box:
-            raise box["error"]
-        return box["result"]
+            running = start()
+        except BaseException as e:  # re-raised in the caller
+            box["error"] = e
+            return
+        with lock:
+            box["running"] = running
+            interrupted = "interrupted" in box
+        if interrupted:
+            running.kill()
+        try:
+            box["result"] = running._wait()
+        except BaseException as e:  # re-raised in the caller
+            box["error"] = e
+
+    t = threading.Thread(target=helper, name="confine-wait", daemon=True)
+    t.start()
+    try:
+        while t.is_alive():
+            t.join(0.5)
+    except BaseException:
+        with lock:
+            box["interrupted"] = True
+            running = box.get("running")
+        if running is not None:
+            running.kill()
+        t.join()
+        raise
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
 
 
 def _stdin_stdio(stdin: StdinArg, keep: List[Any]) -> Tuple[int, int]:
@@ -873,9 +925,9 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     ``subprocess.run`` does. A denial or a non-zero exit is not an exception:
     it is in the result.
     """
-    return cast(Result, _start_run(
+    return cast(Result, _start_and_finish(lambda: _start_run(
         argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin, cwd=cwd,
-        environ=environ, max_output=max_output, provider=provider, **policy).finish())
+        environ=environ, max_output=max_output, provider=provider, **policy)))
 
 
 def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
@@ -890,9 +942,9 @@ def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] 
     and exceptions as :func:`run`; a runner failure raises
     :class:`SandboxUnavailable` (its ``message`` is also what the rendering
     would be)."""
-    return cast(BashResult, _start_bash(
+    return cast(BashResult, _start_and_finish(lambda: _start_bash(
         command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd, environ=environ,
-        max_output=max_output, provider=provider, **policy).finish())
+        max_output=max_output, provider=provider, **policy)))
 
 
 def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
@@ -970,10 +1022,38 @@ def _pool() -> ThreadPoolExecutor:
         return _executor
 
 
+async def _end_once_started(loop: asyncio.AbstractEventLoop, pool: ThreadPoolExecutor,
+                            starting: "asyncio.Future[_Running]") -> None:
+    """After a cancellation during the start: waits for the start to finish
+    in its thread, then ends what it started and lets it settle (nothing
+    when the start failed)."""
+    try:
+        running = await starting
+    except BaseException:
+        return
+    running.kill()
+    try:
+        await loop.run_in_executor(pool, running._wait)
+    except BaseException:
+        pass
+
+
 async def _settle_async(start: Callable[[], _Running]) -> Any:
     loop = asyncio.get_running_loop()
     pool = _pool()
-    running = await loop.run_in_executor(pool, start)
+    starting = loop.run_in_executor(pool, start)
+    try:
+        running = await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # Cancelled while the run starts: the start goes on in its thread,
+        # and what it starts must not outlive the task. The cleanup is a
+        # task of its own, so a second cancellation cannot cut it short.
+        cleanup = asyncio.ensure_future(_end_once_started(loop, pool, starting))
+        try:
+            await asyncio.shield(cleanup)
+        except asyncio.CancelledError:
+            pass
+        raise
     future = loop.run_in_executor(pool, running._wait)
     try:
         return await asyncio.shield(future)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import importlib
 import os
 import sys
 import threading
@@ -190,6 +191,11 @@ class GitHazard(Structure):
     _fields_ = [("path", c_char_p), ("kind", c_char_p)]
 
 
+class Denial(Structure):
+    _fields_ = [("op", c_char_p), ("path", c_char_p), ("address", c_char_p),
+                ("clause", c_char_p)]
+
+
 class Outcome(Structure):
     _fields_ = [
         ("signaled", c_bool),
@@ -214,6 +220,9 @@ class Outcome(Structure):
         ("n_git_hazards", c_size_t),
         ("clauses", POINTER(Clause)),
         ("n_clauses", c_size_t),
+        ("denials", POINTER(Denial)),
+        ("n_denials", c_size_t),
+        ("network_denied", c_bool),
     ]
 
 
@@ -347,9 +356,9 @@ _PROTOTYPES = {
 # ---- loading ----------------------------------------------------------------
 
 if sys.platform == "darwin":
-    SONAME = "libconfine.1.dylib"
+    SONAME = "libconfine.2.dylib"
 else:
-    SONAME = "libconfine.so.1"
+    SONAME = "libconfine.so.2"
 
 _lock = threading.Lock()
 _lib: Optional[ctypes.CDLL] = None
@@ -361,7 +370,7 @@ def candidates() -> List[str]:
     """Where the library is looked for, in order.
 
     1. ``$CONFINE_LIBRARY`` (a path to the shared library);
-    2. next to the package: ``confine/libconfine.so.1`` (a bundled copy), then
+    2. next to the package: ``confine/libconfine.so.2`` (a bundled copy), then
        the library directory recorded at ``meson install`` time
        (``_build_config.LIBDIR``);
     3. the loader's search: ``ctypes.util.find_library("confine")``, then the
@@ -375,8 +384,10 @@ def candidates() -> List[str]:
     here = os.path.dirname(os.path.abspath(__file__))
     found.append(os.path.join(here, SONAME))
     try:
-        from . import _build_config  # type: ignore[attr-defined]  # meson install's
-        libdir = getattr(_build_config, "LIBDIR", None)
+        # Written by meson install; absent from a checkout. Imported by name,
+        # so type checks of the sources do not depend on an installed copy.
+        build_config = importlib.import_module("._build_config", __package__)
+        libdir = getattr(build_config, "LIBDIR", None)
         if libdir:
             found.append(os.path.join(libdir, SONAME))
     except ImportError:

@@ -3,4 +3,4 @@
 # those of exactly this library version, which is checked when the library
 # is loaded. Keep it equal to meson.build's project version (a Meson test
 # checks that it is).
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -122,6 +122,15 @@ int main(void) {
 	FIELD(confine_outcome, n_git_hazards);
 	FIELD(confine_outcome, clauses);
 	FIELD(confine_outcome, n_clauses);
+	FIELD(confine_outcome, denials);
+	FIELD(confine_outcome, n_denials);
+	FIELD(confine_outcome, network_denied);
+	END();
+	BEGIN(confine_denial);
+	FIELD(confine_denial, op);
+	FIELD(confine_denial, path);
+	FIELD(confine_denial, address);
+	FIELD(confine_denial, clause);
 	END();
 	BEGIN(confine_clause);
 	FIELD(confine_clause, clause);

@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 import unittest
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -63,6 +64,61 @@ def test_root():
     return root
 
 
+# ---- a run's processes, found in the process table ----
+
+# Every process of a run started with env={"set": {TREE_VAR: mark}} carries
+# TREE_VAR=mark in its environment (the runner, the launcher and the command's
+# whole tree: the environment is inherited across fork and exec), and /proc
+# shows processes in a sandbox's PID namespace too.
+TREE_VAR = "CONFINE_TEST_TREE"
+
+# How long a killed tree may take to leave the process table. This bound only
+# proves that a kill fired (the trees here would run for minutes); it is no
+# speed assertion, and a loaded machine needs a small part of it.
+GONE_BOUND = 60
+
+# The tree the timeout tests end: a background writer (a subshell whose
+# `sleep 121` only it runs) that would write `late` when it wakes, and a
+# foreground sleep.
+TREE = "(sleep 121; echo late > late) & sleep 120"
+
+
+def tree_mark():
+    """A value of TREE_VAR that no other process carries."""
+    return "%s-%d" % (uuid.uuid4().hex, os.getpid())
+
+
+def marked_processes(mark):
+    """(pid, argv) of every live process whose environment holds
+    TREE_VAR=mark. Zombies are dead (and have no environment to read)."""
+    entry = ("%s=%s" % (TREE_VAR, mark)).encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as f:
+                stat = f.read()
+            if stat[stat.rindex(b")") + 2:][:1] in (b"Z", b"X"):
+                continue
+            with open("/proc/%s/environ" % name, "rb") as f:
+                environ = f.read().split(b"\0")
+            with open("/proc/%s/cmdline" % name, "rb") as f:
+                argv = f.read().split(b"\0")[:-1]
+        except (OSError, ValueError):
+            continue  # gone meanwhile
+        if entry in environ:
+            found.append((int(name), [a.decode(errors="replace") for a in argv]))
+    return found
+
+
+def writer_running(mark):
+    """Whether the tree's background writer is running and visible here:
+    the control that the scan sees the run's processes at all (a scan that
+    could not read them would find every tree gone)."""
+    return any(argv == ["sleep", "121"] for _, argv in marked_processes(mark))
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.base = tempfile.mkdtemp(prefix="python.", dir=test_root())
@@ -83,6 +139,21 @@ class Base(unittest.TestCase):
         with open(path) as f:
             return f.read()
 
+    def assert_tree_gone(self, mark):
+        """No process of the run is left, within GONE_BOUND; what is left
+        when the bound is reached is killed, then the test fails."""
+        deadline = time.monotonic() + GONE_BOUND
+        while marked_processes(mark):
+            if time.monotonic() > deadline:
+                left = marked_processes(mark)
+                for pid, _ in left:
+                    try:
+                        os.kill(pid, 9)
+                    except OSError:
+                        pass
+                self.fail("the run's processes outlived it by %d s: %r" % (GONE_BOUND, left))
+            time.sleep(0.05)
+
 
 class Effects(Base):
     def test_denied_write_renders_marker_and_leaves_no_file(self):
@@ -93,8 +164,11 @@ class Effects(Base):
         self.assertEqual(r.runner, RUNNER or r.runner)
         lines = r.rendering.split("\n")
         self.assertEqual(lines[0], "[stderr]")
-        self.assertEqual(lines[-2:], ["[sandbox: file access denied under read-only mode]",
+        self.assertEqual(lines[-3:], ["[sandbox: file access denied under read-only mode]",
+                                      "[denied: write %s (mode)]" % target,
                                       "[exit code: 1]"])
+        self.assertEqual(r.denials, (confine.Denial(op="write", path=target, address=None,
+                                                    clause="mode"),))
         self.assertFalse(os.path.lexists(target))
 
         r = confine.run(["sh", "-c", "echo x > f"], mode="read-only", **self.kw())
@@ -271,35 +345,87 @@ class Concurrency(Base):
 
 
 class Timeouts(Base):
+    def run_until_seen(self, timeout):
+        """Runs TREE with `timeout` on a worker thread and watches the
+        process table meanwhile. Returns (result, mark, seen): seen when the
+        writer was running before the run ended. Not seen means the timeout
+        fired before the tree had started (a loaded machine)."""
+        mark = tree_mark()
+        with ThreadPoolExecutor(1) as pool:
+            future = pool.submit(confine.run, ["sh", "-c", TREE], mode="workspace-write",
+                                 timeout=timeout, env={"set": {TREE_VAR: mark}}, **self.kw())
+            seen = False
+            while not future.done() and not seen:
+                seen = writer_running(mark)
+                time.sleep(0.01)
+            return future.result(), mark, seen
+
     def test_timeout_kills_the_tree(self):
         late = os.path.join(self.ws, "late")
-        started = time.monotonic()
-        r = confine.run(["sh", "-c", "(sleep 2; echo late > late) & sleep 60"],
-                        mode="workspace-write", timeout=0.5, **self.kw())
-        self.assertTrue(r.timed_out, r)
-        self.assertLess(time.monotonic() - started, 10)
-        time.sleep(3)
+        # The timeout must fire while the tree runs, and on a loaded machine
+        # the start can take longer than a short one: until the writer was
+        # seen running, again with twice the time.
+        timeout = 0.5
+        while True:
+            r, mark, seen = self.run_until_seen(timeout)
+            self.assertTrue(r.timed_out, r)
+            self.assert_tree_gone(mark)
+            if seen:
+                break
+            timeout *= 2
+            self.assertLessEqual(timeout, 32, "the tree was never seen running before its timeout")
+        # The writer is dead, so it can never write.
         self.assertFalse(os.path.exists(late), "a descendant outlived the timeout")
 
     def test_ctrl_c_in_the_main_thread_ends_the_run(self):
+        # The caller stays alive after its KeyboardInterrupt until the tree
+        # is checked: the run must end because of the Ctrl-C, not because
+        # the caller exited (that closes the status channel, and the
+        # launcher's lifeline would end the tree anyway).
+        mark = tree_mark()
         script = (
             "import sys, confine\n"
             "p = confine.Provider(runner=sys.argv[2]) if sys.argv[2] else None\n"
             "try:\n"
-            "    confine.run(['sh', '-c', 'touch started; (sleep 2; echo late > late) & sleep 60'],\n"
-            "                mode='workspace-write', workspace=sys.argv[1], provider=p)\n"
+            "    confine.run(['sh', '-c', sys.argv[3]], mode='workspace-write',\n"
+            "                env={'set': {sys.argv[4]: sys.argv[5]}}, workspace=sys.argv[1],\n"
+            "                provider=p)\n"
             "except KeyboardInterrupt:\n"
+            "    print('interrupted', flush=True)\n"
+            "    sys.stdin.read()\n"
             "    sys.exit(42)\n")
         env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(
             os.path.abspath(__file__)), ".."))
-        child = subprocess.Popen([sys.executable, "-c", script, self.ws, RUNNER or ""], env=env)
-        deadline = time.monotonic() + 20  # the run is underway (a loaded host is slow)
-        while not os.path.exists(os.path.join(self.ws, "started")):
-            self.assertLess(time.monotonic(), deadline, "the run never started")
-            time.sleep(0.05)
-        child.send_signal(2)  # SIGINT, as Ctrl-C
-        self.assertEqual(child.wait(timeout=10), 42)
-        time.sleep(2.5)
+        child = subprocess.Popen([sys.executable, "-c", script, self.ws, RUNNER or "", TREE,
+                                  TREE_VAR, mark], env=env, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True)
+        try:
+            # until the tree runs (the bound only proves it started)
+            deadline = time.monotonic() + GONE_BOUND
+            while not writer_running(mark):
+                self.assertIsNone(child.poll(), "the run ended before it was seen")
+                self.assertLess(time.monotonic(), deadline, "the run never started")
+                time.sleep(0.05)
+            child.send_signal(2)  # SIGINT, as Ctrl-C
+            # a rendezvous: the caller has handled its KeyboardInterrupt
+            # (EOF instead if it died; the watchdog's bound only keeps a
+            # caller that never handles it from hanging the test)
+            watchdog = threading.Timer(GONE_BOUND, child.kill)
+            watchdog.start()
+            try:
+                line = child.stdout.readline()
+            finally:
+                watchdog.cancel()
+            self.assertEqual(line, "interrupted\n")
+            self.assert_tree_gone(mark)
+            child.stdin.close()
+            # the bound only proves it ended
+            self.assertEqual(child.wait(timeout=GONE_BOUND), 42)
+        finally:
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+            child.stdout.close()
         self.assertFalse(os.path.exists(os.path.join(self.ws, "late")))
 
     def test_bash_timeout_marker(self):
@@ -310,29 +436,41 @@ class Timeouts(Base):
 
     def test_arun_does_not_block_the_loop_and_cancel_kills(self):
         late = os.path.join(self.ws, "late")
+        started = os.path.join(self.ws, "started")
+        mark = tree_mark()
 
         async def main():
-            ticks = 0
-
-            async def ticker():
-                nonlocal ticks
-                while True:
-                    await asyncio.sleep(0.05)
-                    ticks += 1
-            t = asyncio.ensure_future(ticker())
-            r = await confine.arun(["sleep", "1"], **self.kw())
-            self.assertEqual(r.exit_code, 0)
-            self.assertGreaterEqual(ticks, 3, "the event loop was blocked")
+            async def answer():
+                # On the event loop, while arun is pending: sees the
+                # command's `started` and answers with `go`.
+                while not os.path.exists(started):
+                    await asyncio.sleep(0.02)
+                open(os.path.join(self.ws, "go"), "w").close()
+            t = asyncio.ensure_future(answer())
+            # A rendezvous, not a clock: the command waits for the answer
+            # only the loop can give while the run is pending; a blocked loop
+            # would give it after the run, which would then have exited 3
+            # (its wait is bounded: 1200 polls, 60 s at least).
+            r = await confine.arun(
+                ["sh", "-c", "touch started; i=0; while [ ! -e go ]; do "
+                 "[ $i -ge 1200 ] && exit 3; i=$((i+1)); sleep 0.05; done"],
+                mode="workspace-write", **self.kw())
+            self.assertEqual(r.exit_code, 0, "the event loop was blocked while arun ran")
+            await t
             task = asyncio.ensure_future(confine.arun(
-                ["sh", "-c", "(sleep 2; echo late > late) & sleep 60"],
-                mode="workspace-write", **self.kw()))
-            await asyncio.sleep(0.5)
+                ["sh", "-c", TREE], mode="workspace-write", env={"set": {TREE_VAR: mark}},
+                **self.kw()))
+            # until the tree runs (the bound only proves it started)
+            deadline = time.monotonic() + GONE_BOUND
+            while not writer_running(mark):
+                self.assertFalse(task.done(), "the run ended before it was seen")
+                self.assertLess(time.monotonic(), deadline, "the run never started")
+                await asyncio.sleep(0.05)
             task.cancel()
             with self.assertRaises(asyncio.CancelledError):
                 await task
-            t.cancel()
         asyncio.run(main())
-        time.sleep(3)
+        self.assert_tree_gone(mark)
         self.assertFalse(os.path.exists(late), "cancelling left the run going")
 
 
@@ -512,6 +650,70 @@ class PolicyEffects(Base):
             self.assertEqual(self.read(secret), "s3cr3t-value\n")
         finally:
             os.unlink(secret)
+            os.rmdir(stable)  # this rung's own; the shared parent stays
+
+    def test_denials_name_their_object(self):
+        # doc/SPEC.md 8, 9: each refusal with its object and clause, alike
+        # on both rungs; ordinary errors are none.
+        Denial = confine.Denial
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        r = confine.bash("git config foo.bar 1", mode="workspace-write", **self.kw())
+        config = os.path.join(self.ws, ".git", "config")
+        if RUNNER == "landlock":  # defaultProtections unenforced there
+            self.assertEqual((r.exit_code, r.denials), (0, ()), r)
+        else:  # EBUSY: a rename onto the read-only bind of .git/config
+            self.assertIn("Device or resource busy", r.stderr)
+            self.assertTrue(r.denied, r)
+            self.assertEqual(r.denials, (Denial("write", config, None, "defaultProtections"),))
+            self.assertIn("[denied: write %s (defaultProtections)]" % config,
+                          r.rendering.split("\n"))
+        # below denyRead: bwrap's mask says ENOENT, Landlock says EACCES (a
+        # directory beside which no other test makes entries: see above)
+        stable = os.path.join(os.path.dirname(test_root()), "confine-denyread",
+                              "python-denials-%s" % (RUNNER or "default"))
+        os.makedirs(os.path.join(stable, "sub"), exist_ok=True)
+        key = os.path.join(stable, "sub", "key")
+        with open(key, "w") as f:
+            f.write("s3cr3t-value\n")
+        provider = (confine.Provider(runner=RUNNER, **LAUNCHER_KW) if RUNNER
+                    else confine.Provider(**LAUNCHER_KW))
+        try:
+            r = confine.bash("cat '%s'" % key, deny_read=[stable], workspace=self.ws,
+                             provider=provider)
+            self.assertNotIn("s3cr3t", r.stdout)
+            self.assertTrue(r.denied, r)
+            self.assertEqual(r.denials, (Denial("read", key, None, "denyRead"),))
+            # a name that is not there, on the host either: no denial
+            r = confine.bash("cat '%s/sub/nokey'" % stable, deny_read=[stable],
+                             workspace=self.ws, provider=provider)
+            self.assertEqual((r.denied, r.denials), (False, ()), r)
+        finally:
+            os.unlink(key)
+        # a refused connect, network off: its own marker and the address
+        import socket
+        server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        server.bind(("127.0.0.1", 0))
+        server.listen(4)
+        port = server.getsockname()[1]
+        try:
+            r = confine.bash("exec 3<>/dev/tcp/127.0.0.1/%d" % port, network="off",
+                             **self.kw())
+            self.assertEqual((r.network_denied, r.denied), (True, False), r)
+            self.assertEqual(r.denials, (Denial("connect", None, "127.0.0.1:%d" % port,
+                                                "network"),))
+            self.assertIn("[sandbox: network access denied under read-only mode]\n"
+                          "[denied: connect 127.0.0.1:%d (network)]" % port, r.rendering)
+        finally:
+            server.close()
+        # ordinary errors
+        for command in ["echo 'git@github.com: Permission denied (publickey).' >&2; exit 255",
+                        "cat missing-file",
+                        "python3 -c \"import os; open('pf', 'w').close(); os.chmod('pf', 0); "
+                        "open('pf')\""]:
+            r = confine.bash(command, mode="workspace-write", **self.kw())
+            self.assertNotEqual(r.exit_code, 0, r)
+            self.assertEqual((r.denied, r.network_denied, r.denials), (False, False, ()), r)
+            self.assertNotIn("[sandbox:", r.rendering.replace("[sandbox: not enforced", ""))
 
     def test_secret_env_var_is_absent(self):
         environ = dict(os.environ, CONFINE_TEST_API_KEY="k-1", CONFINE_TEST_PLAIN="p-1",
@@ -548,7 +750,7 @@ class PolicyEffects(Base):
         server.listen(8)
         server.settimeout(0.2)
         port = server.getsockname()[1]
-        accepted = []
+        accepted = []  # what each connection sent, in accept order
         stop = threading.Event()
 
         def serve():
@@ -559,16 +761,35 @@ class PolicyEffects(Base):
                     continue
                 except OSError:
                     return
-                accepted.append(1)
+                try:
+                    conn.settimeout(GONE_BOUND)
+                    accepted.append(conn.recv(1))  # b"" at the peer's close
+                except OSError:
+                    accepted.append(b"?")
                 conn.close()
+
+        def accepted_before_a_sentinel():
+            """The connections accepted before one this test makes now: the
+            queue is served in order, so once the sentinel is accepted every
+            connection a finished run made has been counted (a rendezvous,
+            not a pause; the bound only proves the server runs)."""
+            with socket.create_connection(("127.0.0.1", port), timeout=GONE_BOUND) as s:
+                s.sendall(b"S")
+                deadline = time.monotonic() + GONE_BOUND
+                while b"S" not in accepted:
+                    self.assertLess(time.monotonic(), deadline, "the server stopped accepting")
+                    time.sleep(0.01)
+            i = accepted.index(b"S")
+            before = accepted[:i]
+            del accepted[:i + 1]
+            return before
         t = threading.Thread(target=serve, daemon=True)
         t.start()
         try:
             probe = "exec 3<>/dev/tcp/127.0.0.1/%d && echo connected" % port
             r = confine.run(["bash", "-c", probe], timeout=20, **self.kw())
             self.assertEqual(r.stdout, "connected\n", r)   # network on: the default
-            time.sleep(0.5)
-            self.assertEqual(len(accepted), 1)
+            self.assertEqual(len(accepted_before_a_sentinel()), 1)
             for mode in ("read-only", "workspace-write"):
                 r = confine.run(["bash", "-c", probe], mode=mode, network="off", timeout=20,
                                 **self.kw())
@@ -577,8 +798,8 @@ class PolicyEffects(Base):
                 self.assertNotIn("network", r.unenforced)
             r = confine.bash(probe, network=False, **self.kw())
             self.assertNotEqual(r.exit_code, 0, r)
-            time.sleep(0.5)
-            self.assertEqual(len(accepted), 1, "a connection got out with network off")
+            self.assertEqual(accepted_before_a_sentinel(), [],
+                             "a connection got out with network off")
         finally:
             stop.set()
             server.close()
@@ -608,6 +829,10 @@ class PolicyEffects(Base):
             self.assertIn("bwrap", clause[0].layers)
             self.assertNotIn("s3cret", r.stdout)
             self.assertIn("denyRead (%s)" % secret, r.rendering)
+            # the refusal names its object and clause (doc/SPEC.md 9)
+            self.assertIn("[denied: read %s (denyRead)]" % secret, r.rendering.split("\n"))
+            self.assertIn(confine.Denial(op="read", path=secret, address=None,
+                                         clause="denyRead"), r.denials)
         os.unlink(secret)
 
     def test_deny_read_pattern_at_two_depths(self):
@@ -829,6 +1054,7 @@ class Facts(unittest.TestCase):
             "confine_outcome": _ffi.Outcome, "confine_bash_options": _ffi.BashOptions,
             "confine_bash_result": _ffi.BashResult, "confine_env_policy": _ffi.EnvPolicy,
             "confine_git_hazard": _ffi.GitHazard, "confine_clause": _ffi.Clause,
+            "confine_denial": _ffi.Denial,
         }
         self.assertEqual(set(layouts), set(structs))
         for name, struct in structs.items():

@@ -42,10 +42,10 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 		if (inside(real, policy->writable_roots[i]))
 			return refuse_place(err, policy, real, "the writable root",
 			                    policy->writable_roots[i]);
-	/* A rung that grants the host's temp areas could have its runner
+	/* A rung that grants the host's /dev/shm could have its runner
 	 * replaced by this very run. */
 	if (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) {
-		static const char *const host_tmp[] = { "/tmp", "/dev/shm", NULL };
+		static const char *const host_tmp[] = { "/dev/shm", NULL };
 		for (size_t i = 0; host_tmp[i]; i++)
 			if (inside(real, host_tmp[i])) {
 				char detail[PATH_MAX + 160];
@@ -130,15 +130,16 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 }
 
 /*
- * Limit 10 (doc/SPEC.md 3, SECURITY.md): a rung that grants the host's temp
- * areas under workspace-write lets the command rename a root that lies
- * below one of them and leave a symlink in its place, which the next call
- * would resolve and grant. Such a root is a policy this rung cannot confine:
- * INVALID_POLICY, naming the root, the area and what to do. bwrap's /tmp is
- * private and has no such hole. The areas are the ones the rung grants
- * (profiles/landlock.c): when one stops being granted, drop it here.
+ * Limit 10 (doc/SPEC.md 3, SECURITY.md): a rung that grants a shared host
+ * temp area under workspace-write lets the command rename a root that lies
+ * below it and leave a symlink in its place, which the next call would
+ * resolve and grant. Such a root is a policy this rung cannot confine:
+ * INVALID_POLICY, naming the root, the area and what to do. bwrap's /tmp
+ * and /dev are private and have no such hole. The areas are the ones the
+ * rung grants (profiles/landlock.c): since issue 21 the run writes a temp
+ * dir of its own, never the host's /tmp, so only /dev/shm is left.
  */
-static const char *const host_areas[] = { "/tmp", "/dev/shm", NULL };
+static const char *const host_areas[] = { "/dev/shm", NULL };
 
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                     confine_error *err) {

@@ -14,8 +14,8 @@
 /* Refuses (SANDBOX_UNAVAILABLE) a runner at `real` (canonical; NULL: not
  * checked) that lies in an area the call's mode lets the command write:
  * under workspace-write the workspace root, every writable root and, for a
- * rung that grants the host's temp areas (CONFINE_RUNNER_FACT_HOST_TMP),
- * /tmp and /dev/shm. read-only writes nowhere a runner can live: nothing
+ * rung that grants the host's /dev/shm (CONFINE_RUNNER_FACT_HOST_TMP),
+ * /dev/shm. read-only writes nowhere a runner can live: nothing
  * is refused (conformance D1: `-m read-only -w /usr` runs). 0 when it may
  * run. */
 int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
@@ -38,8 +38,8 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *policy,
                                unsigned how, confine_argv *c, confine_error *err) CONFINE_HIDDEN;
 
-/* Limit 10: a rung that grants the host's /tmp and /dev/shm refuses, under
- * workspace-write, a workspace root or writable root below them. 0, or
+/* Limit 10: a rung that grants the host's /dev/shm refuses, under
+ * workspace-write, a workspace root or writable root below it. 0, or
  * INVALID_POLICY naming the root and the area (doc/SPEC.md 3). */
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                    confine_error *err) CONFINE_HIDDEN;

@@ -2,8 +2,8 @@
 /*
  * bubblewrap (SPEC 4-6): found on PATH, runs the bwrap profile, and
  * supervises the command from a session of its own (its --new-session and
- * PID namespace): a signal for the command goes below it. Under
- * workspace-write /tmp is its private tmpfs.
+ * PID namespace): a signal for the command goes below it. Its /tmp is a
+ * private tmpfs (workspace-write, and read-only's private temp area).
  */
 #include <errno.h>
 #include <limits.h>
@@ -110,6 +110,10 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
                          const cf_runner_program *program, confine_argv *c, char ***ret) {
 	static const char *const extra[] = { "--best-effort", NULL };
+	/* read-only: bwrap's /dev/shm is a tmpfs of its own (--dev), gone with
+	 * the run, so the launcher inside grants it too: POSIX semaphores
+	 * (Python multiprocessing, compilers' jobservers) work read-only. */
+	static const char *const extra_ro[] = { "--best-effort", "--rw", "/dev/shm", NULL };
 	int fd = cf_launcher_image_fd();
 	confine_policy inner;
 	char **argv = NULL, **tokens = NULL;
@@ -136,7 +140,10 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	if ((r = cf_policy_copy_into(&inner, policy)) < 0)
 		return r;
 	inner.network = CONFINE_NETWORK_ON;
-	if (inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp) {
+	/* The temp area inside is bwrap's private /tmp, in both modes (its
+	 * --tmpfs /tmp: workspace-write, or read-only with private_temp). */
+	if (inner.mode == CONFINE_MODE_WORKSPACE_WRITE || inner.private_temp) {
+		inner.private_temp = true;
 		free(inner.temp_dir);
 		inner.temp_dir = strdup("/tmp");
 		if (!inner.temp_dir)
@@ -151,7 +158,11 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	for (size_t i = 0; r == 0 && tokens[i]; i++)
 		r = cf_strv_push(&argv, tokens[i]);
 	if (r == 0 && (r = cf_strv_push(&argv, "--")) == 0 && (r = cf_strv_push(&argv, self)) == 0)
-		r = cf_runner_launcher_args(&inner, extra, &argv);
+		r = cf_runner_launcher_args(&inner,
+		                            inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp
+		                                    ? extra_ro
+		                                    : extra,
+		                            &argv);
 	confine_strv_free(tokens);
 	cf_policy_clear(&inner);
 	if (r < 0) {

@@ -2,8 +2,9 @@
 /*
  * The Landlock launcher, landlock-run (SPEC 4-7): the project's own
  * launcher at its installed (or configured) path, given --ro / --rw grants.
- * Its enforcement follows the kernel's Landlock ABI. Under workspace-write
- * the command may write the host's /tmp.
+ * Its enforcement follows the kernel's Landlock ABI. The temp area is a
+ * directory made for the run; under workspace-write the command may also
+ * write the host's /dev/shm (--rw-shared: no socket there is reached).
  */
 #include <errno.h>
 #include <stdio.h>

@@ -22,12 +22,14 @@
  * Order after those: network, the private /tmp, the writable binds, the
  * pins (the directories on the way to each protected path bound onto
  * themselves: mount points cannot be renamed or removed in the sandbox),
- * then the read-only carve-outs and the denyRead masks on top of them (a
- * later mount covers an earlier one).
+ * allowed sockets the private /tmp would hide, then the read-only
+ * carve-outs and the denyRead masks on top of them (a later mount covers an
+ * earlier one).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -65,6 +67,11 @@ static bool visible(const cf_plan *plan, const char *path, bool private_tmp) {
 		if (cf_path_at_or_under(path, plan->writable[i]))
 			return true;
 	return false;
+}
+
+static bool is_socket(const char *path) {
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
 /* Whether the canonical `root` lies strictly below a directory the sandbox
@@ -105,6 +112,16 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	 * point the command can neither rename nor remove; shallow first. */
 	for (size_t i = 0; r == 0 && plan->pins && plan->pins[i]; i++)
 		r = push(tokens, "--bind", plan->pins[i], plan->pins[i]);
+	/* An allowed socket the private /tmp hides (ssh-agent's default
+	 * /tmp/ssh-XXXX/agent.N) is bound in, read-only (a socket on a
+	 * read-only mount still accepts connect), so allowUnixSockets means
+	 * the same on both rungs; -try: one gone by then binds nothing. */
+	for (size_t i = 0; r == 0 && policy->allow_unix_sockets && policy->allow_unix_sockets[i];
+	     i++) {
+		const char *s = policy->allow_unix_sockets[i];
+		if (!visible(plan, s, private_tmp) && is_socket(s))
+			r = push(tokens, "--ro-bind-try", s, s);
+	}
 	/* The protected paths, an existing one or (in-process) the placeholder
 	 * the spawner makes for a missing one. */
 	for (size_t i = 0; r == 0 && i < plan->n_protected; i++)

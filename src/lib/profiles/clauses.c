@@ -371,21 +371,44 @@ static void clause_temp(struct list *l, const confine_policy *p, const cf_clause
 	case CONFINE_RUNNER_RUNNER_COMMAND:
 		add(l, "privateTemp", "/tmp", CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL, NULL);
 		break;
-	case CONFINE_RUNNER_LANDLOCK:
 	case CONFINE_RUNNER_SEATBELT:
-		if (ww) {
+	case CONFINE_RUNNER_LANDLOCK: {
+		/* Issue 21: the temp area is the run's own directory, never the
+		 * host's /tmp. workspace-write on Landlock also grants the host's
+		 * /dev/shm (POSIX semaphores), shared: a gap, stated. */
+		struct stat st;
+		bool shm = ww && f->runner == CONFINE_RUNNER_LANDLOCK && stat("/dev/shm", &st) == 0 &&
+		           S_ISDIR(st.st_mode);
+		const char *gap = shm ? "; the host's /dev/shm is granted writable too (POSIX "
+		                        "semaphores) and shared with other programs: their shared-memory "
+		                        "files there are the command's to touch (no socket there is "
+		                        "reached)"
+		                      : "";
+		confine_clause_status status = shm ? CONFINE_CLAUSE_PARTIAL : CONFINE_CLAUSE_ENFORCED;
+		if (ww && f->runner == CONFINE_RUNNER_SEATBELT) {
 			add(l, "privateTemp", "/tmp", CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,
-			    "the host's /tmp and /dev/shm are granted writable and shared with other "
-			    "programs: their files and sockets are the command's to touch");
-		} else if (p->temp_dir) {
-			add(l, "privateTemp", p->temp_dir, CONFINE_CLAUSE_ENFORCED,
-			    mode_layers(f) | CONFINE_LAYER_LIBRARY, NULL, NULL);
-		} else {
-			add(l, "privateTemp", NULL, CONFINE_CLAUSE_ENFORCED, 0, NULL,
-			    "none: an argv for another process to spawn has no temp area (a writable "
-			    "root can serve as one)");
+			    "the host's /tmp and the per-user temp directory are granted writable and "
+			    "shared with other programs: their files are the command's to touch");
+			break;
 		}
+		if (p->temp_dir && !ww && f->runner == CONFINE_RUNNER_LANDLOCK)
+			/* No private /dev/shm without a mount namespace: read-only
+			 * grants none, so POSIX semaphores fail here (bwrap has its own). */
+			add(l, "privateTemp", p->temp_dir, status, mode_layers(f) | CONFINE_LAYER_LIBRARY,
+			    NULL,
+			    "the run's own directory; no /dev/shm (the host's is shared, and read-only "
+			    "grants none): POSIX shared memory and semaphores (Python multiprocessing) "
+			    "fail read-only here, not on bubblewrap");
+		else if (p->temp_dir)
+			add(l, "privateTemp", p->temp_dir, status, mode_layers(f) | CONFINE_LAYER_LIBRARY,
+			    shm ? NEEDS_BWRAP : NULL, shm ? "the run's own directory%s" : NULL, gap);
+		else
+			add(l, "privateTemp", NULL, status, 0, shm ? NEEDS_BWRAP : NULL,
+			    "none: an argv for another process to spawn has no temp area (a writable "
+			    "root can serve as one)%s",
+			    gap);
 		break;
+	}
 	case CONFINE_RUNNER_NONE:
 	default:
 		break;

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The landlock-run grants (SPEC 5, 12; doc/POLICY.md): a function from a
+ * The landlock-run grants (SPEC 5, 12, 15; doc/POLICY.md): a function from a
  * confined policy to the launcher's --ro / --rw arguments. The writable sink
- * is the file /dev/null, never the directory /dev: a /dev grant would open
- * the host's /dev/shm, which workspace-write grants on purpose (POSIX
- * semaphores: Python multiprocessing) beside the host's /tmp.
+ * is the file /dev/null, never the directory /dev. The temp area is the
+ * run's own directory (policy->temp_dir), never the host's /tmp, where
+ * other programs keep their sockets (tmux, X11, ssh-agent). workspace-write
+ * also grants the host's /dev/shm (POSIX semaphores: Python
+ * multiprocessing), as --rw-shared: writable, but no pathname socket under
+ * it is reached (SPEC 15, "Temp areas").
  *
  * denyRead: Landlock only grants, and a right on a directory covers its
  * whole tree, so "everything but D" is expressed by granting read on every
@@ -15,6 +18,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,27 +37,34 @@ static bool dev_shm_exists(void) {
 	return stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* The --rw grants, in order. */
-static int writable_grants(const confine_policy *policy, const cf_plan *plan, char ***ret) {
+/* The host's /dev/shm, granted --rw-shared under workspace-write. */
+static bool grants_dev_shm(const confine_policy *policy) {
+	return policy->mode == CONFINE_MODE_WORKSPACE_WRITE && dev_shm_exists();
+}
+
+/* The --rw grants, in order, and the position of the --rw-shared
+ * /dev/shm among them (*shared_at; SIZE_MAX: none). */
+static int writable_grants(const confine_policy *policy, const cf_plan *plan, char ***ret,
+                           size_t *shared_at) {
 	int r = cf_strv_push(ret, "/dev/null");
-	if (r == 0 && policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp &&
-	    policy->temp_dir)
+	*shared_at = SIZE_MAX;
+	if (r == 0 && policy->private_temp && policy->temp_dir)
 		r = cf_strv_push(ret, policy->temp_dir);
-	if (r == 0 && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
-		r = cf_strv_push(ret, "/tmp");
-		if (r == 0 && dev_shm_exists())
-			r = cf_strv_push(ret, "/dev/shm");
-		for (size_t i = 0; r == 0 && plan->writable[i]; i++)
-			r = cf_strv_push(ret, plan->writable[i]);
+	if (r == 0 && grants_dev_shm(policy)) {
+		*shared_at = cf_strv_length((const char *const *)*ret);
+		r = cf_strv_push(ret, "/dev/shm");
 	}
+	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
+		r = cf_strv_push(ret, plan->writable[i]);
 	return r;
 }
 
 bool cf_landlock_under_write_grant(const confine_policy *policy, const cf_plan *plan,
                                    const char *path) {
 	char **grants = NULL;
+	size_t shared_at;
 	bool under = false;
-	if (writable_grants(policy, plan, &grants) < 0) {
+	if (writable_grants(policy, plan, &grants, &shared_at) < 0) {
 		confine_strv_free(grants);
 		return true; /* out of memory: claim the worst, never "enforced" */
 	}
@@ -139,6 +150,7 @@ int cf_landlock_read_grants(const char *top, char *const *deny, char ***tokens) 
 static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, char ***tokens) {
 	char **writable = NULL;
 	char **enforceable = NULL;
+	size_t shared_at = SIZE_MAX;
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && i < plan->n_deny; i++)
@@ -155,9 +167,9 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 		}
 	}
 	if (r == 0)
-		r = writable_grants(policy, plan, &writable);
+		r = writable_grants(policy, plan, &writable, &shared_at);
 	for (size_t i = 0; r == 0 && writable[i]; i++) {
-		r = cf_strv_push(tokens, "--rw");
+		r = cf_strv_push(tokens, i == shared_at ? "--rw-shared" : "--rw");
 		if (r == 0)
 			r = cf_strv_push(tokens, writable[i]);
 	}

@@ -123,12 +123,14 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 	case CONFINE_RUNNER_NONE:
 		break;
 	}
-	/* read-only's private temp area, on a rung without a mount namespace,
-	 * is the temp_dir whoever spawns makes: an argv built without one (for
-	 * another process to spawn, `wrap`) grants no temp area. A default:
-	 * listed, never partial. */
-	if ((runner == CONFINE_RUNNER_LANDLOCK || runner == CONFINE_RUNNER_SEATBELT) &&
-	    policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp && !policy->temp_dir)
+	/* The private temp area, on a rung without a mount namespace, is the
+	 * temp_dir whoever spawns makes: an argv built without one (for
+	 * another process to spawn, `wrap`) grants no temp area (Landlock in
+	 * both modes; Seatbelt's workspace-write still grants /tmp and
+	 * $TMPDIR). A default: listed, never partial. */
+	if (policy->private_temp && !policy->temp_dir &&
+	    (runner == CONFINE_RUNNER_LANDLOCK ||
+	     (runner == CONFINE_RUNNER_SEATBELT && policy->mode == CONFINE_MODE_READ_ONLY)))
 		add(&u, "privateTemp", false);
 	/* Pathname-socket mediation is the supervisor's, in the launcher: the
 	 * Landlock rung has it (a run where it could not start says so in its

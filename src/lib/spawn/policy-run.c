@@ -49,14 +49,6 @@ static int env_put(char ***env, const char *name, const char *value) {
 	}
 }
 
-static bool env_has(char *const *env, const char *name) {
-	size_t n = strlen(name);
-	for (size_t i = 0; env[i]; i++)
-		if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
-			return true;
-	return false;
-}
-
 int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp,
                           confine_error *err) {
 	confine_argv *c = p->confined;
@@ -75,20 +67,21 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 	if ((r = confine_env_filter(envp, &policy->env, policy->mode, &env)) < 0)
 		goto oom;
 
-	if (policy->mode == CONFINE_MODE_READ_ONLY && policy->private_temp) {
+	{
+		/* The run's private temp area (doc/SPEC.md 15): a mount
+		 * namespace's own /tmp (bwrap: workspace-write, or read-only with
+		 * private_temp), else the temp_dir made for this run. TMPDIR names
+		 * it, unless the caller set TMPDIR; the dir is removed after. */
 		bool private_tmp = c->runner_facts & CONFINE_RUNNER_FACT_PRIVATE_TMP;
+		const char *area = private_tmp && (policy->private_temp ||
+		                                   policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
+		                       ? "/tmp"
+		                   : policy->private_temp ? policy->temp_dir : NULL;
 		if (policy->temp_dir && cf_temp_dir_is_ours(policy->temp_dir) &&
 		    !(run->temp_dir = strdup(policy->temp_dir)))
 			goto oom;
-		/* The temp area is where TMPDIR says, unless the caller set it. */
-		if (!env_sets(policy, "TMPDIR")) {
-			if (!private_tmp && policy->temp_dir)
-				r = env_put(&env, "TMPDIR", policy->temp_dir);
-			else if (private_tmp && env_has(env, "TMPDIR"))
-				r = env_put(&env, "TMPDIR", "/tmp");
-			if (r < 0)
-				goto oom;
-		}
+		if (area && !env_sets(policy, "TMPDIR") && env_put(&env, "TMPDIR", area) < 0)
+			goto oom;
 	}
 	/* The layered bwrap argv binds placeholders for protected paths that
 	 * do not exist yet: they are made before the snapshot below, so both

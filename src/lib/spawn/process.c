@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 
+#include "denials.h"
 #include "git-hazards.h"
 #include "profiles/clauses.h"
 #include "launcher-protocol.h"
@@ -250,10 +251,9 @@ static int classify(const confine_process *p, confine_outcome *o) {
 		}
 	}
 denial:
-	o->denied = confine_classify_denial_streams(o->signaled ? 0 : o->exit_code, o->signaled,
-	                                            o->stdout_data, o->stdout_len, o->stderr_data,
-	                                            o->stderr_len, c->denial_signatures);
-	return 0;
+	/* The file and network markers, and each denial with its object: the
+	 * supervisor's records, then the output (doc/SPEC.md 8). */
+	return cf_denials_classify(c, p->workdir, p->channel.denials, p->channel.n_denials, o);
 }
 
 int confine_process_wait(confine_process *process, confine_outcome **ret, confine_error *err) {
@@ -311,6 +311,7 @@ void confine_process_free(confine_process *process) {
 	}
 	cf_close_fd(&process->pidfd);
 	cf_close_fd(&process->status_fd);
+	cf_status_free(&process->channel);
 	for (int i = 0; i < 3; i++) {
 		cf_close_fd(&process->streams[i].fd);
 		cf_buf_free(&process->streams[i].buf);
@@ -345,6 +346,10 @@ void confine_outcome_free(confine_outcome *outcome) {
 	confine_strv_free(outcome->unenforced);
 	cf_git_hazards_free(outcome->git_hazards, outcome->n_git_hazards);
 	cf_clauses_free(outcome->clauses, outcome->n_clauses);
+	{
+		cf_denials list = { outcome->denials, outcome->n_denials };
+		cf_denials_free(&list);
+	}
 	free(outcome);
 }
 

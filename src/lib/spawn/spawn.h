@@ -100,6 +100,10 @@ struct cf_status {
 	char error[1024];       /* the `error` line, or "" */
 	char pending[4096];     /* a partial line */
 	size_t n_pending;
+	/* The supervisor's `denied` records, decoded, in order, each once; at
+	 * most CONFINE_DENIALS_MAX (freed by cf_status_free). */
+	confine_denial *denials;
+	size_t n_denials;
 };
 
 /* Reads what is available on `fd` (non-blocking) into `st`. Returns 1 at
@@ -108,6 +112,8 @@ int cf_status_read(int fd, struct cf_status *st) CONFINE_HIDDEN;
 /* Whether the records so far decide how the start went: started, or a
  * failure before it (error, exec-failed, an unreadable record). */
 bool cf_status_decided(const struct cf_status *st) CONFINE_HIDDEN;
+/* Releases what the records left allocated (the denials). */
+void cf_status_free(struct cf_status *st) CONFINE_HIDDEN;
 /* After the runner's exec: reads the channel (pumping output meanwhile)
  * until it says the command started (0), or that it did not: then the
  * runner is reaped and the error is SANDBOX_UNAVAILABLE with the runner's

@@ -12,8 +12,28 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "denials.h"
 #include "launcher-protocol.h"
 #include "spawn/spawn.h"
+
+/* A `denied` record: the supervisor refused the command an operation on
+ * an object (doc/SPEC.md 12, 13). Kept, decoded, for the outcome; one
+ * that cannot be kept (no memory) is dropped, never guessed at. */
+static void take_denial(struct cf_status *st, const struct launcher_record *rec) {
+	char object[LAUNCHER_RECORD_MAX], clause[32], op[32];
+	cf_denials list = { st->denials, st->n_denials };
+	if (!st->started || st->ended || rec->clause_length >= sizeof clause ||
+	    rec->op_length >= sizeof op ||
+	    launcher_object_decode(rec->text, rec->text_length, object, sizeof object) < 0)
+		return;
+	memcpy(clause, rec->clause, rec->clause_length);
+	clause[rec->clause_length] = '\0';
+	memcpy(op, rec->op, rec->op_length);
+	op[rec->op_length] = '\0';
+	(void)cf_denials_add(&list, op, object, NULL, clause);
+	st->denials = list.items;
+	st->n_denials = list.n;
+}
 
 static void take_record(struct cf_status *st, const char *line, size_t len) {
 	struct launcher_record rec;
@@ -44,6 +64,9 @@ static void take_record(struct cf_status *st, const char *line, size_t len) {
 	case LAUNCHER_RECORD_KIND_EXEC_FAILED:
 		if (!st->started)
 			st->exec_errno = (int)rec.value;
+		break;
+	case LAUNCHER_RECORD_KIND_DENIED:
+		take_denial(st, &rec);
 		break;
 	case LAUNCHER_RECORD_KIND_EXIT:
 	case LAUNCHER_RECORD_KIND_SIGNAL:
@@ -86,6 +109,13 @@ int cf_status_read(int fd, struct cf_status *st) {
 
 bool cf_status_decided(const struct cf_status *st) {
 	return st->started || st->error[0] || st->exec_errno || st->bad;
+}
+
+void cf_status_free(struct cf_status *st) {
+	cf_denials list = { st->denials, st->n_denials };
+	cf_denials_free(&list);
+	st->denials = NULL;
+	st->n_denials = 0;
 }
 
 /* ---- the start of a run with a status channel ---- */

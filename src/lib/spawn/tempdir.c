@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The private temp area of a read-only run on the rungs without a mount
+ * The private temp area of a confined run on the rungs without a mount
  * namespace (doc/SPEC.md 15): made before the argv is built (it must be
  * granted), exported as TMPDIR and removed with its contents by the
  * spawner once the run is over.
@@ -38,7 +38,7 @@ int confine_policy_make_temp_dir(confine_policy *policy, const char *const *envp
 	if (!policy)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "spawn", 0,
 		                    "making a temp directory needs a policy");
-	if (policy->mode != CONFINE_MODE_READ_ONLY || !policy->private_temp || policy->temp_dir)
+	if (!confine_mode_is_confined(policy->mode) || !policy->private_temp || policy->temp_dir)
 		return 0;
 	base = envp ? env_value(envp, "TMPDIR") : getenv("TMPDIR");
 	if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode) ||

@@ -273,6 +273,17 @@ def run_table(confine, launcher, runner):
               "landlock: other.test must get the 403:", (r.stdout, r.stderr))
         check('network: refused (not on network.allow) other.test' in r.stderr,
               "landlock: the launcher's line:", r.stderr)
+        # ... and is a denial of the outcome, with the network marker.
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws] + flags
+                + ["-c", "curl -sS -m 20 http://other.test:%d/index.html" % port], env=env)
+        out = json.loads(b.stdout)
+        check({"op": "connect", "address": "other.test:%d" % port, "clause": "network"}
+              in out["sandbox"]["denials"] and out["sandbox"]["networkDenied"],
+              "landlock: the refusal must be a denial:", out["sandbox"])
+        b = run([confine, "bash", "--runner", runner, "-w", ws] + flags
+                + ["-c", "curl -sS -m 20 http://other.test:%d/index.html" % port], env=env)
+        check("[denied: connect other.test:%d (network)]" % port in b.stdout,
+              "landlock: the rendering names the host:", b.stdout)
         for how, extra in (("http", ""), ("connect", "--proxytunnel ")):
             r = confined("curl -sS -m 20 -i %s%s" % (extra, url), ["--allow-host", "allowed.test"])
             check(BODY not in r.stdout and "network.allowLocal" in r.stdout,

@@ -14,8 +14,18 @@ workspace root as cwd, a new session).
 - env: a secret-named variable is absent, an included one present;
 - network off: a TCP connect to a loopback server this test runs fails,
   and with `on` it succeeds;
+- denials with their object (SPEC 8, 9): git config on a protected
+  .git/config (EBUSY under bwrap), a read below denyRead (bwrap's ENOENT,
+  Landlock's EACCES), a write outside, a refused connect with the network
+  off, each marked with its object and clause, in JSON and the rendering,
+  identically on both rungs; and the ordinary errors that are not denials
+  (ssh's "Permission denied (publickey)", a missing file, a file the
+  command locked itself, a refused connect with the network on);
 - Python multiprocessing (Pool + Lock) works under workspace-write;
 - read-only: `cc -o /dev/null hello.c` works and leaves nothing behind;
+- workspace-write: TMPDIR is the run's own temp area (cc uses it), the
+  host's /tmp is not written and a daemon's socket there is not reached,
+  a socket in $TMPDIR is;
 - a repository made during the run is reported in gitHazards;
 - gitHazards by comparison: 50 back-to-back pairs (a run that writes a hook,
   then one that does nothing) give no false report; two runs at once both
@@ -33,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
@@ -345,6 +356,13 @@ def test_network(w):
     command = "echo hi > /dev/tcp/127.0.0.1/%d && echo connected" % server.port
     for code, out, err, _ in w.both("workspace-write", ["--network", "on"], command):
         check(out == "connected\n", "network on: no connection", err)
+    # The accept thread counts on its own time: on a loaded machine it had
+    # not yet counted both connections, and a late count read as a
+    # connection made with the network off.
+    for _ in range(100):
+        if server.accepted >= 2:
+            break
+        time.sleep(0.05)
     before = server.accepted
     for code, out, err, _ in w.both("workspace-write", ["--network", "off"], command):
         check(code != 0 and "connected" not in out, "network off: connected", out)
@@ -352,6 +370,90 @@ def test_network(w):
         check(code != 0 and "connected" not in out, "network off (read-only): connected", out)
     check(server.accepted == before, "network off: the host server was reached")
     server.sock.close()
+
+
+def test_denials(w):
+    ws = os.path.join(w.base, "denials-ws")
+    secret = os.path.join(w.base, "denials-secret")
+    for d in (ws, os.path.join(secret, "sub")):
+        os.makedirs(d)
+    with open(os.path.join(secret, "sub", "key"), "w") as f:
+        f.write(SECRET)
+    git(ws, "init", "-q")
+
+    def bash(mode, opts, command, json_out=True):
+        args = ["--config", w.config, "--runner", w.runner, "-m", mode, "-w", ws] + opts
+        done = subprocess.run([w.confine, "bash"] + (["--json"] if json_out else []) + args
+                              + ["-c", command], capture_output=True, text=True, cwd=w.base)
+        return json.loads(done.stdout) if json_out else done.stdout
+
+    def denials(out):
+        return [(d["op"], d.get("path", d.get("address")), d["clause"])
+                for d in out["sandbox"]["denials"]]
+
+    # git config on the protected .git/config: EBUSY under bwrap (a rename
+    # onto its read-only bind); Landlock does not protect it (unenforced)
+    out = bash("workspace-write", [], "git config foo.bar 1")
+    config = os.path.join(ws, ".git", "config")
+    if w.runner == "bwrap":
+        check("Device or resource busy" in out["stderr"], "git config: not EBUSY", out)
+        check(out["sandbox"]["denied"], "git config: not marked", out)
+        check(denials(out) == [("write", config, "defaultProtections")], "git config", out)
+    else:
+        check(out["exitCode"] == 0 and denials(out) == [], "git config under Landlock", out)
+
+    # a read below denyRead: bwrap masks it (ENOENT), Landlock refuses (EACCES)
+    key = os.path.join(secret, "sub", "key")
+    out = bash("workspace-write", ["--deny-read", secret], "cat '%s'" % key)
+    check(SECRET not in out["stdout"], "denyRead: read", out)
+    check(out["sandbox"]["denied"], "denyRead: not marked", out)
+    check(denials(out) == [("read", key, "denyRead")], "denyRead", out)
+
+    # a write outside, in the rendering the model sees
+    target = os.path.join(w.other, "o")
+    text = bash("workspace-write", [], "echo x > '%s'" % target, json_out=False)
+    lines = text.splitlines()
+    check("[sandbox: file access denied under workspace-write mode]" in lines and
+          "[denied: write %s (mode)]" % target in lines, "write outside: rendering", text)
+
+    # a refused connect, network off: its own marker, the address named
+    server = Server()
+    command = "exec 3<>/dev/tcp/127.0.0.1/%d" % server.port
+    for mode in ("read-only", "workspace-write"):
+        out = bash(mode, ["--network", "off"], command)
+        check(out["sandbox"]["networkDenied"] and not out["sandbox"]["denied"],
+              "network off: markers", out)
+        check(denials(out) == [("connect", "127.0.0.1:%d" % server.port, "network")],
+              "network off: denial", out)
+    text = bash("read-only", ["--network", "off"], command, json_out=False)
+    check("[sandbox: network access denied under read-only mode]\n"
+          "[denied: connect 127.0.0.1:%d (network)]" % server.port in text,
+          "network off: rendering", text)
+    check(server.accepted == 0, "network off: the host server was reached")
+    server.sock.close()
+
+    # ordinary errors are no denials
+    # a port held bound but not listening: refused, and nobody else's
+    closed = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    closed.bind(("127.0.0.1", 0))
+    closed_port = closed.getsockname()[1]
+    for label, opts, command in [
+            ("ssh's publickey", [],
+             "echo 'git@github.com: Permission denied (publickey).' >&2; exit 255"),
+            ("a missing file", [], "cat missing-file"),
+            ("a missing file below denyRead", ["--deny-read", secret],
+             "cat '%s/sub/nokey'" % secret),
+            ("a file the command locked itself", [],
+             "python3 -c \"import os; open('pf', 'w').close(); os.chmod('pf', 0); open('pf')\""),
+            ("a refused connect, network on", [],
+             "exec 3<>/dev/tcp/127.0.0.1/%d" % closed_port)]:
+        out = bash("workspace-write", opts, command)
+        check(out["exitCode"] != 0, "%s: it did not fail" % label, out)
+        check(not out["sandbox"]["denied"] and not out["sandbox"]["networkDenied"] and
+              out["sandbox"]["denials"] == [], "%s: marked as a denial" % label, out)
+    closed.close()
+    shutil.rmtree(ws, ignore_errors=True)
+    shutil.rmtree(secret, ignore_errors=True)
 
 
 def test_multiprocessing(w):
@@ -368,6 +470,15 @@ def test_multiprocessing(w):
     python = shutil.which("python3")
     for code, out, err, _ in w.both("workspace-write", [], "'%s' mp.py" % python):
         check(out == "285\n", "multiprocessing failed", err)
+    # Read-only too where the rung has a /dev/shm of its own (bwrap's, gone
+    # with the run); the Landlock rung cannot, and says so in its clause.
+    out = w.bash("read-only", [], "'%s' mp.py" % python)
+    if w.runner == "bwrap":
+        check(out["stdout"] == "285\n", "read-only multiprocessing failed on bwrap", out)
+    else:
+        temp = [c for c in out["sandbox"]["clauses"] if c["clause"] == "privateTemp"]
+        check(out["exitCode"] != 0 and temp and "/dev/shm" in (temp[0]["reason"] or ""),
+              "landlock read-only: /dev/shm not said", (out, temp))
     os.unlink(script)
 
 
@@ -414,6 +525,91 @@ def test_cc_read_only(w):
     os.unlink(src)
 
 
+def test_temp_area_workspace_write(w):
+    """workspace-write's temp area is the run's own (issue 21): TMPDIR names
+    it, cc uses it, the host's /tmp is not written, a host daemon's socket
+    there is not reached while one the command makes in $TMPDIR is, and
+    nothing is left behind."""
+    tmp = os.path.join(w.base, "tmp-ww")
+    os.mkdir(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    marker = "/tmp/confine-policy-world-%d" % os.getpid()
+    sock_path = "/tmp/confine-policy-world-%d.sock" % os.getpid()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(sock_path)
+    listener.listen(8)
+    listener.settimeout(0.2)
+    reach = ("import socket, sys\n"
+             "s = socket.socket(socket.AF_UNIX)\n"
+             "try:\n    s.connect(sys.argv[1]); print('reached')\n"
+             "except OSError as e:\n    print('refused', e.errno)\n")
+    own = ("import os, socket, tempfile\n"
+           "p = os.path.join(os.environ['TMPDIR'], 'own.sock')\n"
+           "s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)\n"
+           "c = socket.socket(socket.AF_UNIX); c.connect(p); print('own')\n"
+           # a rename across directories, as pip wheel does (EXDEV before
+           # the launcher's nested domain granted REFER)
+           "for base in (None, '.'):\n"
+           "    d = tempfile.mkdtemp(dir=base); os.mkdir(d + '/sub')\n"
+           "    open(d + '/sub/f', 'w').close(); os.rename(d + '/sub/f', d + '/f')\n"
+           "    os.remove(d + '/f'); os.rmdir(d + '/sub'); os.rmdir(d)\n"
+           "print('renamed')\n")
+    with open(os.path.join(w.ws, "reach.py"), "w") as f:
+        f.write(reach)
+    with open(os.path.join(w.ws, "own.py"), "w") as f:
+        f.write(own)
+    with open(os.path.join(w.ws, "t.c"), "w") as f:
+        f.write("int main(void) { return 0; }\n")
+    python = shutil.which("python3")
+    try:
+        # the control: unconfined, the daemon's socket is reached
+        done = subprocess.run([python, os.path.join(w.ws, "reach.py"), sock_path],
+                              capture_output=True, text=True)
+        check(done.stdout == "reached\n", "control: the host socket is not reachable", done)
+        command = ("echo $TMPDIR; cc -c t.c -o t.o && echo built; "
+                   "touch %s 2>/dev/null && echo host-tmp-written; "
+                   "'%s' reach.py %s; '%s' own.py" % (marker, python, sock_path, python))
+        out = w.bash("workspace-write", [], command, env)
+        lines = out["stdout"].split("\n")
+        if w.runner == "landlock":
+            check(lines[0].startswith(tmp + "/confine-tmp."), "TMPDIR", out)
+            check("host-tmp-written" not in lines, "the host's /tmp was writable", out)
+        else:
+            check(lines[0] == "/tmp", "TMPDIR under bwrap", out)
+        check("built" in lines, "cc failed in workspace-write", out)
+        check(not os.path.exists(marker), "a file landed in the host's /tmp", out)
+        check("reached" not in lines and any(l.startswith("refused") for l in lines),
+              "the host daemon's socket in /tmp was reached", out)
+        check("own" in lines, "a socket in the run's own TMPDIR did not work", out)
+        check("renamed" in lines, "a rename across directories failed", out)
+        check(os.listdir(tmp) == [], "the temp dir was left behind", os.listdir(tmp))
+        # a wrap for another process has no temp dir on Landlock
+        wrapped = w.wrap("workspace-write", [], ["true"], env)
+        if w.runner == "landlock":
+            temp = [c for c in wrapped["clauses"] if c["clause"] == "privateTemp"]
+            check(len(temp) == 1 and temp[0]["subject"] is None
+                  and temp[0]["reason"].startswith("none:"), "wrap: privateTemp", temp)
+            check("/tmp" not in wrapped["argv"], "wrap grants the host's /tmp", wrapped["argv"])
+            # the run's own report: its temp dir, partial for the shared
+            # /dev/shm beside it (where the host has one)
+            temp = [c for c in out["sandbox"]["clauses"] if c["clause"] == "privateTemp"]
+            check(len(temp) == 1 and temp[0]["subject"].startswith(tmp + "/confine-tmp.")
+                  and (temp[0]["status"] == "partial") == os.path.isdir("/dev/shm"),
+                  "run: privateTemp", temp)
+    finally:
+        listener.close()
+        for p in (sock_path, marker):
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
+        for name in ("reach.py", "own.py", "t.c", "t.o"):
+            try:
+                os.unlink(os.path.join(w.ws, name))
+            except OSError:
+                pass
+
+
 def test_refusals(w):
     for opts, word in ((["--deny-read", w.base], "denyRead"),
                        (["--writable", os.path.join(w.base, "missing")], "--writable"),
@@ -443,8 +639,9 @@ def main():
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
                  test_deny_read, test_deny_read_patterns, test_env, test_network,
+                 test_denials,
                  test_multiprocessing,
-                 test_cc_read_only, test_refusals]
+                 test_cc_read_only, test_temp_area_workspace_write, test_refusals]
         for t in tests:
             t(w)
             print("ok", t.__name__)

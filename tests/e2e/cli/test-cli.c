@@ -981,15 +981,18 @@ static void test_wrap_landlock_pinned(void **state) {
 	    work, "--", "true");
 	expect_status(&r, 0);
 	object = json_of(&r);
-	/* /dev/shm beside /tmp (POSIX semaphores), where the host has it */
+	/* /dev/shm (POSIX semaphores), where the host has it, shared: no
+	 * socket there is reached. wrap makes no temp dir, and the host's
+	 * /tmp is never granted: no temp area (privateTemp "none", partial
+	 * for the shared /dev/shm, so in the unenforced summary). */
 	if (access("/dev/shm", F_OK) == 0)
 		expect_strings(json_object_get(object, "argv"),
-		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp",
-		                    "--rw", "/dev/shm", "--rw", work, "--", "true"));
+		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw-shared",
+		                    "/dev/shm", "--rw", work, "--", "true"));
 	else
 		expect_strings(json_object_get(object, "argv"),
-		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", "/tmp",
-		                    "--rw", work, "--", "true"));
+		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", work, "--",
+		                    "true"));
 	assert_string_equal(json_str(object, "runner"), "landlock");
 	assert_true(strcmp(json_str(object, "enforcement"), "full") == 0 ||
 	            strcmp(json_str(object, "enforcement"), "partial") == 0);
@@ -1004,6 +1007,16 @@ static void test_wrap_landlock_pinned(void **state) {
 	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("landlock-run: "));
 	expect_strings(json_object_get(rule, "informationalLines"),
 	               KEYS("landlock-run: partial enforcement (older Landlock ABI)"));
+	if (access("/dev/shm", F_OK) == 0) {
+		/* no temp dir in a wrap, and the shared /dev/shm beside it:
+		 * privateTemp is partial, so it is in the summary */
+		json_t *unenforced = json_object_get(object, "unenforced");
+		bool listed = false;
+		for (size_t i = 0; i < json_array_size(unenforced); i++)
+			listed = listed || strcmp(json_string_value(json_array_get(unenforced, i)),
+			                          "privateTemp") == 0;
+		assert_true(listed);
+	}
 	json_decref(object);
 	result_free(&r);
 
@@ -1229,8 +1242,9 @@ static void test_run_json(void **state) {
 	assert_false(json_bool(object, "timedOut"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "unenforced", "layers",
-	                          "clauses", "runner", "runnerFailed", "gitHazards"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
+	                          "unenforced", "layers", "clauses", "runner", "runnerFailed",
+	                          "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_false(json_bool(sandbox, "runnerFailed"));
 	json_decref(object);
@@ -1243,7 +1257,8 @@ static void test_run_json(void **state) {
 	object = json_of_last_err_line(&r);
 	assert_null(json_object_get(object, "exitCode"));
 	assert_string_equal(json_str(object, "signal"), "SIGTERM");
-	expect_keys(json_object_get(object, "sandbox"), KEYS("mode", "denied", "runnerFailed"));
+	expect_keys(json_object_get(object, "sandbox"),
+	            KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed"));
 	json_decref(object);
 	result_free(&r);
 
@@ -1595,13 +1610,23 @@ static void test_setsid_descendants_do_not_outlive_confine(void **state) {
 
 /* Orphans that end during the run are reaped as they end: a command that
  * leaves many short-lived orphans behind does not pile up zombies under
- * confine (its subreaper) while it runs. Counted from inside the run. */
+ * its subreaper (the launcher, the command's parent) while it runs. Counted
+ * from inside the run, by rendezvous: 20 orphans wait for `go`; once all 20
+ * are the launcher's children (adopted), `go` ends them, and then no child
+ * of the launcher but the command may remain, live or zombie (a zombie is
+ * a child until it is reaped). Each wait is bounded by 600 polls (60 s at
+ * least), which only keeps a broken subreaper from hanging the test. */
 static void test_orphans_are_reaped_during_the_run(void **state) {
 	static const char cmd[] =
-		"for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do (sleep 0.01 &); done; "
-		"sleep 1; n=0; for f in /proc/[0-9]*/stat; do "
+		"kids() { n=0; for f in /proc/[0-9]*/stat; do "
 		"read -r pid comm state ppid rest < \"$f\" 2>/dev/null || continue; "
-		"[ \"$ppid\" = \"$PPID\" ] && [ \"$state\" = Z ] && n=$((n+1)); done; echo zombies=$n";
+		"[ \"$ppid\" = \"$PPID\" ] && [ \"$pid\" != $$ ] && n=$((n+1)); done; }; "
+		"for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do "
+		"(while [ ! -e go ]; do sleep 0.05; done &); done; "
+		"t=0; while kids; [ $n -lt 20 ] && [ $t -lt 600 ]; do t=$((t+1)); sleep 0.1; done; "
+		"echo adopted=$n; touch go; "
+		"t=0; while kids; [ $n -gt 0 ] && [ $t -lt 600 ]; do t=$((t+1)); sleep 0.1; done; "
+		"echo left=$n; rm -f go";
 	const char *config = launcher_config();
 	result r;
 	(void)state;
@@ -1610,7 +1635,7 @@ static void test_orphans_are_reaped_during_the_run(void **state) {
 	       ARGS("run", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
 	            work, "--", "sh", "-c", cmd));
 	expect_status(&r, 0);
-	assert_string_equal(r.out, "zombies=0\n");
+	assert_string_equal(r.out, "adopted=20\nleft=0\n");
 	result_free(&r);
 }
 
@@ -1637,9 +1662,12 @@ static void test_inherited_ignored_sigchld(void **state) {
 
 /* SIGTERM to confine reaches the command: confine ends with 128+15 and the
  * command never gets to its next step. The command marks with a file that
- * it started (`confine bash` captures its output, so stdout cannot say). */
+ * it started (`confine bash` captures its output, so stdout cannot say).
+ * Every process of the run carries CONFINE_TEST_TREE=<mark> in its
+ * environment: the check is that none is left in the process table, after
+ * which the command's next step can never come. */
 static void forward_check(const char *subcommand, const char *pin) {
-	char started[PATH_MAX], finished[PATH_MAX], cmd[2 * PATH_MAX + 64];
+	char started[PATH_MAX], finished[PATH_MAX], cmd[2 * PATH_MAX + 64], mark[96];
 	const char *config = launcher_config();
 	bool bash = strcmp(subcommand, "bash") == 0;
 	int out_fd, err_fd;
@@ -1649,27 +1677,35 @@ static void forward_check(const char *subcommand, const char *pin) {
 	path_in(finished, work, "finished");
 	unlink(started);
 	unlink(finished);
-	FORMAT(cmd, sizeof cmd, "touch '%s'; sleep 2; touch '%s'", started, finished);
+	FORMAT(mark, sizeof mark, "CONFINE_TEST_TREE=forward-%s-%s-%d", subcommand, pin,
+	       (int)getpid());
+	FORMAT(cmd, sizeof cmd, "touch '%s'; sleep 120; touch '%s'", started, finished);
 	if (bash)
-		pid = start_confine(NULL, NULL,
+		pid = start_confine(NULL, ENV(mark),
 		                    ARGS("bash", "--config", config, "--runner", pin, "-m",
 		                         "workspace-write", "-w", work, "-c", cmd),
 		                    &out_fd, &err_fd);
 	else
-		pid = start_confine(NULL, NULL,
+		pid = start_confine(NULL, ENV(mark),
 		                    ARGS("run", "--config", config, "--runner", pin, "-m",
 		                         "workspace-write", "-w", work, "--", "sh", "-c", cmd),
 		                    &out_fd, &err_fd);
-	for (int i = 0; i < 500 && !exists(started); i++)
+	/* until the command runs (the bound only proves it started) */
+	for (long long until = tl_now_ms() + TL_GONE_BOUND_MS; !exists(started) && tl_now_ms() < until;)
 		usleep(10000);
 	assert_true(exists(started));
+	/* The control: the scan below sees the run's processes. */
+	assert_true(tl_marked_count(mark) > 0);
 	assert_int_equal(kill(pid, SIGTERM), 0);
 	memset(&r, 0, sizeof r);
 	collect(pid, out_fd, err_fd, &r);
 	/* bwrap's init reports a signalled child as exit 128+N; either way
 	 * confine ends with 143. */
 	expect_status(&r, 128 + SIGTERM);
-	sleep(3); /* the command would have touched the file by now */
+	/* No process of the run is left (the bound only proves the signal
+	 * ended them: the command would sleep 120 s), so the file can never
+	 * appear. */
+	assert_true(tl_marked_gone_within(mark, TL_GONE_BOUND_MS));
 	assert_false(exists(finished));
 	result_free(&r);
 }
@@ -1716,10 +1752,22 @@ static void test_bash_json_denied(void **state) {
 	assert_false(json_bool(object, "stderrTruncated"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "enforcement", "runner", "runnerFailed",
-	                          "unenforced", "layers", "clauses", "gitHazards"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
+	                          "runner", "runnerFailed", "unenforced", "layers", "clauses",
+	                          "gitHazards"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
+	assert_false(json_bool(sandbox, "networkDenied"));
+	{
+		/* the refusal with its object and clause (doc/SPEC.md 9) */
+		json_t *denials = json_object_get(sandbox, "denials");
+		json_t *d = json_array_get(denials, 0);
+		assert_int_equal(json_array_size(denials), 1);
+		expect_keys(d, KEYS("op", "path", "clause"));
+		assert_string_equal(json_str(d, "op"), "write");
+		assert_string_equal(json_str(d, "path"), denied_file);
+		assert_string_equal(json_str(d, "clause"), "mode");
+	}
 	assert_string_equal(json_str(sandbox, "enforcement"), "full");
 	assert_true(strcmp(json_str(sandbox, "runner"), "bwrap") == 0 ||
 	            strcmp(json_str(sandbox, "runner"), "landlock") == 0);
@@ -1799,7 +1847,7 @@ static void test_bash_json_danger(void **state) {
 	object = json_of(&r);
 	assert_int_equal(json_int(object, "exitCode"), 3);
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "runnerFailed"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed"));
 	assert_string_equal(json_str(sandbox, "mode"), "danger-full-access");
 	assert_false(json_bool(sandbox, "denied"));
 	assert_true(exists(out_file));
@@ -1815,8 +1863,14 @@ static void test_bash_rendering(void **state) {
 	expect_status(&r, 1);
 	assert_true(strncmp(r.out, "[stderr]\n", 9) == 0);
 	{
-		const char *tail = "\n[sandbox: file access denied under read-only mode]\n[exit code: 1]\n";
-		size_t len = strlen(r.out), tail_len = strlen(tail);
+		char tail[PATH_MAX + 200];
+		size_t len, tail_len;
+		FORMAT(tail, sizeof tail,
+		       "\n[sandbox: file access denied under read-only mode]\n"
+		       "[denied: write %s/bash-render (mode)]\n[exit code: 1]\n",
+		       work);
+		len = strlen(r.out);
+		tail_len = strlen(tail);
 		assert_true(len > tail_len);
 		assert_string_equal(r.out + len - tail_len, tail);
 	}

@@ -118,10 +118,16 @@ static void denied_write_renders_the_marker(confine_provider *p) {
 		return;
 	snprintf(want, sizeof want,
 	         "[stderr]\nbash: line 1: %s: %s\n"
-	         "[sandbox: file access denied under read-only mode]\n[exit code: 1]",
-	         path, dialect_text);
+	         "[sandbox: file access denied under read-only mode]\n"
+	         "[denied: write %s (mode)]\n[exit code: 1]",
+	         path, dialect_text, path);
 	tl_check(text && strcmp(text, want) == 0, "read-only write renders exactly the denial marker");
 	tl_check(r->outcome->denied && !r->outcome->runner_failed, "read-only write is a denial");
+	tl_check(r->outcome->n_denials == 1 && strcmp(r->outcome->denials[0].op, "write") == 0 &&
+	                 strcmp(r->outcome->denials[0].path, path) == 0 &&
+	                 !r->outcome->denials[0].address &&
+	                 strcmp(r->outcome->denials[0].clause, "mode") == 0,
+	         "read-only write is a denial of its path, under the mode");
 	tl_check(!tl_exists(path), "read-only write left no file");
 	free(text);
 	confine_bash_result_free(r);
@@ -142,8 +148,9 @@ static void denied_write_renders_the_marker(confine_provider *p) {
 	r = bash(p, CONFINE_MODE_WORKSPACE_WRITE, command, NULL, 0, &text, &err);
 	snprintf(want, sizeof want,
 	         "[stderr]\nbash: line 1: %s: %s\n"
-	         "[sandbox: file access denied under workspace-write mode]\n[exit code: 1]",
-	         path, dialect_text);
+	         "[sandbox: file access denied under workspace-write mode]\n"
+	         "[denied: write %s (mode)]\n[exit code: 1]",
+	         path, dialect_text, path);
 	tl_check(r && text && strip_unenforced_line(text, r->outcome) && strcmp(text, want) == 0,
 	      "workspace-write write to a sibling renders exactly the denial marker");
 	tl_check(!tl_exists(path), "workspace-write write to a sibling left no file");
@@ -235,7 +242,8 @@ static void timeout_ends_the_tree(confine_provider *p) {
 	         "[killed by signal: SIGTERM]");
 	tl_check(text && strncmp(text, "(no output)\n", 12) == 0 && strstr(text, want_tail),
 	      "the timeout renders its markers");
-	until = tl_now_ms() + 3000;
+	/* the bound only proves the kill fired (the tree sleeps 900000 s) */
+	until = tl_now_ms() + TL_GONE_BOUND_MS;
 	while ((gone = !tl_sleep_running(seconds)) == false && tl_now_ms() < until)
 		usleep(20000);
 	tl_check(gone, "no process of the confined tree is left");

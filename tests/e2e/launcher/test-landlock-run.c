@@ -18,6 +18,7 @@
  *   CONFINE_TEST_TRACE_SIBLING        helper whose tree holds a
  *                                     ptrace-stopped process
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -314,6 +315,12 @@ static const struct usage_case usage_cases[] = {
 	{ "--rw at the end", { "--rw" }, "landlock-run: usage error: --rw requires a path\n" },
 	{ "--rw before --", { "--ro", "/", "--rw", "--", "touch", "@MARK" },
 	  "landlock-run: usage error: --rw requires a path\n" },
+	{ "--rw-shared at the end", { "--rw-shared" },
+	  "landlock-run: usage error: --rw-shared requires a path\n" },
+	{ "--rw-shared before --", { "--ro", "/", "--rw-shared", "--", "touch", "@MARK" },
+	  "landlock-run: usage error: --rw-shared requires a path\n" },
+	{ "--ro-try at the end", { "--ro-try" },
+	  "landlock-run: usage error: --ro-try requires a path\n" },
 	{ "--allow-unix-socket at the end", { "--allow-unix-socket" },
 	  "landlock-run: usage error: --allow-unix-socket requires a path\n" },
 	{ "--allow-unix-socket before --", { "--ro", "/", "--allow-unix-socket", "--", "touch", "@MARK" },
@@ -489,6 +496,43 @@ static void test_rw_dir_write_lands(void **state)
 	assert_non_null(fgets(content, sizeof(content), file));
 	fclose(file);
 	assert_string_equal(content, "landed\n");
+}
+
+/*
+ * REFER: a rename or hard link across directories inside a --rw grant
+ * works (the command's nested signal-scoped domain once denied it
+ * everywhere, EXDEV: pip wheel failed), while one reaching outside the
+ * grant is still refused. perl's rename() has no copying fallback, as mv
+ * has.
+ */
+static void test_rename_and_link_across_directories_inside_a_grant(void **state)
+{
+	struct workdir *dir = *state;
+	char script[4 * PATH_MAX + 512];
+	const char *argv[] = { launcher, "--ro", "/", "--rw", dir->inside, "--",
+			       "sh", "-c", script, NULL };
+	char outside_file[PATH_MAX + 16], moved[PATH_MAX + 16];
+	struct run_result result;
+	FILE *f;
+
+	format_into(outside_file, sizeof(outside_file), "%s/f", dir->outside);
+	f = fopen(outside_file, "we");
+	assert_non_null(f);
+	fclose(f);
+	format_into(moved, sizeof(moved), "%s/moved", dir->inside);
+	format_into(script, sizeof(script),
+		    "cd '%s' && mkdir -p a/b c && echo x > a/b/f && "
+		    "perl -e 'rename($ARGV[0], $ARGV[1]) or die \"rename: $!\\n\"' a/b/f c/f && "
+		    "ln c/f a/g && perl -e 'rename($ARGV[0], $ARGV[1]) or die \"rename: $!\\n\"' a/b d && "
+		    "echo inside-ok; "
+		    "ln '%s' outside-link 2>/dev/null && echo LINKED-OUTSIDE; "
+		    "perl -e 'rename($ARGV[0], $ARGV[1]) and print \"MOVED-OUTSIDE\\n\"' '%s' moved",
+		    dir->inside, outside_file, outside_file);
+	run(argv, &result);
+
+	assert_string_equal(result.out, "inside-ok\n");
+	assert_true(tl_exists(outside_file));
+	assert_false(tl_exists(moved));
 }
 
 static void test_grandchild_write_outside_is_denied(void **state)
@@ -1438,8 +1482,10 @@ static int probe_errno(const char *out, const char *name)
 	return atoi(at + strlen(key));
 }
 
-/* Runs the deny-list probe, confined or not, optionally as uid 65534. */
-static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const char *queue,
+/* Runs the deny-list probe, confined or not, optionally as uid 65534; the
+ * launcher and the probe are `launcher_path` and `probe_path`. */
+static void run_deny_list_probe(const char *launcher_path, const char *probe_path, bool confine,
+				bool as_nobody, key_t key, const char *queue,
 				const char *description, struct run_result *result)
 {
 	char key_text[32];
@@ -1454,12 +1500,12 @@ static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const c
 		argv[n++] = "--clear-groups";
 	}
 	if (confine) {
-		argv[n++] = launcher;
+		argv[n++] = launcher_path;
 		argv[n++] = "--ro";
 		argv[n++] = "/";
 		argv[n++] = "--";
 	}
-	argv[n++] = syscall_probe;
+	argv[n++] = probe_path;
 	argv[n++] = "deny-list";
 	argv[n++] = key_text;
 	argv[n++] = queue;
@@ -1469,7 +1515,7 @@ static void run_deny_list_probe(bool confine, bool as_nobody, key_t key, const c
 	assert_int_equal(result->status, 0);
 }
 
-static void check_deny_list(bool as_nobody)
+static void check_deny_list(const char *launcher_path, const char *probe_path, bool as_nobody)
 {
 	char queue[64], description[64];
 	key_t key = (key_t)(0x0c0f0000 + (getpid() & 0xfff) * 4);
@@ -1479,8 +1525,10 @@ static void check_deny_list(bool as_nobody)
 	format_into(queue, sizeof(queue), "/confine-launcher-test-%ld", (long)getpid());
 	format_into(description, sizeof(description), "confine-launcher-test-%ld",
 		    (long)getpid());
-	run_deny_list_probe(false, as_nobody, key, queue, description, &control);
-	run_deny_list_probe(true, as_nobody, key, queue, description, &confined);
+	run_deny_list_probe(launcher_path, probe_path, false, as_nobody, key, queue, description,
+			    &control);
+	run_deny_list_probe(launcher_path, probe_path, true, as_nobody, key, queue, description,
+			    &confined);
 
 	for (i = 0; i < sizeof(deny_list_probes) / sizeof(deny_list_probes[0]); i++) {
 		const struct probe_line *probe = &deny_list_probes[i];
@@ -1512,15 +1560,35 @@ static void check_deny_list(bool as_nobody)
 static void test_deny_list_refuses_ipc_keys_vsock_listeners(void **state)
 {
 	(void)state;
-	check_deny_list(false);
+	check_deny_list(launcher, syscall_probe, false);
 }
 
+/* As uid 65534, from copies it can reach (tl_stage_for_others): the
+ * checkout may be closed to it (a clone under /root, mode 0700), and the
+ * launcher, running as that user, must be able to execute the probe. */
 static void test_deny_list_applies_to_an_unprivileged_caller(void **state)
 {
+	const char *staged_launcher, *staged_probe;
+	struct run_result result;
+
 	(void)state;
 	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
 		skip();
-	check_deny_list(true);
+	staged_launcher = tl_stage_for_others(launcher);
+	staged_probe = tl_stage_for_others(syscall_probe);
+	if (staged_launcher == NULL || staged_probe == NULL)
+		fail_msg("could not copy the launcher and the probe where uid 65534 can run them");
+	{
+		/* setpriv execs its program still holding root's capabilities;
+		 * test(1) then asks as the user, as the launcher's exec will. */
+		const char *reach[] = { "/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+					"--clear-groups", "/usr/bin/test", "-x", staged_launcher,
+					"-a", "-x", staged_probe, NULL };
+		run(reach, &result);
+		if (result.status != 0)
+			fail_msg("uid 65534 cannot run %s and %s", staged_launcher, staged_probe);
+	}
+	check_deny_list(staged_launcher, staged_probe, true);
 }
 
 /* ---- abstract unix sockets (N2) ------------------------------------------ */
@@ -1616,7 +1684,7 @@ static void test_deny_network_refuses_tcp(void **state)
 	assert_int_equal(accepted_connections(listener), 2);
 
 	run(denied, &result);
-	assert_string_equal(result.out, "socket 13\n"); /* EACCES */
+	assert_string_equal(result.out, "socket 111\n"); /* ECONNREFUSED, as bwrap's netns */
 	assert_int_equal(accepted_connections(listener), 0);
 	close(listener);
 }
@@ -1784,6 +1852,40 @@ static bool process_gone(pid_t pid)
 	return kill(pid, 0) != 0 && errno == ESRCH;
 }
 
+/* SIGKILLs every process whose parent is this one (/proc/<pid>/stat). */
+static void kill_children_of_this_process(void)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *entry;
+
+	if (proc == NULL)
+		return;
+	while ((entry = readdir(proc)) != NULL) {
+		char path[300], buffer[512];
+		const char *paren;
+		long ppid;
+		ssize_t n;
+		int fd;
+
+		if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+			continue;
+		format_into(path, sizeof(path), "/proc/%s/stat", entry->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buffer, sizeof(buffer) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buffer[n] = '\0';
+		paren = strrchr(buffer, ')');
+		if (paren != NULL && sscanf(paren + 1, " %*c %ld", &ppid) == 1 &&
+		    ppid == (long)getpid())
+			kill((pid_t)atol(entry->d_name), SIGKILL);
+	}
+	closedir(proc);
+}
+
 /* The command a writer loop: every 50 ms it bumps the number in marker. */
 static void marker_script(char *script, size_t size, const char *marker)
 {
@@ -1795,8 +1897,12 @@ static void marker_script(char *script, size_t size, const char *marker)
 /*
  * The starter dies by SIGKILL while the command runs (N6): a holder
  * process starts the launcher (with the status channel's only reader, or
- * as the launcher's parent) and is killed. The marker must stop changing.
- * The test is a subreaper, so the launcher comes to it and can be waited.
+ * as the launcher's parent) and is killed. The command's tree must end.
+ * The test is a subreaper, so the launcher comes to it and can be waited;
+ * and anything of the tree that outlived the launcher would come to it
+ * too (orphans go to the nearest subreaper), so once the launcher is
+ * reaped, "no child left" is the proof, read in the process table with no
+ * pause: the writer is dead and the marker can never change again.
  */
 static void check_lifeline(const char *workdir, bool with_channel)
 {
@@ -1804,9 +1910,8 @@ static void check_lifeline(const char *workdir, bool with_channel)
 	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--rw", workdir, "--",
 			       "/bin/sh", "-c", script, NULL };
 	const char *const *launcher_argv = with_channel ? argv : argv + 2;
-	int report[2], wait_status;
-	pid_t holder, launched;
-	long before, after;
+	int report[2], wait_status, survivor_errno;
+	pid_t holder, launched, survivor;
 
 	if (!with_channel)
 		argv[2] = launcher; /* argv + 2 starts: launcher --ro / ... */
@@ -1840,11 +1945,16 @@ static void check_lifeline(const char *workdir, bool with_channel)
 
 	/* The launcher, handed to us, ends and takes the command with it. */
 	assert_true(wait_bounded(launched, &wait_status));
+	/* Nothing of the tree is left, not even a zombie: a survivor would be
+	 * our child now. */
+	errno = 0;
+	survivor = waitpid(-1, &wait_status, WNOHANG);
+	survivor_errno = errno;
+	if (survivor >= 0)
+		kill_children_of_this_process(); /* a failure leaves nothing behind */
 	assert_int_equal(prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0), 0);
-	before = read_number(marker);
-	pause_ms(300); /* six of the writer's periods */
-	after = read_number(marker);
-	assert_int_equal(before, after);
+	assert_int_equal(survivor, -1);
+	assert_int_equal(survivor_errno, ECHILD);
 }
 
 static void test_lifeline_status_reader_killed_ends_the_tree(void **state)
@@ -2026,6 +2136,74 @@ static void test_require_supervisor_fails_closed_without_one(void **state)
 	assert_false(tl_exists(mark));
 }
 
+/* The supervisor's refusals reach the status channel as `denied` records
+ * naming the inode decided on (doc/SPEC.md 12): each once, between
+ * `started` and `exit`; a chmod inside the grants is no refusal. */
+static void test_status_records_the_supervisors_refusals(void **state)
+{
+	struct workdir *dir = *state;
+	char script[4 * PATH_MAX], want[PATH_MAX + 64];
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--rw", NULL, "--",
+			       "/bin/sh", "-c", script, NULL };
+	struct launcher_record records[8];
+	struct run_result result;
+	char object[PATH_MAX];
+
+	if (!supervisor_possible)
+		skip();
+	argv[6] = dir->inside;
+	format_into(script, sizeof(script),
+		    "touch '%s/f'; chmod 600 '%s/f'; chmod 600 '%s'; chmod 600 '%s'; exit 0",
+		    dir->inside, dir->inside, dir->outside, dir->outside);
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	assert_int_equal(parse_records(&result, records, 8), 4);
+	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_DENIED);
+	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_EXIT);
+	format_into(want, sizeof(want), "denied metadata chmod %s\n", dir->outside);
+	assert_non_null(strstr(result.records, want));
+	assert_true(launcher_object_decode(records[2].text, records[2].text_length, object,
+					   sizeof(object)) > 0);
+	assert_string_equal(object, dir->outside);
+}
+
+/* At most LAUNCHER_DENIED_MAX `denied` records, however many refusals. */
+static void test_status_denied_records_are_bounded(void **state)
+{
+	struct workdir *dir = *state;
+	char script[2 * PATH_MAX];
+	const char *argv[] = { launcher, "--status-fd", "3", "--ro", "/", "--", "/bin/sh", "-c",
+			       script, NULL };
+	struct launcher_record records[LAUNCHER_DENIED_MAX + 8];
+	struct run_result result;
+	size_t n, denied = 0;
+
+	if (!supervisor_possible)
+		skip();
+	for (int i = 1; i <= 40; i++) {
+		char name[PATH_MAX + 16];
+		int fd;
+
+		format_into(name, sizeof(name), "%s/%d", dir->outside, i);
+		fd = open(name, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	format_into(script, sizeof(script),
+		    "cd '%s' && for i in $(seq 1 40); do chmod 600 $i; done; exit 0",
+		    dir->outside);
+	run_with_channel(argv, &result);
+
+	assert_int_equal(result.status, 0);
+	n = parse_records(&result, records, LAUNCHER_DENIED_MAX + 8);
+	for (size_t i = 0; i < n; i++)
+		denied += records[i].kind == LAUNCHER_RECORD_KIND_DENIED;
+	assert_int_equal(denied, LAUNCHER_DENIED_MAX);
+	assert_int_equal(records[n - 1].kind, LAUNCHER_RECORD_KIND_EXIT);
+}
+
 static void test_require_supervisor_runs_where_it_can(void **state)
 {
 	const char *argv[] = { launcher, "--status-fd", "3", "--require-supervisor",
@@ -2138,6 +2316,8 @@ static int run_enforcement_tests(void)
 						make_workdir, remove_workdir),
 		cmocka_unit_test_setup_teardown(test_grandchild_write_outside_is_denied,
 						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_rename_and_link_across_directories_inside_a_grant,
+						make_workdir, remove_workdir),
 		cmocka_unit_test(test_dev_shm_not_writable_under_read_only),
 		cmocka_unit_test(test_dev_null_writable_under_read_only),
 		cmocka_unit_test_setup_teardown(test_missing_rule_path_is_fatal,
@@ -2203,6 +2383,10 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test_setup_teardown(test_require_supervisor_fails_closed_without_one,
 						make_workdir, remove_workdir),
 		cmocka_unit_test(test_require_supervisor_runs_where_it_can),
+		cmocka_unit_test_setup_teardown(test_status_records_the_supervisors_refusals,
+						make_workdir, remove_workdir),
+		cmocka_unit_test_setup_teardown(test_status_denied_records_are_bounded,
+						make_workdir, remove_workdir),
 		cmocka_unit_test_setup_teardown(test_supervisor_mediates_chmod_by_grant,
 						make_workdir, remove_workdir),
 	};

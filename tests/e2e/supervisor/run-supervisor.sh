@@ -9,11 +9,37 @@
 # code. Runs as the caller, and when that is root, again as uid 65534
 # (setpriv). Exits 77 where the kernel cannot supervise, unless
 # CONFINE_MUST_WORK=1.
+#
+# As root, two things keep the run to itself (tests/escape/README.md,
+# "Isolation"):
+# - it re-executes itself in a private mount namespace where /dev/null is
+#   a device node of its own (the same char 1:3, on a small tmpfs, bound
+#   over /dev/null): the bwrap control below chmods the caller's /dev/null,
+#   and the checks compare its ctime, which must be neither the host's
+#   (another test's check reading it would see it move) nor moved by
+#   anyone else;
+# - the programs both halves run are copies in a root-owned directory uid
+#   65534 can read (tests/helpers/stage.sh): the checkout may be closed to
+#   it (a clone under /root), and a half whose driver cannot start would
+#   otherwise pass every "nothing happened" check having tried nothing.
+#   Each half first proves its driver runs a command (a precondition
+#   check); if it cannot, the half fails there and stops.
 set -u
 
 LAUNCHER=${SUPERVISE_LAUNCHER:-}
 if [ -n "$LAUNCHER" ]; then MODE=launcher; else MODE=driver; DRIVER=${SUPERVISE_DRIVER:?}; fi
 ESCAPE=${SUPERVISE_ESCAPE:?}
+SELF=$(realpath "$0")
+
+if [ "$(id -u)" = 0 ] && [ -z "${CONFINE_SUPERVISOR_OUTER_MNTNS:-}" ]; then
+	if ! command -v unshare >/dev/null || ! unshare --mount --propagation private true 2>/dev/null; then
+		echo "# unshare --mount fails here: root's run would chmod the host's /dev/null"
+		exit 1
+	fi
+	CONFINE_SUPERVISOR_OUTER_MNTNS=$(readlink /proc/self/ns/mnt) || exit 1
+	export CONFINE_SUPERVISOR_OUTER_MNTNS
+	exec unshare --mount --propagation private -- bash "$SELF" "$@"
+fi
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=$(command -v python3)
 
@@ -41,6 +67,37 @@ fi
 
 BASE=$(mktemp -d /tmp/confine-supervisor-XXXXXX)
 chmod 755 "$BASE"
+STAGE=
+cleanup() {
+	for f in "$BASE"/*/outside/daemon.pgid; do
+		[ -s "$f" ] && kill -- "-$(cat "$f")" 2>/dev/null
+	done
+	chattr -R -d "$BASE" 2>/dev/null
+	[ -n "$STAGE" ] && rm -rf "$STAGE"
+	rm -rf "$BASE"
+}
+trap cleanup EXIT
+
+if [ "$(id -u)" = 0 ]; then
+	# In the private mount namespace (above): a /dev/null of this run's own.
+	[ "${CONFINE_SUPERVISOR_OUTER_MNTNS:-}" != "$(readlink /proc/self/ns/mnt)" ] || {
+		echo "# not in a private mount namespace: refusing to touch the host's /dev/null"; exit 1; }
+	mkdir "$BASE/dev" &&
+		mount -t tmpfs -o size=64k,mode=0755 confine-supervisor-dev "$BASE/dev" &&
+		mknod -m 666 "$BASE/dev/null" c 1 3 &&
+		mount --bind "$BASE/dev/null" /dev/null &&
+		[ "$(stat -c '%i %t:%T' /dev/null)" = "$(stat -c '%i %t:%T' "$BASE/dev/null")" ] || {
+		echo "# could not put a private device node over /dev/null"; exit 1; }
+	# The programs, where uid 65534 can reach them.
+	. "$(dirname "$SELF")/../../helpers/stage.sh" || exit 1
+	stage_make || exit 1
+	ESCAPE=$(stage_copy "$ESCAPE" supervise-escape) || exit 1
+	if [ $MODE = launcher ]; then
+		LAUNCHER=$(stage_copy "$LAUNCHER" landlock-run) || exit 1
+	else
+		DRIVER=$(stage_copy "$DRIVER" supervise-driver) || exit 1
+	fi
+fi
 if [ $MODE = launcher ]; then
 	# The driver's command line on the launcher: `--rw WS
 	# [--allow-unix-socket P] -- CMD`. CONFINE_TEST_SUPERVISE_PARTIAL=1
@@ -58,14 +115,6 @@ EOF
 else
 	NESTED_RC=77
 fi
-cleanup() {
-	for f in "$BASE"/*/outside/daemon.pgid; do
-		[ -s "$f" ] && kill -- "-$(cat "$f")" 2>/dev/null
-	done
-	chattr -R -d "$BASE" 2>/dev/null
-	rm -rf "$BASE"
-}
-trap cleanup EXIT
 
 # as USER CMD...: run CMD as the suite's user ("" = the caller)
 as() {
@@ -100,6 +149,18 @@ while True:
 	for _ in $(seq 50); do [ -S "$OUT/dgram" ] && break; sleep 0.1; done
 }
 
+# Sends a "sentinel" datagram to the sink and waits until its log holds it.
+# The sink reads its queue in order, so every datagram sent before has been
+# logged by then: a rendezvous, not a pause (the 600 polls, 60 s at least,
+# only bound a sink that died).
+sentinel() {
+	as "$PY" -c 'import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.sendto(b"sentinel", sys.argv[1])' "$OUT/dgram"
+	for _ in $(seq 600); do grep -q sentinel "$OUT/dgram.log" && return 0; sleep 0.1; done
+	return 1
+}
+
 suite() {
 	RUNAS=$1
 	label=${2}
@@ -112,6 +173,20 @@ suite() {
 	echo data > "$WS/f"; chmod 644 "$WS/f"
 	touch "$OUT/dgram.log"
 	[ -n "$RUNAS" ] && chown -R "$RUNAS:$RUNAS" "$ROOT"
+
+	# Precondition: this caller can run the programs and the driver runs a
+	# command under supervision. Without it every check below that proves
+	# "nothing happened" would pass having tried nothing: the half stops.
+	local pre=ok out
+	if [ -n "$RUNAS" ] && ! stage_check "$RUNAS" "$ESCAPE" "$DRIVER" ${LAUNCHER:+"$LAUNCHER"}; then
+		pre="the staged programs are out of uid $RUNAS's reach"
+	elif ! out=$(sup -- "$ESCAPE" threads "$WS" 1 2>&1) || ! echo "$out" | grep -q 'failures=0'; then
+		pre="the driver does not run a command here: $(echo "$out" | head -c 300 | tr '\n' ' ')"
+	fi
+	check "precondition: $label's driver runs the helper under supervision ($pre)" [ "$pre" = ok ]
+	[ "$pre" = ok ] || return
+	rm -f "$WS/t0"
+
 	start_daemons
 
 	# ---- escapes: each with its unconfined control ----
@@ -208,13 +283,37 @@ suite() {
 	check "  ... relative to the cwd too" sh -c "echo '$out' | grep -q 'connect EACCES'"
 	out=$(sup --allow-unix-socket "$OUT/sock" -- "$ESCAPE" connect "$OUT/sock")
 	check "an allowed socket outside connects (allowUnixSockets)" sh -c "echo '$out' | grep -q 'reply pong'"
+	# A shared writable grant (--rw-shared: the host's /dev/shm under
+	# workspace-write): files may be written there, but another program's
+	# socket under it is not reached (issue 21); a writable grant below it
+	# is the command's own again.
+	out=$(sup --rw-shared "$OUT" -- "$ESCAPE" connect "$OUT/sock")
+	check "connect to a socket under a --rw-shared grant refused EACCES" \
+		sh -c "echo '$out' | grep -q 'connect EACCES'"
+	out=$(sup --rw-shared "$OUT" -- "$ESCAPE" sendto "$OUT/dgram"); sleep 0.2
+	check "  ... sendto a datagram socket there too" \
+		sh -c "[ ! -s '$OUT/dgram.log' ] && echo '$out' | grep -q 'EACCES'"
+	out=$(sup --rw-shared "$OUT" --allow-unix-socket "$OUT/sock" -- "$ESCAPE" connect "$OUT/sock")
+	check "  ... unless it is an allowed socket" sh -c "echo '$out' | grep -q 'reply pong'"
+	sup --rw-shared "$OUT" -- chmod 600 "$OUT/f" 2>/dev/null
+	check "  ... while metadata under it is allowed (chmod)" [ "$(mode "$OUT/f")" = 600 ]
+	as chmod 644 "$OUT/f"
+	check "  ... and a socket in a --rw grant below it is reached" \
+		as "$DRIVER" --rw-shared "$ROOT" --rw "$WS" -- "$PY" -c '
+import os, socket, sys
+p = os.path.join(sys.argv[1], "shared.sock")
+s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(1)
+c = socket.socket(socket.AF_UNIX); c.connect(p); c.sendall(b"ping")
+a, _ = s.accept(); assert a.recv(4) == b"ping"
+os.unlink(p)
+' "$WS"
 
-	as "$ESCAPE" sendmsg "$OUT/dgram" >/dev/null; sleep 0.2
+	as "$ESCAPE" sendmsg "$OUT/dgram" >/dev/null; sentinel
 	check "control: sendmsg to the outside datagram socket works unconfined" grep -q escaped "$OUT/dgram.log"
 	: > "$OUT/dgram.log"
-	out=$(sup -- "$ESCAPE" sendmsg "$OUT/dgram"; sup -- "$ESCAPE" sendto "$OUT/dgram"); sleep 0.2
+	out=$(sup -- "$ESCAPE" sendmsg "$OUT/dgram"; sup -- "$ESCAPE" sendto "$OUT/dgram"); sentinel
 	check "sendmsg/sendto to an outside datagram socket refused EACCES" \
-		sh -c "[ ! -s '$OUT/dgram.log' ] && [ \"\$(echo '$out' | grep -c EACCES)\" = 2 ]"
+		sh -c "[ \"\$(cat '$OUT/dgram.log')\" = sentinel ] && [ \"\$(echo '$out' | grep -c EACCES)\" = 2 ]"
 
 	out=$(as "$ESCAPE" own-listener "$OUT/f" 777)
 	check "control: unconfined, the command's own listener installs and answers CONTINUE" \
@@ -298,6 +397,10 @@ launcher_only() {
 	check "nested launcher: its layers lack supervisor ($layers)" \
 		sh -c "echo '$layers' | grep -q '^layers ' && ! echo '$layers' | grep -q supervisor"
 
+	as rm -f "$OUT/shared-write"
+	as "$LAUNCHER" --ro / --rw-shared "$OUT" -- sh -c "echo x > '$OUT/shared-write'"
+	check "--rw-shared is a writable grant for files" [ -s "$OUT/shared-write" ]
+
 	as chmod 644 "$WS/f"
 	as "$LAUNCHER" --ro / -- chmod 600 "$WS/f" 2>/dev/null
 	check "read-only mode: chmod refused everywhere, the workspace too" [ "$(mode "$WS/f")" = 644 ]
@@ -314,8 +417,10 @@ launcher_only() {
 	check "  ... it is still writable" [ $? = 0 ]
 }
 
-# Root under bwrap: the host's /dev/null, bound by --dev /dev, is the
-# caller's (root's) to chmod unless something stops it (limit 7).
+# Root under bwrap: the caller's /dev/null, bound by --dev /dev, is the
+# caller's (root's) to chmod unless something stops it (limit 7). Here the
+# caller's /dev/null is this run's own char 1:3 node (see the top), so the
+# control changes no one else's.
 bwrap_rung() {
 	label=bwrap
 	local bw=(bwrap --ro-bind / / --dev /dev --unshare-pid --unshare-ipc --proc /proc
@@ -329,10 +434,10 @@ bwrap_rung() {
 	before=$(stat -c '%a %Z' /dev/null); sleep 1.1
 	out=$("${bw[@]}" "$LAUNCHER" --best-effort --ro / --rw /dev/null -- \
 		sh -c 'chmod 666 /dev/null; echo rc=$?' 2>&1)
-	check "bwrap + launcher: chmod of the host's /dev/null refused ($out), mode and ctime unchanged" \
+	check "bwrap + launcher: chmod of the caller's /dev/null refused ($out), mode and ctime unchanged" \
 		sh -c "echo '$out' | grep -q 'rc=1' && [ \"\$(stat -c '%a %Z' /dev/null)\" = '$before' ]"
 	"${bw[@]}" sh -c 'chmod 666 /dev/null'
-	check "control: bwrap alone changes the host's /dev/null (ctime moves)" \
+	check "control: bwrap alone changes the caller's /dev/null (ctime moves)" \
 		[ "$(stat -c '%a %Z' /dev/null)" != "$before" ]
 	chmod "$mode0" /dev/null
 	check "  ... restored to $mode0" [ "$(stat -c %a /dev/null)" = "$mode0" ]

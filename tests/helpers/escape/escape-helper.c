@@ -11,15 +11,18 @@
  *
  *   tiocsti TEXT               push TEXT into fd 0's input queue (TIOCSTI)
  *   ptrace PID                 PTRACE_ATTACH to PID; on success kill it
- *   connect-unix SOCK MSG      connect to a pathname socket and send MSG
+ *   connect-unix SOCK MSG      connect to a pathname socket and send MSG;
+ *                              once sent, wait for the peer to close (a
+ *                              serve-unix daemon closes after acting on it)
  *   setxattr PATH NAME VALUE   set an extended attribute
  *   write-fd FD TEXT           write TEXT to an inherited descriptor
  *   handle-write PATH TEXT     reopen PATH for writing by file handle
  *                              (name_to_handle_at + open_by_handle_at), a
  *                              route that skips path lookup; append TEXT
  *   serve-unix SOCK FILE       harness: listen on SOCK in a child that appends
- *                              what it receives to FILE; prints the child's
- *                              pid once listening, then returns
+ *                              what it receives to FILE, then closes the
+ *                              connection; prints the child's pid once
+ *                              listening, then returns
  *   pty-run RESULT -- ARGV...  harness: run ARGV with a new pty as its
  *                              controlling terminal and stdio; afterwards
  *                              write "injected=N" to RESULT, N the bytes that
@@ -58,6 +61,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
@@ -152,6 +156,17 @@ static int do_connect_unix(const char *path, const char *message)
 		return report("connect-unix", errno);
 	if (write(fd, message, length) != (ssize_t)length)
 		return report("connect-unix", errno);
+	/* Until the peer closes: a serve-unix daemon does once it has acted
+	 * on the message, so whoever checks its file afterwards needs no pause
+	 * (a rendezvous; the 60 s only bound a peer that never closes). */
+	(void)shutdown(fd, SHUT_WR);
+	{
+		struct pollfd peer = { fd, POLLIN, 0 };
+		char byte;
+
+		if (poll(&peer, 1, 60000) > 0)
+			(void)!read(fd, &byte, 1);
+	}
 	close(fd);
 	return report("connect-unix", 0);
 }
@@ -194,15 +209,17 @@ static int do_serve_unix(const char *path, const char *file)
 		if (connection < 0)
 			continue;
 		n = read(connection, buffer, sizeof(buffer));
-		close(connection);
-		if (n <= 0)
-			continue;
-		/* An unconfined daemon doing what a confined client asked. */
-		out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (out >= 0) {
-			(void)!write(out, buffer, (size_t)n);
-			close(out);
+		if (n > 0) {
+			/* An unconfined daemon doing what a confined client asked. */
+			out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+			if (out >= 0) {
+				(void)!write(out, buffer, (size_t)n);
+				close(out);
+			}
 		}
+		/* Closed after the write: a client waiting for the close knows
+		 * the file holds what it sent (connect-unix). */
+		close(connection);
 	}
 }
 
