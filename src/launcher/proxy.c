@@ -16,7 +16,7 @@
  * SOCKS5 reply 0x02, and one "landlock-run: network: ..." line on stderr.
  *
  * Bounds: MAX_CONNS connections (more are accepted and closed at once),
- * three descriptors each at most, 2 * BUF_SIZE bytes each, allocated
+ * three descriptors each at most, 2 * BUF_SIZE bytes each (128 KiB), allocated
  * when a connection is accepted.
  *
  * Limits (doc/SPEC.md 15): IPv4 destinations only (A records); no DNS
@@ -48,7 +48,7 @@
 #include "ruleset.h"
 
 #define MAX_CONNS 256
-#define BUF_SIZE (64U * 1024U)
+#define BUF_SIZE (128U * 1024U)
 #define HEAD_MAX (8U * 1024U)
 #define HEAD_SECONDS 30
 #define RESOLVE_SECONDS 5
@@ -112,6 +112,7 @@ struct conn {
 	unsigned char *down; /* upstream -> client */
 	size_t down_len;
 	bool client_eof, upstream_eof, up_shut, down_shut;
+	uint32_t client_events, upstream_events; /* as last armed: no needless epoll_ctl */
 	time_t deadline;     /* 0: none */
 };
 
@@ -250,9 +251,14 @@ static void rearm(struct conn *c)
 		if (c->up_len > 0)
 			ue |= EPOLLOUT;
 	}
-	watch(c->client, key(i, 0), ce, false);
-	if (c->upstream >= 0)
+	if (ce != c->client_events) {
+		watch(c->client, key(i, 0), ce, false);
+		c->client_events = ce;
+	}
+	if (c->upstream >= 0 && ue != c->upstream_events) {
 		watch(c->upstream, key(i, 1), ue, false);
+		c->upstream_events = ue;
+	}
 }
 
 /* ---- answers --------------------------------------------------------------- */
@@ -353,6 +359,7 @@ static void start_connect(struct conn *c)
 	c->state = ST_CONNECT;
 	c->deadline = now() + CONNECT_SECONDS;
 	watch(c->upstream, key(i, 1), EPOLLOUT, true);
+	c->upstream_events = EPOLLOUT;
 	rearm(c);
 }
 
@@ -783,6 +790,7 @@ static void accept_one(int listener)
 	conns[i].client = fd;
 	conns[i].state = ST_HEAD;
 	conns[i].deadline = now() + HEAD_SECONDS;
+	conns[i].client_events = EPOLLIN;
 	watch(fd, key(i, 0), EPOLLIN, true);
 }
 
