@@ -115,7 +115,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	 * (Python multiprocessing, compilers' jobservers) work read-only. */
 	static const char *const extra_ro[] = { "--best-effort", "--rw", "/dev/shm", NULL };
 	int fd = cf_launcher_image_fd();
-	confine_policy inner;
+	confine_policy inner, outer;
 	char **argv = NULL, **tokens = NULL;
 	char self[PATH_MAX];
 	int r;
@@ -137,9 +137,27 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 			return -ENOSYS;
 	}
 	memset(&inner, 0, sizeof inner);
+	memset(&outer, 0, sizeof outer);
 	if ((r = cf_policy_copy_into(&inner, policy)) < 0)
 		return r;
-	inner.network = CONFINE_NETWORK_ON;
+	/* The network allowlist (doc/SPEC.md 15): bwrap keeps the host's
+	 * network namespace and the launcher inside hosts the proxy, with the
+	 * Landlock rung's one way out (its port rule, the supervisor's
+	 * address check, seccomp's families). Elsewhere bwrap cuts. */
+	if (confine_policy_network_allowlist(policy)) {
+		if ((r = cf_policy_copy_into(&outer, policy)) < 0) {
+			cf_policy_clear(&inner);
+			return r;
+		}
+		outer.network = CONFINE_NETWORK_ON;
+		confine_strv_free(outer.network_allow);
+		confine_strv_free(outer.network_deny);
+		outer.network_allow = outer.network_deny = NULL;
+		outer.network_allow_local = false;
+		policy = &outer;
+	} else {
+		inner.network = CONFINE_NETWORK_ON;
+	}
 	/* The temp area inside is bwrap's private /tmp, in both modes (its
 	 * --tmpfs /tmp: workspace-write, or read-only with private_temp). */
 	if (inner.mode == CONFINE_MODE_WORKSPACE_WRITE || inner.private_temp) {
@@ -165,6 +183,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		                            &argv);
 	confine_strv_free(tokens);
 	cf_policy_clear(&inner);
+	cf_policy_clear(&outer);
 	if (r < 0) {
 		confine_strv_free(argv);
 		return r;

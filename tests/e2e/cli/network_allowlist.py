@@ -8,11 +8,12 @@ UDP listener that records what reaches it, and, where the host has IPv6, a
 second origin on ::1. Names reach the origin through the test-only resolver
 map (CONFINE_TEST_PROXY_HOSTS: "127.0.0.1 allowed.test other.test").
 
-Landlock rung (the launcher hosts the proxy; the supervisor lets the
-command connect to it alone):
+Both rungs (the launcher hosts the proxy, inside bwrap for a run the
+library spawns, which then keeps the host's network namespace; the
+supervisor lets the command connect to it alone):
 - allowed.test (with --allow-local-network) is reached by curl (HTTP
   through the proxy, CONNECT, SOCKS5 with the name), Python urllib and git
-  clone over http; `confine run` and a `wrap` argv spawned as-is;
+  clone over http; `confine run`, and on Landlock a `wrap` argv spawned as-is;
 - other.test gets the 403 naming the host and the clause network.allow,
   and the launcher's "network: refused" line;
 - without --allow-local-network, allowed.test (which resolves to 127.0.0.1)
@@ -23,8 +24,9 @@ command connect to it alone):
   socket (control as root only), io_uring_setup, SOCKS5 UDP ASSOCIATE
   (answered 0x07) and SOCKS5 with an IP address (0x02);
 - the report: the clause network "allowlist" enforced by the supervisor.
-bwrap rung: the clause is unenforced (no proxy yet: the network stays off),
---require-full refuses, and the allowed name is not reached (network off).
+A bwrap argv for others (`wrap`) has no proxy: its clause is unenforced (the
+network stays off), --require-full refuses it, and spawned, it reaches
+nothing.
 
 Usage: network_allowlist.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
@@ -231,27 +233,35 @@ def run_table(confine, launcher, runner):
               "policy.network:", report["policy"]["network"])
 
         if runner == "bwrap":
+            # An argv for others (wrap) is plain bwrap: no proxy, the network
+            # off, the clause unenforced, and requireFull refuses it.
             check(clause[0]["status"] == "unenforced" and "network" in report["unenforced"],
-                  "bwrap: the allowlist must be reported unenforced:", clause)
-            full = run([confine, "run", "--runner", "bwrap", "-w", ws, "--require-full"] + flags
+                  "bwrap wrap: the allowlist must be reported unenforced:", clause)
+            full = run([confine, "wrap", "--runner", "bwrap", "-w", ws, "--require-full"] + flags
                        + ["--", "true"], env=env)
-            check(full.returncode == 125 and "network" in full.stderr,
-                  "bwrap: --require-full must refuse:", (full.returncode, full.stderr))
-            r = confined("curl -sS -m 10 %s; echo rc=$?" % url, flags)
-            check(BODY not in r.stdout, "bwrap: the network must stay off:", r.stdout)
-            print("ok bwrap %s: allowlist unenforced (network off), --require-full refuses"
-                  % user)
-            return 0
-
+            check(full.returncode == 125 and "network" in full.stdout + full.stderr,
+                  "bwrap wrap: --require-full must refuse:", (full.returncode, full.stdout))
+            spawned = subprocess.run(report["argv"][:-1] + ["curl", "-sS", "-m", "10", url],
+                                     env=report["env"], cwd=ws, capture_output=True, text=True,
+                                     timeout=120, start_new_session=True)
+            check(BODY not in spawned.stdout, "bwrap wrap argv: the network must stay off:",
+                  spawned.stdout)
+            print("ok bwrap %s: a wrap argv reports the allowlist unenforced (network off), "
+                  "--require-full refuses it" % user)
+            # A run the library spawns: the launcher inside bwrap hosts it.
+            b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--require-full"]
+                    + flags + ["-c", "true"], env=env)
+            out = json.loads(b.stdout)
+            clause = [c for c in out["sandbox"]["clauses"] if c["clause"] == "network"]
         check(clause[0]["status"] == "enforced" and clause[0]["layers"] == ["supervisor"],
-              "landlock: the allowlist clause:", clause)
+              "%s: the allowlist clause:" % runner, clause)
 
         # The allowance: curl (proxy, CONNECT, SOCKS5 by name), urllib, git.
         for how, cmd in (("http", "curl -sS -m 20 %s" % url),
                          ("connect", "curl -sS -m 20 --proxytunnel %s" % url),
                          ("socks5h", "curl -sS -m 20 --proxy \"$ALL_PROXY\" %s" % url)):
             r = confined(cmd, flags)
-            check(r.stdout.strip() == BODY, "landlock %s: allowed.test not reached:" % how,
+            check(r.stdout.strip() == BODY, "%s %s: allowed.test not reached:" % (runner, how),
                   (r.stdout, r.stderr))
         r = run([confine, "run", "--runner", runner, "-w", ws] + flags
                 + ["--", sys.executable, "-c", PY_URLLIB, url], env=env)
@@ -260,37 +270,40 @@ def run_table(confine, launcher, runner):
                      % port, flags)
         check("cloned-through-the-proxy" in r.stdout, "landlock git clone:", (r.stdout, r.stderr))
         shutil.rmtree(os.path.join(ws, "clone"), ignore_errors=True)
-        # The wrap argv, spawned as a harness would.
-        spawned = subprocess.run(report["argv"][:-1] + ["curl", "-sS", "-m", "20", url],
+        # The wrap argv, spawned as a harness would (Landlock: the launcher
+        # it names hosts the proxy).
+        spawned = subprocess.run(report["argv"][:-1] + ["curl", "-sS", "-m", "20", url]
+                                 if runner == "landlock" else ["true"],
                                  env=report["env"], cwd=ws, capture_output=True, text=True,
                                  timeout=120, start_new_session=True)
-        check(spawned.stdout.strip() == BODY, "landlock wrap argv:",
-              (spawned.stdout, spawned.stderr))
+        if runner == "landlock":
+            check(spawned.stdout.strip() == BODY, "landlock wrap argv:",
+                  (spawned.stdout, spawned.stderr))
 
         # The refusals, answered at once.
         r = confined("curl -sS -m 20 -i http://other.test:%d/index.html" % port, flags)
         check("403" in r.stdout and '"other.test"' in r.stdout and "network.allow" in r.stdout,
-              "landlock: other.test must get the 403:", (r.stdout, r.stderr))
+              "%s: other.test must get the 403:" % runner, (r.stdout, r.stderr))
         check('network: refused (not on network.allow) other.test' in r.stderr,
-              "landlock: the launcher's line:", r.stderr)
+              "%s: the launcher's line:" % runner, r.stderr)
         # ... and is a denial of the outcome, with the network marker.
         b = run([confine, "bash", "--json", "--runner", runner, "-w", ws] + flags
                 + ["-c", "curl -sS -m 20 http://other.test:%d/index.html" % port], env=env)
         out = json.loads(b.stdout)
         check({"op": "connect", "address": "other.test:%d" % port, "clause": "network"}
               in out["sandbox"]["denials"] and out["sandbox"]["networkDenied"],
-              "landlock: the refusal must be a denial:", out["sandbox"])
+              "%s: the refusal must be a denial:" % runner, out["sandbox"])
         b = run([confine, "bash", "--runner", runner, "-w", ws] + flags
                 + ["-c", "curl -sS -m 20 http://other.test:%d/index.html" % port], env=env)
         check("[denied: connect other.test:%d (network)]" % port in b.stdout,
-              "landlock: the rendering names the host:", b.stdout)
+              "%s: the rendering names the host:" % runner, b.stdout)
         for how, extra in (("http", ""), ("connect", "--proxytunnel ")):
             r = confined("curl -sS -m 20 -i %s%s" % (extra, url), ["--allow-host", "allowed.test"])
             check(BODY not in r.stdout and "network.allowLocal" in r.stdout,
-                  "landlock %s: a name resolving to 127.0.0.1 must be refused:" % how,
+                  "%s %s: a name resolving to 127.0.0.1 must be refused:" % (runner, how),
                   (r.stdout, r.stderr))
         r = confined("curl -sS -m 20 -i %s" % url, flags + ["--deny-host", "*.test"])
-        check("403" in r.stdout and BODY not in r.stdout, "landlock: deny wins:", r.stdout)
+        check("403" in r.stdout and BODY not in r.stdout, "%s: deny wins:" % runner, r.stdout)
 
         # The ways around it, each with its unconfined control.
         cases = [("direct connect", PY_DIRECT, [str(port)]),
@@ -306,12 +319,12 @@ def run_table(confine, launcher, runner):
         for name, script, args in cases:
             before = len(udp.got)
             inside, outside = attack(confine, runner, flags, ws, script, *args, env=env)
-            check(inside.startswith("FAILED"), "landlock %s: must fail confined:" % name, inside)
-            check(outside == "OK", "landlock %s: the unconfined control must work:" % name,
+            check(inside.startswith("FAILED"), "%s %s: must fail confined:" % (runner, name), inside)
+            check(outside == "OK", "%s %s: the unconfined control must work:" % (runner, name),
                   outside)
             if name.startswith("udp"):
                 check(len(udp.got) == before + 1, "udp: only the control may arrive:", udp.got)
-            print("ok landlock %s: %s confined (%s), control %s" % (user, name, inside, outside))
+            print("ok %s %s: %s confined (%s), control %s" % (runner, user, name, inside, outside))
         # The proxy's port on 127.0.0.2: only the supervisor can refuse it.
         p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
                              + ["--", sys.executable, "-c", PY_SAME_PORT], env=env,
@@ -331,18 +344,18 @@ def run_table(confine, launcher, runner):
         threading.Thread(target=answer, daemon=True).start()
         out, err = p.communicate("go\n", timeout=120)
         check(out.strip().startswith("FAILED") and "Permission denied" in out,
-              "landlock: 127.0.0.2 on the proxy's port must be refused:", (out, err))
+              "%s: 127.0.0.2 on the proxy's port must be refused:" % runner, (out, err))
         c = socket.create_connection(("127.0.0.2", proxy_port), timeout=10)
         check(c.recv(100) == b"listener", "control: 127.0.0.2 on the proxy's port answers")
         c.close()
         listener.close()
-        print("ok landlock %s: the proxy's port on 127.0.0.2 refused (%s), control OK"
-              % (user, out.strip()))
+        print("ok %s %s: the proxy's port on 127.0.0.2 refused (%s), control OK"
+              % (runner, user, out.strip()))
         # The proxy variables cleared: a direct request resolves nothing.
         r = confined("env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy "
                      "curl -sS -m 10 --noproxy '*' http://127.0.0.1:%d/index.html; echo rc=$?"
                      % port, flags)
-        check(BODY not in r.stdout, "landlock: proxy variables cleared must not help:", r.stdout)
+        check(BODY not in r.stdout, "%s: proxy variables cleared must not help:" % runner, r.stdout)
         control = run(["curl", "-sS", "-m", "10", "--noproxy", "*",
                        "http://127.0.0.1:%d/index.html" % port], env=env)
         check(BODY in control.stdout, "control: the direct request works unconfined",
@@ -351,11 +364,11 @@ def run_table(confine, launcher, runner):
         for how, args, code in (("udp associate", ["udp"], 7), ("ip address", ["ip", str(port)], 2)):
             r = run([confine, "run", "--runner", runner, "-w", ws] + flags
                     + ["--", sys.executable, "-c", PY_SOCKS] + args, env=env)
-            check(r.stdout.strip() == "REPLY:%d" % code, "landlock socks %s:" % how,
+            check(r.stdout.strip() == "REPLY:%d" % code, "%s socks %s:" % (runner, how),
                   (r.stdout, r.stderr))
-        print("ok landlock %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git, "
+        print("ok %s %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git, "
               "wrap argv); other.test 403; local address refused; direct, udp, ipv6, raw, "
-              "io_uring, cleared variables, SOCKS UDP and IP refused" % user)
+              "io_uring, cleared variables, SOCKS UDP and IP refused" % (runner, user))
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
