@@ -366,9 +366,10 @@ def run_table(confine, launcher, runner):
                     + ["--", sys.executable, "-c", PY_SOCKS] + args, env=env)
             check(r.stdout.strip() == "REPLY:%d" % code, "%s socks %s:" % (runner, how),
                   (r.stdout, r.stderr))
-        print("ok %s %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git, "
-              "wrap argv); other.test 403; local address refused; direct, udp, ipv6, raw, "
-              "io_uring, cleared variables, SOCKS UDP and IP refused" % (runner, user))
+        print("ok %s %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git%s); "
+              "other.test 403; local address refused; direct, udp, ipv6, raw, io_uring, "
+              "cleared variables, SOCKS UDP and IP refused"
+              % (runner, user, ", wrap argv" if runner == "landlock" else ""))
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
