@@ -646,8 +646,12 @@ static void http_request(struct conn *c, size_t end)
 		refuse(c, 502, 0, "out of memory");
 		return;
 	}
-	o = (size_t)snprintf((char *)out, HEAD_MAX, "%s %s %s\r\n", method,
-			     path != NULL ? path : "/", version);
+	{
+		int w = snprintf((char *)out, HEAD_MAX, "%s %s %s\r\n", method,
+				 path != NULL ? path : "/", version);
+
+		o = w < 0 ? 0 : (size_t)w < HEAD_MAX ? (size_t)w : HEAD_MAX - 1;
+	}
 	at = line_len + 1;
 	while (at < end) {
 		const unsigned char *nl = memchr(c->up + at, '\n', end - at);
