@@ -459,8 +459,10 @@ typedef struct bench_ctx {
 	 * launcher (--launcher), as a wrap consumer's configuration would;
 	 * prov_landlock_self is not, so its in-process runs use the library's
 	 * sealed in-memory launcher, as `confine run` does. prov_bwrap serves
-	 * both paths: confine() builds the plain argv `wrap` prints, a spawn
-	 * through it the layered one. */
+	 * both paths: confine() builds the argv `wrap` prints (layered: the
+	 * on-disk launcher, --launcher, bound inside bwrap; no status channel),
+	 * a spawn through it the in-process one (the sealed launcher, a status
+	 * channel). */
 	confine_provider *prov_landlock, *prov_landlock_self, *prov_bwrap;
 	char prov_landlock_why[CONFINE_ERROR_MESSAGE_MAX], prov_bwrap_why[CONFINE_ERROR_MESSAGE_MAX];
 	confine_policy *ro, *ww;   /* root: base/ws */
@@ -950,7 +952,7 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	const char *ll_why = ctx->launcher_why, *bw_why = ctx->bwrap_why;
 	const char *pl_why = ctx->prov_landlock_why, *pb_why = ctx->prov_bwrap_why;
 	char ws_arg[PATH_MAX], why_ll[512] = "", why_bw[512] = "";
-	variant vs[28];
+	variant vs[32];
 	size_t nv = 0;
 	unsigned total = o->warmup + o->rounds;
 	long long t_start;
@@ -999,11 +1001,11 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	v = &vs[nv++];
 	add_exec_variant(v, "4a", "", KIND_RUNNER, bw_ro ? cf_strv_copy((const char *const *)bw_ro) : NULL,
 	                 ctx->prov_bwrap != NULL, pb_why);
-	set_message(v->label, sizeof v->label, "bwrap, %zu read-only tokens (`wrap`'s argv)",
+	set_message(v->label, sizeof v->label, "bwrap layered, %zu read-only tokens (`wrap`'s)",
 	            runner_tokens(bw_ro));
 	v = &vs[nv++];
 	add_exec_variant(v, "4b", "", KIND_RUNNER, bw_ww, ctx->prov_bwrap && ctx->ww, pb_why);
-	set_message(v->label, sizeof v->label, "bwrap, %zu workspace-write tokens (`wrap`'s)",
+	set_message(v->label, sizeof v->label, "bwrap layered, %zu ww tokens (`wrap`'s)",
 	            runner_tokens(bw_ww));
 	bw_ww = NULL;
 	v = &vs[nv++];
@@ -1028,6 +1030,15 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	add_exec_variant(v, "4f", "", KIND_RUNNER, strv_without(bw_ro, no_proc_sys), bw_ro != NULL,
 	                 pb_why);
 	set_message(v->label, sizeof v->label, "bwrap, 4a without --ro-bind /proc/sys (%zu)",
+	            runner_tokens(v->argv));
+	/* What `wrap` printed before it was layered: bwrap's read-only tokens
+	 * (with --die-with-parent) around true, no launcher inside. */
+	v = &vs[nv++];
+	add_exec_variant(v, "4g", "", KIND_RUNNER,
+	                 ctx->ro && ctx->bwrap_ok ? direct_argv(ctx->bwrap, confine_profile_bwrap, ctx->ro)
+	                                          : NULL,
+	                 ctx->ro && ctx->bwrap_ok, bw_why);
+	set_message(v->label, sizeof v->label, "bwrap plain, %zu read-only tokens (old `wrap`)",
 	            runner_tokens(v->argv));
 	add_lib_variant(&vs[nv++], "5a", "library, bwrap rung (layered), read-only",
 	                KIND_LIB_THROUGH, ctx->prov_bwrap, ctx->ro, false, pb_why);
@@ -1146,6 +1157,7 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	            2.0);
 	print_ratio(vs, nv, o->rounds, "5a/4c library bwrap / its argv raw", "5a", "4c", 1.10);
 	print_ratio(vs, nv, o->rounds, "4c/4d layered bwrap / plain, same tokens", "4c", "4d", 0);
+	print_ratio(vs, nv, o->rounds, "4a/4g wrap's argv: layered / plain bwrap", "4a", "4g", 0);
 	print_ratio(vs, nv, o->rounds, "2a/1a landlock-run --ro / / bare", "2a", "1a", 0);
 	print_ratio(vs, nv, o->rounds, "3t/3b landlock ww: own temp dir / none", "3t", "3b", 0);
 	print_ratio(vs, nv, o->rounds, "5t/5b bwrap ww: temp dir made (unused) / none", "5t",
@@ -1195,6 +1207,8 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	                 NULL, 0);
 	print_difference(vs, nv, o->rounds, "5t-5b the run's temp dir, bwrap (ms)", "5t", "5b",
 	                 NULL, 0);
+	print_difference(vs, nv, o->rounds, "4a-4g launcher inside `wrap`'s bwrap (execs)", "4a",
+	                 "4g", "1a", 0);
 	print_difference(vs, nv, o->rounds, "4a-4e --unshare-ipc (ms)", "4a", "4e", NULL, 0);
 	print_difference(vs, nv, o->rounds, "4a-4f --ro-bind /proc/sys (ms)", "4a", "4f", NULL, 0);
 	print_difference(vs, nv, o->rounds, "6c-6b natural - pinned bwrap (ms)", "6c", "6b", NULL, 0);

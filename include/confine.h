@@ -492,6 +492,14 @@ typedef struct confine_argv {
 	 * argv a custom backend builds without them. */
 	struct confine_clause *clauses;
 	size_t n_clauses;
+	/* In an argv for another process to spawn that runs the project's
+	 * launcher (bwrap, layered; Landlock): what the launcher will apply,
+	 * in the words of its status channel's `layers` record ("landlock" or
+	 * "landlock-partial", "seccomp", "supervisor"), as predicted on this
+	 * host when the argv was made (doc/SPEC.md 10, 14); NULL-terminated.
+	 * NULL when the argv runs no launcher (Seatbelt, a runnerCommand) and
+	 * in an argv the library spawns itself (its status channel says). */
+	char **layers;
 } confine_argv;
 
 /* The child execs `exec_fd` (fexecve) instead of looking argv[0] up. */

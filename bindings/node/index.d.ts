@@ -179,6 +179,7 @@ export interface Wrap {
   workspaceRoot: string;
   cwd: string;
   unenforced: string[];
+  /** What holds the clauses ("bwrap", "landlock", "seccomp", "supervisor", ...). */
   layers: string[];
   clauses: Clause[];
   policy: Policy;

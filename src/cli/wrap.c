@@ -99,9 +99,12 @@ int cli_command_wrap(cli_context *ctx) {
 			cli_probe_result probe;
 			int status = cli_probe_pinned(ctx, &probe);
 			cli_probe_result_clear(&probe);
-			if (status != 0)
+			if (status != 0) {
+				json_decref(env_json);
 				return status;
+			}
 			if (!probe.verdict.usable) {
+				json_decref(env_json);
 				confine_error_sandbox_unavailable(&err, ctx->policy->mode,
 				                                  probe.runner_failed ? probe.reason : NULL);
 				return cli_report_error(ctx, &err);
@@ -158,8 +161,21 @@ int cli_command_wrap(cli_context *ctx) {
 		json_object_set_new(object, "enforcement",
 		                    json_string(confine_enforcement_name(confined->enforcement)));
 		json_object_set_new(object, "unenforced", lossy_string_array(confined->unenforced));
-		json_object_set_new(object, "layers",
-		                    cli_layers_json(confined->clauses, confined->n_clauses));
+		{
+			/* What holds the clauses, and what the launcher in the argv will
+			 * apply as predicted here (its seccomp deny-list holds no clause
+			 * of its own): doc/SPEC.md 10, 14, 15. */
+			json_t *layers = cli_layers_json(confined->clauses, confined->n_clauses);
+			for (size_t i = 0; layers && confined->layers && confined->layers[i]; i++) {
+				bool seen = false;
+				for (size_t k = 0; k < json_array_size(layers) && !seen; k++)
+					seen = strcmp(json_string_value(json_array_get(layers, k)),
+					              confined->layers[i]) == 0;
+				if (!seen)
+					json_array_append_new(layers, json_string(confined->layers[i]));
+			}
+			json_object_set_new(object, "layers", layers);
+		}
 		json_object_set_new(object, "clauses",
 		                    cli_clauses_json(confined->clauses, confined->n_clauses));
 		for (size_t i = 0; i < confined->n_rules; i++)

@@ -40,6 +40,32 @@
  * that covers every file right SPEC 7 names. */
 #define LAUNCHER_PARTIAL_NOTICE LAUNCHER_PREFIX "partial enforcement (older Landlock ABI)"
 
+/* Printed on stderr before the command starts when the supervisor cannot
+ * run (SPEC 13) and the run goes on without it; %s is one of the words of
+ * launcher_supervisor_missing_word(). For whoever reads stderr without a
+ * status channel it is informational, never a launcher failure. */
+#define LAUNCHER_NO_SUPERVISOR_HEAD "no supervisor ("
+#define LAUNCHER_NO_SUPERVISOR_TAIL                                                   \
+	"): metadata changes and unix socket connects outside the grants are not " \
+	"mediated"
+#define LAUNCHER_NO_SUPERVISOR_FORMAT \
+	LAUNCHER_NO_SUPERVISOR_HEAD "%s" LAUNCHER_NO_SUPERVISOR_TAIL
+/* The whole stderr line for one word, as a string literal. */
+#define LAUNCHER_NO_SUPERVISOR_NOTICE(what) \
+	LAUNCHER_PREFIX LAUNCHER_NO_SUPERVISOR_HEAD what LAUNCHER_NO_SUPERVISOR_TAIL
+
+/* What supervisor-probe.h names as missing, for index 0, 1, ...; NULL past
+ * the end. */
+static inline const char *launcher_supervisor_missing_word(unsigned index)
+{
+	static const char *const words[] = {
+		"user-notification", "pidfd_open", "pidfd_getfd", "process_vm_readv", "proc",
+		"nested-listener",
+	};
+
+	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
+}
+
 /* `landlock-run --probe` prints exactly one of these lines. */
 #define LAUNCHER_PROBE_FULL "landlock: fully enforced"
 #define LAUNCHER_PROBE_PARTIAL "landlock: partially enforced (older ABI)"

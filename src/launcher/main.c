@@ -132,8 +132,7 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 				       "--require-supervisor was given", missing, strerror(-r));
 			return LAUNCHER_EXIT_FAILURE;
 		}
-		report_line("no supervisor (%s): metadata changes and unix socket "
-			    "connects outside the grants are not mediated", missing);
+		report_line(LAUNCHER_NO_SUPERVISOR_FORMAT, missing);
 		return 0;
 	}
 	while (next_grant(invocation, &cursor, &path, &is_writable)) {

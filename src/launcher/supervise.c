@@ -29,6 +29,7 @@
 
 #include "supervise.h"
 #include "supervise-internal.h"
+#include "supervisor-probe.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL /* Linux 6.9 */
@@ -50,58 +51,11 @@ static long pidfd_getfd_syscall(int pidfd, int fd)
 	return syscall(SYS_pidfd_getfd, pidfd, fd, 0);
 }
 
+/* The check is shared with the library, which predicts the launcher's
+ * `layers` for an argv another process spawns (supervisor-probe.h). */
 int supervise_probe(const char **ret_missing)
 {
-	struct seccomp_notif_sizes sizes;
-	uint32_t action = SECCOMP_RET_USER_NOTIF;
-	const char *missing = NULL;
-	int err = 0;
-	int pidfd;
-	char byte = 0;
-	char copy = 1;
-	struct iovec local = { &copy, 1 };
-	struct iovec remote = { &byte, 1 };
-
-	if (syscall(SYS_seccomp, SECCOMP_GET_ACTION_AVAIL, 0, &action) != 0 ||
-	    syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
-		missing = "user-notification";
-		err = -errno;
-	} else if ((pidfd = (int)pidfd_open_syscall(getpid(), 0)) < 0) {
-		missing = "pidfd_open";
-		err = -errno;
-	} else {
-		int dup_fd = (int)pidfd_getfd_syscall(pidfd, pidfd);
-
-		if (dup_fd < 0) {
-			missing = "pidfd_getfd";
-			err = -errno;
-		} else {
-			close(dup_fd);
-		}
-		close(pidfd);
-	}
-	if (missing == NULL &&
-	    process_vm_readv(getpid(), &local, 1, &remote, 1, 0) != 1) {
-		missing = "process_vm_readv";
-		err = -errno;
-	}
-	if (missing == NULL && access("/proc/self/fd", X_OK) != 0) {
-		missing = "proc";
-		err = -errno;
-	}
-	/* Under another supervisor (a nested launcher), its filter refuses
-	 * a second listener. Asking with no program tells without installing
-	 * anything: the filter answers EPERM before the kernel would find
-	 * the NULL program (EFAULT). */
-	if (missing == NULL &&
-	    syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_NEW_LISTENER, NULL) != 0 && errno == EPERM) {
-		missing = "nested-listener";
-		err = -EPERM;
-	}
-	if (ret_missing != NULL)
-		*ret_missing = missing;
-	return err;
+	return launcher_supervisor_probe(ret_missing);
 }
 
 static int identity_of(const char *path, struct sv_identity *ret)

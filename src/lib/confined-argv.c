@@ -21,6 +21,7 @@ void confine_argv_free(confine_argv *confined) {
 	free(confined->rules);
 	confine_strv_free(confined->unenforced);
 	cf_clauses_free(confined->clauses, confined->n_clauses);
+	confine_strv_free(confined->layers);
 	cf_policy_clear(&confined->policy);
 	free(confined);
 }
@@ -46,6 +47,8 @@ int confine_argv_copy(const confine_argv *src, confine_argv **ret) {
 	if (cf_clauses_copy(src->clauses, src->n_clauses, &c->clauses) < 0)
 		goto oom;
 	c->n_clauses = src->n_clauses;
+	if (src->layers && !(c->layers = cf_strv_copy((const char *const *)src->layers)))
+		goto oom;
 	c->argv = cf_strv_copy((const char *const *)src->argv);
 	c->denial_signatures = cf_strv_copy((const char *const *)src->denial_signatures);
 	if (!c->argv || !c->denial_signatures || cf_policy_copy_into(&c->policy, &src->policy) < 0)

@@ -2,14 +2,27 @@
 # SPDX-License-Identifier: MIT
 #
 # run-escape.sh: the escape suite's driver. Reads a table of cases
-# (tests/escape/cases.txt), runs each one through the real `confine run`
-# under each Linux rung (bwrap, landlock) and each mode the case names, each
+# (tests/escape/cases.txt), runs each one through the real `confine run`,
+# and again through the argv the real `confine wrap` prints (spawned as a
+# harness would: --paths), under each Linux rung (bwrap, landlock) and each
+# mode the case names, each
 # time with a fresh workspace and a fresh victim directory under $HOME, and
 # proves on disk that nothing outside the allowed area changed (or, for a
 # must-work case, that the effect happened).
 #
-# Usage: run-escape.sh [--rungs bwrap,landlock] [--only ID[,ID...]]
-#                      [--report FILE] [--keep] [--also-nonroot] CASES_FILE
+# Usage: run-escape.sh [--rungs bwrap,landlock] [--paths run,wrap]
+#                      [--only ID[,ID...]] [--report FILE] [--keep]
+#                      [--also-nonroot] CASES_FILE
+#
+# --paths: how each case reaches its rung. run (the library spawns the
+# command itself: `confine run`, or `confine bash` for a "bash:" command)
+# and wrap (a harness spawns the argv `confine wrap` prints, as doc/SPEC.md
+# 10 says: tests/escape/wrap-harness.py stands where confine stands). Both
+# by default. A wrap result names its rung wrap-bwrap, wrap-landlock or
+# wrap-none; RUNG stays the rung itself and ESCAPE_PATH says which path.
+# The wrap path needs WRAP_HARNESS (tests/helpers/escape/wrap-harness.c,
+# built); without it that path is skipped (a failure with
+# CONFINE_MUST_WORK=1).
 #
 # --also-nonroot: when run as root, after the root pass, create a throwaway
 # user (useradd, home under /home), run the whole table again as that user
@@ -29,6 +42,7 @@
 #   LANDLOCK_RUN       the build tree's landlock-run (for nested attempts and
 #                      the rung's availability check)
 #   ESCAPE_HELPER      tests/helpers/escape/escape-helper, built
+#   WRAP_HARNESS       tests/helpers/escape/wrap-harness, built (the wrap path)
 #   CONFINE_MUST_WORK  1: a rung that is unavailable is a failure, not a skip
 #
 # Table format: one case per line, fields separated by " :: ":
@@ -52,6 +66,8 @@
 #                    changes and the check holds (a policy or runner that
 #                    must not be accepted)
 #           skip     not meaningful on this rung
+#         On the wrap path an override "WORD@wrap-RUNG" (or "WORD@wrap",
+#         every rung) comes first, then "WORD@RUNG", then the leading word.
 # setup   bash run unconfined before the snapshot ("-": none); exit 77 skips
 #         the case. It may write $CTL/wsarg (the -w argument, default the
 #         workspace), $CTL/env (KEY=VALUE lines added to confine's
@@ -68,7 +84,8 @@
 # dir), WS (the -w argument), REALWS (the workspace directory), VICTIM (the
 # victim directory, outside the workspace), CTL (harness-private dir, not
 # snapshotted), OUTPID (a process outside the sandbox, cwd in VICTIM), MARK
-# (a unique token for paths outside BASE), RUNG, MODE, CONFINE, LANDLOCK_RUN,
+# (a unique token for paths outside BASE), RUNG, MODE, ESCAPE_PATH (run or
+# wrap), CONFINE, LANDLOCK_RUN,
 # HELPER, ESCAPE_PREFIX (tests/escape/prefix.sh, forms a setup can put in
 # $CTL/prefix); and to check only: STATUS (confine's exit status), OUT, ERR (files
 # holding its stdout and stderr).
@@ -83,6 +100,7 @@ die() { printf 'run-escape: %s\n' "$*" >&2; exit 99; }
 
 all_args=("$@")
 rungs_wanted=bwrap,landlock
+paths_wanted=run,wrap
 only=
 report=
 keep=0
@@ -91,6 +109,7 @@ user_label=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--rungs) rungs_wanted=$2; shift 2 ;;
+	--paths) paths_wanted=$2; shift 2 ;;
 	--only) only=$2; shift 2 ;;
 	--report) report=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
@@ -151,6 +170,22 @@ LANDLOCK_RUN=${LANDLOCK_RUN:-}
 [ -n "$LANDLOCK_RUN" ] && LANDLOCK_RUN=$(realpath "$LANDLOCK_RUN")
 ESCAPE_PREFIX=$(dirname "$(realpath "$0")")/prefix.sh
 export CONFINE HELPER LANDLOCK_RUN ESCAPE_PREFIX
+# The wrap path's harness (--paths): it stands where confine stands.
+want_wrap=0
+for path in ${paths_wanted//,/ }; do
+	case $path in
+	run) ;;
+	wrap) want_wrap=1 ;;
+	*) die "unknown path: $path" ;;
+	esac
+done
+case ",$paths_wanted," in *,run,*) want_run=1 ;; *) want_run=0 ;; esac
+if [ "$want_wrap" = 1 ] && { [ -z "${WRAP_HARNESS:-}" ] || [ ! -x "$WRAP_HARNESS" ]; }; then
+	[ "$must_work" = 1 ] && { echo "run-escape: FAIL: WRAP_HARNESS is not an executable: ${WRAP_HARNESS:-unset} (CONFINE_MUST_WORK=1)" >&2; exit 1; }
+	echo "run-escape: WRAP_HARNESS is not an executable (${WRAP_HARNESS:-unset}): the wrap path is skipped" >&2
+	want_wrap=0
+fi
+[ "$want_wrap" = 1 ] && WRAP_HARNESS=$(realpath "$WRAP_HARNESS")
 
 # Which rungs can really run here: the same functional checks the ladder
 # uses. A rung that cannot run still gets one line per case (SKIP, with the
@@ -263,12 +298,20 @@ mode_name() {
 }
 
 # The expectation of a case on one rung: the override WORD@RUNG if there is
-# one, else the leading word.
+# one, else the leading word. More rungs after the first are looked up in
+# turn (the wrap path: wrap-RUNG, wrap, RUNG).
 expect_for() {
-	local spec=$1 rung=$2 item default=
+	local spec=$1 item default= rung
+	shift
+	for rung in "$@"; do
+		for item in ${spec//,/ }; do
+			case $item in
+			*@"$rung") echo "${item%@*}"; return ;;
+			esac
+		done
+	done
 	for item in ${spec//,/ }; do
 		case $item in
-		*@"$rung") echo "${item%@*}"; return ;;
 		*@*) ;;
 		*) [ -z "$default" ] && default=$item ;;
 		esac
@@ -293,10 +336,13 @@ record() { # RESULT ID RUNG MODE DETAIL
 }
 
 # Runs one case on one rung under one mode. Prints nothing itself; records.
+# A rung named wrap-RUNG is RUNG reached through the wrap path.
 run_case() {
 	local id=$1 modeword=$2 rung=$3 expect=$4 setup=$5 command=$6 check=$7
 	local mode base status intact=1 why= ran=1 setup_status check_status
 	local -a prefix=() extra_env=() confine_argv=()
+	local real_rung=${rung#wrap-} path=run
+	[ "$real_rung" != "$rung" ] && path=wrap
 
 	mode=$(mode_name "$modeword") || { record FAIL "$id" "$rung" "$modeword" "unknown mode word in the table"; return; }
 	base=$(mktemp -d "$ROOT/$id.$rung.$modeword.XXXX")
@@ -304,7 +350,7 @@ run_case() {
 	populate_victim "$base/victim"
 
 	export BASE=$base REALWS=$base/ws WS=$base/ws VICTIM=$base/victim CTL=$base/ctl
-	export MARK="confine-esc-$$-$RANDOM-$id" RUNG=$rung MODE=$mode
+	export MARK="confine-esc-$$-$RANDOM-$id" RUNG=$real_rung MODE=$mode ESCAPE_PATH=$path
 
 	# The outside process: not a child of confine, cwd in the victim dir.
 	(cd "$VICTIM" && exec sleep 600) &
@@ -335,9 +381,11 @@ run_case() {
 		confine_argv=("$CONFINE" run -m "$mode" -w "$WS" -- bash -c "echo __CASE_STARTED__; $command")
 	fi
 	# danger-full-access never reaches a provider: no rung to pin.
-	if [ "$rung" != none ]; then
-		confine_argv=("${confine_argv[0]}" "${confine_argv[1]}" --runner "$rung" "${confine_argv[@]:2}")
+	if [ "$real_rung" != none ]; then
+		confine_argv=("${confine_argv[0]}" "${confine_argv[1]}" --runner "$real_rung" "${confine_argv[@]:2}")
 	fi
+	# The wrap path: the same words, to the harness that wraps and spawns.
+	[ "$path" = wrap ] && confine_argv[0]=$WRAP_HARNESS
 	(
 		cd "$base" || exit 99
 		exec env "${extra_env[@]}" timeout -k 5 90 "${prefix[@]}" "${confine_argv[@]}"
@@ -436,20 +484,38 @@ while IFS= read -r line || [ -n "$line" ]; do
 	fi
 	for modeword in ${modes//+/ }; do
 		if [ "$modeword" = dfa ]; then
-			run_case "$id" dfa none "$(expect_for "$expect" none)" "$setup" "$command" "$check"
+			[ "$want_run" = 1 ] &&
+				run_case "$id" dfa none "$(expect_for "$expect" none)" "$setup" "$command" "$check"
+			[ "$want_wrap" = 1 ] &&
+				run_case "$id" dfa wrap-none "$(expect_for "$expect" wrap-none wrap none)" \
+					"$setup" "$command" "$check"
 			continue
 		fi
 		for rung in "${rungs[@]}"; do
 			e=$(expect_for "$expect" "$rung")
 			if [ -n "${rung_unusable[$rung]:-}" ]; then
-				record SKIP "$id" "$rung" "$(mode_name "$modeword")" "${rung_unusable[$rung]}"
+				if [ "$want_run" = 1 ]; then
+					record SKIP "$id" "$rung" "$(mode_name "$modeword")" "${rung_unusable[$rung]}"
+				fi
+				if [ "$want_wrap" = 1 ]; then
+					record SKIP "$id" "wrap-$rung" "$(mode_name "$modeword")" "${rung_unusable[$rung]}"
+				fi
 				continue
 			fi
-			if [ "$e" = skip ]; then
+			if [ "$want_run" = 0 ]; then
+				:
+			elif [ "$e" = skip ]; then
 				record SKIP "$id" "$rung" "$(mode_name "$modeword")" "not meaningful on this rung"
+			else
+				run_case "$id" "$modeword" "$rung" "$e" "$setup" "$command" "$check"
+			fi
+			[ "$want_wrap" = 1 ] || continue
+			e=$(expect_for "$expect" "wrap-$rung" wrap "$rung")
+			if [ "$e" = skip ]; then
+				record SKIP "$id" "wrap-$rung" "$(mode_name "$modeword")" "not meaningful on this path"
 				continue
 			fi
-			run_case "$id" "$modeword" "$rung" "$e" "$setup" "$command" "$check"
+			run_case "$id" "$modeword" "wrap-$rung" "$e" "$setup" "$command" "$check"
 		done
 	done
 done <"$cases_file"
@@ -481,7 +547,7 @@ remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
 # Runs the user half; on failure sets nonroot_why to the reason.
 run_user_half() {
 	local tool nonroot_uid nonroot_home nonroot_report status records ran
-	local s_confine s_helper s_script s_prefix s_cases s_launcher=
+	local s_confine s_helper s_script s_prefix s_cases s_launcher= s_harness=
 	local -a staged args
 	for tool in useradd userdel runuser setpriv; do
 		command -v "$tool" >/dev/null 2>&1 || { nonroot_why="--also-nonroot needs $tool"; return; }
@@ -503,21 +569,24 @@ run_user_half() {
 		! s_script=$(stage_copy "$script_path" run-escape.sh) ||
 		! s_prefix=$(stage_copy "$ESCAPE_PREFIX" prefix.sh) ||
 		! s_cases=$(stage_copy "$cases_file" cases.txt) ||
-		{ [ -n "$LANDLOCK_RUN" ] && ! s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); }; then
+		{ [ -n "$LANDLOCK_RUN" ] && ! s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); } ||
+		{ [ -n "${WRAP_HARNESS:-}" ] && ! s_harness=$(stage_copy "$WRAP_HARNESS" wrap-harness); }; then
 		nonroot_why="could not copy what the user half runs to a place it can read"
 		return
 	fi
-	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"})
+	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"}
+		${s_harness:+"$s_harness"})
 	echo "run-escape: the user half runs from copies in $STAGE"
 	stage_check "$nonroot_uid" "${staged[@]}" ||
 		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
 
-	args=(--rungs "$rungs_wanted" --user-label user --report "$nonroot_report")
+	args=(--rungs "$rungs_wanted" --paths "$paths_wanted" --user-label user --report "$nonroot_report")
 	[ -n "$only" ] && args+=(--only "$only")
 	[ "$keep" = 1 ] && args+=(--keep)
 	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
 		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
-		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" CONFINE_MUST_WORK="$must_work" \
+		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" WRAP_HARNESS="${s_harness:-}" \
+		CONFINE_MUST_WORK="$must_work" \
 		bash "$s_script" "${args[@]}" "$s_cases")
 	status=$?
 	records=0 ran=0

@@ -285,7 +285,9 @@ check_consumer() {
 
 	# 1. The platform's ladder, no configuration: denied, file absent. The
 	#    relocated library still computes the installed launcher path.
-	run_consumer "$work_root/consumer" denied --expect-default "$CONFINE_LAUNCHER"
+	# The default is the prefix's launcher; the staged copy runs (a layered
+	# bwrap argv runs the on-disk launcher too, doc/SPEC.md 14).
+	run_consumer "$work_root/consumer" denied --launcher "$launcher" --expect-default "$CONFINE_LAUNCHER"
 	# 2. Pinned to Landlock through the installed launcher binary.
 	run_consumer "$work_root/consumer" denied --pin landlock --launcher "$launcher"
 	# 3. A launcher whose execute bit was stripped is a runner failure that

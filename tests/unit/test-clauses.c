@@ -333,6 +333,8 @@ static void test_network_allowlist(void **state) {
 		{ { .runner = LL, .landlock_abi = 3, .supervisor = true }, U, U },
 		{ { .runner = BW, .layered = true, .spawned_here = true, .landlock_abi = 7,
 		    .supervisor = true }, E, E },
+		{ { .runner = BW, .layered = true, .spawned_here = false, .landlock_abi = 7,
+		    .supervisor = true }, E, E },
 		{ { .runner = BW, .layered = false, .spawned_here = false, .landlock_abi = 7,
 		    .supervisor = true }, U, E },
 	};

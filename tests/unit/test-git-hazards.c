@@ -165,9 +165,12 @@ static void after(fixture *f) {
 	cf_git_snapshot_free(now);
 }
 
+/* Rotating buffers: two calls may be the arguments of one call (rename). */
 static char *at(fixture *f, const char *rel) {
-	static char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%s", f->root, rel);
+	static char paths[4][PATH_MAX];
+	static unsigned next;
+	char *path = paths[next++ % 4];
+	snprintf(path, PATH_MAX, "%s/%s", f->root, rel);
 	return path;
 }
 
@@ -365,7 +368,10 @@ static void test_a_replaced_git_directory_is_compared_by_path(void **state) {
 	put(f, "r/.git/config",
 	    "[core]\n\tbare = false\n[diff \"x\"]\n\ttextconv = cat\n[diff]\n\texternal = evil\n", 0644);
 	after(f);
-	want(f, 1, "r/.git/config", "diff.external");
+	/* The copy's new setting, compared by path; and the moved-away
+	 * directory is a repository the run made (HEAD, objects, config), its
+	 * settings new at that path. */
+	want(f, 2, "r/.git/config", "diff.external", "r/.git.old/config", "diff.x.textconv");
 }
 
 static void test_hooks_in_the_hooks_path_directory_are_reported(void **state) {

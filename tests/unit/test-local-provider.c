@@ -20,7 +20,10 @@
 #include <dirent.h>
 
 #include "config.h"
+#include "launcher-protocol.h"
+#include "local/launcher-forecast.h"
 #include "local/local-provider.h"
+#include "local/probe.h"
 #include "testlib.h"
 
 static char workdir[256];
@@ -216,6 +219,33 @@ static void test_missing_launcher_is_unavailable(void **state) {
 	p = linux_provider(launcher, 5000);
 	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
 	assert_false(v.usable);
+	confine_provider_free(p);
+}
+
+/* The ladder's probe runs the launcher (`--probe`): one the trust rule
+ * refuses is never run, and the verdict says why (doc/SPEC.md 4). */
+static void test_untrusted_launcher_is_never_probed(void **state) {
+	char dir[PATH_MAX], launcher[PATH_MAX], marker[PATH_MAX], body[2 * PATH_MAX];
+	confine_provider *p;
+	confine_verdict v;
+	(void)state;
+	snprintf(dir, sizeof dir, "%s/open-probe-dir", workdir);
+	snprintf(marker, sizeof marker, "%s/untrusted-launcher-ran", workdir);
+	assert_int_equal(mkdir(dir, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(body, sizeof body, "#!/bin/sh\necho ran >> '%s'\necho 'landlock: fully enforced'\n",
+	         marker);
+	{
+		char *written = tl_write_file(dir, "landlock-run", body, 0755);
+		assert_non_null(written);
+		snprintf(launcher, sizeof launcher, "%s", written);
+		free(written);
+	}
+	p = linux_provider(launcher, 5000);
+	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
+	assert_false(v.usable);
+	assert_non_null(strstr(v.runner_failure, "is not trusted"));
+	assert_int_equal(access(marker, F_OK), -1);
 	confine_provider_free(p);
 }
 
@@ -571,6 +601,49 @@ static void test_landlock_refuses_roots_in_host_temp_areas(void **state) {
 #undef L10_TAIL
 }
 
+/* The launcher's notices before the command starts, which its rule sets
+ * aside (doc/SPEC.md 6): the partial notice, then one no-supervisor line
+ * per word supervisor-probe.h can name, in that order. */
+static void expect_launcher_notices(const confine_rule *rule) {
+	char want[512];
+	size_t i = 0;
+	assert_non_null(rule->informational_lines);
+	assert_string_equal(rule->informational_lines[i++],
+	                    "landlock-run: partial enforcement (older Landlock ABI)");
+	for (unsigned w = 0; launcher_supervisor_missing_word(w); w++) {
+		snprintf(want, sizeof want,
+		         "landlock-run: no supervisor (%s): metadata changes and unix socket connects "
+		         "outside the grants are not mediated",
+		         launcher_supervisor_missing_word(w));
+		assert_non_null(rule->informational_lines[i]);
+		assert_string_equal(rule->informational_lines[i++], want);
+	}
+	assert_int_equal(i, 7);
+	assert_null(rule->informational_lines[i]);
+}
+
+/* c->layers and the forecast's words in c->unenforced are what this host
+ * predicts (its Landlock ABI, whether the supervisor can run here). */
+static void expect_host_layers(const confine_argv *c, bool inside_bwrap) {
+	cf_launcher_forecast f;
+	size_t n = 0;
+	cf_launcher_forecast_make(cf_host_landlock_abi(), cf_host_supervisor_missing(), inside_bwrap,
+	                          c->policy.network == CONFINE_NETWORK_OFF, &f);
+	assert_non_null(c->layers);
+	for (unsigned i = 0; launcher_layer_word(i); i++)
+		if (f.layers & (1U << i))
+			assert_string_equal(c->layers[n++], launcher_layer_word(i));
+	assert_null(c->layers[n]);
+	for (size_t i = 0; f.unenforced[i]; i++) {
+		bool found = false;
+		for (size_t k = 0; c->unenforced && c->unenforced[k]; k++)
+			found = found || strcmp(c->unenforced[k], f.unenforced[i]) == 0;
+		assert_true(found);
+	}
+	if (f.partial)
+		assert_int_equal(c->enforcement, CONFINE_ENFORCEMENT_PARTIAL);
+}
+
 static void test_landlock_argv_and_dialect(void **state) {
 	char launcher[PATH_MAX];
 	confine_provider *p;
@@ -610,10 +683,9 @@ static void test_landlock_argv_and_dialect(void **state) {
 	assert_int_equal(out->rules[0].allowed_exit_codes[0], 125);
 	assert_string_equal(out->rules[0].fatal_signatures[0], "landlock-run: ");
 	assert_null(out->rules[0].fatal_signatures[1]);
-	assert_non_null(out->rules[0].informational_lines);
-	assert_string_equal(out->rules[0].informational_lines[0],
-	                    "landlock-run: partial enforcement (older Landlock ABI)");
-	assert_null(out->rules[0].informational_lines[1]);
+	expect_launcher_notices(&out->rules[0]);
+	/* what the launcher will apply here, as this host predicts it */
+	expect_host_layers(out, false);
 	assert_int_equal(out->policy.mode, CONFINE_MODE_WORKSPACE_WRITE);
 	assert_string_equal(out->policy.workspace_root, workspace);
 	assert_ptr_not_equal(out->policy.workspace_root, workspace);
@@ -761,7 +833,7 @@ static void test_link_in_untrusted_dir_is_not_trusted(void **state) {
 
 static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	char rel_dir[512], abs_dir[512], noexec_dir[512], path[4 * 512 + 64];
-	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX];
+	char want[PATH_MAX], cwd[PATH_MAX], noexec_bwrap[PATH_MAX], launcher[PATH_MAX];
 	char *found;
 	confine_local_config config;
 	confine_provider *p = NULL;
@@ -790,28 +862,48 @@ static void test_bwrap_found_on_absolute_path_entries_only(void **state) {
 	confine_local_config_init(&config);
 	config.pin = CONFINE_RUNNER_BWRAP;
 	config.path = path;
+	write_script(launcher, sizeof launcher, "bwrap-launcher", "exit 0");
+	config.landlock_launcher = launcher;
 	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
 	assert_int_equal(confine_confine(p, echo_argv, &ro, &out, NULL), 0);
 	assert_string_equal(out->argv[0], want);
 	assert_int_equal(out->argv[0][0], '/');
+	/* bwrap's tokens, then the launcher layered inside (doc/SPEC.md 14) */
 	for (size_t i = 0; read_only_tokens[i]; i++)
 		assert_string_equal(out->argv[1 + i], read_only_tokens[i]);
-	assert_string_equal(out->argv[17], "--");
-	assert_string_equal(out->argv[18], "echo");
-	assert_string_equal(out->argv[19], "a b");
-	assert_string_equal(out->argv[20], "--");
-	assert_null(out->argv[21]);
-	assert_int_equal(out->argc, 21);
+	{
+		const char *const tail[] = { "--ro-bind", launcher, "/dev/.confine/landlock-run", "--",
+		                             "/dev/.confine/landlock-run", "--best-effort", "--ro", "/",
+		                             "--rw", "/dev/null", "--", "echo", "a b", "--", NULL };
+		size_t i = 0;
+		for (; tail[i]; i++)
+			assert_string_equal(out->argv[17 + i], tail[i]);
+		assert_null(out->argv[17 + i]);
+		assert_int_equal(out->argc, 17 + i);
+	}
 	assert_int_equal(out->runner, CONFINE_RUNNER_BWRAP);
 	assert_report_agrees(out);
 	assert_string_equal(out->denial_signatures[0], "read-only file system");
-	assert_null(out->denial_signatures[1]);
-	assert_int_equal(out->n_rules, 1);
-	/* bwrap's own failures exit 1 (doc/SPEC.md 6) */
+	assert_string_equal(out->denial_signatures[1], "permission denied");
+	assert_string_equal(out->denial_signatures[2], "operation not permitted");
+	assert_null(out->denial_signatures[3]);
+	/* no status channel: the argv is judged by stderr, bwrap's rule then
+	 * the launcher's (doc/SPEC.md 6) */
+	assert_int_equal(out->spawn_flags, 0);
+	assert_int_equal(out->n_rules, 2);
+	/* bwrap's own failures exit 1 */
 	assert_int_equal(out->rules[0].n_allowed_exit_codes, 1);
 	assert_int_equal(out->rules[0].allowed_exit_codes[0], 1);
 	assert_string_equal(out->rules[0].fatal_signatures[0], "bwrap: ");
+	assert_null(out->rules[0].fatal_signatures[1]);
 	assert_null(out->rules[0].informational_lines);
+	/* the launcher's exit 125, which bwrap returns as its own */
+	assert_int_equal(out->rules[1].n_allowed_exit_codes, 1);
+	assert_int_equal(out->rules[1].allowed_exit_codes[0], 125);
+	assert_string_equal(out->rules[1].fatal_signatures[0], "landlock-run: ");
+	assert_null(out->rules[1].fatal_signatures[1]);
+	expect_launcher_notices(&out->rules[1]);
+	expect_host_layers(out, true);
 	confine_argv_free(out);
 	assert_int_equal(confine_provider_verdict(p, &v, NULL), 0);
 	assert_true(v.usable);
@@ -937,6 +1029,287 @@ static void test_runner_command(void **state) {
 	confine_provider_free(p);
 }
 
+/* A provider pinned to bwrap (a fake one, never run: a pinned rung is
+ * selected unprobed) whose on-disk launcher is `launcher`. */
+static confine_provider *bwrap_provider(const char *launcher) {
+	static char bwrap_dir[512];
+	confine_local_config config;
+	confine_provider *p = NULL;
+	make_fake_bwrap(bwrap_dir, sizeof bwrap_dir, "bwrap-for-others");
+	confine_local_config_init(&config);
+	config.pin = CONFINE_RUNNER_BWRAP;
+	config.platform = "linux";
+	config.path = bwrap_dir;
+	config.landlock_launcher = launcher;
+	assert_int_equal(confine_local_provider_new(&config, &p, NULL), 0);
+	return p;
+}
+
+/* The index of the word after bwrap's "--" (the launcher), or 0. */
+static size_t launcher_at(const confine_argv *c) {
+	for (size_t i = 0; c->argv[i]; i++)
+		if (strcmp(c->argv[i], "--") == 0)
+			return i + 1;
+	return 0;
+}
+
+static bool argv_holds(const confine_argv *c, size_t from, const char *a, const char *b) {
+	for (size_t i = from; c->argv[i] && c->argv[i + 1]; i++)
+		if (strcmp(c->argv[i], a) == 0 && (!b || strcmp(c->argv[i + 1], b) == 0))
+			return true;
+	return false;
+}
+
+/* The layered argv for others under workspace-write and the policy
+ * options: bwrap's mounts and network, the launcher's grants, sockets and
+ * requireFull (doc/SPEC.md 5, 14, 15). */
+static void test_bwrap_layered_argv_for_others(void **state) {
+	char launcher[PATH_MAX], secret[PATH_MAX];
+	char *sockets[] = { (char *)"/run/some.sock", NULL };
+	char *deny[] = { secret, NULL };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace,
+		              .network = CONFINE_NETWORK_OFF, .allow_unix_sockets = sockets,
+		              .deny_read = deny };
+	confine_argv *out = NULL;
+	confine_error err;
+	confine_provider *p;
+	size_t at, mask = 0;
+	(void)state;
+	snprintf(secret, sizeof secret, "%s/layered-secret", workdir);
+	assert_int_equal(mkdir(secret, 0755), 0);
+	write_script(launcher, sizeof launcher, "layered-launcher", "exit 0");
+	p = bwrap_provider(launcher);
+	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, &err), 0);
+	at = launcher_at(out);
+	assert_true(at > 0);
+	/* bwrap cuts the network and binds the workspace; the bind of the
+	 * launcher comes last, right before "--" */
+	assert_true(argv_holds(out, 1, "--unshare-net", NULL));
+	assert_true(argv_holds(out, 1, "--bind", workspace));
+	assert_string_equal(out->argv[at - 4], "--ro-bind");
+	assert_string_equal(out->argv[at - 3], launcher);
+	assert_string_equal(out->argv[at - 2], "/dev/.confine/landlock-run");
+	assert_string_equal(out->argv[at], "/dev/.confine/landlock-run");
+	assert_string_equal(out->argv[at + 1], "--best-effort");
+	/* the denyRead mask is bwrap's, before the launcher's bind; inside,
+	 * Landlock splits its read grant around it too (no `--ro /`) */
+	for (size_t i = 1; i < at; i++)
+		if (strcmp(out->argv[i], "--tmpfs") == 0 && strcmp(out->argv[i + 1], secret) == 0)
+			mask = i;
+	assert_true(mask > 0 && mask < at - 4);
+	assert_false(argv_holds(out, at, "--ro", "/"));
+	assert_true(argv_holds(out, at, "--ro-try", NULL));
+	/* inside: bwrap's private /tmp and the workspace writable, the socket
+	 * allowed; the network is bwrap's, so no --deny-network; no channel */
+	assert_true(argv_holds(out, at, "--rw", "/tmp"));
+	assert_true(argv_holds(out, at, "--rw", workspace));
+	assert_true(argv_holds(out, at, "--allow-unix-socket", "/run/some.sock"));
+	assert_false(argv_holds(out, at, "--deny-network", NULL));
+	assert_false(argv_holds(out, at, "--status-fd", NULL));
+	assert_false(argv_holds(out, at, "--require-supervisor", NULL));
+	/* the launcher mediates the allowance: not unenforced */
+	for (size_t i = 0; out->unenforced && out->unenforced[i]; i++)
+		assert_string_not_equal(out->unenforced[i], "allowUnixSockets");
+	expect_host_layers(out, true);
+	confine_argv_free(out);
+	out = NULL;
+
+	/* requireFull: the launcher refuses to run without its supervisor */
+	ww.require_full = true;
+	if (cf_host_supervisor_missing()) {
+		assert_int_equal(confine_confine(p, echo_argv, &ww, &out, &err), -EHOSTUNREACH);
+		assert_non_null(strstr(err.message, "Runner failure: requireFull: bubblewrap does not "
+		                                    "enforce metadata"));
+	} else {
+		assert_int_equal(confine_confine(p, echo_argv, &ww, &out, &err), 0);
+		assert_true(argv_holds(out, launcher_at(out), "--require-supervisor", NULL));
+		confine_argv_free(out);
+	}
+	confine_provider_free(p);
+}
+
+/* The on-disk launcher an argv for others runs inside bwrap is a runner
+ * from disk: it must be there, trusted, and outside what the call lets the
+ * command write (doc/SPEC.md 4, 14). */
+static void test_bwrap_launcher_checked_as_a_runner(void **state) {
+	char launcher[PATH_MAX], missing[PATH_MAX], open_dir[PATH_MAX], want[2 * PATH_MAX + 256];
+	char other[PATH_MAX];
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
+	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
+	confine_policy beside = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = other };
+	confine_argv *out = NULL;
+	confine_error err;
+	confine_provider *p;
+	(void)state;
+	snprintf(other, sizeof other, "%s/other-ws", workdir);
+	assert_int_equal(mkdir(other, 0755), 0);
+	/* missing: refused, naming it */
+	snprintf(missing, sizeof missing, "%s/no-such-launcher", workdir);
+	p = bwrap_provider(missing);
+	assert_int_equal(confine_confine(p, true_argv, &beside, &out, &err), -EHOSTUNREACH);
+	assert_null(out);
+	snprintf(want, sizeof want, " Runner failure: launcher %s cannot be found: %s", missing,
+	         strerror(ENOENT));
+	assert_non_null(strstr(err.message, want));
+	confine_provider_free(p);
+
+	/* in a directory others may write: not trusted */
+	snprintf(open_dir, sizeof open_dir, "%s/open-launcher-dir", workdir);
+	assert_int_equal(mkdir(open_dir, 0777), 0);
+	assert_int_equal(chmod(open_dir, 0777), 0);
+	{
+		char *written = tl_write_file(open_dir, "landlock-run", "#!/bin/sh\nexit 0\n", 0755);
+		assert_non_null(written);
+		snprintf(launcher, sizeof launcher, "%s", written);
+		free(written);
+	}
+	p = bwrap_provider(launcher);
+	assert_int_equal(confine_confine(p, true_argv, &beside, &out, &err), -EHOSTUNREACH);
+	snprintf(want, sizeof want, " Runner failure: runner %s is not trusted: %s is writable by "
+	         "group or others; refusing to run it", launcher, open_dir);
+	if (!strstr(err.message, want))
+		fail_msg("%s", err.message);
+	confine_provider_free(p);
+
+	/* inside the workspace (bwrap itself is not): refused under
+	 * workspace-write only */
+	{
+		char *written = tl_write_file(workspace, "landlock-run", "#!/bin/sh\nexit 0\n", 0755);
+		assert_non_null(written);
+		snprintf(launcher, sizeof launcher, "%s", written);
+		free(written);
+	}
+	p = bwrap_provider(launcher);
+	assert_int_equal(confine_confine(p, true_argv, &ww, &out, &err), -EHOSTUNREACH);
+	snprintf(want, sizeof want,
+	         " Runner failure: runner %s lies inside the workspace %s, which confined commands "
+	         "may write; refusing to run it",
+	         launcher, workspace);
+	if (!strstr(err.message, want))
+		fail_msg("%s", err.message);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, &err), 0);
+	confine_argv_free(out);
+	out = NULL;
+	assert_int_equal(confine_confine(p, true_argv, &beside, &out, &err), 0);
+	confine_argv_free(out);
+	confine_provider_free(p);
+	unlink(launcher);
+}
+
+/* A spawner with only stderr tells the runners' failures from the
+ * command's with the argv's rules (doc/SPEC.md 6, 8). */
+static void test_bwrap_rules_tell_runner_from_command(void **state) {
+	static const struct {
+		int exit_code;
+		bool signaled;
+		const char *err;
+		bool runner_failed;
+	} cases[] = {
+		/* bwrap's own failure: exit 1 */
+		{ 1, false, "bwrap: Can't find source path /gone: No such file or directory\n", true },
+		/* the launcher's, returned by bwrap as its exit status */
+		{ 125, false, "landlock-run: cannot open rule path: /gone: No such file or directory\n",
+		  true },
+		{ 125, false,
+		  "landlock-run: the supervisor cannot run here (nested-listener: Operation not "
+		  "permitted) and --require-supervisor was given\n",
+		  true },
+		/* the exit gates: a prefix at the other runner's status is the command's */
+		{ 1, false, "landlock-run: x\n", false },
+		{ 125, false, "bwrap: x\n", false },
+		/* the launcher's notices are set aside: the command's own 125 */
+		{ 125, false,
+		  "landlock-run: no supervisor (nested-listener): metadata changes and unix socket "
+		  "connects outside the grants are not mediated\n",
+		  false },
+		{ 125, false, "landlock-run: partial enforcement (older Landlock ABI)\n", false },
+		/* the prefix must start the line */
+		{ 125, false, "cat: landlock-run: No such file or directory\n", false },
+		/* an exit 0 or a signal is never a runner failure */
+		{ 0, false, "landlock-run: x\n", false },
+		{ 0, true, "bwrap: x\n", false },
+	};
+	char launcher[PATH_MAX];
+	confine_policy ro = { .mode = CONFINE_MODE_READ_ONLY, .workspace_root = workspace };
+	confine_argv *out = NULL;
+	confine_provider *p;
+	(void)state;
+	write_script(launcher, sizeof launcher, "rules-launcher", "exit 0");
+	p = bwrap_provider(launcher);
+	assert_int_equal(confine_confine(p, true_argv, &ro, &out, NULL), 0);
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *detail = NULL;
+		int r = confine_classify_runner_failure(cases[i].exit_code, cases[i].signaled,
+		                                        cases[i].err, strlen(cases[i].err), out->rules,
+		                                        out->n_rules, &detail);
+		if (r != (cases[i].runner_failed ? 1 : 0))
+			fail_msg("case %zu (%s): classified %d", i, cases[i].err, r);
+		if (r == 1)
+			assert_int_equal(strncmp(detail, cases[i].err, strlen(detail)), 0);
+		free(detail);
+	}
+	confine_argv_free(out);
+	confine_provider_free(p);
+}
+
+/* The forecast (launcher-forecast.h) over the ABIs, the supervisor, and
+ * where the launcher runs. */
+static void test_launcher_forecast(void **state) {
+	static const struct {
+		int abi;
+		const char *missing;
+		bool inside_bwrap, network_off;
+		unsigned layers;
+		const char *words; /* space-separated */
+		bool partial;
+	} cases[] = {
+		{ 7, NULL, false, false, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "", false },
+		{ 7, NULL, true, false, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "", false },
+		{ 7, "nested-listener", true, false, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP,
+		  "metadata unix-sockets", true },
+		/* Landlock decides pathname sockets itself (RESOLVE_UNIX) */
+		{ 9, "nested-listener", false, false, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP,
+		  "metadata", true },
+		/* no Landlock: only bwrap can run (--best-effort); its mounts
+		 * govern the files, its PID namespace signals, and with the
+		 * network off its namespace abstract sockets */
+		{ -1, NULL, true, false, LAUNCHER_LAYER_SECCOMP | LAUNCHER_LAYER_SUPERVISOR,
+		  "abstract-unix-sockets", false },
+		{ -1, NULL, true, true, LAUNCHER_LAYER_SECCOMP | LAUNCHER_LAYER_SUPERVISOR, "", false },
+		{ 5, NULL, true, false, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "abstract-unix-sockets", false },
+		{ 4, NULL, true, false, LAUNCHER_LAYER_LANDLOCK_PARTIAL | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "abstract-unix-sockets", false },
+		/* Landlock alone: each older ABI leaves its rights out */
+		{ 6, NULL, false, false, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "", false },
+		{ 5, NULL, false, true, LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "abstract-unix-sockets signals", false },
+		{ 4, NULL, false, false, LAUNCHER_LAYER_LANDLOCK_PARTIAL | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "ioctl-dev abstract-unix-sockets signals", true },
+		{ 2, NULL, false, false, LAUNCHER_LAYER_LANDLOCK_PARTIAL | LAUNCHER_LAYER_SECCOMP |
+		  LAUNCHER_LAYER_SUPERVISOR, "ioctl-dev truncate abstract-unix-sockets signals", true },
+		{ 1, "proc", false, false, LAUNCHER_LAYER_LANDLOCK_PARTIAL | LAUNCHER_LAYER_SECCOMP,
+		  "metadata unix-sockets ioctl-dev truncate refer abstract-unix-sockets signals", true },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cf_launcher_forecast f;
+		char got[512] = "";
+		cf_launcher_forecast_make(cases[i].abi, cases[i].missing, cases[i].inside_bwrap,
+		                          cases[i].network_off, &f);
+		for (size_t k = 0; f.unenforced[k]; k++)
+			snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s", k ? " " : "",
+			         f.unenforced[k]);
+		if (f.layers != cases[i].layers || strcmp(got, cases[i].words) != 0 ||
+		    f.partial != cases[i].partial)
+			fail_msg("case %zu: layers %#x words \"%s\" partial %d", i, f.layers, got,
+			         f.partial);
+	}
+}
+
 static const char msg1[] = "sandbox-local: runnerFailureSignatures requires runnerCommand";
 static const char msg2[] =
 	"sandbox-local: runnerCommand requires at least one runnerFailureSignatures entry";
@@ -1056,6 +1429,7 @@ int main(void) {
 		cmocka_unit_test(test_launcher_killed_by_signal_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_is_unavailable),
 		cmocka_unit_test(test_missing_launcher_confine_has_no_detail),
+		cmocka_unit_test(test_untrusted_launcher_is_never_probed),
 		cmocka_unit_test(test_runner_inside_the_workspace_is_refused),
 		cmocka_unit_test(test_runner_command_program_resolution),
 		cmocka_unit_test(test_launcher_under_tmp_is_never_trusted),
@@ -1068,6 +1442,10 @@ int main(void) {
 		cmocka_unit_test(test_link_in_untrusted_dir_is_not_trusted),
 		cmocka_unit_test(test_bwrap_found_on_absolute_path_entries_only),
 		cmocka_unit_test(test_bwrap_others_could_plant_is_skipped),
+		cmocka_unit_test(test_bwrap_layered_argv_for_others),
+		cmocka_unit_test(test_bwrap_launcher_checked_as_a_runner),
+		cmocka_unit_test(test_bwrap_rules_tell_runner_from_command),
+		cmocka_unit_test(test_launcher_forecast),
 		cmocka_unit_test(test_pinned_landlock_is_unprobed),
 		cmocka_unit_test(test_seatbelt_off_macos_fails_closed),
 		cmocka_unit_test(test_runner_command),

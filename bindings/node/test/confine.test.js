@@ -275,8 +275,12 @@ test('wrap output spawned as-is has the same effect', async () => {
   const code = rule.allowedExitCodes.length ? rule.allowedExitCodes[0] : 1;
   assert.strictEqual(w.runnerFailure(code, `${rule.fatalSignatures[0]}boom\n`), `${rule.fatalSignatures[0]}boom`);
 
+  // both Linux rungs run the launcher (layered inside bwrap): its seccomp
+  // deny-list is always among what it applies
+  assert.ok(w.layers.includes('seccomp'), w.layers);
+
   const full = await confine.wrap(['echo', 'hi'], opts(ws, { mode: 'danger-full-access' }));
-  assert.deepStrictEqual([full.argv, full.runner], [['echo', 'hi'], null]);
+  assert.deepStrictEqual([full.argv, full.runner, full.layers], [['echo', 'hi'], null, []]);
 });
 
 test('wrap errors are typed', async () => {

@@ -183,7 +183,11 @@ class Wrap:
     (``close_fds=True``). ``unenforced`` lists what of the policy this
     runner does not enforce (``"privateTemp"`` on Landlock: a wrap creates
     no temp directory), and ``policy`` echoes the whole
-    canonical policy as the CLI's wrap JSON does. ``dialect`` is the runner's
+    canonical policy as the CLI's wrap JSON does. ``layers`` says what the
+    launcher in ``argv`` will apply (``"landlock"``, ``"seccomp"``,
+    ``"supervisor"``: doc/SPEC.md 10), as predicted when the wrap was made;
+    empty for a runner without it; ``clauses`` is the report per clause.
+    ``dialect`` is the runner's
     denial signatures and ``rules`` its runner-failure rules: classify the
     finished run with :meth:`denied` and :meth:`runner_failure`.
     ``runner``/``enforcement`` are ``None`` for danger-full-access, whose
@@ -202,6 +206,7 @@ class Wrap:
     unenforced: Tuple[str, ...] = ()
     policy: Dict[str, Any] = field(default_factory=dict, repr=False)
     clauses: Tuple[Clause, ...] = ()
+    layers: Tuple[str, ...] = ()
 
     def denied(self, returncode: int, stderr: Union[str, bytes]) -> bool:
         """Whether a finished run of ``argv`` was a denial in this runner's
@@ -992,7 +997,8 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
                         dialect=tuple(_ffi.strv(c.denial_signatures)), rules=tuple(rules),
                         mode=mode, workspace_root=pol.root, cwd=workdir,
                         unenforced=tuple(_ffi.strv(c.unenforced)), policy=described,
-                        clauses=_clauses(c.clauses, c.n_clauses))
+                        clauses=_clauses(c.clauses, c.n_clauses),
+                        layers=tuple(_ffi.strv(c.layers)))
         finally:
             lib.confine_argv_free(confined)
     finally:

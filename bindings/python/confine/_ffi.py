@@ -145,6 +145,7 @@ class ConfinedArgv(Structure):
         ("status_fd_at", c_int),
         ("clauses", POINTER(Clause)),
         ("n_clauses", c_size_t),
+        ("layers", POINTER(c_char_p)),
     ]
 
 

@@ -68,6 +68,7 @@ int main(void) {
 	FIELD(confine_argv, status_fd_at);
 	FIELD(confine_argv, clauses);
 	FIELD(confine_argv, n_clauses);
+	FIELD(confine_argv, layers);
 	END();
 	BEGIN(confine_verdict);
 	FIELD(confine_verdict, usable);

@@ -490,6 +490,9 @@ class Wrapped(Base):
         self.assertFalse(os.path.exists(outside))
         self.assertTrue(w.denied(done.returncode, done.stderr), done)
         self.assertIsNone(w.runner_failure(done.returncode, done.stderr))
+        # both Linux rungs run the launcher (layered inside bwrap): its
+        # seccomp deny-list is always among what it applies
+        self.assertIn("seccomp", w.layers)
 
         ro = confine.wrap(["sh", "-c", "echo x > ro"], mode="read-only", **self.kw())
         done = subprocess.run(list(ro.argv), env=ro.env, cwd=ro.cwd, start_new_session=True,
@@ -507,7 +510,7 @@ class Wrapped(Base):
 
     def test_danger_full_access_wrap_is_the_argv(self):
         w = confine.wrap(["echo", "hi"], mode="danger-full-access", **self.kw())
-        self.assertEqual((w.argv, w.runner, w.dialect), (("echo", "hi"), None, ()))
+        self.assertEqual((w.argv, w.runner, w.dialect, w.layers), (("echo", "hi"), None, (), ()))
 
 
 class Policy(Base):

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "local/launcher-forecast.h"
 #include "local/policy-check.h"
 #include "local/probe.h"
 #include "local/runner.h"
@@ -33,6 +34,7 @@ typedef struct local_provider {
 	char **runner_command;        /* NULL: not configured */
 	char **signatures;            /* with runner_command */
 	char *launcher;               /* landlock-run, absolute */
+	char *launcher_real;          /* the same, canonical; NULL when it does not resolve */
 	char *path;                   /* searched for runners */
 	char *tmpdir;                 /* $TMPDIR when made, or NULL */
 	char *platform;               /* whose chain */
@@ -184,6 +186,24 @@ static int push_all(char ***strv, const char *const *items) {
 	return 0;
 }
 
+/* Every runner run from disk is trusted the same way (doc/SPEC.md 14): it
+ * and every directory above it belong to root or the caller, and no one
+ * else may write them; otherwise someone else chose what runs. Then it
+ * must not lie where the call lets the command write. `real` NULL: not
+ * checked (it fails closed at execution). */
+static int check_trusted(const cf_runner_def *def, const char *real, const confine_policy *policy,
+                         confine_error *err) {
+	if (real) {
+		char why[PATH_MAX + 64], detail[2 * PATH_MAX + 128];
+		if (!cf_path_trusted(real, why, sizeof why)) {
+			snprintf(detail, sizeof detail, "runner %s is not trusted: %s; refusing to run it",
+			         real, why);
+			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+		}
+	}
+	return cf_policy_check_runner_place(def, real, policy, err);
+}
+
 /* Refuses a runner that a confined command could have replaced: one the
  * configuration names but that cannot be found, one that is not there, and
  * one inside an area the call's mode lets the command write
@@ -195,18 +215,23 @@ static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
 	if (!prog->argv || !prog->argv[0])
 		/* Never hand back an argv without its runner. */
 		return confine_error_sandbox_unavailable(err, policy->mode, NULL);
-	/* Every runner run from disk is trusted the same way (doc/SPEC.md 14):
-	 * it and every directory above it belong to root or the caller, and no
-	 * one else may write them; otherwise someone else chose what runs. */
-	if (prog->real) {
-		char why[PATH_MAX + 64], detail[2 * PATH_MAX + 128];
-		if (!cf_path_trusted(prog->real, why, sizeof why)) {
-			snprintf(detail, sizeof detail, "runner %s is not trusted: %s; refusing to run it",
-			         prog->real, why);
-			return confine_error_sandbox_unavailable(err, policy->mode, detail);
-		}
+	return check_trusted(def, prog->real, policy, err);
+}
+
+/* The launcher an argv for others runs inside its runner (the layered
+ * bwrap rung) is a runner from disk too: it must be there, trusted, and
+ * outside what the call lets the command write. */
+static int check_inner_launcher(const local_provider *lp, const cf_runner_def *def,
+                                const confine_policy *policy, confine_error *err) {
+	if (!def->inner)
+		return 0;
+	if (!lp->env.launcher_real) {
+		char detail[PATH_MAX + 128];
+		snprintf(detail, sizeof detail, "launcher %s cannot be found: %s", lp->launcher,
+		         strerror(lp->env.launcher_errno));
+		return confine_error_sandbox_unavailable(err, policy->mode, detail);
 	}
-	return cf_policy_check_runner_place(def, prog->real, policy, err);
+	return check_trusted(def, lp->env.launcher_real, policy, err);
 }
 
 /* The facts and dialect of the row, and the policy, into `c`. */
@@ -221,12 +246,22 @@ static int describe(const local_provider *lp, const cf_runner_def *def,
 	if (cf_policy_copy_into(&c->policy, policy) < 0)
 		return -ENOMEM;
 	c->denial_signatures = cf_strv_copy(def->denial_signatures);
-	c->rules = calloc(1, sizeof *c->rules);
+	/* The row's rule, then the rule of the row run inside it (doc/SPEC.md
+	 * 6: either may fail before the command runs). */
+	c->rules = calloc(def->inner ? 2 : 1, sizeof *c->rules);
 	if (!c->denial_signatures || !c->rules)
 		return -ENOMEM;
 	c->n_rules = 1;
-	return set_rule(&c->rules[0], def->allowed_exit_codes, def->n_allowed_exit_codes, fatal,
-	                def->informational_lines);
+	if (set_rule(&c->rules[0], def->allowed_exit_codes, def->n_allowed_exit_codes, fatal,
+	             def->informational_lines) < 0)
+		return -ENOMEM;
+	if (def->inner) {
+		c->n_rules = 2;
+		return set_rule(&c->rules[1], def->inner->allowed_exit_codes,
+		                def->inner->n_allowed_exit_codes, def->inner->fatal_signatures,
+		                def->inner->informational_lines);
+	}
+	return 0;
 }
 
 static int build(local_provider *lp, const cf_runner_def *def, confine_enforcement enforcement,
@@ -287,13 +322,24 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		if (!def->spawn_runs_program && (r = check_runner(def, prog, policy, err)) < 0)
 			return r;
 	}
+	if ((r = check_inner_launcher(lp, def, policy, err)) < 0)
+		return r;
 	r = def->profile(policy, &lp->env, &profile);
 	if (r < 0)
 		return cf_policy_profile_error(def, policy, r, err);
 	c = calloc(1, sizeof *c);
 	if (!c || describe(lp, def, enforcement, policy, c) < 0)
 		goto oom;
-	if ((r = cf_policy_apply_unenforced(def, policy, 0, c, err)) < 0) {
+	/* What the rung leaves out of the policy (clause by clause), then what
+	 * the launcher it runs will apply here: no status channel will say it
+	 * (doc/SPEC.md 10, 14, 15). */
+	if ((r = cf_policy_apply_unenforced(def, policy,
+	                                      def->runs_launcher && def->id == CONFINE_RUNNER_BWRAP
+	                                              ? CF_ARGV_LANDLOCK_LAYER
+	                                              : 0,
+	                                      c, err)) < 0 ||
+	    (def->runs_launcher && (r = cf_launcher_forecast_apply(def, policy, c, err)) < 0) ||
+	    (r = cf_policy_summary_from_clauses(c, err)) < 0) {
 		confine_strv_free(profile);
 		confine_argv_free(c);
 		return r;
@@ -427,6 +473,7 @@ static void local_destroy(void *data) {
 	confine_strv_free(lp->runner_command);
 	confine_strv_free(lp->signatures);
 	free(lp->launcher);
+	free(lp->launcher_real);
 	free(lp->path);
 	free(lp->platform);
 	free(lp->tmpdir);
@@ -523,11 +570,21 @@ static int capture(local_provider *lp, const confine_local_config *config) {
 	lp->path = strdup(config->path ? config->path : cf_path_of(NULL));
 	if (!lp->launcher || !lp->platform || !lp->path)
 		return -ENOMEM;
+	{
+		int saved = errno;
+		lp->launcher_real = realpath(lp->launcher, NULL);
+		if (!lp->launcher_real && errno == ENOMEM)
+			return -ENOMEM;
+		lp->env.launcher_errno = lp->launcher_real ? 0 : errno;
+		errno = saved;
+	}
 	if (tmpdir && tmpdir[0] && !(lp->tmpdir = strdup(tmpdir)))
 		return -ENOMEM;
 	lp->env = (cf_runner_env){
 		.path = lp->path,
 		.launcher = lp->launcher,
+		.launcher_real = lp->launcher_real,
+		.launcher_errno = lp->env.launcher_errno,
 		.launcher_configured = config->landlock_launcher != NULL,
 		.runner_command = lp->runner_command,
 		.runner_failure_signatures = lp->signatures,

@@ -100,7 +100,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 		/* The launcher starts its supervisor wherever it runs; a run where
 		 * it could not says so on the status channel, and its outcome
 		 * drops the layer (doc/SPEC.md 15). */
-		.supervisor = true,
+		.supervisor = cf_host_supervisor_missing() == NULL,
 	};
 	confine_clause *clauses = NULL;
 	size_t n = 0;
@@ -114,8 +114,13 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 		c->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 	if (policy->require_full && c->enforcement == CONFINE_ENFORCEMENT_PARTIAL) {
 		char detail[1024];
+		const char *missing = cf_host_supervisor_missing();
 		int len = snprintf(detail, sizeof detail, "requireFull: %s does not enforce ", def->title);
 		cf_clauses_describe_unenforced(clauses, n, detail + len, sizeof detail - (size_t)len);
+		/* Why the supervisor's clauses do not hold, in the launcher's word. */
+		if (missing && strlen(detail) + 64 < sizeof detail)
+			snprintf(detail + strlen(detail), sizeof detail - strlen(detail),
+			         " (the supervisor cannot run here: %s)", missing);
 		cf_clauses_free(clauses, n);
 		return confine_error_sandbox_unavailable(err, policy->mode, detail);
 	}
@@ -172,5 +177,18 @@ int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_polic
 		                    "confines it; or choose a root outside %s)",
 		                    label, root, def->title, host_areas[i], host_areas[i], areas);
 	}
+	return 0;
+}
+
+int cf_policy_summary_from_clauses(confine_argv *c, confine_error *err) {
+	char **summary = NULL;
+	if (!c->n_clauses)
+		return 0;
+	if (cf_clauses_unenforced(c->clauses, c->n_clauses, &summary) < 0)
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
+	confine_strv_free(c->unenforced);
+	c->unenforced = summary;
+	c->enforcement = cf_clauses_all_enforced(c->clauses, c->n_clauses) ? c->enforcement
+	                                                                  : CONFINE_ENFORCEMENT_PARTIAL;
 	return 0;
 }

@@ -44,4 +44,9 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 int cf_policy_check_roots_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                    confine_error *err) CONFINE_HIDDEN;
 
+/* The summary (`unenforced`, `enforcement`) made again from c->clauses,
+ * after another step (the launcher's forecast) wrote words of its own:
+ * the clauses are the report (doc/SPEC.md 15). 0 or -ENOMEM. */
+int cf_policy_summary_from_clauses(confine_argv *c, confine_error *err) CONFINE_HIDDEN;
+
 #endif

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Linux: the platform's name and the kernel's Landlock ABI. */
+/* Linux: the platform's name, the kernel's Landlock ABI and whether the
+ * launcher's supervisor can run here. */
 #include "local/probe.h"
 
 #include <linux/seccomp.h>
+
+#include "supervisor-probe.h"
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -24,9 +28,17 @@ int cf_host_landlock_abi(void) {
 	return abi > 0 && abi < 1000 ? (int)abi : -1;
 }
 
+/* Asked each time: a seccomp filter installed since (a nested run) changes
+ * the answer. A few syscalls, no allocation. */
+const char *cf_host_supervisor_missing(void) {
+	const char *missing = NULL;
+	if (launcher_supervisor_probe(&missing) < 0 && !missing)
+		missing = "unknown";
+	return missing;
+}
+
 bool confine_supervisor_available(void) {
-	/* The supervisor is a seccomp user-notification listener: a kernel
-	 * that answers SECCOMP_GET_NOTIF_SIZES has them (Linux 5.0). */
-	struct seccomp_notif_sizes sizes;
-	return syscall(__NR_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) == 0;
+	/* The launcher's own check: a seccomp user-notification listener can
+	 * be made here (and no filter installed since forbids it). */
+	return cf_host_supervisor_missing() == NULL;
 }

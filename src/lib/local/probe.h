@@ -44,5 +44,9 @@ const char *cf_host_platform(void) CONFINE_HIDDEN;
 /* The kernel's Landlock ABI version, or -1 (not Linux, not built in, or
  * disabled). */
 int cf_host_landlock_abi(void) CONFINE_HIDDEN;
+/* What keeps the launcher's supervisor from running in this process
+ * (src/common/supervisor-probe.h: "nested-listener", "pidfd_getfd", ...),
+ * or NULL when it can run. Static. Off Linux: "user-notification". */
+const char *cf_host_supervisor_missing(void) CONFINE_HIDDEN;
 
 #endif

@@ -4,6 +4,10 @@
  * supervises the command from a session of its own (its --new-session and
  * PID namespace): a signal for the command goes below it. Its /tmp is a
  * private tmpfs (workspace-write, and read-only's private temp area).
+ * Layered (doc/SPEC.md 14): the project's launcher runs inside it on every
+ * argv, the sealed in-memory copy for runs the library spawns itself, the
+ * trusted on-disk one (bound read-only at CF_LAUNCHER_INSIDE) for an argv
+ * others spawn.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,8 +23,14 @@
 #include "policy-internal.h"
 
 extern const cf_runner_def cf_runner_bwrap;
+extern const cf_runner_def cf_runner_landlock;
 
-static const char *const denials[] = { "read-only file system", NULL };
+/* A write outside the binds meets a read-only mount (EROFS); inside, the
+ * launcher's Landlock refuses what the mounts let through (a mount that
+ * appeared later, /proc/sys, a reopen through /proc/self/fd: EACCES) and
+ * its supervisor refuses metadata changes (EPERM). */
+static const char *const denials[] = { "read-only file system", "permission denied",
+                                       "operation not permitted", NULL };
 static const char *const fatal[] = { "bwrap: ", NULL };
 /* bwrap's own failures all exit 1 (die(), die_with_error(), usage(); a
  * command's death by signal N is 128+N), so for an argv others spawn a
@@ -91,9 +101,97 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 	return ret->argv ? 0 : -ENOMEM;
 }
 
+/* The policy the launcher inside applies: the same grants, with bwrap's
+ * private /tmp as the temp area, and the network left to bwrap
+ * (--unshare-net): the launcher keeps the sandbox's own loopback. The
+ * network allowlist (doc/SPEC.md 15) is the launcher's instead: it hosts
+ * the proxy with the Landlock rung's one way out (its port rule, the
+ * supervisor's address check, seccomp's families), and bwrap keeps the
+ * host's network namespace (outer_policy). */
+static int inner_policy(const confine_policy *policy, confine_policy *inner) {
+	int r;
+	memset(inner, 0, sizeof *inner);
+	if ((r = cf_policy_copy_into(inner, policy)) < 0)
+		return r;
+	if (!confine_policy_network_allowlist(policy))
+		inner->network = CONFINE_NETWORK_ON;
+	/* The temp area inside is bwrap's private /tmp, in both modes (its
+	 * --tmpfs /tmp: workspace-write, or read-only with private_temp). */
+	if (inner->mode == CONFINE_MODE_WORKSPACE_WRITE || inner->private_temp) {
+		inner->private_temp = true;
+		free(inner->temp_dir);
+		inner->temp_dir = strdup("/tmp");
+		if (!inner->temp_dir)
+			r = -ENOMEM;
+	}
+	return r;
+}
+
+/* The policy bwrap's own tokens are made from: the policy, or, for the
+ * network allowlist, the same with the network on (no --unshare-net: the
+ * launcher inside holds the network). *use points at the one to use. */
+static int outer_policy(const confine_policy *policy, confine_policy *outer,
+                        const confine_policy **use) {
+	int r;
+	memset(outer, 0, sizeof *outer);
+	*use = policy;
+	if (!confine_policy_network_allowlist(policy))
+		return 0;
+	if ((r = cf_policy_copy_into(outer, policy)) < 0)
+		return r;
+	outer->network = CONFINE_NETWORK_ON;
+	confine_strv_free(outer->network_allow);
+	confine_strv_free(outer->network_deny);
+	outer->network_allow = outer->network_deny = NULL;
+	outer->network_allow_local = false;
+	*use = outer;
+	return 0;
+}
+
+/*
+ * The argv for others (`wrap`, `confine_confine`) and the probe: bwrap's
+ * tokens (with --die-with-parent: the harness that spawns it is not ours),
+ * then the on-disk launcher bound read-only at a fixed path in bwrap's own
+ * /dev, after every other mount, and run there with the Landlock rung's
+ * grants and --best-effort (where the kernel has no Landlock, bwrap alone
+ * confines the files and the launcher applies the rest). No status channel:
+ * the spawner has no descriptor for it, so the launcher speaks its stderr
+ * dialect (doc/SPEC.md 6), and the argv's `layers` say what it will apply.
+ * What was checked (the provider's trust rule on env->launcher_real) is
+ * what is bound: bwrap opens the source path when it starts.
+ */
 static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
-	(void)env;
-	return confine_profile_bwrap(policy, ret);
+	confine_policy inner, outer;
+	const confine_policy *bwrap_policy = policy;
+	char **tokens = NULL, **grants = NULL;
+	int r;
+	if (!env->launcher_real)
+		return -ENOENT; /* the provider refuses before asking (local-provider.c) */
+	memset(&outer, 0, sizeof outer);
+	if ((r = inner_policy(policy, &inner)) == 0 &&
+	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0 &&
+	    (r = confine_profile_bwrap(bwrap_policy, &tokens)) == 0 &&
+	    (r = confine_profile_landlock(&inner, &grants)) == 0) {
+		const char *const tail[] = { "--ro-bind", env->launcher_real, CF_LAUNCHER_INSIDE,
+		                             "--", CF_LAUNCHER_INSIDE, "--best-effort", NULL };
+		for (size_t i = 0; r == 0 && tail[i]; i++)
+			r = cf_strv_push(&tokens, tail[i]);
+		/* read-only: bwrap's own /dev/shm too (as in-process runs) */
+		if (r == 0 && inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp &&
+		    (r = cf_strv_push(&tokens, "--rw")) == 0)
+			r = cf_strv_push(&tokens, "/dev/shm");
+		for (size_t i = 0; r == 0 && grants[i]; i++)
+			r = cf_strv_push(&tokens, grants[i]);
+	}
+	confine_strv_free(grants);
+	cf_policy_clear(&inner);
+	cf_policy_clear(&outer);
+	if (r < 0) {
+		confine_strv_free(tokens);
+		return r;
+	}
+	*ret = tokens;
+	return 0;
 }
 
 /*
@@ -116,6 +214,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	static const char *const extra_ro[] = { "--best-effort", "--rw", "/dev/shm", NULL };
 	int fd = cf_launcher_image_fd();
 	confine_policy inner, outer;
+	const confine_policy *bwrap_policy = policy;
 	char **argv = NULL, **tokens = NULL;
 	char self[PATH_MAX];
 	int r;
@@ -136,41 +235,12 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		if (!usable)
 			return -ENOSYS;
 	}
-	memset(&inner, 0, sizeof inner);
 	memset(&outer, 0, sizeof outer);
-	if ((r = cf_policy_copy_into(&inner, policy)) < 0)
-		return r;
-	/* The network allowlist (doc/SPEC.md 15): bwrap keeps the host's
-	 * network namespace and the launcher inside hosts the proxy, with the
-	 * Landlock rung's one way out (its port rule, the supervisor's
-	 * address check, seccomp's families). Elsewhere bwrap cuts. */
-	if (confine_policy_network_allowlist(policy)) {
-		if ((r = cf_policy_copy_into(&outer, policy)) < 0) {
-			cf_policy_clear(&inner);
-			return r;
-		}
-		outer.network = CONFINE_NETWORK_ON;
-		confine_strv_free(outer.network_allow);
-		confine_strv_free(outer.network_deny);
-		outer.network_allow = outer.network_deny = NULL;
-		outer.network_allow_local = false;
-		policy = &outer;
-	} else {
-		inner.network = CONFINE_NETWORK_ON;
-	}
-	/* The temp area inside is bwrap's private /tmp, in both modes (its
-	 * --tmpfs /tmp: workspace-write, or read-only with private_temp). */
-	if (inner.mode == CONFINE_MODE_WORKSPACE_WRITE || inner.private_temp) {
-		inner.private_temp = true;
-		free(inner.temp_dir);
-		inner.temp_dir = strdup("/tmp");
-		if (!inner.temp_dir)
-			r = -ENOMEM;
-	}
-	if (r == 0)
+	if ((r = inner_policy(policy, &inner)) == 0 &&
+	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0)
 		/* placeholders: the library's spawner makes them (spawn/placeholders.c) */
 		r = confine_profile_bwrap_flags(
-			policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS, &tokens);
+			bwrap_policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS, &tokens);
 	if (r == 0)
 		r = cf_strv_push(&argv, program->argv[0]);
 	for (size_t i = 0; r == 0 && tokens[i]; i++)
@@ -187,19 +257,6 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	if (r < 0) {
 		confine_strv_free(argv);
 		return r;
-	}
-	/* Inside, Landlock refuses what bwrap's mounts let through (a mount
-	 * that appeared later, /proc/sys, a reopen through /proc/self/fd):
-	 * its word is "Permission denied"; the supervisor refuses metadata
-	 * changes with EPERM, "Operation not permitted". */
-	{
-		static const char *const layered_denials[] = { "read-only file system",
-		                                               "permission denied",
-		                                               "operation not permitted", NULL };
-		if (cf_runner_set_denials(c, layered_denials) < 0) {
-			confine_strv_free(argv);
-			return -ENOMEM;
-		}
 	}
 	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
 	if (fd >= 0) {
@@ -219,13 +276,32 @@ static bool select_unprobed(const cf_runner_program *program, confine_enforcemen
 	return true;
 }
 
-/* The real read-only profile around `true`: it passes only where bwrap can
- * make every namespace and mount the profile needs. */
+/* The argv for others, for the read-only policy with root "/", around
+ * `true`: it passes only where bwrap can make every namespace and mount
+ * the profile needs and the on-disk launcher runs inside it. A launcher
+ * that is missing or that the trust rule refuses is never run: the rung
+ * cannot hand an argv to others, and the verdict says why. */
 static bool probe(const cf_runner_program *program, const cf_runner_env *env,
                   confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]) {
 	static const char *const command[] = { "true", NULL };
-	(void)failure;
-	if (!program->argv || !cf_runner_probe_profile(&cf_runner_bwrap, program, env, command))
+	char why[CF_RUNNER_FAILURE_MAX];
+	if (!program->argv)
+		return false;
+	if (!env->launcher_real) {
+		snprintf(failure, CF_RUNNER_FAILURE_MAX, "launcher %s cannot be found: %s", env->launcher,
+		         strerror(env->launcher_errno));
+		return false;
+	}
+	if (!cf_path_trusted(env->launcher_real, why, sizeof why)) {
+		/* cut to fit: the detail is one line for a person */
+		int n = snprintf(failure, CF_RUNNER_FAILURE_MAX, "runner %s is not trusted: ",
+		                 env->launcher_real);
+		if (n > 0 && n < CF_RUNNER_FAILURE_MAX)
+			snprintf(failure + n, (size_t)(CF_RUNNER_FAILURE_MAX - n), "%.*s; refusing to run it",
+			         CF_RUNNER_FAILURE_MAX / 2, why);
+		return false;
+	}
+	if (!cf_runner_probe_profile(&cf_runner_bwrap, program, env, command))
 		return false;
 	*ret = CONFINE_ENFORCEMENT_FULL;
 	return true;
@@ -237,6 +313,8 @@ const cf_runner_def cf_runner_bwrap = {
 	.title = "bubblewrap",
 	.platform = "linux",
 	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
+	.runs_launcher = true,
+	.inner = &cf_runner_landlock,
 	.denial_signatures = denials,
 	.allowed_exit_codes = exit_codes,
 	.n_allowed_exit_codes = 1,

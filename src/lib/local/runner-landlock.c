@@ -11,15 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher-protocol.h"
 #include "local/launcher-image.h"
 #include "local/probe.h"
 #include "local/runner.h"
+#include "path.h"
 
 static const char *const denials[] = { "permission denied", NULL };
 static const int exit_codes[] = { 125 };
 static const char *const fatal[] = { "landlock-run: ", NULL };
+/* The launcher's notices before the command starts, never its failure: a
+ * command that then exits 125 after one of them is the command's 125
+ * (doc/SPEC.md 6). One line per word supervisor-probe.h can name. */
 static const char *const informational[] = {
-	"landlock-run: partial enforcement (older Landlock ABI)", NULL };
+	LAUNCHER_PARTIAL_NOTICE,
+	LAUNCHER_NO_SUPERVISOR_NOTICE("user-notification"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("pidfd_open"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("pidfd_getfd"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("process_vm_readv"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("proc"),
+	LAUNCHER_NO_SUPERVISOR_NOTICE("nested-listener"),
+	NULL,
+};
 
 /* The argv names the resolved launcher: what was checked is what runs,
  * whatever happens later to a symlink on the way. One that does not
@@ -89,8 +102,20 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	const char *launcher = program->argv ? program->argv[0] : NULL;
 	const char *argv[] = { launcher, "--probe", NULL };
 	cf_probe_result result;
+	char why[CF_RUNNER_FAILURE_MAX];
 	if (!launcher || launcher[0] != '/')
 		return false;
+	/* The probe runs it: a launcher the trust rule refuses (doc/SPEC.md 4)
+	 * is never run, not even with --probe (as root that would run another
+	 * user's program); the verdict says why. */
+	if (program->real && !cf_path_trusted(program->real, why, sizeof why)) {
+		int n = snprintf(failure, CF_RUNNER_FAILURE_MAX, "runner %s is not trusted: ",
+		                 program->real);
+		if (n > 0 && n < CF_RUNNER_FAILURE_MAX)
+			snprintf(failure + n, (size_t)(CF_RUNNER_FAILURE_MAX - n), "%.*s; refusing to run it",
+			         CF_RUNNER_FAILURE_MAX / 2, why);
+		return false;
+	}
 	if (cf_probe_run(argv, env->probe_timeout_ms, &result) < 0)
 		return false;
 	/* An installed launcher that cannot be executed (a stripped mode bit)
@@ -113,6 +138,7 @@ const cf_runner_def cf_runner_landlock = {
 	.title = "Landlock",
 	.platform = "linux",
 	.facts = CONFINE_RUNNER_FACT_HOST_TMP,
+	.runs_launcher = true,
 	.denial_signatures = denials,
 	.allowed_exit_codes = exit_codes,
 	.n_allowed_exit_codes = 1,

@@ -23,6 +23,11 @@
 typedef struct cf_runner_env {
 	const char *path;              /* searched for runners, absolute entries only */
 	const char *launcher;          /* the project's launcher (landlock-run), absolute */
+	/* The same, canonical (realpath when the provider was made); NULL when
+	 * it does not resolve, with launcher_errno saying why. What was
+	 * checked is what an argv names. */
+	const char *launcher_real;
+	int launcher_errno;
 	bool launcher_configured;      /* named by the configuration, not the default */
 	char *const *runner_command;   /* the operator's runner command, or NULL */
 	char *const *runner_failure_signatures; /* its configured dialect */
@@ -59,6 +64,16 @@ typedef struct cf_runner_def {
 	 * rung (and never pinned). */
 	const char *platform;
 	unsigned facts;                /* CONFINE_RUNNER_FACT_*, into every argv */
+	/* Every argv of this row runs the project's launcher (landlock-run):
+	 * the row's own program, or `inner` inside it. An argv for others
+	 * then carries the launcher's `layers` as this host predicts them
+	 * (launcher-forecast.h). */
+	bool runs_launcher;
+	/* The row run inside this one in its argv for others (the layered
+	 * bwrap rung: the launcher from disk, bound at CF_LAUNCHER_INSIDE):
+	 * its program (env->launcher_real) is checked as a runner, and its
+	 * runner-failure rule follows this row's (doc/SPEC.md 6). NULL: none. */
+	const struct cf_runner_def *inner;
 
 	/* The dialect (SPEC 6): denial signatures and one runner-failure rule. */
 	const char *const *denial_signatures;
@@ -119,6 +134,11 @@ char **cf_runner_argv1(const char *program) CONFINE_HIDDEN;
  * bwrap, its inner launcher (doc/SPEC.md 14). */
 #define CF_STATUS_FD_AT 3
 #define CF_LAUNCHER_FD_AT 4
+/* Where the layered bwrap rung's argv for others binds the on-disk
+ * launcher (read-only) and runs it: inside bwrap's own /dev (a tmpfs it
+ * makes for every run, so the mount point never touches the host), after
+ * every other mount so nothing covers it (doc/SPEC.md 5, 14). */
+#define CF_LAUNCHER_INSIDE "/dev/.confine/landlock-run"
 /* The launcher's own arguments for a run the library spawns itself:
  * "--status-fd 3", then `extra` (NULL-terminated, may be NULL), then the
  * Landlock grants of `policy`, appended to *strv. 0 or -errno. */

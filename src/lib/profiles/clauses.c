@@ -108,11 +108,12 @@ static bool bwrap_shaped(const cf_clause_facts *f) {
 }
 
 /* The network allowlist held by the launcher inside bwrap (doc/SPEC.md 15):
- * a run the library spawns on the layered rung keeps the host's network
- * namespace (no --unshare-net) and the launcher hosts the proxy. */
+ * the layered rung (a run the library spawns, and the wrap argv with the
+ * on-disk launcher inside) keeps the host's network namespace (no
+ * --unshare-net) and the launcher hosts the proxy. */
 static bool allowlist_in_bwrap(const confine_policy *p, const cf_clause_facts *f) {
 	return confine_policy_network_allowlist(p) && f->runner == CONFINE_RUNNER_BWRAP &&
-	       f->layered && f->spawned_here;
+	       f->layered;
 }
 
 static void clause_mode(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
@@ -321,7 +322,7 @@ static void clause_network(struct list *l, const confine_policy *p, const cf_cla
 		else
 			add(l, "network", "allowlist", CONFINE_CLAUSE_UNENFORCED, 0,
 			    f->runner == CONFINE_RUNNER_BWRAP
-			            ? "a run the library spawns (confine run, bash, the bindings)"
+			            ? "the launcher inside bubblewrap"
 			            : "the landlock runner (confine --runner landlock)",
 			    "this argv has no proxy: the network is off instead (no host is "
 			    "reachable)");

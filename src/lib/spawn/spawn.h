@@ -65,7 +65,11 @@ struct cf_child_plan {
 	const char *workdir;   /* NULL: stay */
 	int report_fd;
 	int source_fd[3];      /* what fd i becomes; -1: inherit */
-	int internal_fds[8];   /* the parent's descriptors made for this spawn */
+	/* the parent's descriptors made for this spawn: at most the report
+	 * pipe (2), /dev/null (1), a pipe per captured stream (6) and the
+	 * status channel (2); 8 was one short of `confine bash` (report,
+	 * /dev/null, two captures, the channel: 9) */
+	int internal_fds[11];
 	size_t n_internal;
 	/* >= 0: exec this descriptor (execveat AT_EMPTY_PATH), not the
 	 * candidates (the sealed in-memory launcher) */

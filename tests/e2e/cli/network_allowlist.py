@@ -8,12 +8,12 @@ UDP listener that records what reaches it, and, where the host has IPv6, a
 second origin on ::1. Names reach the origin through the test-only resolver
 map (CONFINE_TEST_PROXY_HOSTS: "127.0.0.1 allowed.test other.test").
 
-Both rungs (the launcher hosts the proxy, inside bwrap for a run the
-library spawns, which then keeps the host's network namespace; the
-supervisor lets the command connect to it alone):
+Both rungs (the launcher hosts the proxy; on bwrap the launcher inside,
+and bwrap keeps the host's network namespace; the supervisor lets the
+command connect to it alone):
 - allowed.test (with --allow-local-network) is reached by curl (HTTP
   through the proxy, CONNECT, SOCKS5 with the name), Python urllib and git
-  clone over http; `confine run`, and on Landlock a `wrap` argv spawned as-is;
+  clone over http; `confine run` and a `wrap` argv spawned as-is;
 - other.test gets the 403 naming the host and the clause network.allow,
   and the launcher's "network: refused" line;
 - without --allow-local-network, allowed.test (which resolves to 127.0.0.1)
@@ -24,9 +24,6 @@ supervisor lets the command connect to it alone):
   socket (control as root only), io_uring_setup, SOCKS5 UDP ASSOCIATE
   (answered 0x07) and SOCKS5 with an IP address (0x02);
 - the report: the clause network "allowlist" enforced by the supervisor.
-A bwrap argv for others (`wrap`) has no proxy: its clause is unenforced (the
-network stays off), --require-full refuses it, and spawned, it reaches
-nothing.
 
 Usage: network_allowlist.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
@@ -232,27 +229,6 @@ def run_table(confine, launcher, runner):
                                               "allowLocal": True},
               "policy.network:", report["policy"]["network"])
 
-        if runner == "bwrap":
-            # An argv for others (wrap) is plain bwrap: no proxy, the network
-            # off, the clause unenforced, and requireFull refuses it.
-            check(clause[0]["status"] == "unenforced" and "network" in report["unenforced"],
-                  "bwrap wrap: the allowlist must be reported unenforced:", clause)
-            full = run([confine, "wrap", "--runner", "bwrap", "-w", ws, "--require-full"] + flags
-                       + ["--", "true"], env=env)
-            check(full.returncode == 125 and "network" in full.stdout + full.stderr,
-                  "bwrap wrap: --require-full must refuse:", (full.returncode, full.stdout))
-            spawned = subprocess.run(report["argv"][:-1] + ["curl", "-sS", "-m", "10", url],
-                                     env=report["env"], cwd=ws, capture_output=True, text=True,
-                                     timeout=120, start_new_session=True)
-            check(BODY not in spawned.stdout, "bwrap wrap argv: the network must stay off:",
-                  spawned.stdout)
-            print("ok bwrap %s: a wrap argv reports the allowlist unenforced (network off), "
-                  "--require-full refuses it" % user)
-            # A run the library spawns: the launcher inside bwrap hosts it.
-            b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--require-full"]
-                    + flags + ["-c", "true"], env=env)
-            out = json.loads(b.stdout)
-            clause = [c for c in out["sandbox"]["clauses"] if c["clause"] == "network"]
         check(clause[0]["status"] == "enforced" and clause[0]["layers"] == ["supervisor"],
               "%s: the allowlist clause:" % runner, clause)
 
@@ -270,15 +246,13 @@ def run_table(confine, launcher, runner):
                      % port, flags)
         check("cloned-through-the-proxy" in r.stdout, "landlock git clone:", (r.stdout, r.stderr))
         shutil.rmtree(os.path.join(ws, "clone"), ignore_errors=True)
-        # The wrap argv, spawned as a harness would (Landlock: the launcher
-        # it names hosts the proxy).
-        spawned = subprocess.run(report["argv"][:-1] + ["curl", "-sS", "-m", "20", url]
-                                 if runner == "landlock" else ["true"],
+        # The wrap argv, spawned as a harness would: the launcher it names
+        # hosts the proxy (on bwrap, the on-disk launcher inside).
+        spawned = subprocess.run(report["argv"][:-1] + ["curl", "-sS", "-m", "20", url],
                                  env=report["env"], cwd=ws, capture_output=True, text=True,
                                  timeout=120, start_new_session=True)
-        if runner == "landlock":
-            check(spawned.stdout.strip() == BODY, "landlock wrap argv:",
-                  (spawned.stdout, spawned.stderr))
+        check(spawned.stdout.strip() == BODY, "%s wrap argv:" % runner,
+              (spawned.stdout, spawned.stderr))
 
         # The refusals, answered at once.
         r = confined("curl -sS -m 20 -i http://other.test:%d/index.html" % port, flags)
@@ -369,7 +343,7 @@ def run_table(confine, launcher, runner):
         print("ok %s %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git%s); "
               "other.test 403; local address refused; direct, udp, ipv6, raw, io_uring, "
               "cleared variables, SOCKS UDP and IP refused"
-              % (runner, user, ", wrap argv" if runner == "landlock" else ""))
+              % (runner, user, ", wrap argv"))
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -48,7 +48,7 @@ extern char **environ;
 
 static const char *confine_path;   /* $CONFINE_TEST_CLI */
 static const char *launcher_path;  /* $CONFINE_TEST_LAUNCHER */
-static bool have_bwrap, have_landlock;
+static bool have_bwrap, have_landlock, have_landlock_full;
 
 static char base[PATH_MAX];        /* a fresh directory under $HOME */
 static char work[PATH_MAX];        /* the workspace: base/ws */
@@ -418,6 +418,20 @@ static bool succeeds(const char *const *argv) {
 	}
 	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
 	       WEXITSTATUS(status) == 0;
+}
+
+/* `landlock-run --probe` says "landlock: fully enforced" (ABI 5 and up). */
+static bool landlock_fully_enforced(void) {
+	char command[PATH_MAX + 32], line[128] = "";
+	FILE *f;
+	FORMAT(command, sizeof command, "'%s' --probe 2>/dev/null", launcher_path);
+	f = popen(command, "r");
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof line, f))
+		line[0] = '\0';
+	pclose(f);
+	return strcmp(line, "landlock: fully enforced\n") == 0;
 }
 
 #define NEED(flag, what)                                                                     \
@@ -911,14 +925,50 @@ static void test_wrap_env_is_an_object(void **state) {
 	result_free(&r);
 }
 
+/* The launcher's notices, never its failure (doc/SPEC.md 6): the lines of
+ * its rule's informationalLines, on both rungs. */
+#define NO_SUPERVISOR(what)                                                                   \
+	"landlock-run: no supervisor (" what "): metadata changes and unix socket connects " \
+	"outside the grants are not mediated"
+#define LAUNCHER_NOTICES                                                                     \
+	"landlock-run: partial enforcement (older Landlock ABI)",                                \
+	    NO_SUPERVISOR("user-notification"), NO_SUPERVISOR("pidfd_open"),                     \
+	    NO_SUPERVISOR("pidfd_getfd"), NO_SUPERVISOR("process_vm_readv"), NO_SUPERVISOR("proc"), \
+	    NO_SUPERVISOR("nested-listener")
+
+static bool strings_hold(const json_t *array, const char *item) {
+	for (size_t i = 0; i < json_array_size(array); i++)
+		if (strcmp(json_string_value(json_array_get(array, i)), item) == 0)
+			return true;
+	return false;
+}
+
+/* `layers` (doc/SPEC.md 10) as this host predicts them: seccomp always;
+ * landlock where the launcher's probe says fully enforced; the supervisor
+ * exactly when `unenforced` does not list what its absence leaves out. */
+static void expect_launcher_layers(const json_t *object) {
+	const json_t *layers = json_object_get(object, "layers");
+	const json_t *unenforced = json_object_get(object, "unenforced");
+	assert_true(strings_hold(layers, "seccomp"));
+	assert_int_equal(strings_hold(layers, "landlock"), have_landlock_full);
+	assert_int_equal(strings_hold(layers, "supervisor"), !strings_hold(unenforced, "metadata"));
+	/* without it the run is partial (doc/SPEC.md 13) */
+	if (!strings_hold(layers, "supervisor"))
+		assert_string_equal(json_str(object, "enforcement"), "partial");
+}
+
 static void test_wrap_bwrap_shape(void **state) {
+	const char *config = launcher_config();
 	json_t *object, *argv, *rules, *rule, *policy;
+	char *launcher_real = realpath(launcher_path, NULL);
+	bool shm = access("/dev/shm", F_OK) == 0;
 	result r;
-	size_t n;
+	size_t n, at;
 	(void)state;
 	NEED(have_bwrap, "bwrap");
-	RUN(&r, "wrap", "--runner", "bwrap", "-m", "workspace-write", "-w", work, "--", "sh", "-c",
-	    "echo hi");
+	assert_non_null(launcher_real);
+	RUN(&r, "wrap", "--config", config, "--runner", "bwrap", "-m", "workspace-write", "-w", work,
+	    "--", "sh", "-c", "echo hi");
 	expect_status(&r, 0);
 	assert_string_equal(r.err, "");
 	object = json_of(&r);
@@ -927,20 +977,40 @@ static void test_wrap_bwrap_shape(void **state) {
 	                         "policy"));
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
-	assert_int_equal(n, 1 + 21 + 1 + 3); /* runner, profile, --, argv */
+	/* bwrap, its 21 tokens, the launcher's bind (3), "--", the launcher,
+	 * --best-effort, its grants (8, or 10 with /dev/shm), "--", argv */
+	assert_int_equal(n, 1 + 21 + 3 + 3 + (shm ? 10 : 8) + 1 + 3);
 	{
 		const char *argv0 = json_string_value(json_array_get(argv, 0));
 		assert_true(argv0[0] == '/');
 		assert_string_equal(argv0 + strlen(argv0) - 6, "/bwrap");
 	}
 	{
+		/* the layered argv for others (doc/SPEC.md 5, 14): the trusted
+		 * on-disk launcher, bound read-only at a fixed path in bwrap's own
+		 * /dev after every other mount, runs inside with the Landlock
+		 * grants; no status channel */
 		const char *expected[] = {"--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid",
 		                          "--unshare-ipc", "--proc", "/proc", "--ro-bind", "/proc/sys",
 		                          "/proc/sys", "--die-with-parent", "--new-session",
 		                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", work, work,
-		                          "--", "sh", "-c", "echo hi", NULL};
-		for (size_t i = 0; expected[i]; i++)
-			assert_string_equal(json_string_value(json_array_get(argv, i + 1)), expected[i]);
+		                          "--ro-bind", launcher_real, "/dev/.confine/landlock-run", "--",
+		                          "/dev/.confine/landlock-run", "--best-effort", "--ro", "/",
+		                          "--rw", "/dev/null", "--rw", "/tmp", NULL};
+		for (at = 0; expected[at]; at++)
+			assert_string_equal(json_string_value(json_array_get(argv, at + 1)), expected[at]);
+		at++;
+		if (shm) {
+			/* granted, but no socket there is reached (issue 21) */
+			assert_string_equal(json_string_value(json_array_get(argv, at++)), "--rw-shared");
+			assert_string_equal(json_string_value(json_array_get(argv, at++)), "/dev/shm");
+		}
+		{
+			const char *tail[] = {"--rw", work, "--", "sh", "-c", "echo hi", NULL};
+			for (size_t i = 0; tail[i]; i++)
+				assert_string_equal(json_string_value(json_array_get(argv, at++)), tail[i]);
+		}
+		assert_int_equal(at, n);
 	}
 	assert_string_equal(json_str(object, "runner"), "bwrap");
 	/* `full` exactly when every clause is enforced (doc/SPEC.md 15). */
@@ -952,15 +1022,27 @@ static void test_wrap_bwrap_shape(void **state) {
 		assert_string_equal(json_str(object, "enforcement"), all ? "full" : "partial");
 		assert_int_equal(json_array_size(json_object_get(object, "unenforced")) == 0, all);
 	}
-	expect_strings(json_object_get(object, "denialSignatures"), KEYS("read-only file system"));
+	expect_strings(json_object_get(object, "denialSignatures"),
+	               KEYS("read-only file system", "permission denied", "operation not permitted"));
 	rules = json_object_get(object, "runnerFailureRules");
-	assert_int_equal(json_array_size(rules), 1);
-	rule = json_array_get(rules, 0);
+	assert_int_equal(json_array_size(rules), 2);
 	/* bwrap's own failures exit 1; no informational lines */
+	rule = json_array_get(rules, 0);
 	expect_keys(rule, KEYS("allowedExitCodes", "fatalSignatures"));
 	assert_int_equal(json_array_size(json_object_get(rule, "allowedExitCodes")), 1);
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(rule, "allowedExitCodes"), 0)), 1);
 	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("bwrap: "));
+	/* then the launcher's: exit 125 (bwrap returns it), its notices aside */
+	rule = json_array_get(rules, 1);
+	expect_keys(rule, KEYS("allowedExitCodes", "fatalSignatures", "informationalLines"));
+	assert_int_equal(json_array_size(json_object_get(rule, "allowedExitCodes")), 1);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(rule, "allowedExitCodes"), 0)),
+	                 125);
+	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("landlock-run: "));
+	expect_strings(json_object_get(rule, "informationalLines"), KEYS(LAUNCHER_NOTICES));
+	/* Landlock's ABI does not lower bwrap's enforcement (its mounts govern
+	 * the files); only a missing supervisor does */
+	expect_launcher_layers(object);
 	policy = json_object_get(object, "policy");
 	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
 	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
@@ -970,6 +1052,30 @@ static void test_wrap_bwrap_shape(void **state) {
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
 	json_decref(object);
 	result_free(&r);
+	free(launcher_real);
+
+	/* A launcher the trust rule refuses is never bound: the rung cannot
+	 * hand an argv to others (the pinned rung is probed first). */
+	{
+		char dir[PATH_MAX], copy[PATH_MAX], text[PATH_MAX + 64];
+		json_t *error;
+		FORMAT(dir, sizeof dir, "%s/open-launcher", base);
+		assert_int_equal(mkdir(dir, 0777), 0);
+		assert_int_equal(chmod(dir, 0777), 0);
+		FORMAT(copy, sizeof copy, "%s/landlock-run", dir);
+		copy_file(launcher_path, copy, 0755);
+		FORMAT(text, sizeof text, "{\"landlockLauncher\": \"%s\"}", copy);
+		RUN(&r, "wrap", "--config", config_file(text), "--runner", "bwrap", "-w", work, "--",
+		    "true");
+		expect_status(&r, 125);
+		object = json_of(&r);
+		error = json_object_get(object, "error");
+		assert_string_equal(json_str(error, "code"), "SANDBOX_UNAVAILABLE");
+		assert_non_null(strstr(json_str(error, "runnerFailure"), "is not trusted"));
+		assert_non_null(strstr(json_str(error, "runnerFailure"), dir));
+		json_decref(object);
+		result_free(&r);
+	}
 }
 
 static void test_wrap_landlock_pinned(void **state) {
@@ -1005,8 +1111,7 @@ static void test_wrap_landlock_pinned(void **state) {
 	assert_int_equal(json_integer_value(json_array_get(json_object_get(rule, "allowedExitCodes"), 0)),
 	                 125);
 	expect_strings(json_object_get(rule, "fatalSignatures"), KEYS("landlock-run: "));
-	expect_strings(json_object_get(rule, "informationalLines"),
-	               KEYS("landlock-run: partial enforcement (older Landlock ABI)"));
+	expect_strings(json_object_get(rule, "informationalLines"), KEYS(LAUNCHER_NOTICES));
 	if (access("/dev/shm", F_OK) == 0) {
 		/* no temp dir in a wrap, and the shared /dev/shm beside it:
 		 * privateTemp is partial, so it is in the summary */
@@ -1068,6 +1173,7 @@ static void test_wrap_danger_is_the_argv_unchanged(void **state) {
 	expect_keys(object, KEYS("argv", "runner", "denialSignatures", "runnerFailureRules",
 	                         "unenforced", "layers", "clauses", "env", "policy"));
 	expect_strings(json_object_get(object, "argv"), KEYS("echo", "a b", "--"));
+	assert_int_equal(json_array_size(json_object_get(object, "layers")), 0);
 	assert_true(json_is_null(json_object_get(object, "runner")));
 	assert_int_equal(json_array_size(json_object_get(object, "denialSignatures")), 0);
 	assert_int_equal(json_array_size(json_object_get(object, "runnerFailureRules")), 0);
@@ -2321,6 +2427,7 @@ int main(int argc, char **argv) {
 	                                            "--unshare-pid", "--proc", "/proc", "--", "true",
 	                                            NULL});
 	have_landlock = succeeds((const char *const[]){launcher_path, "--probe", NULL});
+	have_landlock_full = have_landlock && landlock_fully_enforced();
 
 	/* Groups that run commands confined need a runner of this host. */
 	if ((strcmp(group, "run") == 0 || strcmp(group, "bash") == 0 ||
