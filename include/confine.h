@@ -288,6 +288,24 @@ typedef struct confine_policy {
 	 * "privateTemp" unenforced: an argv for another process to spawn,
 	 * `wrap`). Absolute. */
 	char *temp_dir;
+	/* [network.allow, --allow-host] The network allowlist (doc/SPEC.md 15,
+	 * "Network allowlist"): with `network` CONFINE_NETWORK_OFF and at
+	 * least one entry, the command reaches these hosts through a proxy
+	 * confine runs for the run, and nothing else. An entry is a host name
+	 * ("example.org") or "*." and a suffix ("*.example.org": any name
+	 * under it, not the suffix itself); lower-cased; no scheme, port, IP
+	 * address or range. Entries with `network` on are INVALID_POLICY (the
+	 * allowlist is network off plus one way out). NULL-terminated, or NULL
+	 * (an empty allowlist is network off). */
+	char **network_allow;
+	/* [network.deny, --deny-host] Hosts refused even when an allow entry
+	 * matches (deny wins). Same patterns. NULL-terminated, or NULL. */
+	char **network_deny;
+	/* [network.allowLocal, --allow-local-network] Let an allowed name
+	 * resolve to a loopback, private, link-local, unique-local or CGNAT
+	 * address (refused by default, so an allowed name cannot be pointed at
+	 * the host's own services). Default false. */
+	bool network_allow_local;
 } confine_policy;
 
 /* Deployment configuration: the agentless defaults. */
@@ -349,6 +367,22 @@ CONFINE_API int confine_policy_add_deny_read(confine_policy *policy, const char 
 /* Absolute; canonicalized as far as it exists. */
 CONFINE_API int confine_policy_add_unix_socket(confine_policy *policy, const char *path,
                                                confine_error *err);
+/* Appends a network allowlist (or deny) entry, checked and lower-cased
+ * (INVALID_POLICY naming it: a scheme, a port, an IP address or range, an
+ * empty name, a bad character). */
+CONFINE_API int confine_policy_add_allow_host(confine_policy *policy, const char *pattern,
+                                              confine_error *err);
+CONFINE_API int confine_policy_add_deny_host(confine_policy *policy, const char *pattern,
+                                             confine_error *err);
+/* Whether the policy is a network allowlist: network off with at least one
+ * allow entry. */
+CONFINE_API bool confine_policy_network_allowlist(const confine_policy *policy);
+/* Checks one host pattern (allow or deny) as the appenders do; `key` names
+ * it in the message ("network.allow"). */
+CONFINE_API int confine_host_pattern_check(const char *key, const char *pattern,
+                                           confine_error *err);
+/* Whether `host` (a name, any case) matches `pattern`. */
+CONFINE_API bool confine_host_pattern_match(const char *pattern, const char *host);
 /* A pattern (see confine_env_policy). */
 CONFINE_API int confine_policy_add_env_include(confine_policy *policy, const char *pattern,
                                                confine_error *err);

@@ -189,7 +189,25 @@ const POLICY_OPTIONS = {
   network: {
     flags: ['--network'],
     toArgs: (value, option) => {
-      if (value !== 'on' && value !== 'off') throw new InvalidPolicyError(`policy option ${option}: expected "on" or "off", got ${JSON.stringify(value)}`, { option });
+      // The allowlist (doc/SPEC.md 15, "Network allowlist"):
+      // {allow: [hosts], deny: [hosts], allowLocal: bool}, the network off
+      // plus confine's proxy; each host is checked by confine itself.
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+        const known = ['allow', 'deny', 'allowLocal'];
+        for (const key of Object.keys(value)) {
+          if (!known.includes(key)) throw new InvalidPolicyError(`policy option ${option}: unknown key ${JSON.stringify(key)} (expected allow, deny, allowLocal)`, { option });
+        }
+        const hosts = (key, flag) => {
+          const items = value[key] === undefined ? [] : value[key];
+          if (!Array.isArray(items) || items.some((h) => typeof h !== 'string')) throw new InvalidPolicyError(`policy option ${option}.${key}: expected host names (strings), got ${JSON.stringify(items)}`, { option });
+          return items.flatMap((h) => [flag, h]);
+        };
+        if (value.allowLocal !== undefined && typeof value.allowLocal !== 'boolean') throw new InvalidPolicyError(`policy option ${option}.allowLocal: expected a boolean`, { option });
+        const allow = hosts('allow', '--allow-host');
+        return [...(allow.length ? [] : ['--network', 'off']), ...allow, ...hosts('deny', '--deny-host'),
+          ...(value.allowLocal ? ['--allow-local-network'] : [])];
+      }
+      if (value !== 'on' && value !== 'off') throw new InvalidPolicyError(`policy option ${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${JSON.stringify(value)}`, { option });
       return ['--network', value];
     },
   },

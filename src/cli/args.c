@@ -27,6 +27,9 @@ typedef enum option_id {
 	OPT_DENY_READ,
 	OPT_NETWORK,
 	OPT_ALLOW_UNIX_SOCKET,
+	OPT_ALLOW_HOST,
+	OPT_DENY_HOST,
+	OPT_ALLOW_LOCAL_NETWORK,
 	OPT_ENV_INHERIT,
 	OPT_ENV_INCLUDE,
 	OPT_ENV_EXCLUDE,
@@ -58,6 +61,9 @@ static const option_spec option_table[] = {
 	{OPT_DENY_READ, 0, "deny-read", "PATH"},
 	{OPT_NETWORK, 0, "network", "on|off"},
 	{OPT_ALLOW_UNIX_SOCKET, 0, "allow-unix-socket", "PATH"},
+	{OPT_ALLOW_HOST, 0, "allow-host", "HOST"},
+	{OPT_DENY_HOST, 0, "deny-host", "HOST"},
+	{OPT_ALLOW_LOCAL_NETWORK, 0, "allow-local-network", NULL},
 	{OPT_ENV_INHERIT, 0, "env-inherit", "all|none"},
 	{OPT_ENV_INCLUDE, 0, "env-include", "PAT"},
 	{OPT_ENV_EXCLUDE, 0, "env-exclude", "PAT"},
@@ -84,6 +90,9 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_DENY_READ:
 	case OPT_NETWORK:
 	case OPT_ALLOW_UNIX_SOCKET:
+	case OPT_ALLOW_HOST:
+	case OPT_DENY_HOST:
+	case OPT_ALLOW_LOCAL_NETWORK:
 	case OPT_ENV_INHERIT:
 	case OPT_ENV_INCLUDE:
 	case OPT_ENV_EXCLUDE:
@@ -150,6 +159,13 @@ const char *cli_help_hint(cli_command command) {
 	"                        [defaultProtections]\n"                                       \
 	"      --deny-read PATH  neither readable nor writable [denyRead]\n"                   \
 	"      --network on|off  off: no connection but to the sandbox itself [network]\n"     \
+	"      --allow-host HOST the network allowlist: only HOST (or *.SUFFIX) through\n"   \
+	"                        confine's proxy, nothing else (implies the network off\n"   \
+	"                        around it) [network.allow]\n"                                 \
+	"      --deny-host HOST  refused even where --allow-host matches [network.deny]\n"   \
+	"      --allow-local-network\n"                                                       \
+	"                        let an allowed name resolve to a loopback or private\n"     \
+	"                        address [network.allowLocal]\n"                               \
 	"      --allow-unix-socket PATH\n"                                                     \
 	"                        a socket outside the writable roots the command may\n"        \
 	"                        connect to [allowUnixSockets]\n"                              \
@@ -478,6 +494,9 @@ void cli_args_clear(cli_args *args) {
 	free(args->protect);
 	free(args->deny_read);
 	free(args->allow_unix_sockets);
+	free(args->allow_hosts);
+	free(args->deny_hosts);
+	args->allow_hosts = args->deny_hosts = NULL;
 	free(args->env_include);
 	free(args->env_exclude);
 	free(args->env_set);
@@ -566,6 +585,17 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 	case OPT_ALLOW_UNIX_SOCKET:
 		args->has_policy_options = true;
 		return push_path(args, &args->allow_unix_sockets, shown, value);
+	case OPT_ALLOW_HOST:
+	case OPT_DENY_HOST:
+		args->has_policy_options = true;
+		/* Checked by the library when the policy is built: INVALID_POLICY
+		 * naming the flag and the value. */
+		return push_value(args, spec->id == OPT_ALLOW_HOST ? &args->allow_hosts : &args->deny_hosts,
+		                  value);
+	case OPT_ALLOW_LOCAL_NETWORK:
+		args->has_policy_options = true;
+		args->allow_local_network = true;
+		return 0;
 	case OPT_ENV_INHERIT:
 		args->has_policy_options = true;
 		if (confine_env_inherit_parse(value, &args->env_inherit, &err) < 0)

@@ -68,6 +68,9 @@ typedef struct cli_args {
 	bool has_network;
 	confine_network network;     /* --network on|off */
 	const char **allow_unix_sockets; /* --allow-unix-socket PATH */
+	const char **allow_hosts;    /* --allow-host HOST (checked) */
+	const char **deny_hosts;     /* --deny-host HOST (checked) */
+	bool allow_local_network;    /* --allow-local-network */
 	bool has_env_inherit;
 	confine_env_inherit env_inherit; /* --env-inherit all|none */
 	const char **env_include;    /* --env-include PAT */

@@ -297,6 +297,46 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
 	return 0;
 }
 
+/* network as an object: the allowlist (doc/SPEC.md 15, "Network
+ * allowlist"), network off plus the proxy. */
+static int apply_network_object(const char *path, const json_t *value, cli_config *config,
+                                char *errbuf, size_t size) {
+	const char *name;
+	json_t *item;
+	int r;
+	json_object_foreach((json_t *)value, name, item) {
+		if (strcmp(name, "allow") == 0 || strcmp(name, "deny") == 0) {
+			char ***list = name[0] == 'a' ? &config->network_allow : &config->network_deny;
+			char key[32];
+			snprintf(key, sizeof key, "network.%s", name);
+			confine_strv_free(*list);
+			*list = NULL;
+			r = take_string_list(path, key, item, false, list, errbuf, size);
+			if (r < 0)
+				return r;
+			for (size_t i = 0; (*list)[i]; i++) {
+				confine_error err;
+				if (confine_host_pattern_check(key, (*list)[i], &err) < 0)
+					return config_error(errbuf, size, EINVAL, "%s: key \"%s\": %s", path,
+					                    key, err.message);
+			}
+		} else if (strcmp(name, "allowLocal") == 0) {
+			bool has;
+			r = take_bool(path, "network.allowLocal", item, &has, &config->network_allow_local,
+			              errbuf, size);
+			if (r < 0)
+				return r;
+		} else {
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: unknown key \"network.%s\" (expected allow, deny, "
+			                    "allowLocal)", path, name);
+		}
+	}
+	config->network = CONFINE_NETWORK_OFF;
+	config->has_network = true;
+	return 0;
+}
+
 static int apply_env(const char *path, const json_t *value, cli_config *config, char *errbuf,
                      size_t size) {
 	const char *key;
@@ -395,9 +435,12 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		                 errbuf, size);
 	if (strcmp(key, "network") == 0) {
 		confine_error err;
+		if (json_is_object(value))
+			return apply_network_object(path, value, config, errbuf, size);
 		if (!json_is_string(value))
 			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"network\" must be a string, not %s", path,
+			                    "%s: key \"network\" must be \"on\", \"off\" or an object "
+			                    "{\"allow\", \"deny\", \"allowLocal\"}, not %s", path,
 			                    json_type_words(value));
 		if (confine_network_parse(json_string_value(value), &config->network, &err) < 0)
 			return config_error(errbuf, size, EINVAL, "%s: key \"network\": %s", path,
@@ -483,6 +526,8 @@ void cli_config_clear(cli_config *config) {
 	confine_strv_free(config->protected_paths);
 	confine_strv_free(config->deny_read);
 	confine_strv_free(config->allow_unix_sockets);
+	confine_strv_free(config->network_allow);
+	confine_strv_free(config->network_deny);
 	confine_strv_free(config->env_include);
 	confine_strv_free(config->env_exclude);
 	confine_strv_free(config->env_set);

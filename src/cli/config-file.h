@@ -37,7 +37,10 @@ typedef struct cli_config {
 	bool default_protections;         /* defaultProtections */
 	char **deny_read;                 /* denyRead: absolute paths */
 	bool has_network;
-	confine_network network;          /* network: "on" | "off" */
+	confine_network network;          /* network: "on" | "off" | an object (off) */
+	char **network_allow;             /* network.allow: host patterns */
+	char **network_deny;              /* network.deny: host patterns */
+	bool network_allow_local;         /* network.allowLocal */
 	char **allow_unix_sockets;        /* allowUnixSockets: absolute paths */
 	bool has_env_inherit;
 	confine_env_inherit env_inherit;  /* env.inherit: "all" | "none" */

@@ -183,6 +183,26 @@ static int build_policy_options(cli_context *ctx) {
 		p->default_protections = false;
 	if (c->has_network)
 		p->network = c->network;
+	/* --network replaces the file's whole network key, allowlist and all;
+	 * --allow-host makes (or adds to) an allowlist: the network off
+	 * around it, unless --network on says otherwise (then refused). */
+	if (!a->has_network) {
+		if ((status = add_entries(ctx, "network.allow", c->network_allow, NULL, NULL, false,
+		                          confine_policy_add_allow_host)) != 0 ||
+		    (status = add_entries(ctx, "network.deny", c->network_deny, NULL, NULL, false,
+		                          confine_policy_add_deny_host)) != 0)
+			return status;
+		p->network_allow_local = c->network_allow_local;
+	}
+	if ((status = add_entries(ctx, "network.allow", NULL, "--allow-host", a->allow_hosts,
+	                          false, confine_policy_add_allow_host)) != 0 ||
+	    (status = add_entries(ctx, "network.deny", NULL, "--deny-host", a->deny_hosts, false,
+	                          confine_policy_add_deny_host)) != 0)
+		return status;
+	if (a->allow_local_network)
+		p->network_allow_local = true;
+	if (a->allow_hosts && a->allow_hosts[0] && !a->has_network)
+		p->network = CONFINE_NETWORK_OFF;
 	if (a->has_network)
 		p->network = a->network;
 	if (c->has_env_inherit)

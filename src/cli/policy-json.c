@@ -55,7 +55,16 @@ json_t *cli_policy_json(const confine_policy *p) {
 	json_object_set_new(object, "protectedPaths", cli_string_list_json(p->protected_paths));
 	json_object_set_new(object, "defaultProtections", json_boolean(p->default_protections));
 	json_object_set_new(object, "denyRead", cli_string_list_json(p->deny_read));
-	json_object_set_new(object, "network", json_string(confine_network_name(p->network)));
+	if ((p->network_allow && p->network_allow[0]) || (p->network_deny && p->network_deny[0]) ||
+	    p->network_allow_local) {
+		json_t *network = json_object();
+		json_object_set_new(network, "allow", cli_string_list_json(p->network_allow));
+		json_object_set_new(network, "deny", cli_string_list_json(p->network_deny));
+		json_object_set_new(network, "allowLocal", json_boolean(p->network_allow_local));
+		json_object_set_new(object, "network", network);
+	} else {
+		json_object_set_new(object, "network", json_string(confine_network_name(p->network)));
+	}
 	json_object_set_new(object, "allowUnixSockets", cli_string_list_json(p->allow_unix_sockets));
 	json_object_set_new(env, "inherit", json_string(confine_env_inherit_name(p->env.inherit)));
 	json_object_set_new(env, "include", cli_string_list_json(p->env.include));

@@ -9,7 +9,14 @@ static bool takes_value(const char *arg)
 {
 	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
 	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0 ||
-	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0;
+	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0 ||
+	       strcmp(arg, "--proxy-allow") == 0 || strcmp(arg, "--proxy-deny") == 0 ||
+	       strcmp(arg, "--proxy-hosts") == 0;
+}
+
+static bool is_proxy_flag(const char *arg)
+{
+	return strncmp(arg, "--proxy-", 8) == 0 && strcmp(arg, "--proxy-allow-local") != 0;
 }
 
 static bool is_grant_flag(const char *arg)
@@ -75,6 +82,19 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 		} else if (strcmp(arg, "--require-supervisor") == 0) {
 			parsed.require_supervisor = true;
 			i++;
+		} else if (strcmp(arg, "--proxy-allow-local") == 0) {
+			parsed.proxy_allow_local = true;
+			i++;
+		} else if (takes_value(arg) && is_proxy_flag(arg)) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0 || argv[i + 1][0] == '\0') {
+				*bad_argument = arg;
+				return USAGE_PROXY_REQUIRES_VALUE;
+			}
+			if (strcmp(arg, "--proxy-allow") == 0)
+				parsed.proxy = true;
+			else if (strcmp(arg, "--proxy-hosts") == 0)
+				parsed.proxy_hosts = argv[i + 1];
+			i += 2;
 		} else if (takes_value(arg)) {
 			/* "--ro --" is a missing path, not a grant of "--". */
 			bool missing = i + 1 >= argc || strcmp(argv[i + 1], "--") == 0;
@@ -97,6 +117,8 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 	}
 	if (!parsed.probe && (parsed.command == NULL || parsed.command[0] == NULL))
 		return USAGE_MISSING_COMMAND;
+	if (parsed.proxy && !parsed.deny_network)
+		return USAGE_PROXY_REQUIRES_DENY_NETWORK;
 	*ret_invocation = parsed;
 	return USAGE_OK;
 }
@@ -127,6 +149,13 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 		break;
 	case USAGE_UNKNOWN_ARGUMENT:
 		report_failure("usage error: unknown argument: %s", bad_argument);
+		break;
+	case USAGE_PROXY_REQUIRES_VALUE:
+		report_failure("usage error: %s requires a value", bad_argument);
+		break;
+	case USAGE_PROXY_REQUIRES_DENY_NETWORK:
+		report_failure("usage error: --proxy-allow requires --deny-network (the allowlist is "
+			       "the network off plus the proxy)");
 		break;
 	case USAGE_MISSING_COMMAND:
 		report_failure("usage error: missing `-- <argv>...` command");
@@ -160,6 +189,25 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
 		if (is_grant_flag(argv[i])) {
 			*ret_path = argv[i + 1];
 			*ret_writable = argv[i][3] == 'w'; /* --rw, --rw-shared */
+			*cursor = i + 2;
+			return true;
+		}
+		i += takes_value(argv[i]) ? 2 : 1;
+	}
+	*cursor = i;
+	return false;
+}
+
+bool next_proxy_host(const struct invocation *invocation, size_t *cursor, bool deny,
+		     const char **ret_pattern)
+{
+	char **argv = invocation->argv;
+	size_t i = *cursor == 0 ? 1 : *cursor;
+	const char *flag = deny ? "--proxy-deny" : "--proxy-allow";
+
+	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
+		if (strcmp(argv[i], flag) == 0) {
+			*ret_pattern = argv[i + 1];
 			*cursor = i + 2;
 			return true;
 		}

@@ -21,6 +21,12 @@ struct invocation {
 	/* the supervisor's absence is a launcher failure, not a partial run */
 	bool require_supervisor;
 	int status_fd;     /* -1: none */
+	/* The network allowlist (--proxy-allow, with --deny-network): the
+	 * launcher hosts the proxy (proxy.h). */
+	bool proxy;
+	bool proxy_allow_local;  /* --proxy-allow-local */
+	const char *proxy_hosts; /* --proxy-hosts FILE (tests' resolver map) */
+	unsigned proxy_port;     /* set by main once the proxy listens (host order) */
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
 };
@@ -35,6 +41,8 @@ enum usage_error {
 	USAGE_SOCKET_REQUIRES_PATH,
 	USAGE_STATUS_FD_REQUIRES_NUMBER,
 	USAGE_UNKNOWN_ARGUMENT,
+	USAGE_PROXY_REQUIRES_VALUE,
+	USAGE_PROXY_REQUIRES_DENY_NETWORK,
 	USAGE_MISSING_COMMAND,
 };
 
@@ -65,6 +73,10 @@ bool grant_is_optional(const struct invocation *invocation, size_t cursor);
 bool grant_is_shared(const struct invocation *invocation, size_t cursor);
 
 /* Walks the --allow-unix-socket paths the same way. */
+/* The next --proxy-allow (deny false) or --proxy-deny (deny true) value. */
+bool next_proxy_host(const struct invocation *invocation, size_t *cursor, bool deny,
+		     const char **ret_pattern);
+
 bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
 			 const char **ret_path);
 

@@ -32,12 +32,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "args.h"
 #include "capabilities.h"
 #include "channel.h"
 #include "parent.h"
+#include "proxy.h"
 #include "ruleset.h"
 #include "seccomp-filter.h"
 #include "supervise.h"
@@ -174,6 +176,72 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	return 0;
 }
 
+/*
+ * The network allowlist (doc/SPEC.md 15): the proxy, before any
+ * restriction, and the one way out to it (a TCP socket, Landlock's rule
+ * for its port, the supervisor's address check), and the command's
+ * proxy variables. Without the supervisor or Landlock's TCP rights it
+ * cannot hold: the network stays off (the report says so). Returns 0, or
+ * 125 after reporting.
+ */
+static int start_proxy(int abi, struct invocation *invocation, struct supervisor_setup *setup,
+		       struct seccomp_program *filter, struct launch *launch)
+{
+	static struct proxy_config config;
+	static const char *const variables[] = {
+		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "npm_config_proxy",
+		"npm_config_https_proxy",
+	};
+	char url[64], socks[64];
+	const char *pattern;
+	size_t cursor = 0, i;
+	unsigned port = 0;
+	pid_t pid = 0;
+	int lifeline = -1;
+	int r;
+
+	if (setup->sv == NULL || abi < 4) {
+		report_line("network: no allowlist without the supervisor and Landlock ABI 4: "
+			    "the network stays off");
+		return 0;
+	}
+	memset(&config, 0, sizeof(config));
+	while (next_proxy_host(invocation, &cursor, false, &pattern))
+		if (config.n_allow < sizeof(config.allow) / sizeof(config.allow[0]))
+			config.allow[config.n_allow++] = pattern;
+	cursor = 0;
+	while (next_proxy_host(invocation, &cursor, true, &pattern))
+		if (config.n_deny < sizeof(config.deny) / sizeof(config.deny[0]))
+			config.deny[config.n_deny++] = pattern;
+	config.allow_local = invocation->proxy_allow_local;
+	config.hosts_file = invocation->proxy_hosts;
+	r = proxy_start(&config, &pid, &lifeline, &port);
+	if (r < 0) {
+		report_failure("cannot start the network proxy: %s", strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	launch->helper = pid;
+	launch->helper_lifeline = lifeline;
+	invocation->proxy_port = port;
+	supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port));
+	seccomp_filter_allow_tcp();
+	r = seccomp_filter_build(invocation->deny_network, filter);
+	if (r < 0) {
+		report_failure("seccomp filter error: %s", strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
+	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", port);
+	for (i = 0; i < sizeof(variables) / sizeof(variables[0]); i++)
+		if (setenv(variables[i], url, 1) != 0)
+			return LAUNCHER_EXIT_FAILURE;
+	if (setenv("ALL_PROXY", socks, 1) != 0 || setenv("all_proxy", socks, 1) != 0 ||
+	    setenv("NO_PROXY", "", 1) != 0 || setenv("no_proxy", "", 1) != 0 ||
+	    setenv("NODE_USE_ENV_PROXY", "1", 1) != 0)
+		return LAUNCHER_EXIT_FAILURE;
+	return 0;
+}
+
 /* Builds and enforces everything but seccomp. abi < 0: no Landlock
  * (--best-effort). Returns 0, or 125 after reporting. */
 static int restrict_self(int abi, const struct invocation *invocation)
@@ -264,6 +332,7 @@ int main(int argc, char **argv)
 
 	memset(&launch, 0, sizeof(launch));
 	launch.lifeline_fd = -1;
+	launch.helper_lifeline = -1;
 	launch.close_inherited = invocation.status_fd >= 0;
 	if (!invocation.probe) {
 		if (invocation.status_fd >= 0) {
@@ -286,6 +355,11 @@ int main(int argc, char **argv)
 		status = prepare_supervisor(abi, &invocation, &supervisor);
 		if (status != 0)
 			return status;
+		if (invocation.proxy) {
+			status = start_proxy(abi, &invocation, &supervisor, &filter, &launch);
+			if (status != 0)
+				return status;
+		}
 	}
 	status = restrict_self(abi, &invocation);
 	if (status != 0)

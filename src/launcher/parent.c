@@ -39,6 +39,9 @@
 #define SYS_pidfd_open 434
 #endif
 
+/* The helper's lifeline (struct launch), closed when the run ends. */
+static int helper_lifeline = -1;
+
 /* What the launcher was given, for the command. */
 static sigset_t given_mask;
 static struct sigaction given_sigpipe;
@@ -332,6 +335,12 @@ static bool kill_children_via_proc(void)
 
 static void kill_what_is_left(const struct run_state *state)
 {
+	if (helper_lifeline >= 0) {
+		close(helper_lifeline);
+		helper_lifeline = -1;
+	}
+	if (state->launch->helper > 0)
+		kill(state->launch->helper, SIGKILL);
 	if (state->launch->signal_scoped) {
 		/* Every process in this Landlock domain but this one. */
 		kill(-1, SIGKILL);
@@ -448,6 +457,7 @@ void launch_and_supervise(const struct launch *launch)
 	int signal_fd;
 	size_t i;
 
+	helper_lifeline = launch->helper_lifeline;
 	sigemptyset(&handled);
 	sigaddset(&handled, SIGCHLD);
 	for (i = 0; i < FORWARDED_COUNT; i++)

@@ -62,6 +62,12 @@ struct launch {
 	bool close_inherited;
 	struct parent_listener listener; /* set by hooks.parent_attach */
 	struct parent_hooks hooks;
+	/* A helper outside the command's Landlock domain (the allowlist's
+	 * proxy), killed with the tree; 0: none. kill(-1) cannot reach it. */
+	pid_t helper;
+	/* Closed when the run ends, which ends the helper where the domain's
+	 * signal scope keeps kill() from it; -1: none. */
+	int helper_lifeline;
 };
 
 /* First thing in main: ignores SIGPIPE (a status reader that is gone must

@@ -296,10 +296,36 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 	while (next_allowed_socket(invocation, &cursor, &path))
 		if (add_socket_grant(ruleset_fd, attr.handled_access_fs, path) != 0)
 			goto fail;
+	/* The allowlist's proxy: its port, on every address (Landlock knows
+	 * no addresses; the supervisor refuses every other one). */
+	if (invocation->proxy_port != 0 && attr.handled_access_net != 0) {
+		struct { uint64_t allowed_access; uint64_t port; } __attribute__((packed)) net = {
+			LANDLOCK_ACCESS_NET_CONNECT_TCP, invocation->proxy_port
+		};
+		if (syscall(SYS_landlock_add_rule, ruleset_fd, 2 /* LANDLOCK_RULE_NET_PORT */, &net,
+			    0) != 0) {
+			report_failure("landlock ruleset error: %s", strerror(errno));
+			goto fail;
+		}
+	}
 	return ruleset_fd;
 fail:
 	close(ruleset_fd);
 	return -1;
+}
+
+int landlock_deny_all_files(int abi)
+{
+	struct ruleset_attr attr = { handled_fs_rights(abi), 0, 0 };
+	int ruleset_fd = (int)syscall(SYS_landlock_create_ruleset, &attr,
+				      offsetof(struct ruleset_attr, handled_access_net), 0);
+	int r;
+
+	if (ruleset_fd < 0)
+		return -errno;
+	r = landlock_enforce(ruleset_fd);
+	close(ruleset_fd);
+	return r;
 }
 
 int landlock_enforce(int ruleset_fd)

@@ -35,6 +35,10 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation);
  * no_new_privs must already be set (or CAP_SYS_ADMIN held). */
 int landlock_enforce(int ruleset_fd);
 
+/* Restricts this process to no file access at all (every file right of
+ * `abi` handled, no rule): the proxy's. 0 or -errno. */
+int landlock_deny_all_files(int abi);
+
 /* In the child, before exec, where the domain scopes signals (ABI 6): a
  * nested domain that scopes signals and restricts no file access (it
  * handles REFER only to grant it everywhere: unhandled, REFER is still

@@ -36,6 +36,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
 #include <sys/syscall.h>
 
 #include <linux/audit.h>
@@ -277,6 +278,16 @@ static int resolve(struct assembler *as)
 
 /* ---- the program --------------------------------------------------------- */
 
+/* The network allowlist (seccomp_filter_allow_tcp): with --deny-network,
+ * socket(AF_INET, SOCK_STREAM, 0 or IPPROTO_TCP) is let through for the
+ * proxy; the supervisor decides where it may connect. */
+static bool allow_tcp;
+
+void seccomp_filter_allow_tcp(void)
+{
+	allow_tcp = true;
+}
+
 /* The instructions deciding one rule; the syscall number was matched. */
 static void emit_rule(struct assembler *as, enum rule rule, bool deny_network)
 {
@@ -300,7 +311,19 @@ static void emit_rule(struct assembler *as, enum rule rule, bool deny_network)
 			jump_if_equal(as, AF_VSOCK, deny, allow);
 			break;
 		}
-		jump_if_equal(as, AF_VSOCK, deny, refuse);
+		if (allow_tcp) {
+			jump_if_equal(as, AF_VSOCK, deny, NEXT);
+			jump_if_equal(as, AF_INET, NEXT, refuse);
+			/* the type without SOCK_NONBLOCK and SOCK_CLOEXEC */
+			load(as, ARG_LOW_WORD(1));
+			emit(as, BPF_ALU | BPF_AND | BPF_K, 0xf, NEXT, NEXT);
+			jump_if_equal(as, SOCK_STREAM, NEXT, refuse);
+			load(as, ARG_LOW_WORD(2));
+			jump_if_equal(as, 0, allow, NEXT);
+			jump_if_equal(as, IPPROTO_TCP, allow, refuse);
+		} else {
+			jump_if_equal(as, AF_VSOCK, deny, refuse);
+		}
 		place(as, refuse);
 		ret(as, RET_ERRNO(ECONNREFUSED));
 		break;

@@ -22,6 +22,9 @@ struct seccomp_program {
  * when this build has no syscall table for its architecture (the launcher
  * then refuses to run: never unfiltered), or -E2BIG. Pure. */
 int seccomp_filter_build(bool deny_network, struct seccomp_program *ret_program);
+/* Before seccomp_filter_build: the network allowlist's one way out, a TCP
+ * socket (AF_INET, SOCK_STREAM, protocol 0 or TCP) despite --deny-network. */
+void seccomp_filter_allow_tcp(void);
 
 /* Installs program on this thread; no_new_privs must be set. Returns 0 or
  * -errno. Allocates nothing: safe between fork and exec. */

@@ -352,7 +352,7 @@ int supervise_child_install(const struct supervise *sv, int channel)
 	ssize_t n;
 
 	prog.len = (unsigned short)supervise_build_filter(insns, SUPERVISE_FILTER_MAX,
-							  sv->mediate_sockets);
+							  sv->mediate_sockets || sv->proxy);
 	prog.filter = insns;
 	if (prog.len == 0)
 		return -E2BIG;

@@ -83,6 +83,12 @@ struct supervise {
 	char **sockets;             /* allowed pathname sockets, as given */
 	size_t n_sockets;
 	bool mediate_sockets;       /* false: Landlock decides (ABI 9) */
+	/* The network allowlist's proxy (supervise_set_proxy): when set, an
+	 * AF_INET or AF_INET6 connect or send with an address reaches it
+	 * and nothing else. Network byte order. */
+	bool proxy;
+	uint32_t proxy_addr;
+	uint16_t proxy_port;
 	int listener;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

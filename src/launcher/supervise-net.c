@@ -47,6 +47,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include "supervise-internal.h"
@@ -94,6 +95,33 @@ static bool connect_may_wait(int sock)
 	return type != SOCK_DGRAM && type != SOCK_RAW;
 }
 
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port)
+{
+	sv->proxy = true;
+	sv->proxy_addr = addr;
+	sv->proxy_port = port;
+}
+
+/* With the allowlist's proxy: an IP address is the proxy's or refused.
+ * (Landlock's TCP rule allows the proxy's port on every address, and the
+ * deny-list lets only TCP sockets be made: this decides the address.) */
+static int check_ip_address(const struct supervise *sv, const struct sockaddr_storage *addr,
+			    socklen_t len)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+
+	if (!sv->proxy || len < sizeof(sa_family_t))
+		return 0;
+	if (addr->ss_family == AF_INET6)
+		return -EACCES;
+	if (addr->ss_family != AF_INET)
+		return 0;
+	if (len < sizeof(*in) || in->sin_addr.s_addr != sv->proxy_addr ||
+	    in->sin_port != sv->proxy_port)
+		return -EACCES;
+	return 0;
+}
+
 /*
  * Decides a copied address for `sock`. Returns 0 when it is not mediated
  * (left as is), 1 when it was allowed and rewritten to reach the pinned
@@ -107,6 +135,9 @@ static int check_address(struct sv_call *call, int sock, struct sockaddr_storage
 	size_t path_len;
 	int r;
 
+	r = check_ip_address(call->sv, addr, *len);
+	if (r < 0)
+		return r;
 	if (*len <= offsetof(struct sockaddr_un, sun_path) || addr->ss_family != AF_UNIX)
 		return 0;
 	if (socket_option(sock, SO_DOMAIN) != AF_UNIX)

@@ -40,6 +40,7 @@
 #define CONFINE_LAUNCHER_SUPERVISE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -130,5 +131,11 @@ int supervise_handle_waits(struct supervise *sv);
 
 /* Closes everything and SIGKILLs the waiters; accepts NULL. */
 void supervise_free(struct supervise *sv);
+
+/* The network allowlist (doc/SPEC.md 15): from now on connect and sends
+ * with an address are notified, and an IPv4 or IPv6 one is refused
+ * (EACCES) unless it is exactly addr:port (IPv4, network byte order): the
+ * proxy. Call before supervise_child_install. */
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port);
 
 #endif /* CONFINE_LAUNCHER_SUPERVISE_H */

@@ -694,14 +694,37 @@ static bool names_a_path(const char *l, size_t len) {
 	return false;
 }
 
+/* The network allowlist's proxy says each host it refused on the
+ * launcher's stderr (doc/SPEC.md 15): "landlock-run: network: refused
+ * (<why>) <host>:<port>". */
+static int allowlist_line(const cf_denial_scope *s, const char *l, size_t len, cf_denials *list,
+                          bool *marker) {
+	static const char lead[] = "landlock-run: network: refused (";
+	char address[300];
+	long at = find_ci(l, len, 0, lead);
+	const char *close;
+	if (at != 0 || !holds(s, "network", "allowlist"))
+		return 0;
+	close = memchr(l + sizeof lead - 1, ')', len - (sizeof lead - 1));
+	if (!close || (size_t)(close - l) + 2 >= len)
+		return 0;
+	*marker = true;
+	if (host_port(l, len, (size_t)(close - l) + 2, ":", address, sizeof address))
+		return cf_denials_add(list, "connect", NULL, address, "network") < 0 ? -ENOMEM : 0;
+	return 0;
+}
+
 static int network_line(const cf_denial_scope *s, const char *l, size_t len, cf_denials *list,
                         bool *marker) {
 	char address[300];
 	const char *op;
 	bool found = false;
+	if (find_ci(l, len, 0, "landlock-run: network: refused (") == 0)
+		return allowlist_line(s, l, len, list, marker);
 	for (const char *const *m = network_messages; *m && !found; m++)
 		found = find_ci(l, len, 0, *m) >= 0;
-	if (!found || !holds(s, "network", "off") || names_a_path(l, len))
+	if (!found || (!holds(s, "network", "off") && !holds(s, "network", "allowlist")) ||
+	    names_a_path(l, len))
 		return 0;
 	*marker = true;
 	if (find_address(l, len, address, sizeof address, &op))

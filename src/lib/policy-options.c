@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy-internal.h"
 #include "util.h"
@@ -97,6 +98,8 @@ void cf_policy_clear(confine_policy *policy) {
 	confine_strv_free(policy->protected_paths);
 	confine_strv_free(policy->deny_read);
 	confine_strv_free(policy->allow_unix_sockets);
+	confine_strv_free(policy->network_allow);
+	confine_strv_free(policy->network_deny);
 	confine_strv_free(policy->env.include);
 	confine_strv_free(policy->env.exclude);
 	confine_strv_free(policy->env.set);
@@ -135,11 +138,14 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
 	dst->env.default_excludes = src->env.default_excludes;
 	dst->require_full = src->require_full;
 	dst->private_temp = src->private_temp;
+	dst->network_allow_local = src->network_allow_local;
 	if (copy_string(&dst->workspace_root, src->workspace_root) < 0 ||
 	    copy_list(&dst->writable_roots, src->writable_roots) < 0 ||
 	    copy_list(&dst->protected_paths, src->protected_paths) < 0 ||
 	    copy_list(&dst->deny_read, src->deny_read) < 0 ||
 	    copy_list(&dst->allow_unix_sockets, src->allow_unix_sockets) < 0 ||
+	    copy_list(&dst->network_allow, src->network_allow) < 0 ||
+	    copy_list(&dst->network_deny, src->network_deny) < 0 ||
 	    copy_list(&dst->env.include, src->env.include) < 0 ||
 	    copy_list(&dst->env.exclude, src->env.exclude) < 0 ||
 	    copy_list(&dst->env.set, src->env.set) < 0 ||
@@ -350,6 +356,111 @@ int confine_policy_add_unix_socket(confine_policy *policy, const char *path, con
 	return append_owned(&policy->allow_unix_sockets, stored, err);
 }
 
+/* ---- network allowlist (doc/SPEC.md 15, "Network allowlist") ---- */
+
+static bool all_digits_and_dots(const char *s) {
+	for (; *s; s++)
+		if (!((*s >= '0' && *s <= '9') || *s == '.'))
+			return false;
+	return true;
+}
+
+int confine_host_pattern_check(const char *key, const char *pattern, confine_error *err) {
+	const char *name = pattern;
+	size_t label = 0;
+	if (!pattern || !pattern[0])
+		return invalid(err, "%s entry \"\" is empty: name a host (example.org or "
+		               "*.example.org)", key);
+	if (strstr(pattern, "://"))
+		return invalid(err, "%s entry \"%s\" has a scheme: name the host only "
+		               "(example.org)", key, pattern);
+	if (strchr(pattern, '/'))
+		return invalid(err, "%s entry \"%s\" is an address range or a path: name a host "
+		               "(example.org or *.example.org)", key, pattern);
+	if (strchr(pattern, ':') || strchr(pattern, '[')) {
+		const char *colon = strrchr(pattern, ':');
+		if (strchr(pattern, '[') || strchr(pattern, ':') != colon)
+			return invalid(err, "%s entry \"%s\" is an IPv6 address: name a host "
+			               "(example.org)", key, pattern);
+		return invalid(err, "%s entry \"%s\" has a port: name the host only (every port "
+		               "of an allowed host is reachable through the proxy)", key, pattern);
+	}
+	if (strncmp(pattern, "*.", 2) == 0)
+		name = pattern + 2;
+	if (!name[0] || strlen(name) > 253)
+		return invalid(err, "%s entry \"%s\" is not a host name", key, pattern);
+	if (all_digits_and_dots(name))
+		return invalid(err, "%s entry \"%s\" is an IP address: name a host (the proxy "
+		               "allows names, and refuses addresses)", key, pattern);
+	for (const char *c = name; *c; c++) {
+		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		          (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
+		if (*c == '.') {
+			if (label == 0)
+				return invalid(err, "%s entry \"%s\" has an empty label", key, pattern);
+			label = 0;
+			continue;
+		}
+		if (*c == '*')
+			return invalid(err, "%s entry \"%s\": a wildcard is only \"*.\" at the start "
+			               "(*.example.org)", key, pattern);
+		if (!ok)
+			return invalid(err, "%s entry \"%s\" holds \"%c\", which no host name has",
+			               key, pattern, *c);
+		if (++label > 63)
+			return invalid(err, "%s entry \"%s\" has a label longer than 63", key,
+			               pattern);
+	}
+	if (label == 0)
+		return invalid(err, "%s entry \"%s\" ends with a dot", key, pattern);
+	return 0;
+}
+
+bool confine_host_pattern_match(const char *pattern, const char *host) {
+	size_t hn, sn;
+	if (!pattern || !host)
+		return false;
+	if (strncmp(pattern, "*.", 2) != 0)
+		return strcasecmp(pattern, host) == 0;
+	hn = strlen(host);
+	sn = strlen(pattern + 1); /* ".suffix" */
+	return hn > sn && strcasecmp(host + hn - sn, pattern + 1) == 0;
+}
+
+bool confine_policy_network_allowlist(const confine_policy *policy) {
+	return policy && policy->network == CONFINE_NETWORK_OFF && policy->network_allow &&
+	       policy->network_allow[0];
+}
+
+static int add_host(char ***list, const char *key, confine_policy *policy, const char *pattern,
+                    confine_error *err) {
+	char *copy;
+	int r = need_policy(policy, pattern, key, err);
+	if (r == 0)
+		r = confine_host_pattern_check(key, pattern, err);
+	if (r < 0)
+		return r;
+	copy = strdup(pattern);
+	if (!copy)
+		return options_oom(err);
+	for (char *c = copy; *c; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	return append_owned(list, copy, err);
+}
+
+int confine_policy_add_allow_host(confine_policy *policy, const char *pattern,
+                                  confine_error *err) {
+	return add_host(policy ? &policy->network_allow : NULL, "network.allow", policy, pattern,
+	                err);
+}
+
+int confine_policy_add_deny_host(confine_policy *policy, const char *pattern,
+                                 confine_error *err) {
+	return add_host(policy ? &policy->network_deny : NULL, "network.deny", policy, pattern,
+	                err);
+}
+
 static int add_pattern(char ***list, const char *key, const confine_policy *policy,
                        const char *pattern, confine_error *err) {
 	char *copy;
@@ -527,6 +638,18 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 		               (int)policy->env.inherit);
 	if (!confine_network_name(policy->network))
 		return invalid(err, "network value \"%d\" is not on or off", (int)policy->network);
+	for (size_t i = 0; policy->network_allow && policy->network_allow[i]; i++) {
+		if ((r = confine_host_pattern_check("network.allow", policy->network_allow[i], err)) < 0)
+			return r;
+		if (policy->network != CONFINE_NETWORK_OFF)
+			return invalid(err,
+			               "network.allow entry \"%s\" needs the network off around it: the "
+			               "allowlist is network \"off\" plus the proxy (drop network \"on\")",
+			               policy->network_allow[i]);
+	}
+	for (size_t i = 0; policy->network_deny && policy->network_deny[i]; i++)
+		if ((r = confine_host_pattern_check("network.deny", policy->network_deny[i], err)) < 0)
+			return r;
 	if (policy->temp_dir && policy->temp_dir[0] != '/')
 		return invalid(err, "temp_dir \"%s\" is relative: it must be an absolute path",
 		               policy->temp_dir);

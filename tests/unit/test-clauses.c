@@ -314,9 +314,55 @@ static void test_drop_layers(void **state) {
 	cf_clauses_free(copy, n);
 }
 
+/* The network allowlist (doc/SPEC.md 15): enforced by the supervisor on
+ * Landlock and in a run the library spawns on layered bwrap (which then
+ * keeps the host's network: abstract sockets are Landlock's to scope);
+ * unenforced in a bwrap argv for others, and once the supervisor is gone. */
+static void test_network_allowlist(void **state) {
+	static char host[] = "example.org";
+	char *allow[] = { host, NULL };
+	confine_policy policy = { .mode = WW, .workspace_root = workspace, .private_temp = true,
+	                          .network = CONFINE_NETWORK_OFF, .network_allow = allow };
+	static const struct {
+		cf_clause_facts facts;
+		confine_clause_status status;
+		confine_clause_status abstract;
+	} rows[] = {
+		{ { .runner = LL, .landlock_abi = 7, .supervisor = true }, E, E },
+		{ { .runner = LL, .landlock_abi = 7, .supervisor = false }, U, E },
+		{ { .runner = LL, .landlock_abi = 3, .supervisor = true }, U, U },
+		{ { .runner = BW, .layered = true, .spawned_here = true, .landlock_abi = 7,
+		    .supervisor = true }, E, E },
+		{ { .runner = BW, .layered = true, .spawned_here = false, .landlock_abi = 7,
+		    .supervisor = true }, E, E },
+		{ { .runner = BW, .layered = false, .spawned_here = false, .landlock_abi = 7,
+		    .supervisor = true }, U, E },
+	};
+	(void)state;
+	for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+		confine_clause *clauses = NULL;
+		size_t n = 0;
+		const confine_clause *c, *a;
+		assert_int_equal(cf_clauses_make(&policy, &rows[k].facts, &clauses, &n), 0);
+		c = find(clauses, n, "network", "allowlist");
+		a = find(clauses, n, "abstract-unix-sockets", NULL);
+		assert_non_null(c);
+		assert_non_null(a);
+		if (c->status != rows[k].status || a->status != rows[k].abstract)
+			fail_msg("row %zu: network %d abstract %d", k, (int)c->status, (int)a->status);
+		if (rows[k].status == E) {
+			assert_int_equal(c->layers, L_SV);
+			assert_int_equal(cf_clauses_drop_layers(clauses, n, L_SV, "no supervisor"), 0);
+			assert_int_equal(c->status, U);
+		}
+		cf_clauses_free(clauses, n);
+	}
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_network_allowlist),
 		cmocka_unit_test(test_drop_layers),
 		cmocka_unit_test(test_private_temp),
 	};

@@ -300,6 +300,61 @@ static void test_deny_read_and_unix_sockets_are_absolute(void **state) {
 	confine_policy_free(p);
 }
 
+/* The network allowlist (doc/SPEC.md 15, "Network allowlist"). */
+static void test_network_allowlist(void **state) {
+	confine_policy *p = new_policy(CONFINE_MODE_READ_ONLY);
+	confine_policy *copy = NULL;
+	confine_error err = { 0 };
+	static const struct {
+		const char *value, *part;
+	} bad[] = {
+		{ "", "is empty" },
+		{ "https://example.org", "has a scheme" },
+		{ "10.0.0.0/8", "is an address range" },
+		{ "example.org:8080", "has a port" },
+		{ "example.org:99999", "has a port" },
+		{ "1.2.3.4", "is an IP address" },
+		{ "::1", "is an IPv6 address" },
+		{ "[::1]:80", "is an IPv6 address" },
+		{ "a..b", "empty label" },
+		{ "ex*ample.org", "a wildcard is only" },
+		{ "*.", "is not a host name" },
+		{ "exa mple.org", "holds \" \"" },
+		{ "example.org.", "ends with a dot" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		expect_refusal(confine_policy_add_allow_host(p, bad[i].value, &err), &err, bad[i].part,
+		               bad[i].value[0] ? bad[i].value : NULL);
+	expect_refusal(confine_policy_add_deny_host(p, "", &err), &err, "network.deny entry", NULL);
+	/* Entries on with the network on: refused, never an open network. */
+	assert_int_equal(confine_policy_add_allow_host(p, "Registry.NPMJS.org", NULL), 0);
+	assert_string_equal(p->network_allow[0], "registry.npmjs.org");
+	assert_false(confine_policy_network_allowlist(p));
+	expect_refusal(confine_policy_validate(p, &err), &err,
+	               "network.allow entry \"registry.npmjs.org\" needs the network off", NULL);
+	p->network = CONFINE_NETWORK_OFF;
+	assert_true(confine_policy_network_allowlist(p));
+	assert_int_equal(confine_policy_add_allow_host(p, "*.pypi.org", NULL), 0);
+	assert_int_equal(confine_policy_add_deny_host(p, "evil.pypi.org", NULL), 0);
+	assert_int_equal(confine_policy_validate(p, NULL), 0);
+	assert_true(confine_host_pattern_match("*.pypi.org", "files.PYPI.org"));
+	assert_false(confine_host_pattern_match("*.pypi.org", "pypi.org"));
+	assert_false(confine_host_pattern_match("*.pypi.org", "notpypi.org"));
+	assert_true(confine_host_pattern_match("registry.npmjs.org", "REGISTRY.npmjs.org"));
+	assert_false(confine_host_pattern_match("registry.npmjs.org", "registry.npmjs.org.evil"));
+	p->network_allow_local = true;
+	assert_int_equal(confine_policy_copy(p, &copy), 0);
+	assert_string_equal(copy->network_allow[1], "*.pypi.org");
+	assert_string_equal(copy->network_deny[0], "evil.pypi.org");
+	assert_true(copy->network_allow_local);
+	confine_policy_free(copy);
+	/* Under danger-full-access the network off is refused, allowlist too. */
+	p->mode = CONFINE_MODE_DANGER_FULL_ACCESS;
+	expect_refusal(confine_policy_validate(p, &err), &err, "network \"off\" cannot hold", NULL);
+	confine_policy_free(p);
+}
+
 static void test_env_entries(void **state) {
 	static const char *const bad_patterns[] = { "", "A=B", "A B", "tab\there", "\x7f" };
 	confine_policy *p = new_policy(CONFINE_MODE_READ_ONLY);
@@ -446,6 +501,7 @@ int main(void) {
 		cmocka_unit_test(test_pseudo_filesystems_by_statfs_and_mountinfo),
 		cmocka_unit_test(test_protected_paths),
 		cmocka_unit_test(test_deny_read_and_unix_sockets_are_absolute),
+		cmocka_unit_test(test_network_allowlist),
 		cmocka_unit_test(test_env_entries),
 		cmocka_unit_test(test_validation_names_key_and_value),
 		cmocka_unit_test(test_deny_read_inside_a_writable_root_is_fine),

@@ -324,6 +324,14 @@ test('every policy option is forwarded; bad values are refused by name', async (
       await assert.rejects(call, (e) => e instanceof confine.InvalidPolicyError || e instanceof confine.UsageError, option);
     }
   }
+  // the network allowlist (doc/SPEC.md 15): echoed as the object; a bad host
+  // is the CLI's INVALID_POLICY naming it
+  const n = await confine.wrap(['true'], opts(ws, { network: { allow: ['Registry.NPMJS.org'], deny: ['x.npmjs.org'], allowLocal: false } }));
+  assert.deepStrictEqual(n.policy.network, { allow: ['registry.npmjs.org'], deny: ['x.npmjs.org'], allowLocal: false });
+  await assert.rejects(confine.wrap(['true'], opts(ws, { network: { allow: ['https://x.org'] } })),
+    (e) => e instanceof confine.InvalidPolicyError && e.message.includes('"https://x.org" has a scheme'));
+  await assert.rejects(confine.wrap(['true'], opts(ws, { network: { hosts: [] } })),
+    (e) => e instanceof confine.InvalidPolicyError && e.option === 'network');
   await assert.rejects(confine.run(['true'], opts(ws, { writableRoots: [path.join(ws, 'missing')] })),
     (e) => e instanceof confine.InvalidPolicyError && e.message.includes('writableRoots'));
   await assert.rejects(confine.run(['true'], opts(ws, { writeableRoots: [ws] })),

@@ -100,6 +100,9 @@ class Policy(Structure):
         ("require_full", c_bool),
         ("private_temp", c_bool),
         ("temp_dir", c_char_p),
+        ("network_allow", POINTER(c_char_p)),
+        ("network_deny", POINTER(c_char_p)),
+        ("network_allow_local", c_bool),
     ]
 
 
@@ -298,6 +301,10 @@ _PROTOTYPES = {
     "confine_policy_add_protected_path": (c_int, [POINTER(Policy), c_char_p,
                                                   POINTER(ConfineError)]),
     "confine_policy_add_deny_read": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
+    "confine_policy_add_allow_host": (c_int, [POINTER(Policy), c_char_p,
+                                              POINTER(ConfineError)]),
+    "confine_policy_add_deny_host": (c_int, [POINTER(Policy), c_char_p,
+                                             POINTER(ConfineError)]),
     "confine_policy_add_unix_socket": (c_int, [POINTER(Policy), c_char_p,
                                                POINTER(ConfineError)]),
     "confine_policy_add_env_include": (c_int, [POINTER(Policy), c_char_p,

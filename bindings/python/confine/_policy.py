@@ -105,6 +105,25 @@ def _set_default_protections(policy: PolicyPtr, value: Any) -> None:
 
 
 def _set_network(policy: PolicyPtr, value: Any) -> None:
+    if isinstance(value, Mapping):
+        # {"allow": [...], "deny": [...], "allow_local": bool} (or
+        # allowLocal): the allowlist, which is the network off plus the
+        # proxy (doc/SPEC.md 15, "Network allowlist").
+        lib = _ffi.lib()
+        err = _ffi.ConfineError()
+        for name in value:
+            if name not in ("allow", "deny", "allow_local", "allowLocal"):
+                raise InvalidPolicy("policy option 'network': unknown key %r (expected allow, "
+                                    "deny, allow_local)" % (name,), option="network")
+        policy.contents.network = 1  # CONFINE_NETWORK_OFF
+        for name, add in (("allow", lib.confine_policy_add_allow_host),
+                          ("deny", lib.confine_policy_add_deny_host)):
+            for host in _strings(value.get(name, []), "network", "host names"):
+                if add(policy, host, ctypes.byref(err)) < 0:
+                    _raise(err, "network")
+        local = value.get("allow_local", value.get("allowLocal", False))
+        policy.contents.network_allow_local = _bool(local, "network.allow_local")
+        return
     if isinstance(value, bool):  # network=False reads as "off"
         value = "on" if value else "off"
     if not isinstance(value, str):
@@ -203,7 +222,8 @@ OPTIONS: Dict[str, PolicyOption] = {o.keyword: o for o in (
     PolicyOption("deny_read", "denyRead", "--deny-read",
                  "paths neither readable nor writable (list)",
                  _appender("confine_policy_add_deny_read", "deny_read", True)),
-    PolicyOption("network", "network", "--network", '"on" (default) or "off"', _set_network),
+    PolicyOption("network", "network", "--network", '"on" (default), "off", or the allowlist {"allow": [hosts], "deny": [hosts], '
+                 '"allow_local": bool}', _set_network),
     PolicyOption("allow_unix_sockets", "allowUnixSockets", "--allow-unix-socket",
                  "pathname sockets the command may connect to (list)",
                  _appender("confine_policy_add_unix_socket", "allow_unix_sockets", True)),
@@ -254,6 +274,14 @@ def apply(policy: PolicyPtr, chosen: Mapping[str, Any]) -> None:
         _raise(err, None)
 
 
+def _describe_network(p: Any) -> Any:
+    allow = _ffi.strv(p.network_allow)
+    deny = _ffi.strv(p.network_deny)
+    if not allow and not deny and not p.network_allow_local:
+        return _ffi.lib().confine_network_name(p.network).decode()
+    return {"allow": allow, "deny": deny, "allowLocal": bool(p.network_allow_local)}
+
+
 def describe(policy: PolicyPtr) -> Dict[str, Any]:
     """The whole policy in the shape of the CLI's wrap JSON ``policy``."""
     lib = _ffi.lib()
@@ -269,7 +297,7 @@ def describe(policy: PolicyPtr) -> Dict[str, Any]:
         "protectedPaths": _ffi.strv(p.protected_paths),
         "defaultProtections": bool(p.default_protections),
         "denyRead": _ffi.strv(p.deny_read),
-        "network": lib.confine_network_name(p.network).decode(),
+        "network": _describe_network(p),
         "allowUnixSockets": _ffi.strv(p.allow_unix_sockets),
         "env": {
             "inherit": lib.confine_env_inherit_name(p.env.inherit).decode(),

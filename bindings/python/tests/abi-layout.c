@@ -40,6 +40,9 @@ int main(void) {
 	FIELD(confine_policy, require_full);
 	FIELD(confine_policy, private_temp);
 	FIELD(confine_policy, temp_dir);
+	FIELD(confine_policy, network_allow);
+	FIELD(confine_policy, network_deny);
+	FIELD(confine_policy, network_allow_local);
 	END();
 	BEGIN(confine_rule);
 	FIELD(confine_rule, allowed_exit_codes);

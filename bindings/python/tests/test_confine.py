@@ -569,6 +569,26 @@ class Policy(Base):
             "requireFull": False})
         self.assertEqual(w.env, {"PATH": os.environ["PATH"], "CI": "1"})
 
+    def test_network_allowlist_option(self):
+        # doc/SPEC.md 15, "Network allowlist": echoed as the object, and
+        # each bad host refused by name with the option named
+        w = confine.wrap(["true"], **self.kw(network={"allow": ["Registry.NPMJS.org", "*.pypi.org"],
+                                                      "deny": ["evil.pypi.org"],
+                                                      "allow_local": False}))
+        self.assertEqual(w.policy["network"], {"allow": ["registry.npmjs.org", "*.pypi.org"],
+                                               "deny": ["evil.pypi.org"], "allowLocal": False})
+        clause = [c for c in w.clauses if c.clause == "network"]
+        self.assertEqual([c.subject for c in clause], ["allowlist"])
+        for host, part in (("https://x.org", "has a scheme"), ("10.0.0.0/8", "address range"),
+                           ("x.org:99999", "has a port"), ("", "is empty")):
+            with self.assertRaises(confine.InvalidPolicy) as cm:
+                confine.wrap(["true"], **self.kw(network={"allow": [host]}))
+            self.assertEqual(cm.exception.option, "network")
+            self.assertIn(part, cm.exception.message)
+        with self.assertRaises(confine.InvalidPolicy) as cm:
+            confine.wrap(["true"], **self.kw(network={"hosts": ["x.org"]}))
+        self.assertIn("'hosts'", cm.exception.message)
+
     def test_usage_errors(self):
         for call in (lambda: confine.run([], **self.kw()),
                      lambda: confine.run(["true"], timeout=-1, **self.kw()),

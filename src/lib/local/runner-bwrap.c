@@ -103,13 +103,18 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 
 /* The policy the launcher inside applies: the same grants, with bwrap's
  * private /tmp as the temp area, and the network left to bwrap
- * (--unshare-net): the launcher keeps the sandbox's own loopback. */
+ * (--unshare-net): the launcher keeps the sandbox's own loopback. The
+ * network allowlist (doc/SPEC.md 15) is the launcher's instead: it hosts
+ * the proxy with the Landlock rung's one way out (its port rule, the
+ * supervisor's address check, seccomp's families), and bwrap keeps the
+ * host's network namespace (outer_policy). */
 static int inner_policy(const confine_policy *policy, confine_policy *inner) {
 	int r;
 	memset(inner, 0, sizeof *inner);
 	if ((r = cf_policy_copy_into(inner, policy)) < 0)
 		return r;
-	inner->network = CONFINE_NETWORK_ON;
+	if (!confine_policy_network_allowlist(policy))
+		inner->network = CONFINE_NETWORK_ON;
 	/* The temp area inside is bwrap's private /tmp, in both modes (its
 	 * --tmpfs /tmp: workspace-write, or read-only with private_temp). */
 	if (inner->mode == CONFINE_MODE_WORKSPACE_WRITE || inner->private_temp) {
@@ -120,6 +125,27 @@ static int inner_policy(const confine_policy *policy, confine_policy *inner) {
 			r = -ENOMEM;
 	}
 	return r;
+}
+
+/* The policy bwrap's own tokens are made from: the policy, or, for the
+ * network allowlist, the same with the network on (no --unshare-net: the
+ * launcher inside holds the network). *use points at the one to use. */
+static int outer_policy(const confine_policy *policy, confine_policy *outer,
+                        const confine_policy **use) {
+	int r;
+	memset(outer, 0, sizeof *outer);
+	*use = policy;
+	if (!confine_policy_network_allowlist(policy))
+		return 0;
+	if ((r = cf_policy_copy_into(outer, policy)) < 0)
+		return r;
+	outer->network = CONFINE_NETWORK_ON;
+	confine_strv_free(outer->network_allow);
+	confine_strv_free(outer->network_deny);
+	outer->network_allow = outer->network_deny = NULL;
+	outer->network_allow_local = false;
+	*use = outer;
+	return 0;
 }
 
 /*
@@ -135,13 +161,16 @@ static int inner_policy(const confine_policy *policy, confine_policy *inner) {
  * what is bound: bwrap opens the source path when it starts.
  */
 static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
-	confine_policy inner;
+	confine_policy inner, outer;
+	const confine_policy *bwrap_policy = policy;
 	char **tokens = NULL, **grants = NULL;
 	int r;
 	if (!env->launcher_real)
 		return -ENOENT; /* the provider refuses before asking (local-provider.c) */
+	memset(&outer, 0, sizeof outer);
 	if ((r = inner_policy(policy, &inner)) == 0 &&
-	    (r = confine_profile_bwrap(policy, &tokens)) == 0 &&
+	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0 &&
+	    (r = confine_profile_bwrap(bwrap_policy, &tokens)) == 0 &&
 	    (r = confine_profile_landlock(&inner, &grants)) == 0) {
 		const char *const tail[] = { "--ro-bind", env->launcher_real, CF_LAUNCHER_INSIDE,
 		                             "--", CF_LAUNCHER_INSIDE, "--best-effort", NULL };
@@ -156,6 +185,7 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 	}
 	confine_strv_free(grants);
 	cf_policy_clear(&inner);
+	cf_policy_clear(&outer);
 	if (r < 0) {
 		confine_strv_free(tokens);
 		return r;
@@ -183,7 +213,8 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	 * (Python multiprocessing, compilers' jobservers) work read-only. */
 	static const char *const extra_ro[] = { "--best-effort", "--rw", "/dev/shm", NULL };
 	int fd = cf_launcher_image_fd();
-	confine_policy inner;
+	confine_policy inner, outer;
+	const confine_policy *bwrap_policy = policy;
 	char **argv = NULL, **tokens = NULL;
 	char self[PATH_MAX];
 	int r;
@@ -204,10 +235,12 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		if (!usable)
 			return -ENOSYS;
 	}
-	if ((r = inner_policy(policy, &inner)) == 0)
+	memset(&outer, 0, sizeof outer);
+	if ((r = inner_policy(policy, &inner)) == 0 &&
+	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0)
 		/* placeholders: the library's spawner makes them (spawn/placeholders.c) */
 		r = confine_profile_bwrap_flags(
-			policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS, &tokens);
+			bwrap_policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS, &tokens);
 	if (r == 0)
 		r = cf_strv_push(&argv, program->argv[0]);
 	for (size_t i = 0; r == 0 && tokens[i]; i++)
@@ -220,6 +253,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		                            &argv);
 	confine_strv_free(tokens);
 	cf_policy_clear(&inner);
+	cf_policy_clear(&outer);
 	if (r < 0) {
 		confine_strv_free(argv);
 		return r;

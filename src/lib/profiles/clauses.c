@@ -107,6 +107,15 @@ static bool bwrap_shaped(const cf_clause_facts *f) {
 	return f->runner == CONFINE_RUNNER_BWRAP || f->runner == CONFINE_RUNNER_RUNNER_COMMAND;
 }
 
+/* The network allowlist held by the launcher inside bwrap (doc/SPEC.md 15):
+ * the layered rung (a run the library spawns, and the wrap argv with the
+ * on-disk launcher inside) keeps the host's network namespace (no
+ * --unshare-net) and the launcher hosts the proxy. */
+static bool allowlist_in_bwrap(const confine_policy *p, const cf_clause_facts *f) {
+	return confine_policy_network_allowlist(p) && f->runner == CONFINE_RUNNER_BWRAP &&
+	       f->layered;
+}
+
 static void clause_mode(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
 	const char *mode = confine_mode_name(p->mode);
 	unsigned layers = mode_layers(f);
@@ -298,6 +307,31 @@ static void clause_network(struct list *l, const confine_policy *p, const cf_cla
 		add(l, "network", "on", CONFINE_CLAUSE_ENFORCED, 0, NULL, NULL);
 		return;
 	}
+	if (confine_policy_network_allowlist(p)) {
+		/* doc/SPEC.md 15, "Network allowlist": the launcher's proxy the
+		 * only way out, which only the supervisor's connect decision
+		 * holds (Landlock's TCP rules know ports, not addresses). */
+		if ((f->runner == CONFINE_RUNNER_LANDLOCK || allowlist_in_bwrap(p, f)) &&
+		    f->supervisor && f->landlock_abi >= 4)
+			add(l, "network", "allowlist", CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_SUPERVISOR,
+			    NULL,
+			    "only the launcher's proxy is reachable (the supervisor decides connect by "
+			    "address; Landlock allows its TCP port only; seccomp refuses other "
+			    "families); the proxy checks each name");
+		else if (f->runner == CONFINE_RUNNER_LANDLOCK || allowlist_in_bwrap(p, f))
+			add(l, "network", "allowlist", CONFINE_CLAUSE_UNENFORCED, 0,
+			    "seccomp user notification and Landlock ABI 4",
+			    "without the supervisor deciding connect by address the allowlist cannot "
+			    "hold: the network is off instead (no host is reachable)");
+		else
+			add(l, "network", "allowlist", CONFINE_CLAUSE_UNENFORCED, 0,
+			    f->runner == CONFINE_RUNNER_BWRAP
+			            ? "the launcher inside bubblewrap"
+			            : "the landlock runner (confine --runner landlock)",
+			    "this argv has no proxy: the network is off instead (no host is "
+			    "reachable)");
+		return;
+	}
 	switch (f->runner) {
 	case CONFINE_RUNNER_BWRAP:
 		/* A namespace of its own; the launcher inside refuses families too. */
@@ -451,7 +485,7 @@ static void clause_mechanisms(struct list *l, const confine_policy *p, const cf_
 		    abi);
 
 	/* abstract-unix-sockets: no abstract socket of the host reachable. */
-	if (bwrap_shaped(f) && p->network == CONFINE_NETWORK_OFF)
+	if (bwrap_shaped(f) && p->network == CONFINE_NETWORK_OFF && !allowlist_in_bwrap(p, f))
 		add(l, "abstract-unix-sockets", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_BWRAP, NULL,
 		    NULL);
 	else if (has_launcher(f) && abi >= ABI_SCOPES)

@@ -177,6 +177,32 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	 * family but AF_UNIX (the launcher's D3 option). */
 	if (r == 0 && policy->network == CONFINE_NETWORK_OFF)
 		r = cf_strv_push(tokens, "--deny-network");
+	/* The network allowlist: the launcher hosts the proxy and lets the
+	 * command reach it alone (doc/SPEC.md 15, "Network allowlist"). */
+	if (r == 0 && confine_policy_network_allowlist(policy)) {
+		const char *hosts = getenv("CONFINE_TEST_PROXY_HOSTS");
+		for (size_t i = 0; r == 0 && policy->network_allow[i]; i++) {
+			r = cf_strv_push(tokens, "--proxy-allow");
+			if (r == 0)
+				r = cf_strv_push(tokens, policy->network_allow[i]);
+		}
+		for (size_t i = 0; r == 0 && policy->network_deny && policy->network_deny[i]; i++) {
+			r = cf_strv_push(tokens, "--proxy-deny");
+			if (r == 0)
+				r = cf_strv_push(tokens, policy->network_deny[i]);
+		}
+		if (r == 0 && policy->network_allow_local)
+			r = cf_strv_push(tokens, "--proxy-allow-local");
+		/* Test-only (doc/SPEC.md 15): a hosts-format file the proxy reads
+		 * as it reads /etc/hosts, so the tests' names reach a loopback
+		 * origin. It only says where names are; the allowlist and the
+		 * local-address check still decide. */
+		if (r == 0 && hosts && hosts[0] == '/') {
+			r = cf_strv_push(tokens, "--proxy-hosts");
+			if (r == 0)
+				r = cf_strv_push(tokens, hosts);
+		}
+	}
 	/* The supervisor's allowances (pathname sockets outside the grants),
 	 * and requireFull: no run without the supervisor (doc/SPEC.md 13). */
 	for (size_t i = 0; r == 0 && policy->allow_unix_sockets && policy->allow_unix_sockets[i];

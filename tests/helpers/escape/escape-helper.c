@@ -23,6 +23,11 @@
  *                              what it receives to FILE, then closes the
  *                              connection; prints the child's pid once
  *                              listening, then returns
+ *   serve-net PORTFILE FILE    harness: a TCP and a UDP listener on one
+ *                              127.0.0.1 port (written to PORTFILE) in a
+ *                              child that appends what it receives to FILE
+ *                              and answers TCP with a 2-byte HTTP response
+ *                              "ok"; prints the child's pid, then returns
  *   pty-run RESULT -- ARGV...  harness: run ARGV with a new pty as its
  *                              controlling terminal and stdio; afterwards
  *                              write "injected=N" to RESULT, N the bytes that
@@ -89,6 +94,7 @@
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netinet/in.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <termios.h>
@@ -235,6 +241,80 @@ static int do_serve_unix(const char *path, const char *file)
 		/* Closed after the write: a client waiting for the close knows
 		 * the file holds what it sent (connect-unix). */
 		close(connection);
+	}
+}
+
+static void append_to(const char *file, const char *bytes, size_t n)
+{
+	int out = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+	if (out >= 0) {
+		(void)!write(out, bytes, n);
+		close(out);
+	}
+}
+
+/* The network allowlist's escape cases (issue 23): an origin, or a host
+ * the command must not reach (FILE under the victim: its appearance is
+ * the escape). */
+static int do_serve_net(const char *port_file, const char *file)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t len = sizeof(a);
+	int tcp, udp, one = 1;
+	pid_t child;
+	FILE *f;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	tcp = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	udp = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (tcp < 0 || udp < 0 || setsockopt(tcp, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(tcp, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(tcp, 64) < 0 ||
+	    getsockname(tcp, (struct sockaddr *)&a, &len) < 0 ||
+	    bind(udp, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		fprintf(stderr, "escape-helper: serve-net: %s\n", strerror(errno));
+		return 1;
+	}
+	f = fopen(port_file, "w");
+	if (f == NULL || fprintf(f, "%u\n", ntohs(a.sin_port)) < 0 || fclose(f) != 0) {
+		fprintf(stderr, "escape-helper: serve-net %s: %s\n", port_file, strerror(errno));
+		return 1;
+	}
+	fflush(stdout);
+	child = fork();
+	if (child < 0)
+		return report("fork", errno);
+	if (child > 0) {
+		printf("%ld\n", (long)child);
+		return 0;
+	}
+	setsid();
+	alarm(300);
+	for (;;) {
+		struct pollfd p[2] = { { tcp, POLLIN, 0 }, { udp, POLLIN, 0 } };
+		char buffer[4096];
+		ssize_t n;
+
+		if (poll(p, 2, -1) < 0)
+			continue;
+		if (p[1].revents & POLLIN) {
+			n = recv(udp, buffer, sizeof(buffer), 0);
+			if (n > 0)
+				append_to(file, buffer, (size_t)n);
+		}
+		if (p[0].revents & POLLIN) {
+			static const char answer[] = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
+			int c = accept4(tcp, NULL, NULL, SOCK_CLOEXEC);
+
+			if (c < 0)
+				continue;
+			n = recv(c, buffer, sizeof(buffer), 0);
+			if (n > 0) {
+				append_to(file, buffer, (size_t)n);
+				(void)!write(c, answer, sizeof(answer) - 1);
+			}
+			close(c);
+		}
 	}
 }
 
@@ -687,6 +767,8 @@ int main(int argc, char **argv)
 		return do_connect_unix(argv[2], argv[3]);
 	if (strcmp(argv[1], "serve-unix") == 0 && argc == 4)
 		return do_serve_unix(argv[2], argv[3]);
+	if (strcmp(argv[1], "serve-net") == 0 && argc == 4)
+		return do_serve_net(argv[2], argv[3]);
 	if (strcmp(argv[1], "setxattr") == 0 && argc == 5)
 		return do_setxattr(argv[2], argv[3], argv[4]);
 	if (strcmp(argv[1], "write-fd") == 0 && argc == 4)
