@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "local/launcher-image.h"
+#include "local/probe.h"
 #include "local/runner.h"
 #include "path.h"
 #include "policy-internal.h"
@@ -276,33 +277,47 @@ static bool select_unprobed(const cf_runner_program *program, confine_enforcemen
 	return true;
 }
 
+/* bwrap alone, for the read-only policy with root "/", around `true`: the
+ * probe where the on-disk launcher cannot run (see probe()). */
+static bool probe_bwrap_alone(const cf_runner_program *program, const cf_runner_env *env) {
+	char **argv = cf_strv_copy((const char *const *)program->argv), **tokens = NULL;
+	cf_probe_result result;
+	bool passed = false;
+	if (!argv || confine_profile_bwrap(&cf_runner_probe_policy, &tokens) < 0)
+		goto out;
+	for (size_t i = 0; tokens[i]; i++)
+		if (cf_strv_push(&argv, tokens[i]) < 0)
+			goto out;
+	if (cf_strv_push(&argv, "--") < 0 || cf_strv_push(&argv, "true") < 0)
+		goto out;
+	passed = cf_probe_run((const char *const *)argv, env->probe_timeout_ms, &result) == 0 &&
+	         result.started && !result.timed_out && result.exited && result.exit_code == 0;
+out:
+	confine_strv_free(tokens);
+	confine_strv_free(argv);
+	return passed;
+}
+
 /* The argv for others, for the read-only policy with root "/", around
- * `true`: it passes only where bwrap can make every namespace and mount
- * the profile needs and the on-disk launcher runs inside it. A launcher
- * that is missing or that the trust rule refuses is never run: the rung
- * cannot hand an argv to others, and the verdict says why. */
+ * `true`: it passes where bwrap can make every namespace and mount the
+ * profile needs and the on-disk launcher runs inside it. A launcher that
+ * is missing or that the trust rule refuses is never run: then bwrap alone
+ * is probed, since runs the library spawns carry the sealed in-memory
+ * launcher and need no launcher on disk (a build tree under /tmp); an argv
+ * for others is refused when it is built, naming the launcher. */
 static bool probe(const cf_runner_program *program, const cf_runner_env *env,
                   confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]) {
 	static const char *const command[] = { "true", NULL };
 	char why[CF_RUNNER_FAILURE_MAX];
+	(void)failure;
 	if (!program->argv)
 		return false;
-	if (!env->launcher_real) {
-		snprintf(failure, CF_RUNNER_FAILURE_MAX, "launcher %s cannot be found: %s", env->launcher,
-		         strerror(env->launcher_errno));
+	if (!env->launcher_real || !cf_path_trusted(env->launcher_real, why, sizeof why)) {
+		if (!probe_bwrap_alone(program, env))
+			return false;
+	} else if (!cf_runner_probe_profile(&cf_runner_bwrap, program, env, command)) {
 		return false;
 	}
-	if (!cf_path_trusted(env->launcher_real, why, sizeof why)) {
-		/* cut to fit: the detail is one line for a person */
-		int n = snprintf(failure, CF_RUNNER_FAILURE_MAX, "runner %s is not trusted: ",
-		                 env->launcher_real);
-		if (n > 0 && n < CF_RUNNER_FAILURE_MAX)
-			snprintf(failure + n, (size_t)(CF_RUNNER_FAILURE_MAX - n), "%.*s; refusing to run it",
-			         CF_RUNNER_FAILURE_MAX / 2, why);
-		return false;
-	}
-	if (!cf_runner_probe_profile(&cf_runner_bwrap, program, env, command))
-		return false;
 	*ret = CONFINE_ENFORCEMENT_FULL;
 	return true;
 }
