@@ -90,6 +90,25 @@ int cli_command_wrap(cli_context *ctx) {
 			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
 
+	/* The command's own words first: an argument JSON cannot carry is a
+	 * usage error whatever the host's runners (the argv's other words are
+	 * checked below). */
+	r = strict_string_array(args->program_argv, &argv_json, &bad);
+	if (r == -EILSEQ) {
+		int status = cli_report(ctx, CLI_E_USAGE,
+		                        "argument \"%s\" is not valid UTF-8 and cannot be written as "
+		                        "JSON",
+		                        bad);
+		json_decref(env_json);
+		return status;
+	}
+	json_decref(argv_json);
+	argv_json = NULL;
+	if (r < 0) {
+		json_decref(env_json);
+		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	}
+
 	if (confine_mode_is_confined(ctx->policy->mode)) {
 		if (args->has_runner) {
 			/* A pinned runner is selected unprobed; an argv handed to

@@ -10,12 +10,15 @@ example paths made real: "/home/me" becomes a fresh directory holding
 package of this checkout. A block that raises fails the test; the examples
 must work as a reader copies them.
 """
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+
+from outside_tmp import launcher_outside_tmp
 
 
 def blocks(readme, lang):
@@ -33,7 +36,14 @@ def main():
     try:
         for d in ("project", ".npm", ".ssh", ".cache/pip"):
             os.makedirs(os.path.join(home, d))
-        env = dict(os.environ,
+        # A wrap argv names the on-disk launcher, which confine refuses to
+        # run from a build tree under /tmp (doc/SPEC.md 14): the examples
+        # get a copy outside it, as an installed confine has its own.
+        config = os.path.join(home, "confine.json")
+        with open(config, "w") as f:
+            json.dump({"landlockLauncher": launcher_outside_tmp(
+                os.path.join(build, "src", "launcher", "landlock-run"))}, f)
+        env = dict(os.environ, CONFINE_CONFIG=config,
                    CONFINE_LIBRARY=os.path.join(build, "src", "lib", "libconfine.so.2"),
                    CONFINE_BIN=os.path.join(build, "src", "cli", "confine"),
                    PYTHONPATH=os.path.join(source, "bindings", "python"))

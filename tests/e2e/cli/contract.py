@@ -34,6 +34,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+
 SKIP = 77
 
 
@@ -316,7 +320,8 @@ class Contract:
         os.mkdir(self.ws)
         self.config = os.path.join(self.base, "launcher.json")
         with open(self.config, "w") as f:
-            json.dump({"landlockLauncher": launcher}, f)
+            # a build tree under /tmp is not a trusted launcher home (SPEC 14)
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
         # A bwrap only others could have planted: a runner failure on any host.
         self.untrusted = os.path.join(self.base, "untrusted-bin")
         os.mkdir(self.untrusted)
@@ -416,8 +421,9 @@ class Contract:
             self.expect(label, args, "wrap", status=0, extra=self.rule_absent)
         if shutil.which("bwrap"):
             self.expect("wrap workspace-write bwrap",
-                        ["wrap", "--runner", "bwrap", "-m", "workspace-write", "-w", self.ws,
-                         "--", "true"], "wrap", status=0, extra=self.rule_absent)
+                        ["wrap", "--config", self.config, "--runner", "bwrap", "-m",
+                         "workspace-write", "-w", self.ws, "--", "true"], "wrap", status=0,
+                        extra=self.rule_absent)
 
     def bash_and_run(self, runner_ok):
         dfa = ["sandbox." + k for k in CONFINED_ONLY]

@@ -39,6 +39,10 @@ import sys
 import tempfile
 import threading
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+
 SKIP = 77
 BODY = "hello-from-the-origin"
 
@@ -359,7 +363,7 @@ def as_throwaway_user(argv):
         home = pwd.getpwnam(name).pw_dir
         env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
                "LANG": "C.UTF-8"}
-        for k in ("CONFINE_MUST_WORK", "CONFINE_CONFIG"):
+        for k in ("CONFINE_MUST_WORK",):  # the user's pass pins its own launcher
             if k in os.environ:
                 env[k] = os.environ[k]
         python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
@@ -373,6 +377,20 @@ def as_throwaway_user(argv):
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
     confine, launcher, runner = args[0], args[1], args[2]
+    # A wrap argv names the on-disk launcher, which confine refuses to run
+    # from a /tmp build tree (doc/SPEC.md 14): pin the test's own copy.
+    config_dir = tempfile.mkdtemp(prefix="cf-net-config-")
+    try:
+        config = os.path.join(config_dir, "launcher.json")
+        with open(config, "w") as f:
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
+        os.environ["CONFINE_CONFIG"] = config
+        return run_with(confine, launcher, runner, args)
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
+
+
+def run_with(confine, launcher, runner, args):
     probe = run([confine, "wrap", "--runner", runner, "--", "true"])
     if probe.returncode != 0:
         print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))

@@ -701,7 +701,7 @@ static void test_contradictions_are_refused(void **state) {
 	}
 	result_free(&r);
 	/* --writable under read-only: accepted, and said. */
-	run_in(&r, NULL, NULL, ARGS("wrap", "-m", "read-only", "--writable", base, "--", "true"));
+	run_in(&r, NULL, NULL, ARGS("wrap", "--config", launcher_config(), "-m", "read-only", "--writable", base, "--", "true"));
 	expect_status(&r, 0);
 	{
 		json_t *object = json_of(&r), *clauses = json_object_get(object, "clauses");
@@ -840,8 +840,10 @@ static void test_config_mode_and_root_defaults(void **state) {
 	json_decref(object);
 	result_free(&r);
 
-	/* without a config: read-only in the current directory */
-	run_in(&r, work, ENV("CONFINE_CONFIG"), ARGS("wrap", "--", "true"));
+	/* without mode or root in the config: read-only in the current
+	 * directory (the config only pins the launcher a wrap argv needs) */
+	FORMAT(text, sizeof text, "CONFINE_CONFIG=%s", launcher_config());
+	run_in(&r, work, ENV(text), ARGS("wrap", "--", "true"));
 	expect_status(&r, 0);
 	object = json_of(&r);
 	policy = json_object_get(object, "policy");
@@ -1217,7 +1219,8 @@ static void test_wrap_workspace_link_dotdot(void **state) {
 	assert_int_equal(symlink(ab, link_path), 0);
 	assert_non_null(realpath(a, real_a));
 	FORMAT(given, sizeof given, "%s/..", link_path);
-	RUN(&r, "wrap", "-m", "workspace-write", "-w", given, "--", "true");
+	RUN(&r, "wrap", "--config", launcher_config(), "-m", "workspace-write", "-w", given, "--",
+	    "true");
 	expect_status(&r, 0);
 	object = json_of(&r);
 	assert_string_equal(json_str(json_object_get(object, "policy"), "workspaceRoot"), real_a);
@@ -1225,14 +1228,15 @@ static void test_wrap_workspace_link_dotdot(void **state) {
 	result_free(&r);
 
 	/* relative: from confine's own current directory */
-	run_in(&r, work, NULL, ARGS("wrap", "-m", "workspace-write", "-w", "link/..", "--", "true"));
+	run_in(&r, work, NULL, ARGS("wrap", "--config", launcher_config(), "-m", "workspace-write", "-w",
+	                             "link/..", "--", "true"));
 	expect_status(&r, 0);
 	object = json_of(&r);
 	assert_string_equal(json_str(json_object_get(object, "policy"), "workspaceRoot"), real_a);
 	json_decref(object);
 	result_free(&r);
 
-	run_in(&r, base, NULL, ARGS("wrap", "-w", "ws", "--", "true"));
+	run_in(&r, base, NULL, ARGS("wrap", "--config", launcher_config(), "-w", "ws", "--", "true"));
 	expect_status(&r, 0);
 	object = json_of(&r);
 	assert_string_equal(json_str(json_object_get(object, "policy"), "workspaceRoot"), work);

@@ -446,11 +446,13 @@ static int verdict_of(confine_provider *p, confine_verdict *v) {
 static int test_bwrap(void) {
 	confine_provider *p;
 	confine_verdict v;
-	int rc = tl_require_rung(CONFINE_RUNNER_BWRAP, NULL, &v);
+	/* The wrap argv layers the on-disk launcher in bwrap (doc/SPEC.md 14):
+	 * the test's copy, outside a /tmp build tree that is not trusted. */
+	int rc = tl_require_rung(CONFINE_RUNNER_BWRAP, tl_launcher(), &v);
 	if (rc != 0)
 		return rc;
 	printf("# bwrap at %s\n", v.runner_path);
-	p = tl_pinned(CONFINE_RUNNER_BWRAP, NULL);
+	p = tl_pinned(CONFINE_RUNNER_BWRAP, tl_launcher());
 	if (!p)
 		return 1;
 	common_checks(p, "bwrap", "read-only file system");
