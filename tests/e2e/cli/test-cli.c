@@ -808,7 +808,7 @@ static void test_config_unreadable_and_env(void **state) {
 }
 
 static void test_config_mode_and_root_defaults(void **state) {
-	char other[PATH_MAX], text[PATH_MAX + 128];
+	char other[PATH_MAX], text[PATH_MAX * 2 + 128];
 	const char *path;
 	json_t *object, *policy;
 	result r;
@@ -816,7 +816,9 @@ static void test_config_mode_and_root_defaults(void **state) {
 	path_in(other, base, "other-root");
 	assert_int_equal(mkdir(other, 0700), 0);
 	FORMAT(text, sizeof text,
-	         "{\"mode\": \"danger-full-access\", \"workspaceRoot\": \"%s\"}", other);
+	         "{\"mode\": \"danger-full-access\", \"workspaceRoot\": \"%s\", "
+	         "\"landlockLauncher\": \"%s\"}",
+	         other, launcher_path);
 	path = config_file(text);
 
 	/* the config's mode and root apply when -m and -w are absent */
