@@ -647,9 +647,16 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 			               "allowlist is network \"off\" plus the proxy (drop network \"on\")",
 			               policy->network_allow[i]);
 	}
-	for (size_t i = 0; policy->network_deny && policy->network_deny[i]; i++)
+	for (size_t i = 0; policy->network_deny && policy->network_deny[i]; i++) {
 		if ((r = confine_host_pattern_check("network.deny", policy->network_deny[i], err)) < 0)
 			return r;
+		/* A refusal nothing would hold is refused, never dropped. */
+		if (policy->network != CONFINE_NETWORK_OFF)
+			return invalid(err,
+			               "network.deny entry \"%s\" cannot hold with the network on: it "
+			               "narrows an allowlist (give network.allow entries, or drop it)",
+			               policy->network_deny[i]);
+	}
 	if (policy->temp_dir && policy->temp_dir[0] != '/')
 		return invalid(err, "temp_dir \"%s\" is relative: it must be an absolute path",
 		               policy->temp_dir);

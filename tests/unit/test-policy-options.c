@@ -327,6 +327,12 @@ static void test_network_allowlist(void **state) {
 		expect_refusal(confine_policy_add_allow_host(p, bad[i].value, &err), &err, bad[i].part,
 		               bad[i].value[0] ? bad[i].value : NULL);
 	expect_refusal(confine_policy_add_deny_host(p, "", &err), &err, "network.deny entry", NULL);
+	/* A deny entry with the network on would hold nothing: refused. */
+	assert_int_equal(confine_policy_add_deny_host(p, "evil.org", NULL), 0);
+	expect_refusal(confine_policy_validate(p, &err), &err,
+	               "network.deny entry \"evil.org\" cannot hold with the network on", NULL);
+	confine_strv_free(p->network_deny);
+	p->network_deny = NULL;
 	/* Entries on with the network on: refused, never an open network. */
 	assert_int_equal(confine_policy_add_allow_host(p, "Registry.NPMJS.org", NULL), 0);
 	assert_string_equal(p->network_allow[0], "registry.npmjs.org");

@@ -221,6 +221,31 @@ static char **strings(const json_t *array) {
 	return v;
 }
 
+/* The wrap's env, an object {"NAME": "VALUE"} (doc/SPEC.md 10), as
+ * NAME=VALUE strings; an array of them is taken as it is. */
+static char **env_strings(const json_t *env) {
+	const char *name;
+	json_t *value;
+	char **v;
+	size_t n = 0;
+	if (!json_is_object(env))
+		return strings(env);
+	v = calloc(json_object_size(env) + 1, sizeof *v);
+	if (!v)
+		die("memory");
+	json_object_foreach((json_t *)env, name, value) {
+		const char *s = json_string_value(value);
+		if (!s) {
+			errno = EINVAL;
+			die("the wrap's env holds a non-string");
+		}
+		if (asprintf(&v[n], "%s=%s", name, s) < 0)
+			die("memory");
+		n++;
+	}
+	return v;
+}
+
 int main(int argc, char **argv) {
 	const char *confine = getenv("CONFINE");
 	const char *config = getenv("CONFINE_CONFIG");
@@ -296,7 +321,7 @@ int main(int argc, char **argv) {
 		die("the wrap is not JSON");
 	}
 	child_argv = strings(json_object_get(wrapped, "argv"));
-	child_env = strings(json_object_get(wrapped, "env"));
+	child_env = env_strings(json_object_get(wrapped, "env"));
 	root = json_string_value(json_object_get(json_object_get(wrapped, "policy"), "workspaceRoot"));
 	if (!child_argv[0] || !root) {
 		errno = EINVAL;
