@@ -847,6 +847,12 @@ function fsCall(op, paths, options, input, defaultMode) {
   const bin = options.bin || findConfine(environ);
   const opts = { mode: defaultMode, ...options };
   delete opts.runner; // no runner is involved
+  for (const p of paths) {
+    // an argv word cannot hold a NUL; cut there it would name another file
+    if (String(p).includes('\0')) {
+      return Promise.reject(new UsageError(`path ${JSON.stringify(String(p))} holds a NUL byte`, { exitStatus: 125 }));
+    }
+  }
   return contextArgs(bin, 'fs', opts).then(({ args }) => new Promise((resolve, reject) => {
     const child = spawn(bin, ['fs', '--json', ...args, op, ...paths.map(String)],
       { env: environ, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -387,6 +387,9 @@ test('fs: the harness\'s own writes never follow a planted link out (doc/SPEC.md
   assert.strictEqual((await confine.fs.read('ok.txt', o)).toString(), 'hello\n');
   assert.ok((await confine.fs.list('.', o)).some((e) => e.name === 'ok.txt' && e.type === 'file'));
   await assert.rejects(confine.fs.read('missing', o), confine.FsError);
+  // a NUL would cut the argv word and name another file: the caller's error
+  await assert.rejects(confine.fs.write('ok.txt\0/x', 'pwned', o), (e) => e instanceof confine.UsageError && e.code === 'USAGE' && /NUL/.test(e.message));
+  assert.strictEqual((await confine.fs.read('ok.txt', o)).toString(), 'hello\n');
   // The unconfined control: a plain write follows the link out.
   fs.writeFileSync(path.join(ws, 'notes.md'), 'pwned\n');
   assert.strictEqual(fs.readFileSync(target, 'utf8'), 'pwned\n');

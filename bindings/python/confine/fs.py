@@ -32,7 +32,7 @@ from typing import Any, List, Optional, Union
 
 from . import _ffi
 from ._api import PathArg, _Policy, _raise
-from ._errors import DeniedError, FsError
+from ._errors import DeniedError, FsError, UsageError
 
 
 __all__ = ["read", "read_text", "write", "append", "list", "stat", "mkdir", "remove", "rename",
@@ -88,6 +88,18 @@ def _raise_fs(err: _ffi.ConfineError) -> None:
     _raise(err)
 
 
+def _path(path: PathArg) -> bytes:
+    """The path as the library takes it: a C string cannot hold a NUL, and
+    one cut there names another file, so that and an empty path are the
+    caller's error (``USAGE``, as the Node package and the CLI say it)."""
+    raw = os.fsencode(path)
+    if not raw:
+        raise UsageError("PATH is an empty string")
+    if b"\0" in raw:
+        raise UsageError("path %r holds a NUL byte" % (path,))
+    return raw
+
+
 def _call(fn: Any, *args: Any) -> None:
     err = _ffi.ConfineError()
     if fn(*args, ctypes.byref(err)) < 0:
@@ -101,7 +113,7 @@ def read(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg]
         data = ctypes.c_void_p()
         length = ctypes.c_size_t()
         cut = ctypes.c_bool()
-        _call(_ffi.lib().confine_fs_read, h.ptr, os.fsencode(path), max_bytes,
+        _call(_ffi.lib().confine_fs_read, h.ptr, _path(path), max_bytes,
               ctypes.byref(data), ctypes.byref(length), ctypes.byref(cut))
         try:
             return ctypes.string_at(data, length.value) if length.value else b""
@@ -122,14 +134,14 @@ def write(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-writ
     """Replaces (or creates) a file atomically."""
     raw = _data(data)
     with _Handle(mode, workspace, policy) as h:
-        _call(_ffi.lib().confine_fs_write, h.ptr, os.fsencode(path), raw, len(raw))
+        _call(_ffi.lib().confine_fs_write, h.ptr, _path(path), raw, len(raw))
 
 
 def append(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-write",
            workspace: Optional[PathArg] = None, **policy: Any) -> None:
     raw = _data(data)
     with _Handle(mode, workspace, policy) as h:
-        _call(_ffi.lib().confine_fs_append, h.ptr, os.fsencode(path), raw, len(raw))
+        _call(_ffi.lib().confine_fs_append, h.ptr, _path(path), raw, len(raw))
 
 
 def list(path: PathArg = ".", *, mode: str = "read-only",  # noqa: A001 (the tool's name)
@@ -137,7 +149,7 @@ def list(path: PathArg = ".", *, mode: str = "read-only",  # noqa: A001 (the too
     with _Handle(mode, workspace, policy) as h:
         entries = ctypes.POINTER(_ffi.FsEntry)()
         n = ctypes.c_size_t()
-        _call(_ffi.lib().confine_fs_list, h.ptr, os.fsencode(path), ctypes.byref(entries),
+        _call(_ffi.lib().confine_fs_list, h.ptr, _path(path), ctypes.byref(entries),
               ctypes.byref(n))
         try:
             return [Entry(name=os.fsdecode(entries[i].name), type=_TYPES[entries[i].type])
@@ -150,7 +162,7 @@ def stat(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg]
          **policy: Any) -> Info:
     with _Handle(mode, workspace, policy) as h:
         info = _ffi.FsInfo()
-        _call(_ffi.lib().confine_fs_stat, h.ptr, os.fsencode(path), ctypes.byref(info))
+        _call(_ffi.lib().confine_fs_stat, h.ptr, _path(path), ctypes.byref(info))
         return Info(type=_TYPES[info.type], size=info.size, mode=info.mode, nlink=info.nlink,
                     mtime=info.mtime_sec + info.mtime_nsec / 1e9)
 
@@ -158,16 +170,16 @@ def stat(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg]
 def mkdir(path: PathArg, *, mode: str = "workspace-write", workspace: Optional[PathArg] = None,
           **policy: Any) -> None:
     with _Handle(mode, workspace, policy) as h:
-        _call(_ffi.lib().confine_fs_mkdir, h.ptr, os.fsencode(path))
+        _call(_ffi.lib().confine_fs_mkdir, h.ptr, _path(path))
 
 
 def remove(path: PathArg, *, mode: str = "workspace-write", workspace: Optional[PathArg] = None,
            **policy: Any) -> None:
     with _Handle(mode, workspace, policy) as h:
-        _call(_ffi.lib().confine_fs_remove, h.ptr, os.fsencode(path))
+        _call(_ffi.lib().confine_fs_remove, h.ptr, _path(path))
 
 
 def rename(source: PathArg, target: PathArg, *, mode: str = "workspace-write",
            workspace: Optional[PathArg] = None, **policy: Any) -> None:
     with _Handle(mode, workspace, policy) as h:
-        _call(_ffi.lib().confine_fs_rename, h.ptr, os.fsencode(source), os.fsencode(target))
+        _call(_ffi.lib().confine_fs_rename, h.ptr, _path(source), _path(target))

@@ -1020,6 +1020,21 @@ class HarnessFiles(Base):
         self.assertEqual(names, ["notes.md"])
         self.assertEqual(confine.fs.stat("notes.md", workspace=self.ws).size, 11)
 
+    def test_a_nul_or_empty_path_is_the_callers_error(self):
+        # Cut at the NUL, "notes.md\0/x" would name notes.md: refused,
+        # nothing written.
+        with open(os.path.join(self.ws, "notes.md"), "w") as f:
+            f.write("kept\n")
+        for path in ("notes.md\0/../../x", "zz\0.txt", ""):
+            with self.assertRaises(confine.UsageError) as cm:
+                confine.fs.write(path, "pwned", workspace=self.ws)
+            self.assertEqual(cm.exception.code, "USAGE")
+        with self.assertRaises(confine.UsageError):
+            confine.fs.rename("notes.md", "a\0b", workspace=self.ws)
+        with open(os.path.join(self.ws, "notes.md")) as f:
+            self.assertEqual(f.read(), "kept\n")
+        self.assertEqual(sorted(os.listdir(self.ws)), ["notes.md"])
+
     def test_planted_links_are_refused(self):
         target = os.path.join(self.outside, "bashrc")
         with open(target, "w") as f:
