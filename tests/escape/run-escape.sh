@@ -224,6 +224,13 @@ done
 root_parent=$HOME/.cache/confine-escape
 mkdir -p "$root_parent" || die "cannot create $root_parent"
 ROOT=$(mktemp -d "$root_parent/run.XXXXXX") || die "mktemp under $root_parent failed"
+# A case may run the helper confined: bwrap's /tmp is its own, so a helper
+# built under /tmp (a clone there) is not visible inside; use a copy here.
+case $HELPER in
+/tmp/*)
+	mkdir "$ROOT/bin" && cp "$HELPER" "$ROOT/bin/escape-helper" || die "cannot copy $HELPER to $ROOT/bin"
+	HELPER=$ROOT/bin/escape-helper ;;
+esac
 
 # Undo anything a case managed to do to the host that would outlive it: a
 # mount over the case dir, an immutable flag, a replaced /dev/null.
@@ -572,12 +579,14 @@ run_user_half() {
 		{ [ -n "$LANDLOCK_RUN" ] && ! s_launcher=$(stage_copy "$LANDLOCK_RUN" landlock-run); } ||
 		{ [ -n "${WRAP_HARNESS:-}" ] && ! s_harness=$(stage_copy "$WRAP_HARNESS" wrap-harness); } ||
 		{ [ -e "$(dirname "$ESCAPE_PREFIX")/daemons.sh" ] &&
-			! s_daemons=$(stage_copy "$(dirname "$ESCAPE_PREFIX")/daemons.sh" daemons.sh); }; then
+			! s_daemons=$(stage_copy "$(dirname "$ESCAPE_PREFIX")/daemons.sh" daemons.sh); } ||
+		{ [ -e "$(dirname "$ESCAPE_PREFIX")/tree-gone.sh" ] &&
+			! s_treegone=$(stage_copy "$(dirname "$ESCAPE_PREFIX")/tree-gone.sh" tree-gone.sh); }; then
 		nonroot_why="could not copy what the user half runs to a place it can read"
 		return
 	fi
 	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"}
-		${s_harness:+"$s_harness"} ${s_daemons:+"$s_daemons"})
+		${s_harness:+"$s_harness"} ${s_daemons:+"$s_daemons"} ${s_treegone:+"$s_treegone"})
 	echo "run-escape: the user half runs from copies in $STAGE"
 	stage_check "$nonroot_uid" "${staged[@]}" ||
 		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
