@@ -61,4 +61,17 @@ show "$confine" bash -m read-only -w "$work" -c 'echo again > note2.txt'
 echo "on disk: $work/note2.txt is absent"
 
 step "What an agent harness spawns instead (confine wrap)"
-show "$confine" wrap -m workspace-write -w "$work" -- sh -c 'echo hi'
+# A wrap argv names the launcher on disk. confine refuses to name one that
+# others could replace, and a build tree under /tmp is such a place (an
+# installed confine's is not): from there the demo pins a copy of its own.
+launcher=$(realpath "$build/src/launcher/landlock-run")
+case $launcher in
+/tmp/*)
+	mkdir "$demo/bin"
+	cp "$launcher" "$demo/bin/landlock-run"
+	printf '{"landlockLauncher": "%s"}\n' "$demo/bin/landlock-run" > "$demo/confine.json"
+	echo "(the build is under /tmp: this wrap uses a launcher copied to $demo/bin)"
+	show "$confine" wrap --config "$demo/confine.json" -m workspace-write -w "$work" -- sh -c 'echo hi' ;;
+*)
+	show "$confine" wrap -m workspace-write -w "$work" -- sh -c 'echo hi' ;;
+esac
