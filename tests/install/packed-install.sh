@@ -309,12 +309,19 @@ check_consumer() {
 
 	# 5. The complete example of the installed libconfine(3), as printed
 	#    there: it must build as shown and do what the page says it does.
+	# The page's program uses the default launcher, where `make install`
+	# puts it; this install is staged under DESTDIR, so the program is
+	# pointed at the staged copy (a confine_confine() on the bwrap rung
+	# names the on-disk launcher it layers inside bwrap: doc/SPEC.md 14).
 	work=$(mktemp -d "$work_root/work.XXXXXX")
 	awk '/^\.EX$/ { ex = 1; text = ""; next }
 	     /^\.EE$/ { if (text ~ /int main/) printf "%s", text; ex = 0; next }
 	     ex { text = text $0 "\n" }' "$dest$CONFINE_MANDIR/man3/libconfine.3" |
 		sed -e 's/\\-/-/g' -e 's/\\e/\\/g' -e "s|/home/me/project|$work|" \
+		-e "s|^\\( *\\)confine_local_config_init(&config);|&\\n\\1config.landlock_launcher = \"$launcher\";|" \
 		>"$work_root/example.c"
+	grep -q "config.landlock_launcher = \"$launcher\"" "$work_root/example.c" ||
+		fail "the libconfine(3) example no longer calls confine_local_config_init(&config)"
 	grep -q "$work" "$work_root/example.c" || fail "no example program found in libconfine(3)"
 	# shellcheck disable=SC2086
 	$CONFINE_CC -std=c11 -Wall -Wextra -Werror -o "$work_root/example" "$work_root/example.c" \
