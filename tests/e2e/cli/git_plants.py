@@ -37,6 +37,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from as_user import run_as_created_user  # noqa: E402
 
 SKIP = 77
 ID = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "protocol.file.allow=always",
@@ -372,28 +373,9 @@ def run_table(confine, launcher, runner, must_work):
 
 
 def as_throwaway_user(argv):
-    """The same table as a user made for it (root only)."""
-    if not shutil.which("useradd") or not shutil.which("runuser"):
-        print("no useradd/runuser: the non-root pass is skipped")
-        return 0
-    name = "cfplant%d" % os.getpid()
-    subprocess.run(["useradd", "-m", "-d", "/home/" + name, "-s", "/bin/bash", name], check=True)
-    try:
-        home = pwd.getpwnam(name).pw_dir
-        env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
-               "LANG": "C.UTF-8"}
-        for k in ("CONFINE_MUST_WORK", "CONFINE_CONFIG"):
-            if k in os.environ:
-                env[k] = os.environ[k]
-        # an interpreter that user can run (root's own may live under /root)
-        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-        done = subprocess.run(["runuser", "-u", name, "--", python,
-                               os.path.abspath(__file__)] + argv + ["--no-nonroot"],
-                              env=env, cwd="/", timeout=1800)
-        return done.returncode
-    finally:
-        subprocess.run(["userdel", "-r", name], capture_output=True)
-
+    """The same table as a user made for it (root only), from staged copies
+    that user can read (tests/helpers/as_user.py)."""
+    return run_as_created_user("cfplant", __file__, argv, argv[:2], keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"))
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]

@@ -40,6 +40,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from as_user import run_as_created_user  # noqa: E402
 
 SKIP = 77
 SECRET = "s3cr3t-before"
@@ -210,25 +211,9 @@ def run_table(confine, launcher, runner, must_work):
 
 
 def as_throwaway_user(argv):
-    if not shutil.which("useradd") or not shutil.which("runuser"):
-        print("no useradd/runuser: the non-root pass is skipped")
-        return 0
-    name = "cfdeny%d" % os.getpid()
-    subprocess.run(["useradd", "-m", "-d", "/home/" + name, "-s", "/bin/bash", name], check=True)
-    try:
-        home = pwd.getpwnam(name).pw_dir
-        env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
-               "LANG": "C.UTF-8"}
-        for k in ("CONFINE_MUST_WORK", "CONFINE_CONFIG"):
-            if k in os.environ:
-                env[k] = os.environ[k]
-        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-        return subprocess.run(["runuser", "-u", name, "--", python, os.path.abspath(__file__)]
-                              + argv + ["--no-nonroot"], env=env, cwd="/",
-                              timeout=1800).returncode
-    finally:
-        subprocess.run(["userdel", "-r", name], capture_output=True)
-
+    """The same table as a user made for it (root only), from staged copies
+    that user can read (tests/helpers/as_user.py)."""
+    return run_as_created_user("cfdeny", __file__, argv, argv[:2], keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"))
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
