@@ -9,6 +9,7 @@ static bool takes_value(const char *arg)
 {
 	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
 	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0 ||
+	       strcmp(arg, "--ro-list") == 0 ||
 	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0 ||
 	       strcmp(arg, "--proxy-allow") == 0 || strcmp(arg, "--proxy-deny") == 0 ||
 	       strcmp(arg, "--proxy-hosts") == 0;
@@ -22,7 +23,8 @@ static bool is_proxy_flag(const char *arg)
 static bool is_grant_flag(const char *arg)
 {
 	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
-	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0;
+	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0 ||
+	       strcmp(arg, "--ro-list") == 0;
 }
 
 /* The usage error of a valued flag given without its value. */
@@ -32,6 +34,8 @@ static enum usage_error missing_value(const char *arg)
 		return USAGE_SOCKET_REQUIRES_PATH;
 	if (strcmp(arg, "--ro-try") == 0)
 		return USAGE_RO_TRY_REQUIRES_PATH;
+	if (strcmp(arg, "--ro-list") == 0)
+		return USAGE_RO_LIST_REQUIRES_PATH;
 	if (strcmp(arg, "--rw-shared") == 0)
 		return USAGE_RW_SHARED_REQUIRES_PATH;
 	if (strcmp(arg, "--ro") == 0)
@@ -138,6 +142,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_RO_TRY_REQUIRES_PATH:
 		report_failure("usage error: --ro-try requires a path");
 		break;
+	case USAGE_RO_LIST_REQUIRES_PATH:
+		report_failure("usage error: --ro-list requires a path");
+		break;
 	case USAGE_RW_SHARED_REQUIRES_PATH:
 		report_failure("usage error: --rw-shared requires a path");
 		break;
@@ -169,7 +176,13 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 bool grant_is_optional(const struct invocation *invocation, size_t cursor)
 {
 	/* cursor is past the grant's value: its flag is two back */
-	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--ro-try") == 0;
+	return cursor >= 2 && (strcmp(invocation->argv[cursor - 2], "--ro-try") == 0 ||
+			       strcmp(invocation->argv[cursor - 2], "--ro-list") == 0);
+}
+
+bool grant_is_listing(const struct invocation *invocation, size_t cursor)
+{
+	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--ro-list") == 0;
 }
 
 bool grant_is_shared(const struct invocation *invocation, size_t cursor)

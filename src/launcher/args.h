@@ -2,7 +2,8 @@
  * The launcher's command line (SPEC 7, DESIGN D3). Parsed in place, with
  * no allocation: the result points into argv.
  *
- *   landlock-run [--ro PATH | --rw PATH | --ro-try PATH | --rw-shared PATH |
+ *   landlock-run [--ro PATH | --rw PATH | --ro-try PATH | --ro-list PATH |
+ *                 --rw-shared PATH |
  *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
  *                 --require-supervisor]... -- PROGRAM [ARG...]
@@ -37,6 +38,7 @@ enum usage_error {
 	USAGE_RO_REQUIRES_PATH,
 	USAGE_RW_REQUIRES_PATH,
 	USAGE_RO_TRY_REQUIRES_PATH,
+	USAGE_RO_LIST_REQUIRES_PATH,
 	USAGE_RW_SHARED_REQUIRES_PATH,
 	USAGE_SOCKET_REQUIRES_PATH,
 	USAGE_STATUS_FD_REQUIRES_NUMBER,
@@ -65,6 +67,11 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
  * grants around a denyRead entry list a directory's entries), skipped when
  * it no longer exists, never a reason to grant more. */
 bool grant_is_optional(const struct invocation *invocation, size_t cursor);
+/* Whether it is a --ro-list: read-directory alone, on a directory along the
+ * way to a denyRead entry, so it stays listable (its names shown, nothing
+ * under it readable by this rule: the right is inherited, so the denied
+ * entry's names show too, never its files). Optional like --ro-try. */
+bool grant_is_listing(const struct invocation *invocation, size_t cursor);
 /* Whether it is a --rw-shared: writable like --rw, on a place other
  * programs share (the host's /dev/shm), so a pathname unix socket under it
  * is never reached: the supervisor refuses the connect, and on the

@@ -180,7 +180,7 @@ static uint64_t handled_fs_rights(int abi)
  * host's /dev/shm) leaves RESOLVE_UNIX out: another program's socket there
  * is not the command's to reach (SPEC 7). */
 static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool writable,
-		     bool optional, bool shared)
+		     bool optional, bool shared, bool listing)
 {
 	struct landlock_path_beneath_attr rule;
 	struct stat st;
@@ -200,8 +200,14 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 	rule.allowed_access = (writable ? handled & ~RW_EXCLUDED_RIGHTS : RO_RIGHTS) & handled;
 	if (shared)
 		rule.allowed_access &= ~(uint64_t)LANDLOCK_ACCESS_FS_RESOLVE_UNIX;
+	if (listing)
+		rule.allowed_access &= LANDLOCK_ACCESS_FS_READ_DIR;
 	if (!S_ISDIR(st.st_mode))
 		rule.allowed_access &= FS_FILE_RIGHTS;
+	if (rule.allowed_access == 0) {
+		close(fd); /* a --ro-list on what is no longer a directory: no right */
+		return 0;
+	}
 	rule.parent_fd = fd;
 	if (syscall(SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) != 0) {
 		saved_errno = errno;
@@ -280,7 +286,7 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		return -1;
 	}
 	if (invocation->probe) {
-		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false, false) != 0)
+		if (add_grant(ruleset_fd, attr.handled_access_fs, "/", false, false, false, false) != 0)
 			goto fail;
 		return ruleset_fd;
 	}
@@ -289,7 +295,8 @@ int landlock_build_ruleset(int abi, const struct invocation *invocation)
 		 * the rules narrower, never wider. */
 		if (add_grant(ruleset_fd, attr.handled_access_fs, path, writable,
 			      grant_is_optional(invocation, cursor),
-			      grant_is_shared(invocation, cursor)) != 0)
+			      grant_is_shared(invocation, cursor),
+			      grant_is_listing(invocation, cursor)) != 0)
 			goto fail;
 	}
 	cursor = 0;

@@ -306,11 +306,15 @@ static void test_landlock_read_only_temp_dir(void **state) {
 static void test_landlock_deny_read_grants_the_siblings(void **state) {
 	char *deny[] = { (char *)at("/home/.ssh"), NULL };
 	const char *const want[] = {
+		/* --ro-list: each directory on the way stays listable
+		 * (read-directory alone; issue 28.4) */
+		"--ro-list", base,
 		/* --ro-try: an entry listed now may be gone when the launcher
 		 * opens it (skipped then: narrower, never wider) */
 		"--ro-try", at("/cache"),
 		/* home is on the way: its entries but .ssh; the link to .ssh gets
 		 * no rule (the launcher would follow it into .ssh) */
+		"--ro-list", at("/home"),
 		"--ro-try", at("/home/.npmrc"), "--ro-try", at("/home/docs"),
 		"--ro-try", at("/ws"),
 		NULL,
@@ -334,6 +338,13 @@ static void test_landlock_deny_read_from_the_root(void **state) {
 	assert_int_equal(confine_policy_add_deny_read(p, at("/home/.ssh"), NULL), 0);
 	assert_int_equal(confine_profile_landlock(p, &tokens), 0);
 	for (size_t i = 0; tokens[i]; i += 2) {
+		if (strcmp(tokens[i], "--ro-list") == 0) {
+			/* listing only, and only on the way to the denied path */
+			if (strncmp(at("/home/.ssh"), tokens[i + 1], strlen(tokens[i + 1])) != 0)
+				fail_msg("--ro-list %s is not on the way to the denied path",
+				         tokens[i + 1]);
+			continue;
+		}
 		if (strcmp(tokens[i], "--ro") != 0 && strcmp(tokens[i], "--ro-try") != 0)
 			continue;
 		n_ro++;

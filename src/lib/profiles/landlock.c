@@ -96,8 +96,19 @@ static int by_name(const struct dirent **a, const struct dirent **b) {
 
 static int read_grants(expansion *x, const char *dir) {
 	struct dirent **entries = NULL;
-	int n_entries = scandir(dir, &entries, NULL, by_name); /* sorted: stable tokens */
-	int r = 0;
+	int n_entries;
+	int r;
+	/* The directory on the way stays listable (issue 28.4): read-directory
+	 * alone, which the kernel inherits downward, so the denied entry's
+	 * names show too, never its files (SPEC 15, "denyRead"). */
+	if (++x->count > LANDLOCK_MAX_READ_GRANTS)
+		return -E2BIG;
+	r = cf_strv_push(x->grants, "--ro-list");
+	if (r == 0)
+		r = cf_strv_push(x->grants, dir);
+	if (r < 0)
+		return r;
+	n_entries = scandir(dir, &entries, NULL, by_name); /* sorted: stable tokens */
 	if (n_entries < 0)
 		return errno == ENOMEM ? -ENOMEM : -errno;
 	for (int k = 0; k < n_entries && r == 0; k++) {

@@ -274,6 +274,58 @@ def test_deny_read(w):
     os.unlink(outside)
 
 
+def test_deny_read_keeps_listing(w):
+    """A denied path's ancestors stay listable (issue 28.4, doc/SPEC.md
+    15): `ls /`, `ls` of the home that holds the denied `.ssh`, `find .`
+    and `git status` in a workspace whose `.env` files are denied, in both
+    modes, run by confine and spawned from the wrap JSON. The control is the
+    same listing unconfined; the denied files stay unreadable."""
+    home = os.path.join(w.base, "home")
+    ssh = os.path.join(home, ".ssh")
+    os.makedirs(ssh)
+    key = "ssh-key-" + SECRET
+    with open(os.path.join(ssh, "id_rsa"), "w") as f:
+        f.write(key + "\n")
+    with open(os.path.join(home, "notes.txt"), "w") as f:
+        f.write("notes\n")
+    for name in (".env", os.path.join("sub", ".env")):
+        os.makedirs(os.path.join(w.ws, os.path.dirname(name)), exist_ok=True)
+        with open(os.path.join(w.ws, name), "w") as f:
+            f.write(SECRET + "\n")
+    with open(os.path.join(w.ws, "a.txt"), "w") as f:
+        f.write("a\n")
+    git(w.ws, "init", "-q")
+    git(w.ws, "add", "a.txt")
+    git(w.ws, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "a")
+    with open(os.path.join(w.ws, "untracked.txt"), "w") as f:
+        f.write("u\n")
+    script = ("ls / >/dev/null && echo ROOT-LISTED; ls -a '%s' | grep -qx notes.txt && "
+              "echo HOME-LISTED; find . -name untracked.txt | grep -q . && echo FOUND; "
+              "git status --porcelain | grep -q '^?? untracked.txt' && echo STATUS; "
+              "cat '%s' .env sub/.env 2>/dev/null; true") % (home, os.path.join(ssh, "id_rsa"))
+    control = subprocess.run(["bash", "-c", script], cwd=w.ws, capture_output=True, text=True)
+    for word in ("ROOT-LISTED", "HOME-LISTED", "FOUND", "STATUS", key, SECRET):
+        check(word in control.stdout, "control: unconfined, %s missing" % word, control.stdout)
+    opts = ["--deny-read", ssh, "--deny-read", os.path.join(w.ws, ".env"),
+            "--deny-read", os.path.join(w.ws, "sub", ".env")]
+    for mode in ("read-only", "workspace-write"):
+        for i, (code, out, err, unenforced) in enumerate(w.both(mode, opts, script)):
+            how = "%s, %s" % (mode, "confine" if i == 0 else "wrap argv")
+            for word in ("ROOT-LISTED", "HOME-LISTED", "FOUND", "STATUS"):
+                check(word in out, "denyRead took listing away: %s (%s)" % (word, how),
+                      (out, err))
+            # the .ssh outside the write grants is held on every rung; the
+            # workspace's .env files where the rung holds them
+            check(key not in out, "the denied .ssh was read (%s)" % how, out)
+            check(SECRET not in out.replace(key, "") or "denyRead" in unenforced,
+                  "a denied .env was read, the report says held (%s)" % how, (out, unenforced))
+    shutil.rmtree(home)
+    shutil.rmtree(os.path.join(w.ws, ".git"))
+    shutil.rmtree(os.path.join(w.ws, "sub"))
+    for name in (".env", "a.txt", "untracked.txt"):
+        os.unlink(os.path.join(w.ws, name))
+
+
 def test_deny_read_patterns(w):
     """`**/.env` (doc/SPEC.md 15): expanded at the start under the roots;
     at two depths unreadable where the rung holds it, and where it cannot
@@ -638,7 +690,7 @@ def main():
             return 1 if must_work else SKIP
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
-                 test_deny_read, test_deny_read_patterns, test_env, test_network,
+                 test_deny_read, test_deny_read_keeps_listing, test_deny_read_patterns, test_env, test_network,
                  test_denials,
                  test_multiprocessing,
                  test_cc_read_only, test_temp_area_workspace_write, test_refusals]

@@ -321,6 +321,8 @@ static const struct usage_case usage_cases[] = {
 	  "landlock-run: usage error: --rw-shared requires a path\n" },
 	{ "--ro-try at the end", { "--ro-try" },
 	  "landlock-run: usage error: --ro-try requires a path\n" },
+	{ "--ro-list at the end", { "--ro-list" },
+	  "landlock-run: usage error: --ro-list requires a path\n" },
 	{ "--allow-unix-socket at the end", { "--allow-unix-socket" },
 	  "landlock-run: usage error: --allow-unix-socket requires a path\n" },
 	{ "--allow-unix-socket before --", { "--ro", "/", "--allow-unix-socket", "--", "touch", "@MARK" },
