@@ -26,7 +26,8 @@ static int refuse_place(confine_error *err, const confine_policy *policy, const 
 	snprintf(detail, sizeof detail,
 	         "runner %s lies inside %s %s, which confined commands may write; refusing to run it",
 	         real, what, area);
-	return confine_error_sandbox_unavailable(err, policy->mode, detail);
+	confine_error_sandbox_unavailable(err, policy->mode, detail);
+	return CF_RUNNER_PLACE_REFUSED;
 }
 
 int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
@@ -53,7 +54,8 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 				         "runner %s lies under %s, which a workspace-write run under %s may "
 				         "write; refusing to run it",
 				         real, host_tmp[i], def->title);
-				return confine_error_sandbox_unavailable(err, policy->mode, detail);
+				confine_error_sandbox_unavailable(err, policy->mode, detail);
+				return CF_RUNNER_PLACE_REFUSED;
 			}
 	}
 	return 0;
