@@ -246,7 +246,8 @@ typedef struct confine_policy {
 	/* [writableRoots, --writable] More writable directories under
 	 * workspace-write (ignored by read-only). Canonical, existing
 	 * directories; never `/`, never on a pseudo-filesystem or under /dev,
-	 * /proc or /sys. NULL-terminated, or NULL. */
+	 * /proc or /sys (one that does not exist goes to
+	 * writable_roots_missing instead). NULL-terminated, or NULL. */
 	char **writable_roots;
 	/* [protectedPaths, --protect] Read-only inside the writable roots. An
 	 * absolute path (canonicalized where it exists) must lie inside the
@@ -306,6 +307,12 @@ typedef struct confine_policy {
 	 * address (refused by default, so an allowed name cannot be pointed at
 	 * the host's own services). Default false. */
 	bool network_allow_local;
+	/* [writableRoots] The entries confine_policy_add_writable_root() was
+	 * given that do not exist (ENOENT): granted nothing, each reported as
+	 * its writableRoots clause ("not granted: it does not exist"), never an
+	 * error (a config's `~/.npm` before the first npm run). Absolute, made
+	 * as canonical as the filesystem allows. NULL-terminated, or NULL. */
+	char **writable_roots_missing;
 } confine_policy;
 
 /* Deployment configuration: the agentless defaults. */

@@ -95,6 +95,7 @@ void cf_policy_clear(confine_policy *policy) {
 		return;
 	free(policy->workspace_root);
 	confine_strv_free(policy->writable_roots);
+	confine_strv_free(policy->writable_roots_missing);
 	confine_strv_free(policy->protected_paths);
 	confine_strv_free(policy->deny_read);
 	confine_strv_free(policy->allow_unix_sockets);
@@ -141,6 +142,7 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
 	dst->network_allow_local = src->network_allow_local;
 	if (copy_string(&dst->workspace_root, src->workspace_root) < 0 ||
 	    copy_list(&dst->writable_roots, src->writable_roots) < 0 ||
+	    copy_list(&dst->writable_roots_missing, src->writable_roots_missing) < 0 ||
 	    copy_list(&dst->protected_paths, src->protected_paths) < 0 ||
 	    copy_list(&dst->deny_read, src->deny_read) < 0 ||
 	    copy_list(&dst->allow_unix_sockets, src->allow_unix_sockets) < 0 ||
@@ -225,6 +227,17 @@ int confine_policy_add_writable_root(confine_policy *policy, const char *path,
 		return r;
 	r = cf_canonicalize_root(CONFINE_MODE_WORKSPACE_WRITE, "writableRoots entry", path, "", true,
 	                         &canonical, err);
+	if (r == -ENOENT) {
+		/* Nothing there to write: skipped, and its clause says so (SPEC
+		 * 15), the same at every door. Any other refusal stands. */
+		canonical = cf_canonicalize_loosely(path);
+		if (!canonical)
+			return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+			                    "out of memory");
+		if (err)
+			memset(err, 0, sizeof *err);
+		return append_owned(&policy->writable_roots_missing, canonical, err);
+	}
 	if (r < 0)
 		return r;
 	return append_owned(&policy->writable_roots, canonical, err);

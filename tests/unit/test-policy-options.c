@@ -140,12 +140,35 @@ static void test_writable_root_is_canonicalized_and_deduplicated(void **state) {
 	confine_policy_free(p);
 }
 
+/* A writable root that does not exist is no error (issue 27, doc/SPEC.md
+ * 15): it is granted nothing and its clause says so, in every mode. */
+static void test_missing_writable_root_is_skipped_and_said(void **state) {
+	confine_policy *p = new_policy(CONFINE_MODE_READ_ONLY);
+	confine_error err = { 0 };
+	(void)state;
+	assert_int_equal(confine_policy_add_writable_root(p, at("/missing/deeper"), &err), 0);
+	assert_null(p->writable_roots);
+	assert_non_null(p->writable_roots_missing);
+	assert_string_equal(p->writable_roots_missing[0], at("/missing/deeper"));
+	assert_null(p->writable_roots_missing[1]);
+	assert_int_equal(confine_policy_validate(p, NULL), 0);
+	/* relative stays refused: only "not there" is skipped */
+	expect_refusal(confine_policy_add_writable_root(p, "missing/rel", &err), &err,
+	               "writableRoots entry", "is relative");
+	{
+		confine_policy *copy = NULL;
+		assert_int_equal(confine_policy_copy(p, &copy), 0);
+		assert_string_equal(copy->writable_roots_missing[0], at("/missing/deeper"));
+		confine_policy_free(copy);
+	}
+	confine_policy_free(p);
+}
+
 static void test_bad_writable_roots_are_refused(void **state) {
 	static const struct {
 		const char *path;   /* "@" prefix: under BASE */
 		const char *part;
 	} cases[] = {
-		{ "@/missing", "does not exist" },
 		{ "@/file", "is not a directory" },
 		{ "relative/dir", "is relative" },
 		{ "", "is empty" },
@@ -502,6 +525,7 @@ int main(void) {
 		cmocka_unit_test(test_names_parse_and_print),
 		cmocka_unit_test(test_writable_root_is_canonicalized_and_deduplicated),
 		cmocka_unit_test(test_bad_writable_roots_are_refused),
+		cmocka_unit_test(test_missing_writable_root_is_skipped_and_said),
 		cmocka_unit_test(test_workspace_roots_that_are_not_places),
 		cmocka_unit_test(test_a_directory_below_dev_shm_is_a_place),
 		cmocka_unit_test(test_pseudo_filesystems_by_statfs_and_mountinfo),

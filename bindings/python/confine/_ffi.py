@@ -103,6 +103,7 @@ class Policy(Structure):
         ("network_allow", POINTER(c_char_p)),
         ("network_deny", POINTER(c_char_p)),
         ("network_allow_local", c_bool),
+        ("writable_roots_missing", POINTER(c_char_p)),
     ]
 
 

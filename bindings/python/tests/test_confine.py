@@ -520,8 +520,11 @@ class Policy(Base):
             "allow_unix_sockets", "env", "require_full"})
         for keyword, option in confine.POLICY_OPTIONS.items():
             self.assertIsNotNone(option.apply, keyword)
+        not_a_dir = os.path.join(self.base, "a-file")
+        with open(not_a_dir, "w") as f:
+            f.write("x")
         bad = {
-            "writable_roots": [os.path.join(self.base, "missing")],
+            "writable_roots": [not_a_dir],
             "protected_paths": ["../up"],
             "default_protections": "no",
             "deny_read": 42,
@@ -539,8 +542,15 @@ class Policy(Base):
                 self.assertEqual(cm.exception.option, keyword)
                 self.assertEqual(cm.exception.code, "INVALID_POLICY")
         with self.assertRaises(confine.InvalidPolicy) as cm:
-            confine.run(["true"], **self.kw(writable_roots=[os.path.join(self.base, "missing")]))
+            confine.run(["true"], **self.kw(writable_roots=[not_a_dir]))
         self.assertIn("writableRoots", cm.exception.message)
+        # one that does not exist is skipped, its clause says so (SPEC 15)
+        missing = os.path.join(self.base, "missing")
+        r = confine.bash("true", **self.kw(writable_roots=[missing]))
+        clause = [c for c in r.clauses
+                  if c.clause == "writableRoots" and c.subject == missing]
+        self.assertEqual(len(clause), 1, r.clauses)
+        self.assertIn("does not exist", clause[0].reason)
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.run(["true"], **self.kw(env={"bogus": 1}))
         self.assertIn("'bogus'", cm.exception.message)

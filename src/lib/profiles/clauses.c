@@ -137,6 +137,11 @@ static void clause_mode(struct list *l, const confine_policy *p, const cf_clause
 			add(l, "writableRoots", p->writable_roots[i], CONFINE_CLAUSE_ENFORCED, 0, NULL,
 			    "not granted: read-only writes nowhere");
 	}
+	/* Nothing to write there (issue 27): narrower, never wider, so held. */
+	for (size_t i = 0; p->writable_roots_missing && p->writable_roots_missing[i]; i++)
+		add(l, "writableRoots", p->writable_roots_missing[i], CONFINE_CLAUSE_ENFORCED, 0, NULL,
+		    "not granted: it does not exist at the start (made during the run, it stays "
+		    "unwritable)");
 }
 
 static int join(char *out, size_t size, const char *root, const char *rel) {
