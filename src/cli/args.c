@@ -39,6 +39,7 @@ typedef enum option_id {
 	OPT_REQUIRE_FULL,
 	OPT_MAX_BYTES,
 	OPT_BUNDLE,
+	OPT_RUNTIME,
 } option_id;
 
 typedef struct option_spec {
@@ -74,6 +75,7 @@ static const option_spec option_table[] = {
 	{OPT_REQUIRE_FULL, 0, "require-full", NULL},
 	{OPT_MAX_BYTES, 0, "max-bytes", "N"},
 	{OPT_BUNDLE, 0, "bundle", "DIR"},
+	{OPT_RUNTIME, 0, "runtime", "runc|runsc"},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -86,6 +88,7 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_CONFIG:
 		return command != CLI_COMMAND_NONE;
 	case OPT_BUNDLE:
+	case OPT_RUNTIME:
 		return command == CLI_COMMAND_EXPORT;
 	case OPT_MODE:
 	case OPT_WORKSPACE:
@@ -422,6 +425,10 @@ static const char help_export[] =
 	"Options:\n"
 	"      --bundle DIR      the directory to write (made if missing; not inside a\n"
 	"                        writable root)\n"
+	"      --runtime runc|runsc\n"
+	"                        oci: the runtime the bundle is for (default runc;\n"
+	"                        runsc: run it with 'runsc --oci-seccomp\n"
+	"                        --network=none' for the network off)\n"
 	"  -m, --mode MODE       read-only or workspace-write\n"
 	"  -w, --workspace DIR   the workspace root (default: the config's, else the\n"
 	"                        current directory)\n"
@@ -596,6 +603,11 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			return usage_error(args, "option '%s' requires a directory, got an empty string",
 			                   shown);
 		args->bundle = value;
+		return 0;
+	case OPT_RUNTIME:
+		if (strcmp(value, "runc") != 0 && strcmp(value, "runsc") != 0)
+			return usage_error(args, "invalid %s \"%s\": expected runc or runsc", shown, value);
+		args->oci_runtime = value;
 		return 0;
 	case OPT_MAX_BYTES: {
 		char *end = NULL;
@@ -803,6 +815,9 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 	case CLI_COMMAND_EXPORT:
 		if (command == CLI_COMMAND_EXPORT && !args->bundle)
 			return usage_error(args, "missing --bundle DIR: confine export writes a directory");
+		if (command == CLI_COMMAND_EXPORT && args->oci_runtime &&
+		    strcmp(args->export_target ? args->export_target : "", "oci") != 0)
+			return usage_error(args, "--runtime is for confine export oci");
 		if (!saw_separator)
 			return usage_error(args, "missing '-- PROGRAM [ARG...]': %s needs a command after '--'",
 			                   command_label(command));

@@ -58,6 +58,7 @@ typedef struct cli_args {
 	/* export: the target word after `export` and --bundle DIR. */
 	const char *export_target;
 	const char *bundle;
+	const char *oci_runtime; /* --runtime runc|runsc (export oci); NULL: runc */
 
 	/* The policy options (issue 16; run, bash, wrap). Each list is a
 	 * malloc'd NULL-terminated array of pointers into argv, in the order

@@ -108,6 +108,16 @@ static int write_json(const char *dir, const char *name, json_t *value, mode_t m
 	return r;
 }
 
+/* runsc: the empty file bound over each denied file (export/oci.c). */
+static int make_empty(const char *dir) {
+	char path[PATH_MAX];
+	int fd;
+	snprintf(path, sizeof path, "%s/" EXPORT_EMPTY_FILE, dir);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0444)) < 0)
+		return -errno;
+	return close(fd) < 0 ? -errno : 0;
+}
+
 /* The target's files: DIR/config.json and DIR/rootfs (oci), or
  * DIR/k8s.json and DIR/seccomp.json (k8s). Their names go into `files`. */
 static int write_target(const export_plan *plan, export_target target, const char *dir,
@@ -118,7 +128,7 @@ static int write_target(const export_plan *plan, export_target target, const cha
 		return r;
 	if (target == EXPORT_TARGET_OCI) {
 		snprintf(rootfs, sizeof rootfs, "%s/rootfs", dir);
-		if ((r = make_dir(rootfs)) < 0 ||
+		if ((r = make_dir(rootfs)) < 0 || (plan->runsc && (r = make_empty(dir)) < 0) ||
 		    (r = write_json(dir, "config.json", export_oci_config(plan), 0600)) < 0)
 			return r;
 		json_array_append_new(files, json_string("config.json"));
@@ -170,6 +180,8 @@ int cli_command_export(cli_context *ctx) {
 		return status;
 	}
 	r = export_plan_make(ctx->policy, args->program_argv, &plan, error, sizeof error);
+	plan.runsc = args->oci_runtime && strcmp(args->oci_runtime, "runsc") == 0;
+	plan.bundle = bundle;
 	if (r < 0) {
 		export_plan_clear(&plan);
 		free(bundle);

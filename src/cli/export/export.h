@@ -51,14 +51,21 @@ typedef struct export_plan {
 	export_mount *mounts;         /* in the profile's order (it matters) */
 	size_t n_mounts;
 	const char **masked;          /* denyRead: an empty directory or /dev/null */
+	bool *masked_is_dir;          /* per entry of `masked` */
 	size_t n_masked;
 	bool private_network;         /* network off: a namespace with loopback only */
 	bool private_tmp;             /* a tmpfs at /tmp */
 	char **env;                   /* after the env filter, a name once; owned */
 	unsigned uid, gid;            /* who runs the export (the command's user) */
+	bool runsc;                   /* oci: for gVisor's runsc, not runc */
+	const char *bundle;           /* the directory written (borrowed) */
 } export_plan;
 
 #define EXPORT_ERROR_MAX 512
+
+/* oci --runtime runsc: an empty file in the bundle, bound read-only over
+ * each denied file (runsc has no maskedPaths). */
+#define EXPORT_EMPTY_FILE "denied-file"
 
 /* Builds the plan of a confined, resolved `policy` for `argv`, with this
  * process's environment filtered. 0; or -EINVAL (a token the plan does not

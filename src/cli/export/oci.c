@@ -28,7 +28,13 @@ static json_t *mount(const char *destination, const char *type, const char *sour
 }
 
 static json_t *mounts(const export_plan *plan) {
-	static const char *const root[] = { "rbind", "rro", "nosuid", "nodev", NULL };
+	/* runsc (20221219) refuses `rro`; its own kernel holds a read-only
+	 * bind read-only as a whole, the host's mounts below it included
+	 * (doc/SPEC.md 20), so plain `ro` is the same there. */
+	static const char *const root_runsc[] = { "rbind", "ro", "nosuid", "nodev", NULL };
+	static const char *const root_runc[] = { "rbind", "rro", "nosuid", "nodev", NULL };
+	const char *const *root = plan->runsc ? root_runsc : root_runc;
+	const char *const *ro = plan->runsc ? root_runsc : root_runc;
 	static const char *const proc[] = { "nosuid", "noexec", "nodev", NULL };
 	static const char *const dev[] = { "nosuid", "strictatime", "mode=755", "size=65536k", NULL };
 	static const char *const pts[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666",
@@ -37,7 +43,6 @@ static json_t *mounts(const export_plan *plan) {
 		                           NULL };
 	static const char *const tmp[] = { "nosuid", "nodev", "mode=1777", NULL };
 	static const char *const rw[] = { "rbind", "rw", "nosuid", "nodev", NULL };
-	static const char *const ro[] = { "rbind", "rro", "nosuid", "nodev", NULL };
 	json_t *array = json_array();
 
 	json_array_append_new(array, mount("/", "bind", "/", root));
@@ -58,6 +63,22 @@ static json_t *mounts(const export_plan *plan) {
 			json_array_append_new(array, mount(m->destination, "bind", m->source, ro));
 			break;
 		}
+	}
+	/* runsc (20221219) ignores linux.maskedPaths: denyRead is mounts
+	 * there, last, as bwrap's are: an empty read-only tmpfs over a
+	 * directory, the bundle's empty file over anything else. */
+	for (size_t i = 0; array && plan->runsc && i < plan->n_masked; i++) {
+		static const char *const empty_dir[] = { "ro", "nosuid", "nodev", "noexec", "mode=0555",
+			                                 NULL };
+		static const char *const empty_file[] = { "bind", "ro", "nosuid", "nodev", "noexec",
+			                                  NULL };
+		char source[4096];
+		if (plan->masked_is_dir[i]) {
+			json_array_append_new(array, mount(plan->masked[i], "tmpfs", "tmpfs", empty_dir));
+			continue;
+		}
+		snprintf(source, sizeof source, "%s/" EXPORT_EMPTY_FILE, plan->bundle);
+		json_array_append_new(array, mount(plan->masked[i], "bind", source, empty_file));
 	}
 	return array;
 }
@@ -102,7 +123,7 @@ static json_t *linux_section(const export_plan *plan) {
 		                                     "/sys/firmware", NULL };
 	json_t *masked = strings(masked_always);
 	json_t *object;
-	for (size_t i = 0; masked && i < plan->n_masked; i++)
+	for (size_t i = 0; masked && !plan->runsc && i < plan->n_masked; i++)
 		json_array_append_new(masked, json_string(plan->masked[i]));
 	object = json_pack("{s:o,s:o,s:o,s:o}", "namespaces", namespaces(plan), "maskedPaths", masked,
 	                   "readonlyPaths", strings(readonly), "seccomp", export_seccomp_profile());
@@ -116,6 +137,6 @@ static json_t *linux_section(const export_plan *plan) {
 json_t *export_oci_config(const export_plan *plan) {
 	return json_pack("{s:s,s:o,s:{s:s,s:b},s:o,s:o,s:{s:s,s:s}}", "ociVersion", "1.0.2", "process",
 	                 process(plan), "root", "path", "rootfs", "readonly", 1, "mounts", mounts(plan),
-	                 "linux", linux_section(plan), "annotations", "org.confine.export", "oci",
+	                 "linux", linux_section(plan), "annotations", "org.confine.export", plan->runsc ? "oci runsc" : "oci runc",
 	                 "org.confine.mode", confine_mode_name(plan->policy->mode));
 }

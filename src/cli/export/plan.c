@@ -79,11 +79,16 @@ static int add_mount(export_plan *plan, export_mount_kind kind, const char *sour
 	return 0;
 }
 
-static int add_mask(export_plan *plan, const char *path) {
+static int add_mask(export_plan *plan, const char *path, bool is_dir) {
 	const char **grown = realloc(plan->masked, (plan->n_masked + 1) * sizeof *grown);
+	bool *kinds;
 	if (!grown)
 		return -ENOMEM;
 	plan->masked = grown;
+	if (!(kinds = realloc(plan->masked_is_dir, (plan->n_masked + 1) * sizeof *kinds)))
+		return -ENOMEM;
+	plan->masked_is_dir = kinds;
+	plan->masked_is_dir[plan->n_masked] = is_dir;
 	plan->masked[plan->n_masked++] = path;
 	return 0;
 }
@@ -99,7 +104,7 @@ static int read_token(export_plan *plan, char **t, size_t *i) {
 		/* `--tmpfs D --remount-ro D`: a denied directory, seen empty. */
 		if (is(t[*i + 2], "--remount-ro") && is(t[*i + 3], t[*i + 1])) {
 			*i += 4;
-			return add_mask(plan, t[*i - 3]);
+			return add_mask(plan, t[*i - 3], true);
 		}
 		if (is(t[*i + 1], "/tmp")) {
 			plan->private_tmp = true;
@@ -115,7 +120,7 @@ static int read_token(export_plan *plan, char **t, size_t *i) {
 		*i += 3;
 		/* `--ro-bind /dev/null F`: a denied file, read as empty. */
 		if (!writable && strcmp(source, "/dev/null") == 0 && strcmp(destination, "/dev/null") != 0)
-			return add_mask(plan, destination);
+			return add_mask(plan, destination, false);
 		return add_mount(plan, writable ? EXPORT_MOUNT_BIND_RW : EXPORT_MOUNT_BIND_RO, source,
 		                 destination);
 	}
@@ -222,5 +227,6 @@ void export_plan_clear(export_plan *plan) {
 	confine_strv_free(plan->env);
 	free(plan->mounts);
 	free(plan->masked);
+	free(plan->masked_is_dir);
 	memset(plan, 0, sizeof *plan);
 }

@@ -189,14 +189,14 @@ static void report_deny_read(json_t *r, const export_plan *plan, export_target t
 			    "under the private /tmp: the host's file is not there", NULL);
 		else if (is_pattern || !masked)
 			add(r, "denyRead", e, is_pattern ? "partial" : "unenforced",
-			    is_pattern ? L_MASKS : NULL, NULL,
+			    is_pattern ? (plan->runsc ? L_MOUNTS : L_MASKS) : NULL, NULL,
 			    is_pattern ? "a pattern: what it matched at export is masked; a match made during "
 			                 "the run is readable"
 			               : "does not exist at export: a file created there during the run is "
 			                 "readable",
 			    NULL);
 		else
-			add(r, "denyRead", e, "partial", L_MASKS, NULL,
+			add(r, "denyRead", e, "partial", plan->runsc ? L_MOUNTS : L_MASKS, NULL,
 			    "masked by a mount over the path (" NO_LANDLOCK "): another name for the same "
 			    "file (a hard link made before the run) still reads it",
 			    "Landlock inside the runtime");
@@ -217,7 +217,12 @@ static void report_network(json_t *r, const export_plan *plan, export_target tar
 			    "an egress proxy");
 		return;
 	}
-	if (p->network == CONFINE_NETWORK_OFF)
+	if (p->network == CONFINE_NETWORK_OFF && target == EXPORT_TARGET_OCI && plan->runsc)
+		add(r, "network", "off", "partial", L_NAMESPACES, NULL,
+		    "runsc keeps a network stack of its own whatever the bundle's namespaces say: off "
+		    "holds when runsc runs it with --network=none",
+		    "runsc --network=none");
+	else if (p->network == CONFINE_NETWORK_OFF)
 		add(r, "network", "off", target == EXPORT_TARGET_OCI ? "enforced" : "partial",
 		    target == EXPORT_TARGET_OCI ? L_NAMESPACES : L_POLICY, NULL,
 		    target == EXPORT_TARGET_OCI
