@@ -84,7 +84,8 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_HELP:
 		return true;
 	case OPT_RUNNER:
-		return command != CLI_COMMAND_NONE && command != CLI_COMMAND_FS;
+		return command != CLI_COMMAND_NONE && command != CLI_COMMAND_FS &&
+		       command != CLI_COMMAND_EXPORT;
 	case OPT_CONFIG:
 		return command != CLI_COMMAND_NONE;
 	case OPT_BUNDLE:
@@ -924,19 +925,24 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 			int r, at = 2;
 			ret->command = commands[i].command;
 			/* export's target word comes first: `confine export oci ...`. */
-			if (ret->command == CLI_COMMAND_EXPORT && argc > 2 && argv[2][0] != '-') {
+			if (ret->command == CLI_COMMAND_EXPORT &&
+			    (argc <= 2 || (argv[2][0] == '-' && strcmp(argv[2], "--help") != 0 &&
+			                   strcmp(argv[2], "-h") != 0))) {
+				ret->json = json_requested(argc, argv, 2);
+				return usage_error(ret, "missing export target: write 'confine export oci' or "
+				                        "'confine export k8s'");
+			}
+			if (ret->command == CLI_COMMAND_EXPORT && argv[2][0] != '-') {
 				export_target target;
-				if (export_target_parse(argv[2], &target) < 0)
+				if (export_target_parse(argv[2], &target) < 0) {
+					ret->json = json_requested(argc, argv, 3);
 					return usage_error(ret, "unknown export target '%s' (expected oci or k8s)",
 					                   argv[2]);
+				}
 				ret->export_target = argv[2];
 				at = 3;
 			}
 			r = parse_command_options(argc, argv, at, ret);
-			if (r == 0 && ret->command == CLI_COMMAND_EXPORT && !ret->export_target &&
-			    ret->action == CLI_ACTION_EXECUTE)
-				r = usage_error(ret, "missing export target: write 'confine export oci' or "
-				                     "'confine export k8s'");
 			/* A program that asked for JSON gets its usage error as JSON
 			 * too, wherever the --json stood among the options. */
 			if (r < 0 && !ret->json && command_accepts(ret->command, OPT_JSON))
