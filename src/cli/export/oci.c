@@ -85,6 +85,7 @@ static json_t *mounts(const export_plan *plan) {
 
 static json_t *process(const export_plan *plan) {
 	json_t *args = json_array(), *env = json_array(), *caps = json_object();
+	json_int_t uid = 0, gid = plan->uid == 0 ? (json_int_t)plan->gid : 0;
 	static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
 		                            "ambient" };
 	for (size_t i = 0; args && plan->argv[i]; i++)
@@ -94,8 +95,11 @@ static json_t *process(const export_plan *plan) {
 	/* Every set empty: no capability, as bwrap's --cap-drop ALL. */
 	for (size_t i = 0; caps && i < sizeof sets / sizeof sets[0]; i++)
 		json_object_set_new(caps, sets[i], json_array());
+	/* Not root: root of its own user namespace, the caller on the host (an
+	 * unprivileged runtime maps one id, and runc wants that one to be 0:
+	 * `runc spec --rootless` does the same). */
 	return json_pack("{s:b,s:{s:I,s:I},s:o,s:o,s:s,s:o,s:b}", "terminal", 0, "user", "uid",
-	                 (json_int_t)plan->uid, "gid", (json_int_t)plan->gid, "args", args, "env", env,
+	                 uid, "gid", gid, "args", args, "env", env,
 	                 "cwd", plan->policy->workspace_root, "capabilities", caps, "noNewPrivileges",
 	                 1);
 }
@@ -112,7 +116,7 @@ static json_t *namespaces(const export_plan *plan) {
 }
 
 static json_t *id_mapping(unsigned id) {
-	return json_pack("[{s:I,s:I,s:I}]", "containerID", (json_int_t)id, "hostID", (json_int_t)id,
+	return json_pack("[{s:I,s:I,s:I}]", "containerID", (json_int_t)0, "hostID", (json_int_t)id,
 	                 "size", (json_int_t)1);
 }
 

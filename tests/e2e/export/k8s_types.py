@@ -183,8 +183,14 @@ def main():
                 problems.append("%s: workingDir differs from the bundle's cwd" % tag)
             if profile != config["linux"]["seccomp"]:
                 problems.append("%s: seccomp.json differs from linux.seccomp" % tag)
-            if pod["spec"]["securityContext"]["runAsUser"] != proc["user"]["uid"]:
-                problems.append("%s: runAsUser differs from the bundle's uid" % tag)
+            # The bundle runs a non-root exporter as root of its own user
+            # namespace (the exporter on the host); the pod runs as the exporter.
+            if pod["spec"]["securityContext"]["runAsUser"] != os.getuid() or \
+                    proc["user"]["uid"] != 0:
+                problems.append("%s: runAsUser or the bundle's uid is not the exporter's" % tag)
+            if os.getuid() != 0 and config["linux"]["uidMappings"] != [
+                    {"containerID": 0, "hostID": os.getuid(), "size": 1}]:
+                problems.append("%s: the bundle does not map the exporter to root" % tag)
             rw = sorted(m["destination"] for m in config["mounts"]
                         if m["type"] == "bind" and "rw" in m["options"] and
                         m["destination"] in (ws, cache))

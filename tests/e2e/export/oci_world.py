@@ -13,7 +13,10 @@ on the host, so a probe that cannot see the effect fails the control):
   reached (network on: reached);
 - env: the filter's secret-named variable is absent, a plain one present;
 - seccomp: shmget(2) is refused with EPERM (the launcher's deny-list);
-- --require-full: refused with 125, the lost clause named, nothing written.
+- --require-full: refused with 125, the lost clause named, nothing written;
+- runc only: the same facts as a created user (tests/helpers/as_user.py),
+  the bundle run rootless (`runc --root STATE --rootless=true run`) in the
+  user namespace the export adds for a non-root exporter.
 
 RUNTIME runc: `runc run -b DIR ID`, the runtime's defaults. RUNTIME runsc: the
 bundle exported with `--runtime runsc`, run with `runsc --oci-seccomp
@@ -33,6 +36,9 @@ import subprocess
 import sys
 import tempfile
 import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from as_user import run_as_created_user  # noqa: E402
 
 SKIP = 77
 SECRET = "s3cr3t-export-value"
@@ -120,15 +126,25 @@ class Listener:
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
     confine, runtime = sys.argv[1], sys.argv[2]
+    user_half = sys.argv[3:] == ["--no-nonroot"]
     installed = shutil.which(runtime) is not None
     if not installed:
         skip(runtime + " is not installed", False)
-    if os.geteuid() != 0:
+    if os.geteuid() != 0 and not user_half:
         skip("the bundle is run by " + runtime + " as root", installed)
+    status = half(confine, runtime, user_half)
+    if status == 0 and not user_half and runtime == "runc":
+        print("-- as a created user, rootless")
+        sys.stdout.flush()
+        status = run_as_created_user("cfx", __file__, [confine, runtime], [confine])
+    return status
+
+
+def half(confine, runtime, user_half):
     python = os.path.realpath(sys.executable)
 
     base = tempfile.mkdtemp(prefix="confine-export-", dir="/var/tmp")
@@ -186,7 +202,10 @@ def main():
                 return None, None
             report = json.loads(exp.stdout)
             cid = "confine-export-%d-%d" % (os.getpid(), runs)
-            if runtime == "runc":
+            if runtime == "runc" and user_half:
+                cmd = [runtime, "--root", os.path.join(base, "state"), "--rootless=true", "run",
+                       "-b", bundle, cid]
+            elif runtime == "runc":
                 cmd = [runtime, "run", "-b", bundle, cid]
             else:
                 # What the bundle cannot say to runsc (doc/SPEC.md 20): apply
@@ -196,7 +215,8 @@ def main():
                        cid]
             run = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
                                  text=True, timeout=120)
-            subprocess.run([runtime, "delete", "-f", cid], capture_output=True)
+            subprocess.run([runtime] + (["--root", os.path.join(base, "state")] if user_half
+                                        else []) + ["delete", "-f", cid], capture_output=True)
             return facts(run.stdout), (report, run)
 
         got, extra = export_and_run(["--network", "off"], "off")
@@ -223,6 +243,10 @@ def main():
                       got.get("connect", "").startswith("error:"), detail)
                 check("the filter's secret is absent", got.get("secret") == "absent", detail)
                 check("a plain variable is present", got.get("plain") == "plain", detail)
+                check("the user namespace is there exactly when not root",
+                      any(n["type"] == "user" for n in
+                          json.load(open(os.path.join(base, "bundle-off", "config.json")))
+                          ["linux"]["namespaces"]) == user_half, "")
                 check("shmget is refused (the deny-list)",
                       got.get("shmget") == "error:" + os.strerror(1), detail)
                 check("the command starts in the workspace", got.get("cwd") == ws, detail)
