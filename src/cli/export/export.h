@@ -74,6 +74,11 @@ typedef struct export_plan {
 int export_plan_make(const confine_policy *policy, char *const *argv, export_plan *ret,
                      char *error, size_t size);
 void export_plan_clear(export_plan *plan);
+/* The part of export_plan_make() that reads a bwrap profile: takes
+ * `tokens` (the plan owns them, also on failure); fills the mounts, masks
+ * and namespaces. 0, -EINVAL naming the token it does not translate in
+ * `error`, -ENOMEM. */
+int export_plan_read(export_plan *plan, char **tokens, char *error, size_t size);
 
 /* The per-clause report of `plan` on `target` (report.c), as
  * [{"clause","subject","status","layers","reason","needs"}] in the library's

@@ -170,9 +170,29 @@ static int make_env(export_plan *plan, char *error, size_t size) {
 	return 0;
 }
 
+int export_plan_read(export_plan *plan, char **tokens, char *error, size_t size) {
+	size_t i = 0;
+	int r;
+	plan->tokens = tokens;
+	while (tokens[i]) {
+		if (fixed_token(tokens, &i))
+			continue;
+		if ((r = read_token(plan, tokens, &i)) == -EINVAL) {
+			snprintf(error, size,
+			         "the mount plan holds \"%s\", which the export does not translate (nothing "
+			         "was written)",
+			         tokens[i]);
+			return r;
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 int export_plan_make(const confine_policy *policy, char *const *argv, export_plan *ret,
                      char *error, size_t size) {
-	size_t i = 0;
+	char **tokens = NULL;
 	int r;
 
 	memset(ret, 0, sizeof *ret);
@@ -189,23 +209,12 @@ int export_plan_make(const confine_policy *policy, char *const *argv, export_pla
 		}
 		json_decref(check);
 	}
-	if ((r = confine_profile_bwrap(policy, &ret->tokens)) < 0) {
+	if ((r = confine_profile_bwrap(policy, &tokens)) < 0) {
 		snprintf(error, size, "cannot make the mount plan: %s", strerror(-r));
 		return r;
 	}
-	while (ret->tokens[i]) {
-		if (fixed_token(ret->tokens, &i))
-			continue;
-		if ((r = read_token(ret, ret->tokens, &i)) == -EINVAL) {
-			snprintf(error, size,
-			         "the mount plan holds \"%s\", which the export does not translate (nothing "
-			         "was written)",
-			         ret->tokens[i]);
-			return r;
-		}
-		if (r < 0)
-			return r;
-	}
+	if ((r = export_plan_read(ret, tokens, error, size)) < 0)
+		return r;
 	/* A path JSON cannot carry cannot be bound (the bundle would name
 	 * another one). */
 	for (size_t k = 0; ret->tokens[k]; k++) {
