@@ -7,6 +7,7 @@
  * written: a danger-full-access policy, a bundle inside a writable root,
  * an untranslatable plan, --require-full with a clause lost.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -35,6 +36,17 @@ static int bundle_path(const cli_context *ctx, const char *given, char **ret) {
 		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 	}
 	parent = dirname(copy);
+	/* `/`, `.`, `..`: a directory that exists, named by itself. */
+	if (strcmp(basename(copy2), "/") == 0 || strcmp(basename(copy2), ".") == 0 ||
+	    strcmp(basename(copy2), "..") == 0) {
+		free(copy);
+		free(copy2);
+		if ((*ret = realpath(given, NULL)))
+			return 0;
+		return cli_report(ctx, CONFINE_E_INVALID_POLICY,
+		                  "bundle directory \"%s\" (given with --bundle) cannot be resolved: %s",
+		                  given, strerror(errno));
+	}
 	if (!(real = realpath(parent, NULL)))
 		status = cli_report(ctx, CONFINE_E_INVALID_POLICY,
 		                    "bundle directory \"%s\" (given with --bundle): its parent \"%s\" "
@@ -71,6 +83,32 @@ static int check_bundle_place(const cli_context *ctx, const char *bundle) {
 	                  "bundle directory \"%s\" (given with --bundle) lies inside the writable root "
 	                  "\"%s\": the confined command could rewrite its own policy",
 	                  bundle, root);
+}
+
+/* An existing DIR must be empty or hold only what an export writes: a
+ * re-export replaces its own files, never anyone else's (`--bundle /`,
+ * `--bundle ~` would otherwise put config.json there). */
+static int check_bundle_contents(const cli_context *ctx, const char *bundle) {
+	static const char *const ours[] = { "config.json", "rootfs", EXPORT_EMPTY_FILE, "k8s.json",
+		                            "seccomp.json" };
+	DIR *dir = opendir(bundle);
+	struct dirent *entry;
+	int status = 0;
+	if (!dir)
+		return 0; /* missing: made later; anything else: refused when written */
+	while (status == 0 && (entry = readdir(dir))) {
+		bool known = strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0 ||
+		             entry->d_name[0] == '.'; /* our own temporary names */
+		for (size_t i = 0; !known && i < sizeof ours / sizeof ours[0]; i++)
+			known = strcmp(entry->d_name, ours[i]) == 0;
+		if (!known)
+			status = cli_report(ctx, CONFINE_E_INVALID_POLICY,
+			                    "bundle directory \"%s\" (given with --bundle) holds \"%s\": give a "
+			                    "new or empty directory, or one an export wrote",
+			                    bundle, entry->d_name);
+	}
+	closedir(dir);
+	return status;
 }
 
 static int make_dir(const char *path) {
@@ -175,7 +213,8 @@ int cli_command_export(cli_context *ctx) {
 		                  "workspace-write");
 	if ((status = bundle_path(ctx, args->bundle, &bundle)) != 0)
 		return status;
-	if ((status = check_bundle_place(ctx, bundle)) != 0) {
+	if ((status = check_bundle_place(ctx, bundle)) != 0 ||
+	    (status = check_bundle_contents(ctx, bundle)) != 0) {
 		free(bundle);
 		return status;
 	}

@@ -52,6 +52,10 @@ def main():
                                  "true"], "INVALID_POLICY", "(given with -w)"),
         ("a denyRead covering the root", ["oci", "--bundle", out, "--deny-read", base] + W +
          ["--", "true"], "INVALID_POLICY", "denyRead"),
+        ("a bundle that holds other files (/)", ["oci", "--bundle", "/"] + W + ["--", "true"],
+         "INVALID_POLICY", 'bundle directory "/" (given with --bundle) holds'),
+        ("a bundle that holds other files", ["k8s", "--bundle", base] + W + ["--", "true"],
+         "INVALID_POLICY", "give a new or empty directory"),
         ("a bad config", ["k8s", "--bundle", out, "--config", bad_config] + W + ["--", "true"],
          "INVALID_CONFIG", "bad.json"),
         ("requireFull", ["k8s", "--bundle", out, "--require-full"] + W + ["--", "true"],
