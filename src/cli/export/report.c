@@ -273,6 +273,16 @@ static void report_mechanisms(json_t *r, const export_plan *plan, export_target 
 		    "network off");
 }
 
+/* Whether a record makes the export partial (and --require-full refuse
+ * it): any clause not enforced, but the default protections and
+ * allowUnixSockets, which are listed and never make a run partial
+ * (doc/SPEC.md 15). */
+static bool counts(json_t *record) {
+	const char *clause = json_string_value(json_object_get(record, "clause"));
+	return strcmp(json_string_value(json_object_get(record, "status")), "enforced") != 0 &&
+	       strcmp(clause, "defaultProtections") != 0 && strcmp(clause, "allowUnixSockets") != 0;
+}
+
 json_t *export_report(const export_plan *plan, export_target target, bool *ret_full) {
 	json_t *report = json_array();
 	if (!report)
@@ -284,8 +294,7 @@ json_t *export_report(const export_plan *plan, export_target target, bool *ret_f
 	report_mechanisms(report, plan, target);
 	*ret_full = true;
 	for (size_t i = 0; i < json_array_size(report); i++)
-		if (strcmp(json_string_value(json_object_get(json_array_get(report, i), "status")),
-		           "enforced") != 0)
+		if (counts(json_array_get(report, i)))
 			*ret_full = false;
 	return report;
 }
@@ -298,7 +307,7 @@ void export_report_describe_lost(json_t *report, char *out, size_t size) {
 		const char *clause = json_string_value(json_object_get(record, "clause"));
 		const char *subject = json_string_value(json_object_get(record, "subject"));
 		int n;
-		if (strcmp(json_string_value(json_object_get(record, "status")), "enforced") == 0)
+		if (!counts(record))
 			continue;
 		n = snprintf(out + used, size - used, "%s%s%s%s%s", used ? ", " : "", clause,
 		             subject ? " (" : "", subject ? subject : "", subject ? ")" : "");
