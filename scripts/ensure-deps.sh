@@ -17,6 +17,8 @@ if [ "${1:-build}" = check ]; then
 	# Host daemons the escape suite starts and attacks (tests/escape/
 	# cases-daemons.txt): tmux, socat listeners, ssh-agent/ssh-add.
 	want="$want tmux socat openssh-client"
+	# OCI runtimes the export suite runs its bundles with (tests/e2e/export).
+	want="$want runc runsc"
 fi
 missing=""
 for p in $want; do

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "export/export.h"
 
 typedef enum option_id {
 	OPT_HELP,
@@ -37,6 +38,8 @@ typedef enum option_id {
 	OPT_NO_DEFAULT_ENV_EXCLUDES,
 	OPT_REQUIRE_FULL,
 	OPT_MAX_BYTES,
+	OPT_BUNDLE,
+	OPT_RUNTIME,
 } option_id;
 
 typedef struct option_spec {
@@ -71,6 +74,8 @@ static const option_spec option_table[] = {
 	{OPT_NO_DEFAULT_ENV_EXCLUDES, 0, "no-default-env-excludes", NULL},
 	{OPT_REQUIRE_FULL, 0, "require-full", NULL},
 	{OPT_MAX_BYTES, 0, "max-bytes", "N"},
+	{OPT_BUNDLE, 0, "bundle", "DIR"},
+	{OPT_RUNTIME, 0, "runtime", "runc|runsc"},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -79,9 +84,13 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_HELP:
 		return true;
 	case OPT_RUNNER:
-		return command != CLI_COMMAND_NONE && command != CLI_COMMAND_FS;
+		return command != CLI_COMMAND_NONE && command != CLI_COMMAND_FS &&
+		       command != CLI_COMMAND_EXPORT;
 	case OPT_CONFIG:
 		return command != CLI_COMMAND_NONE;
+	case OPT_BUNDLE:
+	case OPT_RUNTIME:
+		return command == CLI_COMMAND_EXPORT;
 	case OPT_MODE:
 	case OPT_WORKSPACE:
 	case OPT_WRITABLE:
@@ -100,10 +109,12 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_NO_DEFAULT_ENV_EXCLUDES:
 	case OPT_REQUIRE_FULL:
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
-		       command == CLI_COMMAND_WRAP || command == CLI_COMMAND_FS;
+		       command == CLI_COMMAND_WRAP || command == CLI_COMMAND_FS ||
+		       command == CLI_COMMAND_EXPORT;
 	case OPT_JSON:
 		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
-		       command == CLI_COMMAND_PROBE || command == CLI_COMMAND_FS;
+		       command == CLI_COMMAND_PROBE || command == CLI_COMMAND_FS ||
+		       command == CLI_COMMAND_EXPORT;
 	case OPT_MAX_BYTES:
 		return command == CLI_COMMAND_FS;
 	case OPT_TIMEOUT:
@@ -122,6 +133,7 @@ const char *cli_command_name(cli_command command) {
 	case CLI_COMMAND_WRAP: return "wrap";
 	case CLI_COMMAND_PROBE: return "probe";
 	case CLI_COMMAND_FS: return "fs";
+	case CLI_COMMAND_EXPORT: return "export";
 	}
 	return NULL;
 }
@@ -134,6 +146,7 @@ const char *cli_help_hint(cli_command command) {
 	case CLI_COMMAND_WRAP: return "Try 'confine wrap --help' for more information.";
 	case CLI_COMMAND_PROBE: return "Try 'confine probe --help' for more information.";
 	case CLI_COMMAND_FS: return "Try 'confine fs --help' for more information.";
+	case CLI_COMMAND_EXPORT: return "Try 'confine export --help' for more information.";
 	}
 	return "Try 'confine --help' for more information.";
 }
@@ -201,6 +214,10 @@ static const char help_global[] =
 	"  fs    [-m MODE] [-w DIR] [--config FILE] [--json] OPERATION PATH [TO]\n"
 	"        a harness's own read, write, append, list, stat, mkdir, remove or\n"
 	"        rename, under the policy a run would get (no link followed out)\n"
+	"  export oci|k8s --bundle DIR [-m MODE] [-w DIR] [--config FILE] [--json]\n"
+	"        -- PROGRAM [ARG...]\n"
+	"        write the policy as an OCI bundle or Kubernetes objects, and report\n"
+	"        what of it the target does not hold; runs nothing\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help     show this help (or a command's: confine run --help)\n"
@@ -392,6 +409,42 @@ static const char help_fs[] =
 	"(FS_ERROR), with 'confine: MESSAGE' naming the path and the clause; 125 when\n"
 	"confine fails (usage, configuration, policy).\n";
 
+static const char help_export[] =
+	"Usage: confine export oci|k8s --bundle DIR [-m MODE] [-w DIR] [--config FILE]\n"
+	"                      [--json] [POLICY OPTIONS] -- PROGRAM [ARG...]\n"
+	"Write the policy a run of PROGRAM would get for another engine, and run\n"
+	"nothing. oci: DIR/config.json (OCI runtime-spec 1.0.2) and an empty\n"
+	"DIR/rootfs, for 'runc run -b DIR ID': the host's / read-only, the writable\n"
+	"roots, protected paths read-only, denyRead masked, a private /tmp, a network\n"
+	"namespace with loopback only for --network off, the filtered environment, no\n"
+	"capabilities, no new privileges and the launcher's seccomp deny-list. k8s:\n"
+	"DIR/k8s.json (a v1 List: a Pod with runtimeClassName gvisor and, with the\n"
+	"network off, a NetworkPolicy) and DIR/seccomp.json (its Localhost profile).\n"
+	"Every export reports each clause: enforced, partial (held differently) or\n"
+	"unenforced (the target cannot hold it), on stderr, one line each.\n"
+	"\n"
+	"Options:\n"
+	"      --bundle DIR      the directory to write (made if missing; not inside a\n"
+	"                        writable root)\n"
+	"      --runtime runc|runsc\n"
+	"                        oci: the runtime the bundle is for (default runc;\n"
+	"                        runsc: run it with 'runsc --oci-seccomp\n"
+	"                        --network=none' for the network off)\n"
+	"  -m, --mode MODE       read-only or workspace-write\n"
+	"  -w, --workspace DIR   the workspace root (default: the config's, else the\n"
+	"                        current directory)\n"
+	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
+	"      --json            print {\"target\",\"bundle\",\"files\",\"enforcement\",\n"
+	"                        \"clauses\":[{\"clause\",\"subject\",\"status\",\"layers\",\n"
+	"                        \"reason\",\"needs\"}]} on stdout instead; when it fails,\n"
+	"                        {\"error\":{\"code\",\"message\"}}\n"
+	"  -h, --help            show this help\n"
+	"\n" POLICY_OPTIONS
+	"\n"
+	"With --require-full an export that loses a clause is refused\n"
+	"(SANDBOX_UNAVAILABLE, naming the clauses) and nothing is written.\n"
+	"Exit status: 0 when written; 125 when confine fails.\n";
+
 const char *cli_help_text(cli_command command) {
 	switch (command) {
 	case CLI_COMMAND_NONE: return help_global;
@@ -400,6 +453,7 @@ const char *cli_help_text(cli_command command) {
 	case CLI_COMMAND_WRAP: return help_wrap;
 	case CLI_COMMAND_PROBE: return help_probe;
 	case CLI_COMMAND_FS: return help_fs;
+	case CLI_COMMAND_EXPORT: return help_export;
 	}
 	return help_global;
 }
@@ -424,6 +478,7 @@ static const char *command_label(cli_command command) {
 	case CLI_COMMAND_WRAP: return "confine wrap";
 	case CLI_COMMAND_PROBE: return "confine probe";
 	case CLI_COMMAND_FS: return "confine fs";
+	case CLI_COMMAND_EXPORT: return "confine export";
 	}
 	return "confine";
 }
@@ -544,6 +599,17 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			                   shown, value, (unsigned)CONFINE_MAX_TIMEOUT_MS);
 		args->has_timeout = true;
 		return 0;
+	case OPT_BUNDLE:
+		if (!value[0])
+			return usage_error(args, "option '%s' requires a directory, got an empty string",
+			                   shown);
+		args->bundle = value;
+		return 0;
+	case OPT_RUNTIME:
+		if (strcmp(value, "runc") != 0 && strcmp(value, "runsc") != 0)
+			return usage_error(args, "invalid %s \"%s\": expected runc or runsc", shown, value);
+		args->oci_runtime = value;
+		return 0;
 	case OPT_MAX_BYTES: {
 		char *end = NULL;
 		errno = 0;
@@ -653,7 +719,8 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 		char shown[64];
 
 		if (strcmp(arg, "--") == 0) {
-			if (command != CLI_COMMAND_RUN && command != CLI_COMMAND_WRAP)
+			if (command != CLI_COMMAND_RUN && command != CLI_COMMAND_WRAP &&
+			    command != CLI_COMMAND_EXPORT)
 				return usage_error(args,
 				                   "%s takes no '-- PROGRAM'%s", command_label(command),
 				                   command == CLI_COMMAND_BASH
@@ -669,6 +736,7 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 			switch (command) {
 			case CLI_COMMAND_RUN:
 			case CLI_COMMAND_WRAP:
+			case CLI_COMMAND_EXPORT:
 				return usage_error(args,
 				                   "missing '--' before the command: write '%s [OPTION...] "
 				                   "-- %s ...'",
@@ -745,6 +813,12 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 	switch (command) {
 	case CLI_COMMAND_RUN:
 	case CLI_COMMAND_WRAP:
+	case CLI_COMMAND_EXPORT:
+		if (command == CLI_COMMAND_EXPORT && !args->bundle)
+			return usage_error(args, "missing --bundle DIR: confine export writes a directory");
+		if (command == CLI_COMMAND_EXPORT && args->oci_runtime &&
+		    strcmp(args->export_target ? args->export_target : "", "oci") != 0)
+			return usage_error(args, "--runtime is for confine export oci");
 		if (!saw_separator)
 			return usage_error(args, "missing '-- PROGRAM [ARG...]': %s needs a command after '--'",
 			                   command_label(command));
@@ -827,6 +901,7 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 		{"wrap", CLI_COMMAND_WRAP},
 		{"probe", CLI_COMMAND_PROBE},
 		{"fs", CLI_COMMAND_FS},
+		{"export", CLI_COMMAND_EXPORT},
 	};
 	const char *first;
 
@@ -847,9 +922,27 @@ int cli_args_parse(int argc, char *const *argv, cli_args *ret) {
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (strcmp(first, commands[i].name) == 0) {
-			int r;
+			int r, at = 2;
 			ret->command = commands[i].command;
-			r = parse_command_options(argc, argv, 2, ret);
+			/* export's target word comes first: `confine export oci ...`. */
+			if (ret->command == CLI_COMMAND_EXPORT &&
+			    (argc <= 2 || (argv[2][0] == '-' && strcmp(argv[2], "--help") != 0 &&
+			                   strcmp(argv[2], "-h") != 0))) {
+				ret->json = json_requested(argc, argv, 2);
+				return usage_error(ret, "missing export target: write 'confine export oci' or "
+				                        "'confine export k8s'");
+			}
+			if (ret->command == CLI_COMMAND_EXPORT && argv[2][0] != '-') {
+				export_target target;
+				if (export_target_parse(argv[2], &target) < 0) {
+					ret->json = json_requested(argc, argv, 3);
+					return usage_error(ret, "unknown export target '%s' (expected oci or k8s)",
+					                   argv[2]);
+				}
+				ret->export_target = argv[2];
+				at = 3;
+			}
+			r = parse_command_options(argc, argv, at, ret);
 			/* A program that asked for JSON gets its usage error as JSON
 			 * too, wherever the --json stood among the options. */
 			if (r < 0 && !ret->json && command_accepts(ret->command, OPT_JSON))

@@ -20,6 +20,7 @@ typedef enum cli_command {
 	CLI_COMMAND_WRAP,
 	CLI_COMMAND_PROBE,
 	CLI_COMMAND_FS,       /* the harness's own file operations (SPEC 19) */
+	CLI_COMMAND_EXPORT,   /* the policy for another engine (SPEC 20) */
 } cli_command;
 
 typedef enum cli_action {
@@ -54,6 +55,10 @@ typedef struct cli_args {
 	size_t fs_n_paths;
 	bool has_max_bytes;
 	unsigned long long max_bytes; /* --max-bytes (fs read) */
+	/* export: the target word after `export` and --bundle DIR. */
+	const char *export_target;
+	const char *bundle;
+	const char *oci_runtime; /* --runtime runc|runsc (export oci); NULL: runc */
 
 	/* The policy options (issue 16; run, bash, wrap). Each list is a
 	 * malloc'd NULL-terminated array of pointers into argv, in the order

@@ -30,5 +30,6 @@ int cli_command_bash(cli_context *ctx);
 int cli_command_wrap(cli_context *ctx);
 int cli_command_probe(cli_context *ctx);
 int cli_command_fs(cli_context *ctx);
+int cli_command_export(cli_context *ctx); /* export/command.c */
 
 #endif

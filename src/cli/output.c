@@ -89,6 +89,7 @@ cli_json_mode cli_json_mode_of(const cli_args *args) {
 	case CLI_COMMAND_BASH:
 	case CLI_COMMAND_PROBE:
 	case CLI_COMMAND_FS:
+	case CLI_COMMAND_EXPORT:
 		return args->json ? CLI_JSON_STDOUT : CLI_JSON_NONE;
 	case CLI_COMMAND_RUN:
 		return args->json ? CLI_JSON_STDERR : CLI_JSON_NONE;

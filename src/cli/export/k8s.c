@@ -1,0 +1,156 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The k8s target (doc/SPEC.md 20): a core/v1 List holding a Pod and, with
+ * the network off, a networking.k8s.io/v1 NetworkPolicy, from the same
+ * plan as the OCI bundle. Field by field:
+ *   the OCI root read-only        -> readOnlyRootFilesystem (of the image)
+ *   noNewPrivileges, no caps      -> allowPrivilegeEscalation false,
+ *                                    capabilities.drop [ALL], privileged false
+ *   the seccomp deny-list         -> seccompProfile Localhost (seccomp.json,
+ *                                    placed under the kubelet's seccomp root)
+ *   writable roots                -> hostPath volumes, mounted read-write
+ *   protected paths in them       -> the same volume again, subPath, readOnly
+ *   the private /tmp              -> an emptyDir in memory
+ *   network off                   -> a NetworkPolicy with no ingress or egress
+ *   an allowlist                  -> egress only to the proxy's pods (the
+ *                                    proxy itself is the cluster's to run)
+ *   process env, args, cwd, user  -> env, command, workingDir, runAsUser
+ * runtimeClassName is gvisor: the pod gets a kernel of its own.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "export.h"
+
+#define RUNTIME_CLASS "gvisor"
+#define IMAGE "debian:bookworm-slim"
+#define PROXY_LABEL "confine-egress-proxy"
+#define PROXY_PORT 3128
+
+static json_t *security_context(const char *profile) {
+	return json_pack("{s:b,s:b,s:b,s:{s:[s]},s:{s:s,s:s}}", "readOnlyRootFilesystem", 1,
+	                 "allowPrivilegeEscalation", 0, "privileged", 0, "capabilities", "drop", "ALL",
+	                 "seccompProfile", "type", "Localhost", "localhostProfile", profile);
+}
+
+static json_t *env_list(const export_plan *plan) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && plan->env[i]; i++) {
+		const char *eq = strchr(plan->env[i], '=');
+		json_t *name = json_stringn(plan->env[i], (size_t)(eq - plan->env[i]));
+		json_array_append_new(array, json_pack("{s:o,s:s}", "name", name, "value", eq + 1));
+	}
+	return array;
+}
+
+/* The volume holding `path` (a writable root, by index), or -1. */
+static long volume_of(const confine_policy *p, const char *path, const char **ret_root) {
+	const char *roots_0 = p->workspace_root;
+	size_t n = strlen(roots_0);
+	if (strncmp(path, roots_0, n) == 0 && path[n] == '/') {
+		*ret_root = roots_0;
+		return 0;
+	}
+	for (size_t i = 0; p->writable_roots && p->writable_roots[i]; i++) {
+		n = strlen(p->writable_roots[i]);
+		if (strncmp(path, p->writable_roots[i], n) == 0 && path[n] == '/') {
+			*ret_root = p->writable_roots[i];
+			return (long)i + 1;
+		}
+	}
+	return -1;
+}
+
+static void volume_name(long index, char *out, size_t size) {
+	if (index == 0)
+		snprintf(out, size, "workspace");
+	else
+		snprintf(out, size, "writable-%ld", index);
+}
+
+static void add_volumes(const export_plan *plan, json_t *volumes, json_t *mounts) {
+	const confine_policy *p = plan->policy;
+	bool ww = p->mode == CONFINE_MODE_WORKSPACE_WRITE;
+	char name[32];
+	json_array_append_new(volumes, json_pack("{s:s,s:{s:s,s:s}}", "name", "workspace", "hostPath",
+	                                         "path", p->workspace_root, "type", "Directory"));
+	json_array_append_new(mounts, json_pack("{s:s,s:s,s:b}", "name", "workspace", "mountPath",
+	                                        p->workspace_root, "readOnly", !ww));
+	for (size_t i = 0; ww && p->writable_roots && p->writable_roots[i]; i++) {
+		volume_name((long)i + 1, name, sizeof name);
+		json_array_append_new(volumes, json_pack("{s:s,s:{s:s,s:s}}", "name", name, "hostPath",
+		                                         "path", p->writable_roots[i], "type", "Directory"));
+		json_array_append_new(mounts, json_pack("{s:s,s:s,s:b}", "name", name, "mountPath",
+		                                        p->writable_roots[i], "readOnly", 0));
+	}
+	if (plan->private_tmp) {
+		json_array_append_new(volumes,
+		                      json_pack("{s:s,s:{s:s}}", "name", "tmp", "emptyDir", "medium", "Memory"));
+		json_array_append_new(mounts, json_pack("{s:s,s:s}", "name", "tmp", "mountPath", "/tmp"));
+	}
+	/* Protected paths and default protections inside a volume: the same
+	 * volume again over them, read-only. */
+	for (size_t i = 0; ww && i < plan->n_mounts; i++) {
+		const export_mount *m = &plan->mounts[i];
+		const char *root = NULL;
+		long index;
+		if (m->kind != EXPORT_MOUNT_BIND_RO || (index = volume_of(p, m->destination, &root)) < 0)
+			continue;
+		volume_name(index, name, sizeof name);
+		json_array_append_new(mounts, json_pack("{s:s,s:s,s:s,s:b}", "name", name, "mountPath",
+		                                        m->destination, "subPath",
+		                                        m->destination + strlen(root) + 1, "readOnly", 1));
+	}
+}
+
+static json_t *pod(const export_plan *plan, const char *name, const char *profile) {
+	json_t *command = json_array(), *volumes = json_array(), *mounts = json_array();
+	json_t *container, *spec;
+	for (size_t i = 0; command && plan->argv[i]; i++)
+		json_array_append_new(command, json_string(plan->argv[i]));
+	add_volumes(plan, volumes, mounts);
+	container = json_pack("{s:s,s:s,s:o,s:s,s:o,s:o,s:o}", "name", "command", "image", IMAGE,
+	                      "command", command, "workingDir", plan->policy->workspace_root, "env",
+	                      env_list(plan), "securityContext", security_context(profile),
+	                      "volumeMounts", mounts);
+	spec = json_pack("{s:s,s:s,s:b,s:b,s:b,s:b,s:b,s:{s:I,s:I,s:b},s:[o],s:o}", "runtimeClassName",
+	                 RUNTIME_CLASS, "restartPolicy", "Never", "automountServiceAccountToken", 0,
+	                 "enableServiceLinks", 0, "hostNetwork", 0, "hostPID", 0, "hostIPC", 0,
+	                 "securityContext", "runAsUser", (json_int_t)plan->uid, "runAsGroup",
+	                 (json_int_t)plan->gid, "runAsNonRoot", plan->uid != 0, "containers", container,
+	                 "volumes", volumes);
+	return json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:{s:s,s:s}},s:o}", "apiVersion", "v1", "kind", "Pod",
+	                 "metadata", "name", name, "labels", "confine.run/name", name, "annotations",
+	                 "confine.run/mode", confine_mode_name(plan->policy->mode),
+	                 "confine.run/image", "replace with the image the command needs", "spec", spec);
+}
+
+static json_t *network_policy(const export_plan *plan, const char *name) {
+	char policy_name[128];
+	json_t *egress = json_array();
+	bool allowlist = confine_policy_network_allowlist(plan->policy);
+	snprintf(policy_name, sizeof policy_name, "%s-network", name);
+	if (allowlist)
+		json_array_append_new(
+			egress, json_pack("{s:[{s:{s:{s:s}}}],s:[{s:s,s:I}]}", "to", "podSelector",
+			                  "matchLabels", "app.kubernetes.io/name", PROXY_LABEL, "ports",
+			                  "protocol", "TCP", "port", (json_int_t)PROXY_PORT));
+	return json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:{s:{s:s}},s:[ss],s:[],s:o}}", "apiVersion",
+	                 "networking.k8s.io/v1", "kind", "NetworkPolicy", "metadata", "name",
+	                 policy_name, "annotations", "confine.run/note",
+	                 allowlist ? "egress only to the egress proxy's pods: run confine's proxy "
+	                             "there with the allowlist of this export"
+	                           : "network off: no ingress, no egress",
+	                 "spec", "podSelector", "matchLabels", "confine.run/name", name, "policyTypes",
+	                 "Ingress", "Egress", "ingress", "egress", egress);
+}
+
+json_t *export_k8s_objects(const export_plan *plan, const char *name, const char *profile) {
+	json_t *items = json_array();
+	if (!items)
+		return NULL;
+	json_array_append_new(items, pod(plan, name, profile));
+	if (plan->policy->network == CONFINE_NETWORK_OFF)
+		json_array_append_new(items, network_policy(plan, name));
+	return json_pack("{s:s,s:s,s:o}", "apiVersion", "v1", "kind", "List", "items", items);
+}

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The OCI target: a runtime-spec 1.0.2 config.json from the plan
+ * (doc/SPEC.md 20). The mount order is the plan's and it matters:
+ *   1. the host's / onto the bundle's empty rootfs, recursively read-only
+ *      (`rro`: every mount below it too, as bwrap's --ro-bind / /);
+ *   2. a fresh /proc, /dev, /dev/pts and /dev/shm over it;
+ *   3. the private /tmp, then the writable roots and the pins, then the
+ *      protected paths read-only over them (the library's profile order);
+ *   4. denyRead last, as linux.maskedPaths (the runtime masks after every
+ *      mount: an empty read-only directory, or /dev/null over a file).
+ */
+#include <string.h>
+
+#include "export.h"
+
+static json_t *strings(const char *const *words) {
+	json_t *array = json_array();
+	for (size_t i = 0; array && words[i]; i++)
+		json_array_append_new(array, json_string(words[i]));
+	return array;
+}
+
+static json_t *mount(const char *destination, const char *type, const char *source,
+                     const char *const *options) {
+	return json_pack("{s:s,s:s,s:s,s:o}", "destination", destination, "type", type, "source",
+	                 source, "options", strings(options));
+}
+
+static json_t *mounts(const export_plan *plan) {
+	/* runsc (20221219) refuses `rro`; its own kernel holds a read-only
+	 * bind read-only as a whole, the host's mounts below it included
+	 * (doc/SPEC.md 20), so plain `ro` is the same there. */
+	static const char *const root_runsc[] = { "rbind", "ro", "nosuid", "nodev", NULL };
+	static const char *const root_runc[] = { "rbind", "rro", "nosuid", "nodev", NULL };
+	const char *const *root = plan->runsc ? root_runsc : root_runc;
+	const char *const *ro = plan->runsc ? root_runsc : root_runc;
+	static const char *const proc[] = { "nosuid", "noexec", "nodev", NULL };
+	static const char *const dev[] = { "nosuid", "strictatime", "mode=755", "size=65536k", NULL };
+	static const char *const pts[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666",
+		                           "mode=0620", NULL };
+	static const char *const shm[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=65536k",
+		                           NULL };
+	static const char *const tmp[] = { "nosuid", "nodev", "mode=1777", NULL };
+	static const char *const rw[] = { "rbind", "rw", "nosuid", "nodev", NULL };
+	json_t *array = json_array();
+
+	json_array_append_new(array, mount("/", "bind", "/", root));
+	json_array_append_new(array, mount("/proc", "proc", "proc", proc));
+	json_array_append_new(array, mount("/dev", "tmpfs", "tmpfs", dev));
+	json_array_append_new(array, mount("/dev/pts", "devpts", "devpts", pts));
+	json_array_append_new(array, mount("/dev/shm", "tmpfs", "shm", shm));
+	for (size_t i = 0; array && i < plan->n_mounts; i++) {
+		const export_mount *m = &plan->mounts[i];
+		switch (m->kind) {
+		case EXPORT_MOUNT_TMPFS:
+			json_array_append_new(array, mount(m->destination, "tmpfs", "tmpfs", tmp));
+			break;
+		case EXPORT_MOUNT_BIND_RW:
+			json_array_append_new(array, mount(m->destination, "bind", m->source, rw));
+			break;
+		case EXPORT_MOUNT_BIND_RO:
+			json_array_append_new(array, mount(m->destination, "bind", m->source, ro));
+			break;
+		}
+	}
+	/* runsc (20221219) ignores linux.maskedPaths: denyRead is mounts
+	 * there, last, as bwrap's are: an empty read-only tmpfs over a
+	 * directory, the bundle's empty file over anything else. */
+	for (size_t i = 0; array && plan->runsc && i < plan->n_masked; i++) {
+		static const char *const empty_dir[] = { "ro", "nosuid", "nodev", "noexec", "mode=0555",
+			                                 NULL };
+		static const char *const empty_file[] = { "bind", "ro", "nosuid", "nodev", "noexec",
+			                                  NULL };
+		char source[4096];
+		if (plan->masked_is_dir[i]) {
+			json_array_append_new(array, mount(plan->masked[i], "tmpfs", "tmpfs", empty_dir));
+			continue;
+		}
+		snprintf(source, sizeof source, "%s/" EXPORT_EMPTY_FILE, plan->bundle);
+		json_array_append_new(array, mount(plan->masked[i], "bind", source, empty_file));
+	}
+	return array;
+}
+
+static json_t *process(const export_plan *plan) {
+	json_t *args = json_array(), *env = json_array(), *caps = json_object();
+	json_int_t uid = 0, gid = plan->uid == 0 ? (json_int_t)plan->gid : 0;
+	static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
+		                            "ambient" };
+	for (size_t i = 0; args && plan->argv[i]; i++)
+		json_array_append_new(args, json_string(plan->argv[i]));
+	for (size_t i = 0; env && plan->env[i]; i++)
+		json_array_append_new(env, json_string(plan->env[i]));
+	/* Every set empty: no capability, as bwrap's --cap-drop ALL. */
+	for (size_t i = 0; caps && i < sizeof sets / sizeof sets[0]; i++)
+		json_object_set_new(caps, sets[i], json_array());
+	/* Not root: root of its own user namespace, the caller on the host (an
+	 * unprivileged runtime maps one id, and runc wants that one to be 0:
+	 * `runc spec --rootless` does the same). */
+	return json_pack("{s:b,s:{s:I,s:I},s:o,s:o,s:s,s:o,s:b}", "terminal", 0, "user", "uid",
+	                 uid, "gid", gid, "args", args, "env", env,
+	                 "cwd", plan->policy->workspace_root, "capabilities", caps, "noNewPrivileges",
+	                 1);
+}
+
+static json_t *namespaces(const export_plan *plan) {
+	json_t *array = json_pack("[{s:s},{s:s},{s:s}]", "type", "pid", "type", "ipc", "type", "mount");
+	if (array && plan->private_network)
+		json_array_append_new(array, json_pack("{s:s}", "type", "network"));
+	/* Not root: the runtime needs a user namespace to mount at all, and
+	 * the command keeps the caller's own ids inside it. */
+	if (array && plan->uid != 0)
+		json_array_append_new(array, json_pack("{s:s}", "type", "user"));
+	return array;
+}
+
+static json_t *id_mapping(unsigned id) {
+	return json_pack("[{s:I,s:I,s:I}]", "containerID", (json_int_t)0, "hostID", (json_int_t)id,
+	                 "size", (json_int_t)1);
+}
+
+static json_t *linux_section(const export_plan *plan) {
+	static const char *const readonly[] = { "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+		                                "/proc/sysrq-trigger", NULL };
+	static const char *const masked_always[] = { "/proc/kcore", "/proc/keys", "/proc/timer_list",
+		                                     "/sys/firmware", NULL };
+	json_t *masked = strings(masked_always);
+	json_t *object;
+	for (size_t i = 0; masked && !plan->runsc && i < plan->n_masked; i++)
+		json_array_append_new(masked, json_string(plan->masked[i]));
+	object = json_pack("{s:o,s:o,s:o,s:o}", "namespaces", namespaces(plan), "maskedPaths", masked,
+	                   "readonlyPaths", strings(readonly), "seccomp", export_seccomp_profile());
+	if (object && plan->uid != 0) {
+		json_object_set_new(object, "uidMappings", id_mapping(plan->uid));
+		json_object_set_new(object, "gidMappings", id_mapping(plan->gid));
+	}
+	return object;
+}
+
+json_t *export_oci_config(const export_plan *plan) {
+	return json_pack("{s:s,s:o,s:{s:s,s:b},s:o,s:o,s:{s:s,s:s}}", "ociVersion", "1.0.2", "process",
+	                 process(plan), "root", "path", "rootfs", "readonly", 1, "mounts", mounts(plan),
+	                 "linux", linux_section(plan), "annotations", "org.confine.export", plan->runsc ? "oci runsc" : "oci runc",
+	                 "org.confine.mode", confine_mode_name(plan->policy->mode));
+}

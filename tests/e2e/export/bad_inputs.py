@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Every bad input to `confine export` is refused the same clear way
+(doc/SPEC.md 20, 16): exit 125, one `confine:` line naming the problem,
+and with --json the error object alone on stdout with its code; nothing is
+written. One row per case: (name, argv after `confine export`, code,
+a part of the message).
+
+Usage: bad_inputs.py CONFINE
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    confine = sys.argv[1]
+    base = tempfile.mkdtemp(prefix="confine-export-bad-", dir="/var/tmp")
+    ws = os.path.join(base, "ws")
+    os.makedirs(ws)
+    a_file = os.path.join(base, "a-file")
+    with open(a_file, "w") as f:
+        f.write("x")
+    bad_config = os.path.join(base, "bad.json")
+    with open(bad_config, "w") as f:
+        f.write('{"mode": "sideways"}')
+    out = os.path.join(base, "out")
+    W = ["-w", ws]
+    cases = [
+        ("no target", [], "USAGE", "missing export target"),
+        ("an unknown target", ["docker", "--bundle", out, "--", "true"], "USAGE",
+         "unknown export target 'docker'"),
+        ("no bundle", ["oci"] + W + ["--", "true"], "USAGE", "missing --bundle DIR"),
+        ("no command", ["oci", "--bundle", out] + W, "USAGE", "missing '-- PROGRAM"),
+        ("--runner", ["oci", "--bundle", out, "--runner", "bwrap"] + W + ["--", "true"], "USAGE",
+         "unknown option '--runner'"),
+        ("a bad --runtime", ["oci", "--bundle", out, "--runtime", "crun"] + W + ["--", "true"],
+         "USAGE", "expected runc or runsc"),
+        ("danger-full-access", ["oci", "--bundle", out, "-m", "danger-full-access"] + W +
+         ["--", "true"], "INVALID_POLICY", "danger-full-access has no sandbox to export"),
+        ("a bundle inside the workspace", ["oci", "--bundle", os.path.join(ws, "b"), "-m",
+                                           "workspace-write"] + W + ["--", "true"],
+         "INVALID_POLICY", "lies inside the writable root"),
+        ("a bundle whose parent is missing", ["oci", "--bundle", os.path.join(base, "no", "b")] +
+         W + ["--", "true"], "INVALID_POLICY", "cannot be resolved"),
+        ("a bundle that is a file", ["oci", "--bundle", a_file] + W + ["--", "true"],
+         "SYSTEM_ERROR", "cannot write the bundle"),
+        ("a missing workspace", ["oci", "--bundle", out, "-w", os.path.join(base, "nope"), "--",
+                                 "true"], "INVALID_POLICY", "(given with -w)"),
+        ("a denyRead covering the root", ["oci", "--bundle", out, "--deny-read", base] + W +
+         ["--", "true"], "INVALID_POLICY", "denyRead"),
+        ("a bundle that holds other files (/)", ["oci", "--bundle", "/"] + W + ["--", "true"],
+         "INVALID_POLICY", 'bundle directory "/" (given with --bundle) holds'),
+        ("a bundle that holds other files", ["k8s", "--bundle", base] + W + ["--", "true"],
+         "INVALID_POLICY", "give a new or empty directory"),
+        ("a bad config", ["k8s", "--bundle", out, "--config", bad_config] + W + ["--", "true"],
+         "INVALID_CONFIG", "bad.json"),
+        ("requireFull", ["k8s", "--bundle", out, "--require-full"] + W + ["--", "true"],
+         "SANDBOX_UNAVAILABLE", "requireFull: the k8s export does not hold"),
+        ("an argument that is not UTF-8", ["oci", "--bundle", out] + W + ["--", "echo", b"\xff"],
+         "USAGE", "not valid UTF-8"),
+    ]
+    failures = 0
+    try:
+        for name, argv, code, part in cases:
+            for json_mode in (False, True):
+                words = [confine.encode(), b"export"] + \
+                        [w if isinstance(w, bytes) else w.encode() for w in argv]
+                if json_mode:
+                    # --json after the target (or first when there is none).
+                    words.insert(3 if argv and argv[0] in ("oci", "k8s", "docker") else 2,
+                                 b"--json")
+                r = subprocess.run(words, capture_output=True,
+                                   env=dict(os.environ, CONFINE_CONFIG=""))
+                stderr = r.stderr.decode(errors="replace")
+                ok = r.returncode == 125 and ("confine: " in stderr) and part in stderr
+                if json_mode:
+                    try:
+                        obj = json.loads(r.stdout)
+                        ok = ok and list(obj) == ["error"] and obj["error"]["code"] == code and \
+                            part in obj["error"]["message"]
+                    except ValueError:
+                        ok = False
+                else:
+                    ok = ok and r.stdout == b""
+                ok = ok and not os.path.exists(out)
+                tag = name + (" (--json)" if json_mode else "")
+                print(("ok   " if ok else "FAIL ") + tag +
+                      ("" if ok else ": %d %r %r" % (r.returncode, r.stdout[:300], stderr[-300:])))
+                failures += not ok
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

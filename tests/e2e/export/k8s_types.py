@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""`confine export k8s` (doc/SPEC.md 20) parses as Kubernetes objects: every
+field it writes is checked against the type the Kubernetes API reference
+documents for v1.29 (core/v1 List, Pod, PodSpec, Container, SecurityContext,
+Volume...; networking.k8s.io/v1 NetworkPolicy), and a field the table does
+not know fails (a typo or an invented field is not an object Kubernetes
+accepts). Then its policy content matches the OCI export's of the same
+policy, field by field: command and args, env, working directory, the
+writable volumes and read-only subPaths against the bundle's binds, the
+seccomp profile against linux.seccomp, network off against the network
+namespace.
+
+Usage: k8s_types.py CONFINE
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+API_VERSION = "v1.29"
+STR, INT, BOOL = "string", "integer", "boolean"
+
+
+def lst(item):
+    return ("list", item)
+
+
+def mp(item):
+    return ("map", item)
+
+
+def enum(*words):
+    return ("enum", words)
+
+
+# The v1.29 API reference's types (kubernetes.io/docs/reference/kubernetes-api/),
+# only the fields the export may write; each object type a dict.
+OBJECT_META = {"name": STR, "labels": mp(STR), "annotations": mp(STR)}
+SECCOMP = {"type": enum("Localhost", "RuntimeDefault", "Unconfined"), "localhostProfile": STR}
+CAPABILITIES = {"add": lst(STR), "drop": lst(STR)}
+SECURITY_CONTEXT = {"readOnlyRootFilesystem": BOOL, "allowPrivilegeEscalation": BOOL,
+                    "privileged": BOOL, "capabilities": CAPABILITIES, "seccompProfile": SECCOMP,
+                    "runAsUser": INT, "runAsGroup": INT, "runAsNonRoot": BOOL}
+POD_SECURITY_CONTEXT = {"runAsUser": INT, "runAsGroup": INT, "runAsNonRoot": BOOL,
+                        "seccompProfile": SECCOMP}
+ENV_VAR = {"name": STR, "value": STR}
+VOLUME_MOUNT = {"name": STR, "mountPath": STR, "subPath": STR, "readOnly": BOOL}
+RESOURCES = {"limits": mp(STR), "requests": mp(STR)}
+CONTAINER = {"name": STR, "image": STR, "command": lst(STR), "args": lst(STR),
+             "workingDir": STR, "env": lst(ENV_VAR), "securityContext": SECURITY_CONTEXT,
+             "volumeMounts": lst(VOLUME_MOUNT), "resources": RESOURCES}
+VOLUME = {"name": STR,
+          "hostPath": {"path": STR, "type": enum("", "DirectoryOrCreate", "Directory",
+                                                 "FileOrCreate", "File", "Socket",
+                                                 "CharDevice", "BlockDevice")},
+          "emptyDir": {"medium": enum("", "Memory"), "sizeLimit": STR}}
+POD_SPEC = {"runtimeClassName": STR, "restartPolicy": enum("Always", "OnFailure", "Never"),
+            "automountServiceAccountToken": BOOL, "enableServiceLinks": BOOL,
+            "hostNetwork": BOOL, "hostPID": BOOL, "hostIPC": BOOL,
+            "securityContext": POD_SECURITY_CONTEXT, "containers": lst(CONTAINER),
+            "volumes": lst(VOLUME)}
+LABEL_SELECTOR = {"matchLabels": mp(STR)}
+PEER = {"podSelector": LABEL_SELECTOR, "namespaceSelector": LABEL_SELECTOR}
+PORT = {"protocol": enum("TCP", "UDP", "SCTP"), "port": INT}
+NETWORK_POLICY_SPEC = {"podSelector": LABEL_SELECTOR,
+                       "policyTypes": lst(enum("Ingress", "Egress")),
+                       "ingress": lst({"from": lst(PEER), "ports": lst(PORT)}),
+                       "egress": lst({"to": lst(PEER), "ports": lst(PORT)})}
+KINDS = {
+    ("v1", "Pod"): {"apiVersion": STR, "kind": STR, "metadata": OBJECT_META, "spec": POD_SPEC},
+    ("networking.k8s.io/v1", "NetworkPolicy"): {"apiVersion": STR, "kind": STR,
+                                                "metadata": OBJECT_META,
+                                                "spec": NETWORK_POLICY_SPEC},
+}
+# Required by the API: a Pod's containers (each with a name), a volume's
+# name, a mount's name and path, an env var's name, a policy's podSelector.
+REQUIRED = {id(CONTAINER): ["name"], id(VOLUME): ["name"], id(VOLUME_MOUNT): ["name", "mountPath"],
+            id(ENV_VAR): ["name"], id(POD_SPEC): ["containers"],
+            id(NETWORK_POLICY_SPEC): ["podSelector"]}
+
+problems = []
+
+
+def check(value, kind, path):
+    if isinstance(kind, dict):
+        if not isinstance(value, dict):
+            problems.append("%s: expected an object, got %r" % (path, value))
+            return
+        for key in REQUIRED.get(id(kind), []):
+            if key not in value:
+                problems.append("%s.%s: required by the API, missing" % (path, key))
+        for key, item in value.items():
+            if key not in kind:
+                problems.append("%s.%s: not a field of this type in %s" % (path, key, API_VERSION))
+            else:
+                check(item, kind[key], path + "." + key)
+    elif isinstance(kind, tuple) and kind[0] == "list":
+        if not isinstance(value, list):
+            problems.append("%s: expected a list" % path)
+            return
+        for i, item in enumerate(value):
+            check(item, kind[1], "%s[%d]" % (path, i))
+    elif isinstance(kind, tuple) and kind[0] == "map":
+        if not isinstance(value, dict):
+            problems.append("%s: expected a map" % path)
+            return
+        for key, item in value.items():
+            check(item, kind[1], "%s[%s]" % (path, key))
+    elif isinstance(kind, tuple) and kind[0] == "enum":
+        if not isinstance(value, str) or value not in kind[1]:
+            problems.append("%s: %r is not one of %s" % (path, value, kind[1]))
+    elif kind == STR:
+        if not isinstance(value, str):
+            problems.append("%s: expected a string, got %r" % (path, value))
+    elif kind == INT:
+        if not isinstance(value, int) or isinstance(value, bool):
+            problems.append("%s: expected an integer, got %r" % (path, value))
+    elif kind == BOOL:
+        if not isinstance(value, bool):
+            problems.append("%s: expected a boolean, got %r" % (path, value))
+
+
+def export(confine, target, bundle, policy, argv):
+    r = subprocess.run([confine, "export", target, "--bundle", bundle, "--json"] + policy +
+                       ["--"] + argv, capture_output=True, text=True,
+                       env=dict(os.environ, CONFINE_TEST_API_TOKEN="x", CONFINE_TEST_PLAIN="p"))
+    if r.returncode != 0:
+        raise SystemExit("FAIL export %s: %s" % (target, r.stdout + r.stderr))
+    return json.loads(r.stdout)
+
+
+def main():
+    confine = sys.argv[1]
+    base = tempfile.mkdtemp(prefix="confine-export-k8s-", dir="/var/tmp")
+    try:
+        ws = os.path.join(base, "ws")
+        cache = os.path.join(base, "cache")
+        os.makedirs(ws)
+        os.makedirs(cache)
+        subprocess.run(["git", "init", "-q", ws], check=True)
+        with open(os.path.join(ws, "notes.md"), "w") as f:
+            f.write("n")
+        argv = ["sh", "-c", "echo hi"]
+        for network in (["--network", "off"], ["--allow-host", "example.org"],
+                        ["--network", "on"]):
+            policy = ["-m", "workspace-write", "-w", ws, "--writable", cache, "--protect",
+                      "notes.md"] + network
+            k8s = export(confine, "k8s", os.path.join(base, "k8s"), policy, argv)
+            oci = export(confine, "oci", os.path.join(base, "oci"), policy, argv)
+            with open(os.path.join(base, "k8s", "k8s.json")) as f:
+                objects = json.load(f)
+            with open(os.path.join(base, "k8s", "seccomp.json")) as f:
+                profile = json.load(f)
+            with open(os.path.join(base, "oci", "config.json")) as f:
+                config = json.load(f)
+            tag = " ".join(network)
+            if objects.get("apiVersion") != "v1" or objects.get("kind") != "List":
+                problems.append("%s: not a v1 List" % tag)
+            kinds = []
+            for i, item in enumerate(objects.get("items", [])):
+                key = (item.get("apiVersion"), item.get("kind"))
+                kinds.append(key[1])
+                if key not in KINDS:
+                    problems.append("%s: items[%d] is %s, not a kind this export writes" % (tag, i, key))
+                    continue
+                check(item, KINDS[key], "%s: %s" % (tag, key[1]))
+            want = ["Pod"] + (["NetworkPolicy"] if network[0] != "--network" or
+                              network[1] == "off" else [])
+            if kinds != want:
+                problems.append("%s: items %s, expected %s" % (tag, kinds, want))
+            pod = objects["items"][0]
+            c = pod["spec"]["containers"][0]
+            proc = config["process"]
+            # Field by field against the OCI bundle of the same policy.
+            if c["command"] != proc["args"]:
+                problems.append("%s: command differs from the bundle's args" % tag)
+            if ["%s=%s" % (e["name"], e["value"]) for e in c["env"]] != proc["env"]:
+                problems.append("%s: env differs from the bundle's" % tag)
+            if c["workingDir"] != proc["cwd"]:
+                problems.append("%s: workingDir differs from the bundle's cwd" % tag)
+            if profile != config["linux"]["seccomp"]:
+                problems.append("%s: seccomp.json differs from linux.seccomp" % tag)
+            # The bundle runs a non-root exporter as root of its own user
+            # namespace (the exporter on the host); the pod runs as the exporter.
+            if pod["spec"]["securityContext"]["runAsUser"] != os.getuid() or \
+                    proc["user"]["uid"] != 0:
+                problems.append("%s: runAsUser or the bundle's uid is not the exporter's" % tag)
+            if os.getuid() != 0 and config["linux"]["uidMappings"] != [
+                    {"containerID": 0, "hostID": os.getuid(), "size": 1}]:
+                problems.append("%s: the bundle does not map the exporter to root" % tag)
+            rw = sorted(m["destination"] for m in config["mounts"]
+                        if m["type"] == "bind" and "rw" in m["options"] and
+                        m["destination"] in (ws, cache))
+            k8s_rw = sorted(m["mountPath"] for m in c["volumeMounts"]
+                            if not m.get("readOnly") and "subPath" not in m and
+                            m["mountPath"] != "/tmp")
+            if rw != k8s_rw:
+                problems.append("%s: writable volumes %s, bundle binds %s" % (tag, k8s_rw, rw))
+            ro = sorted(m["destination"] for m in config["mounts"]
+                        if m["type"] == "bind" and "rro" in m["options"] and
+                        m["destination"] != "/")
+            k8s_ro = sorted(m["mountPath"] for m in c["volumeMounts"] if "subPath" in m)
+            if ro != k8s_ro:
+                problems.append("%s: read-only subPaths %s, bundle binds %s" % (tag, k8s_ro, ro))
+            if os.path.join(ws, "notes.md") not in k8s_ro:
+                problems.append("%s: the protected notes.md is not a read-only subPath" % tag)
+            sc = c["securityContext"]
+            if not (sc["readOnlyRootFilesystem"] and not sc["allowPrivilegeEscalation"] and
+                    sc["capabilities"]["drop"] == ["ALL"] and
+                    sc["seccompProfile"]["type"] == "Localhost"):
+                problems.append("%s: the container's securityContext is not the contract's" % tag)
+            if pod["spec"]["runtimeClassName"] != "gvisor":
+                problems.append("%s: runtimeClassName is not gvisor" % tag)
+            has_netns = any(n["type"] == "network" for n in config["linux"]["namespaces"])
+            if has_netns != ("NetworkPolicy" in kinds):
+                problems.append("%s: a NetworkPolicy %s the bundle's network namespace" %
+                                (tag, "without" if not has_netns else "missing for"))
+            if network[0] == "--allow-host":
+                egress = objects["items"][1]["spec"]["egress"]
+                allowed = [c for c in k8s["clauses"] if c["clause"] == "network"]
+                if not egress or not all(c["status"] == "unenforced" for c in allowed):
+                    problems.append("%s: the allowlist is not egress to the proxy, reported "
+                                    "unenforced" % tag)
+            for report in (k8s, oci):
+                if any(c["status"] not in ("enforced", "partial", "unenforced")
+                       for c in report["clauses"]):
+                    problems.append("%s: a clause status outside the contract" % tag)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    for p in problems:
+        print("FAIL " + p)
+    if not problems:
+        print("ok   the k8s export's fields are %s's types and match the OCI export" % API_VERSION)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

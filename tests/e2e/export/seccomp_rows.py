@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The exported seccomp profile names every row of the launcher's deny-list
+(doc/SPEC.md 20): the syscalls of src/launcher/seccomp-filter.c's
+native_rules (by their __NR_ names) and the names `confine export oci`
+writes into linux.seccomp are the same set, each with EPERM, and nothing
+is a notify rule. One list is the contract; this keeps the second honest.
+
+Usage: seccomp_rows.py SOURCE_ROOT CONFINE
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def main():
+    root, confine = sys.argv[1], sys.argv[2]
+    with open(os.path.join(root, "src", "launcher", "seccomp-filter.c")) as f:
+        text = f.read()
+    table = text[text.index("native_rules[] = {"):]
+    table = table[:table.index("};")]
+    launcher = set(re.findall(r"__NR_(\w+)", table))
+    work = tempfile.mkdtemp(prefix="confine-export-seccomp-", dir="/var/tmp")
+    bundle = os.path.join(work, "bundle")
+    r = subprocess.run([confine, "export", "oci", "--bundle", bundle, "-w", work, "--",
+                        "true"], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("FAIL export: " + r.stderr)
+        return 1
+    with open(os.path.join(bundle, "config.json")) as f:
+        profile = json.load(f)["linux"]["seccomp"]
+    subprocess.run(["rm", "-rf", work])
+    exported = set()
+    bad = []
+    for rule in profile["syscalls"]:
+        exported.update(rule["names"])
+        if rule["action"] != "SCMP_ACT_ERRNO" or rule.get("errnoRet") != 1:
+            bad.append(rule)
+    ok = True
+    missing = launcher - exported
+    if missing:
+        print("FAIL the export lacks launcher rows: " + ", ".join(sorted(missing)))
+        ok = False
+    # Rows the export has beyond the native table are the compat ABIs'
+    # (i386's socketcall and ipc, the *_time64 calls): all in the launcher's
+    # compat tables' comments.
+    extra = exported - launcher
+    for name in sorted(extra):
+        if not re.search(r"\b%s\b" % re.escape(name), text):
+            print("FAIL the export denies %s, which the launcher does not" % name)
+            ok = False
+    if bad:
+        print("FAIL rules that are not EPERM: %s" % bad)
+        ok = False
+    if profile["defaultAction"] != "SCMP_ACT_ALLOW" or "listenerPath" in profile:
+        print("FAIL the profile is not an allow-by-default deny-list without a listener")
+        ok = False
+    print("ok   %d launcher rows, %d exported names" % (len(launcher), len(exported)))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
