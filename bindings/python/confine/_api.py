@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from typing import (IO, Any, Callable, Dict, List, Mapping, NoReturn, Optional, Sequence,
                     Tuple, TypeVar, Union, cast)
 
-from . import _ffi, _policy
+from . import _ffi, _policy, _values
 from ._errors import (RUNNER_FAILURE_SEPARATOR, Error, InvalidConfig, InvalidPolicy,
-                      SandboxUnavailable, UsageError)
+                      ProgramNotExecutableError, ProgramNotFoundError, SandboxUnavailable,
+                      UsageError)
+from ._values import CONFIG, POLICY, USAGE
 
 PathArg = Union[str, bytes, "os.PathLike[str]"]
 StdinArg = Union[None, bytes, str, int, IO[Any]]
@@ -211,7 +213,7 @@ class Wrap:
     def denied(self, returncode: int, stderr: Union[str, bytes]) -> bool:
         """Whether a finished run of ``argv`` was a denial in this runner's
         dialect (subprocess's returncode: negative for a signal)."""
-        data = stderr.encode("utf-8", "surrogateescape") if isinstance(stderr, str) else stderr
+        data = _finished_stderr(returncode, stderr)
         if not self.dialect:
             return False
         sigs = _ffi.StrArray(self.dialect)
@@ -222,7 +224,7 @@ class Wrap:
         """The runner's failure line when a finished run of ``argv`` failed
         in the runner before the command ran (SPEC 8's stderr rules), else
         ``None``. Then raise or report :class:`SandboxUnavailable`."""
-        data = stderr.encode("utf-8", "surrogateescape") if isinstance(stderr, str) else stderr
+        data = _finished_stderr(returncode, stderr)
         if not self.rules:
             return None
         keep: List[Any] = []
@@ -249,6 +251,20 @@ class Wrap:
         line = ctypes.string_at(detail.value).decode("utf-8", "replace")
         _ffi.free(detail.value)
         return line
+
+
+def _finished_stderr(returncode: Any, stderr: Any) -> bytes:
+    """A finished run's stderr as bytes (NUL bytes are data here: the
+    library takes a length), its returncode checked."""
+    if isinstance(returncode, bool) or not isinstance(returncode, int):
+        raise UsageError("returncode must be an int, not %s" % type(returncode).__name__,
+                         option="returncode")
+    if isinstance(stderr, str):
+        return stderr.encode("utf-8", "surrogateescape")
+    if isinstance(stderr, (bytes, bytearray, memoryview)):
+        return bytes(stderr)
+    raise UsageError("stderr must be str or bytes, not %s" % type(stderr).__name__,
+                     option="stderr")
 
 
 @dataclass(frozen=True)
@@ -311,40 +327,52 @@ class Provider:
                  runner_failure_signatures: Optional[Sequence[str]] = None,
                  probe_timeout: Optional[float] = None,
                  path: Optional[str] = None):
+        self._handle: Optional[int] = None
         lib = _ffi.lib()
         config = _ffi.LocalConfig()
         lib.confine_local_config_init(ctypes.byref(config))
+        # Every value checked before any reaches C (_values.py): the
+        # provider's options are the config file's keys, so a wrong type is
+        # INVALID_CONFIG as there; a NUL or text not UTF-8 is USAGE.
         self._keep: List[Any] = []
         err = _ffi.ConfineError()
         if runner is not None:
+            word = _values.text(runner, "runner", CONFIG)
             pin = ctypes.c_int()
-            if lib.confine_runner_parse(runner.encode(), ctypes.byref(pin), ctypes.byref(err)) < 0:
-                raise InvalidConfig(_ffi.text(err.message), stage="runner")
+            if lib.confine_runner_parse(word, ctypes.byref(pin), ctypes.byref(err)) < 0:
+                raise InvalidConfig(_ffi.text(err.message), stage="runner", option="runner")
             config.pin = pin.value
         if landlock_launcher is not None:
-            config.landlock_launcher = os.fsencode(landlock_launcher)
+            launcher = _values.path(landlock_launcher, "landlock_launcher", CONFIG)
+            self._keep.append(launcher)
+            config.landlock_launcher = launcher
         if runner_command is not None:
-            arr = _ffi.StrArray(runner_command)
+            words = _values.paths(runner_command, "runner_command", CONFIG, "argv words")
+            arr = _ffi.StrArray(words)
             self._keep.append(arr)
             config.runner_command = arr.ptr()
         if runner_failure_signatures is not None:
-            arr = _ffi.StrArray(runner_failure_signatures)
+            signatures = _values.texts(runner_failure_signatures, "runner_failure_signatures",
+                                       CONFIG, "signatures")
+            arr = _ffi.StrArray(signatures)
             self._keep.append(arr)
             config.runner_failure_signatures = arr.ptr()
         if probe_timeout is not None:
             # Seconds to the whole milliseconds the library wants (0.1 s is
             # 100.00000000000001 ms in binary); a real fraction of a
             # millisecond is passed on, and refused with SPEC 4's message.
-            ms = float(probe_timeout) * 1000.0
+            ms = _values.number(probe_timeout, "probe_timeout", CONFIG) * 1000.0
             whole = float(round(ms)) if math.isfinite(ms) else ms
             config.probe_timeout_ms = whole if abs(ms - whole) <= 1e-6 * max(1.0, abs(ms)) else ms
         if path is not None:
-            config.path = os.fsencode(path)
+            search = _values.path(path, "path", CONFIG)
+            self._keep.append(search)
+            config.path = search
         handle = ctypes.c_void_p()
         if lib.confine_local_provider_new(ctypes.byref(config), ctypes.byref(handle),
                                           ctypes.byref(err)) < 0:
             _raise(err)
-        self._handle: Optional[int] = handle.value
+        self._handle = handle.value
         self._lib = lib
 
     @property
@@ -402,6 +430,16 @@ def default_provider() -> Provider:
         return _default
 
 
+def _provider(provider: Any) -> Provider:
+    """The call's provider: the shared one for None, else a Provider."""
+    if provider is None:
+        return default_provider()
+    if not isinstance(provider, Provider):
+        raise UsageError("provider must be a confine.Provider, not %s"
+                         % type(provider).__name__, option="provider")
+    return provider
+
+
 def configure(**provider_options: Any) -> Provider:
     """Replaces the shared provider with ``Provider(**provider_options)``
     (e.g. ``configure(runner="landlock")``) and returns it. Calls already
@@ -430,19 +468,17 @@ class _Policy:
         chosen = _policy.check(options, _library_name())
         err = _ffi.ConfineError()
         mode_value = ctypes.c_int()
-        if not isinstance(mode, str) or lib.confine_mode_parse(
-                mode.encode(), ctypes.byref(mode_value), ctypes.byref(err)) < 0:
-            if not isinstance(mode, str):
-                raise InvalidPolicy("mode must be a string, not %r" % (mode,), option="mode")
+        if lib.confine_mode_parse(_values.text(mode, "mode", POLICY), ctypes.byref(mode_value),
+                                  ctypes.byref(err)) < 0:
             _raise(err, option="mode")
         if workspace is None:
-            root = os.getcwd()
+            raw_root = os.fsencode(os.getcwd())
         else:
-            root = os.fsdecode(workspace)
-            if root and not os.path.isabs(root):
-                root = os.path.join(os.getcwd(), root)  # as the CLI's -w
+            raw_root = _values.path(workspace, "workspace", POLICY)
+            if raw_root and not os.path.isabs(raw_root):
+                raw_root = os.path.join(os.fsencode(os.getcwd()), raw_root)  # as the CLI's -w
         ptr = ctypes.POINTER(_ffi.Policy)()
-        if lib.confine_policy_new(mode_value.value, os.fsencode(root), ctypes.byref(ptr),
+        if lib.confine_policy_new(mode_value.value, raw_root, ctypes.byref(ptr),
                                   ctypes.byref(err)) < 0:
             _raise(err, option="workspace")
         self.ptr = ptr
@@ -481,8 +517,8 @@ class _Policy:
         """The environment a confined command gets from ``environ`` (None:
         this process's) under this policy's env filter; danger-full-access
         gets it unchanged."""
-        source = os.environ if environ is None else environ
-        arr = _ffi.StrArray([os.fsencode(k) + b"=" + os.fsencode(v) for k, v in source.items()])
+        arr = _envp(os.environ if environ is None else environ)
+        assert arr is not None
         out = ctypes.POINTER(ctypes.c_char_p)()
         r = self._lib.confine_env_filter(arr.ptr(), ctypes.byref(self.ptr.contents.env),
                                          self.mode_value, ctypes.byref(out))
@@ -508,17 +544,49 @@ class _Policy:
 
 
 def _envp(environ: Optional[Mapping[str, str]]) -> Optional[_ffi.StrArray]:
+    """``environ`` as the ``NAME=VALUE`` words the library takes, each
+    checked: a name is not empty and holds no ``=``, neither holds a NUL."""
     if environ is None:
         return None
-    return _ffi.StrArray([os.fsencode(k) + b"=" + os.fsencode(v) for k, v in environ.items()])
+    if not isinstance(environ, Mapping):
+        _values.fail(USAGE, "environ", "environ must be a mapping of names to values, not %s"
+                     % type(environ).__name__)
+    entries = []
+    for name, value in environ.items():
+        raw_name = _values.path(name, "environ", USAGE)
+        if not raw_name or b"=" in raw_name:
+            _values.fail(USAGE, "environ", "environ name %s is empty or holds '='"
+                         % _values.show(name))
+        entries.append(raw_name + b"=" + _values.path(value, "environ", USAGE))
+    return _ffi.StrArray(entries)
 
 
 def _timeout_ms(timeout: Optional[float], default: int) -> int:
+    """The timeout in seconds as milliseconds, 0.001 to 600 (SPEC 10's
+    --timeout, 1 to 600000 ms, at every door): past the bound it is
+    refused, never cut to it."""
     if timeout is None:
         return default
-    if not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise UsageError("timeout must be a positive number of seconds, not %r" % (timeout,))
-    return max(1, int(round(timeout * 1000)))
+    return _values.seconds(timeout, "timeout", upper_ms=_ffi.MAX_TIMEOUT_MS)
+
+
+def _workdir(cwd: Optional[PathArg], root: str) -> bytes:
+    """Where the command starts: ``cwd`` (relative: from this process's
+    current directory, as the CLI's), default the workspace root."""
+    if cwd is None:
+        return os.fsencode(root)
+    raw = _values.path(cwd, "cwd", USAGE, allow_empty=False)
+    return raw if os.path.isabs(raw) else os.path.join(os.fsencode(os.getcwd()), raw)
+
+
+def _capture_limit(max_output: Any) -> int:
+    """Bytes kept of each stream: a whole number, 0 for the default, at
+    most what a size_t holds here (a bigger one is refused, never cut)."""
+    value = _values.count(max_output, "max_output", lower=0)
+    if value > ctypes.c_size_t(-1).value:
+        _values.fail(USAGE, "max_output", "max_output %d exceeds the maximum of %d"
+                     % (value, ctypes.c_size_t(-1).value))
+    return value
 
 
 def _check_program(program: str, workdir: str, environ: Optional[Mapping[str, str]]) -> None:
@@ -531,14 +599,26 @@ def _check_program(program: str, workdir: str, environ: Optional[Mapping[str, st
         try:
             st = os.stat(full)
         except OSError:
-            raise FileNotFoundError(2, "No such file or directory", program) from None
+            raise _not_found(program) from None
         if stat.S_ISDIR(st.st_mode) or not os.access(full, os.X_OK):
-            raise PermissionError(13, "Permission denied", program)
+            raise _not_executable(program)
         return
     env = os.environ if environ is None else environ
     path = env.get("PATH", os.defpath)
     if shutil.which(program, path=path) is None:
-        raise FileNotFoundError(2, "No such file or directory", program)
+        raise _not_found(program)
+
+
+def _not_found(program: str, hint: str = "") -> ProgramNotFoundError:
+    """SPAWN_FAILED, exit 127 (doc/SPEC.md 16): a FileNotFoundError too."""
+    return ProgramNotFoundError("%s: No such file or directory%s" % (program, hint),
+                                errno=_errno.ENOENT, filename=program, exit_status=127)
+
+
+def _not_executable(program: str) -> ProgramNotExecutableError:
+    """SPAWN_FAILED, exit 126: a PermissionError too."""
+    return ProgramNotExecutableError("%s: Permission denied" % program, errno=_errno.EACCES,
+                                     filename=program, exit_status=126)
 
 
 def _inside(path: str, directory: str) -> bool:
@@ -546,7 +626,7 @@ def _inside(path: str, directory: str) -> bool:
 
 
 def _program_failure(program: str, workdir: str, root: str,
-                     environ: Optional[Mapping[str, str]], error: int) -> OSError:
+                     environ: Optional[Mapping[str, str]], error: int) -> Error:
     """The program exists here but not in the sandbox, or cannot be run
     there (the runner's status channel said ENOENT or EACCES after its
     start): the command's failure, as subprocess reports it, not a runner
@@ -554,7 +634,7 @@ def _program_failure(program: str, workdir: str, root: str,
     on the host's /tmp (outside the workspace) is not there: said plainly,
     as `confine run` does."""
     if error != _errno.ENOENT:
-        return PermissionError(_errno.EACCES, "Permission denied", program)
+        return _not_executable(program)
     if "/" in program:
         full: Optional[str] = program if os.path.isabs(program) else os.path.join(workdir,
                                                                                   program)
@@ -566,7 +646,7 @@ def _program_failure(program: str, workdir: str, root: str,
         real = os.path.realpath(full)
         if _inside(real, "/tmp") and not _inside(real, root):
             hint = " (in the sandbox, /tmp is private and empty)"
-    return FileNotFoundError(_errno.ENOENT, "No such file or directory" + hint, program)
+    return _not_found(program, hint)
 
 
 def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
@@ -711,17 +791,18 @@ def _stdin_stdio(stdin: StdinArg, keep: List[Any]) -> Tuple[int, int]:
         return _ffi.STDIO_FD, stdin
     if hasattr(stdin, "fileno"):
         return _ffi.STDIO_FD, stdin.fileno()
-    raise TypeError("stdin must be None, bytes, str, a descriptor or a file, not %r"
-                    % type(stdin).__name__)
+    raise UsageError("stdin must be None, bytes, str, a descriptor or a file, not %s"
+                     % type(stdin).__name__, option="stdin")
 
 
 def _argv_list(argv: Sequence[PathArg]) -> List[bytes]:
-    if isinstance(argv, (str, bytes)):
-        raise TypeError("argv must be a sequence of arguments, not a string "
-                        "(use confine.bash() for a shell command)")
-    items = [os.fsencode(a) for a in argv]
+    """The argv words, each checked (no NUL), argv[0] not empty."""
+    if isinstance(argv, (str, bytes, os.PathLike)):
+        raise UsageError("argv must be a list of arguments, not a string "
+                         "(use confine.bash() for a shell command)", option="argv")
+    items = _values.paths(argv, "argv", USAGE, "arguments")
     if not items or not items[0]:
-        raise UsageError("argv must not be empty")
+        raise UsageError("argv must not be empty", option="argv")
     return items
 
 
@@ -734,11 +815,14 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
     lib = _ffi.lib()
     items = _argv_list(argv)
     timeout_ms = _timeout_ms(timeout, 0)
+    capture_limit = _capture_limit(max_output)
+    envp = _envp(environ)
+    if provider is not None:
+        _provider(provider)
     pol = _Policy(mode, workspace, policy)
     keep: List[Any] = [pol]
-    workdir = os.fsdecode(cwd) if cwd is not None else pol.root
-    if not os.path.isabs(workdir):
-        workdir = os.path.join(os.getcwd(), workdir)
+    raw_workdir = _workdir(cwd, pol.root)
+    workdir = os.fsdecode(raw_workdir)
     program = os.fsdecode(items[0])
     # Before confining: a missing program is not a sandbox problem.
     _check_program(program, workdir, environ)
@@ -748,14 +832,14 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
     options = _ffi.SpawnOptions()
     lib.confine_spawn_options_init(ctypes.byref(options))
     options.argv = argv_arr.ptr()
-    options.workdir = os.fsencode(workdir)
-    envp = _envp(environ)
+    keep.append(raw_workdir)
+    options.workdir = raw_workdir
     if envp is not None:
         keep.append(envp)
         options.envp = envp.ptr()
     options.stdio[1].kind = _ffi.STDIO_CAPTURE
     options.stdio[2].kind = _ffi.STDIO_CAPTURE
-    options.capture_limit = max_output
+    options.capture_limit = capture_limit
     options.timeout_ms = timeout_ms
     process = ctypes.c_void_p()
     try:
@@ -768,7 +852,7 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
             # mistaken for the runner's), no probe first, the next rung
             # tried when one fails before the command started. The policy's
             # env filter and TMPDIR apply to `envp` in the spawner.
-            prov = provider or default_provider()
+            prov = _provider(provider)
             keep.append(prov)
             pol.make_temp_dir(envp)
             r = lib.confine_spawn_through(prov.handle, pol.ptr, ctypes.byref(options),
@@ -826,27 +910,29 @@ def _start_bash(command: str, *, mode: str = "read-only",
                 provider: Optional[Provider] = None, **policy: Any) -> _Running:
     lib = _ffi.lib()
     if not isinstance(command, (str, bytes)):
-        raise TypeError("command must be a string, not %r" % type(command).__name__)
+        raise UsageError("command must be a string, not %s" % type(command).__name__,
+                         option="command")
+    command_bytes = _values.path(command, "command", USAGE, allow_empty=False)
+    timeout_ms = _timeout_ms(timeout, _ffi.DEFAULT_TIMEOUT_MS)
+    capture_limit = _capture_limit(max_output)
+    envp = _envp(environ)
+    prov = _provider(provider)
     pol = _Policy(mode, workspace, policy)
     keep: List[Any] = [pol]
-    prov = provider or default_provider()
     keep.append(prov)
     options = _ffi.BashOptions()
-    command_bytes = command.encode() if isinstance(command, str) else command
     keep.append(command_bytes)
     options.command = command_bytes
     options.policy = pol.ptr
     if cwd is not None:
-        workdir = os.fsdecode(cwd)
-        if not os.path.isabs(workdir):
-            workdir = os.path.join(os.getcwd(), workdir)
-        options.workdir = os.fsencode(workdir)
-    envp = _envp(environ)
+        raw_workdir = _workdir(cwd, pol.root)
+        keep.append(raw_workdir)
+        options.workdir = raw_workdir
     if envp is not None:
         keep.append(envp)
         options.envp = envp.ptr()
-    options.timeout_ms = _timeout_ms(timeout, _ffi.DEFAULT_TIMEOUT_MS)
-    options.max_output = max_output
+    options.timeout_ms = timeout_ms
+    options.max_output = capture_limit
     err = _ffi.ConfineError()
     process = ctypes.c_void_p()
     if lib.confine_bash_start(prov.handle, ctypes.byref(options), ctypes.byref(process),
@@ -963,10 +1049,13 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
     filter. Danger-full-access returns ``argv`` unchanged."""
     lib = _ffi.lib()
     items = _argv_list(argv)
+    _envp(environ)  # checked before anything else is made
     pol = _Policy(mode, workspace, policy)
-    workdir = os.fsdecode(cwd) if cwd is not None else pol.root
-    if not os.path.isabs(workdir):
-        workdir = os.path.join(os.getcwd(), workdir)
+    try:
+        workdir = os.fsdecode(_workdir(cwd, pol.root))
+    except BaseException:
+        pol.close()
+        raise
     try:
         env = pol.env(environ)
         described = _policy.describe(pol.ptr)
@@ -974,7 +1063,7 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
             return Wrap(argv=tuple(os.fsdecode(a) for a in items), env=env, runner=None,
                         enforcement=None, dialect=(), rules=(), mode=mode,
                         workspace_root=pol.root, cwd=workdir, policy=described)
-        prov = provider or default_provider()
+        prov = _provider(provider)
         argv_arr = _ffi.StrArray(items)
         confined = ctypes.POINTER(_ffi.ConfinedArgv)()
         err = _ffi.ConfineError()
@@ -1008,7 +1097,7 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
 def probe(provider: Optional[Provider] = None) -> Verdict:
     """The shared (or given) provider's backend selection: which runner,
     full or partial enforcement, or unusable."""
-    return (provider or default_provider()).probe()
+    return _provider(provider).probe()
 
 
 # ---- asyncio ------------------------------------------------------------------
