@@ -27,12 +27,15 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const MODES = ['read-only', 'workspace-write', 'danger-full-access'];
+const RUNNERS = ['bwrap', 'landlock', 'seatbelt'];
 const DEFAULT_TIMEOUT_MS = 120000;
 const MAX_TIMEOUT_MS = 600000;
 const CAPTURE_LIMIT = 64000;
 // run(): what is kept of each of the command's streams (not a cap on what
 // the command may write: past it the rest is read and dropped).
 const RUN_OUTPUT_LIMIT = 64 * 1024 * 1024;
+// The most a kept stream can be (a Buffer's limit).
+const MAX_OUTPUT_LIMIT = require('node:buffer').constants.MAX_LENGTH;
 // A timeout or an abort sends SIGTERM to confine, which forwards it to the
 // command's tree; SIGKILL follows after this grace (the library's), and the
 // launcher's lifeline then kills whatever is left.
@@ -49,11 +52,13 @@ const SANDBOX_UNAVAILABLE_MARK =
  * SANDBOX_UNAVAILABLE, SPAWN_FAILED, SYSTEM_ERROR), or CONFINE_NOT_FOUND
  * when the confine command itself cannot be run. */
 class ConfineError extends Error {
-  constructor(message, { code = 'SYSTEM_ERROR', exitStatus = null } = {}) {
+  constructor(message, { code = 'SYSTEM_ERROR', exitStatus = null, option = null } = {}) {
     super(message);
     this.name = 'ConfineError';
     this.code = code;
     this.exitStatus = exitStatus;
+    /** The option of the call at fault (`workspace`, `denyRead`, ...), or null. */
+    this.option = option;
   }
 }
 
@@ -77,17 +82,16 @@ class SandboxUnavailableError extends ConfineError {
  * support; `option` names it when one is at fault. */
 class InvalidPolicyError extends ConfineError {
   constructor(message, { option = null, exitStatus = null } = {}) {
-    super(message, { code: 'INVALID_POLICY', exitStatus });
+    super(message, { code: 'INVALID_POLICY', exitStatus, option });
     this.name = 'InvalidPolicyError';
-    this.option = option;
   }
 }
 
 /** The call itself is wrong (an empty argv, a bad timeout or mode) or
  * confine's command line was refused: code USAGE. */
 class UsageError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'USAGE', exitStatus });
+  constructor(message, { exitStatus = null, option = null } = {}) {
+    super(message, { code: 'USAGE', exitStatus, option });
     this.name = 'UsageError';
   }
 }
@@ -103,8 +107,8 @@ class SpawnFailedError extends ConfineError {
 
 /** The configuration (file, runner) is invalid. */
 class InvalidConfigError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'INVALID_CONFIG', exitStatus });
+  constructor(message, { exitStatus = null, option = null } = {}) {
+    super(message, { code: 'INVALID_CONFIG', exitStatus, option });
     this.name = 'InvalidConfigError';
   }
 }
@@ -126,8 +130,45 @@ class FsError extends ConfineError {
   }
 }
 
+/*
+ * The CLI names a value by the flag that carried it ("invalid --network:",
+ * "(given with -w)"); the caller of this package never typed a flag, so an
+ * error from the CLI names the option of the call instead, as the Python
+ * package names its keyword. Longest first, whole words only.
+ */
+const FLAG_OPTIONS = [
+  ['--no-default-env-excludes', 'env.defaultExcludes'], ['--no-default-protections', 'defaultProtections'],
+  ['--allow-local-network', 'network.allowLocal'], ['--allow-unix-socket', 'allowUnixSockets'],
+  ['--env-inherit', 'env.inherit'], ['--env-include', 'env.include'], ['--env-exclude', 'env.exclude'],
+  ['--require-full', 'requireFull'], ['--allow-host', 'network.allow'], ['--deny-host', 'network.deny'],
+  ['--deny-read', 'denyRead'], ['--workspace', 'workspace'], ['--max-bytes', 'maxBytes'],
+  ['--writable', 'writableRoots'], ['--env-set', 'env.set'], ['--protect', 'protectedPaths'],
+  ['--network', 'network'], ['--timeout', 'timeout'], ['--config', 'config'], ['--runner', 'runner'],
+  ['--mode', 'mode'], ['-w', 'workspace'], ['-m', 'mode'], ['-c', 'command'],
+].map(([flag, option]) => [new RegExp(`(?<![\\w-])${flag}(?![\\w-])`, 'g'), option]);
+
+/** `message` with each CLI flag replaced by the option's name, and the
+ * first option it named (null when none). */
+function inOptionWords(message) {
+  let first = null;
+  let at = Infinity;
+  let text = message.replace(/ \(given with (-w|--workspace)\)/g, ' (given as workspace)');
+  for (const [pattern, option] of FLAG_OPTIONS) {
+    pattern.lastIndex = 0;
+    const found = pattern.exec(text);
+    if (found && found.index < at) {
+      at = found.index;
+      first = option;
+    }
+    text = text.replace(pattern, option);
+  }
+  if (first === null && / \(given as workspace\)/.test(text)) first = 'workspace';
+  return { text, option: first };
+}
+
 function errorFrom(object, exitStatus) {
   const message = String(object.message || 'confine failed');
+  const named = inOptionWords(message);
   switch (object.code) {
     case 'SANDBOX_UNAVAILABLE':
       return new SandboxUnavailableError(message, {
@@ -135,11 +176,11 @@ function errorFrom(object, exitStatus) {
         exitStatus,
       });
     case 'INVALID_POLICY':
-      return new InvalidPolicyError(message, { exitStatus });
+      return new InvalidPolicyError(named.text, { exitStatus, option: named.option });
     case 'INVALID_CONFIG':
-      return new InvalidConfigError(message, { exitStatus });
+      return new InvalidConfigError(named.text, { exitStatus, option: named.option });
     case 'USAGE':
-      return new UsageError(message, { exitStatus });
+      return new UsageError(named.text, { exitStatus, option: named.option });
     case 'SPAWN_FAILED':
       return new SpawnFailedError(message, { exitStatus });
     case 'DENIED':
@@ -156,6 +197,81 @@ function isSandboxUnavailableText(message) {
     message.includes(SANDBOX_UNAVAILABLE_MARK);
 }
 
+// ---- values: every one checked where it enters ---------------------------
+
+/*
+ * What this package hands to `confine` is checked first (doc/SPEC.md 16,
+ * "Values the packages hand over"), so no value reaches the CLI other than
+ * as given and every refusal names the option of the call:
+ * - a string holding a NUL byte (an argv word ends there) or a lone UTF-16
+ *   surrogate (it would reach the CLI as U+FFFD, another value) is USAGE;
+ * - a value of the wrong type is refused with its family's code: a policy
+ *   option, `mode` and `workspace` INVALID_POLICY; the provider's `runner`
+ *   and `config` INVALID_CONFIG; the call's own arguments USAGE;
+ * - a bound (timeout 1 to 600000 ms, maxOutput) is refused past it, never
+ *   cut to it.
+ */
+const FAMILY = {
+  usage: (message, option) => new UsageError(message, { option }),
+  policy: (message, option) => new InvalidPolicyError(message, { option }),
+  config: (message, option) => new InvalidConfigError(message, { option }),
+};
+
+const show = (value) => {
+  let text;
+  try {
+    text = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
+};
+const typeName = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+const wellFormed = (s) => (typeof s.isWellFormed === 'function' ? s.isWellFormed()
+  : !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s));
+
+/** A string for the CLI: no NUL, well-formed UTF-16; `allowEmpty` false
+ * refuses "". */
+function checkString(value, option, family, { allowEmpty = true } = {}) {
+  if (typeof value !== 'string') {
+    throw FAMILY[family](`${option} must be a string, not ${typeName(value)} ${show(value)}`, option);
+  }
+  if (value.includes('\0')) {
+    throw new UsageError(`${option} ${show(value)} holds a NUL byte (a C string would end there)`, { option });
+  }
+  if (!wellFormed(value)) {
+    throw new UsageError(`${option} ${show(value)} is not valid Unicode text (a lone surrogate cannot reach confine as given)`, { option });
+  }
+  if (!allowEmpty && value === '') throw new UsageError(`${option} is an empty string`, { option });
+  return value;
+}
+
+/** An array of strings (one string when `oneAllowed`, as a list of it). */
+function checkStrings(value, option, family, what, { oneAllowed = false, allowEmpty = true } = {}) {
+  if (typeof value === 'string' && oneAllowed) value = [value];
+  if (!Array.isArray(value)) {
+    throw FAMILY[family](`${option} must be an array of ${what}, not ${typeName(value)} ${show(value)}`, option);
+  }
+  return value.map((item) => checkString(item, option, family, { allowEmpty }));
+}
+
+function checkBoolean(value, option, family) {
+  if (typeof value !== 'boolean') throw FAMILY[family](`${option} must be true or false, not ${show(value)}`, option);
+  return value;
+}
+
+function checkObject(value, option, family, known) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw FAMILY[family](`${option} must be an object {${known.join(', ')}}, not ${typeName(value)} ${show(value)}`, option);
+  }
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      throw FAMILY[family](`${option}: unknown key ${JSON.stringify(key)} (expected ${known.join(', ')})`, option);
+    }
+  }
+  return value;
+}
+
 // ---- policy options: one table ---------------------------------------------
 
 /*
@@ -166,11 +282,9 @@ function isSandboxUnavailableText(message) {
  * never accepted silently. Supporting a new option is one entry here.
  */
 const list = (flag) => (value, option) => {
-  const items = Array.isArray(value) ? value : [value];
+  const items = checkStrings(value, option, 'policy', 'paths (strings)', { oneAllowed: true });
   for (const item of items) {
-    if (typeof item !== 'string' || item === '') {
-      throw new InvalidPolicyError(`policy option ${option}: expected paths (strings), got ${JSON.stringify(value)}`, { option });
-    }
+    if (item === '') throw new InvalidPolicyError(`${option}: an empty path`, { option });
   }
   return items.flatMap((item) => [flag, item]);
 };
@@ -180,10 +294,7 @@ const POLICY_OPTIONS = {
   protectedPaths: { flags: ['--protect'], toArgs: list('--protect') },
   defaultProtections: {
     flags: ['--no-default-protections'],
-    toArgs: (value, option) => {
-      if (typeof value !== 'boolean') throw new InvalidPolicyError(`policy option ${option}: expected a boolean`, { option });
-      return value ? [] : ['--no-default-protections'];
-    },
+    toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? [] : ['--no-default-protections']),
   },
   denyRead: { flags: ['--deny-read'], toArgs: list('--deny-read') },
   network: {
@@ -193,21 +304,19 @@ const POLICY_OPTIONS = {
       // {allow: [hosts], deny: [hosts], allowLocal: bool}, the network off
       // plus confine's proxy; each host is checked by confine itself.
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const known = ['allow', 'deny', 'allowLocal'];
-        for (const key of Object.keys(value)) {
-          if (!known.includes(key)) throw new InvalidPolicyError(`policy option ${option}: unknown key ${JSON.stringify(key)} (expected allow, deny, allowLocal)`, { option });
-        }
-        const hosts = (key, flag) => {
-          const items = value[key] === undefined ? [] : value[key];
-          if (!Array.isArray(items) || items.some((h) => typeof h !== 'string')) throw new InvalidPolicyError(`policy option ${option}.${key}: expected host names (strings), got ${JSON.stringify(items)}`, { option });
-          return items.flatMap((h) => [flag, h]);
-        };
-        if (value.allowLocal !== undefined && typeof value.allowLocal !== 'boolean') throw new InvalidPolicyError(`policy option ${option}.allowLocal: expected a boolean`, { option });
+        checkObject(value, option, 'policy', ['allow', 'deny', 'allowLocal']);
+        const hosts = (key, flag) => (value[key] === undefined ? []
+          : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names (strings)')
+            .flatMap((h) => [flag, h]));
+        if (value.allowLocal !== undefined) checkBoolean(value.allowLocal, `${option}.allowLocal`, 'policy');
         const allow = hosts('allow', '--allow-host');
         return [...(allow.length ? [] : ['--network', 'off']), ...allow, ...hosts('deny', '--deny-host'),
           ...(value.allowLocal ? ['--allow-local-network'] : [])];
       }
-      if (value !== 'on' && value !== 'off') throw new InvalidPolicyError(`policy option ${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${JSON.stringify(value)}`, { option });
+      if (value !== 'on' && value !== 'off') {
+        if (typeof value === 'string') checkString(value, option, 'policy');
+        throw new InvalidPolicyError(`${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${show(value)}`, { option });
+      }
       return ['--network', value];
     },
   },
@@ -215,27 +324,40 @@ const POLICY_OPTIONS = {
   env: {
     flags: ['--env-inherit', '--env-include', '--env-exclude', '--env-set', '--no-default-env-excludes'],
     toArgs: (value, option) => {
-      if (typeof value !== 'object' || value === null) throw new InvalidPolicyError(`policy option ${option}: expected {inherit, include, exclude, set, defaultExcludes}`, { option });
+      checkObject(value, option, 'policy', ['inherit', 'include', 'exclude', 'set', 'defaultExcludes']);
       const args = [];
-      for (const key of Object.keys(value)) {
-        if (!['inherit', 'include', 'exclude', 'set', 'defaultExcludes'].includes(key)) {
-          throw new InvalidPolicyError(`policy option env: unknown key ${JSON.stringify(key)}`, { option });
+      if (value.inherit !== undefined) {
+        const inherit = value.inherit === true ? 'all' : value.inherit === false ? 'none' : value.inherit;
+        if (inherit !== 'all' && inherit !== 'none') {
+          if (typeof inherit === 'string') checkString(inherit, `${option}.inherit`, 'policy');
+          throw new InvalidPolicyError(`${option}.inherit: expected "all" or "none" (or a boolean), got ${show(value.inherit)}`, { option: `${option}.inherit` });
+        }
+        args.push('--env-inherit', inherit);
+      }
+      for (const key of ['include', 'exclude']) {
+        if (value[key] === undefined) continue;
+        for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns (strings)')) {
+          args.push(`--env-${key}`, p);
         }
       }
-      if (value.inherit !== undefined) args.push('--env-inherit', value.inherit === true ? 'all' : value.inherit === false ? 'none' : String(value.inherit));
-      for (const p of value.include || []) args.push('--env-include', String(p));
-      for (const p of value.exclude || []) args.push('--env-exclude', String(p));
-      for (const [k, v] of Object.entries(value.set || {})) args.push('--env-set', `${k}=${v}`);
-      if (value.defaultExcludes === false) args.push('--no-default-env-excludes');
+      if (value.set !== undefined) {
+        checkObject(value.set, `${option}.set`, 'policy', Object.keys(value.set || {}));
+        for (const [k, v] of Object.entries(value.set)) {
+          checkString(k, `${option}.set`, 'policy', { allowEmpty: false });
+          checkString(v, `${option}.set`, 'policy');
+          if (k.includes('=')) throw new InvalidPolicyError(`${option}.set: the name ${show(k)} holds '='`, { option: `${option}.set` });
+          args.push('--env-set', `${k}=${v}`);
+        }
+      }
+      if (value.defaultExcludes !== undefined && !checkBoolean(value.defaultExcludes, `${option}.defaultExcludes`, 'policy')) {
+        args.push('--no-default-env-excludes');
+      }
       return args;
     },
   },
   requireFull: {
     flags: ['--require-full'],
-    toArgs: (value, option) => {
-      if (typeof value !== 'boolean') throw new InvalidPolicyError(`policy option ${option}: expected a boolean`, { option });
-      return value ? ['--require-full'] : [];
-    },
+    toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? ['--require-full'] : []),
   },
 };
 
@@ -337,8 +459,17 @@ function checkVersion(bin) {
   return versionChecked.get(bin);
 }
 
-async function contextArgs(bin, command, options) {
-  await checkVersion(bin);
+/**
+ * Checks the call's options before anything runs (no `confine` is spawned
+ * for a call that is wrong) and returns the CLI arguments for the context
+ * (mode, workspace, runner, config) and the policy options, with `mode`
+ * (null: the CLI's default). Each refusal names the option (see "values").
+ */
+function checkOptions(options, { timeout = true } = {}) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
+  }
+  const given = (name) => options[name] !== undefined && options[name] !== null;
   const args = [];
   const policy = [];
   for (const [option, value] of Object.entries(options)) {
@@ -348,37 +479,135 @@ async function contextArgs(bin, command, options) {
     if (!spec) {
       throw new InvalidPolicyError(`unknown policy option ${JSON.stringify(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
     }
-    const optionArgs = spec.toArgs(value, option);
+    policy.push({ option, args: spec.toArgs(value, option) });
+  }
+  // Without `mode`, the CLI's default applies (the config's mode, else
+  // read-only).
+  const mode = given('mode') ? checkString(options.mode, 'mode', 'policy') : null;
+  if (mode !== null && !MODES.includes(mode)) {
+    // The library's wording.
+    throw new InvalidPolicyError(`unknown sandbox mode ${JSON.stringify(mode)} (expected read-only, workspace-write or danger-full-access)`, { option: 'mode' });
+  }
+  if (mode !== null) args.push('-m', mode);
+  if (given('workspace')) {
+    // path.resolve('') would be the current directory: refused, as the
+    // library refuses an empty root.
+    if (checkString(options.workspace, 'workspace', 'policy') === '') {
+      throw new InvalidPolicyError('workspace root "" is empty: it must be an absolute path to a directory', { option: 'workspace' });
+    }
+    args.push('-w', path.resolve(options.workspace));
+  }
+  if (given('runner')) {
+    const runner = checkString(options.runner, 'runner', 'config');
+    if (!RUNNERS.includes(runner)) {
+      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.join(', ')})`, { option: 'runner' });
+    }
+    args.push('--runner', runner);
+  }
+  if (given('config')) args.push('--config', checkString(options.config, 'config', 'config', { allowEmpty: false }));
+  if (given('cwd')) checkString(options.cwd, 'cwd', 'usage', { allowEmpty: false });
+  if (given('bin')) checkString(options.bin, 'bin', 'usage', { allowEmpty: false });
+  if (given('environ')) checkEnviron(options.environ);
+  if (given('signal') && !(typeof options.signal === 'object' && typeof options.signal.aborted === 'boolean')) {
+    throw new UsageError(`signal must be an AbortSignal, not ${typeName(options.signal)}`, { option: 'signal' });
+  }
+  if (timeout) timeoutArg(options);
+  return { args, policy, mode };
+}
+
+/** The environment `confine` gets: names to strings (an undefined value
+ * is left out, as child_process does), each checked. */
+function checkEnviron(environ) {
+  if (typeof environ !== 'object' || Array.isArray(environ)) {
+    throw new UsageError(`environ must be an object of names to strings, not ${typeName(environ)}`, { option: 'environ' });
+  }
+  for (const [name, value] of Object.entries(environ)) {
+    if (value === undefined) continue;
+    checkString(name, 'environ', 'usage', { allowEmpty: false });
+    if (name.includes('=')) throw new UsageError(`environ name ${show(name)} holds '='`, { option: 'environ' });
+    checkString(value, 'environ', 'usage');
+  }
+  return environ;
+}
+
+/** The checked options as CLI arguments, each policy flag one this
+ * `confine` lists in its help (else InvalidPolicyError naming the option). */
+async function contextArgs(bin, command, options) {
+  const { args, policy, mode } = checkOptions(options, { timeout: false });
+  await checkVersion(bin);
+  const flags = [];
+  for (const { option, args: optionArgs } of policy) {
     const help = await helpText(bin, command);
     const missing = optionArgs.filter((a) => a.startsWith('--') && !help.includes(a));
     if (missing.length) {
       throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
     }
-    policy.push(...optionArgs);
+    flags.push(...optionArgs);
   }
-  // Without `mode`, the CLI's default applies (the config's mode, else
-  // read-only); a wrong one is the CLI's to refuse, with its own message.
-  const mode = options.mode === undefined || options.mode === null ? null : options.mode;
-  if (mode !== null && !MODES.includes(mode)) {
-    // The library's wording (the CLI reports it as a usage error).
-    throw new InvalidPolicyError(`unknown sandbox mode ${JSON.stringify(String(mode))} (expected read-only, workspace-write or danger-full-access)`, { option: 'mode' });
-  }
-  if (mode !== null) args.push('-m', mode);
-  if (options.workspace !== undefined && options.workspace !== null) {
-    args.push('-w', path.resolve(String(options.workspace)));
-  }
-  if (options.runner) args.push('--runner', String(options.runner));
-  if (options.config) args.push('--config', String(options.config));
-  return { args: args.concat(policy), mode };
+  return { args: args.concat(flags), mode };
 }
 
-function timeoutArg(options) {
-  if (options.timeout === undefined || options.timeout === null) return DEFAULT_TIMEOUT_MS;
-  const ms = Math.round(Number(options.timeout));
-  if (!(ms > 0) || ms > MAX_TIMEOUT_MS) {
-    throw new UsageError(`timeout must be 1..${MAX_TIMEOUT_MS} ms, not ${options.timeout}`);
+/** The argv of run() and wrap(): a non-empty array of strings, each
+ * without NUL (no number or Buffer coerced: what runs is what was given). */
+function checkArgv(argv) {
+  if (!Array.isArray(argv) || argv.length === 0) {
+    throw new UsageError('argv must be a non-empty array of strings (use bash() for a shell command)', { option: 'argv' });
+  }
+  for (const word of argv) checkString(word, 'argv', 'usage');
+  if (argv[0] === '') throw new UsageError('argv[0] is an empty string', { option: 'argv' });
+  return argv;
+}
+
+/** The timeout in ms, 1 to 600000 (SPEC 10's --timeout, at every door):
+ * past the bound it is refused, never cut to it. `fallback` when none is
+ * given (bash: 120000; run: none, as `confine run`). */
+function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
+  if (options.timeout === undefined || options.timeout === null) return fallback;
+  if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout)) {
+    throw new UsageError(`timeout must be a number of milliseconds, not ${typeName(options.timeout)} ${show(options.timeout)}`, { option: 'timeout' });
+  }
+  const ms = Math.round(options.timeout);
+  if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
+    throw new UsageError(`timeout must be 1 to ${MAX_TIMEOUT_MS} ms, not ${show(options.timeout)}`, { option: 'timeout' });
   }
   return ms;
+}
+
+/** Bytes kept of each of run()'s streams: a whole number, 0 or more
+ * (default 64 MiB); past what a Buffer holds it is refused, not cut. */
+function maxOutputArg(options) {
+  const value = options.maxOutput;
+  if (value === undefined || value === null) return RUN_OUTPUT_LIMIT;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(`maxOutput must be a whole number of bytes, 0 or more, not ${show(value)}`, { option: 'maxOutput' });
+  }
+  if (value > MAX_OUTPUT_LIMIT) {
+    throw new UsageError(`maxOutput ${value} exceeds the maximum of ${MAX_OUTPUT_LIMIT} bytes`, { option: 'maxOutput' });
+  }
+  return value;
+}
+
+/** run()'s stdin: a string, a Buffer or a readable stream (or none). */
+function checkStdin(stdin) {
+  if (stdin === undefined || stdin === null) return stdin;
+  if (typeof stdin === 'string' || Buffer.isBuffer(stdin) || stdin instanceof Uint8Array) return stdin;
+  if (typeof stdin === 'object' && typeof stdin.pipe === 'function') return stdin;
+  throw new UsageError(`stdin must be a string, a Buffer or a readable stream, not ${typeName(stdin)}`, { option: 'stdin' });
+}
+
+/** probe()'s options, checked as run()'s are. */
+function checkProbeOptions(options) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
+  }
+  for (const key of Object.keys(options)) {
+    if (!['runner', 'config', 'environ', 'bin'].includes(key) && options[key] !== undefined) {
+      throw new UsageError(`probe() takes runner, config, environ and bin, not ${JSON.stringify(key)}`, { option: key });
+    }
+  }
+  const { args } = checkOptions({ runner: options.runner, config: options.config, environ: options.environ, bin: options.bin }, { timeout: false });
+  const value = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  return { runner: value('--runner'), config: value('--config'), environ: options.environ, bin: options.bin };
 }
 
 function parseJsonLine(stdout) {
@@ -567,22 +796,18 @@ function abortError(signal) {
  * InvalidPolicyError, InvalidConfigError, UsageError or ConfineError.
  */
 async function run(argv, options = {}) {
-  if (!Array.isArray(argv) || argv.length === 0 || !argv[0]) {
-    throw new UsageError('argv must be a non-empty array (use bash() for a shell command)');
-  }
+  checkArgv(argv);
+  checkOptions(options);
+  const timeoutMs = timeoutArg(options, null);
+  const limit = maxOutputArg(options);
+  const stdin = checkStdin(options.stdin);
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'run', options);
-  const timeoutMs = timeoutArg(options);
-  const limit = options.maxOutput === undefined || options.maxOutput === null
-    ? RUN_OUTPUT_LIMIT : Number(options.maxOutput);
-  if (!(limit >= 0)) throw new UsageError(`maxOutput must be a number of bytes, not ${options.maxOutput}`);
-  let command = argv.map((a) => (Buffer.isBuffer(a) ? a.toString('utf8') : String(a)));
-  if (command.some((a) => a.includes('\0'))) throw new UsageError('an argument holds a NUL byte');
+  let command = argv;
   if (options.cwd !== undefined && options.cwd !== null) {
-    command = ['/bin/sh', '-c', 'cd -- "$0" && exec "$@"', path.resolve(String(options.cwd)), ...command];
+    command = ['/bin/sh', '-c', 'cd -- "$0" && exec "$@"', path.resolve(options.cwd), ...command];
   }
-  const stdin = options.stdin;
   const signal = options.signal;
   if (signal && signal.aborted) throw abortError(signal);
 
@@ -624,7 +849,7 @@ async function run(argv, options = {}) {
       child.kill('SIGTERM');
       if (!killTimer) killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
     };
-    const timer = setTimeout(() => {
+    const timer = timeoutMs === null ? null : setTimeout(() => {
       timedOut = true;
       end();
     }, timeoutMs);
@@ -642,12 +867,12 @@ async function run(argv, options = {}) {
       if (typeof stdin === 'object' && typeof stdin.pipe === 'function') {
         stdin.pipe(child.stdin);
       } else {
-        child.stdin.end(Buffer.isBuffer(stdin) ? stdin : Buffer.from(String(stdin)));
+        child.stdin.end(Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
       }
     }
 
     child.on('close', (status, termSignal) => {
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       if (signal) signal.removeEventListener('abort', onAbort);
       if (failed) return reject(failed);
@@ -688,7 +913,7 @@ async function run(argv, options = {}) {
         return reject(new ConfineError(`${bin} run ended (${termSignal || `exit ${status}`}) without an outcome: ${text}`, { exitStatus: status }));
       }
       const result = resultOf(object, mode);
-      resolve({
+      const done = {
         ...result,
         stdout: stdoutBuffer.toString('utf8'),
         stderr: stderrBuffer.toString('utf8'),
@@ -696,7 +921,10 @@ async function run(argv, options = {}) {
         stderrBuffer,
         truncated: { stdout: cut.stdout, stderr: cut.stderr },
         timedOut: timedOut || result.timedOut,
-      });
+      };
+      // What a model would be shown of this run, as the Python package's
+      // run() result carries it (doc/SPEC.md 9).
+      resolve({ ...done, rendering: render(done, timeoutMs || 0) });
     });
   });
 }
@@ -709,11 +937,15 @@ async function run(argv, options = {}) {
  * InvalidPolicyError, InvalidConfigError or ConfineError.
  */
 async function bash(command, options = {}) {
-  if (typeof command !== 'string') throw new UsageError('command must be a string');
+  checkString(command, 'command', 'usage', { allowEmpty: false });
+  checkOptions(options);
+  if (options.stdin !== undefined && options.stdin !== null) {
+    throw new UsageError('bash() takes no stdin (the command gets /dev/null): use run()', { option: 'stdin' });
+  }
   const bin = options.bin || findConfine(options.environ || process.env);
   let line = command;
   if (options.cwd !== undefined && options.cwd !== null) {
-    line = `cd -- ${quote(path.resolve(String(options.cwd)))} && ${command}`;
+    line = `cd -- ${quote(path.resolve(options.cwd))} && ${command}`;
   }
   const { result, timeoutMs } = await bashJson(line, options, bin);
   return { ...result, rendering: render(result, timeoutMs), timeoutMs };
@@ -726,13 +958,12 @@ async function bash(command, options = {}) {
  * `denied(status, stderr)` and `runnerFailure(status, stderr)`.
  */
 async function wrap(argv, options = {}) {
-  if (!Array.isArray(argv) || argv.length === 0) {
-    throw new UsageError('argv must be a non-empty array');
-  }
+  checkArgv(argv);
+  checkOptions(options, { timeout: false });
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'wrap', options);
-  const done = await exec(bin, ['wrap', ...args, '--', ...argv.map(String)], { environ, signal: options.signal });
+  const done = await exec(bin, ['wrap', ...args, '--', ...argv], { environ, signal: options.signal });
   const object = parseJsonLine(done.stdout);
   if (done.status !== 0 || !object || object.error) {
     throw failure(done, bin) ||
@@ -766,7 +997,7 @@ async function wrap(argv, options = {}) {
     rules,
     mode: policy.mode,
     workspaceRoot: policy.workspaceRoot,
-    cwd: options.cwd ? path.resolve(String(options.cwd)) : policy.workspaceRoot,
+    cwd: options.cwd ? path.resolve(options.cwd) : policy.workspaceRoot,
     unenforced: object.unenforced || [],
     layers: object.layers || [],
     clauses: clausesOf(object.clauses),
@@ -776,39 +1007,107 @@ async function wrap(argv, options = {}) {
   };
 }
 
-/** SPEC 8's denial rule: a non-zero exit and a signature in stderr. */
-function classifyDenial(dialect, status, stderr) {
-  if (status === 0 || status === null) return false;
-  const text = String(stderr).toLowerCase();
-  return dialect.some((s) => text.includes(s.toLowerCase()));
+// ---- SPEC 8's stderr classifiers, as the library has them ------------------
+
+/*
+ * The rules of confine_classify_runner_failure() and
+ * confine_classify_denial() (src/lib/classify.c), for a wrap's consumer
+ * that spawned the argv itself. They read bytes: stderr (a string is taken
+ * as its UTF-8 bytes) is handled as Latin-1 text, one character per byte,
+ * so case folding is ASCII's and a byte sequence compares as the C code
+ * compares it. tests/golden/classifiers.json holds the cases the C, Python
+ * and Node suites all run: a change here that answers otherwise fails there.
+ */
+const asBytes = (text) => (Buffer.isBuffer(text) ? text : Buffer.from(String(text), 'utf8')).toString('latin1');
+const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+// C's isspace() in the C locale
+const isBlank = (s) => /^[ \t\n\v\f\r]*$/.test(s);
+
+/** Lines end at "\n", a "\r" right before it belongs to the terminator; what
+ * follows the last "\n" is a line only when it is not empty. */
+function linesOf(bytes) {
+  const parts = bytes.split('\n');
+  const last = parts.pop();
+  const lines = parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (last !== '') lines.push(last);
+  return lines;
 }
 
-/** SPEC 8's runner-failure rule over a wrap's rules: the matched line, or
- * null. `status` null (a signal death) is never a runner failure. */
+/** The line names what was refused: a '/', a quote, or U+2018/U+2019. */
+const namesAPath = (line) => /[/'"`]/.test(line) || line.includes('\u00e2\u0080\u0098') || line.includes('\u00e2\u0080\u0099');
+
+/** The signature found at `at` ends the error or the line names a path. */
+function denialAt(line, at, length) {
+  const rest = line.slice(at + length);
+  if (namesAPath(line) || rest === '') return true;
+  if (':,;.'.includes(rest[0])) return true;
+  return rest.length >= 10 && asciiLower(rest.slice(0, 10)) === ' (os error';
+}
+
+function lineShowsDenial(line, signature) {
+  const lower = asciiLower(line);
+  for (let at = lower.indexOf(signature); at >= 0; at = lower.indexOf(signature, at + 1)) {
+    if (denialAt(line, at, signature.length)) return true;
+  }
+  return false;
+}
+
+/** Whether a finished run's stderr shows a denial in `dialect` (doc/SPEC.md
+ * 8): stderr counts at any exit, a death by signal (`status` null)
+ * included. */
+function classifyDenial(dialect, status, stderr) {
+  checkStatus(status);
+  const signatures = checkSignatures(dialect, 'dialect').filter((s) => !isBlank(s)).map((s) => asciiLower(asBytes(s)));
+  if (!signatures.length) return false;
+  return linesOf(asBytes(stderr)).some((line) => signatures.some((s) => lineShowsDenial(line, s)));
+}
+
+/** The runner's failure line when a finished run failed in the runner
+ * before the command ran (doc/SPEC.md 8), else null: never at exit 0 or a
+ * death by signal (`status` null); per rule in order, an exit code the rule
+ * allows (any when it lists none), the informational lines dropped, and a
+ * line that begins with a fatal signature (case-insensitively). */
 function classifyRunnerFailure(rules, status, stderr) {
-  if (status === 0 || status === null) return null;
-  const lines = String(stderr).split(/\r?\n/);
+  checkStatus(status);
+  if (!Array.isArray(rules)) throw new UsageError('rules must be an array of runner-failure rules', { option: 'rules' });
+  if (status === null || status === 0) return null;
+  const lines = linesOf(asBytes(stderr));
   for (const rule of rules) {
-    if (rule.allowedExitCodes.length && !rule.allowedExitCodes.includes(status)) continue;
-    const info = rule.informationalLines.map((l) => l.toLowerCase());
-    const sigs = rule.fatalSignatures.map((s) => s.trim() ? s.toLowerCase() : null).filter(Boolean);
+    const exits = rule.allowedExitCodes || [];
+    if (exits.length && !exits.includes(status)) continue;
+    const info = checkSignatures(rule.informationalLines || [], 'rules').map((l) => asciiLower(asBytes(l)));
+    const fatal = checkSignatures(rule.fatalSignatures || [], 'rules').filter((s) => !isBlank(s)).map((s) => asciiLower(asBytes(s)));
     for (const line of lines) {
-      const lower = line.toLowerCase();
+      const lower = asciiLower(line);
       if (info.includes(lower)) continue;
-      if (sigs.some((s) => lower.includes(s))) return line;
+      if (fatal.some((s) => lower.startsWith(s))) return Buffer.from(line, 'latin1').toString('utf8');
     }
   }
   return null;
 }
 
+function checkStatus(status) {
+  if (status !== null && !Number.isInteger(status)) {
+    throw new UsageError(`status must be an exit code (an integer) or null for a death by signal, not ${show(status)}`, { option: 'status' });
+  }
+}
+
+function checkSignatures(list, option) {
+  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) {
+    throw new UsageError(`${option} must hold strings`, { option });
+  }
+  return list;
+}
+
 /** Which sandbox backend this host can use (`confine probe --json`):
  * { usable, runner, enforcement, landlockAbi, runnerPath, runnerFailure }. */
 async function probe(options = {}) {
-  const environ = options.environ || process.env;
-  const bin = options.bin || findConfine(environ);
+  const { runner, config, environ: given, bin: pinned } = checkProbeOptions(options);
+  const environ = given || process.env;
+  const bin = pinned || findConfine(environ);
   const args = ['probe', '--json'];
-  if (options.runner) args.push('--runner', String(options.runner));
-  if (options.config) args.push('--config', String(options.config));
+  if (runner) args.push('--runner', runner);
+  if (config) args.push('--config', config);
   const done = await exec(bin, args, { environ });
   const object = parseJsonLine(done.stdout);
   if (!object || object.error) {
@@ -843,18 +1142,22 @@ async function version(options = {}) {
 /** Runs `confine fs --json OP PATH...` with `input` on stdin; the parsed
  * JSON, or the typed error. */
 function fsCall(op, paths, options, input, defaultMode) {
+  try {
+    checkOptions(options, { timeout: false });
+    // an argv word cannot hold a NUL; cut there it would name another file
+    for (const p of paths) checkString(p, 'path', 'usage', { allowEmpty: false });
+    if (input !== undefined && typeof input !== 'string' && !Buffer.isBuffer(input) && !(input instanceof Uint8Array)) {
+      throw new UsageError(`data must be a string or a Buffer, not ${typeName(input)}`, { option: 'data' });
+    }
+  } catch (e) {
+    return Promise.reject(e);
+  }
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const opts = { mode: defaultMode, ...options };
   delete opts.runner; // no runner is involved
-  for (const p of paths) {
-    // an argv word cannot hold a NUL; cut there it would name another file
-    if (String(p).includes('\0')) {
-      return Promise.reject(new UsageError(`path ${JSON.stringify(String(p))} holds a NUL byte`, { exitStatus: 125 }));
-    }
-  }
   return contextArgs(bin, 'fs', opts).then(({ args }) => new Promise((resolve, reject) => {
-    const child = spawn(bin, ['fs', '--json', ...args, op, ...paths.map(String)],
+    const child = spawn(bin, ['fs', '--json', ...args, op, ...paths],
       { env: environ, stdio: ['pipe', 'pipe', 'pipe'] });
     const out = [];
     const err = [];
@@ -906,6 +1209,8 @@ const confineFs = {
 module.exports = {
   run,
   fs: confineFs,
+  classifyDenial,
+  classifyRunnerFailure,
   DeniedError,
   FsError,
   bash,

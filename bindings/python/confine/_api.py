@@ -294,7 +294,7 @@ def _raise(err: _ffi.ConfineError, *, option: Optional[str] = None) -> NoReturn:
     if err.code == _ffi.E_INVALID_POLICY:
         raise InvalidPolicy(message, option=option, stage=stage)
     if err.code == _ffi.E_INVALID_CONFIG:
-        raise InvalidConfig(message, stage=stage)
+        raise InvalidConfig(message, stage=stage, option=option)
     name = _ffi.lib().confine_error_code_name(err.code).decode()
     raise Error(message, code=name, stage=stage, errno=err.sys_errno)
 
@@ -305,6 +305,12 @@ def _name(fn: Callable[[int], Optional[bytes]], value: int) -> Optional[str]:
 
 
 # ---- the provider -----------------------------------------------------------
+
+
+# The config keys of SPEC 4 and the Provider keywords they are.
+_PROVIDER_KEYS = {"runnerCommand": "runner_command",
+                  "runnerFailureSignatures": "runner_failure_signatures",
+                  "probeTimeoutMs": "probe_timeout", "landlockLauncher": "landlock_launcher"}
 
 
 class Provider:
@@ -371,7 +377,10 @@ class Provider:
         handle = ctypes.c_void_p()
         if lib.confine_local_provider_new(ctypes.byref(config), ctypes.byref(handle),
                                           ctypes.byref(err)) < 0:
-            _raise(err)
+            # SPEC 4's messages name the config key: the keyword is named
+            message = _ffi.text(err.message)
+            keys = [k for k in _PROVIDER_KEYS if k in message]
+            _raise(err, option=_PROVIDER_KEYS[min(keys, key=message.index)] if keys else None)
         self._handle = handle.value
         self._lib = lib
 
@@ -611,7 +620,7 @@ def _check_program(program: str, workdir: str, environ: Optional[Mapping[str, st
 
 def _not_found(program: str, hint: str = "") -> ProgramNotFoundError:
     """SPAWN_FAILED, exit 127 (doc/SPEC.md 16): a FileNotFoundError too."""
-    return ProgramNotFoundError("%s: No such file or directory%s" % (program, hint),
+    return ProgramNotFoundError("%s: command not found%s" % (program, hint),
                                 errno=_errno.ENOENT, filename=program, exit_status=127)
 
 

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: MIT
+// The Node door of tests/golden/bad_inputs.py: calls the Node package once
+// per row of bad-inputs.json that has a `node` entry and prints one JSON
+// line per row: {name, code, option, message} for a refusal, {name, ran}
+// for a call that did not refuse. Usage: node node_door.js TABLE WS
+'use strict';
+
+const path = require('node:path');
+const fs = require('node:fs');
+const confine = require(path.join(__dirname, '..', '..', 'bindings', 'node'));
+
+const [table, ws] = process.argv.slice(2);
+const rows = JSON.parse(fs.readFileSync(table, 'utf8')).rows;
+
+/** {ws} replaced everywhere in a JSON value. */
+function place(value) {
+  if (typeof value === 'string') return value.split('{ws}').join(ws);
+  if (Array.isArray(value)) return value.map(place);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, place(v)]));
+  }
+  return value;
+}
+
+async function call(entry) {
+  const { argv, command, ...options } = place(entry.args);
+  const marker = path.join(ws, 'ran');
+  const opts = { workspace: ws, mode: 'workspace-write', ...options };
+  switch (entry.call) {
+    case 'run': return confine.run(argv === undefined ? ['touch', marker] : argv, opts);
+    case 'bash': return confine.bash(command === undefined ? `touch ${marker}` : command, opts);
+    case 'wrap': return confine.wrap(argv === undefined ? ['true'] : argv, opts);
+    default: throw new Error(`unknown call ${entry.call}`);
+  }
+}
+
+async function main() {
+  for (const row of rows) {
+    if (!row.node) continue;
+    try {
+      await call(row.node);
+      console.log(JSON.stringify({ name: row.name, ran: true }));
+    } catch (e) {
+      console.log(JSON.stringify({ name: row.name, code: e.code || null, option: e.option || null,
+        message: String(e.message), type: e.name }));
+    }
+  }
+}
+
+main().catch((e) => {
+  console.error(e.stack || e);
+  process.exit(1);
+});
