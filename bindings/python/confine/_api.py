@@ -260,7 +260,10 @@ def _finished_stderr(returncode: Any, stderr: Any) -> bytes:
         raise UsageError("returncode must be an int, not %s" % type(returncode).__name__,
                          option="returncode")
     if isinstance(stderr, str):
-        return stderr.encode("utf-8", "surrogateescape")
+        try:
+            return stderr.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate: no byte it stood for
+            return stderr.encode("utf-8", "replace")
     if isinstance(stderr, (bytes, bytearray, memoryview)):
         return bytes(stderr)
     raise UsageError("stderr must be str or bytes, not %s" % type(stderr).__name__,
@@ -477,6 +480,8 @@ class _Policy:
         chosen = _policy.check(options, _library_name())
         err = _ffi.ConfineError()
         mode_value = ctypes.c_int()
+        if mode is None:  # not given: the default, as the CLI and Node take it
+            mode = "read-only"
         if lib.confine_mode_parse(_values.text(mode, "mode", POLICY), ctypes.byref(mode_value),
                                   ctypes.byref(err)) < 0:
             _raise(err, option="mode")
@@ -789,7 +794,14 @@ def _stdin_stdio(stdin: StdinArg, keep: List[Any]) -> Tuple[int, int]:
     if stdin is None:
         return _ffi.STDIO_NULL, -1
     if isinstance(stdin, (bytes, bytearray, memoryview, str)):
-        data = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
+        if isinstance(stdin, str):
+            try:
+                data = stdin.encode("utf-8")
+            except UnicodeEncodeError:
+                raise UsageError("stdin is not valid UTF-8 text (pass bytes)",
+                                 option="stdin") from None
+        else:
+            data = bytes(stdin)
         f = tempfile.TemporaryFile()
         f.write(data)
         f.flush()
