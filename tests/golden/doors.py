@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Walks tests/golden/bad-inputs.json through every door (TAP): the Python
-package and the Node package must refuse each row's value with the row's
-error code, name the option (the error's ``option`` and its message), and
-run nothing; the CLI must exit 125 for the equivalent flag or config key.
+"""Walks a table of tests/golden/ through every door (TAP).
+
+``doors.py bad``: bad-inputs.json. The Python package and the Node package
+must refuse each row's value with the row's error code, name the option
+(the error's ``option`` and its message), and run nothing; the CLI must
+exit 125 for the equivalent flag or config key.
+
+``doors.py accepted``: accepted-inputs.json. wrap() of each package and
+``confine wrap`` must take each row's values and echo the same policy.
 
 Environment (set by Meson): CONFINE_LIBRARY (the built library),
 CONFINE_BIN (the built confine), CONFINE_TEST_NODE (node, or empty: the
@@ -18,7 +23,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TABLE = os.path.join(HERE, "bad-inputs.json")
+TABLES = {"bad": os.path.join(HERE, "bad-inputs.json"),
+          "accepted": os.path.join(HERE, "accepted-inputs.json")}
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
 import confine  # noqa: E402
 
@@ -26,10 +32,14 @@ CLI = os.environ["CONFINE_BIN"]
 NODE = os.environ.get("CONFINE_TEST_NODE") or None
 
 
+OUT = ""  # the directory outside the workspace ({out}), set by main()
+
+
 def place(value, ws):
-    """{ws} replaced, {"$bytes": HEX} made bytes, everywhere in a value."""
+    """{ws} and {out} replaced, {"$bytes": HEX} made bytes, everywhere in a
+    value."""
     if isinstance(value, str):
-        return value.replace("{ws}", ws)
+        return value.replace("{ws}", ws).replace("{out}", OUT)
     if isinstance(value, list):
         return [place(v, ws) for v in value]
     if isinstance(value, dict):
@@ -78,12 +88,12 @@ def python_door(entry, ws):
     return {"ran": True}
 
 
-def node_door(ws):
-    done = subprocess.run([NODE, os.path.join(HERE, "node_door.js"), TABLE, ws],
+def node_door(kind, ws):
+    done = subprocess.run([NODE, os.path.join(HERE, "node-door.js"), kind, TABLES[kind], ws, OUT],
                           capture_output=True, text=True, env=dict(os.environ, CONFINE_CONFIG=""),
-                          timeout=300)
+                          timeout=300, cwd=ws)
     if done.returncode != 0:
-        raise AssertionError("node_door.js failed: " + done.stderr)
+        raise AssertionError("node-door.js failed: " + done.stderr)
     return {r["name"]: r for r in map(json.loads, done.stdout.splitlines())}
 
 
@@ -115,16 +125,63 @@ def refusal_problem(got, code, option):
     return None
 
 
+def accepted(rows, ws):
+    """Each row's policy as the three doors echo it: equal, or TAP fails."""
+    node = node_door("accepted", ws) if NODE else {}
+    print("1..%d" % len(rows))
+    failed = 0
+    for i, row in enumerate(rows, 1):
+        echoed = {}
+        kw = {"workspace": ws, "mode": "workspace-write"}
+        kw.update(place(row["python"], ws))
+        try:
+            echoed["python"] = confine.wrap(["true"], **kw).policy
+        except confine.Error as e:
+            echoed["python"] = "refused: %s %s" % (e.code, e.message)
+        args = [a.encode() for a in place(row["cli"], ws)]
+        if b"-m" not in args:
+            args = [b"-m", b"workspace-write"] + args
+        done = subprocess.run([CLI.encode(), b"wrap", b"-w", ws.encode()] + args + [b"--", b"true"],
+                              capture_output=True, cwd=ws, env=dict(os.environ, CONFINE_CONFIG=""),
+                              timeout=60)
+        out = json.loads(done.stdout or b"{}")
+        echoed["cli"] = out.get("policy") or "refused: %s" % out.get("error")
+        if NODE:
+            got = node.get(row["name"]) or {}
+            echoed["node"] = got.get("policy") or "refused: %s %s" % (got.get("code"),
+                                                                     got.get("message"))
+        distinct = {json.dumps(v, sort_keys=True) for v in echoed.values()}
+        if len(distinct) != 1 or any(isinstance(v, str) for v in echoed.values()):
+            failed += 1
+            print("not ok %d - %s: the doors disagree" % (i, row["name"]))
+            for door, value in echoed.items():
+                print("#   %s: %s" % (door, json.dumps(value, sort_keys=True)))
+        else:
+            print("ok %d - %s%s" % (i, row["name"], "" if NODE else " (node not found)"))
+    return 1 if failed else 0
+
+
 def main():
-    rows = json.load(open(TABLE))["rows"]
-    base = tempfile.mkdtemp(prefix="bad-inputs.", dir=os.path.join(
+    global OUT
+    kind = sys.argv[1] if len(sys.argv) > 1 else "bad"
+    rows = json.load(open(TABLES[kind]))["rows"]
+    base = tempfile.mkdtemp(prefix="doors.", dir=os.path.join(
         os.environ.get("HOME") or "/tmp", ".cache"))
     ws = os.path.join(base, "ws")
+    OUT = os.path.join(base, "outside")
     os.makedirs(os.path.join(ws, "sub"))
+    os.makedirs(OUT)
+    os.chdir(ws)  # relative values are taken from here at every door
+    if kind == "accepted":
+        try:
+            return accepted(rows, ws)
+        finally:
+            os.chdir("/")
+            shutil.rmtree(base, ignore_errors=True)
     before = tree(base)
     node = {}
     if NODE:
-        node = node_door(ws)
+        node = node_door("bad", ws)
     checks = []
     for row in rows:
         for door in ("python", "node", "cli"):
@@ -154,7 +211,7 @@ def main():
                     os.unlink(os.path.join(ws, name))
         else:
             got = python_door(row[door], ws) if door == "python" else node.get(row["name"])
-            problem = ("no answer from node_door.js" if got is None
+            problem = ("no answer from node-door.js" if got is None
                        else refusal_problem(got, row["code"], row[door]["option"]))
         after = tree(base)
         if after != before:
@@ -167,6 +224,7 @@ def main():
             print("not ok %d - %s: %s" % (i, label, problem))
         else:
             print("ok %d - %s" % (i, label))
+    os.chdir("/")
     shutil.rmtree(base, ignore_errors=True)
     return 1 if failed else 0
 

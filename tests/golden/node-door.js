@@ -1,20 +1,22 @@
 // SPDX-License-Identifier: MIT
-// The Node door of tests/golden/bad_inputs.py: calls the Node package once
-// per row of bad-inputs.json that has a `node` entry and prints one JSON
+// The Node door of tests/golden/doors.py. With bad-inputs.json: calls the
+// Node package once per row that has a `node` entry and prints one JSON
 // line per row: {name, code, option, message} for a refusal, {name, ran}
-// for a call that did not refuse. Usage: node node_door.js TABLE WS
+// for a call that did not refuse. With accepted-inputs.json: wrap() with
+// the row's options, {name, policy} (or the error). Usage:
+// node node-door.js bad|accepted TABLE WS OUT
 'use strict';
 
 const path = require('node:path');
 const fs = require('node:fs');
 const confine = require(path.join(__dirname, '..', '..', 'bindings', 'node'));
 
-const [table, ws] = process.argv.slice(2);
+const [kind, table, ws, out] = process.argv.slice(2);
 const rows = JSON.parse(fs.readFileSync(table, 'utf8')).rows;
 
 /** {ws} replaced everywhere in a JSON value. */
 function place(value) {
-  if (typeof value === 'string') return value.split('{ws}').join(ws);
+  if (typeof value === 'string') return value.split('{ws}').join(ws).split('{out}').join(out);
   if (Array.isArray(value)) return value.map(place);
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, place(v)]));
@@ -34,7 +36,19 @@ async function call(entry) {
   }
 }
 
+async function accepted() {
+  for (const row of rows) {
+    try {
+      const w = await confine.wrap(['true'], { workspace: ws, mode: 'workspace-write', ...place(row.node) });
+      console.log(JSON.stringify({ name: row.name, policy: w.policy }));
+    } catch (e) {
+      console.log(JSON.stringify({ name: row.name, code: e.code || null, message: String(e.message) }));
+    }
+  }
+}
+
 async function main() {
+  if (kind === 'accepted') return accepted();
   for (const row of rows) {
     if (!row.node) continue;
     try {
