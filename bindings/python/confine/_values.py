@@ -23,6 +23,7 @@ only what was checked (doc/SPEC.md 16, "Values the packages hand over"):
 """
 from __future__ import annotations
 
+import ctypes
 import math
 import os
 from typing import Any, List, NoReturn, Optional
@@ -146,10 +147,16 @@ def seconds(value: Any, option: str, *, upper_ms: Optional[int]) -> int:
     return ms
 
 
-def count(value: Any, option: str, *, lower: int = 0) -> int:
-    """A whole number (not a bool), at least ``lower``."""
+# What a size_t holds here: a count past it is refused, not wrapped by ctypes.
+SIZE_MAX = ctypes.c_size_t(-1).value
+
+
+def count(value: Any, option: str, *, lower: int = 0, upper: int = SIZE_MAX) -> int:
+    """A whole number (not a bool), ``lower`` to ``upper``."""
     if isinstance(value, bool) or not isinstance(value, int):
         fail(USAGE, option, "%s must be a whole number, not %s" % (option, show(value)))
     if value < lower:
         fail(USAGE, option, "%s must be %d or more, not %d" % (option, lower, value))
+    if value > upper:
+        fail(USAGE, option, "%s %d exceeds the maximum of %d" % (option, value, upper))
     return value
