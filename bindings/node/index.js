@@ -163,6 +163,10 @@ function inOptionWords(message) {
     text = text.replace(pattern, option);
   }
   if (first === null && / \(given as workspace\)/.test(text)) first = 'workspace';
+  // The library's own messages start with the config key at fault
+  // ("denyRead entry ...", "network.allow entry ...").
+  const lead = /^([a-zA-Z]+(?:\.[a-zA-Z]+)?)\b/.exec(text);
+  if (first === null && lead && POLICY_OPTIONS[lead[1].split('.')[0]]) first = lead[1];
   return { text, option: first };
 }
 

@@ -253,7 +253,10 @@ def apply(policy: PolicyPtr, chosen: Mapping[str, Any]) -> None:
         hook(policy, value)
     err = _ffi.ConfineError()
     if _ffi.lib().confine_policy_validate(policy, ctypes.byref(err)) < 0:
-        _raise(err, None)
+        # The library's message starts with the config key at fault
+        # ("denyRead entry ..."): the keyword is named.
+        lead = _ffi.text(err.message).split(" ", 1)[0].split(".", 1)[0]
+        _raise(err, next((o.keyword for o in OPTIONS.values() if o.key == lead), None))
 
 
 def _describe_network(p: Any) -> Any:
