@@ -182,7 +182,10 @@ function errorFrom(object, exitStatus) {
     case 'INVALID_POLICY':
       return new InvalidPolicyError(named.text, { exitStatus, option: named.option });
     case 'INVALID_CONFIG':
-      return new InvalidConfigError(named.text, { exitStatus, option: named.option });
+      // the CLI's config errors start with the file: "FILE: key ..."
+      return new InvalidConfigError(named.text, {
+        exitStatus, option: named.option || (/^\/[^:]*: /.test(message) ? 'config' : null),
+      });
     case 'USAGE':
       return new UsageError(named.text, { exitStatus, option: named.option });
     case 'SPAWN_FAILED':
