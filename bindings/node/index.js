@@ -14,6 +14,12 @@
  *   wrap(argv, opts)    -> `confine wrap` (the argv to spawn yourself)
  *   probe(opts)         -> `confine probe --json`
  *
+ * The parts (lib/): errors.js (the typed errors, the CLI's error object in
+ * the package's words), values.js (every value checked where it enters),
+ * policy-options.js (the policy options and their flags), classify.js
+ * (SPEC 8's stderr classifiers, as the library has them), render.js (the
+ * model-facing rendering).
+ *
  * `confine` is found through $CONFINE_BIN, else next to the library named by
  * $CONFINE_LIBRARY (LIBDIR/../bin/confine, or a build tree's
  * src/cli/confine), else in the directory `meson install` recorded beside
@@ -25,6 +31,14 @@
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const {
+  ConfineError, SandboxUnavailableError, InvalidPolicyError, UsageError, SpawnFailedError,
+  InvalidConfigError, DeniedError, FsError, errorFrom, isSandboxUnavailableText,
+} = require('./lib/errors');
+const { show, typeName, checkString } = require('./lib/values');
+const { POLICY_OPTIONS } = require('./lib/policy-options');
+const { classifyDenial, classifyRunnerFailure } = require('./lib/classify');
+const { render } = require('./lib/render');
 
 const MODES = ['read-only', 'workspace-write', 'danger-full-access'];
 const RUNNERS = ['bwrap', 'landlock', 'seatbelt'];
@@ -40,334 +54,6 @@ const MAX_OUTPUT_LIMIT = require('node:buffer').constants.MAX_LENGTH;
 // command's tree; SIGKILL follows after this grace (the library's), and the
 // launcher's lifeline then kills whatever is left.
 const KILL_GRACE_MS = 3000;
-const RUNNER_FAILURE_SEPARATOR = ' Runner failure: ';
-const SANDBOX_UNAVAILABLE_PREFIX = 'sandbox mode "';
-const SANDBOX_UNAVAILABLE_MARK =
-  'is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.';
-
-// ---- errors ----------------------------------------------------------------
-
-/** confine itself failed; nothing ran. `code` is the stable name of
- * doc/SPEC.md 16 (USAGE, INVALID_CONFIG, INVALID_POLICY,
- * SANDBOX_UNAVAILABLE, SPAWN_FAILED, SYSTEM_ERROR), or CONFINE_NOT_FOUND
- * when the confine command itself cannot be run. */
-class ConfineError extends Error {
-  constructor(message, { code = 'SYSTEM_ERROR', exitStatus = null, option = null } = {}) {
-    super(message);
-    this.name = 'ConfineError';
-    this.code = code;
-    this.exitStatus = exitStatus;
-    /** The option of the call at fault (`workspace`, `denyRead`, ...), or null. */
-    this.option = option;
-  }
-}
-
-/** No sandbox can confine the requested mode here, or the runner failed
- * before the command ran. `message` is exactly the contract's text;
- * `runnerFailure` the runner's line, or null. Show it; do not escalate to
- * danger-full-access without a person's decision. */
-class SandboxUnavailableError extends ConfineError {
-  constructor(message, { runnerFailure, exitStatus = null } = {}) {
-    super(message, { code: 'SANDBOX_UNAVAILABLE', exitStatus });
-    this.name = 'SandboxUnavailableError';
-    if (runnerFailure === undefined) {
-      const at = message.indexOf(RUNNER_FAILURE_SEPARATOR);
-      runnerFailure = at >= 0 ? message.slice(at + RUNNER_FAILURE_SEPARATOR.length) : null;
-    }
-    this.runnerFailure = runnerFailure;
-  }
-}
-
-/** The policy is invalid or asks for an option this `confine` does not
- * support; `option` names it when one is at fault. */
-class InvalidPolicyError extends ConfineError {
-  constructor(message, { option = null, exitStatus = null } = {}) {
-    super(message, { code: 'INVALID_POLICY', exitStatus, option });
-    this.name = 'InvalidPolicyError';
-  }
-}
-
-/** The call itself is wrong (an empty argv, a bad timeout or mode) or
- * confine's command line was refused: code USAGE. */
-class UsageError extends ConfineError {
-  constructor(message, { exitStatus = null, option = null } = {}) {
-    super(message, { code: 'USAGE', exitStatus, option });
-    this.name = 'UsageError';
-  }
-}
-
-/** The program could not be started, and it is not the runner's fault:
- * not found (exitStatus 127) or not executable (126). */
-class SpawnFailedError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'SPAWN_FAILED', exitStatus });
-    this.name = 'SpawnFailedError';
-  }
-}
-
-/** The configuration (file, runner) is invalid. */
-class InvalidConfigError extends ConfineError {
-  constructor(message, { exitStatus = null, option = null } = {}) {
-    super(message, { code: 'INVALID_CONFIG', exitStatus, option });
-    this.name = 'InvalidConfigError';
-  }
-}
-
-/** A harness file operation the policy refuses (confine.fs; doc/SPEC.md
- * 19): the message names the path and the clause. */
-class DeniedError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'DENIED', exitStatus });
-    this.name = 'DeniedError';
-  }
-}
-
-/** A harness file operation the filesystem refuses (no such file, ...). */
-class FsError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'FS_ERROR', exitStatus });
-    this.name = 'FsError';
-  }
-}
-
-/*
- * The CLI names a value by the flag that carried it ("invalid --network:",
- * "(given with -w)"); the caller of this package never typed a flag, so an
- * error from the CLI names the option of the call instead, as the Python
- * package names its keyword. Longest first, whole words only.
- */
-const FLAG_OPTIONS = [
-  ['--no-default-env-excludes', 'env.defaultExcludes'], ['--no-default-protections', 'defaultProtections'],
-  ['--allow-local-network', 'network.allowLocal'], ['--allow-unix-socket', 'allowUnixSockets'],
-  ['--env-inherit', 'env.inherit'], ['--env-include', 'env.include'], ['--env-exclude', 'env.exclude'],
-  ['--require-full', 'requireFull'], ['--allow-host', 'network.allow'], ['--deny-host', 'network.deny'],
-  ['--deny-read', 'denyRead'], ['--workspace', 'workspace'], ['--max-bytes', 'maxBytes'],
-  ['--writable', 'writableRoots'], ['--env-set', 'env.set'], ['--protect', 'protectedPaths'],
-  ['--network', 'network'], ['--timeout', 'timeout'], ['--config', 'config'], ['--runner', 'runner'],
-  ['--mode', 'mode'], ['-w', 'workspace'], ['-m', 'mode'], ['-c', 'command'],
-].map(([flag, option]) => [new RegExp(`(?<![\\w-])${flag}(?![\\w-])`, 'g'), option]);
-
-/** `message` with each CLI flag replaced by the option's name, and the
- * first option it named (null when none). */
-function inOptionWords(message) {
-  let first = null;
-  let at = Infinity;
-  let text = message.replace(/ \(given with (-w|--workspace)\)/g, ' (given as workspace)');
-  for (const [pattern, option] of FLAG_OPTIONS) {
-    pattern.lastIndex = 0;
-    const found = pattern.exec(text);
-    if (found && found.index < at) {
-      at = found.index;
-      first = option;
-    }
-    text = text.replace(pattern, option);
-  }
-  if (first === null && / \(given as workspace\)/.test(text)) first = 'workspace';
-  // The library's own messages start with the config key at fault
-  // ("denyRead entry ...", "network.allow entry ...").
-  const lead = /^([a-zA-Z]+(?:\.[a-zA-Z]+)?)\b/.exec(text);
-  if (first === null && lead && POLICY_OPTIONS[lead[1].split('.')[0]]) first = lead[1];
-  return { text, option: first };
-}
-
-function errorFrom(object, exitStatus) {
-  const message = String(object.message || 'confine failed');
-  const named = inOptionWords(message);
-  switch (object.code) {
-    case 'SANDBOX_UNAVAILABLE':
-      return new SandboxUnavailableError(message, {
-        runnerFailure: object.runnerFailure === undefined ? undefined : object.runnerFailure,
-        exitStatus,
-      });
-    case 'INVALID_POLICY':
-      return new InvalidPolicyError(named.text, { exitStatus, option: named.option });
-    case 'INVALID_CONFIG':
-      // the CLI's config errors start with the file: "FILE: key ..."
-      return new InvalidConfigError(named.text, {
-        exitStatus, option: named.option || (/^\/[^:]*: /.test(message) ? 'config' : null),
-      });
-    case 'USAGE':
-      return new UsageError(named.text, { exitStatus, option: named.option });
-    case 'SPAWN_FAILED':
-      return new SpawnFailedError(message, { exitStatus });
-    case 'DENIED':
-      return new DeniedError(message, { exitStatus });
-    case 'FS_ERROR':
-      return new FsError(message, { exitStatus });
-    default:
-      return new ConfineError(message, { code: object.code || 'SYSTEM_ERROR', exitStatus });
-  }
-}
-
-function isSandboxUnavailableText(message) {
-  return message.startsWith(SANDBOX_UNAVAILABLE_PREFIX) &&
-    message.includes(SANDBOX_UNAVAILABLE_MARK);
-}
-
-// ---- values: every one checked where it enters ---------------------------
-
-/*
- * What this package hands to `confine` is checked first (doc/SPEC.md 16,
- * "Values the packages hand over"), so no value reaches the CLI other than
- * as given and every refusal names the option of the call:
- * - a string holding a NUL byte (an argv word ends there) or a lone UTF-16
- *   surrogate (it would reach the CLI as U+FFFD, another value) is USAGE;
- * - a value of the wrong type is refused with its family's code: a policy
- *   option, `mode` and `workspace` INVALID_POLICY; the provider's `runner`
- *   and `config` INVALID_CONFIG; the call's own arguments USAGE;
- * - a bound (timeout 1 to 600000 ms, maxOutput) is refused past it, never
- *   cut to it.
- */
-const FAMILY = {
-  usage: (message, option) => new UsageError(message, { option }),
-  policy: (message, option) => new InvalidPolicyError(message, { option }),
-  config: (message, option) => new InvalidConfigError(message, { option }),
-};
-
-const show = (value) => {
-  let text;
-  try {
-    text = typeof value === 'string' ? JSON.stringify(value) : String(value);
-  } catch {
-    text = Object.prototype.toString.call(value);
-  }
-  return text.length > 200 ? `${text.slice(0, 197)}...` : text;
-};
-const typeName = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
-const wellFormed = (s) => (typeof s.isWellFormed === 'function' ? s.isWellFormed()
-  : !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s));
-
-/** A string for the CLI: no NUL, well-formed UTF-16; `allowEmpty` false
- * refuses "". */
-function checkString(value, option, family, { allowEmpty = true } = {}) {
-  if (typeof value !== 'string') {
-    throw FAMILY[family](`${option} must be a string, not ${typeName(value)} ${show(value)}`, option);
-  }
-  if (value.includes('\0')) {
-    throw new UsageError(`${option} ${show(value)} holds a NUL byte (a C string would end there)`, { option });
-  }
-  if (!wellFormed(value)) {
-    throw new UsageError(`${option} ${show(value)} is not valid Unicode text (a lone surrogate cannot reach confine as given)`, { option });
-  }
-  if (!allowEmpty && value === '') throw new UsageError(`${option} is an empty string`, { option });
-  return value;
-}
-
-/** An array of strings (one string when `oneAllowed`, as a list of it). */
-function checkStrings(value, option, family, what, { oneAllowed = false, allowEmpty = true } = {}) {
-  if (typeof value === 'string' && oneAllowed) value = [value];
-  if (!Array.isArray(value)) {
-    throw FAMILY[family](`${option} must be an array of ${what}, not ${typeName(value)} ${show(value)}`, option);
-  }
-  return value.map((item) => checkString(item, option, family, { allowEmpty }));
-}
-
-function checkBoolean(value, option, family) {
-  if (typeof value !== 'boolean') throw FAMILY[family](`${option} must be true or false, not ${show(value)}`, option);
-  return value;
-}
-
-function checkObject(value, option, family, known) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw FAMILY[family](`${option} must be an object {${known.join(', ')}}, not ${typeName(value)} ${show(value)}`, option);
-  }
-  for (const key of Object.keys(value)) {
-    if (!known.includes(key)) {
-      throw FAMILY[family](`${option}: unknown key ${JSON.stringify(key)} (expected ${known.join(', ')})`, option);
-    }
-  }
-  return value;
-}
-
-// ---- policy options: one table ---------------------------------------------
-
-/*
- * The policy options beyond mode and workspace (the contract's config keys,
- * camelCase) and the CLI flags each becomes. An option is forwarded when the
- * `confine` in use lists its flag in its --help; otherwise it is refused with
- * InvalidPolicyError naming it: a policy the sandbox would not enforce is
- * never accepted silently. Supporting a new option is one entry here.
- */
-const list = (flag) => (value, option) => {
-  const items = checkStrings(value, option, 'policy', 'paths (strings)', { oneAllowed: true });
-  for (const item of items) {
-    if (item === '') throw new InvalidPolicyError(`${option}: an empty path`, { option });
-  }
-  return items.flatMap((item) => [flag, item]);
-};
-
-const POLICY_OPTIONS = {
-  writableRoots: { flags: ['--writable'], toArgs: list('--writable') },
-  protectedPaths: { flags: ['--protect'], toArgs: list('--protect') },
-  defaultProtections: {
-    flags: ['--no-default-protections'],
-    toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? [] : ['--no-default-protections']),
-  },
-  denyRead: { flags: ['--deny-read'], toArgs: list('--deny-read') },
-  network: {
-    flags: ['--network'],
-    toArgs: (value, option) => {
-      // The allowlist (doc/SPEC.md 15, "Network allowlist"):
-      // {allow: [hosts], deny: [hosts], allowLocal: bool}, the network off
-      // plus confine's proxy; each host is checked by confine itself.
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        checkObject(value, option, 'policy', ['allow', 'deny', 'allowLocal']);
-        const hosts = (key, flag) => (value[key] === undefined ? []
-          : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names (strings)')
-            .flatMap((h) => [flag, h]));
-        if (value.allowLocal !== undefined) checkBoolean(value.allowLocal, `${option}.allowLocal`, 'policy');
-        const allow = hosts('allow', '--allow-host');
-        return [...(allow.length ? [] : ['--network', 'off']), ...allow, ...hosts('deny', '--deny-host'),
-          ...(value.allowLocal ? ['--allow-local-network'] : [])];
-      }
-      if (value !== 'on' && value !== 'off') {
-        if (typeof value === 'string') checkString(value, option, 'policy');
-        throw new InvalidPolicyError(`${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${show(value)}`, { option });
-      }
-      return ['--network', value];
-    },
-  },
-  allowUnixSockets: { flags: ['--allow-unix-socket'], toArgs: list('--allow-unix-socket') },
-  env: {
-    flags: ['--env-inherit', '--env-include', '--env-exclude', '--env-set', '--no-default-env-excludes'],
-    toArgs: (value, option) => {
-      checkObject(value, option, 'policy', ['inherit', 'include', 'exclude', 'set', 'defaultExcludes']);
-      const args = [];
-      if (value.inherit !== undefined) {
-        const inherit = value.inherit === true ? 'all' : value.inherit === false ? 'none' : value.inherit;
-        if (inherit !== 'all' && inherit !== 'none') {
-          if (typeof inherit === 'string') checkString(inherit, `${option}.inherit`, 'policy');
-          throw new InvalidPolicyError(`${option}.inherit: expected "all" or "none" (or a boolean), got ${show(value.inherit)}`, { option: `${option}.inherit` });
-        }
-        args.push('--env-inherit', inherit);
-      }
-      for (const key of ['include', 'exclude']) {
-        if (value[key] === undefined) continue;
-        for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns (strings)')) {
-          args.push(`--env-${key}`, p);
-        }
-      }
-      if (value.set !== undefined) {
-        checkObject(value.set, `${option}.set`, 'policy', Object.keys(value.set || {}));
-        for (const [k, v] of Object.entries(value.set)) {
-          checkString(k, `${option}.set`, 'policy', { allowEmpty: false });
-          checkString(v, `${option}.set`, 'policy');
-          if (k.includes('=')) throw new InvalidPolicyError(`${option}.set: the name ${show(k)} holds '='`, { option: `${option}.set` });
-          args.push('--env-set', `${k}=${v}`);
-        }
-      }
-      if (value.defaultExcludes !== undefined && !checkBoolean(value.defaultExcludes, `${option}.defaultExcludes`, 'policy')) {
-        args.push('--no-default-env-excludes');
-      }
-      return args;
-    },
-  },
-  requireFull: {
-    flags: ['--require-full'],
-    toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? ['--require-full'] : []),
-  },
-};
-
 // The options every call takes that are not policy options.
 const CALL_OPTIONS = new Set([
   'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
@@ -683,58 +369,12 @@ function denialsOf(list) {
   }));
 }
 
-/** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
- * confine_bash_render() writes it: a control character shows as '?'. */
-function denialLines(result, files) {
-  return (result.denials || []).filter((d) => (files ? d.path : d.address) !== null)
-    .map((d) => `[denied: ${d.op} ${(files ? d.path : d.address).replace(/[\x00-\x1f\x7f]/g, '?')} (${d.clause})]`);
-}
-
 /** The report per clause (doc/SPEC.md 15) as plain objects. */
 function clausesOf(list) {
   return (list || []).map((c) => ({
     clause: c.clause, subject: c.subject, status: c.status, layers: c.layers || [],
     reason: c.reason, needs: c.needs,
   }));
-}
-
-/** "denyRead (/ws/.env), signals": the clauses that did not hold, each
- * name once with its subjects, as confine_bash_render() lists them. */
-function describeUnenforced(clauses) {
-  const names = [];
-  for (const c of clauses) if (c.status !== 'enforced' && !names.includes(c.clause)) names.push(c.clause);
-  return names.map((name) => {
-    const subjects = clauses.filter((c) => c.clause === name && c.status !== 'enforced' && c.subject !== null)
-      .map((c) => c.subject);
-    return subjects.length ? `${name} (${subjects.join(', ')})` : name;
-  }).join(', ');
-}
-
-/** The model-facing rendering (SPEC 9), as confine_bash_render() writes it. */
-function render(result, timeoutMs) {
-  const nulFree = (s) => s.replace(/\0/g, '\uFFFD');
-  let text = '';
-  const marker = (m) => {
-    if (text.length && !text.endsWith('\n')) text += '\n';
-    text += m;
-  };
-  if (result.stdout) text += nulFree(result.stdout);
-  if (result.stderr) {
-    if (text.length && !text.endsWith('\n')) text += '\n';
-    text += '[stderr]\n' + nulFree(result.stderr);
-  }
-  if (!result.stdout && !result.stderr) text += '(no output)';
-  if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
-  for (const line of denialLines(result, true)) marker(line);
-  if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);
-  for (const line of denialLines(result, false)) marker(line);
-  if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
-    marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
-  }
-  if (result.timedOut) marker(`[timed out after ${timeoutMs}ms]`);
-  if (result.signal) marker(`[killed by signal: ${result.signal}]`);
-  else if (result.exitCode !== 0 && result.exitCode !== null) marker(`[exit code: ${result.exitCode}]`);
-  return text;
 }
 
 // ---- the calls -------------------------------------------------------------
@@ -1012,98 +652,6 @@ async function wrap(argv, options = {}) {
     denied: (status, stderr) => classifyDenial(dialect, status, stderr),
     runnerFailure: (status, stderr) => classifyRunnerFailure(rules, status, stderr),
   };
-}
-
-// ---- SPEC 8's stderr classifiers, as the library has them ------------------
-
-/*
- * The rules of confine_classify_runner_failure() and
- * confine_classify_denial() (src/lib/classify.c), for a wrap's consumer
- * that spawned the argv itself. They read bytes: stderr (a string is taken
- * as its UTF-8 bytes) is handled as Latin-1 text, one character per byte,
- * so case folding is ASCII's and a byte sequence compares as the C code
- * compares it. tests/golden/classifiers.json holds the cases the C, Python
- * and Node suites all run: a change here that answers otherwise fails there.
- */
-const asBytes = (text) => (Buffer.isBuffer(text) ? text : Buffer.from(String(text), 'utf8')).toString('latin1');
-const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
-// C's isspace() in the C locale
-const isBlank = (s) => /^[ \t\n\v\f\r]*$/.test(s);
-
-/** Lines end at "\n", a "\r" right before it belongs to the terminator; what
- * follows the last "\n" is a line only when it is not empty. */
-function linesOf(bytes) {
-  const parts = bytes.split('\n');
-  const last = parts.pop();
-  const lines = parts.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (last !== '') lines.push(last);
-  return lines;
-}
-
-/** The line names what was refused: a '/', a quote, or U+2018/U+2019. */
-const namesAPath = (line) => /[/'"`]/.test(line) || line.includes('\u00e2\u0080\u0098') || line.includes('\u00e2\u0080\u0099');
-
-/** The signature found at `at` ends the error or the line names a path. */
-function denialAt(line, at, length) {
-  const rest = line.slice(at + length);
-  if (namesAPath(line) || rest === '') return true;
-  if (':,;.'.includes(rest[0])) return true;
-  return rest.length >= 10 && asciiLower(rest.slice(0, 10)) === ' (os error';
-}
-
-function lineShowsDenial(line, signature) {
-  const lower = asciiLower(line);
-  for (let at = lower.indexOf(signature); at >= 0; at = lower.indexOf(signature, at + 1)) {
-    if (denialAt(line, at, signature.length)) return true;
-  }
-  return false;
-}
-
-/** Whether a finished run's stderr shows a denial in `dialect` (doc/SPEC.md
- * 8): stderr counts at any exit, a death by signal (`status` null)
- * included. */
-function classifyDenial(dialect, status, stderr) {
-  checkStatus(status);
-  const signatures = checkSignatures(dialect, 'dialect').filter((s) => !isBlank(s)).map((s) => asciiLower(asBytes(s)));
-  if (!signatures.length) return false;
-  return linesOf(asBytes(stderr)).some((line) => signatures.some((s) => lineShowsDenial(line, s)));
-}
-
-/** The runner's failure line when a finished run failed in the runner
- * before the command ran (doc/SPEC.md 8), else null: never at exit 0 or a
- * death by signal (`status` null); per rule in order, an exit code the rule
- * allows (any when it lists none), the informational lines dropped, and a
- * line that begins with a fatal signature (case-insensitively). */
-function classifyRunnerFailure(rules, status, stderr) {
-  checkStatus(status);
-  if (!Array.isArray(rules)) throw new UsageError('rules must be an array of runner-failure rules', { option: 'rules' });
-  if (status === null || status === 0) return null;
-  const lines = linesOf(asBytes(stderr));
-  for (const rule of rules) {
-    const exits = rule.allowedExitCodes || [];
-    if (exits.length && !exits.includes(status)) continue;
-    const info = checkSignatures(rule.informationalLines || [], 'rules').map((l) => asciiLower(asBytes(l)));
-    const fatal = checkSignatures(rule.fatalSignatures || [], 'rules').filter((s) => !isBlank(s)).map((s) => asciiLower(asBytes(s)));
-    for (const line of lines) {
-      const lower = asciiLower(line);
-      if (info.includes(lower)) continue;
-      if (fatal.some((s) => lower.startsWith(s))) return Buffer.from(line, 'latin1').toString('utf8');
-    }
-  }
-  return null;
-}
-
-function checkStatus(status) {
-  if (status !== null && !Number.isInteger(status)) {
-    throw new UsageError(`status must be an exit code (an integer) or null for a death by signal, not ${show(status)}`, { option: 'status' });
-  }
-}
-
-function checkSignatures(list, option) {
-  if (!Array.isArray(list) || list.some((s) => typeof s !== 'string')) {
-    throw new UsageError(`${option} must hold strings`, { option });
-  }
-  return list;
 }
 
 /** Which sandbox backend this host can use (`confine probe --json`):
