@@ -37,7 +37,8 @@ The library is found through ``$CONFINE_LIBRARY``, else next to the package
 else the loader's search path, else a source checkout's ``build/``.
 """
 from ._api import (BashResult, Clause, Denial, GitHazard, Provider, Result, Rule, Truncated, Verdict,
-                   Wrap, abash, arun, bash, configure, default_provider, probe, run, version, wrap)
+                   Wrap, bash, configure, default_provider, probe, run, version, wrap)
+from ._async import abash, arun
 from ._errors import (ERROR_CODES, DeniedError, Error, FsError, InvalidConfig,
                       InvalidConfigError, InvalidPolicy, InvalidPolicyError,
                       ProgramNotExecutableError, ProgramNotFoundError, SandboxUnavailable,

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Any, List, Optional, Union
 
 from . import _ffi, _values
-from ._api import PathArg, _Policy, _raise
+from ._api import PathArg, _Policy
+from ._provider import _raise
 from ._errors import DeniedError, FsError, UsageError
 
 
