@@ -58,7 +58,11 @@ class Provider:
     ``runner_failure_signatures`` configure an operator's bwrap-shaped
     runner; ``probe_timeout`` bounds each probe, in seconds (a whole number of
     milliseconds: 0.25 is fine, 0.0005 is not). Invalid values
-    raise :class:`InvalidConfig` with the library's exact message.
+    raise :class:`InvalidConfig` with the library's exact message, a value
+    of the wrong type (``probe_timeout="5"``, ``runner_command="bwrap"``,
+    which must be a list, ``runner=5``) :class:`InvalidConfig` naming the
+    keyword, a NUL byte or text that is not UTF-8 :class:`UsageError`
+    (doc/SPEC.md 16); ``option`` is the keyword.
     """
 
     def __init__(self, *, runner: Optional[str] = None,
