@@ -5,18 +5,29 @@ export type Mode = 'read-only' | 'workspace-write' | 'danger-full-access';
 export type Runner = 'bwrap' | 'landlock' | 'seatbelt' | 'runnerCommand';
 export type Enforcement = 'full' | 'partial';
 
+/** The network allowlist (doc/SPEC.md 15): the network off but for these
+ * hosts (`example.org`, `*.example.org`) through confine's proxy. */
+export interface NetworkAllowlist {
+  allow?: string[];
+  /** Refused even where `allow` matches. */
+  deny?: string[];
+  /** Let an allowed name resolve to a loopback or private address. */
+  allowLocal?: boolean;
+}
+
 /** Policy options beyond mode and workspace (the contract's config keys,
- * doc/SPEC.md 15). Each is forwarded as its CLI flag (--writable, --protect,
- * --no-default-protections, --deny-read, --network, --allow-unix-socket,
- * --env-*, --require-full) when the `confine` in use lists it in its --help;
- * otherwise the call rejects with InvalidPolicyError naming it. */
+ * doc/SPEC.md 15). Each is forwarded as its CLI flag when the `confine` in
+ * use lists it in its --help; otherwise the call rejects with
+ * InvalidPolicyError naming it. A path list also takes one path. Every
+ * string is checked first: a NUL byte or a lone surrogate is a UsageError,
+ * a wrong type an InvalidPolicyError, each naming the option. */
 export interface PolicyOptions {
-  writableRoots?: string[];
-  protectedPaths?: string[];
+  writableRoots?: string | string[];
+  protectedPaths?: string | string[];
   defaultProtections?: boolean;
-  denyRead?: string[];
-  network?: 'on' | 'off';
-  allowUnixSockets?: string[];
+  denyRead?: string | string[];
+  network?: 'on' | 'off' | NetworkAllowlist;
+  allowUnixSockets?: string | string[];
   env?: {
     inherit?: boolean | 'all' | 'none';
     include?: string[];
@@ -34,7 +45,8 @@ export interface CallOptions extends PolicyOptions {
   workspace?: string;
   /** Where the command starts; default the workspace root. */
   cwd?: string;
-  /** Pin the runner (used unprobed; fails closed if it cannot run). */
+  /** Pin the runner (used unprobed; fails closed if it cannot run). Another
+   * value is an InvalidConfigError. */
   runner?: 'bwrap' | 'landlock' | 'seatbelt';
   /** A confine JSON configuration file (else $CONFINE_CONFIG). */
   config?: string;
@@ -47,8 +59,9 @@ export interface CallOptions extends PolicyOptions {
 }
 
 export interface RunOptions extends CallOptions {
-  /** Milliseconds; default 120000, at most 600000. SIGTERM to confine (which
-   * ends the command's tree), SIGKILL 3000 ms later. */
+  /** Milliseconds, 1 to 600000 (past it a UsageError, never cut); default
+   * none, as `confine run` and the Python package's run(). SIGTERM to
+   * confine (which ends the command's tree), SIGKILL 3000 ms later. */
   timeout?: number;
   /** Piped to the command as is, any size; default /dev/null. */
   stdin?: string | Buffer | NodeJS.ReadableStream;
@@ -57,7 +70,7 @@ export interface RunOptions extends CallOptions {
 }
 
 export interface BashOptions extends CallOptions {
-  /** Milliseconds; default 120000, at most 600000. */
+  /** Milliseconds, 1 to 600000 (past it a UsageError); default 120000. */
   timeout?: number;
 }
 
@@ -136,6 +149,9 @@ export interface RunResult extends Result {
   /** stdout exactly as the command wrote it (`stdout` is its UTF-8 text). */
   stdoutBuffer: Buffer;
   stderrBuffer: Buffer;
+  /** What an agent's model would be shown of this run (doc/SPEC.md 9), as
+   * the Python package's run() result carries it. */
+  rendering: string;
 }
 
 /** The canonical policy, as `confine wrap` echoes it. */
@@ -146,7 +162,7 @@ export interface Policy {
   protectedPaths: string[];
   defaultProtections: boolean;
   denyRead: string[];
-  network: 'on' | 'off';
+  network: 'on' | 'off' | { allow: string[]; deny: string[]; allowLocal: boolean };
   allowUnixSockets: string[];
   env: { inherit: 'all' | 'none'; include: string[]; exclude: string[]; set: Record<string, string>; defaultExcludes: boolean };
   requireFull: boolean;
@@ -184,9 +200,9 @@ export interface Wrap {
   clauses: Clause[];
   policy: Policy;
   /** Whether a finished run was a denial (status null for a signal death). */
-  denied(status: number | null, stderr: string): boolean;
+  denied(status: number | null, stderr: string | Buffer): boolean;
   /** The runner's failure line when the runner failed before the command ran. */
-  runnerFailure(status: number | null, stderr: string): string | null;
+  runnerFailure(status: number | null, stderr: string | Buffer): string | null;
 }
 
 export interface Verdict {
@@ -212,12 +228,19 @@ export function probe(options?: Pick<CallOptions, 'runner' | 'config' | 'environ
 export function version(options?: Pick<CallOptions, 'environ' | 'bin'>): Promise<string>;
 export function findConfine(env?: NodeJS.ProcessEnv): string;
 export function render(result: Result, timeoutMs: number): string;
+/** SPEC 8's denial rule over a wrap's `dialect`, as the library answers. */
+export function classifyDenial(dialect: string[], status: number | null, stderr: string | Buffer): boolean;
+/** SPEC 8's runner-failure rule over a wrap's `rules`: the line, or null. */
+export function classifyRunnerFailure(rules: Rule[], status: number | null, stderr: string | Buffer): string | null;
 
 export class ConfineError extends Error {
   /** USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE,
    * SPAWN_FAILED, SYSTEM_ERROR (doc/SPEC.md 16), or CONFINE_NOT_FOUND. */
   code: string;
   exitStatus: number | null;
+  /** The option of the call at fault (`workspace`, `denyRead`,
+   * `network.allow`, ...), or null. */
+  option: string | null;
 }
 export class SandboxUnavailableError extends ConfineError {
   code: 'SANDBOX_UNAVAILABLE';
@@ -226,7 +249,6 @@ export class SandboxUnavailableError extends ConfineError {
 }
 export class InvalidPolicyError extends ConfineError {
   code: 'INVALID_POLICY';
-  option: string | null;
 }
 export class InvalidConfigError extends ConfineError {
   code: 'INVALID_CONFIG';

@@ -14,6 +14,12 @@
  *   wrap(argv, opts)    -> `confine wrap` (the argv to spawn yourself)
  *   probe(opts)         -> `confine probe --json`
  *
+ * The parts (lib/): errors.js (the typed errors, the CLI's error object in
+ * the package's words), values.js (every value checked where it enters),
+ * policy-options.js (the policy options and their flags), classify.js
+ * (SPEC 8's stderr classifiers, as the library has them), render.js (the
+ * model-facing rendering).
+ *
  * `confine` is found through $CONFINE_BIN, else next to the library named by
  * $CONFINE_LIBRARY (LIBDIR/../bin/confine, or a build tree's
  * src/cli/confine), else in the directory `meson install` recorded beside
@@ -25,220 +31,29 @@
 const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const {
+  ConfineError, SandboxUnavailableError, InvalidPolicyError, UsageError, SpawnFailedError,
+  InvalidConfigError, DeniedError, FsError, errorFrom, isSandboxUnavailableText,
+} = require('./lib/errors');
+const { show, typeName, checkString } = require('./lib/values');
+const { POLICY_OPTIONS } = require('./lib/policy-options');
+const { classifyDenial, classifyRunnerFailure } = require('./lib/classify');
+const { render } = require('./lib/render');
 
 const MODES = ['read-only', 'workspace-write', 'danger-full-access'];
+const RUNNERS = ['bwrap', 'landlock', 'seatbelt'];
 const DEFAULT_TIMEOUT_MS = 120000;
 const MAX_TIMEOUT_MS = 600000;
 const CAPTURE_LIMIT = 64000;
 // run(): what is kept of each of the command's streams (not a cap on what
 // the command may write: past it the rest is read and dropped).
 const RUN_OUTPUT_LIMIT = 64 * 1024 * 1024;
+// The most a kept stream can be (a Buffer's limit).
+const MAX_OUTPUT_LIMIT = require('node:buffer').constants.MAX_LENGTH;
 // A timeout or an abort sends SIGTERM to confine, which forwards it to the
 // command's tree; SIGKILL follows after this grace (the library's), and the
 // launcher's lifeline then kills whatever is left.
 const KILL_GRACE_MS = 3000;
-const RUNNER_FAILURE_SEPARATOR = ' Runner failure: ';
-const SANDBOX_UNAVAILABLE_PREFIX = 'sandbox mode "';
-const SANDBOX_UNAVAILABLE_MARK =
-  'is requested but no sandbox backend is usable on this host; refusing to run the command unconfined.';
-
-// ---- errors ----------------------------------------------------------------
-
-/** confine itself failed; nothing ran. `code` is the stable name of
- * doc/SPEC.md 16 (USAGE, INVALID_CONFIG, INVALID_POLICY,
- * SANDBOX_UNAVAILABLE, SPAWN_FAILED, SYSTEM_ERROR), or CONFINE_NOT_FOUND
- * when the confine command itself cannot be run. */
-class ConfineError extends Error {
-  constructor(message, { code = 'SYSTEM_ERROR', exitStatus = null } = {}) {
-    super(message);
-    this.name = 'ConfineError';
-    this.code = code;
-    this.exitStatus = exitStatus;
-  }
-}
-
-/** No sandbox can confine the requested mode here, or the runner failed
- * before the command ran. `message` is exactly the contract's text;
- * `runnerFailure` the runner's line, or null. Show it; do not escalate to
- * danger-full-access without a person's decision. */
-class SandboxUnavailableError extends ConfineError {
-  constructor(message, { runnerFailure, exitStatus = null } = {}) {
-    super(message, { code: 'SANDBOX_UNAVAILABLE', exitStatus });
-    this.name = 'SandboxUnavailableError';
-    if (runnerFailure === undefined) {
-      const at = message.indexOf(RUNNER_FAILURE_SEPARATOR);
-      runnerFailure = at >= 0 ? message.slice(at + RUNNER_FAILURE_SEPARATOR.length) : null;
-    }
-    this.runnerFailure = runnerFailure;
-  }
-}
-
-/** The policy is invalid or asks for an option this `confine` does not
- * support; `option` names it when one is at fault. */
-class InvalidPolicyError extends ConfineError {
-  constructor(message, { option = null, exitStatus = null } = {}) {
-    super(message, { code: 'INVALID_POLICY', exitStatus });
-    this.name = 'InvalidPolicyError';
-    this.option = option;
-  }
-}
-
-/** The call itself is wrong (an empty argv, a bad timeout or mode) or
- * confine's command line was refused: code USAGE. */
-class UsageError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'USAGE', exitStatus });
-    this.name = 'UsageError';
-  }
-}
-
-/** The program could not be started, and it is not the runner's fault:
- * not found (exitStatus 127) or not executable (126). */
-class SpawnFailedError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'SPAWN_FAILED', exitStatus });
-    this.name = 'SpawnFailedError';
-  }
-}
-
-/** The configuration (file, runner) is invalid. */
-class InvalidConfigError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'INVALID_CONFIG', exitStatus });
-    this.name = 'InvalidConfigError';
-  }
-}
-
-/** A harness file operation the policy refuses (confine.fs; doc/SPEC.md
- * 19): the message names the path and the clause. */
-class DeniedError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'DENIED', exitStatus });
-    this.name = 'DeniedError';
-  }
-}
-
-/** A harness file operation the filesystem refuses (no such file, ...). */
-class FsError extends ConfineError {
-  constructor(message, { exitStatus = null } = {}) {
-    super(message, { code: 'FS_ERROR', exitStatus });
-    this.name = 'FsError';
-  }
-}
-
-function errorFrom(object, exitStatus) {
-  const message = String(object.message || 'confine failed');
-  switch (object.code) {
-    case 'SANDBOX_UNAVAILABLE':
-      return new SandboxUnavailableError(message, {
-        runnerFailure: object.runnerFailure === undefined ? undefined : object.runnerFailure,
-        exitStatus,
-      });
-    case 'INVALID_POLICY':
-      return new InvalidPolicyError(message, { exitStatus });
-    case 'INVALID_CONFIG':
-      return new InvalidConfigError(message, { exitStatus });
-    case 'USAGE':
-      return new UsageError(message, { exitStatus });
-    case 'SPAWN_FAILED':
-      return new SpawnFailedError(message, { exitStatus });
-    case 'DENIED':
-      return new DeniedError(message, { exitStatus });
-    case 'FS_ERROR':
-      return new FsError(message, { exitStatus });
-    default:
-      return new ConfineError(message, { code: object.code || 'SYSTEM_ERROR', exitStatus });
-  }
-}
-
-function isSandboxUnavailableText(message) {
-  return message.startsWith(SANDBOX_UNAVAILABLE_PREFIX) &&
-    message.includes(SANDBOX_UNAVAILABLE_MARK);
-}
-
-// ---- policy options: one table ---------------------------------------------
-
-/*
- * The policy options beyond mode and workspace (the contract's config keys,
- * camelCase) and the CLI flags each becomes. An option is forwarded when the
- * `confine` in use lists its flag in its --help; otherwise it is refused with
- * InvalidPolicyError naming it: a policy the sandbox would not enforce is
- * never accepted silently. Supporting a new option is one entry here.
- */
-const list = (flag) => (value, option) => {
-  const items = Array.isArray(value) ? value : [value];
-  for (const item of items) {
-    if (typeof item !== 'string' || item === '') {
-      throw new InvalidPolicyError(`policy option ${option}: expected paths (strings), got ${JSON.stringify(value)}`, { option });
-    }
-  }
-  return items.flatMap((item) => [flag, item]);
-};
-
-const POLICY_OPTIONS = {
-  writableRoots: { flags: ['--writable'], toArgs: list('--writable') },
-  protectedPaths: { flags: ['--protect'], toArgs: list('--protect') },
-  defaultProtections: {
-    flags: ['--no-default-protections'],
-    toArgs: (value, option) => {
-      if (typeof value !== 'boolean') throw new InvalidPolicyError(`policy option ${option}: expected a boolean`, { option });
-      return value ? [] : ['--no-default-protections'];
-    },
-  },
-  denyRead: { flags: ['--deny-read'], toArgs: list('--deny-read') },
-  network: {
-    flags: ['--network'],
-    toArgs: (value, option) => {
-      // The allowlist (doc/SPEC.md 15, "Network allowlist"):
-      // {allow: [hosts], deny: [hosts], allowLocal: bool}, the network off
-      // plus confine's proxy; each host is checked by confine itself.
-      if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        const known = ['allow', 'deny', 'allowLocal'];
-        for (const key of Object.keys(value)) {
-          if (!known.includes(key)) throw new InvalidPolicyError(`policy option ${option}: unknown key ${JSON.stringify(key)} (expected allow, deny, allowLocal)`, { option });
-        }
-        const hosts = (key, flag) => {
-          const items = value[key] === undefined ? [] : value[key];
-          if (!Array.isArray(items) || items.some((h) => typeof h !== 'string')) throw new InvalidPolicyError(`policy option ${option}.${key}: expected host names (strings), got ${JSON.stringify(items)}`, { option });
-          return items.flatMap((h) => [flag, h]);
-        };
-        if (value.allowLocal !== undefined && typeof value.allowLocal !== 'boolean') throw new InvalidPolicyError(`policy option ${option}.allowLocal: expected a boolean`, { option });
-        const allow = hosts('allow', '--allow-host');
-        return [...(allow.length ? [] : ['--network', 'off']), ...allow, ...hosts('deny', '--deny-host'),
-          ...(value.allowLocal ? ['--allow-local-network'] : [])];
-      }
-      if (value !== 'on' && value !== 'off') throw new InvalidPolicyError(`policy option ${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${JSON.stringify(value)}`, { option });
-      return ['--network', value];
-    },
-  },
-  allowUnixSockets: { flags: ['--allow-unix-socket'], toArgs: list('--allow-unix-socket') },
-  env: {
-    flags: ['--env-inherit', '--env-include', '--env-exclude', '--env-set', '--no-default-env-excludes'],
-    toArgs: (value, option) => {
-      if (typeof value !== 'object' || value === null) throw new InvalidPolicyError(`policy option ${option}: expected {inherit, include, exclude, set, defaultExcludes}`, { option });
-      const args = [];
-      for (const key of Object.keys(value)) {
-        if (!['inherit', 'include', 'exclude', 'set', 'defaultExcludes'].includes(key)) {
-          throw new InvalidPolicyError(`policy option env: unknown key ${JSON.stringify(key)}`, { option });
-        }
-      }
-      if (value.inherit !== undefined) args.push('--env-inherit', value.inherit === true ? 'all' : value.inherit === false ? 'none' : String(value.inherit));
-      for (const p of value.include || []) args.push('--env-include', String(p));
-      for (const p of value.exclude || []) args.push('--env-exclude', String(p));
-      for (const [k, v] of Object.entries(value.set || {})) args.push('--env-set', `${k}=${v}`);
-      if (value.defaultExcludes === false) args.push('--no-default-env-excludes');
-      return args;
-    },
-  },
-  requireFull: {
-    flags: ['--require-full'],
-    toArgs: (value, option) => {
-      if (typeof value !== 'boolean') throw new InvalidPolicyError(`policy option ${option}: expected a boolean`, { option });
-      return value ? ['--require-full'] : [];
-    },
-  },
-};
-
 // The options every call takes that are not policy options.
 const CALL_OPTIONS = new Set([
   'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
@@ -337,8 +152,17 @@ function checkVersion(bin) {
   return versionChecked.get(bin);
 }
 
-async function contextArgs(bin, command, options) {
-  await checkVersion(bin);
+/**
+ * Checks the call's options before anything runs (no `confine` is spawned
+ * for a call that is wrong) and returns the CLI arguments for the context
+ * (mode, workspace, runner, config) and the policy options, with `mode`
+ * (null: the CLI's default). Each refusal names the option (see "values").
+ */
+function checkOptions(options, { timeout = true } = {}) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
+  }
+  const given = (name) => options[name] !== undefined && options[name] !== null;
   const args = [];
   const policy = [];
   for (const [option, value] of Object.entries(options)) {
@@ -348,37 +172,135 @@ async function contextArgs(bin, command, options) {
     if (!spec) {
       throw new InvalidPolicyError(`unknown policy option ${JSON.stringify(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
     }
-    const optionArgs = spec.toArgs(value, option);
+    policy.push({ option, args: spec.toArgs(value, option) });
+  }
+  // Without `mode`, the CLI's default applies (the config's mode, else
+  // read-only).
+  const mode = given('mode') ? checkString(options.mode, 'mode', 'policy') : null;
+  if (mode !== null && !MODES.includes(mode)) {
+    // The library's wording.
+    throw new InvalidPolicyError(`unknown sandbox mode ${JSON.stringify(mode)} (expected read-only, workspace-write or danger-full-access)`, { option: 'mode' });
+  }
+  if (mode !== null) args.push('-m', mode);
+  if (given('workspace')) {
+    // path.resolve('') would be the current directory: refused, as the
+    // library refuses an empty root.
+    if (checkString(options.workspace, 'workspace', 'policy') === '') {
+      throw new InvalidPolicyError('workspace root "" is empty: it must be an absolute path to a directory', { option: 'workspace' });
+    }
+    args.push('-w', path.resolve(options.workspace));
+  }
+  if (given('runner')) {
+    const runner = checkString(options.runner, 'runner', 'config');
+    if (!RUNNERS.includes(runner)) {
+      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.join(', ')})`, { option: 'runner' });
+    }
+    args.push('--runner', runner);
+  }
+  if (given('config')) args.push('--config', checkString(options.config, 'config', 'config', { allowEmpty: false }));
+  if (given('cwd')) checkString(options.cwd, 'cwd', 'usage', { allowEmpty: false });
+  if (given('bin')) checkString(options.bin, 'bin', 'usage', { allowEmpty: false });
+  if (given('environ')) checkEnviron(options.environ);
+  if (given('signal') && !(typeof options.signal === 'object' && typeof options.signal.aborted === 'boolean')) {
+    throw new UsageError(`signal must be an AbortSignal, not ${typeName(options.signal)}`, { option: 'signal' });
+  }
+  if (timeout) timeoutArg(options);
+  return { args, policy, mode };
+}
+
+/** The environment `confine` gets: names to strings (an undefined value
+ * is left out, as child_process does), each checked. */
+function checkEnviron(environ) {
+  if (typeof environ !== 'object' || Array.isArray(environ)) {
+    throw new UsageError(`environ must be an object of names to strings, not ${typeName(environ)}`, { option: 'environ' });
+  }
+  for (const [name, value] of Object.entries(environ)) {
+    if (value === undefined) continue;
+    checkString(name, 'environ', 'usage', { allowEmpty: false });
+    if (name.includes('=')) throw new UsageError(`environ name ${show(name)} holds '='`, { option: 'environ' });
+    checkString(value, 'environ', 'usage');
+  }
+  return environ;
+}
+
+/** The checked options as CLI arguments, each policy flag one this
+ * `confine` lists in its help (else InvalidPolicyError naming the option). */
+async function contextArgs(bin, command, options) {
+  const { args, policy, mode } = checkOptions(options, { timeout: false });
+  await checkVersion(bin);
+  const flags = [];
+  for (const { option, args: optionArgs } of policy) {
     const help = await helpText(bin, command);
     const missing = optionArgs.filter((a) => a.startsWith('--') && !help.includes(a));
     if (missing.length) {
       throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
     }
-    policy.push(...optionArgs);
+    flags.push(...optionArgs);
   }
-  // Without `mode`, the CLI's default applies (the config's mode, else
-  // read-only); a wrong one is the CLI's to refuse, with its own message.
-  const mode = options.mode === undefined || options.mode === null ? null : options.mode;
-  if (mode !== null && !MODES.includes(mode)) {
-    // The library's wording (the CLI reports it as a usage error).
-    throw new InvalidPolicyError(`unknown sandbox mode ${JSON.stringify(String(mode))} (expected read-only, workspace-write or danger-full-access)`, { option: 'mode' });
-  }
-  if (mode !== null) args.push('-m', mode);
-  if (options.workspace !== undefined && options.workspace !== null) {
-    args.push('-w', path.resolve(String(options.workspace)));
-  }
-  if (options.runner) args.push('--runner', String(options.runner));
-  if (options.config) args.push('--config', String(options.config));
-  return { args: args.concat(policy), mode };
+  return { args: args.concat(flags), mode };
 }
 
-function timeoutArg(options) {
-  if (options.timeout === undefined || options.timeout === null) return DEFAULT_TIMEOUT_MS;
-  const ms = Math.round(Number(options.timeout));
-  if (!(ms > 0) || ms > MAX_TIMEOUT_MS) {
-    throw new UsageError(`timeout must be 1..${MAX_TIMEOUT_MS} ms, not ${options.timeout}`);
+/** The argv of run() and wrap(): a non-empty array of strings, each
+ * without NUL (no number or Buffer coerced: what runs is what was given). */
+function checkArgv(argv) {
+  if (!Array.isArray(argv) || argv.length === 0) {
+    throw new UsageError('argv must be a non-empty array of strings (use bash() for a shell command)', { option: 'argv' });
+  }
+  for (const word of argv) checkString(word, 'argv', 'usage');
+  if (argv[0] === '') throw new UsageError('argv[0] is an empty string', { option: 'argv' });
+  return argv;
+}
+
+/** The timeout in ms, 1 to 600000 (SPEC 10's --timeout, at every door):
+ * past the bound it is refused, never cut to it. `fallback` when none is
+ * given (bash: 120000; run: none, as `confine run`). */
+function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
+  if (options.timeout === undefined || options.timeout === null) return fallback;
+  if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout)) {
+    throw new UsageError(`timeout must be a number of milliseconds, not ${typeName(options.timeout)} ${show(options.timeout)}`, { option: 'timeout' });
+  }
+  const ms = Math.round(options.timeout);
+  if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
+    throw new UsageError(`timeout must be 1 to ${MAX_TIMEOUT_MS} ms, not ${show(options.timeout)}`, { option: 'timeout' });
   }
   return ms;
+}
+
+/** Bytes kept of each of run()'s streams: a whole number, 0 or more
+ * (default 64 MiB); past what a Buffer holds it is refused, not cut. */
+function maxOutputArg(options) {
+  const value = options.maxOutput;
+  if (value === undefined || value === null) return RUN_OUTPUT_LIMIT;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(`maxOutput must be a whole number of bytes, 0 or more, not ${show(value)}`, { option: 'maxOutput' });
+  }
+  if (value > MAX_OUTPUT_LIMIT) {
+    throw new UsageError(`maxOutput ${value} exceeds the maximum of ${MAX_OUTPUT_LIMIT} bytes`, { option: 'maxOutput' });
+  }
+  return value;
+}
+
+/** run()'s stdin: a string, a Buffer or a readable stream (or none). */
+function checkStdin(stdin) {
+  if (stdin === undefined || stdin === null) return stdin;
+  if (typeof stdin === 'string' || Buffer.isBuffer(stdin) || stdin instanceof Uint8Array) return stdin;
+  if (typeof stdin === 'object' && typeof stdin.pipe === 'function') return stdin;
+  throw new UsageError(`stdin must be a string, a Buffer or a readable stream, not ${typeName(stdin)}`, { option: 'stdin' });
+}
+
+/** probe()'s options, checked as run()'s are. */
+function checkProbeOptions(options) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
+  }
+  for (const key of Object.keys(options)) {
+    if (!['runner', 'config', 'environ', 'bin'].includes(key) && options[key] !== undefined) {
+      throw new UsageError(`probe() takes runner, config, environ and bin, not ${JSON.stringify(key)}`, { option: key });
+    }
+  }
+  const { args } = checkOptions({ runner: options.runner, config: options.config, environ: options.environ, bin: options.bin }, { timeout: false });
+  const value = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  return { runner: value('--runner'), config: value('--config'), environ: options.environ, bin: options.bin };
 }
 
 function parseJsonLine(stdout) {
@@ -447,58 +369,12 @@ function denialsOf(list) {
   }));
 }
 
-/** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
- * confine_bash_render() writes it: a control character shows as '?'. */
-function denialLines(result, files) {
-  return (result.denials || []).filter((d) => (files ? d.path : d.address) !== null)
-    .map((d) => `[denied: ${d.op} ${(files ? d.path : d.address).replace(/[\x00-\x1f\x7f]/g, '?')} (${d.clause})]`);
-}
-
 /** The report per clause (doc/SPEC.md 15) as plain objects. */
 function clausesOf(list) {
   return (list || []).map((c) => ({
     clause: c.clause, subject: c.subject, status: c.status, layers: c.layers || [],
     reason: c.reason, needs: c.needs,
   }));
-}
-
-/** "denyRead (/ws/.env), signals": the clauses that did not hold, each
- * name once with its subjects, as confine_bash_render() lists them. */
-function describeUnenforced(clauses) {
-  const names = [];
-  for (const c of clauses) if (c.status !== 'enforced' && !names.includes(c.clause)) names.push(c.clause);
-  return names.map((name) => {
-    const subjects = clauses.filter((c) => c.clause === name && c.status !== 'enforced' && c.subject !== null)
-      .map((c) => c.subject);
-    return subjects.length ? `${name} (${subjects.join(', ')})` : name;
-  }).join(', ');
-}
-
-/** The model-facing rendering (SPEC 9), as confine_bash_render() writes it. */
-function render(result, timeoutMs) {
-  const nulFree = (s) => s.replace(/\0/g, '\uFFFD');
-  let text = '';
-  const marker = (m) => {
-    if (text.length && !text.endsWith('\n')) text += '\n';
-    text += m;
-  };
-  if (result.stdout) text += nulFree(result.stdout);
-  if (result.stderr) {
-    if (text.length && !text.endsWith('\n')) text += '\n';
-    text += '[stderr]\n' + nulFree(result.stderr);
-  }
-  if (!result.stdout && !result.stderr) text += '(no output)';
-  if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
-  for (const line of denialLines(result, true)) marker(line);
-  if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);
-  for (const line of denialLines(result, false)) marker(line);
-  if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
-    marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
-  }
-  if (result.timedOut) marker(`[timed out after ${timeoutMs}ms]`);
-  if (result.signal) marker(`[killed by signal: ${result.signal}]`);
-  else if (result.exitCode !== 0 && result.exitCode !== null) marker(`[exit code: ${result.exitCode}]`);
-  return text;
 }
 
 // ---- the calls -------------------------------------------------------------
@@ -567,22 +443,18 @@ function abortError(signal) {
  * InvalidPolicyError, InvalidConfigError, UsageError or ConfineError.
  */
 async function run(argv, options = {}) {
-  if (!Array.isArray(argv) || argv.length === 0 || !argv[0]) {
-    throw new UsageError('argv must be a non-empty array (use bash() for a shell command)');
-  }
+  checkArgv(argv);
+  checkOptions(options);
+  const timeoutMs = timeoutArg(options, null);
+  const limit = maxOutputArg(options);
+  const stdin = checkStdin(options.stdin);
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'run', options);
-  const timeoutMs = timeoutArg(options);
-  const limit = options.maxOutput === undefined || options.maxOutput === null
-    ? RUN_OUTPUT_LIMIT : Number(options.maxOutput);
-  if (!(limit >= 0)) throw new UsageError(`maxOutput must be a number of bytes, not ${options.maxOutput}`);
-  let command = argv.map((a) => (Buffer.isBuffer(a) ? a.toString('utf8') : String(a)));
-  if (command.some((a) => a.includes('\0'))) throw new UsageError('an argument holds a NUL byte');
+  let command = argv;
   if (options.cwd !== undefined && options.cwd !== null) {
-    command = ['/bin/sh', '-c', 'cd -- "$0" && exec "$@"', path.resolve(String(options.cwd)), ...command];
+    command = ['/bin/sh', '-c', 'cd -- "$0" && exec "$@"', path.resolve(options.cwd), ...command];
   }
-  const stdin = options.stdin;
   const signal = options.signal;
   if (signal && signal.aborted) throw abortError(signal);
 
@@ -624,7 +496,7 @@ async function run(argv, options = {}) {
       child.kill('SIGTERM');
       if (!killTimer) killTimer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
     };
-    const timer = setTimeout(() => {
+    const timer = timeoutMs === null ? null : setTimeout(() => {
       timedOut = true;
       end();
     }, timeoutMs);
@@ -642,12 +514,12 @@ async function run(argv, options = {}) {
       if (typeof stdin === 'object' && typeof stdin.pipe === 'function') {
         stdin.pipe(child.stdin);
       } else {
-        child.stdin.end(Buffer.isBuffer(stdin) ? stdin : Buffer.from(String(stdin)));
+        child.stdin.end(Buffer.isBuffer(stdin) ? stdin : Buffer.from(stdin));
       }
     }
 
     child.on('close', (status, termSignal) => {
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
       if (signal) signal.removeEventListener('abort', onAbort);
       if (failed) return reject(failed);
@@ -688,7 +560,7 @@ async function run(argv, options = {}) {
         return reject(new ConfineError(`${bin} run ended (${termSignal || `exit ${status}`}) without an outcome: ${text}`, { exitStatus: status }));
       }
       const result = resultOf(object, mode);
-      resolve({
+      const done = {
         ...result,
         stdout: stdoutBuffer.toString('utf8'),
         stderr: stderrBuffer.toString('utf8'),
@@ -696,7 +568,10 @@ async function run(argv, options = {}) {
         stderrBuffer,
         truncated: { stdout: cut.stdout, stderr: cut.stderr },
         timedOut: timedOut || result.timedOut,
-      });
+      };
+      // What a model would be shown of this run, as the Python package's
+      // run() result carries it (doc/SPEC.md 9).
+      resolve({ ...done, rendering: render(done, timeoutMs || 0) });
     });
   });
 }
@@ -709,11 +584,15 @@ async function run(argv, options = {}) {
  * InvalidPolicyError, InvalidConfigError or ConfineError.
  */
 async function bash(command, options = {}) {
-  if (typeof command !== 'string') throw new UsageError('command must be a string');
+  checkString(command, 'command', 'usage', { allowEmpty: false });
+  checkOptions(options);
+  if (options.stdin !== undefined && options.stdin !== null) {
+    throw new UsageError('bash() takes no stdin (the command gets /dev/null): use run()', { option: 'stdin' });
+  }
   const bin = options.bin || findConfine(options.environ || process.env);
   let line = command;
   if (options.cwd !== undefined && options.cwd !== null) {
-    line = `cd -- ${quote(path.resolve(String(options.cwd)))} && ${command}`;
+    line = `cd -- ${quote(path.resolve(options.cwd))} && ${command}`;
   }
   const { result, timeoutMs } = await bashJson(line, options, bin);
   return { ...result, rendering: render(result, timeoutMs), timeoutMs };
@@ -726,13 +605,12 @@ async function bash(command, options = {}) {
  * `denied(status, stderr)` and `runnerFailure(status, stderr)`.
  */
 async function wrap(argv, options = {}) {
-  if (!Array.isArray(argv) || argv.length === 0) {
-    throw new UsageError('argv must be a non-empty array');
-  }
+  checkArgv(argv);
+  checkOptions(options, { timeout: false });
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'wrap', options);
-  const done = await exec(bin, ['wrap', ...args, '--', ...argv.map(String)], { environ, signal: options.signal });
+  const done = await exec(bin, ['wrap', ...args, '--', ...argv], { environ, signal: options.signal });
   const object = parseJsonLine(done.stdout);
   if (done.status !== 0 || !object || object.error) {
     throw failure(done, bin) ||
@@ -766,7 +644,7 @@ async function wrap(argv, options = {}) {
     rules,
     mode: policy.mode,
     workspaceRoot: policy.workspaceRoot,
-    cwd: options.cwd ? path.resolve(String(options.cwd)) : policy.workspaceRoot,
+    cwd: options.cwd ? path.resolve(options.cwd) : policy.workspaceRoot,
     unenforced: object.unenforced || [],
     layers: object.layers || [],
     clauses: clausesOf(object.clauses),
@@ -776,39 +654,15 @@ async function wrap(argv, options = {}) {
   };
 }
 
-/** SPEC 8's denial rule: a non-zero exit and a signature in stderr. */
-function classifyDenial(dialect, status, stderr) {
-  if (status === 0 || status === null) return false;
-  const text = String(stderr).toLowerCase();
-  return dialect.some((s) => text.includes(s.toLowerCase()));
-}
-
-/** SPEC 8's runner-failure rule over a wrap's rules: the matched line, or
- * null. `status` null (a signal death) is never a runner failure. */
-function classifyRunnerFailure(rules, status, stderr) {
-  if (status === 0 || status === null) return null;
-  const lines = String(stderr).split(/\r?\n/);
-  for (const rule of rules) {
-    if (rule.allowedExitCodes.length && !rule.allowedExitCodes.includes(status)) continue;
-    const info = rule.informationalLines.map((l) => l.toLowerCase());
-    const sigs = rule.fatalSignatures.map((s) => s.trim() ? s.toLowerCase() : null).filter(Boolean);
-    for (const line of lines) {
-      const lower = line.toLowerCase();
-      if (info.includes(lower)) continue;
-      if (sigs.some((s) => lower.includes(s))) return line;
-    }
-  }
-  return null;
-}
-
 /** Which sandbox backend this host can use (`confine probe --json`):
  * { usable, runner, enforcement, landlockAbi, runnerPath, runnerFailure }. */
 async function probe(options = {}) {
-  const environ = options.environ || process.env;
-  const bin = options.bin || findConfine(environ);
+  const { runner, config, environ: given, bin: pinned } = checkProbeOptions(options);
+  const environ = given || process.env;
+  const bin = pinned || findConfine(environ);
   const args = ['probe', '--json'];
-  if (options.runner) args.push('--runner', String(options.runner));
-  if (options.config) args.push('--config', String(options.config));
+  if (runner) args.push('--runner', runner);
+  if (config) args.push('--config', config);
   const done = await exec(bin, args, { environ });
   const object = parseJsonLine(done.stdout);
   if (!object || object.error) {
@@ -843,18 +697,22 @@ async function version(options = {}) {
 /** Runs `confine fs --json OP PATH...` with `input` on stdin; the parsed
  * JSON, or the typed error. */
 function fsCall(op, paths, options, input, defaultMode) {
+  try {
+    checkOptions(options, { timeout: false });
+    // an argv word cannot hold a NUL; cut there it would name another file
+    for (const p of paths) checkString(p, 'path', 'usage', { allowEmpty: false });
+    if (input !== undefined && typeof input !== 'string' && !Buffer.isBuffer(input) && !(input instanceof Uint8Array)) {
+      throw new UsageError(`data must be a string or a Buffer, not ${typeName(input)}`, { option: 'data' });
+    }
+  } catch (e) {
+    return Promise.reject(e);
+  }
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const opts = { mode: defaultMode, ...options };
   delete opts.runner; // no runner is involved
-  for (const p of paths) {
-    // an argv word cannot hold a NUL; cut there it would name another file
-    if (String(p).includes('\0')) {
-      return Promise.reject(new UsageError(`path ${JSON.stringify(String(p))} holds a NUL byte`, { exitStatus: 125 }));
-    }
-  }
   return contextArgs(bin, 'fs', opts).then(({ args }) => new Promise((resolve, reject) => {
-    const child = spawn(bin, ['fs', '--json', ...args, op, ...paths.map(String)],
+    const child = spawn(bin, ['fs', '--json', ...args, op, ...paths],
       { env: environ, stdio: ['pipe', 'pipe', 'pipe'] });
     const out = [];
     const err = [];
@@ -906,6 +764,8 @@ const confineFs = {
 module.exports = {
   run,
   fs: confineFs,
+  classifyDenial,
+  classifyRunnerFailure,
   DeniedError,
   FsError,
   bash,

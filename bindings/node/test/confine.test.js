@@ -171,6 +171,8 @@ test('run: argv as given, cwd, and stdin/stdout byte for byte', async () => {
   // stderr is the command's, without confine's outcome line
   const e = await confine.run(['sh', '-c', 'echo out; echo err >&2; exit 3'], opts(ws));
   assert.deepStrictEqual([e.exitCode, e.stdout, e.stderr], [3, 'out\n', 'err\n']);
+  // the model-facing rendering, as the Python package's run() carries it
+  assert.ok(e.rendering.startsWith('out\n[stderr]\nerr\n') && e.rendering.endsWith('\n[exit code: 3]'), e.rendering);
   const cut = await confine.run(['head', '-c', '5000', '/dev/zero'], opts(ws, { maxOutput: 1000 }));
   assert.strictEqual(cut.stdoutBuffer.length, 1000);
   assert.deepStrictEqual(cut.truncated, { stdout: true, stderr: false });

@@ -37,10 +37,12 @@ The library is found through ``$CONFINE_LIBRARY``, else next to the package
 else the loader's search path, else a source checkout's ``build/``.
 """
 from ._api import (BashResult, Clause, Denial, GitHazard, Provider, Result, Rule, Truncated, Verdict,
-                   Wrap, abash, arun, bash, configure, default_provider, probe, run, version, wrap)
+                   Wrap, bash, configure, default_provider, probe, run, version, wrap)
+from ._async import abash, arun
 from ._errors import (ERROR_CODES, DeniedError, Error, FsError, InvalidConfig,
-                      InvalidConfigError, InvalidPolicy, InvalidPolicyError, SandboxUnavailable,
-                      SandboxUnavailableError, UsageError)
+                      InvalidConfigError, InvalidPolicy, InvalidPolicyError,
+                      ProgramNotExecutableError, ProgramNotFoundError, SandboxUnavailable,
+                      SandboxUnavailableError, SpawnFailedError, UsageError)
 from ._policy import OPTIONS as POLICY_OPTIONS
 from ._version import __version__
 
@@ -50,5 +52,6 @@ __all__ = [
     "GitHazard", "Clause", "Denial", "Error", "SandboxUnavailable", "InvalidPolicy",
     "InvalidConfig", "UsageError", "ERROR_CODES", "POLICY_OPTIONS", "__version__", "DeniedError",
     "FsError", "fs", "SandboxUnavailableError", "InvalidPolicyError", "InvalidConfigError",
+    "SpawnFailedError", "ProgramNotFoundError", "ProgramNotExecutableError",
 ]
 from . import fs  # noqa: E402  (the harness's own file operations)

@@ -27,14 +27,18 @@ class Error(Exception):
     message: str
     stage: Optional[str]
     errno: int
+    #: the keyword argument at fault, when one is (``"workspace"``,
+    #: ``"deny_read"``, ``"probe_timeout"``, ...), else ``None``
+    option: Optional[str]
 
     def __init__(self, message: str, *, code: str = "SYSTEM_ERROR",
-                 stage: Optional[str] = None, errno: int = 0):
+                 stage: Optional[str] = None, errno: int = 0, option: Optional[str] = None):
         super().__init__(message)
         self.message = message
         self.code = code
         self.stage = stage
         self.errno = errno
+        self.option = option
 
 
 class SandboxUnavailableError(Error):
@@ -66,27 +70,56 @@ class InvalidPolicyError(Error):
     for an option this libconfine does not support. ``option`` names the
     keyword argument when one is at fault."""
 
-    option: Optional[str]
-
     def __init__(self, message: str, *, option: Optional[str] = None,
                  stage: Optional[str] = None):
-        super().__init__(message, code="INVALID_POLICY", stage=stage)
-        self.option = option
+        super().__init__(message, code="INVALID_POLICY", stage=stage, option=option)
 
 
 class UsageError(Error, ValueError):
-    """The call itself is wrong (an empty argv, a timeout out of range): the
-    CLI's ``USAGE``. Also a :class:`ValueError`."""
+    """The call itself is wrong (an empty argv, a timeout out of range, a
+    call argument of the wrong type) or a value cannot reach the library as
+    given (a NUL byte, text that is not UTF-8): the CLI's ``USAGE``
+    (doc/SPEC.md 16). ``option`` names the argument. Also a
+    :class:`ValueError`."""
 
-    def __init__(self, message: str):
-        super().__init__(message, code="USAGE")
+    def __init__(self, message: str, *, option: Optional[str] = None):
+        super().__init__(message, code="USAGE", option=option)
 
 
 class InvalidConfigError(Error):
-    """The provider's configuration is invalid (SPEC 4's validations)."""
+    """The provider's configuration is invalid (SPEC 4's validations, or a
+    provider option of the wrong type); ``option`` names it."""
 
-    def __init__(self, message: str, *, stage: Optional[str] = None):
-        super().__init__(message, code="INVALID_CONFIG", stage=stage)
+    def __init__(self, message: str, *, stage: Optional[str] = None,
+                 option: Optional[str] = None):
+        super().__init__(message, code="INVALID_CONFIG", stage=stage, option=option)
+
+
+class SpawnFailedError(Error, OSError):
+    """The program could not be started, and it is not the sandbox's fault
+    (doc/SPEC.md 16, ``SPAWN_FAILED``): not found (``exit_status`` 127, also
+    a :class:`FileNotFoundError`) or not executable (126, also a
+    :class:`PermissionError`), as the CLI's ``run`` and the Node package
+    report it. ``filename`` is the program."""
+
+    exit_status: int
+    filename: str
+
+    def __init__(self, message: str, *, errno: int, filename: str, exit_status: int):
+        Error.__init__(self, message, code="SPAWN_FAILED", errno=errno)
+        self.exit_status = exit_status
+        self.filename = filename
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ProgramNotFoundError(SpawnFailedError, FileNotFoundError):
+    """:class:`SpawnFailedError` for a program that is not there (127)."""
+
+
+class ProgramNotExecutableError(SpawnFailedError, PermissionError):
+    """:class:`SpawnFailedError` for a program that cannot be run (126)."""
 
 
 class DeniedError(Error, PermissionError):

@@ -19,7 +19,7 @@ from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_in
                     c_size_t, c_uint, c_void_p)
 from typing import List, Optional, Sequence
 
-from ._errors import Error
+from ._errors import Error, UsageError
 from ._version import __version__
 
 # ---- enums (values from confine.h) ----------------------------------------
@@ -476,6 +476,11 @@ class StrArray:
 
     def __init__(self, items: Sequence["str | bytes"]):
         self._items = [os.fsencode(i) for i in items]
+        # The callers check each value where it enters (_values.py); a NUL
+        # here would cut a word short in C, so it is never passed on.
+        for item in self._items:
+            if b"\0" in item:
+                raise UsageError("%r holds a NUL byte (a C string would end there)" % (item,))
         self.array = (c_char_p * (len(self._items) + 1))(*self._items, None)
 
     def ptr(self) -> "ctypes._Pointer[c_char_p]":

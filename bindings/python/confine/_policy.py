@@ -31,7 +31,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from . import _ffi
+from . import _ffi, _values
 from ._errors import InvalidPolicy
 
 PolicyPtr = Any  # ctypes.POINTER(_ffi.Policy)
@@ -43,21 +43,11 @@ def _raise(err: _ffi.ConfineError, keyword: Optional[str]) -> None:
 
 
 def _paths(value: Any, keyword: str, absolute: bool) -> List[bytes]:
-    """A path or a sequence of paths as bytes; relative ones made absolute
-    from the current directory when ``absolute``."""
-    if isinstance(value, (str, bytes, os.PathLike)):
-        items = [value]
-    elif isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        raise InvalidPolicy("policy option %r: expected a list of paths, not %r"
-                            % (keyword, type(value).__name__), option=keyword)
+    """A path or a sequence of paths as bytes (each checked: no NUL, not
+    empty); relative ones made absolute from the current directory when
+    ``absolute``."""
     out = []
-    for item in items:
-        if not isinstance(item, (str, bytes, os.PathLike)):
-            raise InvalidPolicy("policy option %r: expected paths, got %r" % (keyword, item),
-                                option=keyword)
-        raw = os.fsencode(item)
+    for raw in _values.paths(value, keyword, _values.POLICY, "paths", one_allowed=True):
         if not raw:
             raise InvalidPolicy("policy option %r: an empty path" % keyword, option=keyword)
         # A relative pattern (`**/.env`, `*.pem`) matches under every root,
@@ -69,25 +59,13 @@ def _paths(value: Any, keyword: str, absolute: bool) -> List[bytes]:
 
 
 def _strings(value: Any, keyword: str, what: str) -> List[bytes]:
-    if isinstance(value, (str, bytes)):
-        value = [value]
-    if not isinstance(value, (list, tuple)):
-        raise InvalidPolicy("policy option %r: expected a list of %s, not %r"
-                            % (keyword, what, type(value).__name__), option=keyword)
-    out = []
-    for item in value:
-        if not isinstance(item, (str, bytes)):
-            raise InvalidPolicy("policy option %r: expected %s, got %r" % (keyword, what, item),
-                                option=keyword)
-        out.append(item.encode() if isinstance(item, str) else item)
-    return out
+    """Text values (host names, env patterns): one or a list, each UTF-8
+    without a NUL."""
+    return _values.texts(value, keyword, _values.POLICY, what, one_allowed=True)
 
 
 def _bool(value: Any, keyword: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidPolicy("policy option %r: expected True or False, not %r"
-                            % (keyword, value), option=keyword)
-    return value
+    return _values.boolean(value, keyword, _values.POLICY)
 
 
 def _appender(name: str, keyword: str, absolute: bool) -> Callable[[PolicyPtr, Any], None]:
@@ -127,11 +105,13 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
     if isinstance(value, bool):  # network=False reads as "off"
         value = "on" if value else "off"
     if not isinstance(value, str):
-        raise InvalidPolicy('policy option \'network\': expected "on" or "off", not %r'
-                            % (value,), option="network")
+        raise InvalidPolicy('policy option \'network\': expected "on", "off" or the allowlist '
+                            '{"allow", "deny", "allow_local"}, not %r' % (value,),
+                            option="network")
+    word = _values.text(value, "network", _values.POLICY)
     parsed = ctypes.c_int()
     err = _ffi.ConfineError()
-    if _ffi.lib().confine_network_parse(value.encode(), ctypes.byref(parsed),
+    if _ffi.lib().confine_network_parse(word, ctypes.byref(parsed),
                                         ctypes.byref(err)) < 0:
         _raise(err, "network")
     policy.contents.network = parsed.value
@@ -169,7 +149,8 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
                 raise InvalidPolicy("policy option 'env': inherit must be \"all\" or \"none\", "
                                     "not %r" % (item,), option=keyword)
             parsed = ctypes.c_int()
-            if lib.confine_env_inherit_parse(item.encode(), ctypes.byref(parsed),
+            if lib.confine_env_inherit_parse(_values.text(item, keyword, _values.POLICY),
+                                             ctypes.byref(parsed),
                                              ctypes.byref(err)) < 0:
                 _raise(err, keyword)
             env.inherit = parsed.value
@@ -188,7 +169,8 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
                     if not isinstance(k, str) or not isinstance(v, str):
                         raise InvalidPolicy("policy option 'env': set maps names to string "
                                             "values, got %r: %r" % (k, v), option=keyword)
-                    entries.append(os.fsencode(k) + b"=" + os.fsencode(v))
+                    entries.append(_values.text(k, keyword, _values.POLICY) + b"=" +
+                                   _values.path(v, keyword, _values.POLICY))
             else:
                 entries = _strings(item, keyword, "NAME=VALUE entries")
             for entry in entries:
@@ -271,7 +253,10 @@ def apply(policy: PolicyPtr, chosen: Mapping[str, Any]) -> None:
         hook(policy, value)
     err = _ffi.ConfineError()
     if _ffi.lib().confine_policy_validate(policy, ctypes.byref(err)) < 0:
-        _raise(err, None)
+        # The library's message starts with the config key at fault
+        # ("denyRead entry ..."): the keyword is named.
+        lead = _ffi.text(err.message).split(" ", 1)[0].split(".", 1)[0]
+        _raise(err, next((o.keyword for o in OPTIONS.values() if o.key == lead), None))
 
 
 def _describe_network(p: Any) -> Any:

@@ -30,8 +30,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, List, Optional, Union
 
-from . import _ffi
-from ._api import PathArg, _Policy, _raise
+from . import _ffi, _values
+from ._api import PathArg, _Policy
+from ._provider import _raise
 from ._errors import DeniedError, FsError, UsageError
 
 
@@ -92,12 +93,7 @@ def _path(path: PathArg) -> bytes:
     """The path as the library takes it: a C string cannot hold a NUL, and
     one cut there names another file, so that and an empty path are the
     caller's error (``USAGE``, as the Node package and the CLI say it)."""
-    raw = os.fsencode(path)
-    if not raw:
-        raise UsageError("PATH is an empty string")
-    if b"\0" in raw:
-        raise UsageError("path %r holds a NUL byte" % (path,))
-    return raw
+    return _values.path(path, "path", _values.USAGE, allow_empty=False)
 
 
 def _call(fn: Any, *args: Any) -> None:
@@ -109,11 +105,12 @@ def _call(fn: Any, *args: Any) -> None:
 def read(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
          max_bytes: int = 0, **policy: Any) -> bytes:
     """The bytes of a regular file (at most ``max_bytes`` when given)."""
+    limit = _values.count(max_bytes, "max_bytes", lower=0)
     with _Handle(mode, workspace, policy) as h:
         data = ctypes.c_void_p()
         length = ctypes.c_size_t()
         cut = ctypes.c_bool()
-        _call(_ffi.lib().confine_fs_read, h.ptr, _path(path), max_bytes,
+        _call(_ffi.lib().confine_fs_read, h.ptr, _path(path), limit,
               ctypes.byref(data), ctypes.byref(length), ctypes.byref(cut))
         try:
             return ctypes.string_at(data, length.value) if length.value else b""
@@ -126,7 +123,15 @@ def read_text(path: PathArg, *, encoding: str = "utf-8", **kw: Any) -> str:
 
 
 def _data(data: Union[str, bytes]) -> bytes:
-    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    """The bytes to write (data with a length: a NUL is fine here)."""
+    if isinstance(data, str):
+        try:
+            return data.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError("data is not valid UTF-8 text (pass bytes)", option="data") from None
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise UsageError("data must be str or bytes, not %s" % type(data).__name__, option="data")
 
 
 def write(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-write",

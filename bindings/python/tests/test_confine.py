@@ -249,8 +249,13 @@ class Effects(Base):
             os.unlink(prog)
 
     def test_missing_program(self):
-        with self.assertRaises(FileNotFoundError):
+        # SPAWN_FAILED 127 with the CLI's and the Node package's message,
+        # still a FileNotFoundError (doc/SPEC.md 16)
+        with self.assertRaises(FileNotFoundError) as cm:
             confine.run(["confine-no-such-program"], **self.kw())
+        self.assertIsInstance(cm.exception, confine.SpawnFailedError)
+        self.assertEqual((cm.exception.code, cm.exception.exit_status), ("SPAWN_FAILED", 127))
+        self.assertEqual(cm.exception.message, "confine-no-such-program: command not found")
         r = confine.bash("confine-no-such-program", **self.kw())
         self.assertEqual(r.exit_code, 127)
         self.assertFalse(r.denied)

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: MIT
+// The model-facing rendering of a run (doc/SPEC.md 9), as
+// confine_bash_render() writes it.
+'use strict';
+
+/** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
+ * confine_bash_render() writes it: a control character shows as '?'. */
+function denialLines(result, files) {
+  return (result.denials || []).filter((d) => (files ? d.path : d.address) !== null)
+    .map((d) => `[denied: ${d.op} ${(files ? d.path : d.address).replace(/[\x00-\x1f\x7f]/g, '?')} (${d.clause})]`);
+}
+
+/** "denyRead (/ws/.env), signals": the clauses that did not hold, each
+ * name once with its subjects, as confine_bash_render() lists them. */
+function describeUnenforced(clauses) {
+  const names = [];
+  for (const c of clauses) if (c.status !== 'enforced' && !names.includes(c.clause)) names.push(c.clause);
+  return names.map((name) => {
+    const subjects = clauses.filter((c) => c.clause === name && c.status !== 'enforced' && c.subject !== null)
+      .map((c) => c.subject);
+    return subjects.length ? `${name} (${subjects.join(', ')})` : name;
+  }).join(', ');
+}
+
+/** The model-facing rendering (SPEC 9), as confine_bash_render() writes it. */
+function render(result, timeoutMs) {
+  const nulFree = (s) => s.replace(/\0/g, '\uFFFD');
+  let text = '';
+  const marker = (m) => {
+    if (text.length && !text.endsWith('\n')) text += '\n';
+    text += m;
+  };
+  if (result.stdout) text += nulFree(result.stdout);
+  if (result.stderr) {
+    if (text.length && !text.endsWith('\n')) text += '\n';
+    text += '[stderr]\n' + nulFree(result.stderr);
+  }
+  if (!result.stdout && !result.stderr) text += '(no output)';
+  if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
+  for (const line of denialLines(result, true)) marker(line);
+  if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);
+  for (const line of denialLines(result, false)) marker(line);
+  if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
+    marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
+  }
+  if (result.timedOut) marker(`[timed out after ${timeoutMs}ms]`);
+  if (result.signal) marker(`[killed by signal: ${result.signal}]`);
+  else if (result.exitCode !== 0 && result.exitCode !== null) marker(`[exit code: ${result.exitCode}]`);
+  return text;
+}
+
+module.exports = { render };

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Walks a table of tests/golden/ through every door (TAP).
+
+``doors.py bad``: bad-inputs.json. The Python package and the Node package
+must refuse each row's value with the row's error code, name the option
+(the error's ``option`` and its message), and run nothing; the CLI must
+exit 125 for the equivalent flag or config key.
+
+``doors.py accepted``: accepted-inputs.json. wrap() of each package and
+``confine wrap`` must take each row's values and echo the same policy.
+
+Environment (set by Meson): CONFINE_LIBRARY (the built library),
+CONFINE_BIN (the built confine), CONFINE_TEST_NODE (node, or empty: the
+Node door is then reported as skipped, a failure under CONFINE_MUST_WORK=1).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TABLES = {"bad": os.path.join(HERE, "bad-inputs.json"),
+          "accepted": os.path.join(HERE, "accepted-inputs.json")}
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
+import confine  # noqa: E402
+
+CLI = os.environ["CONFINE_BIN"]
+NODE = os.environ.get("CONFINE_TEST_NODE") or None
+
+
+OUT = ""  # the directory outside the workspace ({out}), set by main()
+
+
+def place(value, ws):
+    """{ws} and {out} replaced, {"$bytes": HEX} made bytes, everywhere in a
+    value."""
+    if isinstance(value, str):
+        return value.replace("{ws}", ws).replace("{out}", OUT)
+    if isinstance(value, list):
+        return [place(v, ws) for v in value]
+    if isinstance(value, dict):
+        if set(value) == {"$bytes"}:
+            return bytes.fromhex(value["$bytes"])
+        return {k: place(v, ws) for k, v in value.items()}
+    return value
+
+
+def camel(keyword):
+    head, *rest = keyword.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
+def tree(directory):
+    """Every name under `directory` (what a run that ran would change)."""
+    out = set()
+    for parent, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            out.add(os.path.relpath(os.path.join(parent, name), directory))
+    return out
+
+
+def python_door(entry, ws):
+    args = place(entry["args"], ws)
+    argv = args.pop("argv", None)
+    command = args.pop("command", None)
+    marker = os.path.join(ws, "ran")
+    kw = {"workspace": ws, "mode": "workspace-write"}
+    kw.update(args)
+    try:
+        if entry["call"] == "provider":
+            confine.Provider(**args).close()
+        elif entry["call"] == "run":
+            confine.run(["touch", marker] if argv is None else argv, **kw)
+        elif entry["call"] == "bash":
+            confine.bash("touch " + marker if command is None else command, **kw)
+        elif entry["call"] == "wrap":
+            confine.wrap(["true"] if argv is None else argv, **kw)
+        else:
+            raise AssertionError("unknown call " + entry["call"])
+    except confine.Error as e:
+        return {"code": e.code, "option": e.option, "message": e.message}
+    except Exception as e:  # a bare TypeError, AttributeError, ...: not the contract's
+        return {"code": None, "option": None, "message": "%s: %s" % (type(e).__name__, e)}
+    return {"ran": True}
+
+
+def node_door(kind, ws):
+    done = subprocess.run([NODE, os.path.join(HERE, "node-door.js"), kind, TABLES[kind], ws, OUT],
+                          capture_output=True, text=True, env=dict(os.environ, CONFINE_CONFIG=""),
+                          timeout=300, cwd=ws)
+    if done.returncode != 0:
+        raise AssertionError("node-door.js failed: " + done.stderr)
+    return {r["name"]: r for r in map(json.loads, done.stdout.splitlines())}
+
+
+def cli_door(entry, ws):
+    args = [a if isinstance(a, bytes) else a.encode("utf-8", "surrogateescape")
+            for a in place(entry["args"], ws)]
+    if "config" in entry:
+        path = os.path.join(ws, "config.json")
+        with open(path, "w") as f:
+            # \u0000 stays an escape: the config reader must refuse it
+            json.dump(place(entry["config"], ws), f)
+        args.insert(1, b"--config=" + path.encode())
+    done = subprocess.run([CLI.encode()] + args, capture_output=True, cwd=ws,
+                          env=dict(os.environ, CONFINE_CONFIG=""), timeout=60)
+    return done.returncode, done.stderr.decode("utf-8", "replace").strip()
+
+
+def refusal_problem(got, code, option):
+    """Why `got` is not the expected refusal, or None."""
+    if got.get("ran"):
+        return "it ran"
+    if got["code"] != code:
+        return "code %s, expected %s (%s)" % (got["code"], code, got["message"])
+    if got["option"] != option:
+        return "option %r, expected %r (%s)" % (got["option"], option, got["message"])
+    names = {option, camel(option), option.split(".")[0]}
+    if not any(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(n), got["message"]) for n in names):
+        return "the message does not name %s: %s" % (option, got["message"])
+    return None
+
+
+def accepted(rows, ws):
+    """Each row's policy as the three doors echo it: equal, or TAP fails."""
+    node = node_door("accepted", ws) if NODE else {}
+    print("1..%d" % len(rows))
+    failed = 0
+    for i, row in enumerate(rows, 1):
+        echoed = {}
+        kw = {"workspace": ws, "mode": "workspace-write"}
+        kw.update(place(row["python"], ws))
+        try:
+            echoed["python"] = confine.wrap(["true"], **kw).policy
+        except confine.Error as e:
+            echoed["python"] = "refused: %s %s" % (e.code, e.message)
+        args = [a.encode() for a in place(row["cli"], ws)]
+        if b"-m" not in args:
+            args = [b"-m", b"workspace-write"] + args
+        done = subprocess.run([CLI.encode(), b"wrap", b"-w", ws.encode()] + args + [b"--", b"true"],
+                              capture_output=True, cwd=ws, env=dict(os.environ, CONFINE_CONFIG=""),
+                              timeout=60)
+        out = json.loads(done.stdout or b"{}")
+        echoed["cli"] = out.get("policy") or "refused: %s" % out.get("error")
+        if NODE:
+            got = node.get(row["name"]) or {}
+            echoed["node"] = got.get("policy") or "refused: %s %s" % (got.get("code"),
+                                                                     got.get("message"))
+        distinct = {json.dumps(v, sort_keys=True) for v in echoed.values()}
+        if len(distinct) != 1 or any(isinstance(v, str) for v in echoed.values()):
+            failed += 1
+            print("not ok %d - %s: the doors disagree" % (i, row["name"]))
+            for door, value in echoed.items():
+                print("#   %s: %s" % (door, json.dumps(value, sort_keys=True)))
+        else:
+            print("ok %d - %s%s" % (i, row["name"], "" if NODE else " (node not found)"))
+    return 1 if failed else 0
+
+
+def main():
+    global OUT
+    kind = sys.argv[1] if len(sys.argv) > 1 else "bad"
+    rows = json.load(open(TABLES[kind]))["rows"]
+    base = tempfile.mkdtemp(prefix="doors.", dir=os.path.join(
+        os.environ.get("HOME") or "/tmp", ".cache"))
+    ws = os.path.join(base, "ws")
+    OUT = os.path.join(base, "outside")
+    os.makedirs(os.path.join(ws, "sub"))
+    os.makedirs(OUT)
+    os.chdir(ws)  # relative values are taken from here at every door
+    if kind == "accepted":
+        try:
+            return accepted(rows, ws)
+        finally:
+            os.chdir("/")
+            shutil.rmtree(base, ignore_errors=True)
+    before = tree(base)
+    node = {}
+    if NODE:
+        node = node_door("bad", ws)
+    checks = []
+    for row in rows:
+        for door in ("python", "node", "cli"):
+            if row[door] is not None:
+                checks.append((row, door))
+    print("1..%d" % (len(checks) + 1))
+    failed = 0
+    if tree(base) != before:
+        failed += 1
+        print("not ok 1 - node: a call ran: %s" % sorted(tree(base) ^ before))
+    else:
+        print("ok 1 - node: no call ran")
+    for i, (row, door) in enumerate(checks, 2):
+        label = "%s: %s" % (door, row["name"])
+        if door == "node" and not NODE:
+            if os.environ.get("CONFINE_MUST_WORK") == "1":
+                print("not ok %d - %s # node is missing, but CONFINE_MUST_WORK=1" % (i, label))
+                failed += 1
+            else:
+                print("ok %d - %s # SKIP node not found" % (i, label))
+            continue
+        if door == "cli":
+            status, stderr = cli_door(row["cli"], ws)
+            problem = None if status == 125 else "exit %d, expected 125 (%s)" % (status, stderr)
+            for name in ("config.json",):
+                if os.path.exists(os.path.join(ws, name)):
+                    os.unlink(os.path.join(ws, name))
+        else:
+            got = python_door(row[door], ws) if door == "python" else node.get(row["name"])
+            problem = ("no answer from node-door.js" if got is None
+                       else refusal_problem(got, row["code"], row[door]["option"]))
+        after = tree(base)
+        if after != before:
+            problem = (problem + "; " if problem else "") + "the tree changed: %s" % sorted(
+                after ^ before)
+            shutil.rmtree(ws)
+            os.makedirs(os.path.join(ws, "sub"))
+        if problem:
+            failed += 1
+            print("not ok %d - %s: %s" % (i, label, problem))
+        else:
+            print("ok %d - %s" % (i, label))
+    os.chdir("/")
+    shutil.rmtree(base, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
