@@ -8,12 +8,14 @@
  * library, the config file and the CLI.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "git-dir.h"
 #include "policy-internal.h"
 #include "util.h"
 
@@ -587,10 +589,20 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 			return r;
 	}
 	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++) {
+		char git_dir[PATH_MAX];
 		r = check_canonical_root(CONFINE_MODE_WORKSPACE_WRITE, "writableRoots entry",
 		                         policy->writable_roots[i], true, err);
 		if (r < 0)
 			return r;
+		/* A root that resolves into a git directory would be a grant the
+		 * default protections exist to withhold (issue 28.7). */
+		if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->default_protections &&
+		    cf_git_dir_at_or_above(policy->writable_roots[i], git_dir, sizeof git_dir))
+			return invalid(err,
+			               "writableRoots entry \"%s\" lies in the git directory \"%s\", "
+			               "which defaultProtections keep read-only: grant the work tree "
+			               "instead (or turn defaultProtections off)",
+			               policy->writable_roots[i], git_dir);
 	}
 	for (size_t i = 0; policy->deny_read && policy->deny_read[i]; i++) {
 		const char *deny = policy->deny_read[i];

@@ -164,6 +164,30 @@ static void test_missing_writable_root_is_skipped_and_said(void **state) {
 	confine_policy_free(p);
 }
 
+/* A writable root inside a git directory is refused while default
+ * protections are on (issue 28.7): they exist to keep it read-only. */
+static void test_writable_root_in_a_git_dir_is_refused(void **state) {
+	confine_policy *p = new_policy(CONFINE_MODE_WORKSPACE_WRITE);
+	confine_error err = { 0 };
+	char hooks[PATH_MAX];
+	(void)state;
+	snprintf(hooks, sizeof hooks, "%s", at("/other/.git/hooks"));
+	assert_int_equal(mkdir(at("/other"), 0755) == 0 || errno == EEXIST, 1);
+	assert_int_equal(mkdir(at("/other/.git"), 0755), 0);
+	assert_int_equal(mkdir(hooks, 0755), 0);
+	assert_int_equal(confine_policy_add_writable_root(p, hooks, &err), 0);
+	expect_refusal(confine_policy_validate(p, &err), &err, "lies in the git directory",
+	               at("/other/.git"));
+	p->default_protections = false;
+	assert_int_equal(confine_policy_validate(p, &err), 0);
+	p->default_protections = true;
+	p->mode = CONFINE_MODE_READ_ONLY; /* granted nothing there: no harm */
+	assert_int_equal(confine_policy_validate(p, &err), 0);
+	confine_policy_free(p);
+	rmdir(hooks);
+	rmdir(at("/other/.git"));
+}
+
 static void test_bad_writable_roots_are_refused(void **state) {
 	static const struct {
 		const char *path;   /* "@" prefix: under BASE */
@@ -525,6 +549,7 @@ int main(void) {
 		cmocka_unit_test(test_names_parse_and_print),
 		cmocka_unit_test(test_writable_root_is_canonicalized_and_deduplicated),
 		cmocka_unit_test(test_bad_writable_roots_are_refused),
+		cmocka_unit_test(test_writable_root_in_a_git_dir_is_refused),
 		cmocka_unit_test(test_missing_writable_root_is_skipped_and_said),
 		cmocka_unit_test(test_workspace_roots_that_are_not_places),
 		cmocka_unit_test(test_a_directory_below_dev_shm_is_a_place),

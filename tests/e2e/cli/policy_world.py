@@ -663,9 +663,30 @@ def test_temp_area_workspace_write(w):
 
 
 def test_refusals(w):
+    # a writable root that resolves into another repository's git directory
+    # (issue 28.7): refused; the control, with defaultProtections off, shows
+    # the grant would let the command plant a hook there
+    repo = os.path.join(w.other, "repo")
+    os.makedirs(repo)
+    git(repo, "init", "-q")
+    link = os.path.join(w.other, "hooks-link")
+    os.symlink(os.path.join(repo, ".git", "hooks"), link)
+    hook = os.path.join(repo, ".git", "hooks", "pre-commit")
+    plant = "echo planted > '%s'" % hook
+    control = w.bash("workspace-write", ["--writable", link, "--no-default-protections"], plant)
+    check(os.path.exists(hook), "control: the hooks grant did not let the command write", control)
+    os.unlink(hook)
+    done = subprocess.run([w.confine, "bash"] + w.common("workspace-write", ["--writable", link])
+                          + ["-c", plant], capture_output=True, text=True)
+    check(done.returncode == 125 and "lies in the git directory" in done.stderr
+          and not os.path.exists(hook), "a writable root in a git directory", done.stderr)
+    shutil.rmtree(repo)
+    os.unlink(link)
     for opts, word in ((["--deny-read", w.base], "denyRead"),
-                       (["--writable", os.path.join(w.base, "missing")], "--writable"),
+                       (["--writable", os.path.join(w.base, "a-file")], "--writable"),
                        (["--env-include", "A=B"], "--env-include")):
+        with open(os.path.join(w.base, "a-file"), "w") as f:
+            f.write("x")
         done = subprocess.run([w.confine, "wrap"] + w.common("workspace-write", opts)
                               + ["--", "true"], capture_output=True, text=True)
         check(done.returncode == 125 and word in done.stderr, "not refused: %r" % opts,

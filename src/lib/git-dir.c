@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Finding the git directory a path lies in (git-dir.h). */
+#include "git-dir.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static bool holds(const char *dir, const char *name, bool want_dir) {
+	char p[PATH_MAX];
+	struct stat st;
+	if ((size_t)snprintf(p, sizeof p, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name) >=
+	    sizeof p)
+		return false;
+	if (lstat(p, &st) < 0)
+		return false;
+	return want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
+}
+
+static bool is_git_dir(const char *dir) {
+	const char *base = strrchr(dir, '/');
+	if (base && strcmp(base + 1, ".git") == 0)
+		return true;
+	return holds(dir, "HEAD", false) && holds(dir, "objects", true) && holds(dir, "refs", true);
+}
+
+bool cf_git_dir_at_or_above(const char *path, char *out, size_t size) {
+	char dir[PATH_MAX];
+	if (!path || path[0] != '/' || strlen(path) >= sizeof dir)
+		return false;
+	memcpy(dir, path, strlen(path) + 1);
+	for (;;) {
+		char *slash;
+		if (strcmp(dir, "/") != 0 && is_git_dir(dir)) {
+			snprintf(out, size, "%s", dir);
+			return true;
+		}
+		slash = strrchr(dir, '/');
+		if (!slash || slash == dir)
+			return false;
+		*slash = '\0';
+	}
+}
