@@ -144,6 +144,45 @@ params = ctypes.create_string_buffer(120)
 fd = libc.syscall(425, 4, params)
 print("OK" if fd >= 0 else "FAILED:%s" % os.strerror(ctypes.get_errno()))
 """
+# Inbound (issue 29.1): a listener with no bind(), which autobinds on the
+# wildcard address of the host's network, and a UDP socket autobound by a
+# send. Prints "PORT n" and waits for the host to reach it, or FAILED:<why>.
+PY_LISTEN = """
+import socket, sys
+fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+try:
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.listen(4)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+    sys.exit(0)
+print("PORT %d" % s.getsockname()[1], flush=True)
+s.settimeout(20)
+try:
+    c, _ = s.accept()
+    c.sendall(b"inbound")
+    c.close()
+    print("OK", flush=True)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+"""
+PY_UDP_IN = """
+import socket, sys
+fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+try:
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.sendto(b"out", ("::1" if fam == socket.AF_INET6 else "127.0.0.1", int(sys.argv[2])))
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+    sys.exit(0)
+print("PORT %d" % s.getsockname()[1], flush=True)
+s.settimeout(20)
+try:
+    data, _ = s.recvfrom(100)
+    print("OK" if data == b"inbound" else "FAILED:%r" % data, flush=True)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+"""
 PY_URLLIB = """
 import sys, urllib.request
 try:
@@ -178,6 +217,79 @@ def attack(confine, runner, flags, ws, script, *args, env=None):
                  + ["--", py, "-c", script] + list(args), env=env)
     outside = run([py, "-c", script] + list(args), env=env)
     return inside.stdout.strip() + inside.stderr.strip(), outside.stdout.strip()
+
+
+def reach_inbound(argv, kind, family, env, cwd=None):
+    """Starts argv (a PY_LISTEN or PY_UDP_IN run); if it says PORT n, the
+    host tries to reach it there. Returns "OK" when bytes were traded, else
+    what failed."""
+    p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        first = p.stdout.readline().strip()
+        if not first.startswith("PORT "):
+            return "FAILED(no listener):" + first
+        port = int(first.split()[1])
+        host = "::1" if family == "6" else "127.0.0.1"
+        fam = socket.AF_INET6 if family == "6" else socket.AF_INET
+        try:
+            if kind == "tcp":
+                c = socket.create_connection((host, port), timeout=10)
+                got = c.recv(100)
+                c.close()
+                if got != b"inbound":
+                    return "FAILED(nothing read):%r" % got
+            else:
+                u = socket.socket(fam, socket.SOCK_DGRAM)
+                u.sendto(b"inbound", (host, port))
+                u.close()
+        except OSError as e:
+            return "FAILED(host):%s" % e
+        out, _ = p.communicate(timeout=60)
+        return out.strip()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spawn_env=None):
+    """Nothing comes in (issue 29.1), TCP and UDP, IPv4 and IPv6, each with
+    its unconfined control."""
+    py = sys.executable
+    sink4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink4.bind(("127.0.0.1", 0))
+    families = ["4"]
+    sink6 = None
+    try:
+        sink6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        sink6.bind(("::1", 0))
+        families.append("6")
+    except OSError:
+        print("no IPv6 loopback here: the IPv6 inbound cases are skipped")
+    try:
+        for kind, script in (("tcp", PY_LISTEN), ("udp", PY_UDP_IN)):
+            for fam in families:
+                sink = sink6 if fam == "6" else sink4
+                args = [fam] + ([str(sink.getsockname()[1])] if kind == "udp" else [])
+                if spawn_prefix is None:
+                    argv = ([confine, "run", "--runner", runner, "-w", ws] + flags
+                            + ["--", py, "-c", script] + args)
+                    how = "run"
+                else:
+                    argv = spawn_prefix + [py, "-c", script] + args
+                    how = "wrap argv"
+                inside = reach_inbound(argv, kind, fam, spawn_env or env, cwd=ws)
+                outside = reach_inbound([py, "-c", script] + args, kind, fam, env)
+                name = "%s %s inbound %s IPv%s (%s)" % (runner, user, kind, fam, how)
+                check(inside.startswith("FAILED"), name + ": must not be reachable:", inside)
+                check(outside == "OK", name + ": the unconfined control must be reachable:",
+                      outside)
+                print("ok %s: confined %s, control %s" % (name, inside, outside))
+    finally:
+        sink4.close()
+        if sink6 is not None:
+            sink6.close()
 
 
 def run_table(confine, launcher, runner):
@@ -304,6 +416,9 @@ def run_table(confine, launcher, runner):
             if name.startswith("udp"):
                 check(len(udp.got) == before + 1, "udp: only the control may arrive:", udp.got)
             print("ok %s %s: %s confined (%s), control %s" % (runner, user, name, inside, outside))
+        inbound_cases(confine, runner, flags, ws, env, user)
+        inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=report["argv"][:-1],
+                      spawn_env=report["env"])
         # The proxy's port on 127.0.0.2: only the supervisor can refuse it.
         p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
                              + ["--", sys.executable, "-c", PY_SAME_PORT], env=env,
