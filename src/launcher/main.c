@@ -192,7 +192,8 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "npm_config_proxy",
 		"npm_config_https_proxy",
 	};
-	char url[64], socks[64];
+	static char token[PROXY_TOKEN_LENGTH + 1];
+	char url[128], socks[128];
 	const char *pattern;
 	size_t cursor = 0, i;
 	unsigned port = 0;
@@ -215,6 +216,16 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 			config.deny[config.n_deny++] = pattern;
 	config.allow_local = invocation->proxy_allow_local;
 	config.hosts_file = invocation->proxy_hosts;
+	/* The run's secret: made here, never in an argv (which every user
+	 * can read in /proc), handed to the command in its proxy variables
+	 * only. */
+	r = proxy_make_token(token);
+	if (r < 0) {
+		report_failure("cannot start the network proxy: no random secret: %s",
+			       strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	config.token = token;
 	r = proxy_start(&config, &pid, &lifeline, &port);
 	if (r < 0) {
 		report_failure("cannot start the network proxy: %s", strerror(-r));
@@ -230,8 +241,8 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 		report_failure("seccomp filter error: %s", strerror(-r));
 		return LAUNCHER_EXIT_FAILURE;
 	}
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
-	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", port);
+	snprintf(url, sizeof(url), "http://" PROXY_USER ":%s@127.0.0.1:%u", token, port);
+	snprintf(socks, sizeof(socks), "socks5h://" PROXY_USER ":%s@127.0.0.1:%u", token, port);
 	for (i = 0; i < sizeof(variables) / sizeof(variables[0]); i++)
 		if (setenv(variables[i], url, 1) != 0)
 			return LAUNCHER_EXIT_FAILURE;

@@ -183,6 +183,45 @@ try:
 except OSError as e:
     print("FAILED:%s" % e, flush=True)
 """
+# A run that lives until told: prints the proxy variable it was given.
+PY_HOLD = """
+import os, sys
+print(os.environ["HTTP_PROXY"], flush=True)
+sys.stdin.readline()
+"""
+# A SOCKS5 client from the host: "none" offers no authentication, "bad"
+# a wrong password, "good" the run's. Prints the answer bytes.
+PY_SOCKS_HOST = """
+import socket, struct, sys
+port, how, token, dport = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode(), int(sys.argv[4])
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(b"\\x05\\x01\\x00" if how == "none" else b"\\x05\\x01\\x02")
+r = s.recv(2)
+if how == "none" or r != b"\\x05\\x02":
+    print("METHOD:%s" % r.hex())
+    sys.exit(0)
+if how == "bad":
+    token = b"0" * len(token)
+s.sendall(b"\\x01\\x07confine" + bytes([len(token)]) + token)
+r = s.recv(2)
+if r != b"\\x01\\x00":
+    print("AUTH:%s" % r.hex())
+    sys.exit(0)
+name = b"allowed.test"
+s.sendall(b"\\x05\\x01\\x00\\x03" + bytes([len(name)]) + name + struct.pack(">H", dport))
+r = s.recv(10)
+if r[1] != 0:
+    print("REPLY:%d" % r[1])
+    sys.exit(0)
+s.sendall(b"GET /index.html HTTP/1.0\\r\\nHost: allowed.test\\r\\n\\r\\n")
+got = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    got += chunk
+print("BODY" if b"@BODY@" in got else "NOBODY")
+""".replace("@BODY@", BODY)
 PY_URLLIB = """
 import sys, urllib.request
 try:
@@ -193,9 +232,12 @@ except Exception as e:
 PY_SOCKS = """
 import os, socket, struct, sys
 port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+token = os.environ["HTTP_PROXY"].split("//", 1)[1].split("@", 1)[0].split(":", 1)[1].encode()
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
-s.sendall(b"\\x05\\x01\\x00")
-assert s.recv(2) == b"\\x05\\x00"
+s.sendall(b"\\x05\\x01\\x02")
+assert s.recv(2) == b"\\x05\\x02"
+s.sendall(b"\\x01\\x07confine" + bytes([len(token)]) + token)
+assert s.recv(2) == b"\\x01\\x00"
 if sys.argv[1] == "udp":
     s.sendall(b"\\x05\\x03\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00")
 else:
@@ -290,6 +332,56 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
         sink4.close()
         if sink6 is not None:
             sink6.close()
+
+
+def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
+    """Issue 29.2: while a run lives, a host process (this user, and as root
+    another user too) cannot use the run's proxy without the run's secret;
+    the same requests with the secret copied from the run get through (the
+    control: the proxy is up, and the credentials are what decide)."""
+    p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
+                         + ["--", sys.executable, "-c", PY_HOLD], env=env, cwd=ws,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        given = p.stdout.readline().strip()
+        check(given.startswith("http://confine:") and "@127.0.0.1:" in given,
+              "%s: the proxy variable carries the run's credentials:" % runner, given)
+        token = given.split("//", 1)[1].split("@", 1)[0].split(":", 1)[1]
+        proxy_port = int(given.rsplit(":", 1)[1])
+        bare = "http://127.0.0.1:%d" % proxy_port
+        wrong = "http://confine:%s@127.0.0.1:%d" % ("0" * len(token), proxy_port)
+        url = "http://allowed.test:%d/index.html" % port
+        as_others = [("this user", [])]
+        if os.getuid() == 0 and shutil.which("setpriv"):
+            as_others.append(("uid 65534", ["setpriv", "--reuid=65534", "--regid=65534",
+                                            "--clear-groups"]))
+        for who, prefix in as_others:
+            for how, extra in (("http", []), ("connect", ["--proxytunnel"])):
+                for cred, proxy in (("no credentials", bare), ("a wrong secret", wrong)):
+                    r = run(prefix + ["curl", "-sS", "-m", "20", "-i", "--noproxy", "",
+                                      "-x", proxy] + extra + [url], env=env)
+                    check(BODY not in r.stdout and "407" in (r.stdout + r.stderr),
+                          "%s: %s, %s, %s: must get 407:" % (runner, who, how, cred),
+                          (r.stdout, r.stderr))
+                r = run(prefix + ["curl", "-sS", "-m", "20", "--noproxy", "", "-x", given]
+                        + extra + [url], env=env)
+                check(r.stdout.strip() == BODY, "%s: %s, %s, the run's secret (control):"
+                      % (runner, who, how), (r.stdout, r.stderr))
+            for how, want in (("none", "METHOD:05ff"), ("bad", "AUTH:0101"), ("good", "BODY")):
+                r = run(prefix + [sys.executable, "-c", PY_SOCKS_HOST, str(proxy_port), how, token,
+                                  str(port)], env=env)
+                check(r.stdout.strip() == want, "%s: %s, socks5 %s:" % (runner, who, how),
+                      (r.stdout, r.stderr))
+            print("ok %s %s: the run's proxy refuses %s without the run's secret (HTTP 407, "
+                  "CONNECT 407, SOCKS5 no method / auth failed); with it, reached (control)"
+                  % (runner, user, who))
+    finally:
+        try:
+            p.communicate("go\n", timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def run_table(confine, launcher, runner):
@@ -419,6 +511,7 @@ def run_table(confine, launcher, runner):
         inbound_cases(confine, runner, flags, ws, env, user)
         inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=report["argv"][:-1],
                       spawn_env=report["env"])
+        proxy_only_for_the_run(confine, runner, flags, ws, env, user, port)
         # The proxy's port on 127.0.0.2: only the supervisor can refuse it.
         p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
                              + ["--", sys.executable, "-c", PY_SAME_PORT], env=env,
