@@ -201,12 +201,19 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	int lifeline = -1;
 	int r;
 
-	if (setup->sv == NULL || abi < 4) {
-		report_line("network: no allowlist without the supervisor and Landlock ABI 4: "
-			    "the network stays off");
+	/* Without --deny-network (--proxy-off inside bwrap's namespace) the
+	 * network is not ours to cut: the proxy only answers, and needs no
+	 * way out. */
+	if (invocation->deny_network && (setup->sv == NULL || abi < 4)) {
+		/* With --proxy-off alone nothing is lost: the network is off
+		 * as asked, only without the fast refusal. */
+		if (invocation->proxy)
+			report_line("network: no allowlist without the supervisor and Landlock ABI "
+				    "4: the network stays off");
 		return 0;
 	}
 	memset(&config, 0, sizeof(config));
+	config.off = !invocation->proxy;
 	while (next_proxy_host(invocation, &cursor, false, &pattern))
 		if (config.n_allow < sizeof(config.allow) / sizeof(config.allow[0]))
 			config.allow[config.n_allow++] = pattern;
@@ -234,18 +241,28 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	launch->helper = pid;
 	launch->helper_lifeline = lifeline;
 	invocation->proxy_port = port;
-	supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port));
-	seccomp_filter_allow_tcp();
-	r = seccomp_filter_build(invocation->deny_network, filter);
-	if (r < 0) {
-		report_failure("seccomp filter error: %s", strerror(-r));
-		return LAUNCHER_EXIT_FAILURE;
+	if (invocation->deny_network) {
+		/* Off reads as it did without the proxy: a refused connect is
+		 * ECONNREFUSED, what bwrap's namespace answers (doc/SPEC.md 15). */
+		supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port),
+				    config.off ? ECONNREFUSED : EACCES);
+		seccomp_filter_allow_tcp();
+		r = seccomp_filter_build(invocation->deny_network, filter);
+		if (r < 0) {
+			report_failure("seccomp filter error: %s", strerror(-r));
+			return LAUNCHER_EXIT_FAILURE;
+		}
 	}
 	snprintf(url, sizeof(url), "http://" PROXY_USER ":%s@127.0.0.1:%u", token, port);
 	snprintf(socks, sizeof(socks), "socks5h://" PROXY_USER ":%s@127.0.0.1:%u", token, port);
 	for (i = 0; i < sizeof(variables) / sizeof(variables[0]); i++)
 		if (setenv(variables[i], url, 1) != 0)
 			return LAUNCHER_EXIT_FAILURE;
+	/* Off: nothing can succeed, so pip's five retries with back-off
+	 * (urllib3 retries a refused tunnel) only delay its failure. A value
+	 * the caller set wins. */
+	if (config.off && setenv("PIP_RETRIES", "0", 0) != 0)
+		return LAUNCHER_EXIT_FAILURE;
 	if (setenv("ALL_PROXY", socks, 1) != 0 || setenv("all_proxy", socks, 1) != 0 ||
 	    setenv("NO_PROXY", "", 1) != 0 || setenv("no_proxy", "", 1) != 0 ||
 	    setenv("NODE_USE_ENV_PROXY", "1", 1) != 0)
@@ -366,7 +383,7 @@ int main(int argc, char **argv)
 		status = prepare_supervisor(abi, &invocation, &supervisor);
 		if (status != 0)
 			return status;
-		if (invocation.proxy) {
+		if (invocation.proxy || invocation.proxy_off) {
 			status = start_proxy(abi, &invocation, &supervisor, &filter, &launch);
 			if (status != 0)
 				return status;

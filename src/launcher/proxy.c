@@ -307,6 +307,7 @@ static void refuse(struct conn *c, int http_status, unsigned char socks_code, co
 			      http_status == 407 ? "Proxy-Authenticate: Basic realm=\"confine\"\r\n"
 						 : "",
 			      strstr(why, "network.allowLocal") != NULL ? "network.allowLocal"
+			      : strstr(why, "(clause network)") != NULL ? "network"
 									: "network.allow");
 		if (hn > 0 && (size_t)hn < sizeof(head))
 			queue_down(c, head, (size_t)hn);
@@ -334,6 +335,20 @@ static void refuse_host(struct conn *c)
 		 "to be allowed", c->host);
 	note("refused (not on network.allow)", c);
 	refuse(c, 403, 0x02, why);
+}
+
+/* An IP literal as the target. */
+static void refuse_address(struct conn *c)
+{
+	if (cfg->off) {
+		note("refused (network is off)", c);
+		refuse(c, 403, 0, "network is off (clause network): no host is reachable from "
+				  "this run; ask for the network, or this host, to be allowed");
+		return;
+	}
+	note("refused (an address, not a name)", c);
+	refuse(c, 403, 0, "an IP address is refused: the allowlist names hosts "
+			  "(clause network.allow)");
 }
 
 /* ---- connecting ------------------------------------------------------------ */
@@ -505,6 +520,12 @@ static void go(struct conn *c)
 		c->host[strlen(c->host) - 1] = '\0';
 	if (c->port == 0 || c->port > 65535) {
 		refuse(c, 400, 0x01, "the port must be 1 to 65535");
+		return;
+	}
+	if (cfg->off) {
+		note("refused (network is off)", c);
+		refuse(c, 403, 0x02, "network is off (clause network): no host is reachable from "
+				     "this run; ask for the network, or this host, to be allowed");
 		return;
 	}
 	if (!proxy_host_allowed(cfg, c->host)) {
@@ -718,9 +739,7 @@ static void http_request(struct conn *c, size_t end)
 			return;
 		}
 		if (is_ip_literal(c->host)) {
-			note("refused (an address, not a name)", c);
-			refuse(c, 403, 0, "an IP address is refused: the allowlist names hosts "
-					  "(clause network.allow)");
+			refuse_address(c);
 			return;
 		}
 		/* The bytes after the head (a TLS hello, say) go through. */
@@ -742,9 +761,7 @@ static void http_request(struct conn *c, size_t end)
 		return;
 	}
 	if (is_ip_literal(c->host)) {
-		note("refused (an address, not a name)", c);
-		refuse(c, 403, 0, "an IP address is refused: the allowlist names hosts "
-				  "(clause network.allow)");
+		refuse_address(c);
 		return;
 	}
 	/* The head again, in origin form, without hop-by-hop headers and

@@ -25,6 +25,9 @@ struct proxy_config {
 	 * Proxy-Authorization: Basic; SOCKS5 RFC 1929), else 407 or the
 	 * SOCKS refusal. */
 	const char *token;
+	/* The network is off: every request is answered 403 "network is
+	 * off" (clause network), nothing is resolved or connected. */
+	bool off;
 };
 
 #define PROXY_USER "confine"

@@ -90,6 +90,7 @@ struct supervise {
 	bool proxy;
 	uint32_t proxy_addr;
 	uint16_t proxy_port;
+	int proxy_refusal; /* the errno of a refused IP address */
 	int listener;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

@@ -95,9 +95,10 @@ static bool connect_may_wait(int sock)
 	return type != SOCK_DGRAM && type != SOCK_RAW;
 }
 
-void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port)
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal)
 {
 	sv->proxy = true;
+	sv->proxy_refusal = refusal;
 	sv->proxy_addr = addr;
 	sv->proxy_port = port;
 }
@@ -113,12 +114,12 @@ static int check_ip_address(const struct supervise *sv, const struct sockaddr_st
 	if (!sv->proxy || len < sizeof(sa_family_t))
 		return 0;
 	if (addr->ss_family == AF_INET6)
-		return -EACCES;
+		return -sv->proxy_refusal;
 	if (addr->ss_family != AF_INET)
 		return 0;
 	if (len < sizeof(*in) || in->sin_addr.s_addr != sv->proxy_addr ||
 	    in->sin_port != sv->proxy_port)
-		return -EACCES;
+		return -sv->proxy_refusal;
 	return 0;
 }
 
@@ -512,7 +513,7 @@ static int64_t do_sendmmsg(struct sv_call *call)
 }
 
 /*
- * listen, notified only with the allowlist's proxy (doc/SPEC.md 15,
+ * listen, notified only with the proxy (doc/SPEC.md 15,
  * "Nothing comes in"): an IP socket the command listens on would be
  * reachable from the host's network (bind is Landlock's to refuse, but an
  * unbound socket autobinds on 0.0.0.0 at listen). Refused for AF_INET and
@@ -534,7 +535,7 @@ static int64_t do_listen(struct sv_call *call)
 	if (domain == AF_INET || domain == AF_INET6) {
 		if (!told)
 			sv_tell("network: refused (listen) an IP listener: nothing comes in "
-				"under the network allowlist (clause network)");
+				"from outside the run (clause network)");
 		told = true;
 		result = -EACCES;
 	} else if (domain < 0) {
