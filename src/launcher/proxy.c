@@ -128,7 +128,8 @@ static struct host_entry hosts[MAX_HOSTS];
 static size_t n_hosts;
 static uint32_t nameserver; /* network order; 0: none */
 static int epfd = -1;
-/* "Basic " and this: the Proxy-Authorization every HTTP request carries. */
+/* The base64 of "confine:<token>": what every HTTP request's
+ * Proxy-Authorization: Basic carries. */
 static char expected_basic[128];
 
 static time_t now(void)
