@@ -117,12 +117,15 @@ def main():
           "added %.3f ms per connection" % (a.requests, md * 1e3, mp * 1e3, (mp - md) * 1e3))
 
     # Peak memory with N connections held open through the proxy.
-    script = ("import os,socket,sys\n"
+    # The run's credentials ride in the proxy variable (doc/SPEC.md 15).
+    script = ("import base64,os,socket,sys\n"
               "port=int(os.environ['HTTP_PROXY'].rsplit(':',1)[1])\n"
+              "cred=os.environ['HTTP_PROXY'].split('//',1)[1].split('@',1)[0]\n"
+              "auth=b'Proxy-Authorization: Basic '+base64.b64encode(cred.encode())\n"
               "socks=[]\n"
               "for i in range(%d):\n"
               "    s=socket.create_connection(('127.0.0.1',port))\n"
-              "    s.sendall(b'GET http://bench.test:%d/hold HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')\n"
+              "    s.sendall(b'GET http://bench.test:%d/hold HTTP/1.1\\r\\nHost: x\\r\\n'+auth+b'\\r\\n\\r\\n')\n"
               "    socks.append(s)\n"
               "for s in socks:\n"
               "    s.recv(100)\n"

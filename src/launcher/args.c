@@ -17,7 +17,8 @@ static bool takes_value(const char *arg)
 
 static bool is_proxy_flag(const char *arg)
 {
-	return strncmp(arg, "--proxy-", 8) == 0 && strcmp(arg, "--proxy-allow-local") != 0;
+	return strncmp(arg, "--proxy-", 8) == 0 && strcmp(arg, "--proxy-allow-local") != 0 &&
+	       strcmp(arg, "--proxy-off") != 0;
 }
 
 static bool is_grant_flag(const char *arg)
@@ -88,6 +89,9 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 			i++;
 		} else if (strcmp(arg, "--proxy-allow-local") == 0) {
 			parsed.proxy_allow_local = true;
+			i++;
+		} else if (strcmp(arg, "--proxy-off") == 0) {
+			parsed.proxy_off = true;
 			i++;
 		} else if (takes_value(arg) && is_proxy_flag(arg)) {
 			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0 || argv[i + 1][0] == '\0') {

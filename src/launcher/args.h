@@ -26,6 +26,13 @@ struct invocation {
 	 * launcher hosts the proxy (proxy.h). */
 	bool proxy;
 	bool proxy_allow_local;  /* --proxy-allow-local */
+	/* --proxy-off: the proxy with no host, answering every request 403
+	 * "network is off", so tools that honour the proxy variables fail at
+	 * once (doc/SPEC.md 15, "Off fails fast"). With --deny-network the
+	 * supervisor's one way out reaches it (needs the supervisor and
+	 * Landlock ABI 4, else no proxy); without, the network is another's to
+	 * cut (bwrap's namespace) and the proxy only answers. */
+	bool proxy_off;
 	const char *proxy_hosts; /* --proxy-hosts FILE (tests' resolver map) */
 	unsigned proxy_port;     /* set by main once the proxy listens (host order) */
 	char **argv;       /* the launcher's own argv, for the grants */

@@ -192,7 +192,8 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 		"HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "npm_config_proxy",
 		"npm_config_https_proxy",
 	};
-	char url[64], socks[64];
+	static char token[PROXY_TOKEN_LENGTH + 1];
+	char url[128], socks[128];
 	const char *pattern;
 	size_t cursor = 0, i;
 	unsigned port = 0;
@@ -200,12 +201,19 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	int lifeline = -1;
 	int r;
 
-	if (setup->sv == NULL || abi < 4) {
-		report_line("network: no allowlist without the supervisor and Landlock ABI 4: "
-			    "the network stays off");
+	/* Without --deny-network (--proxy-off inside bwrap's namespace) the
+	 * network is not ours to cut: the proxy only answers, and needs no
+	 * way out. */
+	if (invocation->deny_network && (setup->sv == NULL || abi < 4)) {
+		/* With --proxy-off alone nothing is lost: the network is off
+		 * as asked, only without the fast refusal. */
+		if (invocation->proxy)
+			report_line("network: no allowlist without the supervisor and Landlock ABI "
+				    "4: the network stays off");
 		return 0;
 	}
 	memset(&config, 0, sizeof(config));
+	config.off = !invocation->proxy;
 	while (next_proxy_host(invocation, &cursor, false, &pattern))
 		if (config.n_allow < sizeof(config.allow) / sizeof(config.allow[0]))
 			config.allow[config.n_allow++] = pattern;
@@ -215,6 +223,16 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 			config.deny[config.n_deny++] = pattern;
 	config.allow_local = invocation->proxy_allow_local;
 	config.hosts_file = invocation->proxy_hosts;
+	/* The run's secret: made here, never in an argv (which every user
+	 * can read in /proc), handed to the command in its proxy variables
+	 * only. */
+	r = proxy_make_token(token);
+	if (r < 0) {
+		report_failure("cannot start the network proxy: no random secret: %s",
+			       strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	config.token = token;
 	r = proxy_start(&config, &pid, &lifeline, &port);
 	if (r < 0) {
 		report_failure("cannot start the network proxy: %s", strerror(-r));
@@ -223,18 +241,28 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	launch->helper = pid;
 	launch->helper_lifeline = lifeline;
 	invocation->proxy_port = port;
-	supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port));
-	seccomp_filter_allow_tcp();
-	r = seccomp_filter_build(invocation->deny_network, filter);
-	if (r < 0) {
-		report_failure("seccomp filter error: %s", strerror(-r));
-		return LAUNCHER_EXIT_FAILURE;
+	if (invocation->deny_network) {
+		/* Off reads as it did without the proxy: a refused connect is
+		 * ECONNREFUSED, what bwrap's namespace answers (doc/SPEC.md 15). */
+		supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port),
+				    config.off ? ECONNREFUSED : EACCES);
+		seccomp_filter_allow_tcp();
+		r = seccomp_filter_build(invocation->deny_network, filter);
+		if (r < 0) {
+			report_failure("seccomp filter error: %s", strerror(-r));
+			return LAUNCHER_EXIT_FAILURE;
+		}
 	}
-	snprintf(url, sizeof(url), "http://127.0.0.1:%u", port);
-	snprintf(socks, sizeof(socks), "socks5h://127.0.0.1:%u", port);
+	snprintf(url, sizeof(url), "http://" PROXY_USER ":%s@127.0.0.1:%u", token, port);
+	snprintf(socks, sizeof(socks), "socks5h://" PROXY_USER ":%s@127.0.0.1:%u", token, port);
 	for (i = 0; i < sizeof(variables) / sizeof(variables[0]); i++)
 		if (setenv(variables[i], url, 1) != 0)
 			return LAUNCHER_EXIT_FAILURE;
+	/* Off: nothing can succeed, so pip's five retries with back-off
+	 * (urllib3 retries a refused tunnel) only delay its failure. A value
+	 * the caller set wins. */
+	if (config.off && setenv("PIP_RETRIES", "0", 0) != 0)
+		return LAUNCHER_EXIT_FAILURE;
 	if (setenv("ALL_PROXY", socks, 1) != 0 || setenv("all_proxy", socks, 1) != 0 ||
 	    setenv("NO_PROXY", "", 1) != 0 || setenv("no_proxy", "", 1) != 0 ||
 	    setenv("NODE_USE_ENV_PROXY", "1", 1) != 0)
@@ -355,7 +383,7 @@ int main(int argc, char **argv)
 		status = prepare_supervisor(abi, &invocation, &supervisor);
 		if (status != 0)
 			return status;
-		if (invocation.proxy) {
+		if (invocation.proxy || invocation.proxy_off) {
 			status = start_proxy(abi, &invocation, &supervisor, &filter, &launch);
 			if (status != 0)
 				return status;

@@ -95,7 +95,8 @@ bool proxy_address_is_local(uint32_t addr)
 
 /* ---- the process's state ------------------------------------------------- */
 
-enum state { ST_HEAD, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_RELAY, ST_CLOSING };
+enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_RESOLVE, ST_CONNECT, ST_RELAY,
+	     ST_CLOSING };
 enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS };
 
 struct conn {
@@ -127,6 +128,9 @@ static struct host_entry hosts[MAX_HOSTS];
 static size_t n_hosts;
 static uint32_t nameserver; /* network order; 0: none */
 static int epfd = -1;
+/* The base64 of "confine:<token>": what every HTTP request's
+ * Proxy-Authorization: Basic carries. */
+static char expected_basic[128];
 
 static time_t now(void)
 {
@@ -237,7 +241,8 @@ static void rearm(struct conn *c)
 	size_t i = (size_t)(c - conns);
 	uint32_t ce = 0, ue = 0;
 
-	if ((c->state == ST_HEAD || c->state == ST_SOCKS_REQUEST) && c->up_len < HEAD_MAX)
+	if ((c->state == ST_HEAD || c->state == ST_SOCKS_AUTH || c->state == ST_SOCKS_REQUEST) &&
+	    c->up_len < HEAD_MAX)
 		ce |= EPOLLIN;
 	if (c->state == ST_RELAY && !c->client_eof && c->up_len < BUF_SIZE)
 		ce |= EPOLLIN;
@@ -295,11 +300,15 @@ static void refuse(struct conn *c, int http_status, unsigned char socks_code, co
 			bn = (int)sizeof(body) - 1;
 		hn = snprintf(head, sizeof(head),
 			      "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
-			      "Connection: close\r\nX-Confine-Clause: %s\r\n\r\n",
+			      "Connection: close\r\n%sX-Confine-Clause: %s\r\n\r\n",
 			      http_status,
 			      http_status == 403 ? "Forbidden" : http_status == 400 ? "Bad Request"
+			      : http_status == 407 ? "Proxy Authentication Required"
 			      : http_status == 504 ? "Gateway Timeout" : "Bad Gateway", bn,
+			      http_status == 407 ? "Proxy-Authenticate: Basic realm=\"confine\"\r\n"
+						 : "",
 			      strstr(why, "network.allowLocal") != NULL ? "network.allowLocal"
+			      : strstr(why, "(clause network)") != NULL ? "network"
 									: "network.allow");
 		if (hn > 0 && (size_t)hn < sizeof(head))
 			queue_down(c, head, (size_t)hn);
@@ -327,6 +336,20 @@ static void refuse_host(struct conn *c)
 		 "to be allowed", c->host);
 	note("refused (not on network.allow)", c);
 	refuse(c, 403, 0x02, why);
+}
+
+/* An IP literal as the target. */
+static void refuse_address(struct conn *c)
+{
+	if (cfg->off) {
+		note("refused (network is off)", c);
+		refuse(c, 403, 0, "network is off (clause network): no host is reachable from "
+				  "this run; ask for the network, or this host, to be allowed");
+		return;
+	}
+	note("refused (an address, not a name)", c);
+	refuse(c, 403, 0, "an IP address is refused: the allowlist names hosts "
+			  "(clause network.allow)");
 }
 
 /* ---- connecting ------------------------------------------------------------ */
@@ -500,6 +523,12 @@ static void go(struct conn *c)
 		refuse(c, 400, 0x01, "the port must be 1 to 65535");
 		return;
 	}
+	if (cfg->off) {
+		note("refused (network is off)", c);
+		refuse(c, 403, 0x02, "network is off (clause network): no host is reachable from "
+				     "this run; ask for the network, or this host, to be allowed");
+		return;
+	}
 	if (!proxy_host_allowed(cfg, c->host)) {
 		refuse_host(c);
 		return;
@@ -518,6 +547,97 @@ static bool is_ip_literal(const char *host)
 
 	return host[0] == '[' || strchr(host, ':') != NULL || inet_pton(AF_INET, host, &a) == 1 ||
 	       strspn(host, "0123456789.") == strlen(host);
+}
+
+int proxy_make_token(char *token)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[PROXY_TOKEN_LENGTH / 2];
+	size_t i;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return errno != 0 ? -errno : -EIO;
+	for (i = 0; i < sizeof(raw); i++) {
+		token[2 * i] = hex[raw[i] >> 4];
+		token[2 * i + 1] = hex[raw[i] & 15];
+	}
+	token[PROXY_TOKEN_LENGTH] = '\0';
+	return 0;
+}
+
+bool proxy_secret_equal(const char *given, size_t given_len, const char *secret)
+{
+	size_t n = strlen(secret), i;
+	unsigned char diff = given_len != n;
+
+	/* Every byte of the secret is looked at, whatever differs first. */
+	for (i = 0; i < n; i++)
+		diff |= (unsigned char)(secret[i] ^ (i < given_len ? given[i] : 0));
+	return diff == 0;
+}
+
+size_t proxy_base64(const unsigned char *in, size_t in_len, char *out, size_t size)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t need = (in_len + 2) / 3 * 4, o = 0, i;
+
+	if (need + 1 > size)
+		return 0;
+	for (i = 0; i < in_len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		if (i + 1 < in_len)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (i + 2 < in_len)
+			v |= in[i + 2];
+		out[o++] = alphabet[(v >> 18) & 63];
+		out[o++] = alphabet[(v >> 12) & 63];
+		out[o++] = i + 1 < in_len ? alphabet[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < in_len ? alphabet[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+/* Whether the request head (the header lines from `at` to `end`) carries
+ * the run's credentials: "Proxy-Authorization: Basic <base64 of
+ * confine:token>", the scheme name in any case. */
+static bool head_authorized(const struct conn *c, size_t at, size_t end)
+{
+	static const char name[] = "proxy-authorization:";
+	bool ok = false;
+
+	while (at < end) {
+		const unsigned char *nl = memchr(c->up + at, '\n', end - at);
+		size_t len = nl != NULL ? (size_t)(nl - (c->up + at)) : end - at;
+		const char *v = (const char *)c->up + at;
+		size_t vl = len > 0 && v[len - 1] == '\r' ? len - 1 : len;
+
+		if (vl >= sizeof(name) - 1 && strncasecmp(v, name, sizeof(name) - 1) == 0) {
+			v += sizeof(name) - 1;
+			vl -= sizeof(name) - 1;
+			while (vl > 0 && (*v == ' ' || *v == '\t')) {
+				v++;
+				vl--;
+			}
+			while (vl > 0 && (v[vl - 1] == ' ' || v[vl - 1] == '\t'))
+				vl--;
+			if (vl > 6 && strncasecmp(v, "basic ", 6) == 0) {
+				v += 6;
+				vl -= 6;
+				while (vl > 0 && *v == ' ') {
+					v++;
+					vl--;
+				}
+				/* one matching header suffices; the others are not
+				 * looked at for their own sake */
+				ok |= proxy_secret_equal(v, vl, expected_basic);
+			}
+		}
+		at += len + 1;
+	}
+	return ok;
 }
 
 /* "host[:port]" into c->host and c->port; false when malformed. */
@@ -603,6 +723,16 @@ static void http_request(struct conn *c, size_t end)
 		refuse(c, 400, 0, "not an HTTP/1 request");
 		return;
 	}
+	/* Only the run's processes hold the credentials (doc/SPEC.md 15, "A
+	 * proxy only the run can use"); nothing else is looked at before. No
+	 * launcher line: a client that tries without them first (libcurl's
+	 * CURLAUTH_ANY, as git sets it) retries with them on the 407. */
+	if (!head_authorized(c, line_len + 1, end)) {
+		refuse(c, 407, 0, "this proxy serves one confined run only: the request "
+				  "carries no credentials of the run (its proxy variables hold "
+				  "them)");
+		return;
+	}
 	if (strcmp(method, "CONNECT") == 0) {
 		c->kind = KIND_CONNECT;
 		if (!split_authority(c, target, strlen(target), 0) || c->port == 0) {
@@ -610,9 +740,7 @@ static void http_request(struct conn *c, size_t end)
 			return;
 		}
 		if (is_ip_literal(c->host)) {
-			note("refused (an address, not a name)", c);
-			refuse(c, 403, 0, "an IP address is refused: the allowlist names hosts "
-					  "(clause network.allow)");
+			refuse_address(c);
 			return;
 		}
 		/* The bytes after the head (a TLS hello, say) go through. */
@@ -634,9 +762,7 @@ static void http_request(struct conn *c, size_t end)
 		return;
 	}
 	if (is_ip_literal(c->host)) {
-		note("refused (an address, not a name)", c);
-		refuse(c, 403, 0, "an IP address is refused: the allowlist names hosts "
-				  "(clause network.allow)");
+		refuse_address(c);
 		return;
 	}
 	/* The head again, in origin form, without hop-by-hop headers and
@@ -685,15 +811,46 @@ static void socks_step(struct conn *c)
 
 	if (c->state == ST_HEAD) {
 		size_t need;
-		static const unsigned char ok[2] = { 5, 0 }, none[2] = { 5, 0xff };
+		static const unsigned char password[2] = { 5, 2 }, none[2] = { 5, 0xff };
 
 		if (c->up_len < 2)
 			return;
 		need = 2 + (size_t)b[1];
 		if (c->up_len < need)
 			return;
-		if (memchr(b + 2, 0, b[1]) == NULL) {
+		/* Username/password (RFC 1929) or nothing: "no authentication"
+		 * is never accepted. */
+		if (memchr(b + 2, 2, b[1]) == NULL) {
 			queue_down(c, none, 2);
+			c->state = ST_CLOSING;
+			rearm(c);
+			return;
+		}
+		queue_down(c, password, 2);
+		memmove(b, b + need, c->up_len - need);
+		c->up_len -= need;
+		c->state = ST_SOCKS_AUTH;
+	}
+	if (c->state == ST_SOCKS_AUTH) {
+		static const unsigned char ok[2] = { 1, 0 }, failed[2] = { 1, 1 };
+		size_t ulen, plen, need;
+		bool good;
+
+		if (c->up_len < 2)
+			return;
+		ulen = b[1];
+		if (c->up_len < 2 + ulen + 1)
+			return;
+		plen = b[2 + ulen];
+		need = 3 + ulen + plen;
+		if (c->up_len < need)
+			return;
+		good = b[0] == 1 && ulen == sizeof(PROXY_USER) - 1 &&
+		       memcmp(b + 2, PROXY_USER, ulen) == 0;
+		good &= proxy_secret_equal((const char *)b + 3 + ulen, plen, cfg->token);
+		if (!good) {
+			/* RFC 1929: a failure status, then the connection closes. */
+			queue_down(c, failed, 2);
 			c->state = ST_CLOSING;
 			rearm(c);
 			return;
@@ -844,7 +1001,8 @@ static void on_event(struct conn *c, int which, uint32_t events)
 		return;
 	}
 	if (which == 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-		if (c->state == ST_HEAD || c->state == ST_SOCKS_REQUEST) {
+		if (c->state == ST_HEAD || c->state == ST_SOCKS_AUTH ||
+		    c->state == ST_SOCKS_REQUEST) {
 			ok = fill(c->client, c->up, &c->up_len, HEAD_MAX, &c->client_eof);
 			if (ok && !c->client_eof)
 				head_step(c);
@@ -981,6 +1139,15 @@ static void proxy_child(const struct proxy_config *config, int listener, int lif
 	(void)close(1);
 	signal(SIGPIPE, SIG_IGN);
 	cfg = config;
+	{
+		char user_pass[sizeof(PROXY_USER) + PROXY_TOKEN_LENGTH + 1];
+		int n = snprintf(user_pass, sizeof(user_pass), PROXY_USER ":%s", config->token);
+
+		if (n <= 0 || (size_t)n >= sizeof(user_pass) ||
+		    proxy_base64((const unsigned char *)user_pass, (size_t)n, expected_basic,
+				 sizeof(expected_basic)) == 0)
+			_exit(1);
+	}
 	load_hosts("/etc/hosts");
 	if (config->hosts_file != NULL)
 		load_hosts(config->hosts_file);

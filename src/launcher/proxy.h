@@ -20,7 +20,30 @@ struct proxy_config {
 	size_t n_deny;
 	bool allow_local;       /* loopback, private, link-local, CGNAT allowed */
 	const char *hosts_file; /* extra "ADDRESS NAME..." lines (tests), or NULL */
+	/* The run's secret (PROXY_TOKEN_LENGTH hex digits): every request
+	 * must carry the user PROXY_USER with it as the password (HTTP
+	 * Proxy-Authorization: Basic; SOCKS5 RFC 1929), else 407 or the
+	 * SOCKS refusal. */
+	const char *token;
+	/* The network is off: every request is answered 403 "network is
+	 * off" (clause network), nothing is resolved or connected. */
+	bool off;
 };
+
+#define PROXY_USER "confine"
+#define PROXY_TOKEN_LENGTH 32
+
+/* Fills token (PROXY_TOKEN_LENGTH + 1 bytes) with a fresh secret from
+ * getrandom(2). Returns 0 or -errno. */
+int proxy_make_token(char *token);
+
+/* Whether `given` (given_len bytes) equals `secret`, in time that does not
+ * depend on where they differ. Pure. */
+bool proxy_secret_equal(const char *given, size_t given_len, const char *secret);
+
+/* The standard base64 of `in` (in_len bytes) into out (NUL-terminated).
+ * Returns the length written, or 0 when out (size bytes) is too small. Pure. */
+size_t proxy_base64(const unsigned char *in, size_t in_len, char *out, size_t size);
 
 /* Whether `host` matches `pattern` ("name" exactly, "*.suffix" any name
  * under the suffix), case-insensitively. Pure. */

@@ -25,7 +25,8 @@
  *     gets a notification first, and could answer CONTINUE for our
  *     syscalls. (prctl(PR_SET_SECCOMP) cannot ask for a listener.)
  * Always notified: the chown, utime, xattr families, connect, sendmsg and
- * sendmmsg (their address, if any, is in memory). Where Landlock decides
+ * sendmmsg (their address, if any, is in memory); with the allowlist's
+ * proxy, listen too (the socket's family is behind the descriptor). Where Landlock decides
  * pathname sockets itself (ABI 9, SUPERVISE_SOCKETS_BY_LANDLOCK) the four
  * socket calls are left out and run natively.
  *
@@ -168,6 +169,9 @@ static const struct rule rules[] = {
 	{ SYS_sendto, RULE_NOTIFY_IF_ARG, 4, NO_ARG },
 	{ SYS_sendmsg, RULE_NOTIFY, NO_ARG, NO_ARG },
 	{ SYS_sendmmsg, RULE_NOTIFY, NO_ARG, NO_ARG },
+	/* the allowlist: no listening IP socket (an unbound one autobinds on
+	 * 0.0.0.0 in the host's network); only with a proxy */
+	{ SYS_listen, RULE_NOTIFY, NO_ARG, NO_ARG },
 	/* no set-user-ID or set-group-ID file is created */
 #ifdef SYS_open
 	{ SYS_open, RULE_CREATE, 2, 1 },
@@ -311,7 +315,7 @@ static void emit_body(struct program *p, const struct rule *rule)
 	}
 }
 
-size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets)
+size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets, bool listen)
 {
 	struct program p = { insns, 0, cap, false };
 	size_t i;
@@ -329,6 +333,8 @@ size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool socket
 		struct program body = { scratch, 0, 32, false };
 
 		if (!sockets && is_socket_call(rules[i].nr))
+			continue;
+		if (!listen && rules[i].nr == SYS_listen)
 			continue;
 		emit_body(&body, &rules[i]);
 		if (body.overflow || body.len > 255)
@@ -352,7 +358,7 @@ int supervise_child_install(const struct supervise *sv, int channel)
 	ssize_t n;
 
 	prog.len = (unsigned short)supervise_build_filter(insns, SUPERVISE_FILTER_MAX,
-							  sv->mediate_sockets || sv->proxy);
+							  sv->mediate_sockets || sv->proxy, sv->proxy);
 	prog.filter = insns;
 	if (prog.len == 0)
 		return -E2BIG;

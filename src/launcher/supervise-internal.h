@@ -28,8 +28,9 @@
 #define SUPERVISE_FILTER_MAX 256
 
 /* Writes the filter into insns; returns its length, 0 if cap is too small.
- * sockets: whether connect and the sends are notified. */
-size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets);
+ * sockets: whether connect and the sends are notified; listen: whether
+ * listen is (the allowlist's proxy). */
+size_t supervise_build_filter(struct sock_filter *insns, size_t cap, bool sockets, bool listen);
 
 struct sv_identity {
 	dev_t dev;
@@ -89,6 +90,7 @@ struct supervise {
 	bool proxy;
 	uint32_t proxy_addr;
 	uint16_t proxy_port;
+	int proxy_refusal; /* the errno of a refused IP address */
 	int listener;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;

@@ -60,7 +60,7 @@
 bool sv_is_network_call(long nr)
 {
 	return nr == SYS_connect || nr == SYS_sendto || nr == SYS_sendmsg ||
-	       nr == SYS_sendmmsg;
+	       nr == SYS_sendmmsg || nr == SYS_listen;
 }
 
 static int socket_option(int sock, int option)
@@ -95,9 +95,10 @@ static bool connect_may_wait(int sock)
 	return type != SOCK_DGRAM && type != SOCK_RAW;
 }
 
-void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port)
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal)
 {
 	sv->proxy = true;
+	sv->proxy_refusal = refusal;
 	sv->proxy_addr = addr;
 	sv->proxy_port = port;
 }
@@ -113,12 +114,12 @@ static int check_ip_address(const struct supervise *sv, const struct sockaddr_st
 	if (!sv->proxy || len < sizeof(sa_family_t))
 		return 0;
 	if (addr->ss_family == AF_INET6)
-		return -EACCES;
+		return -sv->proxy_refusal;
 	if (addr->ss_family != AF_INET)
 		return 0;
 	if (len < sizeof(*in) || in->sin_addr.s_addr != sv->proxy_addr ||
 	    in->sin_port != sv->proxy_port)
-		return -EACCES;
+		return -sv->proxy_refusal;
 	return 0;
 }
 
@@ -511,9 +512,46 @@ static int64_t do_sendmmsg(struct sv_call *call)
 	return sent > 0 ? (int64_t)sent : result;
 }
 
+/*
+ * listen, notified only with the proxy (doc/SPEC.md 15,
+ * "Nothing comes in"): an IP socket the command listens on would be
+ * reachable from the host's network (bind is Landlock's to refuse, but an
+ * unbound socket autobinds on 0.0.0.0 at listen). Refused for AF_INET and
+ * AF_INET6; any other family is listened on here, on our duplicate (the
+ * same open file description), so a socket put at the number after our
+ * look is not the one that listens.
+ */
+static int64_t do_listen(struct sv_call *call)
+{
+	static bool told;
+	const __u64 *args = call->req->data.args;
+	int sock = sv_command_fd(call, (int)args[0]);
+	int64_t result;
+	int domain;
+
+	if (sock < 0)
+		return sock;
+	domain = socket_option(sock, SO_DOMAIN);
+	if (domain == AF_INET || domain == AF_INET6) {
+		if (!told)
+			sv_tell("network: refused (listen) an IP listener: nothing comes in "
+				"from outside the run (clause network)");
+		told = true;
+		result = -EACCES;
+	} else if (domain < 0) {
+		result = domain; /* ENOTSOCK, as listen would say */
+	} else {
+		result = listen(sock, (int)args[1]) == 0 ? 0 : -errno;
+	}
+	close(sock);
+	return result;
+}
+
 int64_t sv_handle_network(struct sv_call *call)
 {
 	switch (call->req->data.nr) {
+	case SYS_listen:
+		return do_listen(call);
 	case SYS_connect:
 		return do_connect(call);
 	case SYS_sendto:

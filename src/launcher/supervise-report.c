@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "launcher-protocol.h"
+
 static supervise_reporter reporter;
 
 void supervise_set_reporter(supervise_reporter fn)
@@ -29,4 +31,14 @@ int sv_refuse(const char *clause, const char *op, const struct sv_target *target
 	path[n] = '\0';
 	reporter(clause, op, path);
 	return error;
+}
+
+void sv_tell(const char *line)
+{
+	char text[512];
+	int n = snprintf(text, sizeof(text), LAUNCHER_PREFIX "%s\n", line);
+
+	if (n > 0 && (size_t)n < sizeof(text) && write(STDERR_FILENO, text, (size_t)n) < 0) {
+		/* informational: the refusal stands */
+	}
 }

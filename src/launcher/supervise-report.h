@@ -21,4 +21,8 @@ void supervise_set_reporter(supervise_reporter reporter);
  * answer with. */
 int sv_refuse(const char *clause, const char *op, const struct sv_target *target, int error);
 
+/* One "landlock-run: <line>" on stderr, for a refusal that has no path
+ * (the network's; the launcher's stderr is the network marker). */
+void sv_tell(const char *line);
+
 #endif

@@ -134,8 +134,10 @@ void supervise_free(struct supervise *sv);
 
 /* The network allowlist (doc/SPEC.md 15): from now on connect and sends
  * with an address are notified, and an IPv4 or IPv6 one is refused
- * (EACCES) unless it is exactly addr:port (IPv4, network byte order): the
- * proxy. Call before supervise_child_install. */
-void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port);
+ * (with `refusal`, a positive errno: EACCES for the allowlist, ECONNREFUSED
+ * with the network off) unless it is exactly addr:port (IPv4, network byte
+ * order): the proxy; and listen on an IP socket is refused. Call before
+ * supervise_child_install. */
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal);
 
 #endif /* CONFINE_LAUNCHER_SUPERVISE_H */

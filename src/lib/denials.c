@@ -694,7 +694,7 @@ static bool names_a_path(const char *l, size_t len) {
 	return false;
 }
 
-/* The network allowlist's proxy says each host it refused on the
+/* The launcher's proxy says each host it refused on the
  * launcher's stderr (doc/SPEC.md 15): "landlock-run: network: refused
  * (<why>) <host>:<port>". */
 static int allowlist_line(const cf_denial_scope *s, const char *l, size_t len, cf_denials *list,
@@ -703,7 +703,8 @@ static int allowlist_line(const cf_denial_scope *s, const char *l, size_t len, c
 	char address[300];
 	long at = find_ci(l, len, 0, lead);
 	const char *close;
-	if (at != 0 || !holds(s, "network", "allowlist"))
+	/* and, with the network off, its refusing proxy (doc/SPEC.md 15) */
+	if (at != 0 || (!holds(s, "network", "allowlist") && !holds(s, "network", "off")))
 		return 0;
 	close = memchr(l + sizeof lead - 1, ')', len - (sizeof lead - 1));
 	if (!close || (size_t)(close - l) + 2 >= len)

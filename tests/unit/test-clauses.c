@@ -87,7 +87,8 @@ static const clause_case cases[] = {
 	    { "defaultProtections", ".git/config", U, 0, "bubblewrap" },
 	    { "denyRead", ".env", U, 0, "bubblewrap" },
 	    { "denyRead", "not-there", P, 0, NULL }, /* a file made later is not hidden */
-	    { "network", "=off", E, L_SC, NULL },
+	    /* the refusing proxy's one way out: the supervisor's */
+	    { "network", "=off", E, L_SC | L_SV, NULL },
 	    { "unix-sockets", "", E, L_SV, NULL },
 	    { "signals", "", E, L_LL, NULL } } },
 	{ "Landlock ABI 4: the mode partial, no scopes", LL, false, false, 4, true, RO, false, false, false,

@@ -259,7 +259,7 @@ static void test_landlock_workspace_write_options(void **state) {
 	char **tokens = NULL;
 	const char *const want[] = {
 		"--ro", "/", "--rw", "/dev/null", "--rw-shared", "/dev/shm",
-		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network",
+		"--rw", at("/ws"), "--rw", at("/cache"), "--deny-network", "--proxy-off",
 		"--allow-unix-socket", "/run/agent.sock", "--require-supervisor", NULL,
 	};
 	(void)state;

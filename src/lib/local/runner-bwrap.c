@@ -109,6 +109,13 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
  * the proxy with the Landlock rung's one way out (its port rule, the
  * supervisor's address check, seccomp's families), and bwrap keeps the
  * host's network namespace (outer_policy). */
+/* The network off (no allowlist): bwrap's namespace cuts it, and the
+ * launcher inside runs its refusing proxy there, so tools that honour the
+ * proxy variables fail at once (doc/SPEC.md 15, "Off fails fast"). */
+static bool off_fails_fast(const confine_policy *policy) {
+	return policy->network == CONFINE_NETWORK_OFF && !confine_policy_network_allowlist(policy);
+}
+
 static int inner_policy(const confine_policy *policy, confine_policy *inner) {
 	int r;
 	memset(inner, 0, sizeof *inner);
@@ -177,6 +184,8 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 		                             "--", CF_LAUNCHER_INSIDE, "--best-effort", NULL };
 		for (size_t i = 0; r == 0 && tail[i]; i++)
 			r = cf_strv_push(&tokens, tail[i]);
+		if (r == 0 && off_fails_fast(policy))
+			r = cf_strv_push(&tokens, "--proxy-off");
 		/* read-only: bwrap's own /dev/shm too (as in-process runs) */
 		if (r == 0 && inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp &&
 		    (r = cf_strv_push(&tokens, "--rw")) == 0)
@@ -208,11 +217,11 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
  */
 static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
                          const cf_runner_program *program, confine_argv *c, char ***ret) {
-	static const char *const extra[] = { "--best-effort", NULL };
 	/* read-only: bwrap's /dev/shm is a tmpfs of its own (--dev), gone with
 	 * the run, so the launcher inside grants it too: POSIX semaphores
 	 * (Python multiprocessing, compilers' jobservers) work read-only. */
-	static const char *const extra_ro[] = { "--best-effort", "--rw", "/dev/shm", NULL };
+	const char *extra[5] = { "--best-effort", NULL };
+	size_t n_extra = 1;
 	int fd = cf_launcher_image_fd();
 	confine_policy inner, outer;
 	const confine_policy *bwrap_policy = policy;
@@ -247,11 +256,15 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	for (size_t i = 0; r == 0 && tokens[i]; i++)
 		r = cf_strv_push(&argv, tokens[i]);
 	if (r == 0 && (r = cf_strv_push(&argv, "--")) == 0 && (r = cf_strv_push(&argv, self)) == 0)
-		r = cf_runner_launcher_args(&inner,
-		                            inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp
-		                                    ? extra_ro
-		                                    : extra,
-		                            &argv);
+	{
+		if (inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp) {
+			extra[n_extra++] = "--rw";
+			extra[n_extra++] = "/dev/shm";
+		}
+		if (off_fails_fast(policy))
+			extra[n_extra++] = "--proxy-off";
+		r = cf_runner_launcher_args(&inner, extra, &argv);
+	}
 	confine_strv_free(tokens);
 	cf_policy_clear(&inner);
 	cf_policy_clear(&outer);

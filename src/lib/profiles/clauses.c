@@ -306,6 +306,15 @@ static void clause_deny_read(struct list *l, const confine_policy *p, const cf_p
 	}
 }
 
+/* With the network off the Landlock rung's launcher runs a proxy that
+ * refuses every host where the supervisor and Landlock ABI 4 are there; a
+ * TCP socket is then let through to reach it, and the supervisor's connect
+ * decision keeps it there. Elsewhere seccomp refuses every family but
+ * AF_UNIX alone. */
+static unsigned off_proxy_layer(const cf_clause_facts *f) {
+	return f->supervisor && f->landlock_abi >= 4 ? CONFINE_LAYER_SUPERVISOR : 0;
+}
+
 static void clause_network(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
 	unsigned layers;
 	if (p->network != CONFINE_NETWORK_OFF) {
@@ -339,11 +348,12 @@ static void clause_network(struct list *l, const confine_policy *p, const cf_cla
 	}
 	switch (f->runner) {
 	case CONFINE_RUNNER_BWRAP:
-		/* A namespace of its own; the launcher inside refuses families too. */
+		/* A namespace of its own (the refusing proxy lives in it); the
+		 * launcher inside refuses families too. */
 		layers = CONFINE_LAYER_BWRAP | (f->layered ? CONFINE_LAYER_SECCOMP : 0);
 		break;
 	case CONFINE_RUNNER_LANDLOCK:
-		layers = CONFINE_LAYER_SECCOMP;
+		layers = CONFINE_LAYER_SECCOMP | off_proxy_layer(f);
 		break;
 	case CONFINE_RUNNER_SEATBELT:
 	case CONFINE_RUNNER_RUNNER_COMMAND:

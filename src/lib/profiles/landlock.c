@@ -188,6 +188,12 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	 * family but AF_UNIX (the launcher's D3 option). */
 	if (r == 0 && policy->network == CONFINE_NETWORK_OFF)
 		r = cf_strv_push(tokens, "--deny-network");
+	/* Off fails fast (doc/SPEC.md 15): the launcher's proxy with no host
+	 * answers every request 403 "network is off", where the supervisor
+	 * and Landlock ABI 4 can hold it; else the network is off as before. */
+	if (r == 0 && policy->network == CONFINE_NETWORK_OFF &&
+	    !confine_policy_network_allowlist(policy))
+		r = cf_strv_push(tokens, "--proxy-off");
 	/* The network allowlist: the launcher hosts the proxy and lets the
 	 * command reach it alone (doc/SPEC.md 15, "Network allowlist"). */
 	if (r == 0 && confine_policy_network_allowlist(policy)) {

@@ -144,6 +144,84 @@ params = ctypes.create_string_buffer(120)
 fd = libc.syscall(425, 4, params)
 print("OK" if fd >= 0 else "FAILED:%s" % os.strerror(ctypes.get_errno()))
 """
+# Inbound (issue 29.1): a listener with no bind(), which autobinds on the
+# wildcard address of the host's network, and a UDP socket autobound by a
+# send. Prints "PORT n" and waits for the host to reach it, or FAILED:<why>.
+PY_LISTEN = """
+import socket, sys
+fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+try:
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.listen(4)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+    sys.exit(0)
+print("PORT %d" % s.getsockname()[1], flush=True)
+s.settimeout(20)
+try:
+    c, _ = s.accept()
+    c.sendall(b"inbound")
+    c.close()
+    print("OK", flush=True)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+"""
+PY_UDP_IN = """
+import socket, sys
+fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
+try:
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.sendto(b"out", ("::1" if fam == socket.AF_INET6 else "127.0.0.1", int(sys.argv[2])))
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+    sys.exit(0)
+print("PORT %d" % s.getsockname()[1], flush=True)
+s.settimeout(20)
+try:
+    data, _ = s.recvfrom(100)
+    print("OK" if data == b"inbound" else "FAILED:%r" % data, flush=True)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+"""
+# A run that lives until told: prints the proxy variable it was given.
+PY_HOLD = """
+import os, sys
+print(os.environ["HTTP_PROXY"], flush=True)
+sys.stdin.readline()
+"""
+# A SOCKS5 client from the host: "none" offers no authentication, "bad"
+# a wrong password, "good" the run's. Prints the answer bytes.
+PY_SOCKS_HOST = """
+import socket, struct, sys
+port, how, token, dport = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode(), int(sys.argv[4])
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+s.sendall(b"\\x05\\x01\\x00" if how == "none" else b"\\x05\\x01\\x02")
+r = s.recv(2)
+if how == "none" or r != b"\\x05\\x02":
+    print("METHOD:%s" % r.hex())
+    sys.exit(0)
+if how == "bad":
+    token = b"0" * len(token)
+s.sendall(b"\\x01\\x07confine" + bytes([len(token)]) + token)
+r = s.recv(2)
+if r != b"\\x01\\x00":
+    print("AUTH:%s" % r.hex())
+    sys.exit(0)
+name = b"allowed.test"
+s.sendall(b"\\x05\\x01\\x00\\x03" + bytes([len(name)]) + name + struct.pack(">H", dport))
+r = s.recv(10)
+if r[1] != 0:
+    print("REPLY:%d" % r[1])
+    sys.exit(0)
+s.sendall(b"GET /index.html HTTP/1.0\\r\\nHost: allowed.test\\r\\n\\r\\n")
+got = b""
+while True:
+    chunk = s.recv(4096)
+    if not chunk:
+        break
+    got += chunk
+print("BODY" if b"@BODY@" in got else "NOBODY")
+""".replace("@BODY@", BODY)
 PY_URLLIB = """
 import sys, urllib.request
 try:
@@ -154,9 +232,12 @@ except Exception as e:
 PY_SOCKS = """
 import os, socket, struct, sys
 port = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+token = os.environ["HTTP_PROXY"].split("//", 1)[1].split("@", 1)[0].split(":", 1)[1].encode()
 s = socket.create_connection(("127.0.0.1", port), timeout=10)
-s.sendall(b"\\x05\\x01\\x00")
-assert s.recv(2) == b"\\x05\\x00"
+s.sendall(b"\\x05\\x01\\x02")
+assert s.recv(2) == b"\\x05\\x02"
+s.sendall(b"\\x01\\x07confine" + bytes([len(token)]) + token)
+assert s.recv(2) == b"\\x01\\x00"
 if sys.argv[1] == "udp":
     s.sendall(b"\\x05\\x03\\x00\\x01\\x00\\x00\\x00\\x00\\x00\\x00")
 else:
@@ -178,6 +259,133 @@ def attack(confine, runner, flags, ws, script, *args, env=None):
                  + ["--", py, "-c", script] + list(args), env=env)
     outside = run([py, "-c", script] + list(args), env=env)
     return inside.stdout.strip() + inside.stderr.strip(), outside.stdout.strip()
+
+
+def reach_inbound(argv, kind, family, env, cwd=None):
+    """Starts argv (a PY_LISTEN or PY_UDP_IN run); if it says PORT n, the
+    host tries to reach it there. Returns "OK" when bytes were traded, else
+    what failed."""
+    p = subprocess.Popen(argv, env=env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        first = p.stdout.readline().strip()
+        if not first.startswith("PORT "):
+            return "FAILED(no listener):" + first
+        port = int(first.split()[1])
+        host = "::1" if family == "6" else "127.0.0.1"
+        fam = socket.AF_INET6 if family == "6" else socket.AF_INET
+        try:
+            if kind == "tcp":
+                c = socket.create_connection((host, port), timeout=10)
+                got = c.recv(100)
+                c.close()
+                if got != b"inbound":
+                    return "FAILED(nothing read):%r" % got
+            else:
+                u = socket.socket(fam, socket.SOCK_DGRAM)
+                u.sendto(b"inbound", (host, port))
+                u.close()
+        except OSError as e:
+            return "FAILED(host):%s" % e
+        out, _ = p.communicate(timeout=60)
+        return out.strip()
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+
+
+def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spawn_env=None):
+    """Nothing comes in (issue 29.1), TCP and UDP, IPv4 and IPv6, each with
+    its unconfined control."""
+    py = sys.executable
+    sink4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sink4.bind(("127.0.0.1", 0))
+    families = ["4"]
+    sink6 = None
+    try:
+        sink6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        sink6.bind(("::1", 0))
+        families.append("6")
+    except OSError:
+        print("no IPv6 loopback here: the IPv6 inbound cases are skipped")
+    try:
+        for kind, script in (("tcp", PY_LISTEN), ("udp", PY_UDP_IN)):
+            for fam in families:
+                sink = sink6 if fam == "6" else sink4
+                args = [fam] + ([str(sink.getsockname()[1])] if kind == "udp" else [])
+                if spawn_prefix is None:
+                    argv = ([confine, "run", "--runner", runner, "-w", ws] + flags
+                            + ["--", py, "-c", script] + args)
+                    how = "run"
+                else:
+                    argv = spawn_prefix + [py, "-c", script] + args
+                    how = "wrap argv"
+                inside = reach_inbound(argv, kind, fam, spawn_env or env, cwd=ws)
+                outside = reach_inbound([py, "-c", script] + args, kind, fam, env)
+                name = "%s %s inbound %s IPv%s (%s)" % (runner, user, kind, fam, how)
+                check(inside.startswith("FAILED"), name + ": must not be reachable:", inside)
+                check(outside == "OK", name + ": the unconfined control must be reachable:",
+                      outside)
+                print("ok %s: confined %s, control %s" % (name, inside, outside))
+    finally:
+        sink4.close()
+        if sink6 is not None:
+            sink6.close()
+
+
+def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
+    """Issue 29.2: while a run lives, a host process (this user, and as root
+    another user too) cannot use the run's proxy without the run's secret;
+    the same requests with the secret copied from the run get through (the
+    control: the proxy is up, and the credentials are what decide)."""
+    p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
+                         + ["--", sys.executable, "-c", PY_HOLD], env=env, cwd=ws,
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        given = p.stdout.readline().strip()
+        check(given.startswith("http://confine:") and "@127.0.0.1:" in given,
+              "%s: the proxy variable carries the run's credentials:" % runner, given)
+        token = given.split("//", 1)[1].split("@", 1)[0].split(":", 1)[1]
+        proxy_port = int(given.rsplit(":", 1)[1])
+        bare = "http://127.0.0.1:%d" % proxy_port
+        wrong = "http://confine:%s@127.0.0.1:%d" % ("0" * len(token), proxy_port)
+        url = "http://allowed.test:%d/index.html" % port
+        as_others = [("this user", [])]
+        # another user runs system binaries only (the checkout and this
+        # python may lie under a 0700 home)
+        other_python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) \
+            else sys.executable
+        if os.getuid() == 0 and shutil.which("setpriv"):
+            as_others.append(("uid 65534", ["setpriv", "--reuid=65534", "--regid=65534",
+                                            "--clear-groups"]))
+        for who, prefix in as_others:
+            for how, extra in (("http", []), ("connect", ["--proxytunnel"])):
+                for cred, proxy in (("no credentials", bare), ("a wrong secret", wrong)):
+                    r = run(prefix + ["curl", "-sS", "-m", "20", "-i", "--noproxy", "",
+                                      "-x", proxy] + extra + [url], env=env)
+                    check(BODY not in r.stdout and "407" in (r.stdout + r.stderr),
+                          "%s: %s, %s, %s: must get 407:" % (runner, who, how, cred),
+                          (r.stdout, r.stderr))
+                r = run(prefix + ["curl", "-sS", "-m", "20", "--noproxy", "", "-x", given]
+                        + extra + [url], env=env)
+                check(r.stdout.strip() == BODY, "%s: %s, %s, the run's secret (control):"
+                      % (runner, who, how), (r.stdout, r.stderr))
+            for how, want in (("none", "METHOD:05ff"), ("bad", "AUTH:0101"), ("good", "BODY")):
+                r = run(prefix + [other_python if prefix else sys.executable, "-c",
+                                  PY_SOCKS_HOST, str(proxy_port), how, token, str(port)], env=env)
+                check(r.stdout.strip() == want, "%s: %s, socks5 %s:" % (runner, who, how),
+                      (r.stdout, r.stderr))
+            print("ok %s %s: the run's proxy refuses %s without the run's secret (HTTP 407, "
+                  "CONNECT 407, SOCKS5 no method / auth failed); with it, reached (control)"
+                  % (runner, user, who))
+    finally:
+        try:
+            p.communicate("go\n", timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
 def run_table(confine, launcher, runner):
@@ -304,6 +512,10 @@ def run_table(confine, launcher, runner):
             if name.startswith("udp"):
                 check(len(udp.got) == before + 1, "udp: only the control may arrive:", udp.got)
             print("ok %s %s: %s confined (%s), control %s" % (runner, user, name, inside, outside))
+        inbound_cases(confine, runner, flags, ws, env, user)
+        inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=report["argv"][:-1],
+                      spawn_env=report["env"])
+        proxy_only_for_the_run(confine, runner, flags, ws, env, user, port)
         # The proxy's port on 127.0.0.2: only the supervisor can refuse it.
         p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
                              + ["--", sys.executable, "-c", PY_SAME_PORT], env=env,

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Off fails fast and says so (issue 29.3, doc/SPEC.md 15 "Off fails
+fast"), on one Linux rung: with --network off, the tools that honour the
+proxy variables get the launcher's refusing proxy's answer at once, 403
+naming the clause `network`, and the outcome names the host; direct
+connects still fail at once; nothing is resolved or reached, not even a
+name the test map points at a loopback origin that records every request.
+
+Checked: curl (HTTP, CONNECT), Python urllib, git clone over https, npm
+install (where npm is installed; no registry is needed: nothing is
+reached), the bash rendering's `[denied: connect HOST:443 (network)]` and
+`--json`'s denials. Each tool's time is printed for the record (a bound
+belongs in a benchmark, not here).
+
+Usage: network_off_fast.py CONFINE RUNNER
+"""
+import http.server
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SKIP = 77
+OFF = "network is off"
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        raise AssertionError("%s %s" % (what, detail))
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    seen = []
+
+    def do_GET(self):
+        Recorder.seen.append(self.path)
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"reached")
+
+    def log_message(self, *args):
+        pass
+
+
+PY_URLLIB = """
+import sys, urllib.error, urllib.request
+try:
+    urllib.request.urlopen(sys.argv[1], timeout=20)
+    print("REACHED")
+except urllib.error.HTTPError as e:
+    print("HTTP %d %s" % (e.code, e.read().decode(errors="replace").strip()))
+except Exception as e:
+    print("FAILED:%s" % e)
+"""
+
+
+def main():
+    confine, runner = sys.argv[1], sys.argv[2]
+    probe = subprocess.run([confine, "wrap", "--runner", runner, "--", "true"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
+        return 0 if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+    parent = os.path.join(os.path.expanduser("~"), ".cache", "confine-tests")
+    os.makedirs(parent, exist_ok=True)
+    base = tempfile.mkdtemp(prefix="cf-off-", dir=parent)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        ws = os.path.join(base, "ws")
+        os.makedirs(ws)
+        hosts = os.path.join(base, "hosts")
+        with open(hosts, "w") as f:
+            f.write("127.0.0.1 origin.test\n")
+        env = dict(os.environ, CONFINE_TEST_PROXY_HOSTS=hosts, HOME=base)
+        for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
+                  "all_proxy", "NO_PROXY", "no_proxy"):
+            env.pop(k, None)
+
+        def confined(cmd):
+            t = time.monotonic()
+            r = subprocess.run([confine, "run", "--runner", runner, "--network", "off", "-m",
+                                "workspace-write", "-w", ws, "--", "sh", "-c", cmd],
+                               capture_output=True, text=True, env=env, cwd=ws, timeout=300)
+            return r, time.monotonic() - t
+
+        cases = [
+            ("curl http", "curl -sS -m 20 -i http://origin.test:%d/x" % port, "X-Confine-Clause: network"),
+            ("curl connect", "curl -sS -m 20 https://registry.npmjs.org/", "response 403"),
+            ("python urllib", "%s -c '%s' http://origin.test:%d/y" % (sys.executable, PY_URLLIB, port),
+             "HTTP 403 confine: " + OFF),
+            ("git clone https", "git clone -q https://github.com/confine/none.git \"$TMPDIR/g\"",
+             "403"),
+        ]
+        if shutil.which("npm"):
+            cases.append(("npm install", "npm install --no-audit --no-fund --cache \"$TMPDIR/npm\""
+                          " is-number", "E403"))
+        else:
+            print("no npm here: its case is skipped")
+        for name, cmd, want in cases:
+            r, took = confined(cmd)
+            out = r.stdout + r.stderr
+            check(want in out, "%s %s: the refusal must reach the tool:" % (runner, name), out)
+            check("network: refused (network is off)" in r.stderr,
+                  "%s %s: the launcher's line:" % (runner, name), r.stderr)
+            print("ok %s %s: refused by the proxy (%s) in %.1f s" % (runner, name, want, took))
+        # Direct connects fail at once, as before: nothing listens for them.
+        r, took = confined("curl -sS -m 20 --noproxy '*' http://127.0.0.1:%d/z; echo rc=$?" % port)
+        check("rc=7" in r.stdout, "%s direct: must fail to connect:" % runner, r.stdout + r.stderr)
+        control = subprocess.run(["curl", "-sS", "-m", "20", "--noproxy", "*",
+                                  "http://127.0.0.1:%d/z" % port], capture_output=True, text=True)
+        check(control.stdout == "reached", "control: the origin answers unconfined", control.stdout)
+        print("ok %s direct connect refused (%s) in %.1f s; control reached" %
+              (runner, [x for x in r.stderr.splitlines() if x.startswith("curl:")], took))
+        check(Recorder.seen == ["/z"], "%s: only the control may reach the origin:" % runner,
+              Recorder.seen)
+        # The outcome names the host.
+        b = subprocess.run([confine, "bash", "--json", "--runner", runner, "--network", "off",
+                            "-w", ws, "-c", "curl -sS -m 20 https://registry.npmjs.org/"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        out = json.loads(b.stdout)
+        check({"op": "connect", "address": "registry.npmjs.org:443", "clause": "network"}
+              in out["sandbox"]["denials"] and out["sandbox"]["networkDenied"],
+              "%s: the refusal must be a denial:" % runner, out["sandbox"])
+        b = subprocess.run([confine, "bash", "--runner", runner, "--network", "off", "-w", ws,
+                            "-c", "curl -sS -m 20 https://registry.npmjs.org/"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        check("[denied: connect registry.npmjs.org:443 (network)]" in b.stdout,
+              "%s: the rendering names the host:" % runner, b.stdout)
+        print("ok %s: the outcome names the host and the clause" % runner)
+        return 0
+    finally:
+        server.shutdown()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
