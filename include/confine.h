@@ -1201,6 +1201,17 @@ CONFINE_API int confine_fs_mkdir(confine_fs *fs, const char *path, confine_error
 /* Removes a file, a symlink (not what it points to) or an empty directory. */
 CONFINE_API int confine_fs_remove(confine_fs *fs, const char *path, confine_error *err);
 
+/* What git would run later that this handle's writes left under the
+ * writable roots (doc/SPEC.md 19): before the first write operation since
+ * the handle was opened or since the last call, the handle records what
+ * git reads there (the walk of doc/SPEC.md 15's gitHazards); this call
+ * walks again and hands over what differs, as a run's outcome reports it
+ * (a hook, an executable setting in a config or included file, a foreign
+ * commondir, "incomplete"). Free with confine_git_hazards_free(). */
+CONFINE_API int confine_fs_git_hazards(confine_fs *fs, confine_git_hazard **ret, size_t *ret_n,
+                                       confine_error *err);
+CONFINE_API void confine_git_hazards_free(confine_git_hazard *hazards, size_t n);
+
 /* Renames within the writable roots (replacing a file at `to`). Neither
  * end may be, or hold, a protected or denyRead path. */
 CONFINE_API int confine_fs_rename(confine_fs *fs, const char *from, const char *to,

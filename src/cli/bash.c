@@ -42,7 +42,7 @@ int cli_command_bash(cli_context *ctx) {
 		return cli_report_error(ctx, &err);
 
 	if (!args->json)
-		cli_warn_git_hazards(result->outcome);
+		cli_warn_git_hazards("the run", result->outcome->git_hazards, result->outcome->n_git_hazards);
 	if (args->json) {
 		r = cli_emit_json(cli_outcome_json(result->outcome, true, &result->error));
 	} else {

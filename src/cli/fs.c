@@ -9,6 +9,7 @@
 
 #include "context.h"
 #include "output.h"
+#include "policy-json.h"
 
 /* Exit status of an operation the policy or the filesystem refused: an
  * answer, not a failure of confine (125). */
@@ -54,12 +55,24 @@ static int read_stdin(char **ret, size_t *ret_len) {
 	return 0;
 }
 
-static int done_json(const cli_args *a) {
+/* After a write: what git would run later that it left (doc/SPEC.md 19),
+ * as `confine: warning:` lines and, with --json, {"gitHazards": [...]}. */
+static int done_write(const cli_args *a, confine_fs *fs) {
+	confine_git_hazard *h = NULL;
+	size_t n = 0;
+	confine_error err = { 0 };
+	if (confine_fs_git_hazards(fs, &h, &n, &err) < 0)
+		return cli_fail(CLI_EXIT_FAILURE, err.code, err.message, NULL);
+	cli_warn_git_hazards("the file operation", h, n);
 	if (a->json) {
 		json_t *object = json_object();
-		if (cli_emit_json(object) < 0)
+		json_object_set_new(object, "gitHazards", cli_git_hazards_json(h, n));
+		if (cli_emit_json(object) < 0) {
+			confine_git_hazards_free(h, n);
 			return CLI_EXIT_FAILURE;
+		}
 	}
+	confine_git_hazards_free(h, n);
 	return 0;
 }
 
@@ -145,20 +158,20 @@ int cli_command_fs(cli_context *ctx) {
 		                 : confine_fs_append(fs, path, data, len, &err);
 		free(data);
 		if (r == 0)
-			status = done_json(a);
+			status = done_write(a, fs);
 	} else if (strcmp(op, "list") == 0) {
 		status = do_list(ctx, fs, path);
 	} else if (strcmp(op, "stat") == 0) {
 		status = do_stat(ctx, fs, path);
 	} else if (strcmp(op, "mkdir") == 0) {
 		if ((r = confine_fs_mkdir(fs, path, &err)) == 0)
-			status = done_json(a);
+			status = done_write(a, fs);
 	} else if (strcmp(op, "remove") == 0) {
 		if ((r = confine_fs_remove(fs, path, &err)) == 0)
-			status = done_json(a);
+			status = done_write(a, fs);
 	} else if (strcmp(op, "rename") == 0) {
 		if ((r = confine_fs_rename(fs, path, a->fs_paths[1], &err)) == 0)
-			status = done_json(a);
+			status = done_write(a, fs);
 	}
 	confine_fs_free(fs);
 	if (r < 0)

@@ -221,7 +221,7 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 		json_object_set_new(sandbox, "layers", cli_layers_json(o->clauses, o->n_clauses));
 		json_object_set_new(sandbox, "clauses", cli_clauses_json(o->clauses, o->n_clauses));
 		json_object_set_new(sandbox, "runner", json_string(confine_runner_name(o->runner)));
-		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o));
+		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o->git_hazards, o->n_git_hazards));
 	}
 	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
 	json_object_set_new(object, "sandbox", sandbox);

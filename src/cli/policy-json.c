@@ -172,17 +172,17 @@ void cli_warn_unenforced(const confine_outcome *o) {
 	fputc('\n', stderr);
 }
 
-json_t *cli_git_hazards_json(const confine_outcome *o) {
+json_t *cli_git_hazards_json(const confine_git_hazard *hazards, size_t n) {
 	json_t *array = json_array();
-	for (size_t i = 0; array && i < o->n_git_hazards; i++) {
+	for (size_t i = 0; array && i < n; i++) {
 		json_t *item = json_object();
 		if (!item) {
 			json_decref(array);
 			return NULL;
 		}
-		json_object_set_new(item, "path", cli_json_string_lossy(o->git_hazards[i].path,
-		                                                        strlen(o->git_hazards[i].path)));
-		json_object_set_new(item, "kind", json_string(o->git_hazards[i].kind));
+		json_object_set_new(item, "path",
+		                    cli_json_string_lossy(hazards[i].path, strlen(hazards[i].path)));
+		json_object_set_new(item, "kind", json_string(hazards[i].kind));
 		json_array_append_new(array, item);
 	}
 	return array;
@@ -209,25 +209,26 @@ json_t *cli_denials_json(const confine_outcome *o) {
 	return array;
 }
 
-void cli_warn_git_hazards(const confine_outcome *o) {
-	for (size_t i = 0; i < o->n_git_hazards; i++) {
-		const confine_git_hazard *h = &o->git_hazards[i];
+void cli_warn_git_hazards(const char *who, const confine_git_hazard *hazards, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		const confine_git_hazard *h = &hazards[i];
 		if (strcmp(h->kind, "incomplete") == 0)
-			fprintf(stderr, "confine: warning: the scan for git hooks and settings the run left "
-			                "stopped at its bound; check the writable roots before running git "
-			                "there\n");
+			fprintf(stderr, "confine: warning: the scan for git hooks and settings %s left "
+			                "stopped at its bound%s%s; check the writable roots before running "
+			                "git there\n",
+			        who, h->path[0] ? " before " : "", h->path);
 		else if (strcmp(h->kind, "commondir") == 0)
-			fprintf(stderr, "confine: warning: the run pointed %s at another repository; git "
+			fprintf(stderr, "confine: warning: %s pointed %s at another repository; git "
 			                "would read hooks and settings from there unconfined\n",
-			        h->path);
+			        who, h->path);
 		else if (strcmp(h->kind, "hook") == 0)
-			fprintf(stderr, "confine: warning: the run created or changed the git hook %s; git "
+			fprintf(stderr, "confine: warning: %s created or changed the git hook %s; git "
 			                "would run it unconfined\n",
-			        h->path);
+			        who, h->path);
 		else
-			fprintf(stderr, "confine: warning: the run set %s in %s; git would run it "
+			fprintf(stderr, "confine: warning: %s set %s in %s; git would run it "
 			                "unconfined\n",
-			        h->kind, h->path);
+			        who, h->kind, h->path);
 	}
 	fflush(stderr);
 }

@@ -37,7 +37,7 @@ json_t *cli_layers_json(const confine_clause *clauses, size_t n);
 void cli_warn_unenforced(const confine_outcome *outcome);
 
 /* The outcome's git hazards as [{"path","kind"}] (doc/SPEC.md 15). */
-json_t *cli_git_hazards_json(const confine_outcome *outcome);
+json_t *cli_git_hazards_json(const confine_git_hazard *hazards, size_t n);
 
 /* The outcome's denials as [{"op","path"|"address","clause"}] (doc/SPEC.md
  * 9, 10). */
@@ -45,6 +45,6 @@ json_t *cli_denials_json(const confine_outcome *outcome);
 
 /* For `confine run`: one `confine: warning: ...` line on stderr per git
  * hazard the run left. */
-void cli_warn_git_hazards(const confine_outcome *outcome);
+void cli_warn_git_hazards(const char *who, const confine_git_hazard *hazards, size_t n);
 
 #endif

@@ -131,7 +131,7 @@ int cli_command_run(cli_context *ctx) {
 		}
 		return cli_report_error(ctx, &err);
 	}
-	cli_warn_git_hazards(outcome);
+	cli_warn_git_hazards("the run", outcome->git_hazards, outcome->n_git_hazards);
 	/* With --json the outcome's clauses say it; stderr stays the command's. */
 	if (!args->json)
 		cli_warn_unenforced(outcome);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fs-internal.h"
+#include "git-hazards.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "util.h"
@@ -52,6 +53,11 @@ struct confine_fs {
 	int slash_fd;
 	bool have_plan;
 	cf_plan plan;
+	/* What git would read under the writable roots before the first write
+	 * since the last confine_fs_git_hazards() (NULL: none taken yet). */
+	cf_git_snapshot *git_before;
+	bool git_snapshot_failed;
+	bool git_names; /* default protections on: git's names refused, existing or not */
 };
 
 /* ---- errors ---- */
@@ -138,7 +144,12 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 	if (confine_mode_is_confined(policy->mode)) {
 		/* The same facts the profiles use: writable roots, protected and
 		 * denied paths, patterns expanded now. */
-		if ((r = cf_plan_make(policy, CF_PLAN_BWRAP, &fs->plan)) < 0) {
+		/* With placeholders: a protected path that does not exist yet (a
+		 * repository's missing commondir, config.worktree under
+		 * extensions.worktreeConfig, hooks) is listed as a run's bwrap
+		 * would stand something in for it, so a write refuses it too
+		 * (issue 28.1). Nothing is made: only runs make placeholders. */
+		if ((r = cf_plan_make(policy, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &fs->plan)) < 0) {
 			confine_fs_free(fs);
 			return r == -ENOMEM ? oom(err)
 			                    : cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, STAGE, -r,
@@ -146,6 +157,7 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 			                                   strerror(-r));
 		}
 		fs->have_plan = true;
+		fs->git_names = policy->default_protections;
 		r = add_root(fs, policy->workspace_root, false);
 		for (size_t i = 0; r == 0 && fs->plan.writable[i]; i++)
 			r = add_root(fs, fs->plan.writable[i], true);
@@ -178,6 +190,7 @@ void confine_fs_free(confine_fs *fs) {
 		close(fs->slash_fd);
 	if (fs->have_plan)
 		cf_plan_clear(&fs->plan);
+	cf_git_snapshot_free(fs->git_before);
 	free(fs->workspace);
 	free(fs);
 }
@@ -289,6 +302,53 @@ static int absolute(const confine_fs *fs, const char *path, char *out, size_t si
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
+/* Whether canonical `path` names what git reads and runs code from in a
+ * gitdir called `.git`, whether that repository exists yet or not: below
+ * a `.git` component, a `config`, `config.worktree`, `commondir`, `hooks`
+ * or `info` component (also in `worktrees/<name>/` and `modules/...`), or
+ * the `.git` name itself when it is not a directory yet (a `.git` file
+ * hands git any gitdir). The plan covers the repositories that exist when
+ * the handle is opened; this covers those the harness would make. */
+static bool git_surface_name(const char *path, bool *ret_dot_git_itself) {
+	const char *p = path;
+	*ret_dot_git_itself = false;
+	while ((p = strstr(p, "/.git"))) {
+		const char *rest = p + 5;
+		if (*rest == '\0') {
+			*ret_dot_git_itself = true;
+			return true;
+		}
+		if (*rest != '/') {
+			p = rest;
+			continue;
+		}
+		while (*rest == '/') {
+			static const char *const names[] = { "config", "config.worktree", "commondir",
+				                             "hooks", "info" };
+			size_t len;
+			rest++;
+			len = strcspn(rest, "/");
+			for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+				if (strlen(names[i]) == len && strncmp(rest, names[i], len) == 0)
+					return true;
+			rest += len;
+		}
+		p += 5;
+	}
+	return false;
+}
+
+/* git_surface_name() under the default protections: an existing `.git`
+ * directory may be entered (its objects and refs are writable), never
+ * made, replaced or moved. */
+static bool git_name_refused(const confine_fs *fs, const char *path, bool holds) {
+	bool dot_git_itself;
+	struct stat st;
+	if (!fs->git_names || !git_surface_name(path, &dot_git_itself))
+		return false;
+	return !dot_git_itself || holds || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode);
+}
+
 /* What the policy says of canonical `path` for a write: NULL when it may
  * be written, else the clause and *ret_what the path that holds it. With
  * `holds`, also a path that lies below `path` (moving or removing `path`
@@ -319,6 +379,10 @@ static const char *write_clause(const confine_fs *fs, const char *path, bool hol
 			return strstr(fs->plan.protect_all[i], "/.git/") ? "defaultProtections"
 			                                                 : "protectedPaths";
 		}
+	if (git_name_refused(fs, path, holds)) {
+		*ret_what = path;
+		return "defaultProtections";
+	}
 	return NULL;
 }
 
@@ -374,6 +438,10 @@ static int resolve_for_write(confine_fs *fs, const char *op, const char *path, b
 	}
 	if (!t->name[0] || strcmp(t->name, ".") == 0 || strcmp(t->name, "..") == 0)
 		return denied(err, op, path, "mode", "it names the root or a parent, not an entry in it");
+	/* git's names, also where the directories on the way are missing (the
+	 * canonical check below needs the parent to exist). */
+	if (git_name_refused(fs, t->given, holds))
+		return denied(err, op, path, "defaultProtections", "%s is read-only", t->given);
 	r = open_beneath(root->fd, dir_rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, true);
 	if (r == -EXDEV || r == -ELOOP)
 		return denied(err, op, path, "mode",
@@ -515,6 +583,52 @@ int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_dat
 	return 0;
 }
 
+/* ---- what git would run later ---- */
+
+/* Before a write: what git reads under the writable roots, once per
+ * confine_fs_git_hazards() period (the walk of doc/SPEC.md 15's
+ * gitHazards). Only confined workspace-write handles have roots to walk. */
+static int git_snapshot_before(confine_fs *fs, confine_error *err) {
+	int r;
+	if (!fs->have_plan || !fs->plan.writable || !fs->plan.writable[0] || fs->git_before)
+		return 0;
+	if ((r = cf_git_snapshot_take(fs->plan.writable, &fs->git_before)) < 0)
+		return oom(err);
+	return 0;
+}
+
+int confine_fs_git_hazards(confine_fs *fs, confine_git_hazard **ret, size_t *ret_n,
+                           confine_error *err) {
+	cf_git_snapshot *after = NULL;
+	confine_git_hazard *h = NULL;
+	size_t n = 0;
+	int r;
+	if (!fs || !ret || !ret_n)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_git_hazards needs a handle and result pointers");
+	if (!fs->git_before) {
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	if ((r = cf_git_snapshot_take(fs->plan.writable, &after)) < 0 ||
+	    (r = cf_git_snapshot_diff(fs->git_before, after, &h, &n)) < 0) {
+		cf_git_snapshot_free(after);
+		cf_git_hazards_free(h, n);
+		return oom(err);
+	}
+	cf_git_snapshot_free(after);
+	cf_git_snapshot_free(fs->git_before);
+	fs->git_before = NULL;
+	*ret = h;
+	*ret_n = n;
+	return 0;
+}
+
+void confine_git_hazards_free(confine_git_hazard *hazards, size_t n) {
+	cf_git_hazards_free(hazards, n);
+}
+
 static int write_all(int fd, const void *data, size_t len) {
 	const char *p = data;
 	while (len) {
@@ -540,7 +654,8 @@ int confine_fs_write(confine_fs *fs, const char *path, const void *data, size_t 
 	if (!fs || (!data && len))
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_fs_write needs a handle and data");
-	if ((r = resolve_for_write(fs, "write", path, false, &t, err)) < 0)
+	if ((r = resolve_for_write(fs, "write", path, false, &t, err)) < 0 ||
+	    (r = git_snapshot_before(fs, err)) < 0)
 		goto out;
 	exists = fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
 	if (exists && S_ISLNK(st.st_mode)) {
@@ -589,7 +704,8 @@ int confine_fs_append(confine_fs *fs, const char *path, const void *data, size_t
 	if (!fs || (!data && len))
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_fs_append needs a handle and data");
-	if ((r = resolve_for_write(fs, "append", path, false, &t, err)) < 0)
+	if ((r = resolve_for_write(fs, "append", path, false, &t, err)) < 0 ||
+	    (r = git_snapshot_before(fs, err)) < 0)
 		goto out;
 	fd = openat(t.dirfd, t.name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
 	                                 O_NONBLOCK,
@@ -732,7 +848,7 @@ int confine_fs_mkdir(confine_fs *fs, const char *path, confine_error *err) {
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_fs_mkdir needs a handle");
 	if ((r = resolve_for_write(fs, "mkdir", path, false, &t, err)) == 0 &&
-	    mkdirat(t.dirfd, t.name, 0777) < 0)
+	    (r = git_snapshot_before(fs, err)) == 0 && mkdirat(t.dirfd, t.name, 0777) < 0)
 		r = fs_error(err, "mkdir", path, errno);
 	if (t.dirfd >= 0)
 		close(t.dirfd);
@@ -748,7 +864,8 @@ int confine_fs_remove(confine_fs *fs, const char *path, confine_error *err) {
 		                    "confine_fs_remove needs a handle");
 	/* Removing a directory that holds a protected path removes the
 	 * protection with it. */
-	if ((r = resolve_for_write(fs, "remove", path, true, &t, err)) == 0) {
+	if ((r = resolve_for_write(fs, "remove", path, true, &t, err)) == 0 &&
+	    (r = git_snapshot_before(fs, err)) == 0) {
 		if (fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			r = fs_error(err, "remove", path, errno);
 		else if (unlinkat(t.dirfd, t.name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
@@ -770,7 +887,7 @@ int confine_fs_rename(confine_fs *fs, const char *from, const char *to, confine_
 	 * protections away (issue 21). */
 	if ((r = resolve_for_write(fs, "rename", from, true, &a, err)) == 0 &&
 	    (r = resolve_for_write(fs, "rename", to, true, &b, err)) == 0 &&
-	    renameat(a.dirfd, a.name, b.dirfd, b.name) < 0)
+	    (r = git_snapshot_before(fs, err)) == 0 && renameat(a.dirfd, a.name, b.dirfd, b.name) < 0)
 		r = fs_error(err, "rename", from, errno);
 	if (a.dirfd >= 0)
 		close(a.dirfd);

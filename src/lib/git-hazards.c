@@ -200,10 +200,12 @@ enum value_rule {
 };
 
 /* Sub: 0 no subsection, 1 a subsection, 2 either. Key "*" is any key.
- * Derived from git-config(1) (and git-interpret-trailers(1)) of Debian
- * 12's git 2.39: every setting whose value git runs as a program or shell
- * command, or that points git at other code (include files, a hooks
- * directory, a transport) or at a worktree elsewhere. */
+ * Derived from the configuration sections of Debian 12's git 2.39 manuals
+ * (git-config(1), git-archive(1), git-interpret-trailers(1), ...): every
+ * setting whose value git runs as a program or shell command, or that
+ * points git at other code (include files, a hooks directory, a transport)
+ * or at a worktree elsewhere. tests/unit/git_config_keys.py reads the
+ * installed manuals and fails on a command-valued key this table lacks. */
 static const struct executable_key {
 	const char *section;
 	int sub;
@@ -259,9 +261,15 @@ static const struct executable_key {
 	{ "sendemail", 2, "tocmd", "toCmd", ANY },
 	{ "sequence", 0, "editor", "editor", ANY },
 	{ "submodule", 1, "update", "update", BANG },
+	/* git-archive(1): piped through by `git archive --format=<format>`. */
+	{ "tar", 1, "command", "command", ANY },
 	{ "trailer", 1, "cmd", "cmd", ANY },
 	{ "trailer", 1, "command", "command", ANY },
 	{ "uploadpack", 0, "packobjectshook", "packObjectsHook", ANY },
+	/* A browser by name or path (git web--browse, instaweb). */
+	{ "web", 0, "browser", "browser", ANY },
+	{ "instaweb", 0, "browser", "browser", ANY },
+	{ "help", 0, "browser", "browser", ANY },
 };
 
 /* git's spelling of the section names above that are not all lowercase. */

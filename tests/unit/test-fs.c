@@ -339,6 +339,80 @@ static void clauses_hold(void) {
 	unlink(at(ws, ".env"));
 }
 
+/* What git reads and runs code from is refused whether it exists or not
+ * (issue 28.1): a missing commondir (pointed at a planted repository, the
+ * next git there runs its core.fsmonitor), config.worktree under
+ * extensions.worktreeConfig, and git's names in a repository the harness
+ * would make. Nothing is left on disk. */
+static void git_surface_refused_existing_or_not(void) {
+	static const char *const refused[] = {
+		".git/commondir", ".git/config.worktree", ".git/info/attributes",
+		"sub/.git", "sub/.git/config", "sub/.git/hooks/pre-commit",
+		"sub/.git/worktrees/w/commondir", "sub/.git/modules/m/config",
+	};
+	confine_fs *fs;
+	confine_error err = { 0 };
+	put(at(ws, ".git/config"), "[core]\n\trepositoryformatversion = 1\n"
+	                           "[extensions]\n\tworktreeConfig = true\n");
+	fs = open_fs(CONFINE_MODE_WORKSPACE_WRITE, NULL);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		expect_denied(confine_fs_write(fs, refused[i], "../evil\n", 8, &err), &err,
+		              "defaultProtections");
+		expect_denied(confine_fs_append(fs, refused[i], "x", 1, &err), &err,
+		              "defaultProtections");
+		assert_false(tl_exists(at(ws, refused[i])));
+	}
+	assert_int_equal(confine_fs_write(fs, "notes", "x", 1, &err), 0);
+	expect_denied(confine_fs_rename(fs, "notes", ".git/commondir", &err), &err,
+	              "defaultProtections");
+	expect_denied(confine_fs_mkdir(fs, "sub/.git", &err), &err, "defaultProtections");
+	expect_denied(confine_fs_rename(fs, "notes", "sub/.git", &err), &err, "defaultProtections");
+	assert_false(tl_exists(at(ws, ".git/commondir")));
+	/* Objects and refs stay writable; so do names that only look alike. */
+	assert_int_equal(confine_fs_write(fs, ".git/description", "x", 1, &err), 0);
+	assert_int_equal(confine_fs_write(fs, ".github", "x", 1, &err), 0);
+	assert_int_equal(confine_fs_remove(fs, ".github", &err), 0);
+	assert_int_equal(confine_fs_remove(fs, "notes", &err), 0);
+	confine_fs_free(fs);
+	put(at(ws, ".git/config"), "[core]\n");
+}
+
+static void test_git_surface_refused_existing_or_not(void **state) {
+	(void)state;
+	each_path(git_surface_refused_existing_or_not);
+}
+
+/* A write that leaves git something to run is reported as a run's
+ * gitHazards would (issue 28.1): an include file in the worktree is a
+ * project file, writable, but what it sets is git's. */
+static void test_writes_report_git_hazards(void **state) {
+	confine_fs *fs;
+	confine_error err = { 0 };
+	confine_git_hazard *h = NULL;
+	size_t n = 99;
+	(void)state;
+	put(at(ws, ".git/config"), "[include]\n\tpath = ../project.gitconfig\n");
+	fs = open_fs(CONFINE_MODE_WORKSPACE_WRITE, NULL);
+	assert_int_equal(confine_fs_git_hazards(fs, &h, &n, &err), 0);
+	assert_int_equal(n, 0); /* nothing written yet */
+	{
+		const char *text = "[tar \"tgz\"]\n\tcommand = touch /tmp/x\n";
+		assert_int_equal(confine_fs_write(fs, "project.gitconfig", text, strlen(text), &err), 0);
+	}
+	assert_int_equal(confine_fs_git_hazards(fs, &h, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(h[0].path, at(ws, "project.gitconfig"));
+	assert_string_equal(h[0].kind, "tar.tgz.command");
+	confine_git_hazards_free(h, n);
+	/* A write that leaves nothing for git reports nothing. */
+	assert_int_equal(confine_fs_write(fs, "notes", "x", 1, &err), 0);
+	assert_int_equal(confine_fs_git_hazards(fs, &h, &n, &err), 0);
+	assert_int_equal(n, 0);
+	confine_git_hazards_free(h, n);
+	confine_fs_free(fs);
+	put(at(ws, ".git/config"), "[core]\n");
+}
+
 static void test_clauses_hold(void **state) {
 	(void)state;
 	each_path(clauses_hold);
@@ -352,6 +426,9 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_hard_links_are_not_written_through, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_racing_link_never_leads_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_clauses_hold, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_git_surface_refused_existing_or_not, setup,
+		                                teardown),
+		cmocka_unit_test_setup_teardown(test_writes_report_git_hazards, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
