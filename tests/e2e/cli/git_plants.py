@@ -94,11 +94,31 @@ def alias_oracle(ws):
     git(ws, "st", check=False)
 
 
+def archive_oracle(sub=".", fmt="tgz"):
+    """git archive pipes its tar through tar.<format>.command."""
+    def oracle(ws):
+        git(os.path.join(ws, sub), "archive", "--format=" + fmt, "-o", os.devnull, "HEAD",
+            check=False)
+    return oracle
+
+
+def tar_command(mark):
+    return "touch %s; gzip -cn" % mark
+
+
+def setup_including(ws, base):
+    """A repository whose config includes a project file in the worktree."""
+    repo(ws, tracked=True)
+    git(ws, "config", "include.path", "../project.gitconfig")
+    with open(os.path.join(ws, "project.gitconfig"), "w") as f:
+        f.write("[core]\n\tautocrlf = false\n")
+
+
 # ---- the table ----
 
 class Case:
     def __init__(self, name, setup, plant, oracle=None, hazard=None, opts=(), landed=None,
-                 traces=(), bwrap_unenforced=()):
+                 traces=(), bwrap_unenforced=(), reported_everywhere=False):
         self.name = name
         self.setup = setup        # setup(ws, base)
         self.plant = plant        # plant(ws, mark) -> bash text
@@ -109,6 +129,10 @@ class Case:
         self.traces = traces      # paths (relative) a bwrap run must not leave behind
         # what a bwrap run still reports (its enforcement is then partial)
         self.bwrap_unenforced = list(bwrap_unenforced)
+        # a plant the policy allows on every rung (a repository the command
+        # creates, a project file git includes): it lands, and gitHazards
+        # must say so, with bwrap's enforcement still `full`
+        self.reported_everywhere = reported_everywhere
 
 
 def setup_repo(ws, base):
@@ -212,6 +236,34 @@ CASES = [
          setup_repo,
          lambda ws, mark: "git config alias.st '!touch %s'" % mark,
          alias_oracle, lambda ws: (os.path.join(ws, ".git", "config"), "alias.st")),
+    # tar.<format>.command (issue 28.2): every way a run can set it, with
+    # the later `git archive` as the oracle.
+    Case("tar.<format>.command in .git/config",
+         setup_repo,
+         lambda ws, mark: "git config tar.tgz.command '%s'" % tar_command(mark),
+         archive_oracle(), lambda ws: (os.path.join(ws, ".git", "config"), "tar.tgz.command")),
+    Case("tar.<format>.command in a repository the command creates",
+         setup_plain,
+         lambda ws, mark: "git init -q new && git -c user.email=t@example.com -c user.name=t -C new commit -q --allow-empty -m x && "
+         "git -C new config tar.tgz.command '%s'" % tar_command(mark),
+         archive_oracle("new"),
+         lambda ws: (os.path.join(ws, "new", ".git", "config"), "tar.tgz.command"),
+         reported_everywhere=True),
+    Case("tar.<format>.command of a format of its own, in a new repository deep down",
+         setup_plain,
+         lambda ws, mark: "mkdir -p a/b/c/d/e/f/g/h && git init -q a/b/c/d/e/f/g/h/new && "
+         "git -c user.email=t@example.com -c user.name=t -C a/b/c/d/e/f/g/h/new commit -q --allow-empty -m x && "
+         "git -C a/b/c/d/e/f/g/h/new config tar.tar.xz.command '%s'" % tar_command(mark),
+         archive_oracle("a/b/c/d/e/f/g/h/new", "tar.xz"),
+         lambda ws: (os.path.join(ws, "a/b/c/d/e/f/g/h/new", ".git", "config"),
+                     "tar.tar.xz.command"),
+         reported_everywhere=True),
+    Case("tar.<format>.command in a file an existing include.path names",
+         setup_including,
+         lambda ws, mark: "printf '[tar \"tgz\"]\\n\\tcommand = %s\\n' >> project.gitconfig"
+         % tar_command(mark),
+         archive_oracle(), lambda ws: (os.path.join(ws, "project.gitconfig"), "tar.tgz.command"),
+         reported_everywhere=True),
     Case("protected paths that do not exist yet, created with their parents",
          setup_plain,
          lambda ws, mark: "mkdir -p .claude a/b/c; echo '{\"evil\":1}' > .claude/settings.json; "
@@ -308,7 +360,13 @@ def run_case(w, i, case):
         landed = os.path.exists(mark)
     else:
         landed = case.landed(ws)
-    if w.runner == "bwrap":
+    if case.reported_everywhere:
+        check(landed, "the plant did not land (the case proves nothing):", label)
+        check(case.hazard(ws) in hazards, "not reported in gitHazards:",
+              (label, case.hazard(ws), sorted(hazards)))
+        if w.runner == "bwrap":
+            check(sandbox["enforcement"] == "full", "bwrap: not full:", (label, sandbox))
+    elif w.runner == "bwrap":
         check(not landed, "bwrap: the plant landed:", (label, out["stderr"]))
         want = "partial" if case.bwrap_unenforced else "full"
         check(sandbox["enforcement"] == want and sandbox["unenforced"] == case.bwrap_unenforced,
@@ -327,6 +385,73 @@ def run_case(w, i, case):
             check("protectedPaths" in sandbox["unenforced"] and sandbox["enforcement"] == "partial",
                   "landlock: protectedPaths not reported:", (label, sandbox))
     print("ok %s: %s" % (label, "prevented" if not landed else "landed and reported"))
+
+
+def fsmonitor_repo(ws, base, worktree_config=False):
+    """A repository, and beside it a planted gitdir (`evil/`, a copy of
+    .git) whose config names a core.fsmonitor that touches a marker."""
+    repo(ws, tracked=True)
+    if worktree_config:
+        git(ws, "config", "core.repositoryformatversion", "1")
+        git(ws, "config", "extensions.worktreeConfig", "true")
+    shutil.copytree(os.path.join(ws, ".git"), os.path.join(ws, "evil"))
+
+
+def fs_plants(w):
+    """The harness's file API (issue 28.1): what a run's bwrap keeps
+    read-only, existing or not, is refused to `confine fs` too, with the
+    unconfined control (a plain write) showing the next `git status` runs
+    the plant; and a write git would read later is reported."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    cases = [
+        # (name, worktree_config, path, content(ws, mark))
+        ("fs write .git/commondir (missing) at a planted gitdir", False, ".git/commondir",
+         lambda ws, mark: "../evil\n"),
+        ("fs write .git/config.worktree (missing, extensions.worktreeConfig)", True,
+         ".git/config.worktree", lambda ws, mark: "[core]\n\tfsmonitor = touch %s\n" % mark),
+    ]
+    for i, (name, wtc, rel, text) in enumerate(cases):
+        label = "%s [%s]" % (name, user)
+        for confined in (False, True):
+            ws = os.path.join(w.base, "fs-%s-%d" % ("ws" if confined else "control", i))
+            mark = os.path.join(w.base, "marks", os.path.basename(ws))
+            os.mkdir(ws)
+            fsmonitor_repo(ws, w.base, wtc)
+            with open(os.path.join(ws, "evil", "config"), "a") as f:
+                f.write("[core]\n\tfsmonitor = touch %s\n" % mark)
+            if confined:
+                done = subprocess.run([w.confine, "fs", "--json", "-m", "workspace-write", "-w",
+                                       ws, "write", rel], input=text(ws, mark),
+                                      capture_output=True, text=True, timeout=60)
+                check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
+                      "confine fs did not refuse:", (label, done.returncode, done.stdout))
+                check(not os.path.lexists(os.path.join(ws, rel)), "fs: the file landed:", label)
+            else:
+                with open(os.path.join(ws, rel), "w") as f:
+                    f.write(text(ws, mark))
+            git(ws, "status", check=False)
+            if confined:
+                check(not os.path.exists(mark), "fs: git status ran the plant:", label)
+            else:
+                check(os.path.exists(mark), "control: the attack did not work:", label)
+        print("ok %s: refused" % label)
+    # An include file in the worktree is a project file: written, reported.
+    ws = os.path.join(w.base, "fs-include")
+    mark = os.path.join(w.base, "marks", "fs-include")
+    os.mkdir(ws)
+    setup_including(ws, w.base)
+    done = subprocess.run([w.confine, "fs", "--json", "-m", "workspace-write", "-w", ws, "write",
+                           "project.gitconfig"],
+                          input="[tar \"tgz\"]\n\tcommand = %s\n" % tar_command(mark),
+                          capture_output=True, text=True, timeout=60)
+    check(done.returncode == 0, "fs write of a project file failed:", done.stdout + done.stderr)
+    hazards = json.loads(done.stdout)["gitHazards"]
+    want = {"path": os.path.join(ws, "project.gitconfig"), "kind": "tar.tgz.command"}
+    check(want in hazards, "fs: gitHazards did not report it:", (hazards, done.stderr))
+    check("git would run it unconfined" in done.stderr, "fs: no warning:", done.stderr)
+    archive_oracle()(ws)
+    check(os.path.exists(mark), "fs: the reported setting does not run (proves nothing)", "")
+    print("ok fs write of an included config file: reported [%s]" % user)
 
 
 def git_still_works(w):
@@ -366,6 +491,7 @@ def run_table(confine, launcher, runner, must_work):
             return 1 if must_work else SKIP
         for i, case in enumerate(CASES):
             run_case(w, i, case)
+        fs_plants(w)
         git_still_works(w)
         return 0
     finally:
