@@ -16,6 +16,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirstack.h"
+
+size_t cf_git_scan_budget = CF_GIT_SCAN_MAX_ENTRIES;
+
 /* include.path inside an included file inside ...: git stops at 10. */
 #define INCLUDE_DEPTH_MAX 10
 
@@ -46,8 +50,9 @@ struct cf_git_snapshot {
 	size_t n, cap;
 	char **visited; /* git directories already recorded */
 	size_t entries;
-	bool incomplete; /* the entry bound: the walk stopped */
-	bool pruned;     /* the depth bound: some directory was not entered */
+	bool incomplete; /* the entry budget ran out: the walk stopped */
+	char *unreached; /* where it ran out */
+	char **changed;  /* directories that changed while walked: not seen */
 	bool oom;
 };
 
@@ -538,6 +543,19 @@ static void scan_config(cf_git_snapshot *s, const char *path, const char *worktr
 
 /* ---- git directories ---- */
 
+/* One directory entry read: false once the budget is spent, then the
+ * snapshot names `dir`, where it ran out. */
+static bool spend(cf_git_snapshot *s, const char *dir) {
+	if (++s->entries <= cf_git_scan_budget)
+		return true;
+	if (!s->incomplete) {
+		s->incomplete = true;
+		if (!(s->unreached = strdup(dir)))
+			s->oom = true;
+	}
+	return false;
+}
+
 static void scan_hooks_dir(cf_git_snapshot *s, const char *dir) {
 	char path[PATH_MAX];
 	DIR *hooks;
@@ -555,10 +573,8 @@ static void scan_hooks_dir(cf_git_snapshot *s, const char *dir) {
 		int got;
 		if (e->d_name[0] == '.' || (len > 7 && strcmp(e->d_name + len - 7, ".sample") == 0))
 			continue;
-		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-			s->incomplete = true;
+		if (!spend(s, dir))
 			break;
-		}
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= sizeof path)
 			continue;
 		/* git runs a hook through a symlink too: the target is what counts. */
@@ -582,39 +598,45 @@ static bool visited(cf_git_snapshot *s, const char *gitdir) {
 static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *worktree);
 
 /* A gitdir's `modules/`: each directory holding HEAD is a submodule's
- * gitdir, checked out or not (`git submodule update` runs its hooks). */
-static void scan_modules(cf_git_snapshot *s, const char *dir, int depth) {
-	DIR *d;
-	struct dirent *e;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+ * gitdir, checked out or not (`git submodule update` runs its hooks);
+ * names may hold slashes, so any depth. */
+static void scan_modules(cf_git_snapshot *s, const char *dir) {
+	cf_dirstack stack = { 0 };
+	char *at = NULL;
+	int fd;
+	if (cf_dirstack_push_root(&stack, dir) < 0)
 		return;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return;
-	}
-	while (!s->oom && (e = readdir(d))) {
-		char sub[PATH_MAX], head[PATH_MAX + 8];
-		struct stat st;
-		if (e->d_name[0] == '.' &&
-		    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
-			continue;
-		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-			s->incomplete = true;
-			break;
+	while (!s->oom && !s->incomplete && (fd = cf_dirstack_pop_open(&stack, &at, NULL)) != -ENOENT) {
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *e;
+		if (fd >= 0 && !d)
+			close(fd);
+		while (d && !s->oom && (e = readdir(d))) {
+			char head[PATH_MAX + 8];
+			struct stat st;
+			if (e->d_name[0] == '.' &&
+			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+				continue;
+			if (!spend(s, at))
+				break;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+			if ((size_t)snprintf(head, sizeof head, "%s/%s/HEAD", at, e->d_name) < sizeof head &&
+			    access(head, F_OK) == 0) {
+				head[strlen(head) - 5] = '\0';
+				scan_gitdir(s, head, NULL);
+			} else if (cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name) == -ENOMEM) {
+				s->oom = true;
+			}
 		}
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
-		    (size_t)snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= sizeof sub)
-			continue;
-		if ((size_t)snprintf(head, sizeof head, "%s/HEAD", sub) < sizeof head &&
-		    access(head, F_OK) == 0)
-			scan_gitdir(s, sub, NULL);
-		else if (depth >= CF_GIT_SCAN_MAX_DEPTH)
-			s->pruned = true;
-		else
-			scan_modules(s, sub, depth + 1);
+		if (d)
+			closedir(d);
+		free(at);
+		at = NULL;
 	}
-	closedir(d);
+	free(at);
+	cf_dirstack_clear(&stack);
 }
 
 /* `commondir`: git reads config and hooks from the directory it names
@@ -707,7 +729,7 @@ static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *work
 
 	/* Submodules' gitdirs. */
 	if ((size_t)snprintf(path, sizeof path, "%s/modules", gitdir) < sizeof path)
-		scan_modules(s, path, 0);
+		scan_modules(s, path);
 	/* Linked worktrees: each worktrees/<name> is a gitdir of its own. */
 	if ((size_t)snprintf(path, sizeof path, "%s/worktrees", gitdir) >= sizeof path)
 		return;
@@ -723,10 +745,8 @@ static void scan_gitdir(cf_git_snapshot *s, const char *gitdir, const char *work
 		struct stat st;
 		if (e->d_name[0] == '.')
 			continue;
-		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-			s->incomplete = true;
+		if (!spend(s, path))
 			break;
-		}
 		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
 			continue;
 		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", path, e->d_name) < sizeof sub)
@@ -767,23 +787,27 @@ static void scan_gitfile(cf_git_snapshot *s, int dirfd_, const char *dir) {
 
 /* ---- the walk ---- */
 
-static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int depth) {
+/* One directory of the walk: what makes it a repository, then its
+ * subdirectories pushed to visit. */
+static void walk_dir(cf_git_snapshot *s, cf_dirstack *stack, int fd, const char *dir) {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	bool has_head = false, has_objects = false, has_config = false, has_dot_git = false;
 	bool has_commondir = false;
 	char path[PATH_MAX];
+	char **subdirs = NULL;
 
 	if (!d) {
 		close(fd);
 		return;
 	}
-	/* First pass: the names that make this directory a repository. */
 	while ((e = readdir(d))) {
 		const char *n = e->d_name;
-		if (++s->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-			s->incomplete = true;
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		if (!spend(s, dir)) {
 			closedir(d);
+			confine_strv_free(subdirs);
 			return;
 		}
 		if (strcmp(n, "HEAD") == 0)
@@ -792,10 +816,19 @@ static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int dep
 			has_objects = true;
 		else if (strcmp(n, "config") == 0)
 			has_config = true;
-		else if (strcmp(n, ".git") == 0)
+		else if (strcmp(n, ".git") == 0) {
 			has_dot_git = true;
-		else if (strcmp(n, "commondir") == 0)
+			continue; /* scanned below, not walked */
+		} else if (strcmp(n, "commondir") == 0)
 			has_commondir = true;
+#ifdef DT_DIR
+		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
+			continue;
+#endif
+		if (cf_strv_push(&subdirs, n) < 0) {
+			s->oom = true;
+			break;
+		}
 	}
 	if (has_dot_git) {
 		struct stat st;
@@ -825,40 +858,41 @@ static void walk(cf_git_snapshot *s, int fd, const char *dir, dev_t dev, int dep
 	 * a commondir that holds them (git's own test: a split gitdir). */
 	if (has_head && ((has_objects && has_config) || has_commondir))
 		scan_gitdir(s, dir, dir);
-
-	/* Second pass: descend. */
-	rewinddir(d);
-	while (!s->incomplete && !s->oom && (e = readdir(d))) {
-		const char *n = e->d_name;
-		struct stat st;
-		int child;
-		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
-			continue;
-		if (strcmp(n, ".git") == 0)
-			continue; /* scanned above */
-#ifdef DT_DIR
-		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
-			continue;
-#endif
-		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		if (st.st_dev != dev)
-			continue; /* a mount point: not the root's tree */
-		if (depth >= CF_GIT_SCAN_MAX_DEPTH) {
-			/* Not entered, but the rest of the tree still is. */
-			s->pruned = true;
-			continue;
-		}
-		child = openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (child < 0)
-			continue;
-		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, n) >= sizeof path) {
-			close(child);
-			continue;
-		}
-		walk(s, child, path, dev, depth + 1);
-	}
+	/* Pushed in reverse, so they are visited in the order listed. */
+	for (size_t i = cf_strv_length((const char *const *)subdirs); i-- > 0 && !s->oom;)
+		if (cf_dirstack_push_child(stack, dirfd(d), dir, subdirs[i]) == -ENOMEM)
+			s->oom = true;
+	confine_strv_free(subdirs);
 	closedir(d);
+}
+
+/* Every directory below `root` at any depth, within the entry budget:
+ * mount points are not entered (not the root's tree), symlinked
+ * directories not followed; directories on the heap (dirstack.h). */
+static void walk(cf_git_snapshot *s, const char *root) {
+	cf_dirstack stack = { 0 };
+	char *dir = NULL;
+	dev_t root_dev = 0, dev;
+	int fd;
+	bool first = true;
+	if (cf_dirstack_push_root(&stack, root) < 0)
+		return;
+	while (!s->oom && !s->incomplete &&
+	       (fd = cf_dirstack_pop_open(&stack, &dir, &dev)) != -ENOENT) {
+		if (fd >= 0 && first)
+			root_dev = dev;
+		first = false;
+		if (fd >= 0 && dev != root_dev)
+			close(fd); /* a mount point */
+		else if (fd >= 0)
+			walk_dir(s, &stack, fd, dir);
+		else if (fd == -ESTALE && cf_strv_push(&s->changed, dir) < 0)
+			s->oom = true;
+		free(dir);
+		dir = NULL;
+	}
+	free(dir);
+	cf_dirstack_clear(&stack);
 }
 
 static int record_compare(const void *a, const void *b) {
@@ -870,15 +904,7 @@ int cf_git_snapshot_take(char *const *roots, cf_git_snapshot **ret) {
 	if (!s)
 		return -ENOMEM;
 	for (size_t i = 0; roots && roots[i] && !s->incomplete && !s->oom; i++) {
-		struct stat st;
-		int fd = open(roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue;
-		if (fstat(fd, &st) < 0) {
-			close(fd);
-			continue;
-		}
-		walk(s, fd, roots[i], st.st_dev, 0);
+		walk(s, roots[i]);
 		/* A root that is (or holds) a home: git reads ~/.gitconfig and
 		 * ~/.config/git/config for every repository of that user. */
 		{
@@ -986,9 +1012,17 @@ int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *a
 			break;
 		}
 	}
-	if ((before && (before->incomplete || before->pruned)) ||
-	    (after && (after->incomplete || after->pruned)))
-		hazard_add(&h, "", "incomplete");
+	/* A walk that ran out of its budget names the directory where it did. */
+	if (before && before->incomplete)
+		hazard_add(&h, before->unreached ? before->unreached : "", "incomplete");
+	if (after && after->incomplete &&
+	    !(before && before->incomplete && before->unreached && after->unreached &&
+	      strcmp(before->unreached, after->unreached) == 0))
+		hazard_add(&h, after->unreached ? after->unreached : "", "incomplete");
+	for (size_t i = 0; before && before->changed && before->changed[i]; i++)
+		hazard_add(&h, before->changed[i], "incomplete");
+	for (size_t i = 0; after && after->changed && after->changed[i]; i++)
+		hazard_add(&h, after->changed[i], "incomplete");
 	*hazards = h.items;
 	*n = h.n;
 	return h.oom ? -ENOMEM : 0;
@@ -1003,6 +1037,8 @@ void cf_git_snapshot_free(cf_git_snapshot *s) {
 	}
 	free(s->records);
 	confine_strv_free(s->visited);
+	confine_strv_free(s->changed);
+	free(s->unreached);
 	free(s);
 }
 

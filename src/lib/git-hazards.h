@@ -18,12 +18,15 @@
 
 #include "util.h"
 
-/* Bounds of one walk: directories deeper than this below a root are not
- * visited, and the walk stops after this many directory entries in all.
- * Either bound reached (before or after the run) adds a {"", "incomplete"}
- * hazard. */
-#define CF_GIT_SCAN_MAX_DEPTH 6
-#define CF_GIT_SCAN_MAX_ENTRIES 20000
+/* The budget of one walk: it visits every directory below a root at any
+ * depth and stops after this many directory entries in all (a bound on the
+ * work, not the depth: a node_modules 12 levels deep is walked whole). The
+ * budget spent (before or after the run) adds a {dir, "incomplete"} hazard
+ * naming the directory where it ran out; a directory that changed while it
+ * was walked, one naming it. protect.c's walk has the same budget. */
+#define CF_GIT_SCAN_MAX_ENTRIES 200000
+/* The budget in force: CF_GIT_SCAN_MAX_ENTRIES, lowered by tests. */
+extern size_t cf_git_scan_budget CONFINE_HIDDEN;
 /* Files up to this size are hashed (and config files parsed) whole; a
  * bigger one is fingerprinted by its status and its first this-many bytes. */
 #define CF_GIT_READ_MAX (256 * 1024)

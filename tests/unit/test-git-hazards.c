@@ -421,12 +421,32 @@ static void test_a_hook_through_a_symlink_counts_by_its_target(void **state) {
 	want(f, 1, "r/.git/hooks/pre-commit", "hook");
 }
 
-static void test_the_depth_bound_says_incomplete(void **state) {
+/* No depth bound (issue 28.3): a repository 12 levels down is walked. */
+static void test_a_deep_tree_is_walked_whole(void **state) {
 	fixture *f = *state;
-	dir(f, "a/b/c/d/e/f/g/h");
+	const char *deep = "node_modules/a/node_modules/b/node_modules/c/node_modules/d/x/y/z/w";
+	char path[512];
+	dir(f, deep);
+	snprintf(path, sizeof path, "%s/r", deep);
+	repo(f, path);
+	before(f);
+	snprintf(path, sizeof path, "%s/r/.git/hooks/pre-commit", deep);
+	put(f, path, "#!/bin/sh\n", 0755);
+	after(f);
+	want(f, 1, path, "hook");
+}
+
+/* The budget, when really spent, says where it ran out. */
+static void test_the_budget_names_where_it_ran_out(void **state) {
+	fixture *f = *state;
+	dir(f, "a/b");
+	put(f, "a/b/one", "1", 0644);
+	put(f, "a/b/two", "2", 0644);
+	cf_git_scan_budget = 3; /* a, b, then one of a/b's two */
 	before(f);
 	after(f);
-	want(f, 1, "", "incomplete");
+	cf_git_scan_budget = CF_GIT_SCAN_MAX_ENTRIES;
+	want(f, 1, "a/b", "incomplete");
 }
 
 static void test_a_removed_hook_is_not_a_hazard(void **state) {
@@ -535,7 +555,8 @@ int main(void) {
 		T(test_included_files_are_followed),
 		T(test_a_git_file_and_its_gitdir),
 		T(test_a_hook_through_a_symlink_counts_by_its_target),
-		T(test_the_depth_bound_says_incomplete),
+		T(test_a_deep_tree_is_walked_whole),
+		T(test_the_budget_names_where_it_ran_out),
 		T(test_a_removed_hook_is_not_a_hazard),
 		T(test_keys_hidden_from_a_line_reader_are_read),
 		T(test_a_symlinked_or_split_gitdir_is_followed),

@@ -253,8 +253,8 @@ static void clause_protections(struct list *l, const confine_policy *p, const cf
 	}
 	if (bwrap_shaped(f) && plan->defaults_unprotected)
 		add(l, "defaultProtections", NULL, CONFINE_CLAUSE_UNENFORCED, 0, NULL,
-		    "part of a repository could not be protected: missing with nothing to stand in, a "
-		    "symbolic link on its way, or the walk's bound");
+		    "%s", plan->defaults_reason ? plan->defaults_reason
+		                                : "part of a repository could not be protected");
 	else if (f->runner == CONFINE_RUNNER_LANDLOCK && !any_default)
 		/* A repository the run creates is not protected either. */
 		add(l, "defaultProtections", NULL, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_BWRAP,

@@ -160,5 +160,6 @@ void cf_plan_clear(cf_plan *plan) {
 	confine_strv_free(plan->pins);
 	confine_strv_free(plan->deny);
 	free(plan->deny_is_dir);
+	free(plan->defaults_reason);
 	memset(plan, 0, sizeof *plan);
 }

@@ -45,7 +45,7 @@ typedef struct cf_protected {
 #define CF_PLAN_PLACEHOLDERS (1u << 1)
 
 /* Bound on the repositories one plan protects; past it the default
- * protections are reported unenforced. */
+ * protections are reported unenforced (naming the first one left out). */
 #define CF_PLAN_MAX_GITDIRS 128
 
 typedef struct cf_plan {
@@ -68,8 +68,11 @@ typedef struct cf_plan {
 	 * without a placeholder, a symlink on its way inside a writable root
 	 * (the link can be re-pointed), or a path that cannot be examined. */
 	bool explicit_unprotected;
-	/* The same for the default protections, or the walk reached a bound. */
+	/* The same for the default protections, or the walk ran out of its
+	 * budget; defaults_reason says the first reason, naming the path (what
+	 * the report's defaultProtections clause gives). */
 	bool defaults_unprotected;
+	char *defaults_reason;
 	/* Existing denyRead entries, canonical, and whether each is a
 	 * directory (masked with an empty tmpfs) or not (with /dev/null). */
 	char **deny;

@@ -5,8 +5,8 @@
  *
  * - each protectedPaths entry, resolved (a symlink protects what it points
  *   to), under each writable root for a relative one;
- * - with the default protections, in every repository a bounded walk of the
- *   writable roots finds (a `.git` directory, the gitdir a `.git` file
+ * - with the default protections, in every repository a walk of the
+ *   writable roots finds (no depth bound; a budget of directory entries) (a `.git` directory, the gitdir a `.git` file
  *   names, a bare repository, the submodules in `modules/`, the repository
  *   a `commondir` names), what git reads and runs code from: `config`,
  *   `config.worktree`, `commondir`, `hooks`, `info`, each
@@ -26,6 +26,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirstack.h"
 #include "git-hazards.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -88,6 +90,36 @@ static void add_item(struct collect *c, const char *path, cf_placeholder_kind ki
 	c->items[c->n].exists = exists;
 	c->items[c->n].explicit_entry = c->explicit_now;
 	c->n++;
+}
+
+/* A default protection that does not hold: the first reason is kept for
+ * the report, naming the path. */
+static void defaults_unprotected(struct collect *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void defaults_unprotected(struct collect *c, const char *fmt, ...) {
+	va_list ap;
+	char text[PATH_MAX + 256];
+	c->plan->defaults_unprotected = true;
+	if (c->plan->defaults_reason)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	if (!(c->plan->defaults_reason = strdup(text)))
+		c->oom = true;
+}
+
+/* One directory entry read by the walk: false once the budget is spent
+ * (then the report names `dir`, where it ran out). */
+static bool spend(struct collect *c, const char *dir) {
+	if (++c->entries <= cf_git_scan_budget)
+		return true;
+	if (c->entries == cf_git_scan_budget + 1)
+		defaults_unprotected(c,
+		                     "the walk's budget of %zu directory entries ran out in %s: "
+		                     "repositories there and after it were not looked for",
+		                     cf_git_scan_budget, dir);
+	return false;
 }
 
 /*
@@ -173,18 +205,21 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 	char path[PATH_MAX];
 	struct stat st;
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", gitdir, name) >= sizeof path) {
-		c->plan->defaults_unprotected = true;
+		defaults_unprotected(c, "%s/%s: the path is too long", gitdir, name);
 		return;
 	}
 	if (lstat(path, &st) < 0) {
 		/* Missing from a canonical, existing gitdir: the entry itself is
 		 * the first missing component. */
 		if (errno != ENOENT)
-			c->plan->defaults_unprotected = true;
+			defaults_unprotected(c, "%s cannot be examined: %s", path, strerror(errno));
 		else if (kind != CF_PLACEHOLDER_NONE && (c->flags & CF_PLAN_PLACEHOLDERS))
 			add_item(c, path, kind, false);
 		else if (kind != CF_PLACEHOLDER_NONE && root_of(c->plan, gitdir))
-			c->plan->defaults_unprotected = true;
+			defaults_unprotected(c,
+			                     "%s does not exist, and an argv another process spawns "
+			                     "has nothing to stand in for it",
+			                     path);
 		/* CF_PLACEHOLDER_NONE: git does not read it while it is missing */
 		return;
 	}
@@ -192,7 +227,8 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 		add_item(c, path, kind, true); /* the gitdir is canonical: so is this */
 		return;
 	}
-	c->plan->defaults_unprotected = true; /* the link could be re-pointed */
+	/* the link could be re-pointed */
+	defaults_unprotected(c, "%s is a symbolic link, which the command could re-point", path);
 	protect_path(c, path, kind, &c->plan->defaults_unprotected);
 }
 
@@ -239,44 +275,45 @@ static void gitdir_surface(struct collect *c, const char *gitdir);
 
 /* Submodules' gitdirs under `dir` (a gitdir's `modules/`, whose names may
  * hold slashes): each directory holding HEAD is one. */
-static void modules_walk(struct collect *c, const char *dir, int depth) {
-	DIR *d;
-	struct dirent *e;
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return;
-	if (!(d = fdopendir(fd))) {
-		close(fd);
-		return;
-	}
-	while (!c->oom && (e = readdir(d))) {
-		char sub[PATH_MAX];
-		struct stat st;
-		if (e->d_name[0] == '.' &&
-		    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
-			continue;
-		if (++c->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-			c->plan->defaults_unprotected = true;
-			break;
-		}
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
-			continue;
-		if ((size_t)snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name) >= sizeof sub)
-			continue;
-		{
+static void modules_walk(struct collect *c, const char *dir) {
+	cf_dirstack stack = { 0 };
+	char *at = NULL;
+	int fd;
+	if (cf_dirstack_push_root(&stack, dir) < 0)
+		return; /* no modules/ */
+	while (!c->oom && (fd = cf_dirstack_pop_open(&stack, &at, NULL)) != -ENOENT) {
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *e;
+		if (fd == -ESTALE)
+			defaults_unprotected(c, "%s changed while it was walked", at);
+		if (fd >= 0 && !d)
+			close(fd);
+		while (d && !c->oom && (e = readdir(d))) {
 			char head[PATH_MAX + 8];
-			if ((size_t)snprintf(head, sizeof head, "%s/HEAD", sub) < sizeof head &&
-			    access(head, F_OK) == 0) {
-				gitdir_surface(c, sub);
+			struct stat st;
+			if (e->d_name[0] == '.' &&
+			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
 				continue;
+			if (!spend(c, at))
+				break;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode))
+				continue;
+			if ((size_t)snprintf(head, sizeof head, "%s/%s/HEAD", at, e->d_name) < sizeof head &&
+			    access(head, F_OK) == 0) {
+				head[strlen(head) - 5] = '\0';
+				gitdir_surface(c, head);
+			} else if (cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name) == -ENOMEM) {
+				c->oom = true;
 			}
 		}
-		if (depth >= CF_GIT_SCAN_MAX_DEPTH)
-			c->plan->defaults_unprotected = true;
-		else
-			modules_walk(c, sub, depth + 1);
+		if (d)
+			closedir(d);
+		free(at);
+		at = NULL;
 	}
-	closedir(d);
+	free(at);
+	cf_dirstack_clear(&stack);
 }
 
 /* What git reads and runs code from in the gitdir `gitdir` (canonical). */
@@ -290,7 +327,9 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	if (c->oom || !root_of(c->plan, gitdir) || seen(c, gitdir))
 		return; /* read-only already, or done */
 	if (c->n_gitdirs > CF_PLAN_MAX_GITDIRS) {
-		c->plan->defaults_unprotected = true;
+		defaults_unprotected(c, "more than %d repositories: %s and those after it are not "
+		                        "protected",
+		                     CF_PLAN_MAX_GITDIRS, gitdir);
 		return;
 	}
 	fd = open(gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -337,10 +376,8 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 				struct stat st;
 				if (e->d_name[0] == '.')
 					continue;
-				if (++c->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-					c->plan->defaults_unprotected = true;
+				if (!spend(c, path))
 					break;
-				}
 				if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 				    !S_ISDIR(st.st_mode))
 					continue;
@@ -355,7 +392,7 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	}
 	/* Submodules, checked out or not. */
 	if ((size_t)snprintf(path, sizeof path, "%s/modules", gitdir) < sizeof path)
-		modules_walk(c, path, 0);
+		modules_walk(c, path);
 	if (common) {
 		if (!full)
 			gitdir_surface(c, common);
@@ -394,9 +431,9 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	}
 }
 
-/* The walk: bounded like gitHazards' (depth, entries), no symlinked
- * directory followed, each directory read once. */
-static void walk(struct collect *c, int fd, const char *dir, int depth) {
+/* One directory of the walk: a repository's marks, its `.git`, and its
+ * subdirectories pushed to visit (a bare repository is not entered). */
+static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *dir) {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	bool head = false, objects = false, config = false, dot_git = false;
@@ -409,10 +446,8 @@ static void walk(struct collect *c, int fd, const char *dir, int depth) {
 		const char *n = e->d_name;
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
-		if (++c->entries > CF_GIT_SCAN_MAX_ENTRIES) {
-			c->plan->defaults_unprotected = true;
+		if (!spend(c, dir))
 			break;
-		}
 		if (strcmp(n, "HEAD") == 0)
 			head = true;
 		else if (strcmp(n, "objects") == 0)
@@ -448,32 +483,53 @@ static void walk(struct collect *c, int fd, const char *dir, int depth) {
 			} else if (S_ISLNK(st.st_mode)) {
 				/* the link itself could be re-pointed */
 				char *real = realpath(path, NULL);
-				c->plan->defaults_unprotected = true;
+				defaults_unprotected(c, "%s is a symbolic link, which the command could "
+				                        "re-point",
+				                     path);
 				if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
 					gitdir_surface(c, real);
 				free(real);
 			}
 		}
 	}
-	for (size_t i = 0; subdirs && subdirs[i] && !c->oom && c->entries <= CF_GIT_SCAN_MAX_ENTRIES;
-	     i++) {
-		char path[PATH_MAX];
-		int child;
-		if (depth >= CF_GIT_SCAN_MAX_DEPTH) {
-			c->plan->defaults_unprotected = true;
-			break;
-		}
-		if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, subdirs[i]) >= sizeof path)
-			continue;
-		/* O_NOFOLLOW: a symlink is not entered (ELOOP); a non-directory
-		 * of an unknown type fails with ENOTDIR */
-		child = openat(dirfd(d), subdirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-		if (child >= 0)
-			walk(c, child, path, depth + 1);
+	/* Pushed in reverse, so they are visited in the order listed. */
+	for (size_t i = cf_strv_length((const char *const *)subdirs); i-- > 0 && !c->oom;) {
+		int r = cf_dirstack_push_child(stack, dirfd(d), dir, subdirs[i]);
+		if (r == -ENOMEM)
+			c->oom = true;
+		else if (r == -ENAMETOOLONG)
+			defaults_unprotected(c, "%s/%s: the path is too long to walk", dir, subdirs[i]);
 	}
 done:
 	confine_strv_free(subdirs);
 	closedir(d);
+}
+
+/* The walk of one writable root: every directory, at any depth, within
+ * the entry budget; no symlinked directory followed (O_NOFOLLOW, and each
+ * directory's identity checked against its parent's listing); directories
+ * on the heap, not the call stack. */
+static void walk(struct collect *c, const char *root) {
+	cf_dirstack stack = { 0 };
+	char *dir = NULL;
+	int fd;
+	if ((fd = cf_dirstack_push_root(&stack, root)) < 0) {
+		if (fd == -ENOMEM)
+			c->oom = true;
+		return;
+	}
+	while (!c->oom && c->entries <= cf_git_scan_budget &&
+	       (fd = cf_dirstack_pop_open(&stack, &dir, NULL)) != -ENOENT) {
+		if (fd >= 0)
+			walk_dir(c, &stack, fd, dir);
+		else if (fd == -ESTALE)
+			defaults_unprotected(c, "%s changed while it was walked", dir);
+		/* else (EACCES): the command, the same user, cannot enter it either */
+		free(dir);
+		dir = NULL;
+	}
+	free(dir);
+	cf_dirstack_clear(&stack);
 }
 
 static int join(char *out, size_t size, const char *root, const char *rel) {
@@ -610,11 +666,14 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	c.explicit_now = false;
 	if (policy->default_protections) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
-			int fd = open(plan->writable[k], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-			if (fd >= 0)
-				walk(&c, fd, plan->writable[k], 0);
+			walk(&c, plan->writable[k]);
 		}
 	}
+	if (!c.oom && plan->defaults_unprotected && !plan->defaults_reason &&
+	    !(plan->defaults_reason = strdup("part of a repository could not be protected: a "
+	                                      "symbolic link on its way, or missing with nothing "
+	                                      "to stand in")))
+		c.oom = true;
 	r = c.oom ? -ENOMEM : finish(&c);
 	for (size_t i = 0; i < c.n; i++)
 		free(c.items[i].path);
