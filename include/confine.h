@@ -529,8 +529,10 @@ CONFINE_API int confine_argv_copy(const confine_argv *confined, confine_argv **r
  * Writes the exact SANDBOX_UNAVAILABLE text for a confined `mode` into
  * `err` (code CONFINE_E_SANDBOX_UNAVAILABLE, stage "confine" or "runner"),
  * followed by " Runner failure: <detail>" when `runner_failure_detail` is
- * non-NULL. Returns -EHOSTUNREACH so it can be returned directly. `err` may
- * be NULL.
+ * non-NULL. A detail starting "requireFull: " (a rung that runs but does
+ * not enforce a clause) gets requireFull's text instead (doc/SPEC.md 2),
+ * with the same tail. Returns -EHOSTUNREACH so it can be returned
+ * directly. `err` may be NULL.
  */
 CONFINE_API int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,
                                                   const char *runner_failure_detail);

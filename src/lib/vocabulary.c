@@ -107,6 +107,16 @@ int confine_runner_parse(const char *text, confine_runner *ret, confine_error *e
 int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,
                                       const char *runner_failure_detail) {
 	const char *name = confine_mode_name(mode);
+	/* requireFull refusing a rung that is there and runs (issue 28.3):
+	 * telling the caller to install what it has would mislead. */
+	if (runner_failure_detail && strncmp(runner_failure_detail, "requireFull: ", 13) == 0)
+		return cf_error_set(
+			err, EHOSTUNREACH, CONFINE_E_SANDBOX_UNAVAILABLE, "runner", 0,
+			"sandbox mode \"%s\" is requested with requireFull, and the sandbox this host "
+			"offers does not enforce the whole policy; refusing to run the command with less. "
+			"Drop requireFull to run it with enforcement \"partial\", or change the policy "
+			"or the host so that the clause named below holds. Runner failure: %s",
+			name ? name : "?", runner_failure_detail);
 	if (runner_failure_detail)
 		return cf_error_set(
 			err, EHOSTUNREACH, CONFINE_E_SANDBOX_UNAVAILABLE, "runner", 0,

@@ -635,11 +635,14 @@ void cf_clauses_describe_unenforced(const confine_clause *clauses, size_t n, cha
 		                        clauses[i].clause);
 		first = false;
 		for (size_t k = i; k < n && len < size; k++) {
-			if (clauses[k].status == CONFINE_CLAUSE_ENFORCED || !clauses[k].subject ||
+			/* a subject names what is not held; without one, the reason
+			 * says why (the walk's budget, a symbolic link, ...) */
+			const char *what = clauses[k].subject ? clauses[k].subject : clauses[k].reason;
+			if (clauses[k].status == CONFINE_CLAUSE_ENFORCED || !what ||
 			    strcmp(clauses[k].clause, clauses[i].clause) != 0)
 				continue;
 			len += (size_t)snprintf(out + len, size - len, "%s%s", any_subject ? ", " : " (",
-			                        clauses[k].subject);
+			                        what);
 			any_subject = true;
 		}
 		if (any_subject && len < size)

@@ -45,8 +45,9 @@ int cf_clauses_drop_layers(confine_clause *clauses, size_t n, unsigned layers,
  * (NULL when all hold). 0 or -ENOMEM. */
 int cf_clauses_unenforced(const confine_clause *clauses, size_t n, char ***ret) CONFINE_HIDDEN;
 
-/* The clauses not enforced, each name once with its subjects:
- * "denyRead (/ws/.env), defaultProtections (/ws/.git/hooks), signals";
+/* The clauses not enforced, each name once with its subjects, or the
+ * reason of one without a subject: "denyRead (/ws/.env),
+ * defaultProtections (the walk's budget of ... ran out in /ws/x: ...)";
  * "" when all hold. Cut to fit `size`. */
 void cf_clauses_describe_unenforced(const confine_clause *clauses, size_t n, char *out,
                                     size_t size) CONFINE_HIDDEN;
