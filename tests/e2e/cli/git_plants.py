@@ -454,6 +454,42 @@ def fs_plants(w):
     print("ok fs write of an included config file: reported [%s]" % user)
 
 
+def deep_tree(w):
+    """A workspace with node_modules 12 levels deep and about 30000 entries,
+    a repository at the bottom (issue 28.3): the walk finds it without a
+    depth bound, a bwrap workspace-write run reports `full` and
+    --require-full runs; a hook planted there is kept out (bwrap) or
+    reported (Landlock)."""
+    ws = os.path.join(w.base, "deep")
+    repo(ws)
+    level = ws
+    for depth in range(12):
+        level = os.path.join(level, "node_modules", "pkg%d" % depth)
+        os.makedirs(level)
+        for k in range(2500):
+            with open(os.path.join(level, "f%d.js" % k), "w"):
+                pass
+    repo(os.path.join(level, "vendored"))
+    hook_path = os.path.join(level, "vendored", ".git", "hooks", "pre-commit")
+    mark = os.path.join(w.base, "marks", "deep")
+    out = w.confined(ws, ["--require-full"] if w.runner == "bwrap" else [], hook(hook_path, mark))
+    check(out.get("error") is None, "deep tree: the run failed:", out)
+    sandbox = out["sandbox"]
+    hazards = {(h["path"], h["kind"]) for h in sandbox["gitHazards"]}
+    check(not any(k == "incomplete" for _, k in hazards), "deep tree: incomplete:", hazards)
+    commit_in(os.path.relpath(os.path.join(level, "vendored"), ws))(ws)
+    if w.runner == "bwrap":
+        check(sandbox["enforcement"] == "full" and sandbox["unenforced"] == [],
+              "deep tree: bwrap is not full:", sandbox)
+        check(not os.path.exists(mark), "deep tree: bwrap let the hook land", "")
+    else:
+        check(os.path.exists(mark), "deep tree: the hook did not land (proves nothing)", "")
+        check((hook_path, "hook") in hazards, "deep tree: not reported:", hazards)
+    print("ok a 12-level node_modules tree [%s, %s]: %s" % (
+        w.runner, pwd.getpwuid(os.getuid()).pw_name,
+        "full" if w.runner == "bwrap" else "reported"))
+
+
 def git_still_works(w):
     """What an agent does with git keeps working under the protections: a
     clone with a submodule and a linked worktree; add, commit, branch,
@@ -492,6 +528,7 @@ def run_table(confine, launcher, runner, must_work):
         for i, case in enumerate(CASES):
             run_case(w, i, case)
         fs_plants(w)
+        deep_tree(w)
         git_still_works(w)
         return 0
     finally:
