@@ -485,6 +485,20 @@ def deep_tree(w):
     else:
         check(os.path.exists(mark), "deep tree: the hook did not land (proves nothing)", "")
         check((hook_path, "hook") in hazards, "deep tree: not reported:", hazards)
+    if w.runner == "bwrap":
+        # What bwrap cannot hold (a `.git` symlink can be re-pointed):
+        # requireFull refuses naming the clause and why, not "Install
+        # bubblewrap" (issue 28.3).
+        linked = os.path.join(w.base, "linked")
+        repo(os.path.join(w.base, "linked-store"))
+        os.mkdir(linked)
+        os.symlink(os.path.join(w.base, "linked-store", ".git"), os.path.join(linked, ".git"))
+        out = w.confined(linked, ["--require-full"], "true")
+        message = (out.get("error") or {}).get("message", "")
+        check(out["error"]["code"] == "SANDBOX_UNAVAILABLE" and "Install bubblewrap" not in message
+              and "requireFull: " in message and "defaultProtections (" in message
+              and "is a symbolic link" in message,
+              "requireFull's refusal does not name the clause and its reason:", message)
     print("ok a 12-level node_modules tree [%s, %s]: %s" % (
         w.runner, pwd.getpwuid(os.getuid()).pw_name,
         "full" if w.runner == "bwrap" else "reported"))
