@@ -107,6 +107,36 @@ static void test_bwrap_read_only_binds_back_a_hidden_root(void **state) {
 	}
 }
 
+/* A denyRead inside a read-only workspace under /tmp (bound back over the
+ * private tmpfs) gets its mask: it is there to read (issue 28 finding: the
+ * mask was dropped as "the host's /tmp", and the file was read while the
+ * report said enforced). */
+static void test_bwrap_read_only_masks_a_denied_file_in_a_root_under_tmp(void **state) {
+	char dir[] = "/tmp/confine-profiles-XXXXXX", env[64];
+	char *deny[] = { env, NULL };
+	char **tokens = NULL;
+	bool masked = false;
+	FILE *f;
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(env, sizeof env, "%s/.env", dir);
+	assert_non_null(f = fopen(env, "w"));
+	fclose(f);
+	{
+		confine_policy p = policy_of(CONFINE_MODE_READ_ONLY, dir);
+		p.private_temp = true;
+		p.deny_read = deny;
+		assert_int_equal(confine_profile_bwrap(&p, &tokens), 0);
+	}
+	for (size_t i = 0; tokens[i] && tokens[i + 1] && tokens[i + 2]; i++)
+		masked |= strcmp(tokens[i], "--ro-bind") == 0 && strcmp(tokens[i + 1], "/dev/null") == 0 &&
+		          strcmp(tokens[i + 2], env) == 0;
+	confine_strv_free(tokens);
+	unlink(env);
+	rmdir(dir);
+	assert_true(masked);
+}
+
 static void test_landlock_grants(void **state) {
 	confine_policy ro = policy_of(CONFINE_MODE_READ_ONLY, "/home/u/p");
 	confine_policy ww = policy_of(CONFINE_MODE_WORKSPACE_WRITE, "/home/u/p");
@@ -290,6 +320,7 @@ int main(void) {
 		cmocka_unit_test(test_bwrap_workspace_write_adds_tmpfs_before_bind),
 		cmocka_unit_test(test_bwrap_workspace_under_tmp_is_bound_after_the_tmpfs),
 		cmocka_unit_test(test_bwrap_read_only_binds_back_a_hidden_root),
+		cmocka_unit_test(test_bwrap_read_only_masks_a_denied_file_in_a_root_under_tmp),
 		cmocka_unit_test(test_landlock_grants),
 		cmocka_unit_test(test_seatbelt_read_only_exact),
 		cmocka_unit_test(test_seatbelt_workspace_write_quotes_root),

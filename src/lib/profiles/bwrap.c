@@ -59,9 +59,16 @@ static int push(char ***tokens, const char *a, const char *b, const char *c) {
 }
 
 /* Whether `path` is still visible in the sandbox once /tmp is a private
- * tmpfs: outside /tmp, or inside a writable root bound back on top. */
-static bool visible(const cf_plan *plan, const char *path, bool private_tmp) {
+ * tmpfs: outside /tmp, or inside a writable root bound back on top, or
+ * inside the read-only workspace root bound back (`bound_back`, or NULL):
+ * a denyRead there needs its mask like anywhere else (a read-only run in
+ * a workspace under /tmp read a denied .env that the report called
+ * enforced). */
+static bool visible(const cf_plan *plan, const char *path, bool private_tmp,
+                    const char *bound_back) {
 	if (!private_tmp || !cf_path_at_or_under(path, "/tmp"))
+		return true;
+	if (bound_back && cf_path_at_or_under(path, bound_back))
 		return true;
 	for (size_t i = 0; plan->writable[i]; i++)
 		if (cf_path_at_or_under(path, plan->writable[i]))
@@ -84,6 +91,7 @@ static bool hidden_by_sandbox(const char *root, bool private_tmp) {
 static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
                         char ***tokens) {
 	bool private_tmp = policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp;
+	const char *bound_back = NULL;
 	int r = 0;
 
 	for (size_t i = 0; r == 0 && bwrap_read_only[i]; i++) {
@@ -103,8 +111,10 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	 * private tmpfs, below /dev/shm under --dev) is bound back, read-only,
 	 * so the command sees its workspace and starts there (doc/SPEC.md 5). */
 	if (r == 0 && policy->mode == CONFINE_MODE_READ_ONLY && policy->workspace_root &&
-	    hidden_by_sandbox(policy->workspace_root, private_tmp))
+	    hidden_by_sandbox(policy->workspace_root, private_tmp)) {
+		bound_back = policy->workspace_root;
 		r = push(tokens, "--ro-bind", policy->workspace_root, policy->workspace_root);
+	}
 	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
 		r = push(tokens, "--bind", plan->writable[i], plan->writable[i]);
 	/* Pins: each directory on the way to a protected path bound onto
@@ -119,7 +129,7 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	for (size_t i = 0; r == 0 && policy->allow_unix_sockets && policy->allow_unix_sockets[i];
 	     i++) {
 		const char *s = policy->allow_unix_sockets[i];
-		if (!visible(plan, s, private_tmp) && is_socket(s))
+		if (!visible(plan, s, private_tmp, bound_back) && is_socket(s))
 			r = push(tokens, "--ro-bind-try", s, s);
 	}
 	/* The protected paths, an existing one or (in-process) the placeholder
@@ -129,7 +139,7 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 		         plan->protected_paths[i].path);
 	for (size_t i = 0; r == 0 && i < plan->n_deny; i++) {
 		const char *d = plan->deny[i];
-		if (!visible(plan, d, private_tmp))
+		if (!visible(plan, d, private_tmp, bound_back))
 			continue; /* the host's /tmp is not there to read */
 		if (plan->deny_is_dir[i]) {
 			/* An empty directory, and read-only so nothing lands in it. */
