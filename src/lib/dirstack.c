@@ -61,7 +61,7 @@ int cf_dirstack_pop_open(cf_dirstack *s, char **ret_path, dev_t *ret_dev) {
 	*ret_path = e.path;
 	fd = open(e.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return errno == ENOENT ? -ESTALE : -errno;
+		return errno == ENOENT ? -ENXIO : -errno;
 	if (fstat(fd, &st) < 0 || st.st_dev != e.dev || st.st_ino != e.ino) {
 		close(fd);
 		return -ESTALE;

@@ -7,7 +7,9 @@
  * identity its parent's listing gave it (fstatat without following) and
  * popped open with O_NOFOLLOW, its identity checked again: a directory
  * swapped for a symlink or another directory in between is not entered
- * but reported (a walk that did not see it must say so).
+ * but reported (a walk that did not see it must say so); one simply gone
+ * holds nothing to see (a repository made there later is one the run
+ * could have made: gitHazards' business).
  */
 #ifndef CONFINE_DIRSTACK_H
 #define CONFINE_DIRSTACK_H
@@ -35,8 +37,9 @@ int cf_dirstack_push_child(cf_dirstack *s, int dirfd, const char *dir, const cha
 /* Pushes a walk's root (followed: the root is canonical). 0, -errno. */
 int cf_dirstack_push_root(cf_dirstack *s, const char *path) CONFINE_HIDDEN;
 /* Pops the next directory into *ret_path (the caller frees it) and opens
- * it: a descriptor, or -errno (-ESTALE: it is not what was pushed any
- * more) with *ret_path still set. -ENOENT and *ret_path NULL when empty. */
+ * it: a descriptor, or -errno with *ret_path still set (-ESTALE: it is not
+ * what was pushed any more; -ENXIO: it is gone). -ENOENT and *ret_path
+ * NULL when empty. */
 int cf_dirstack_pop_open(cf_dirstack *s, char **ret_path, dev_t *ret_dev) CONFINE_HIDDEN;
 /* The path of the directory next to pop, or NULL: what a walk that stops
  * early did not reach. */

@@ -24,7 +24,7 @@
  * budget spent (before or after the run) adds a {dir, "incomplete"} hazard
  * naming the directory where it ran out; a directory that changed while it
  * was walked, one naming it. protect.c's walk has the same budget. */
-#define CF_GIT_SCAN_MAX_ENTRIES 200000
+#define CF_GIT_SCAN_MAX_ENTRIES 100000
 /* The budget in force: CF_GIT_SCAN_MAX_ENTRIES, lowered by tests. */
 extern size_t cf_git_scan_budget CONFINE_HIDDEN;
 /* Files up to this size are hashed (and config files parsed) whole; a

@@ -591,7 +591,8 @@ test('requireFull refuses where the rung is partial; without it the run says par
         assert.ok(e.runnerFailure.startsWith(`requireFull: ${title} does not enforce `), e.runnerFailure);
         assert.ok(e.runnerFailure.includes('denyRead ('), e.runnerFailure);
       }
-      assert.strictEqual(e.message, `${CONTRACT('workspace-write')} Runner failure: ${e.runnerFailure}`);
+      // requireFull's own text (doc/SPEC.md 2), never "Install bubblewrap".
+      assert.strictEqual(e.message, `sandbox mode "workspace-write" is requested with requireFull, and the sandbox this host offers does not enforce the whole policy; refusing to run the command with less. Drop requireFull to run it with enforcement "partial", or change the policy or the host so that the clause named below holds. Runner failure: ${e.runnerFailure}`);
       return true;
     });
   }
