@@ -19,6 +19,9 @@ if [ "${1:-build}" = check ]; then
 	want="$want tmux socat openssh-client"
 	# OCI runtimes the export suite runs its bundles with (tests/e2e/export).
 	want="$want runc runsc"
+	# git-config(1) and the other manuals: the gitHazards key list is checked
+	# against them (tests/unit/git_config_keys.py)
+	want="$want git-man"
 fi
 missing=""
 for p in $want; do
