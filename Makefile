@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 PORTABLE_BUILD ?= build-portable
 MESON ?= meson
 
-.PHONY: all build demo check check-suites check-valgrind check-asan check-portable fuzz bench bench-peers install clean deps deps-check
+.PHONY: all build demo check check-suites check-valgrind check-asan check-portable fuzz bench bench-peers bench-doc security-table install clean deps deps-check
 
 all: build
 
@@ -33,12 +33,19 @@ demo: build
 # ASan and UBSan; the spawn paths macOS compiles (check-portable); a short
 # run of each fuzzer (clang's libFuzzer). Each is also a target of its own.
 check: deps-check
-	@scripts/check-all.sh '$(MAKE)'
+	@BUILD='$(BUILD)' PORTABLE_BUILD='$(PORTABLE_BUILD)' scripts/check-all.sh '$(MAKE)'
 
-# Every Meson test suite of the main build.
+# Every Meson test suite of the main build, then what they counted: every
+# case of the case tables (TAP: passed, failed, known-open, skipped), the
+# suites' wall time and the slowest tests against their timeouts
+# (scripts/test-counts.py). The status is meson's.
+# TIMEOUT_MULTIPLIER (meson test -t) stretches every test's timeout on a
+# machine busier than the ones they were measured on.
+TIMEOUT_MULTIPLIER ?= 1
 check-suites: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
-	$(MESON) test -C $(BUILD) --print-errorlogs
+	@status=0; $(MESON) test -C $(BUILD) --print-errorlogs -t $(TIMEOUT_MULTIPLIER) || status=$$?; \
+	python3 scripts/test-counts.py $(BUILD); exit $$status
 
 # The unit suite again under valgrind's memcheck.
 check-valgrind: $(BUILD)/build.ninja
@@ -62,7 +69,8 @@ $(PORTABLE_BUILD)/build.ninja:
 
 check-portable: $(PORTABLE_BUILD)/build.ninja
 	$(MESON) compile -C $(PORTABLE_BUILD)
-	$(MESON) test -C $(PORTABLE_BUILD) --no-suite escape --no-suite install --no-suite python --no-suite node --print-errorlogs
+	@status=0; $(MESON) test -C $(PORTABLE_BUILD) --no-suite escape --no-suite install --no-suite python --no-suite node --print-errorlogs || status=$$?; \
+	python3 scripts/test-counts.py $(PORTABLE_BUILD); exit $$status
 
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang $(MESON) setup $(FUZZ_BUILD) -Db_sanitize=address,undefined -Db_lundef=false -Dbench=false
@@ -73,6 +81,24 @@ fuzz: $(FUZZ_BUILD)/build.ninja
 
 bench: build
 	$(BUILD)/bench/confine-bench
+
+# doc/BENCHMARKS.md's figures block, rewritten from a run of the bench
+# (scripts/bench-doc.py: the date, commit, host and load in its header).
+# BENCH_ARGS goes to confine-bench.
+BENCH_ARGS ?=
+bench-doc: build
+	python3 scripts/bench-doc.py doc/BENCHMARKS.md -- $(BUILD)/bench/confine-bench $(BENCH_ARGS)
+
+# doc/SECURITY.md's results tables, written from the escape tables' rows
+# (tests/escape/security-table.py; the test `security table` fails when they
+# disagree). The last `meson test escape` run's reports, when there are
+# any, are checked against the rows first and their counts go in the header.
+SECURITY_REPORT ?= $(BUILD)/tests/e2e/escape/escape-results.tsv
+SECURITY_DAEMONS_REPORT ?= $(BUILD)/tests/e2e/escape/escape-daemons-results.tsv
+security-table:
+	python3 tests/escape/security-table.py write doc/SECURITY.md \
+		$(if $(wildcard $(SECURITY_REPORT)),--report $(SECURITY_REPORT)) \
+		$(if $(wildcard $(SECURITY_DAEMONS_REPORT)),--daemons-report $(SECURITY_DAEMONS_REPORT))
 
 # confine beside OpenAI Codex's and Anthropic's sandboxes (installed from npm
 # into $$HOME/.cache/confine-peers, or $$CONFINE_PEERS_CACHE), timed

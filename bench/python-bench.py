@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 """What the Python package costs: confine.run(["/bin/true"]) against
 subprocess.run(["/bin/true"]) and against subprocess.run(["confine", "run",
-...]), interleaved in one run. Not part of make check (figures come from
-here, never from timed assertions); see doc/BENCHMARKS.md.
+...]), interleaved in one run. Figures come from here, never from timed
+assertions; see doc/BENCHMARKS.md. make check runs it once with a few
+rounds (the meson test `bench python`), only to see that it runs and
+prints its ratios.
 
     python3 bench/python-bench.py [--rounds N] [--build DIR]
 
@@ -14,6 +16,7 @@ against bare subprocess.run. Uses the build tree's library and CLI
 """
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -24,6 +27,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bindings", "python"))
 
 
+def build_library(build: str) -> str:
+    """The build tree's libconfine by its soname (libconfine.so.N), whatever N is."""
+    lib = os.path.join(build, "src", "lib")
+    names = sorted((n for n in os.listdir(lib) if re.fullmatch(r"libconfine\.so\.[0-9]+", n)),
+                   key=lambda n: int(n.rsplit(".", 1)[1])) if os.path.isdir(lib) else []
+    if not names:
+        sys.exit("python-bench: no libconfine.so.N in %s (build it, or set CONFINE_LIBRARY)" % lib)
+    return os.path.join(lib, names[-1])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=200)
@@ -31,7 +44,7 @@ def main() -> int:
     parser.add_argument("--build", default=os.path.join(HERE, "..", "build"))
     args = parser.parse_args()
     build = os.path.abspath(args.build)
-    os.environ.setdefault("CONFINE_LIBRARY", os.path.join(build, "src", "lib", "libconfine.so.1"))
+    os.environ.setdefault("CONFINE_LIBRARY", build_library(build))
     cli = os.environ.get("CONFINE_BIN") or os.path.join(build, "src", "cli", "confine")
     import confine
 

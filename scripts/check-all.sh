@@ -25,6 +25,10 @@ fuzz|short libFuzzer run'
 
 summary=
 failed=0
+# Counts files older than this run are not this run's.
+stamp=$(mktemp)
+trap 'rm -f "$stamp"' EXIT
+gate_start=$(date +%s)
 nl='
 '
 old_ifs=$IFS
@@ -36,6 +40,7 @@ for leg in $legs; do
 	printf '\n==== check: %s (make %s)\n' "$name" "$target"
 	start=$(date +%s)
 	status=0
+	counts=
 	# shellcheck disable=SC2086 # MAKE may carry options
 	$make --no-print-directory "$target" || status=$?
 	seconds=$(($(date +%s) - start))
@@ -46,13 +51,21 @@ for leg in $legs; do
 			"$seconds" "$status" "$target")
 		failed=$((failed + 1))
 	fi
+	# The meson legs' case counts and suite time (scripts/test-counts.py).
+	case $target in
+	check-suites) counts=${BUILD:-build}/meson-logs/counts.txt ;;
+	check-portable) counts=${PORTABLE_BUILD:-build-portable}/meson-logs/counts.txt ;;
+	esac
+	if [ -n "$counts" ] && [ -s "$counts" ] && [ "$counts" -nt "$stamp" ]; then
+		line="$line$nl$(printf '         %s' "$(cat "$counts")")"
+	fi
 	summary=$summary$line$nl
 	printf '==== %s\n' "$line"
 	IFS=$nl
 done
 IFS=$old_ifs
 
-printf '\n==== make check: every leg ran\n%s' "$summary"
+printf '\n==== make check: every leg ran (%d s in all)\n%s' "$(($(date +%s) - gate_start))" "$summary"
 if [ "$failed" -ne 0 ]; then
 	printf 'make check: %d leg(s) FAILED\n' "$failed"
 	exit 1

@@ -12,7 +12,24 @@
 #
 # Usage: run-escape.sh [--rungs bwrap,landlock] [--paths run,wrap]
 #                      [--only ID[,ID...]] [--report FILE] [--keep]
-#                      [--also-nonroot] CASES_FILE
+#                      [--jobs N] [--also-nonroot] CASES_FILE
+#
+# Output: TAP on stdout (meson reads it: protocol 'tap'), one line per case,
+# rung and mode: "ok N - ID RUNG MODE USER: blocked", "ok N - ... # SKIP
+# why", a known-open case "not ok N - ... # TODO known open ..." (TAP's
+# expected failure), a failure "not ok N - ... RESULT" with its reason on
+# the "#" line after it; "1..N" last. Everything else on stdout is a "#"
+# line. The exit status is 1 when any case failed (0 when all passed or
+# were known-open or skipped; a run that can test nothing prints "1..0 #
+# SKIP why" and exits 0, or fails with CONFINE_MUST_WORK=1).
+#
+# --jobs N: how many cases run at once (default: the number of CPUs, at
+# least 2, at most 4; CONFINE_ESCAPE_JOBS overrides the default). Each case
+# has its own directories, outside process, names ($MARK) and daemons, so
+# cases run side by side; a case that changes host state another case
+# could meet (a mount, the host's /dev/null) says so in its row ("alone:",
+# below) and runs after the others, one at a time. Results are reported in
+# table order either way.
 #
 # --paths: how each case reaches its rung. run (the library spawns the
 # command itself: `confine run`, or `confine bash` for a "bash:" command)
@@ -48,7 +65,10 @@
 # Table format: one case per line, fields separated by " :: ":
 #   id :: modes :: expect :: setup :: command :: check :: note
 # modes   ro, ww, dfa (danger-full-access: a harness self-test, run once, no
-#         rung), joined with "+": "ro+ww".
+#         rung), joined with "+": "ro+ww". Then, for a case that changes
+#         host state another case could meet, "alone:WHAT" (WHAT: one word,
+#         the state: mounts, devnull): it runs after the other cases, with
+#         no other case at once (tests/escape/README.md, "Isolation").
 # expect  one word, optionally followed by per-rung overrides
 #         "WORD@RUNG" (comma separated): "blocked,open@landlock".
 #           blocked  nothing outside the allowed area changes
@@ -106,6 +126,7 @@ report=
 keep=0
 also_nonroot=0
 user_label=
+jobs=${CONFINE_ESCAPE_JOBS:-}
 while [ $# -gt 1 ]; do
 	case $1 in
 	--rungs) rungs_wanted=$2; shift 2 ;;
@@ -115,6 +136,7 @@ while [ $# -gt 1 ]; do
 	--keep) keep=1; shift ;;
 	--also-nonroot) also_nonroot=1; shift ;;
 	--user-label) user_label=$2; shift 2 ;;
+	--jobs) jobs=$2; shift 2 ;;
 	*) die "unknown option: $1" ;;
 	esac
 done
@@ -123,18 +145,33 @@ cases_file=$1
 [ -r "$cases_file" ] || die "cannot read the case table: $cases_file"
 cases_file=$(realpath "$cases_file")
 script_path=$(realpath "$0")
+if [ -z "$jobs" ]; then
+	jobs=$(nproc 2>/dev/null || echo 2)
+	[ "$jobs" -lt 2 ] && jobs=2
+	[ "$jobs" -gt 4 ] && jobs=4
+fi
+case $jobs in '' | *[!0-9]* | 0) die "--jobs wants a positive number: $jobs" ;; esac
+# The job pool waits for whichever case ends first: wait -n -p (bash 5.1).
+if [ "$jobs" -gt 1 ] && { [ "${BASH_VERSINFO[0]}" -lt 5 ] ||
+	{ [ "${BASH_VERSINFO[0]}" = 5 ] && [ "${BASH_VERSINFO[1]}" -lt 1 ]; }; }; then
+	printf '# bash %s has no wait -n -p: the cases run one at a time\n' "$BASH_VERSION"
+	jobs=1
+fi
 if [ -z "$user_label" ]; then
 	if [ "$(id -u)" = 0 ]; then user_label=root; else user_label=user; fi
 fi
 
 must_work=${CONFINE_MUST_WORK:-0}
+# Nothing can be tested here: TAP's "skipped as a whole" (meson: SKIP).
 skip_or_fail() {
 	if [ "$must_work" = 1 ]; then
 		printf 'run-escape: FAIL: %s (CONFINE_MUST_WORK=1)\n' "$*" >&2
+		printf 'Bail out! %s (CONFINE_MUST_WORK=1)\n' "$*"
 		exit 1
 	fi
 	printf 'run-escape: SKIP: %s\n' "$*" >&2
-	exit 77
+	printf '1..0 # SKIP %s\n' "$*"
+	exit 0
 }
 
 [ "$(uname -s)" = Linux ] || skip_or_fail "the escape suite needs Linux"
@@ -327,18 +364,42 @@ expect_for() {
 }
 
 n_pass=0 n_fail=0 n_open=0 n_skip=0
+tap_n=0
 failures=()
 [ -n "$report" ] && : >"$report"
+# Each case runs in a job of its own and leaves its one result in
+# $RES/UNIT.res; the parent reports them in table order (tally), so the
+# output does not depend on how many ran at once.
+RES=$ROOT/results
+mkdir "$RES" || die "cannot create $RES"
+unit=
 
+# In a case's job: its result, for the parent to report.
 record() { # RESULT ID RUNG MODE DETAIL
-	local result=$1 id=$2 rung=$3 mode=$4 detail=$5
-	printf '%-10s %-26s %-9s %-18s %-5s %s\n' "$result" "$id" "$rung" "$mode" "$user_label" "$detail"
+	printf '%s\0' "$@" >"$RES/$unit.res"
+}
+
+# In the parent: one result as a TAP line (the reason of a failure on the
+# "#" line after it), the report's line and the counts.
+tally() { # RESULT ID RUNG MODE DETAIL
+	local result=$1 id=$2 rung=$3 mode=$4 detail=${5//$'\n'/ } name
+	name="$id $rung $mode $user_label"
+	tap_n=$((tap_n + 1))
 	[ -n "$report" ] && printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$rung" "$mode" "$result" "$detail" "$user_label" >>"$report"
 	case $result in
-	PASS) n_pass=$((n_pass + 1)) ;;
-	KNOWN-OPEN) n_open=$((n_open + 1)) ;;
-	SKIP) n_skip=$((n_skip + 1)) ;;
-	*) n_fail=$((n_fail + 1)); failures+=("$id/$rung/$mode: $detail") ;;
+	PASS)
+		n_pass=$((n_pass + 1))
+		printf 'ok %d - %s: %s\n' "$tap_n" "$name" "${detail//#/}" ;;
+	KNOWN-OPEN)
+		n_open=$((n_open + 1))
+		printf 'not ok %d - %s # TODO known open, documented in doc/SECURITY.md\n# %s\n' "$tap_n" "$name" "$detail" ;;
+	SKIP)
+		n_skip=$((n_skip + 1))
+		printf 'ok %d - %s # SKIP %s\n' "$tap_n" "$name" "$detail" ;;
+	*)
+		n_fail=$((n_fail + 1))
+		failures+=("$id/$rung/$mode: $detail")
+		printf 'not ok %d - %s: %s\n# %s\n' "$tap_n" "$name" "$result" "$detail" ;;
 	esac
 }
 
@@ -357,7 +418,7 @@ run_case() {
 	populate_victim "$base/victim"
 
 	export BASE=$base REALWS=$base/ws WS=$base/ws VICTIM=$base/victim CTL=$base/ctl
-	export MARK="confine-esc-$$-$RANDOM-$id" RUNG=$real_rung MODE=$mode ESCAPE_PATH=$path
+	export MARK="confine-esc-$$-$unit-$RANDOM-$id" RUNG=$real_rung MODE=$mode ESCAPE_PATH=$path
 
 	# The outside process: not a child of confine, cwd in the victim dir.
 	(cd "$VICTIM" && exec sleep 600) &
@@ -475,6 +536,15 @@ finish_case() {
 	[ "$keep" = 0 ] && rm -rf "$base" "$base".* 2>/dev/null
 }
 
+# The units: one per case, rung (or wrap-rung) and mode, in table order.
+# A unit is run by a job, or is known without running (U_pre: the SKIP
+# detail of a rung that cannot run here, or of "skip" in the table).
+U_id=() U_word=() U_rung=() U_expect=() U_setup=() U_command=() U_check=() U_alone=() U_pre=()
+add_unit() { # ID MODEWORD RUNG EXPECT SETUP COMMAND CHECK ALONE PRE
+	U_id+=("$1") U_word+=("$2") U_rung+=("$3") U_expect+=("$4") U_setup+=("$5")
+	U_command+=("$6") U_check+=("$7") U_alone+=("$8") U_pre+=("$9")
+}
+
 ids_seen=" "
 lineno=0
 while IFS= read -r line || [ -n "$line" ]; do
@@ -486,43 +556,54 @@ while IFS= read -r line || [ -n "$line" ]; do
 	fi
 	case $ids_seen in *" $id "*) die "$cases_file:$lineno: duplicate id $id" ;; esac
 	ids_seen="$ids_seen$id "
+	# "ro+ww alone:mounts": the case runs alone.
+	alone=
+	case $modes in
+	*" "*)
+		alone=${modes#* }
+		modes=${modes%% *}
+		case $alone in
+		alone:[a-z]*) ;;
+		*) die "$cases_file:$lineno: after the modes only alone:WHAT may follow, not: $alone" ;;
+		esac ;;
+	esac
 	if [ -n "$only" ]; then
 		case ",$only," in *",$id,"*) ;; *) continue ;; esac
 	fi
 	for modeword in ${modes//+/ }; do
 		if [ "$modeword" = dfa ]; then
 			[ "$want_run" = 1 ] &&
-				run_case "$id" dfa none "$(expect_for "$expect" none)" "$setup" "$command" "$check"
+				add_unit "$id" dfa none "$(expect_for "$expect" none)" "$setup" "$command" "$check" "$alone" ""
 			[ "$want_wrap" = 1 ] &&
-				run_case "$id" dfa wrap-none "$(expect_for "$expect" wrap-none wrap none)" \
-					"$setup" "$command" "$check"
+				add_unit "$id" dfa wrap-none "$(expect_for "$expect" wrap-none wrap none)" \
+					"$setup" "$command" "$check" "$alone" ""
 			continue
 		fi
 		for rung in "${rungs[@]}"; do
 			e=$(expect_for "$expect" "$rung")
 			if [ -n "${rung_unusable[$rung]:-}" ]; then
 				if [ "$want_run" = 1 ]; then
-					record SKIP "$id" "$rung" "$(mode_name "$modeword")" "${rung_unusable[$rung]}"
+					add_unit "$id" "$modeword" "$rung" - - - - "$alone" "${rung_unusable[$rung]}"
 				fi
 				if [ "$want_wrap" = 1 ]; then
-					record SKIP "$id" "wrap-$rung" "$(mode_name "$modeword")" "${rung_unusable[$rung]}"
+					add_unit "$id" "$modeword" "wrap-$rung" - - - - "$alone" "${rung_unusable[$rung]}"
 				fi
 				continue
 			fi
 			if [ "$want_run" = 0 ]; then
 				:
 			elif [ "$e" = skip ]; then
-				record SKIP "$id" "$rung" "$(mode_name "$modeword")" "not meaningful on this rung"
+				add_unit "$id" "$modeword" "$rung" - - - - "$alone" "not meaningful on this rung"
 			else
-				run_case "$id" "$modeword" "$rung" "$e" "$setup" "$command" "$check"
+				add_unit "$id" "$modeword" "$rung" "$e" "$setup" "$command" "$check" "$alone" ""
 			fi
 			[ "$want_wrap" = 1 ] || continue
 			e=$(expect_for "$expect" "wrap-$rung" wrap "$rung")
 			if [ "$e" = skip ]; then
-				record SKIP "$id" "wrap-$rung" "$(mode_name "$modeword")" "not meaningful on this path"
+				add_unit "$id" "$modeword" "wrap-$rung" - - - - "$alone" "not meaningful on this path"
 				continue
 			fi
-			run_case "$id" "$modeword" "wrap-$rung" "$e" "$setup" "$command" "$check"
+			add_unit "$id" "$modeword" "wrap-$rung" "$e" "$setup" "$command" "$check" "$alone" ""
 		done
 	done
 done <"$cases_file"
@@ -534,12 +615,100 @@ if [ -n "$only" ]; then
 	done
 fi
 
+# The job pool. A case's job runs it with its own directories, outside
+# process and names; at most $jobs at once, the "alone:" cases after the
+# others one at a time. The parent reports results in table order.
+declare -A running=()
+unit_done=()
+start_unit() { # UNIT
+	unit=$1
+	(
+		trap - EXIT
+		run_case "${U_id[$1]}" "${U_word[$1]}" "${U_rung[$1]}" "${U_expect[$1]}" \
+			"${U_setup[$1]}" "${U_command[$1]}" "${U_check[$1]}"
+	) >"$RES/$1.log" 2>&1 </dev/null &
+	running[$!]=$1
+}
+# Waits until one running job has ended.
+reap_one() {
+	local pid= status n
+	if [ "$jobs" = 1 ]; then
+		for pid in "${!running[@]}"; do :; done
+		wait "$pid"
+	else
+		wait -n -p pid
+	fi
+	status=$?
+	if [ -z "$pid" ] || [ -z "${running[$pid]:-}" ]; then
+		# Not a job of ours, or none left to wait for: take every one.
+		for pid in "${!running[@]}"; do
+			wait "$pid"
+			echo "$?" >"$RES/${running[$pid]}.status"
+			unit_done[${running[$pid]}]=1
+			unset "running[$pid]"
+		done
+		return
+	fi
+	n=${running[$pid]}
+	echo "$status" >"$RES/$n.status"
+	unit_done[$n]=1
+	unset "running[$pid]"
+}
+# Reports unit N: its job's output on stderr, its result as TAP. A job
+# that ended without a result is a failure, never a pass.
+collect() { # UNIT
+	local n=$1 f=()
+	if [ -s "$RES/$n.log" ]; then
+		sed "s/^/run-escape: ${U_id[$n]}\/${U_rung[$n]}: /" "$RES/$n.log" >&2
+	fi
+	if [ -n "${U_pre[$n]}" ]; then
+		tally SKIP "${U_id[$n]}" "${U_rung[$n]}" "$(mode_name "${U_word[$n]}")" "${U_pre[$n]}"
+	elif [ -s "$RES/$n.res" ] && mapfile -d '' f <"$RES/$n.res" && [ ${#f[@]} = 5 ]; then
+		tally "${f[@]}"
+	else
+		tally FAIL "${U_id[$n]}" "${U_rung[$n]}" "$(mode_name "${U_word[$n]}")" \
+			"the case's job ended without a result (exit $(cat "$RES/$n.status" 2>/dev/null))"
+	fi
+	rm -f "$RES/$n.res" "$RES/$n.log" "$RES/$n.status"
+}
+
+shared=() alone_units=()
+for n in "${!U_id[@]}"; do
+	if [ -n "${U_alone[$n]}" ]; then alone_units+=("$n"); else shared+=("$n"); fi
+done
+printf '# run-escape: %s: %d results to record, %d at once, %d alone after them\n' \
+	"$user_label" "${#U_id[@]}" "$jobs" "${#alone_units[@]}"
+next=0
+flush() {
+	while [ "$next" -lt ${#shared[@]} ] && [ -n "${unit_done[${shared[$next]}]:-}" ]; do
+		collect "${shared[$next]}"
+		next=$((next + 1))
+	done
+}
+for n in "${shared[@]}"; do
+	if [ -n "${U_pre[$n]}" ]; then
+		unit_done[$n]=1
+	else
+		while [ ${#running[@]} -ge "$jobs" ]; do reap_one; flush; done
+		start_unit "$n"
+	fi
+	flush
+done
+while [ ${#running[@]} -gt 0 ]; do reap_one; flush; done
+flush
+for n in "${alone_units[@]}"; do
+	if [ -z "${U_pre[$n]}" ]; then
+		start_unit "$n"
+		while [ ${#running[@]} -gt 0 ]; do reap_one; done
+	fi
+	collect "$n"
+done
+
 n_records=$((n_pass + n_open + n_skip + n_fail))
 n_ran=$((n_pass + n_open + n_fail))
-echo
-printf 'run-escape: %s: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED (%d results, %d ran)\n' \
+printf '# run-escape: %s: %d passed, %d known-open (still open, documented), %d skipped, %d FAILED (%d results, %d ran)\n' \
 	"$user_label" "$n_pass" "$n_open" "$n_skip" "$n_fail" "$n_records" "$n_ran"
-[ "$n_fail" -gt 0 ] && printf '  FAIL %s\n' "${failures[@]}"
+[ "$n_fail" -gt 0 ] && printf '#   FAIL %s\n' "${failures[@]}"
 
 # The same table as a non-root caller: a user made for this run only. It
 # runs from copies (tests/helpers/stage.sh): the checkout may be one the
@@ -554,7 +723,7 @@ remove_user() { userdel -r "$nonroot_user" >/dev/null 2>&1; }
 # Runs the user half; on failure sets nonroot_why to the reason.
 run_user_half() {
 	local tool nonroot_uid nonroot_home nonroot_report status records ran
-	local s_confine s_helper s_script s_prefix s_cases s_launcher= s_harness= s_daemons=
+	local s_confine s_helper s_script s_prefix s_cases s_launcher= s_harness= s_daemons= s_treegone=
 	local -a staged args
 	for tool in useradd userdel runuser setpriv; do
 		command -v "$tool" >/dev/null 2>&1 || { nonroot_why="--also-nonroot needs $tool"; return; }
@@ -568,8 +737,7 @@ run_user_half() {
 	nonroot_home=$(getent passwd "$nonroot_user" | cut -d: -f6)
 	chmod 700 "$nonroot_home"
 	nonroot_report=$nonroot_home/escape-results.tsv
-	echo
-	echo "run-escape: the same table as $nonroot_user (uid $nonroot_uid)"
+	echo "# run-escape: the same table as $nonroot_user (uid $nonroot_uid)"
 	if ! stage_make ||
 		! s_confine=$(stage_copy "$CONFINE" confine) ||
 		! s_helper=$(stage_copy "$HELPER" escape-helper) ||
@@ -587,26 +755,40 @@ run_user_half() {
 	fi
 	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"}
 		${s_harness:+"$s_harness"} ${s_daemons:+"$s_daemons"} ${s_treegone:+"$s_treegone"})
-	echo "run-escape: the user half runs from copies in $STAGE"
+	echo "# run-escape: the user half runs from copies in $STAGE"
 	stage_check "$nonroot_uid" "${staged[@]}" ||
 		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
 
-	args=(--rungs "$rungs_wanted" --paths "$paths_wanted" --user-label user --report "$nonroot_report")
+	args=(--rungs "$rungs_wanted" --paths "$paths_wanted" --user-label user --report "$nonroot_report"
+		--jobs "$jobs")
 	[ -n "$only" ] && args+=(--only "$only")
 	[ "$keep" = 1 ] && args+=(--keep)
+	# Its TAP lines continue this run's numbering; its plan is this run's.
 	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
 		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
 		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" WRAP_HARNESS="${s_harness:-}" \
 		CONFINE_MUST_WORK="$must_work" \
-		bash "$s_script" "${args[@]}" "$s_cases")
-	status=$?
+		bash "$s_script" "${args[@]}" "$s_cases") |
+		awk -v off="$tap_n" -v count="$RES/user.tap" '
+			match($0, /^(not )?ok [0-9]+/) {
+				n++
+				print (substr($0, 1, 3) == "not" ? "not ok " : "ok ") (off + n) substr($0, RLENGTH + 1)
+				next
+			}
+			/^1\.\./ { print "# user half: " $0; next }
+			/^Bail out!/ { print "# user half: " $0; next }
+			{ print }
+			END { print n + 0 > count }'
+	status=${PIPESTATUS[0]}
+	tap_n=$((tap_n + $(cat "$RES/user.tap" 2>/dev/null || echo 0)))
 	records=0 ran=0
 	if [ -r "$nonroot_report" ]; then
 		records=$(wc -l <"$nonroot_report")
 		ran=$(awk -F'\t' '$4 != "SKIP"' "$nonroot_report" | wc -l)
 		[ -n "$report" ] && cat "$nonroot_report" >>"$report"
 	fi
-	# 77 too: the half skipped as a whole, so it ran no case.
+	# A half that skipped as a whole ("1..0 # SKIP", exit 0) recorded no
+	# result: that fails below, as a half that ran nothing.
 	if [ "$status" != 0 ]; then
 		nonroot_why="the user half exited $status"
 	elif [ "$records" != "$n_records" ]; then
@@ -614,11 +796,11 @@ run_user_half() {
 	elif [ "$ran" = 0 ]; then
 		nonroot_why="the user half ran no case (all $records results are SKIP)"
 	else
-		printf 'run-escape: user half: %s results, %s ran, as many results as the root half\n' \
-			"$records" "$ran"
+		user_half_ok="$records results, $ran ran, as many results as the root half"
 	fi
 }
 
+user_half_ok=
 if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
 	run_user_half
 	# Nothing of the user may outlive the run: its processes, then it.
@@ -632,15 +814,25 @@ if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
 	fi
 	[ -n "${STAGE:-}" ] && stage_remove
 	trap cleanup_all EXIT
+	# The half's own verdict is a case of this run too.
+	tap_n=$((tap_n + 1))
 	if [ -n "$nonroot_why" ]; then
-		printf 'run-escape: FAIL: user half: %s\n' "$nonroot_why"
+		printf 'not ok %d - user half (%s)\n# run-escape: FAIL: user half: %s\n' "$tap_n" "$nonroot_user" "$nonroot_why"
+		printf 'run-escape: FAIL: user half: %s\n' "$nonroot_why" >&2
 		nonroot_status=1
+	else
+		printf 'ok %d - user half (%s): %s\n' "$tap_n" "$nonroot_user" "$user_half_ok"
 	fi
 fi
+none_ran=0
+if [ "$n_ran" = 0 ]; then
+	tap_n=$((tap_n + 1))
+	printf 'not ok %d - %s: at least one case ran\n# run-escape: FAIL: %s: no case ran (%d results, all SKIP)\n' \
+		"$tap_n" "$user_label" "$user_label" "$n_records"
+	none_ran=1
+fi
+echo "1..$tap_n"
 [ "$n_fail" -gt 0 ] && exit 1
 [ "$nonroot_status" != 0 ] && exit 1
-if [ "$n_ran" = 0 ]; then
-	printf 'run-escape: FAIL: %s: no case ran (%d results, all SKIP)\n' "$user_label" "$n_records"
-	exit 1
-fi
+[ "$none_ran" = 1 ] && exit 1
 exit 0
