@@ -1219,4 +1219,105 @@ CONFINE_API void confine_git_hazards_free(confine_git_hazard *hazards, size_t n)
 CONFINE_API int confine_fs_rename(confine_fs *fs, const char *from, const char *to,
                                   confine_error *err);
 
+
+/* ------------------------------------------------------------------------ */
+/* The stage: a run's writes held for review (doc/SPEC.md 20)               */
+
+/*
+ * A staged run (confine_policy.stage_dir) writes nowhere but its stage: an
+ * overlayfs upper directory per staged root (the workspace root, then each
+ * writable root) and a manifest of what the real tree held when the run
+ * began. These read it, list the changes, render a patch, and apply or
+ * discard them. Paths in changes are relative to the workspace root where
+ * it holds them, else absolute.
+ *
+ * Errors: CONFINE_E_INVALID_ARGUMENT (no stage there, a bad manifest),
+ * CONFINE_E_FS (the filesystem refused; sys_errno set), CONFINE_E_DENIED
+ * (apply only: the policy refuses a path), CONFINE_E_SYSTEM (memory).
+ */
+typedef struct confine_stage confine_stage;
+
+/* Makes the stage `dir` (absent or empty; made 0700) for a run under
+ * `policy` (resolved, workspace-write): one upper and work directory per
+ * writable root and manifest.json, written last and atomically, recording
+ * the roots, the protections and each entry's identity (type, inode,
+ * size, mtime, ctime) now. Copies nothing of the caller's. */
+CONFINE_API int confine_stage_create(const char *dir, const confine_policy *policy,
+                                     confine_error *err);
+
+/* Opens the stage `dir` (reads its manifest). Free with confine_stage_free(). */
+CONFINE_API int confine_stage_open(const char *dir, confine_stage **ret, confine_error *err);
+CONFINE_API void confine_stage_free(confine_stage *stage);
+
+typedef enum confine_change_kind {
+	CONFINE_CHANGE_ADDED = 'A',
+	CONFINE_CHANGE_MODIFIED = 'M',
+	CONFINE_CHANGE_DELETED = 'D',
+	CONFINE_CHANGE_RENAMED = 'R',
+	CONFINE_CHANGE_MODE = 'P',    /* the permission bits alone */
+	CONFINE_CHANGE_SYMLINK = 'L', /* a symbolic link made or re-pointed */
+} confine_change_kind;
+
+/* "added", "modified", "deleted", "renamed", "mode", "symlink"; static. */
+CONFINE_API const char *confine_change_kind_name(confine_change_kind kind);
+
+typedef struct confine_stage_change {
+	char *path;          /* relative to the workspace root, else absolute */
+	char *from;          /* RENAMED: the old path; else NULL */
+	confine_change_kind change;
+	char type;           /* what the stage holds: 'f', 'd', 'l', 'o'; the real one's for DELETED */
+	uint64_t size;
+	unsigned mode;       /* permission bits */
+	bool binary;         /* a NUL byte in the first 8000 bytes of either side */
+	bool git;            /* under a `.git` directory (listed apart, never patched) */
+} confine_stage_change;
+
+/* Every change the stage holds against the real tree as it is now, sorted
+ * by path (a change already applied is no longer one). Free with
+ * confine_stage_changes_free(). */
+CONFINE_API int confine_stage_changes(confine_stage *stage, confine_stage_change **ret,
+                                      size_t *ret_n, confine_error *err);
+CONFINE_API void confine_stage_changes_free(confine_stage_change *changes, size_t n);
+
+/* A unified diff (`git apply` format, paths a/ and b/ relative to the
+ * workspace root) of the changes to text files, links and modes in the
+ * workspace; binary files, `.git` and other roots are left out. Free with
+ * confine_free(). */
+CONFINE_API int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
+                                    confine_error *err);
+
+typedef enum confine_apply_outcome {
+	CONFINE_APPLY_APPLIED = 0,
+	CONFINE_APPLY_CONFLICT,  /* the real path changed since the run began */
+	CONFINE_APPLY_REFUSED,   /* the policy refuses it (a protected path, a link out) */
+	CONFINE_APPLY_FAILED,    /* the filesystem refused */
+} confine_apply_outcome;
+
+typedef struct confine_apply_entry {
+	char *path;
+	confine_apply_outcome outcome;
+	char *message;           /* NULL when applied */
+} confine_apply_entry;
+
+/*
+ * Applies the changes at or under `paths` (NULL: all; each relative to the
+ * workspace root or absolute) to the real tree: each file atomically (a
+ * temp in the same directory renamed over the name), modes kept (set-ID
+ * bits dropped), every path resolved beneath its root with no link
+ * followed out, never onto a protected path or a directory holding one (the
+ * run's protections, from the manifest). A path whose real file changed
+ * since the run began is a conflict and left alone unless `overwrite`; the
+ * rest is applied. The stage is never modified. Returns 0 when every entry
+ * applied, 1 when some did not (see *ret), or a negative errno. Free with
+ * confine_apply_entries_free().
+ */
+CONFINE_API int confine_stage_apply(confine_stage *stage, const char *const *paths,
+                                    bool overwrite, confine_apply_entry **ret, size_t *ret_n,
+                                    confine_error *err);
+CONFINE_API void confine_apply_entries_free(confine_apply_entry *entries, size_t n);
+
+/* Removes the stage `dir` and everything in it (it must hold a manifest:
+ * nothing else is removed). */
+CONFINE_API int confine_stage_discard(const char *dir, confine_error *err);
+
 #endif /* CONFINE_H */

@@ -3,10 +3,12 @@
  * or the version, and hands the command to commands.c. */
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "args.h"
 #include "commands.h"
 #include "output.h"
+#include "stage.h"
 
 int main(int argc, char **argv) {
 	cli_args args;
@@ -16,6 +18,10 @@ int main(int argc, char **argv) {
 	 * children itself and no exit status (of a probe, of the command) could
 	 * ever be collected. confine needs the default. */
 	signal(SIGCHLD, SIG_DFL);
+
+	/* `confine stage ...` takes none of the run options: its own parser. */
+	if (argc > 1 && strcmp(argv[1], "stage") == 0)
+		return cli_stage_main(argc - 2, argv + 2);
 
 	if (cli_args_parse(argc, argv, &args) < 0) {
 		/* Name the problem and point at the help, without dumping it; in

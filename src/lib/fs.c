@@ -895,3 +895,19 @@ int confine_fs_rename(confine_fs *fs, const char *from, const char *to, confine_
 		close(b.dirfd);
 	return r;
 }
+
+/* For the stage's apply (stage-apply.c): the same resolution and policy
+ * decision a harness write gets, handing over the parent's descriptor. */
+int cf_fs_resolve_for_write(confine_fs *fs, const char *op, const char *path, bool holds,
+                            int *ret_dirfd, char *name, size_t name_size, confine_error *err) {
+	struct target t;
+	int r = resolve_for_write(fs, op, path, holds, &t, err);
+	if (r < 0) {
+		if (t.dirfd >= 0)
+			close(t.dirfd);
+		return r;
+	}
+	snprintf(name, name_size, "%s", t.name);
+	*ret_dirfd = t.dirfd;
+	return 0;
+}

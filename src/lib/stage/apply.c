@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Applying a stage to the real tree (doc/SPEC.md 20). Every path goes
+ * through the harness file operations' resolution and policy decision
+ * (fs.c: beneath its root, no link followed out, never onto a protected
+ * or denyRead path or a directory holding one), with the protections the
+ * run had, rebuilt from the manifest. Each file lands atomically: a new
+ * file in the same directory, renamed over the name. What is made or
+ * replaced comes first (shallow to deep), what is removed last (deep to
+ * shallow), so a rename whose new name fails keeps its old one. The stage
+ * is only read.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fs-internal.h"
+#include "policy-internal.h"
+#include "stage/stage-internal.h"
+
+#define STAGE "stage"
+
+typedef struct report {
+	confine_apply_entry *entries;
+	size_t n;
+	bool all_applied;
+} report;
+
+static int note(report *rep, const char *path, confine_apply_outcome outcome, const char *msg) {
+	confine_apply_entry *grown = realloc(rep->entries, (rep->n + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	rep->entries = grown;
+	grown[rep->n].outcome = outcome;
+	grown[rep->n].path = strdup(path);
+	grown[rep->n].message = msg ? strdup(msg) : NULL;
+	if (!grown[rep->n].path || (msg && !grown[rep->n].message)) {
+		free(grown[rep->n].path);
+		free(grown[rep->n].message);
+		return -ENOMEM;
+	}
+	rep->n++;
+	if (outcome != CONFINE_APPLY_APPLIED)
+		rep->all_applied = false;
+	return 0;
+}
+
+void confine_apply_entries_free(confine_apply_entry *entries, size_t n) {
+	for (size_t i = 0; entries && i < n; i++) {
+		free(entries[i].path);
+		free(entries[i].message);
+	}
+	free(entries);
+}
+
+/* The policy the run had, for its protections. */
+static int run_policy(const confine_stage *s, confine_policy **ret, confine_error *err) {
+	confine_policy *p;
+	int r = confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, s->roots[0].real, &p, err);
+	if (r < 0)
+		return r;
+	p->default_protections = s->default_protections;
+	for (size_t i = 1; r == 0 && i < s->n_roots; i++)
+		r = confine_policy_add_writable_root(p, s->roots[i].real, err);
+	for (size_t i = 0; r == 0 && s->protected_paths && s->protected_paths[i]; i++)
+		r = confine_policy_add_protected_path(p, s->protected_paths[i], err);
+	for (size_t i = 0; r == 0 && s->deny_read && s->deny_read[i]; i++)
+		r = confine_policy_add_deny_read(p, s->deny_read[i], err);
+	if (r < 0) {
+		confine_policy_free(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
+}
+
+static bool at_or_under(const char *path, const char *top) {
+	size_t n = strlen(top);
+	while (n > 1 && top[n - 1] == '/')
+		n--;
+	return strncmp(path, top, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static bool selected(const confine_stage *s, const cf_change *c, const char *const *paths) {
+	if (!paths)
+		return true;
+	for (size_t i = 0; paths[i]; i++) {
+		const char *p = paths[i];
+		size_t n = strlen(s->roots[0].real);
+		/* An absolute path in the workspace names what the listing
+		 * shows relative. */
+		if (p[0] == '/' && strncmp(p, s->roots[0].real, n) == 0 && (p[n] == '/' || !p[n]))
+			p = p[n] ? p + n + 1 : ".";
+		while (p[0] == '.' && p[1] == '/')
+			p += 2;
+		if (strcmp(p, ".") == 0 || at_or_under(c->pub.path, p) ||
+		    (c->pub.from && at_or_under(c->pub.from, p)))
+			return true;
+	}
+	return false;
+}
+
+/* Removes `name` at `dirfd` and, for a directory, all it holds. */
+static int remove_tree(int at, const char *name) {
+	struct stat st;
+	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISDIR(st.st_mode)) {
+		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		DIR *d;
+		struct dirent *e;
+		int r = 0;
+		if (fd < 0)
+			return -errno;
+		if (!(d = fdopendir(fd))) {
+			close(fd);
+			return -errno;
+		}
+		while (r == 0 && (e = readdir(d)))
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				r = remove_tree(dirfd(d), e->d_name);
+		closedir(d);
+		if (r < 0)
+			return r;
+	}
+	return unlinkat(at, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
+}
+
+static int temp_name(char *out, size_t size, const char *name, unsigned attempt) {
+	snprintf(out, size, ".%.*s.confine-%06x", 200, name,
+	         (unsigned)((unsigned)getpid() * 2654435761u + attempt * 40503u) & 0xffffff);
+	return 0;
+}
+
+/* The staged file `src` as `name` at `dirfd`, atomically, with its mode
+ * (no set-ID bit) and mtime. */
+static int place_file(int dirfd, const char *name, const char *src) {
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	int in, out = -1, r = 0;
+	if ((in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return -errno;
+	if (fstat(in, &st) < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		temp_name(tmp, sizeof tmp, name, attempt);
+		out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (out >= 0 || errno != EEXIST)
+			break;
+	}
+	if (out < 0) {
+		r = -errno;
+		close(in);
+		return r;
+	}
+	for (;;) {
+		char chunk[65536];
+		ssize_t n = read(in, chunk, sizeof chunk), done = 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			break;
+		}
+		if (n == 0)
+			break;
+		while (done < n) {
+			ssize_t w = write(out, chunk + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				r = -errno;
+				break;
+			}
+			done += w;
+		}
+		if (r < 0)
+			break;
+	}
+	if (r == 0) {
+		struct timespec times[2] = { st.st_atim, st.st_mtim };
+		if (fchmod(out, st.st_mode & 0777) < 0 || futimens(out, times) < 0)
+			r = -errno;
+	}
+	close(in);
+	close(out);
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dirfd, tmp, 0);
+	return r;
+}
+
+static int place_link(int dirfd, const char *name, const char *src) {
+	char target[PATH_MAX], tmp[NAME_MAX + 1];
+	ssize_t n = readlink(src, target, sizeof target - 1);
+	int r = -EEXIST;
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	for (unsigned attempt = 0; attempt < 100 && r == -EEXIST; attempt++) {
+		temp_name(tmp, sizeof tmp, name, attempt);
+		r = symlinkat(target, dirfd, tmp) < 0 ? -errno : 0;
+	}
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0) {
+		r = -errno;
+		(void)unlinkat(dirfd, tmp, 0);
+	}
+	return r;
+}
+
+/* The permission bits of `name`, never through a link. */
+static int set_mode(int dirfd, const char *name, unsigned mode) {
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), r = 0;
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, mode & 0777) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* Makes the real path hold what the stage holds at `rel`. */
+static int bring(int dirfd, const char *name, const char *up, const cf_change *c) {
+	struct stat st, real;
+	bool real_exists = fstatat(dirfd, name, &real, AT_SYMLINK_NOFOLLOW) == 0;
+	int r;
+	if (lstat(up, &st) < 0)
+		return -errno;
+	if (c->pub.change == CONFINE_CHANGE_MODE && real_exists &&
+	    ((real.st_mode ^ st.st_mode) & S_IFMT) == 0)
+		return set_mode(dirfd, name, st.st_mode);
+	if (S_ISDIR(st.st_mode)) {
+		if (real_exists && !S_ISDIR(real.st_mode) && (r = remove_tree(dirfd, name)) < 0)
+			return r;
+		if ((!real_exists || !S_ISDIR(real.st_mode)) && mkdirat(dirfd, name, 0700) < 0)
+			return -errno;
+		return set_mode(dirfd, name, st.st_mode);
+	}
+	/* A directory replaced by a file or link goes first (rename cannot). */
+	if (real_exists && S_ISDIR(real.st_mode) && (r = remove_tree(dirfd, name)) < 0)
+		return r;
+	if (S_ISLNK(st.st_mode))
+		return place_link(dirfd, name, up);
+	if (S_ISREG(st.st_mode))
+		return place_file(dirfd, name, up);
+	return -EOPNOTSUPP; /* a fifo, a socket, a device: never made */
+}
+
+typedef struct step {
+	const cf_change *c;
+	bool removal; /* remove rel (DELETED) or from_rel (RENAMED) */
+} step;
+
+static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwrite, report *rep,
+                   confine_error *err) {
+	const cf_change *c = st->c;
+	const cf_stage_root *root = &s->roots[c->root];
+	const char *rel = st->removal && c->from_rel ? c->from_rel : c->rel;
+	const char *shown = st->removal && c->pub.from ? c->pub.from : c->pub.path;
+	char real[PATH_MAX], up[PATH_MAX], name[NAME_MAX + 1];
+	confine_error fe = { 0 };
+	int dirfd = -1, r;
+	if (cf_stage_join(real, sizeof real, root->real, rel) < 0 ||
+	    cf_stage_join(up, sizeof up, root->upper, rel) < 0)
+		return note(rep, shown, CONFINE_APPLY_FAILED, strerror(ENAMETOOLONG));
+	if (!overwrite && cf_stage_real_changed(s, c->root, rel)) {
+		char msg[PATH_MAX + 128];
+		snprintf(msg, sizeof msg,
+		         "conflict: %s changed on the host since the run began (the stage keeps its "
+		         "version)",
+		         real);
+		return note(rep, shown, CONFINE_APPLY_CONFLICT, msg);
+	}
+	r = cf_fs_resolve_for_write(fs, "apply", real, st->removal, &dirfd, name, sizeof name, &fe);
+	if (r == 0)
+		r = st->removal ? remove_tree(dirfd, name) : bring(dirfd, name, up, c);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (r == -ENOMEM && fe.code != CONFINE_E_DENIED)
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
+	if (r == 0)
+		return note(rep, shown, CONFINE_APPLY_APPLIED, NULL);
+	if (fe.code == CONFINE_E_DENIED)
+		return note(rep, shown, CONFINE_APPLY_REFUSED, fe.message);
+	if (fe.code != CONFINE_OK && fe.message[0])
+		return note(rep, shown, CONFINE_APPLY_FAILED, fe.message);
+	{
+		char msg[PATH_MAX + 128];
+		snprintf(msg, sizeof msg, "apply \"%s\": %s", real, strerror(-r));
+		return note(rep, shown, CONFINE_APPLY_FAILED, msg);
+	}
+}
+
+int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwrite,
+                        confine_apply_entry **ret, size_t *ret_n, confine_error *err) {
+	confine_policy *policy = NULL;
+	confine_fs *fs = NULL;
+	cf_change *ch = NULL;
+	step *steps = NULL;
+	size_t n = 0, n_steps = 0;
+	report rep = { .all_applied = true };
+	int r;
+	if (!s || !ret || !ret_n)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_stage_apply needs a stage and result pointers");
+	if ((r = run_policy(s, &policy, err)) < 0 || (r = confine_fs_open(policy, &fs, err)) < 0 ||
+	    (r = cf_stage_collect(s, &ch, &n, err)) < 0)
+		goto out;
+	if (!(steps = calloc(2 * n + 1, sizeof *steps))) {
+		r = cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
+		goto out;
+	}
+	/* What is made, shallow first (the changes are sorted by path) ... */
+	for (size_t i = 0; i < n; i++)
+		if (ch[i].pub.change != CONFINE_CHANGE_DELETED && selected(s, &ch[i], paths))
+			steps[n_steps++] = (step){ &ch[i], false };
+	/* ... then what is removed, deepest first. */
+	for (size_t i = n; i-- > 0;)
+		if ((ch[i].pub.change == CONFINE_CHANGE_DELETED ||
+		     ch[i].pub.change == CONFINE_CHANGE_RENAMED) &&
+		    selected(s, &ch[i], paths))
+			steps[n_steps++] = (step){ &ch[i], true };
+	for (size_t i = 0; i < n_steps; i++) {
+		/* A rename whose new name did not land keeps its old one. */
+		if (steps[i].removal && steps[i].c->pub.change == CONFINE_CHANGE_RENAMED) {
+			bool landed = false;
+			for (size_t j = 0; j < rep.n; j++)
+				landed = landed || (strcmp(rep.entries[j].path, steps[i].c->pub.path) == 0 &&
+				                    rep.entries[j].outcome == CONFINE_APPLY_APPLIED);
+			if (!landed)
+				continue;
+		}
+		if ((r = do_step(s, fs, &steps[i], overwrite, &rep, err)) < 0)
+			goto out;
+	}
+	*ret = rep.entries;
+	*ret_n = rep.n;
+	rep.entries = NULL;
+	r = rep.all_applied ? 0 : 1;
+out:
+	if (r < 0 && r != -ENOMEM && err && err->code == CONFINE_OK)
+		r = cf_error_set(err, -r, CONFINE_E_SYSTEM, STAGE, -r, "stage: apply: %s", strerror(-r));
+	confine_apply_entries_free(rep.entries, rep.n);
+	free(steps);
+	cf_stage_changes_clear(ch, n);
+	confine_fs_free(fs);
+	confine_policy_free(policy);
+	return r;
+}

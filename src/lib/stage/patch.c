@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stage's changes as a unified diff `git apply` accepts (doc/SPEC.md
+ * 20). Each changed text file is one hunk replacing the whole file: exact,
+ * if not minimal. Binary files, `.git` and roots other than the workspace
+ * are left out (the JSON listing has them).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stage/stage-internal.h"
+
+#define STAGE "stage"
+
+static char type_of_mode(mode_t mode) {
+	return S_ISLNK(mode) ? 'l' : 'f';
+}
+
+/* The file's bytes (a link's target), malloc'd; NULL with *len 0 when it
+ * is absent. -errno on a read failure. */
+static int slurp(const char *path, bool link, char **ret, size_t *len) {
+	cf_buf b = { 0 };
+	*ret = NULL;
+	*len = 0;
+	if (link) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof target);
+		if (n < 0)
+			return errno == ENOENT ? 0 : -errno;
+		if (cf_buf_append(&b, target, (size_t)n) < 0)
+			return -ENOMEM;
+	} else {
+		int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return errno == ENOENT ? 0 : -errno;
+		for (;;) {
+			char chunk[65536];
+			ssize_t n = read(fd, chunk, sizeof chunk);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || cf_buf_append(&b, chunk, (size_t)n) < 0) {
+				int e = n < 0 ? errno : n > 0 ? ENOMEM : 0;
+				close(fd);
+				if (e) {
+					cf_buf_free(&b);
+					return -e;
+				}
+				break;
+			}
+		}
+	}
+	*len = b.len;
+	if (!(*ret = cf_buf_steal(&b)))
+		return -ENOMEM;
+	return 0;
+}
+
+static size_t count_lines(const char *s, size_t len) {
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n + (len && s[len - 1] != '\n');
+}
+
+static int put_lines(cf_buf *b, char sign, const char *s, size_t len) {
+	size_t start = 0;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i <= len; i++) {
+		if (i < len && s[i] != '\n')
+			continue;
+		if (i == len && start == len)
+			break;
+		r = cf_buf_append(b, &sign, 1);
+		if (r == 0)
+			r = cf_buf_append(b, s + start, i - start);
+		if (r == 0)
+			r = cf_buf_puts(b, i < len ? "\n" : "\n\\ No newline at end of file\n");
+		start = i + 1;
+	}
+	return r;
+}
+
+static const char *git_mode(char type, unsigned mode) {
+	if (type == 'l')
+		return "120000";
+	return (mode & 0100) ? "100755" : "100644";
+}
+
+/* One file's diff, old (`a`, may be absent) to new (`b`, may be absent). */
+static int file_diff(cf_buf *out, const char *path, const char *a, size_t alen, bool a_exists,
+                     const char *a_mode, const char *b, size_t blen, bool b_exists,
+                     const char *b_mode) {
+	size_t na = count_lines(a, alen), nb = count_lines(b, blen);
+	int r = cf_buf_printf(out, "diff --git a/%s b/%s\n", path, path);
+	if (r == 0 && !a_exists)
+		r = cf_buf_printf(out, "new file mode %s\n", b_mode);
+	else if (r == 0 && !b_exists)
+		r = cf_buf_printf(out, "deleted file mode %s\n", a_mode);
+	else if (r == 0 && strcmp(a_mode, b_mode) != 0)
+		r = cf_buf_printf(out, "old mode %s\nnew mode %s\n", a_mode, b_mode);
+	if (r < 0 || (alen == blen && (alen == 0 || memcmp(a, b, alen) == 0)))
+		return r;
+	r = cf_buf_printf(out, "--- %s%s\n+++ %s%s\n", a_exists ? "a/" : "/dev/null",
+	                  a_exists ? path : "", b_exists ? "b/" : "/dev/null", b_exists ? path : "");
+	if (r == 0)
+		r = cf_buf_printf(out, "@@ -%d,%zu +%d,%zu @@\n", na ? 1 : 0, na, nb ? 1 : 0, nb);
+	if (r == 0)
+		r = put_lines(out, '-', a, alen);
+	if (r == 0)
+		r = put_lines(out, '+', b, blen);
+	return r;
+}
+
+/* The diff of one side: a file or link at `real` (old) and `up` (new). */
+static int side_diff(cf_buf *out, const char *path, const char *real, const struct stat *rst,
+                     const char *up, const struct stat *ust) {
+	char *a = NULL, *b = NULL;
+	size_t alen = 0, blen = 0;
+	const char *am = rst ? git_mode(type_of_mode(rst->st_mode), rst->st_mode) : "";
+	const char *bm = ust ? git_mode(type_of_mode(ust->st_mode), ust->st_mode) : "";
+	int r = 0;
+	if (rst)
+		r = slurp(real, S_ISLNK(rst->st_mode), &a, &alen);
+	if (r == 0 && ust)
+		r = slurp(up, S_ISLNK(ust->st_mode), &b, &blen);
+	/* A file turned link (or back) is two changes to git: a delete, an add. */
+	if (r == 0 && rst && ust && S_ISLNK(rst->st_mode) != S_ISLNK(ust->st_mode)) {
+		r = file_diff(out, path, a, alen, true, am, "", 0, false, "");
+		if (r == 0)
+			r = file_diff(out, path, "", 0, false, "", b, blen, true, bm);
+	} else if (r == 0) {
+		r = file_diff(out, path, a ? a : "", alen, rst != NULL, am, b ? b : "", blen,
+		              ust != NULL, bm);
+	}
+	free(a);
+	free(b);
+	return r;
+}
+
+/* Every file below the real directory `real` (at `rel`) deleted. */
+static int tree_deleted(cf_buf *out, const char *rel, const char *real) {
+	DIR *d = opendir(real);
+	struct dirent *e;
+	int r = 0;
+	if (!d)
+		return 0;
+	while (r == 0 && (e = readdir(d))) {
+		char child_rel[PATH_MAX], child_real[PATH_MAX];
+		struct stat st;
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		snprintf(child_rel, sizeof child_rel, "%s/%s", rel, e->d_name);
+		snprintf(child_real, sizeof child_real, "%s/%s", real, e->d_name);
+		if (lstat(child_real, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			r = tree_deleted(out, child_rel, child_real);
+		else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode))
+			r = side_diff(out, child_rel, child_real, &st, NULL, NULL);
+	}
+	closedir(d);
+	return r;
+}
+
+int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
+                        confine_error *err) {
+	cf_change *ch;
+	size_t n;
+	cf_buf out = { 0 };
+	int r;
+	if (!stage || !ret_text || !ret_len)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_stage_patch needs a stage and result pointers");
+	if ((r = cf_stage_collect(stage, &ch, &n, err)) < 0)
+		return r;
+	for (size_t i = 0; r == 0 && i < n; i++) {
+		const cf_change *c = &ch[i];
+		const cf_stage_root *root = &stage->roots[0];
+		char real[PATH_MAX], up[PATH_MAX];
+		struct stat rst, ust;
+		bool has_real, has_up;
+		if (c->root != 0 || c->pub.git || c->pub.binary)
+			continue;
+		if (cf_stage_join(real, sizeof real, root->real, c->rel) < 0 ||
+		    cf_stage_join(up, sizeof up, root->upper, c->rel) < 0)
+			continue;
+		has_real = lstat(real, &rst) == 0;
+		has_up = c->pub.change != CONFINE_CHANGE_DELETED && lstat(up, &ust) == 0;
+		if (c->pub.change == CONFINE_CHANGE_RENAMED) {
+			r = cf_buf_printf(&out,
+			                  "diff --git a/%s b/%s\nsimilarity index 100%%\nrename from %s\n"
+			                  "rename to %s\n",
+			                  c->from_rel, c->rel, c->from_rel, c->rel);
+			continue;
+		}
+		if (has_real && S_ISDIR(rst.st_mode)) {
+			if (c->pub.change == CONFINE_CHANGE_MODE)
+				continue; /* git has no directory modes */
+			r = tree_deleted(&out, c->rel, real);
+			has_real = false;
+		}
+		if (r < 0 || (has_up && S_ISDIR(ust.st_mode)))
+			continue; /* a new directory: its files are changes of their own */
+		if (has_real && !S_ISREG(rst.st_mode) && !S_ISLNK(rst.st_mode))
+			has_real = false;
+		if (has_up && !S_ISREG(ust.st_mode) && !S_ISLNK(ust.st_mode))
+			has_up = false;
+		if (has_real || has_up)
+			r = side_diff(&out, c->rel, real, has_real ? &rst : NULL, up, has_up ? &ust : NULL);
+	}
+	cf_stage_changes_clear(ch, n);
+	if (r < 0) {
+		cf_buf_free(&out);
+		return r == -ENOMEM
+		               ? cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory")
+		               : cf_error_set(err, -r, CONFINE_E_FS, STAGE, -r, "stage: patch: %s",
+		                              strerror(-r));
+	}
+	*ret_len = out.len;
+	if (!out.data && cf_buf_puts(&out, "") < 0)
+		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
+	*ret_text = cf_buf_steal(&out);
+	return 0;
+}

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stage (doc/SPEC.md 20): what a staged run wrote, held apart from the
+ * real tree. stage.c makes, reads and removes a stage (the manifest),
+ * diff.c compares it with the real tree and renders the patch, apply.c
+ * writes it into the real tree under the run's protections.
+ *
+ * On disk, DIR (0700, the caller's):
+ *   manifest.json      the roots, the protections, each entry's identity
+ *   roots/N/upper      overlayfs's upper directory for root N
+ *   roots/N/work       overlayfs's work directory for root N
+ * The upper directory is in overlayfs's own format: a deleted name is a
+ * 0/0 character device (or an empty file with the user.overlay.whiteout
+ * attribute), a directory whose lower contents are gone has
+ * user.overlay.opaque (trusted.overlay.opaque for a mount made with the
+ * host's privileges) set to "y".
+ */
+#ifndef CONFINE_STAGE_INTERNAL_H
+#define CONFINE_STAGE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+/* More entries than this in the staged roots and the stage is refused
+ * (-E2BIG): past it a host-side change could not be told. */
+#define CF_STAGE_MAX_ENTRIES 1000000
+
+/* What the real tree held at one path when the run began. */
+typedef struct cf_stage_entry {
+	char *path; /* relative to its root; "" is the root itself */
+	char type;  /* 'f', 'd', 'l', 'o' */
+	uint64_t ino;
+	uint64_t size;
+	int64_t mtime_ns;
+	int64_t ctime_ns;
+} cf_stage_entry;
+
+typedef struct cf_stage_root {
+	char *real;  /* canonical */
+	char *upper; /* DIR/roots/N/upper */
+	cf_stage_entry *entries; /* sorted by path */
+	size_t n_entries;
+} cf_stage_root;
+
+struct confine_stage {
+	char *dir;
+	int64_t started_ns;
+	bool default_protections;
+	char **protected_paths; /* as the run's policy had them */
+	char **deny_read;
+	cf_stage_root *roots;   /* roots[0] is the workspace root */
+	size_t n_roots;
+};
+
+/* A change, with where it is: `root` and `rel` (relative to the root). */
+typedef struct cf_change {
+	confine_stage_change pub;
+	size_t root;
+	char *rel;
+	char *from_rel; /* RENAMED */
+	bool real_is_dir; /* DELETED of a directory / a directory replaced */
+} cf_change;
+
+/* diff.c: every change, sorted by path. */
+int cf_stage_collect(confine_stage *stage, cf_change **ret, size_t *ret_n,
+                     confine_error *err) CONFINE_HIDDEN;
+void cf_stage_changes_clear(cf_change *changes, size_t n) CONFINE_HIDDEN;
+
+/* stage.c: whether the real `rel` under root `root` is not what the
+ * manifest says it was when the run began (absent then and now: same). */
+bool cf_stage_real_changed(const confine_stage *stage, size_t root, const char *rel) CONFINE_HIDDEN;
+
+/* Whether `name` (at `dirfd`) is an overlayfs whiteout. */
+bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CONFINE_HIDDEN;
+
+/* "a/b" joined: `root` (absolute) and `rel` ("" allowed), into `out`. */
+int cf_stage_join(char *out, size_t size, const char *root, const char *rel) CONFINE_HIDDEN;
+
+#endif
