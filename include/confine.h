@@ -313,6 +313,13 @@ typedef struct confine_policy {
 	 * error (a config's `~/.npm` before the first npm run). Absolute, made
 	 * as canonical as the filesystem allows. NULL-terminated, or NULL. */
 	char **writable_roots_missing;
+	/* [--stage] A staged run (doc/SPEC.md 20): every write of the command
+	 * under the writable roots lands in this directory (made by
+	 * confine_stage_create() first) instead of the real tree. Absolute.
+	 * Held by the launcher (both Linux rungs, through a user namespace);
+	 * where nothing holds it the run is refused, never written through.
+	 * NULL: none. */
+	char *stage_dir;
 } confine_policy;
 
 /* Deployment configuration: the agentless defaults. */

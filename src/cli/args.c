@@ -40,6 +40,7 @@ typedef enum option_id {
 	OPT_MAX_BYTES,
 	OPT_BUNDLE,
 	OPT_RUNTIME,
+	OPT_STAGE,
 } option_id;
 
 typedef struct option_spec {
@@ -76,6 +77,7 @@ static const option_spec option_table[] = {
 	{OPT_MAX_BYTES, 0, "max-bytes", "N"},
 	{OPT_BUNDLE, 0, "bundle", "DIR"},
 	{OPT_RUNTIME, 0, "runtime", "runc|runsc"},
+	{OPT_STAGE, 0, "stage", "DIR"},
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -118,6 +120,7 @@ static bool command_accepts(cli_command command, option_id id) {
 	case OPT_MAX_BYTES:
 		return command == CLI_COMMAND_FS;
 	case OPT_TIMEOUT:
+	case OPT_STAGE:
 		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_RUN;
 	case OPT_COMMAND:
 		return command == CLI_COMMAND_BASH;
@@ -194,7 +197,9 @@ const char *cli_help_hint(cli_command command) {
 	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*\n"        \
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
-	"                        [requireFull]\n"
+	"                        [requireFull]\n"                                             \
+	"      --stage DIR       (run, bash) write nowhere but DIR (absent or empty): see\n"  \
+	"                        'confine stage --help'\n"
 
 static const char help_global[] =
 	"Usage: confine COMMAND [OPTION...]\n"
@@ -685,6 +690,11 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 	case OPT_REQUIRE_FULL:
 		args->has_policy_options = true;
 		args->require_full = true;
+		return 0;
+	case OPT_STAGE:
+		if (!value[0])
+			return usage_error(args, "%s needs a directory", shown);
+		args->stage = value;
 		return 0;
 	}
 	return usage_error(args, "internal error: unhandled option %s", shown);

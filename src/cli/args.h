@@ -83,6 +83,7 @@ typedef struct cli_args {
 	const char **env_set;        /* --env-set NAME=VALUE */
 	bool no_default_env_excludes; /* --no-default-env-excludes */
 	bool require_full;           /* --require-full */
+	const char *stage;           /* --stage DIR (run, bash), as given */
 
 	/* For CLI_ACTION_USAGE_ERROR: one line naming the problem, without the
 	 * "confine: " prefix and without the help pointer. */

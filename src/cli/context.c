@@ -5,6 +5,7 @@
  * (which validates the SPEC 4 settings), then the policy.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,27 @@ static int add_entries(cli_context *ctx, const char *key, char *const *from_conf
 	return 0;
 }
 
+/* --stage DIR: the stage made now, before the run, so its manifest holds
+ * the real tree as the run began (doc/SPEC.md 20). */
+static int make_stage(cli_context *ctx) {
+	char cwd[PATH_MAX], path[PATH_MAX];
+	confine_error err = { 0 };
+	const char *dir = ctx->args->stage;
+	if (dir[0] != '/') {
+		if (!getcwd(cwd, sizeof cwd) ||
+		    (size_t)snprintf(path, sizeof path, "%s/%s", cwd, dir) >= sizeof path)
+			return cli_report(ctx, CONFINE_E_INVALID_ARGUMENT, "--stage %s: %s", dir,
+			                  strerror(errno ? errno : ENAMETOOLONG));
+		dir = path;
+	}
+	if (confine_stage_create(dir, ctx->policy, &err) < 0)
+		return cli_report(ctx, err.code, "--stage %s: %s", ctx->args->stage, err.message);
+	free(ctx->policy->stage_dir);
+	if (!(ctx->policy->stage_dir = realpath(dir, NULL)))
+		return cli_report(ctx, CONFINE_E_SYSTEM, "--stage %s: %s", dir, strerror(errno));
+	return 0;
+}
+
 /* Configuration keys first, then flags: list flags add to the lists, scalar
  * flags override; then the whole policy is validated (the cross-checks:
  * a denyRead covering the root, a writable root under a denyRead...). */
@@ -217,6 +239,8 @@ static int build_policy_options(cli_context *ctx) {
 		p->require_full = c->require_full;
 	if (a->require_full)
 		p->require_full = true;
+	if (a->stage && (status = make_stage(ctx)) != 0)
+		return status;
 	if (confine_policy_validate(p, &err) < 0) {
 		/* A restriction the mode cannot hold, given as a flag: name the
 		 * flag (doc/SPEC.md 15, "Contradictions"). */

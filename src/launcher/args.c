@@ -12,7 +12,8 @@ static bool takes_value(const char *arg)
 	       strcmp(arg, "--ro-list") == 0 ||
 	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0 ||
 	       strcmp(arg, "--proxy-allow") == 0 || strcmp(arg, "--proxy-deny") == 0 ||
-	       strcmp(arg, "--proxy-hosts") == 0;
+	       strcmp(arg, "--proxy-hosts") == 0 || strcmp(arg, "--stage") == 0 ||
+	       strcmp(arg, "--stage-root") == 0;
 }
 
 static bool is_proxy_flag(const char *arg)
@@ -112,8 +113,11 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
 				ret_invocation->status_fd = parsed.status_fd;
 			} else if (missing) {
-				return missing_value(arg);
+				return strncmp(arg, "--stage", 7) == 0 ? USAGE_STAGE_REQUIRES_PATH
+								       : missing_value(arg);
 			}
+			if (strcmp(arg, "--stage") == 0)
+				parsed.stage = argv[i + 1];
 			i += 2;
 		} else if (strcmp(arg, "--") == 0) {
 			parsed.command = &argv[i + 1];
@@ -136,6 +140,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	switch (error) {
 	case USAGE_PROBE_TAKES_NO_ARGUMENTS:
 		report_failure("usage error: --probe takes no other arguments");
+		break;
+	case USAGE_STAGE_REQUIRES_PATH:
+		report_failure("usage error: --stage and --stage-root require a path");
 		break;
 	case USAGE_RO_REQUIRES_PATH:
 		report_failure("usage error: --ro requires a path");
@@ -242,6 +249,23 @@ bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
 
 	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
 		if (strcmp(argv[i], "--allow-unix-socket") == 0) {
+			*ret_path = argv[i + 1];
+			*cursor = i + 2;
+			return true;
+		}
+		i += takes_value(argv[i]) ? 2 : 1;
+	}
+	*cursor = i;
+	return false;
+}
+
+bool next_stage_root(const struct invocation *invocation, size_t *cursor, const char **ret_path)
+{
+	char **argv = invocation->argv;
+	size_t i = *cursor ? *cursor : 1;
+
+	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
+		if (strcmp(argv[i], "--stage-root") == 0) {
 			*ret_path = argv[i + 1];
 			*cursor = i + 2;
 			return true;

@@ -35,6 +35,8 @@ struct invocation {
 	bool proxy_off;
 	const char *proxy_hosts; /* --proxy-hosts FILE (tests' resolver map) */
 	unsigned proxy_port;     /* set by main once the proxy listens (host order) */
+	/* --stage DIR: a staged run (stage-mount.h), over each --stage-root */
+	const char *stage;
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
 };
@@ -53,6 +55,7 @@ enum usage_error {
 	USAGE_PROXY_REQUIRES_VALUE,
 	USAGE_PROXY_REQUIRES_DENY_NETWORK,
 	USAGE_MISSING_COMMAND,
+	USAGE_STAGE_REQUIRES_PATH,
 };
 
 /* Fills *ret_invocation on success. On an error, bad_argument points at
@@ -93,5 +96,8 @@ bool next_proxy_host(const struct invocation *invocation, size_t *cursor, bool d
 
 bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
 			 const char **ret_path);
+
+/* The next --stage-root path, in argv order. */
+bool next_stage_root(const struct invocation *invocation, size_t *cursor, const char **ret_path);
 
 #endif

@@ -44,6 +44,7 @@
 #include "seccomp-filter.h"
 #include "supervise.h"
 #include "supervise-report.h"
+#include "stage-mount.h"
 
 /* Grants and allowed sockets handed to the supervisor; more are refused
  * with a usage-like failure rather than silently dropped. */
@@ -373,6 +374,14 @@ int main(int argc, char **argv)
 				return LAUNCHER_EXIT_FAILURE;
 			}
 		}
+	}
+
+	/* A staged run's overlay before the grants are opened: their rules
+	 * then name the overlay (stage-mount.c). */
+	if (!invocation.probe) {
+		status = stage_mount(&invocation);
+		if (status != 0)
+			return status;
 	}
 
 	supervisor.sv = NULL;

@@ -107,6 +107,7 @@ void cf_policy_clear(confine_policy *policy) {
 	confine_strv_free(policy->env.exclude);
 	confine_strv_free(policy->env.set);
 	free(policy->temp_dir);
+	free(policy->stage_dir);
 	memset(policy, 0, sizeof *policy);
 }
 
@@ -153,7 +154,8 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
 	    copy_list(&dst->env.include, src->env.include) < 0 ||
 	    copy_list(&dst->env.exclude, src->env.exclude) < 0 ||
 	    copy_list(&dst->env.set, src->env.set) < 0 ||
-	    copy_string(&dst->temp_dir, src->temp_dir) < 0) {
+	    copy_string(&dst->temp_dir, src->temp_dir) < 0 ||
+	    copy_string(&dst->stage_dir, src->stage_dir) < 0) {
 		cf_policy_clear(dst);
 		return -ENOMEM;
 	}
@@ -685,5 +687,11 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 	if (policy->temp_dir && policy->temp_dir[0] != '/')
 		return invalid(err, "temp_dir \"%s\" is relative: it must be an absolute path",
 		               policy->temp_dir);
+	if (policy->stage_dir && policy->stage_dir[0] != '/')
+		return invalid(err, "stage \"%s\" is relative: it must be an absolute path",
+		               policy->stage_dir);
+	if (policy->stage_dir && policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
+		return invalid(err, "stage \"%s\" needs workspace-write (the mode writes nowhere else)",
+		               policy->stage_dir);
 	return 0;
 }

@@ -111,6 +111,18 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r < 0)
 		return cf_policy_profile_error(def, policy, r, err);
+	/* A stage nothing holds is refused whatever requireFull says: the
+	 * writes would reach the real tree (doc/SPEC.md 20). */
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(clauses[i].clause, "stage") == 0 &&
+		    clauses[i].status != CONFINE_CLAUSE_ENFORCED) {
+			char detail[1024];
+			snprintf(detail, sizeof detail, "stage: %s cannot stage the run (%s; it needs %s)",
+			         def->title, clauses[i].reason ? clauses[i].reason : "not held",
+			         clauses[i].needs ? clauses[i].needs : "a Linux rung with the launcher");
+			cf_clauses_free(clauses, n);
+			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+		}
 	/* `full` only when every clause holds (doc/SPEC.md 15). */
 	if (!cf_clauses_all_enforced(clauses, n))
 		c->enforcement = CONFINE_ENFORCEMENT_PARTIAL;

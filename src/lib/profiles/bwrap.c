@@ -150,6 +150,11 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 			r = push(tokens, "--ro-bind", "/dev/null", d);
 		}
 	}
+	/* A staged run: the stage is bound in (after the private /tmp, which
+	 * would hide it) for the launcher, which mounts the overlay and then
+	 * covers it (doc/SPEC.md 20). */
+	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
+		r = push(tokens, "--bind", policy->stage_dir, policy->stage_dir);
 	return r;
 }
 

@@ -446,6 +446,43 @@ static void clause_temp(struct list *l, const confine_policy *p, const cf_clause
 	}
 }
 
+/* Whether this host lets an unprivileged process make a user namespace
+ * (the staged run's overlay needs one). */
+static bool host_allows_userns(void) {
+	char buf[32];
+	FILE *f;
+	bool allowed = true;
+	if ((f = fopen("/proc/sys/user/max_user_namespaces", "re"))) {
+		allowed = fgets(buf, sizeof buf, f) && atol(buf) > 0;
+		fclose(f);
+	} else {
+		allowed = false; /* not Linux, or no /proc: nothing says it can */
+	}
+	if (allowed && (f = fopen("/proc/sys/kernel/unprivileged_userns_clone", "re"))) {
+		allowed = fgets(buf, sizeof buf, f) && atol(buf) != 0;
+		fclose(f);
+	}
+	return allowed;
+}
+
+/* A staged run (doc/SPEC.md 20): the launcher's overlay, in a user
+ * namespace of its own, on both Linux rungs; nothing else holds it. */
+static void clause_stage(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	if (!p->stage_dir || p->mode != CONFINE_MODE_WORKSPACE_WRITE)
+		return;
+	if (!has_launcher(f))
+		add(l, "stage", p->stage_dir, CONFINE_CLAUSE_UNENFORCED, 0, "the launcher (landlock-run)",
+		    "this rung has no launcher to mount the overlay: writes would reach the real tree");
+	else if (!host_allows_userns())
+		add(l, "stage", p->stage_dir, CONFINE_CLAUSE_UNENFORCED, 0,
+		    "unprivileged user namespaces (user.max_user_namespaces)",
+		    "the host allows no user namespace for the overlay: writes would reach the real "
+		    "tree");
+	else
+		add(l, "stage", p->stage_dir, CONFINE_CLAUSE_ENFORCED, mode_layers(f), NULL,
+		    "overlayfs in the launcher's own user namespace: writes land in the stage");
+}
+
 /* The mechanisms every confined run has, beyond the file rules. */
 static void clause_mechanisms(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
 	bool ww = p->mode == CONFINE_MODE_WORKSPACE_WRITE;
@@ -573,6 +610,7 @@ int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
 	clause_unix_sockets(&l, policy, facts);
 	add(&l, "env", NULL, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_LIBRARY, NULL, NULL);
 	clause_temp(&l, policy, facts);
+	clause_stage(&l, policy, facts);
 	clause_mechanisms(&l, policy, facts);
 	cf_plan_clear(&plan);
 	if (l.oom) {

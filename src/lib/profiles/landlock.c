@@ -230,6 +230,24 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	}
 	if (r == 0 && policy->require_full)
 		r = cf_strv_push(tokens, "--require-supervisor");
+	/* A staged run: the launcher mounts overlayfs over each writable root
+	 * (one inside another is covered by the outer one), the upper layer
+	 * in the stage (doc/SPEC.md 20). Same roots as confine_stage_create. */
+	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
+		r = cf_strv_push(tokens, "--stage");
+		if (r == 0)
+			r = cf_strv_push(tokens, policy->stage_dir);
+		for (size_t i = 0; r == 0 && plan->writable[i]; i++) {
+			bool inside = false;
+			for (size_t j = 0; j < i; j++)
+				inside = inside || cf_path_at_or_under(plan->writable[i], plan->writable[j]);
+			if (inside)
+				continue;
+			r = cf_strv_push(tokens, "--stage-root");
+			if (r == 0)
+				r = cf_strv_push(tokens, plan->writable[i]);
+		}
+	}
 	confine_strv_free(writable);
 	confine_strv_free(enforceable);
 	return r;

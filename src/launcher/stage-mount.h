@@ -1,0 +1,15 @@
+/*
+ * A staged run (doc/SPEC.md 20): before anything is opened or restricted,
+ * the launcher moves into a user and mount namespace of its own and mounts
+ * overlayfs over each staged root, the real tree below, the stage's upper
+ * directory above, so every write lands in the stage.
+ */
+#ifndef LAUNCHER_STAGE_MOUNT_H
+#define LAUNCHER_STAGE_MOUNT_H
+
+#include "args.h"
+
+/* 0 when there is no stage or it is mounted; 125 after reporting. */
+int stage_mount(const struct invocation *invocation);
+
+#endif
