@@ -165,6 +165,10 @@ static int make_stage(cli_context *ctx) {
 			                  strerror(errno ? errno : ENAMETOOLONG));
 		dir = path;
 	}
+	/* Without -m, a stage means workspace-write: its writes reach nothing
+	 * real until applied, so it is no wider than read-only for the tree. */
+	if (!ctx->args->has_mode && ctx->policy->mode == CONFINE_MODE_READ_ONLY)
+		ctx->policy->mode = CONFINE_MODE_WORKSPACE_WRITE;
 	if (confine_stage_create(dir, ctx->policy, &err) < 0)
 		return cli_report(ctx, err.code, "--stage %s: %s", ctx->args->stage, err.message);
 	free(ctx->policy->stage_dir);

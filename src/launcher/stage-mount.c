@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/capability.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -49,6 +51,17 @@ static int write_file(const char *path, const char *text)
 	e = errno;
 	close(fd);
 	return n == (ssize_t)strlen(text) ? 0 : -(n < 0 ? e : EIO);
+}
+
+static bool has_sys_admin(void)
+{
+	struct __user_cap_header_struct header = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capget, &header, data) < 0)
+		return false;
+	return (data[CAP_SYS_ADMIN / 32].effective & (1U << (CAP_SYS_ADMIN % 32))) != 0;
 }
 
 static int map_ids(uid_t uid, gid_t gid)
@@ -201,17 +214,25 @@ int stage_mount(const struct invocation *invocation)
 	const char *root;
 	size_t cursor = 0;
 	unsigned index = 0;
-	int r;
+	int r = 0;
 
 	if (invocation->stage == NULL)
 		return 0;
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+	/* With CAP_SYS_ADMIN here (root on the Landlock rung; bwrap's
+	 * --cap-add on its rung), a mount namespace is enough. */
+	if (has_sys_admin()) {
+		if (unshare(CLONE_NEWNS) < 0) {
+			report_failure("stage: cannot make a mount namespace: %s", strerror(errno));
+			return LAUNCHER_EXIT_FAILURE;
+		}
+	} else if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
 		report_failure("stage: cannot make a user and mount namespace: %s (a staged run "
 			       "needs unprivileged user namespaces)",
 			       strerror(errno));
 		return LAUNCHER_EXIT_FAILURE;
+	} else {
+		r = map_ids(uid, gid);
 	}
-	r = map_ids(uid, gid);
 	if (r == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		r = -errno;
 	if (r < 0) {

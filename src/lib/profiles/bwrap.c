@@ -153,8 +153,18 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	/* A staged run: the stage is bound in (after the private /tmp, which
 	 * would hide it) for the launcher, which mounts the overlay and then
 	 * covers it (doc/SPEC.md 20). */
+	/* CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (in bwrap's namespaces) are the launcher's for the mount
+	 * alone: it drops every capability before it restricts itself and
+	 * execs. A namespace of its own would not do for root: mapping uid 0
+	 * into a child namespace needs CAP_SETFCAP, which --cap-drop took. */
 	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
 		r = push(tokens, "--bind", policy->stage_dir, policy->stage_dir);
+	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
+		r = push(tokens, "--cap-add", "CAP_SYS_ADMIN", NULL);
+	/* overlayfs makes its work directory 0000 and enters it with the
+	 * mounter's credentials. */
+	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
+		r = push(tokens, "--cap-add", "CAP_DAC_OVERRIDE", NULL);
 	return r;
 }
 

@@ -480,7 +480,7 @@ static void clause_stage(struct list *l, const confine_policy *p, const cf_claus
 		    "tree");
 	else
 		add(l, "stage", p->stage_dir, CONFINE_CLAUSE_ENFORCED, mode_layers(f), NULL,
-		    "overlayfs in the launcher's own user namespace: writes land in the stage");
+		    "overlayfs, mounted by the launcher in a mount namespace of its own: writes land in the stage");
 }
 
 /* The mechanisms every confined run has, beyond the file rules. */
