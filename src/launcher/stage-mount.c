@@ -12,7 +12,7 @@
  *     own filesystem (bwrap's pins) is left to the overlay, or a write
  *     there would reach the real tree;
  *  5. enter the working directory again by its path (now the overlay);
- *  6. cover the stage itself with an empty read-only tmpfs: the command
+ *  6. cover the stage itself (and bwrap's lower views) with an empty read-only tmpfs: the command
  *     never edits its own record.
  * The grants are opened afterwards (main.c), so Landlock's rules name the
  * overlay, not the tree below it.
@@ -30,6 +30,7 @@
 #include <sys/mount.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -160,6 +161,32 @@ static int open_submounts(const char *root, struct submount *out, size_t *ret_n)
 	return 0;
 }
 
+/* A bind mount made read-only, keeping the flags it has: a mount from a
+ * namespace of another owner has them locked (nosuid, nodev, ...), and a
+ * remount that dropped one would be refused. */
+static int make_read_only(const char *path)
+{
+	static const struct {
+		unsigned long st, ms;
+	} keep[] = {
+		{ ST_NOSUID, MS_NOSUID },     { ST_NODEV, MS_NODEV },
+		{ ST_NOEXEC, MS_NOEXEC },     { ST_NOATIME, MS_NOATIME },
+		{ ST_NODIRATIME, MS_NODIRATIME }, { ST_RELATIME, MS_RELATIME },
+	};
+	struct statvfs sv;
+	unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+	size_t i;
+
+	if (statvfs(path, &sv) < 0)
+		return -1;
+	if (sv.f_flag & ST_RDONLY)
+		return 0;
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (sv.f_flag & keep[i].st)
+			flags |= keep[i].ms;
+	return mount(NULL, path, NULL, flags, NULL);
+}
+
 /* An overlay option value may hold none of , : \ (they separate). */
 static bool option_safe(const char *path)
 {
@@ -169,7 +196,8 @@ static bool option_safe(const char *path)
 static int mount_root(const char *stage, unsigned index, const char *root)
 {
 	static struct submount subs[STAGE_MAX_SUBMOUNTS];
-	char options[3 * PATH_MAX + 64], upper[PATH_MAX], work[PATH_MAX];
+	char options[3 * PATH_MAX + 64], upper[PATH_MAX], work[PATH_MAX], lower[PATH_MAX];
+	struct stat st;
 	size_t n = 0, i;
 	int r;
 
@@ -184,7 +212,11 @@ static int mount_root(const char *stage, unsigned index, const char *root)
 		report_failure("stage: cannot list the mounts below %s: %s", root, strerror(-r));
 		return LAUNCHER_EXIT_FAILURE;
 	}
-	snprintf(options, sizeof(options), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", root,
+	/* bwrap's childless read-only view of the root, where it made one. */
+	snprintf(lower, sizeof(lower), "%s/%u", LAUNCHER_STAGE_LOWER, index);
+	if (stat(lower, &st) < 0 || !S_ISDIR(st.st_mode))
+		snprintf(lower, sizeof(lower), "%s", root);
+	snprintf(options, sizeof(options), "lowerdir=%s,upperdir=%s,workdir=%s,userxattr", lower,
 		 upper, work);
 	if (mount("overlay", root, "overlay", 0, options) < 0) {
 		report_failure("stage: cannot mount overlayfs over %s: %s (the kernel's overlayfs "
@@ -197,7 +229,7 @@ static int mount_root(const char *stage, unsigned index, const char *root)
 
 		snprintf(source, sizeof(source), "/proc/self/fd/%d", subs[i].fd);
 		if (mount(source, subs[i].path, NULL, MS_BIND, NULL) < 0 ||
-		    mount(NULL, subs[i].path, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0) {
+		    make_read_only(subs[i].path) < 0) {
 			report_failure("stage: cannot keep the mount %s over the overlay: %s",
 				       subs[i].path, strerror(errno));
 			return LAUNCHER_EXIT_FAILURE;
@@ -212,6 +244,7 @@ int stage_mount(const struct invocation *invocation)
 	uid_t uid = getuid();
 	gid_t gid = getgid();
 	const char *root;
+	struct stat st;
 	size_t cursor = 0;
 	unsigned index = 0;
 	int r = 0;
@@ -253,6 +286,12 @@ int stage_mount(const struct invocation *invocation)
 			report_failure("stage: cannot enter %s again: %s", cwd, strerror(errno));
 			return LAUNCHER_EXIT_FAILURE;
 		}
+	}
+	if (stat(LAUNCHER_STAGE_LOWER, &st) == 0 &&
+	    mount("tmpfs", LAUNCHER_STAGE_LOWER, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "size=4k,mode=0500") < 0) {
+		report_failure("stage: cannot cover %s: %s", LAUNCHER_STAGE_LOWER, strerror(errno));
+		return LAUNCHER_EXIT_FAILURE;
 	}
 	if (mount("tmpfs", invocation->stage, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  "size=4k,mode=0500") < 0) {

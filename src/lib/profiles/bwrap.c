@@ -27,12 +27,15 @@
  * earlier one).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "policy-internal.h"
 #include "profiles/plan.h"
+#include "profiles/stage-roots.h"
+#include "launcher-protocol.h"
 #include "util.h"
 
 /* The read-only profile, shared by both modes. */
@@ -159,6 +162,20 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	 * into a child namespace needs CAP_SETFCAP, which --cap-drop took. */
 	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
 		r = push(tokens, "--bind", policy->stage_dir, policy->stage_dir);
+	/* Each staged root again, read-only, where nothing is mounted below
+	 * it: overlayfs cannot take a lower layer with mounts under it from a
+	 * namespace of another owner (bwrap's pins and protections, as a
+	 * non-root caller's), so this is the lower layer. */
+	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
+		char **roots = NULL;
+		r = cf_stage_roots(plan, &roots);
+		for (size_t i = 0; r == 0 && roots && roots[i]; i++) {
+			char lower[64];
+			snprintf(lower, sizeof lower, "%s/%zu", LAUNCHER_STAGE_LOWER, i);
+			r = push(tokens, "--ro-bind", roots[i], lower);
+		}
+		confine_strv_free(roots);
+	}
 	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
 		r = push(tokens, "--cap-add", "CAP_SYS_ADMIN", NULL);
 	/* overlayfs makes its work directory 0000 and enters it with the

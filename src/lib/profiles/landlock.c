@@ -26,6 +26,7 @@
 
 #include "policy-internal.h"
 #include "profiles/plan.h"
+#include "profiles/stage-roots.h"
 #include "util.h"
 
 /* A bound on the read grants a denyRead expansion may produce: past it the
@@ -234,19 +235,18 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	 * (one inside another is covered by the outer one), the upper layer
 	 * in the stage (doc/SPEC.md 20). Same roots as confine_stage_create. */
 	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
+		char **roots = NULL;
 		r = cf_strv_push(tokens, "--stage");
 		if (r == 0)
 			r = cf_strv_push(tokens, policy->stage_dir);
-		for (size_t i = 0; r == 0 && plan->writable[i]; i++) {
-			bool inside = false;
-			for (size_t j = 0; j < i; j++)
-				inside = inside || cf_path_at_or_under(plan->writable[i], plan->writable[j]);
-			if (inside)
-				continue;
+		if (r == 0)
+			r = cf_stage_roots(plan, &roots);
+		for (size_t i = 0; r == 0 && roots && roots[i]; i++) {
 			r = cf_strv_push(tokens, "--stage-root");
 			if (r == 0)
-				r = cf_strv_push(tokens, plan->writable[i]);
+				r = cf_strv_push(tokens, roots[i]);
 		}
+		confine_strv_free(roots);
 	}
 	confine_strv_free(writable);
 	confine_strv_free(enforceable);

@@ -20,6 +20,7 @@
 
 #include "policy-internal.h"
 #include "profiles/plan.h"
+#include "profiles/stage-roots.h"
 #include "stage/stage-internal.h"
 
 #define STAGE "stage"
@@ -134,20 +135,6 @@ static int walk(cf_buf *b, size_t root, int at, const char *rel, size_t *count) 
 	return r;
 }
 
-/* The roots a stage covers: the plan's writable roots, less any inside an
- * earlier one (that mount already covers it). */
-static int staged_roots(const cf_plan *plan, char ***ret) {
-	int r = 0;
-	for (size_t i = 0; r == 0 && plan->writable[i]; i++) {
-		bool inside = false;
-		for (size_t j = 0; *ret && (*ret)[j]; j++)
-			inside = inside || cf_path_at_or_under(plan->writable[i], (*ret)[j]);
-		if (!inside)
-			r = cf_strv_push(ret, plan->writable[i]);
-	}
-	return r;
-}
-
 static bool dir_is_empty(const char *dir) {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -180,7 +167,7 @@ int confine_stage_create(const char *dir, const confine_policy *policy, confine_
 		                    : cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, STAGE, -r,
 		                                   "cannot compute the policy's paths: %s",
 		                                   strerror(-r));
-	r = staged_roots(&plan, &roots);
+	r = cf_stage_roots(&plan, &roots);
 	cf_plan_clear(&plan);
 	if (r < 0)
 		return oom(err);
