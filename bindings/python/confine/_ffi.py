@@ -104,6 +104,7 @@ class Policy(Structure):
         ("network_deny", POINTER(c_char_p)),
         ("network_allow_local", c_bool),
         ("writable_roots_missing", POINTER(c_char_p)),
+        ("stage_dir", c_char_p),
     ]
 
 

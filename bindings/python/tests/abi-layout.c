@@ -44,6 +44,7 @@ int main(void) {
 	FIELD(confine_policy, network_deny);
 	FIELD(confine_policy, network_allow_local);
 	FIELD(confine_policy, writable_roots_missing);
+	FIELD(confine_policy, stage_dir);
 	END();
 	BEGIN(confine_rule);
 	FIELD(confine_rule, allowed_exit_codes);
