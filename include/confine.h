@@ -1252,6 +1252,11 @@ typedef struct confine_stage confine_stage;
 CONFINE_API int confine_stage_create(const char *dir, const confine_policy *policy,
                                      confine_error *err);
 
+/* Sets `policy->stage_dir` to a copy of `dir` (absolute; NULL clears it),
+ * for a run after confine_stage_create(). -EINVAL, -ENOMEM. */
+CONFINE_API int confine_policy_set_stage(confine_policy *policy, const char *dir,
+                                         confine_error *err);
+
 /* Opens the stage `dir` (reads its manifest). Free with confine_stage_free(). */
 CONFINE_API int confine_stage_open(const char *dir, confine_stage **ret, confine_error *err);
 CONFINE_API void confine_stage_free(confine_stage *stage);

@@ -53,5 +53,8 @@ __all__ = [
     "InvalidConfig", "UsageError", "ERROR_CODES", "POLICY_OPTIONS", "__version__", "DeniedError",
     "FsError", "fs", "SandboxUnavailableError", "InvalidPolicyError", "InvalidConfigError",
     "SpawnFailedError", "ProgramNotFoundError", "ProgramNotExecutableError",
+    "stage", "Stage",
 ]
 from . import fs  # noqa: E402  (the harness's own file operations)
+from . import stage  # noqa: E402  (a staged run's changes, doc/SPEC.md 21)
+from .stage import Stage  # noqa: E402

@@ -404,8 +404,18 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
     envp = _envp(environ)
     if provider is not None:
         _provider(provider)
+    stage_dir = policy.pop("stage", None)
+    if stage_dir is not None and mode == "read-only":
+        mode = "workspace-write"  # a stage's writes reach nothing real (doc/SPEC.md 21)
     pol = _Policy(mode, workspace, policy)
     keep: List[Any] = [pol]
+    if stage_dir is not None:
+        stage_dir = os.path.abspath(os.fsdecode(stage_dir))
+        serr = _ffi.ConfineError()
+        if (lib.confine_stage_create(os.fsencode(stage_dir), pol.ptr, ctypes.byref(serr)) < 0
+                or lib.confine_policy_set_stage(pol.ptr, os.fsencode(stage_dir),
+                                                ctypes.byref(serr)) < 0):
+            _raise(serr, option="stage")
     raw_workdir = _workdir(cwd, pol.root)
     workdir = os.fsdecode(raw_workdir)
     program = os.fsdecode(items[0])
@@ -480,7 +490,11 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
                 raise MemoryError()
             rendering = ctypes.string_at(raw).decode("utf-8", "replace")
             _ffi.free(raw)
-            return Result(rendering=rendering, **_outcome_fields(o, mode))
+            staged = None
+            if stage_dir is not None:
+                from .stage import Stage
+                staged = Stage(stage_dir)
+            return Result(rendering=rendering, stage=staged, **_outcome_fields(o, mode))
         finally:
             lib.confine_outcome_free(outcome)
 

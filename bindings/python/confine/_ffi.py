@@ -263,6 +263,27 @@ class BashResult(Structure):
     ]
 
 
+class StageChange(Structure):
+    _fields_ = [
+        ("path", c_char_p),
+        ("from_path", c_char_p),
+        ("change", c_int),
+        ("type", c_char),
+        ("size", ctypes.c_uint64),
+        ("mode", c_uint),
+        ("binary", c_bool),
+        ("git", c_bool),
+    ]
+
+
+class ApplyEntry(Structure):
+    _fields_ = [
+        ("path", c_char_p),
+        ("outcome", c_int),
+        ("message", c_char_p),
+    ]
+
+
 # ---- prototypes -------------------------------------------------------------
 
 _P = c_void_p  # opaque handles: confine_provider *, confine_process *
@@ -285,6 +306,20 @@ _PROTOTYPES = {
     "confine_fs_remove": (c_int, [c_void_p, c_char_p, POINTER(ConfineError)]),
     "confine_fs_rename": (c_int, [c_void_p, c_char_p, c_char_p, POINTER(ConfineError)]),
     "confine_free": (None, [c_void_p]),
+    "confine_stage_create": (c_int, [c_char_p, POINTER(Policy), POINTER(ConfineError)]),
+    "confine_policy_set_stage": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
+    "confine_stage_open": (c_int, [c_char_p, POINTER(c_void_p), POINTER(ConfineError)]),
+    "confine_stage_free": (None, [c_void_p]),
+    "confine_change_kind_name": (c_char_p, [c_int]),
+    "confine_stage_changes": (c_int, [c_void_p, POINTER(POINTER(StageChange)),
+                                      POINTER(c_size_t), POINTER(ConfineError)]),
+    "confine_stage_changes_free": (None, [POINTER(StageChange), c_size_t]),
+    "confine_stage_patch": (c_int, [c_void_p, POINTER(c_void_p), POINTER(c_size_t),
+                                    POINTER(ConfineError)]),
+    "confine_stage_apply": (c_int, [c_void_p, c_void_p, c_bool, POINTER(POINTER(ApplyEntry)),
+                                    POINTER(c_size_t), POINTER(ConfineError)]),
+    "confine_apply_entries_free": (None, [POINTER(ApplyEntry), c_size_t]),
+    "confine_stage_discard": (c_int, [c_char_p, POINTER(ConfineError)]),
     "confine_error_code_name": (c_char_p, [c_int]),
     "confine_mode_parse": (c_int, [c_char_p, POINTER(c_int), POINTER(ConfineError)]),
     "confine_mode_name": (c_char_p, [c_int]),

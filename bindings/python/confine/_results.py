@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ctypes
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 
 from . import _ffi
 from ._errors import UsageError
+
+if TYPE_CHECKING:
+    from .stage import Stage
 
 # ---- results ----------------------------------------------------------------
 
@@ -126,6 +129,8 @@ class Result:
     rendering: str = ""
     denials: Tuple[Denial, ...] = ()
     network_denied: bool = False
+    # A staged run's stage (doc/SPEC.md 21): confine.Stage, else None.
+    stage: Optional["Stage"] = None
 
     @property
     def returncode(self) -> int:

@@ -279,6 +279,18 @@ out:
 	return r;
 }
 
+int confine_policy_set_stage(confine_policy *policy, const char *dir, confine_error *err) {
+	char *copy = NULL;
+	if (!policy || (dir && dir[0] != '/'))
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_policy_set_stage needs a policy and an absolute directory");
+	if (dir && !(copy = strdup(dir)))
+		return oom(err);
+	free(policy->stage_dir);
+	policy->stage_dir = copy;
+	return 0;
+}
+
 /* ---- the manifest: reading ---- */
 
 /* The string value of "key" in `line`, unescaped, malloc'd; NULL if absent. */
