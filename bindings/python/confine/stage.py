@@ -95,6 +95,8 @@ class Stage:
                                        ctypes.byref(err)) < 0:
                 _raise(err)
             try:
+                if not text.value:
+                    return ""
                 return ctypes.string_at(text.value, n.value).decode("utf-8", "surrogateescape")
             finally:
                 _ffi.free(text.value)
