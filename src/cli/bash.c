@@ -33,8 +33,10 @@ int cli_command_bash(cli_context *ctx) {
 	cli_supervise_begin(&old_mask);
 	r = confine_bash_start(ctx->provider, &options, &process, &err);
 	cli_supervise_started(r == 0 ? process : NULL, &old_mask);
-	if (r < 0)
+	if (r < 0) {
+		cli_stage_drop(ctx);
 		return cli_report_error(ctx, &err);
+	}
 	r = confine_bash_wait(process, &result, &err);
 	cli_supervise_end();
 	confine_process_free(process);

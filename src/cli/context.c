@@ -243,8 +243,6 @@ static int build_policy_options(cli_context *ctx) {
 		p->require_full = c->require_full;
 	if (a->require_full)
 		p->require_full = true;
-	if (a->stage && (status = make_stage(ctx)) != 0)
-		return status;
 	if (confine_policy_validate(p, &err) < 0) {
 		/* A restriction the mode cannot hold, given as a flag: name the
 		 * flag (doc/SPEC.md 15, "Contradictions"). */
@@ -269,7 +267,15 @@ static int build_policy_options(cli_context *ctx) {
 			return cli_report(ctx, err.code, "%s: %s", c->path, err.message);
 		return cli_report_error(ctx, &err);
 	}
+	/* Last: a policy refused above leaves no stage behind. */
+	if (a->stage && (status = make_stage(ctx)) != 0)
+		return status;
 	return 0;
+}
+
+void cli_stage_drop(cli_context *ctx) {
+	if (ctx->policy && ctx->policy->stage_dir)
+		(void)confine_stage_discard(ctx->policy->stage_dir, NULL);
 }
 
 int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {

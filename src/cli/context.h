@@ -23,6 +23,10 @@ typedef struct cli_context {
 int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy);
 void cli_context_close(cli_context *ctx);
 
+/* Removes the stage made for this run (--stage) when the command never
+ * started: a retry with the same DIR then finds it absent. */
+void cli_stage_drop(cli_context *ctx);
+
 /* The subcommands (run.c, bash.c, wrap.c, probe.c): each returns confine's
  * exit status. */
 int cli_command_run(cli_context *ctx);

@@ -123,6 +123,7 @@ int cli_command_run(cli_context *ctx) {
 		/* The runner started but the program is not there in the sandbox
 		 * (its status channel said so): the command's failure, not ours. */
 		drop_temp_dir(ctx);
+		cli_stage_drop(ctx);
 		if (confined && err.code == CONFINE_E_SPAWN &&
 		    (err.sys_errno == ENOENT || err.sys_errno == EACCES)) {
 			bool in_tmp = argv[0][0] == '/' && path_inside(argv[0], "/tmp") &&
@@ -136,6 +137,7 @@ int cli_command_run(cli_context *ctx) {
 	if (!args->json)
 		cli_warn_unenforced(outcome);
 	if (confine_outcome_error(outcome, &err) < 0) {
+		cli_stage_drop(ctx); /* refused before the command started */
 		if (args->json) {
 			/* The command's start was refused by its runner: the line
 			 * every failure gets, then the outcome with its error. */

@@ -291,7 +291,32 @@ def case_refusals(confine, runner, base):
           "discard removes nothing that is not a stage", r.stderr)
 
 
-CASES = [case_world, case_discard, case_conflict, case_protected, case_kill9, case_refusals]
+def case_no_userns(confine, runner, base):
+    """A host without user namespaces, forced in a user namespace of the
+    test's own whose user.max_user_namespaces is 0 (the host's is left
+    alone): the run is refused naming what is missing, nothing runs, and
+    the stage made for it is gone again."""
+    if not shutil.which("unshare"):
+        print("# no unshare(1): the forced no-user-namespace case is skipped")
+        return
+    ws, wr = make_tree(base)
+    stage = os.path.join(base, "stage")
+    before = snapshot(ws)
+    script = ('echo 0 > /proc/sys/user/max_user_namespaces || exit 77; '
+              'exec "$@"')
+    r = run(["unshare", "-U", "-r", "sh", "-c", script, "sh", confine, "run", "--runner", runner,
+             "-w", ws, "--stage", stage, "--", "sh", "-c", "echo no > new.txt"], cwd=ws)
+    if r.returncode == 77:
+        print("# cannot set user.max_user_namespaces in a namespace here: case skipped")
+        return
+    check(r.returncode == 125 and "user namespaces" in r.stderr,
+          "without user namespaces a staged run is refused, naming them", (r.returncode, r.stderr))
+    check(snapshot(ws) == before, "nothing ran")
+    check(not os.path.exists(stage), "the stage made for the refused run is removed")
+
+
+CASES = [case_world, case_discard, case_conflict, case_protected, case_kill9, case_refusals,
+         case_no_userns]
 
 
 def run_table(confine, runner):
