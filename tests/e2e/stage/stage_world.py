@@ -291,6 +291,38 @@ def case_refusals(confine, runner, base):
           "discard removes nothing that is not a stage", r.stderr)
 
 
+def case_opaque_and_link_out(confine, runner, base):
+    """A directory removed and made again (overlayfs's opaque directory)
+    lists its old entries deleted and its new ones added; a real parent
+    that became a link out of the workspace after the run is refused at
+    apply, and nothing lands where it points."""
+    ws, wr = make_tree(base)
+    os.makedirs(os.path.join(ws, "sub"))
+    with open(os.path.join(ws, "sub", "old.txt"), "w") as f:
+        f.write("old\n")
+    outside = os.path.join(base, "outside")
+    os.makedirs(outside)
+    stage = os.path.join(base, "stage")
+    r = staged_run(confine, runner, ws, wr, stage,
+                   ["sh", "-c", "rm -r sub && mkdir sub && echo new > sub/new.txt && "
+                                "mkdir d && echo f > d/f.txt"])
+    check(r.returncode == 0, "staged run", r.stderr)
+    d = run([confine, "stage", "diff", stage, "--json"])
+    got = {(c["path"], c["change"]) for c in json.loads(d.stdout)["changes"]}
+    check(got == {("sub/old.txt", "deleted"), ("sub/new.txt", "added"), ("d", "added"),
+                  ("d/f.txt", "added")}, "an opaque directory's listing", sorted(got))
+    os.symlink(outside, os.path.join(ws, "d"))  # the host plants a link where d goes
+    a = run([confine, "stage", "apply", stage, "--json"])
+    results = {e["path"]: e["outcome"] for e in json.loads(a.stdout)["results"]}
+    check(a.returncode == 1 and results.get("d") == "conflict"
+          and results.get("d/f.txt") in ("refused", "conflict"),
+          "a parent turned link out is never followed", results)
+    check(os.listdir(outside) == [], "nothing lands outside", os.listdir(outside))
+    check(results.get("sub/new.txt") == "applied" and results.get("sub/old.txt") == "applied"
+          and sorted(os.listdir(os.path.join(ws, "sub"))) == ["new.txt"],
+          "the opaque directory applied", results)
+
+
 def case_no_userns(confine, runner, base):
     """A host without user namespaces, forced in a user namespace of the
     test's own whose user.max_user_namespaces is 0 (the host's is left
@@ -316,7 +348,7 @@ def case_no_userns(confine, runner, base):
 
 
 CASES = [case_world, case_discard, case_conflict, case_protected, case_kill9, case_refusals,
-         case_no_userns]
+         case_opaque_and_link_out, case_no_userns]
 
 
 def run_table(confine, runner):
