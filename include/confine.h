@@ -313,7 +313,7 @@ typedef struct confine_policy {
 	 * error (a config's `~/.npm` before the first npm run). Absolute, made
 	 * as canonical as the filesystem allows. NULL-terminated, or NULL. */
 	char **writable_roots_missing;
-	/* [--stage] A staged run (doc/SPEC.md 20): every write of the command
+	/* [--stage] A staged run (doc/SPEC.md 21): every write of the command
 	 * under the writable roots lands in this directory (made by
 	 * confine_stage_create() first) instead of the real tree. Absolute.
 	 * Held by the launcher (both Linux rungs, through a user namespace);
@@ -1228,7 +1228,7 @@ CONFINE_API int confine_fs_rename(confine_fs *fs, const char *from, const char *
 
 
 /* ------------------------------------------------------------------------ */
-/* The stage: a run's writes held for review (doc/SPEC.md 20)               */
+/* The stage: a run's writes held for review (doc/SPEC.md 21)               */
 
 /*
  * A staged run (confine_policy.stage_dir) writes nowhere but its stage: an

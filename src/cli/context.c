@@ -153,7 +153,7 @@ static int add_entries(cli_context *ctx, const char *key, char *const *from_conf
 }
 
 /* --stage DIR: the stage made now, before the run, so its manifest holds
- * the real tree as the run began (doc/SPEC.md 20). */
+ * the real tree as the run began (doc/SPEC.md 21). */
 static int make_stage(cli_context *ctx) {
 	char cwd[PATH_MAX], path[PATH_MAX];
 	confine_error err = { 0 };

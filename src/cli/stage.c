@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `confine stage diff|apply|discard DIR` (doc/SPEC.md 20): a staged run's
+ * `confine stage diff|apply|discard DIR` (doc/SPEC.md 21): a staged run's
  * changes listed, applied or thrown away, over confine_stage_*. Its own
  * small parser: the words are few and none of run's options apply.
  */

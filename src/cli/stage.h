@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* `confine stage`: diff, apply, discard a staged run's changes (SPEC 20). */
+/* `confine stage`: diff, apply, discard a staged run's changes (SPEC 21). */
 #ifndef CONFINE_CLI_STAGE_H
 #define CONFINE_CLI_STAGE_H
 

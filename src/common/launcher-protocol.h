@@ -66,7 +66,7 @@ static inline const char *launcher_supervisor_missing_word(unsigned index)
 	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
 }
 
-/* A staged run on the bwrap rung (doc/SPEC.md 20): staged root N is also
+/* A staged run on the bwrap rung (doc/SPEC.md 21): staged root N is also
  * bound read-only at LAUNCHER_STAGE_LOWER "/N", with nothing mounted below
  * it, for overlayfs's lower layer; the launcher covers the directory once
  * the overlays are mounted. */

@@ -1,5 +1,5 @@
 /*
- * The staged run's mounts (doc/SPEC.md 20). The order is important:
+ * The staged run's mounts (doc/SPEC.md 21). The order is important:
  *  1. note the uid and gid, then unshare a user and a mount namespace
  *     (the launcher is one thread: the proxy and the command come later);
  *  2. map the uid and gid onto themselves, so files the command makes

@@ -1,5 +1,5 @@
 /*
- * A staged run (doc/SPEC.md 20): before anything is opened or restricted,
+ * A staged run (doc/SPEC.md 21): before anything is opened or restricted,
  * the launcher moves into a user and mount namespace of its own and mounts
  * overlayfs over each staged root, the real tree below, the stage's upper
  * directory above, so every write lands in the stage.

@@ -112,7 +112,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 	if (r < 0)
 		return cf_policy_profile_error(def, policy, r, err);
 	/* A stage nothing holds is refused whatever requireFull says: the
-	 * writes would reach the real tree (doc/SPEC.md 20). */
+	 * writes would reach the real tree (doc/SPEC.md 21). */
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(clauses[i].clause, "stage") == 0 &&
 		    clauses[i].status != CONFINE_CLAUSE_ENFORCED) {

@@ -155,7 +155,7 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	}
 	/* A staged run: the stage is bound in (after the private /tmp, which
 	 * would hide it) for the launcher, which mounts the overlay and then
-	 * covers it (doc/SPEC.md 20). */
+	 * covers it (doc/SPEC.md 21). */
 	/* CAP_SYS_ADMIN and CAP_DAC_OVERRIDE (in bwrap's namespaces) are the launcher's for the mount
 	 * alone: it drops every capability before it restricts itself and
 	 * execs. A namespace of its own would not do for root: mapping uid 0

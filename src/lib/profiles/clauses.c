@@ -465,7 +465,7 @@ static bool host_allows_userns(void) {
 	return allowed;
 }
 
-/* A staged run (doc/SPEC.md 20): the launcher's overlay, in a user
+/* A staged run (doc/SPEC.md 21): the launcher's overlay, in a user
  * namespace of its own, on both Linux rungs; nothing else holds it. */
 static void clause_stage(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
 	if (!p->stage_dir || p->mode != CONFINE_MODE_WORKSPACE_WRITE)

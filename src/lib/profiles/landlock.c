@@ -233,7 +233,7 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 		r = cf_strv_push(tokens, "--require-supervisor");
 	/* A staged run: the launcher mounts overlayfs over each writable root
 	 * (one inside another is covered by the outer one), the upper layer
-	 * in the stage (doc/SPEC.md 20). Same roots as confine_stage_create. */
+	 * in the stage (doc/SPEC.md 21). Same roots as confine_stage_create. */
 	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
 		char **roots = NULL;
 		r = cf_strv_push(tokens, "--stage");

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The roots a staged run stages (doc/SPEC.md 20): one list for the stage's
+/* The roots a staged run stages (doc/SPEC.md 21): one list for the stage's
  * layout, the launcher's --stage-root words and bwrap's lower binds. */
 #ifndef CONFINE_PROFILES_STAGE_ROOTS_H
 #define CONFINE_PROFILES_STAGE_ROOTS_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Applying a stage to the real tree (doc/SPEC.md 20). Every path goes
+ * Applying a stage to the real tree (doc/SPEC.md 21). Every path goes
  * through the harness file operations' resolution and policy decision
  * (fs.c: beneath its root, no link followed out, never onto a protected
  * or denyRead path or a directory holding one), with the protections the

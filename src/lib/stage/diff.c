@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What a stage changed (doc/SPEC.md 20): its upper directories read
+ * What a stage changed (doc/SPEC.md 21): its upper directories read
  * against the real tree as it is now, and the patch for `git apply`. A
  * name the stage holds but whose real counterpart is the same (a file
  * copied up by an open for writing that wrote nothing, a change already

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stage (doc/SPEC.md 20): what a staged run wrote, held apart from the
+ * The stage (doc/SPEC.md 21): what a staged run wrote, held apart from the
  * real tree. stage.c makes, reads and removes a stage (the manifest),
  * diff.c compares it with the real tree and renders the patch, apply.c
  * writes it into the real tree under the run's protections.

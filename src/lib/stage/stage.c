@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Making, reading and removing a stage (doc/SPEC.md 20; the layout is in
+ * Making, reading and removing a stage (doc/SPEC.md 21; the layout is in
  * stage-internal.h). The manifest is written by this file only, one record
  * per line, and read back by the same small reader: it is ours, not a
  * general JSON document.

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""confine.run(..., stage=DIR) from Python (issue 31, doc/SPEC.md 20): the
+"""confine.run(..., stage=DIR) from Python (issue 31, doc/SPEC.md 21): the
 result's stage lists the changes, renders a patch, applies the named paths
 and then the rest, and is discarded; the real tree is untouched until then.
 argv: RUNNER (bwrap or landlock)."""

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Staged runs (issue 31, doc/SPEC.md 20), world effects on disk, one rung
+"""Staged runs (issue 31, doc/SPEC.md 21), world effects on disk, one rung
 per invocation (argv: confine landlock-run RUNNER), as root and then as a
 created user:
 
