@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/* The stage's format on its own, with no run and no rung (doc/SPEC.md 21):
+ * an upper directory written by hand in overlayfs's format (a whiteout as
+ * an empty file with user.overlay.whiteout, the form an upper layer that
+ * cannot hold a device gets; an opaque directory) is listed, patched and
+ * applied; a link out of the root and a protected path are refused at
+ * apply; a host-side change is a conflict; the stage is never modified. */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "confine.h"
+#include "testlib.h"
+
+static char base[1024], ws[1100], stage[1100], upper[1200];
+
+static char *at(const char *dir, const char *rel) {
+	static char bufs[4][2600];
+	static int k;
+	char *b = bufs[k++ % 4];
+	snprintf(b, sizeof bufs[0], "%s/%s", dir, rel);
+	return b;
+}
+
+static void put(const char *path, const char *content) {
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(content, f);
+	fclose(f);
+}
+
+static int setup(void **state) {
+	confine_policy *policy = NULL;
+	confine_error err = { 0 };
+	(void)state;
+	snprintf(base, sizeof base, "/tmp/cf-unit-stage-XXXXXX");
+	assert_non_null(mkdtemp(base));
+	snprintf(ws, sizeof ws, "%s/ws", base);
+	snprintf(stage, sizeof stage, "%s/stage", base);
+	snprintf(upper, sizeof upper, "%s/roots/0/upper", stage);
+	assert_int_equal(mkdir(ws, 0755), 0);
+	put(at(ws, "keep.txt"), "keep\n");
+	put(at(ws, "gone.txt"), "gone\n");
+	put(at(ws, "edit.txt"), "one\n");
+	assert_int_equal(mkdir(at(ws, "d"), 0755), 0);
+	put(at(ws, "d/old.txt"), "old\n");
+	assert_int_equal(mkdir(at(ws, ".git"), 0755), 0);
+	assert_int_equal(mkdir(at(ws, ".git/hooks"), 0755), 0);
+	assert_int_equal(mkdir(at(base, "outside"), 0755), 0);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, ws, &policy, &err), 0);
+	if (confine_stage_create(stage, policy, &err) < 0)
+		fail_msg("confine_stage_create: %s", err.message);
+	confine_policy_free(policy);
+	return 0;
+}
+
+static int teardown(void **state) {
+	char cmd[2200];
+	(void)state;
+	snprintf(cmd, sizeof cmd, "chmod -R u+rwX '%s' 2>/dev/null; rm -rf '%s'", base, base);
+	assert_int_equal(system(cmd), 0);
+	return 0;
+}
+
+/* What a run would have left: written by hand in overlayfs's format. */
+static bool write_upper(void) {
+	put(at(upper, "new.txt"), "new\n");
+	put(at(upper, "edit.txt"), "one\ntwo\n");
+	put(at(upper, "gone.txt"), "");
+	if (setxattr(at(upper, "gone.txt"), "user.overlay.whiteout", "", 0, 0) < 0)
+		return false; /* this filesystem keeps no user xattrs */
+	assert_int_equal(mkdir(at(upper, "d"), 0755), 0);
+	assert_int_equal(setxattr(at(upper, "d"), "user.overlay.opaque", "y", 1, 0), 0);
+	put(at(upper, "d/fresh.txt"), "fresh\n");
+	assert_int_equal(mkdir(at(upper, ".git"), 0755), 0);
+	assert_int_equal(mkdir(at(upper, ".git/hooks"), 0755), 0);
+	put(at(upper, ".git/hooks/pre-commit"), "evil\n");
+	assert_int_equal(mkdir(at(upper, "via"), 0755), 0);
+	put(at(upper, "via/x.txt"), "x\n");
+	return true;
+}
+
+static const char *kind_of(const confine_stage_change *c, size_t n, const char *path) {
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(c[i].path, path) == 0)
+			return confine_change_kind_name(c[i].change);
+	return NULL;
+}
+
+static void test_the_format_listed_patched_applied(void **state) {
+	confine_stage *s = NULL;
+	confine_stage_change *ch = NULL;
+	confine_apply_entry *res = NULL;
+	confine_error err = { 0 };
+	char *patch = NULL;
+	size_t n = 0, len = 0, nres = 0;
+	struct stat st;
+	(void)state;
+	if (!write_upper())
+		skip();
+	assert_int_equal(confine_stage_open(stage, &s, &err), 0);
+	assert_int_equal(confine_stage_changes(s, &ch, &n, &err), 0);
+	assert_string_equal(kind_of(ch, n, "new.txt"), "added");
+	assert_string_equal(kind_of(ch, n, "edit.txt"), "modified");
+	assert_string_equal(kind_of(ch, n, "gone.txt"), "deleted");
+	assert_string_equal(kind_of(ch, n, "d/old.txt"), "deleted"); /* the opaque directory */
+	assert_string_equal(kind_of(ch, n, "d/fresh.txt"), "added");
+	assert_null(kind_of(ch, n, "d"));
+	assert_null(kind_of(ch, n, "keep.txt"));
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ch[i].path, ".git/hooks/pre-commit") == 0)
+			assert_true(ch[i].git);
+	confine_stage_changes_free(ch, n);
+
+	assert_int_equal(confine_stage_patch(s, &patch, &len, &err), 0);
+	assert_non_null(strstr(patch, "+++ b/new.txt"));
+	assert_non_null(strstr(patch, "deleted file mode 100644\n--- a/gone.txt"));
+	assert_null(strstr(patch, ".git/")); /* listed apart, never patched */
+	confine_free(patch);
+
+	/* The host: edits keep.txt (not staged: no conflict), and turns the
+	 * staged directory `via` into a link out of the workspace. */
+	put(at(ws, "keep.txt"), "host\n");
+	assert_int_equal(symlink(at(base, "outside"), at(ws, "via")), 0);
+	assert_int_equal(confine_stage_apply(s, NULL, false, &res, &nres, &err), 1);
+	for (size_t i = 0; i < nres; i++) {
+		if (strcmp(res[i].path, ".git/hooks/pre-commit") == 0)
+			assert_int_equal(res[i].outcome, CONFINE_APPLY_REFUSED);
+		else if (strcmp(res[i].path, "via") == 0)
+			assert_int_equal(res[i].outcome, CONFINE_APPLY_CONFLICT);
+		else if (strcmp(res[i].path, "via/x.txt") == 0)
+			assert_int_not_equal(res[i].outcome, CONFINE_APPLY_APPLIED);
+		else
+			assert_int_equal(res[i].outcome, CONFINE_APPLY_APPLIED);
+	}
+	confine_apply_entries_free(res, nres);
+	assert_true(tl_file_holds(at(ws, "new.txt"), "new\n"));
+	assert_true(tl_file_holds(at(ws, "edit.txt"), "one\ntwo\n"));
+	assert_true(tl_file_holds(at(ws, "keep.txt"), "host\n"));
+	assert_true(tl_file_holds(at(ws, "d/fresh.txt"), "fresh\n"));
+	assert_int_equal(lstat(at(ws, "gone.txt"), &st), -1);
+	assert_int_equal(lstat(at(ws, "d/old.txt"), &st), -1);
+	assert_int_equal(lstat(at(ws, ".git/hooks/pre-commit"), &st), -1);
+	assert_int_equal(lstat(at(base, "outside/x.txt"), &st), -1); /* never followed out */
+	/* The stage is only read. */
+	assert_true(tl_file_holds(at(upper, "edit.txt"), "one\ntwo\n"));
+	confine_stage_free(s);
+
+	assert_int_equal(confine_stage_discard(stage, &err), 0);
+	assert_int_equal(lstat(stage, &st), -1);
+}
+
+static void test_no_stage_without_a_manifest(void **state) {
+	confine_stage *s = NULL;
+	confine_error err = { 0 };
+	(void)state;
+	assert_int_equal(unlink(at(stage, "manifest.json")), 0);
+	assert_int_equal(confine_stage_open(stage, &s, &err), -ENOENT);
+	assert_int_equal(err.code, CONFINE_E_INVALID_ARGUMENT);
+	assert_int_equal(confine_stage_discard(stage, &err), -ENOENT);
+	assert_int_equal(access(stage, F_OK), 0); /* nothing removed */
+}
+
+int main(void) {
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_the_format_listed_patched_applied, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_stage_without_a_manifest, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
