@@ -6,7 +6,7 @@
  *                 --rw-shared PATH |
  *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
- *                 --require-supervisor]... -- PROGRAM [ARG...]
+ *                 --require-supervisor | --rlimit NAME=N]... -- PROGRAM [ARG...]
  *   landlock-run --probe
  */
 #ifndef LAUNCHER_ARGS_H
@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "command-limits.h"
 
 struct invocation {
 	bool probe;
@@ -35,6 +37,7 @@ struct invocation {
 	bool proxy_off;
 	const char *proxy_hosts; /* --proxy-hosts FILE (tests' resolver map) */
 	unsigned proxy_port;     /* set by main once the proxy listens (host order) */
+	struct command_limits limits; /* --rlimit NAME=N (command-limits.h) */
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
 };
@@ -53,6 +56,7 @@ enum usage_error {
 	USAGE_PROXY_REQUIRES_VALUE,
 	USAGE_PROXY_REQUIRES_DENY_NETWORK,
 	USAGE_MISSING_COMMAND,
+	USAGE_BAD_RLIMIT,
 };
 
 /* Fills *ret_invocation on success. On an error, bad_argument points at
