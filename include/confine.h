@@ -1059,6 +1059,13 @@ typedef struct confine_outcome {
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);
 
+/* The marker of a limit that stopped the run, into `buf`:
+ * "[sandbox: limit reached: pids (256)]" or
+ * "[sandbox: killed: memory limit (2 GiB)]" ("cpu limit (2 s)"). Returns
+ * false (buf "") when no limit stopped it. */
+CONFINE_API bool confine_outcome_limit_marker(const confine_outcome *outcome, char *buf,
+                                              size_t size);
+
 /*
  * Starts the child in a new session, in `workdir`, with every descriptor
  * above 2 closed. Nothing allocates between fork and exec; the child reports

@@ -40,6 +40,7 @@ typedef enum option_id {
 	OPT_MAX_BYTES,
 	OPT_BUNDLE,
 	OPT_RUNTIME,
+	OPT_LIMIT, /* every --max-* of the library's limit table */
 } option_id;
 
 typedef struct option_spec {
@@ -77,6 +78,10 @@ static const option_spec option_table[] = {
 	{OPT_BUNDLE, 0, "bundle", "DIR"},
 	{OPT_RUNTIME, 0, "runtime", "runc|runsc"},
 };
+
+/* The limits' flags are the library's table (confine_limit_flag): one spec
+ * for them all; apply_option looks the limit up by the flag shown. */
+static const option_spec limit_option = {OPT_LIMIT, 0, NULL, "VALUE"};
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
 static bool command_accepts(cli_command command, option_id id) {
@@ -117,6 +122,9 @@ static bool command_accepts(cli_command command, option_id id) {
 		       command == CLI_COMMAND_EXPORT;
 	case OPT_MAX_BYTES:
 		return command == CLI_COMMAND_FS;
+	case OPT_LIMIT:
+		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
+		       command == CLI_COMMAND_WRAP;
 	case OPT_TIMEOUT:
 		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_RUN;
 	case OPT_COMMAND:
@@ -194,7 +202,17 @@ const char *cli_help_hint(cli_command command) {
 	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*\n"        \
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
-	"                        [requireFull]\n"
+	"                        [requireFull]\n"                                             \
+	"Limits (SIZE: digits with K, M, G or T; any: \"unlimited\" lifts it) [limits]:\n"    \
+	"      --max-pids N      processes at once (default 4096 where the run's cgroup\n"   \
+	"                        holds it) [limits.pids]\n"                                   \
+	"      --max-memory SIZE memory of the run [limits.memory]\n"                        \
+	"      --max-cpu SECONDS CPU time of each process [limits.cpuSeconds]\n"             \
+	"      --max-file-size SIZE\n"                                                        \
+	"                        largest file written; past it EFBIG [limits.fileSize]\n"     \
+	"      --max-temp SIZE   size of the temp area [limits.temp]\n"                        \
+	"      --max-open-files N\n"                                                          \
+	"                        descriptors of each process [limits.openFiles]\n"
 
 static const char help_global[] =
 	"Usage: confine COMMAND [OPTION...]\n"
@@ -686,16 +704,30 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		args->has_policy_options = true;
 		args->require_full = true;
 		return 0;
+	case OPT_LIMIT: {
+		confine_limit limit;
+		if (confine_limit_from_name(shown, &limit, &err) < 0)
+			return usage_error(args, "internal error: %s is not a limit", shown);
+		args->has_policy_options = true;
+		/* The last one given wins, as for a scalar option. */
+		args->limits[limit] = value;
+		return 0;
+	}
 	}
 	return usage_error(args, "internal error: unhandled option %s", shown);
 }
 
 static const option_spec *find_long(const char *name, size_t len) {
+	char flag[64];
+	confine_limit limit;
 	for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++) {
 		const char *long_name = option_table[i].long_name;
 		if (long_name && strlen(long_name) == len && strncmp(long_name, name, len) == 0)
 			return &option_table[i];
 	}
+	if (len < 40 && snprintf(flag, sizeof flag, "--%.*s", (int)len, name) > 0 &&
+	    confine_limit_from_name(flag, &limit, NULL) == 0)
+		return &limit_option;
 	return NULL;
 }
 
