@@ -128,9 +128,9 @@ int confine_limit_parse(confine_limit limit, const char *text, uint64_t *ret,
 		               d->key, text, p, expected(d));
 	if (value == 0)
 		return invalid(err,
-		               "limits.%s \"%s\" is zero, which would stop everything: give %s "
-		               "(\"unlimited\" lifts it)",
-		               d->key, text, expected(d));
+		               "limits.%s \"%s\" is zero, which would stop everything: give 1 or "
+		               "more, or \"unlimited\" to lift it",
+		               d->key, text);
 	confine_limit_format(limit, d->max, bound, sizeof bound);
 	if (value > d->max || value > d->max / scale)
 		return invalid(err, "limits.%s \"%s\" is past the largest limit (%s)", d->key, text,

@@ -126,6 +126,12 @@ class Result:
     rendering: str = ""
     denials: Tuple[Denial, ...] = ()
     network_denied: bool = False
+    # The limit that stopped the run ({"name", "value", "killed"}) or None,
+    # and what the run used (None: the mechanism cannot tell).
+    limit: Optional[Dict[str, Any]] = None
+    peak_memory: Optional[int] = None
+    peak_processes: Optional[int] = None
+    cpu_seconds: Optional[float] = None
 
     @property
     def returncode(self) -> int:
