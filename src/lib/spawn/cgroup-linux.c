@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,10 +209,8 @@ static void look_v1(const char *self) {
 	}
 }
 
-static void look(void) {
+static void look_once(void) {
 	char self[4096];
-	if (host.looked)
-		return;
 	host.looked = true;
 	/* Test builds and harnesses can take the cgroup away to reach the
 	 * rlimit path (doc/SPEC.md 15): it can only remove a mechanism. */
@@ -222,6 +221,12 @@ static void look(void) {
 	look_v2(self);
 	if (!host.holds)
 		look_v1(self);
+}
+
+/* Once per process, whichever thread asks first. */
+static void look(void) {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	(void)pthread_once(&once, look_once);
 }
 
 unsigned cf_cgroup_holds(void) {
