@@ -467,6 +467,9 @@ typedef struct bench_ctx {
 	confine_provider *prov_landlock, *prov_landlock_self, *prov_bwrap;
 	char prov_landlock_why[CONFINE_ERROR_MESSAGE_MAX], prov_bwrap_why[CONFINE_ERROR_MESSAGE_MAX];
 	confine_policy *ro, *ww;   /* root: base/ws */
+	/* read-only with no limit (the default pids lifted), and with every
+	 * limit that holds on a rung (issue 30: the cost of limits) */
+	confine_policy *ro_unlimited, *ro_limits;
 	int landlock_abi;
 } bench_ctx;
 
@@ -953,7 +956,7 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	const char *ll_why = ctx->launcher_why, *bw_why = ctx->bwrap_why;
 	const char *pl_why = ctx->prov_landlock_why, *pb_why = ctx->prov_bwrap_why;
 	char ws_arg[PATH_MAX], why_ll[512] = "", why_bw[512] = "";
-	variant vs[32];
+	variant vs[40];
 	size_t nv = 0;
 	unsigned total = o->warmup + o->rounds;
 	long long t_start;
@@ -1051,6 +1054,16 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	v->temp_area = true;
 	add_lib_variant(&vs[nv++], "5w", "library, bwrap, wrap path (confine+run)", KIND_LIB_WRAP,
 	                ctx->prov_bwrap, ctx->ro, false, pb_why);
+	/* Limits (issue 30): none at all, and every one (the run's cgroup
+	 * where it can be made, else the launcher's rlimits). */
+	add_lib_variant(&vs[nv++], "3n", "library, landlock, read-only, no limits", KIND_LIB_THROUGH,
+	                ctx->prov_landlock_self, ctx->ro_unlimited, false, pl_why);
+	add_lib_variant(&vs[nv++], "3l", "library, landlock, read-only, all limits", KIND_LIB_THROUGH,
+	                ctx->prov_landlock_self, ctx->ro_limits, false, pl_why);
+	add_lib_variant(&vs[nv++], "5n", "library, bwrap, read-only, no limits", KIND_LIB_THROUGH,
+	                ctx->prov_bwrap, ctx->ro_unlimited, false, pb_why);
+	add_lib_variant(&vs[nv++], "5l", "library, bwrap, read-only, all limits", KIND_LIB_THROUGH,
+	                ctx->prov_bwrap, ctx->ro_limits, false, pb_why);
 	add_exec_variant(&vs[nv++], "6a", "confine run --runner landlock -- true", KIND_FORK_EXEC,
 	                 strv_new(cli, "run", "-w", ws_arg, "--runner", "landlock", "--", TRUE_PATH, NULL),
 	                 ctx->cli_ok && ctx->launcher_ok, ctx->cli_ok ? ll_why : ctx->cli_why);
@@ -1161,6 +1174,8 @@ static void run_spawn_benchmark(bench_ctx *ctx) {
 	print_ratio(vs, nv, o->rounds, "4a/4g wrap's argv: layered / plain bwrap", "4a", "4g", 0);
 	print_ratio(vs, nv, o->rounds, "2a/1a landlock-run --ro / / bare", "2a", "1a", 0);
 	print_ratio(vs, nv, o->rounds, "3t/3b landlock ww: own temp dir / none", "3t", "3b", 0);
+	print_ratio(vs, nv, o->rounds, "3l/3n landlock: all limits / none", "3l", "3n", 1.05);
+	print_ratio(vs, nv, o->rounds, "5l/5n bwrap: all limits / none", "5l", "5n", 1.05);
 	print_ratio(vs, nv, o->rounds, "5t/5b bwrap ww: temp dir made (unused) / none", "5t",
 	            "5b", 0);
 	print_ratio(vs, nv, o->rounds, "4a/4e --unshare-ipc: bwrap with / without", "4a", "4e", 0);
@@ -1755,7 +1770,15 @@ static int make_workspace(bench_ctx *ctx) {
 		return -1;
 	}
 	if (confine_policy_new(CONFINE_MODE_READ_ONLY, ws, &ctx->ro, &err) < 0 ||
-	    confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, ws, &ctx->ww, &err) < 0) {
+	    confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, ws, &ctx->ww, &err) < 0 ||
+	    confine_policy_copy(ctx->ro, &ctx->ro_unlimited) < 0 ||
+	    confine_policy_lift_limit(ctx->ro_unlimited, CONFINE_LIMIT_PIDS, &err) < 0 ||
+	    confine_policy_copy(ctx->ro, &ctx->ro_limits) < 0 ||
+	    confine_policy_set_limit_text(ctx->ro_limits, "pids", "256", &err) < 0 ||
+	    confine_policy_set_limit_text(ctx->ro_limits, "memory", "2G", &err) < 0 ||
+	    confine_policy_set_limit_text(ctx->ro_limits, "cpuSeconds", "600", &err) < 0 ||
+	    confine_policy_set_limit_text(ctx->ro_limits, "fileSize", "1G", &err) < 0 ||
+	    confine_policy_set_limit_text(ctx->ro_limits, "openFiles", "1024", &err) < 0) {
 		fprintf(stderr, "confine-bench: policy for %s: %s\n", ws, err.message);
 		return -1;
 	}
@@ -2001,6 +2024,8 @@ int main(int argc, char **argv) {
 	confine_provider_free(ctx.prov_bwrap);
 	confine_policy_free(ctx.ro);
 	confine_policy_free(ctx.ww);
+	confine_policy_free(ctx.ro_unlimited);
+	confine_policy_free(ctx.ro_limits);
 	remove_tree(ctx.base);
 	return 0;
 }

@@ -145,8 +145,10 @@ typedef enum confine_layer {
 	CONFINE_LAYER_SEATBELT = 1u << 4,       /* "seatbelt": the SBPL profile */
 	CONFINE_LAYER_LIBRARY = 1u << 5,        /* "confine": the spawner itself (env, temp) */
 	CONFINE_LAYER_RUNNER_COMMAND = 1u << 6, /* "runnerCommand": the operator's assertion */
+	CONFINE_LAYER_CGROUP = 1u << 7,         /* "cgroup": the run's own cgroup (limits) */
+	CONFINE_LAYER_RLIMIT = 1u << 8,         /* "rlimit": setrlimit(2) in the launcher (limits) */
 } confine_layer;
-#define CONFINE_LAYER_COUNT 7
+#define CONFINE_LAYER_COUNT 9
 
 /* Whether this host can run the launcher's supervisor (seccomp user
  * notification, Linux 5.0): the layer that holds metadata, unix-sockets
@@ -223,6 +225,21 @@ typedef struct confine_env_policy {
 /* The names the default excludes drop (case-insensitive), NULL-terminated:
  * "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*". Static. */
 CONFINE_API const char *const *confine_env_default_excludes(void);
+
+/*
+ * Resource limits of a confined run (config key `limits`, doc/SPEC.md 15,
+ * "Limits"). Each is a whole number in the limit's unit; 0 in
+ * confine_policy.limits means none. The words are the config keys.
+ */
+typedef enum confine_limit {
+	CONFINE_LIMIT_PIDS = 0,    /* "pids" [--max-pids N]: processes and threads at once */
+	CONFINE_LIMIT_MEMORY,      /* "memory" [--max-memory SIZE]: bytes */
+	CONFINE_LIMIT_CPU_SECONDS, /* "cpuSeconds" [--max-cpu SECONDS]: CPU time per process */
+	CONFINE_LIMIT_FILE_SIZE,   /* "fileSize" [--max-file-size SIZE]: bytes of one file */
+	CONFINE_LIMIT_TEMP,        /* "temp" [--max-temp SIZE]: bytes of the temp area */
+	CONFINE_LIMIT_OPEN_FILES,  /* "openFiles" [--max-open-files N]: descriptors per process */
+} confine_limit;
+#define CONFINE_LIMIT_COUNT 6
 
 /*
  * The execution policy of one call. With a confined mode it is a provider
@@ -320,7 +337,59 @@ typedef struct confine_policy {
 	 * where nothing holds it the run is refused, never written through.
 	 * NULL: none. */
 	char *stage_dir;
+	/* [limits, --max-*] Resource limits (confine_limit; 0: none). Set
+	 * with confine_policy_set_limit(); `pids` is CONFINE_DEFAULT_MAX_PIDS
+	 * by default. */
+	uint64_t limits[CONFINE_LIMIT_COUNT];
+	/* Bit (1u << limit) for a limit set or lifted by the caller (not a
+	 * default): only those count for requireFull. */
+	unsigned limits_given;
 } confine_policy;
+
+
+/* The process limit a policy gets by default (confine_policy_new,
+ * confine_policy_resolve): it stops an accidental fork bomb and stays out
+ * of a parallel build's way. Applied only where the run's own cgroup holds
+ * it (doc/SPEC.md 15): RLIMIT_NPROC would count the user's other
+ * processes. Lift it with confine_policy_lift_limit() (`"pids":
+ * "unlimited"`, `--max-pids unlimited`). */
+#define CONFINE_DEFAULT_MAX_PIDS 4096
+
+/* The config key ("pids", "memory", "cpuSeconds", "fileSize", "temp",
+ * "openFiles"); NULL outside the enum. Static. */
+CONFINE_API const char *confine_limit_name(confine_limit limit);
+/* The CLI flag ("--max-pids", ...); NULL outside the enum. Static. */
+CONFINE_API const char *confine_limit_flag(confine_limit limit);
+/* Whether the limit is a size (SIZE: K, M, G, T suffixes, powers of 1024). */
+CONFINE_API bool confine_limit_is_size(confine_limit limit);
+/* The limit a config key or a CLI flag (with its dashes) names. 0, or
+ * -EINVAL with CONFINE_E_INVALID_POLICY naming it. */
+CONFINE_API int confine_limit_from_name(const char *name, confine_limit *ret,
+                                        confine_error *err);
+/* Parses a limit's value as every door spells it: digits, then for a size
+ * one of K, M, G, T (either case; powers of 1024), or the word "unlimited"
+ * (*ret 0: none). Zero, a sign, a fraction, spaces, another suffix, or a
+ * value past the limit's bound: -EINVAL with CONFINE_E_INVALID_POLICY
+ * naming `limits.<key>` and the text; never cut to fit. */
+CONFINE_API int confine_limit_parse(confine_limit limit, const char *text, uint64_t *ret,
+                                    confine_error *err);
+/* The value as a person reads it into `buf`: "256", "2 GiB", "600 s". */
+CONFINE_API void confine_limit_format(confine_limit limit, uint64_t value, char *buf,
+                                      size_t size);
+/* Sets a limit (explicitly: requireFull then refuses a run where it does
+ * not hold). 0 or above the limit's bound: -EINVAL, INVALID_POLICY naming
+ * it; the policy is then unchanged. */
+CONFINE_API int confine_policy_set_limit(confine_policy *policy, confine_limit limit,
+                                         uint64_t value, confine_error *err);
+/* Lifts a limit, the default included. -EINVAL for a NULL policy or a
+ * value outside the enum. */
+CONFINE_API int confine_policy_lift_limit(confine_policy *policy, confine_limit limit,
+                                          confine_error *err);
+/* confine_limit_from_name() then confine_limit_parse() then set or lift:
+ * what the config file, the CLI and the bindings call. */
+CONFINE_API int confine_policy_set_limit_text(confine_policy *policy, const char *name,
+                                              const char *text, confine_error *err);
+
 
 /* Deployment configuration: the agentless defaults. */
 typedef struct confine_deployment {
@@ -417,7 +486,8 @@ CONFINE_API int confine_policy_add_env_set(confine_policy *policy, const char *a
  * at or under a denyRead entry; an absolute protectedPaths entry outside
  * every writable root (the workspace root included), or a relative one with
  * `..`; a relative path in denyRead or allowUnixSockets; an env pattern or
- * assignment that is malformed; temp_dir not absolute.
+ * assignment that is malformed; temp_dir not absolute; a limit of 0 or past
+ * its bound, or one the caller set under danger-full-access.
  */
 CONFINE_API int confine_policy_validate(const confine_policy *policy, confine_error *err);
 
@@ -893,7 +963,8 @@ typedef struct confine_git_hazard {
 typedef struct confine_clause {
 	/* The clause: a policy key ("mode", "writableRoots", "protectedPaths",
 	 * "defaultProtections", "denyRead", "network", "allowUnixSockets",
-	 * "env", "privateTemp") or a mechanism every confined run has
+	 * "env", "privateTemp", "limits.pids" ... "limits.openFiles") or a
+	 * mechanism every confined run has
 	 * ("unix-sockets", "metadata", "setid", "devices", "signals",
 	 * "abstract-unix-sockets"). */
 	char *clause;
@@ -974,9 +1045,33 @@ typedef struct confine_outcome {
 	/* A network refusal with the policy's network off: the rendering's
 	 * "[sandbox: network access denied under <mode> mode]". */
 	bool network_denied;
+	/* A limit stopped the run (doc/SPEC.md 15, "Limits"), by its
+	 * mechanism's own count: `limit` with its `limit_value`; killed (the
+	 * memory limit's OOM kill, the CPU limit's signal) or reached (a fork
+	 * refused at the process limit). The rendering's
+	 * "[sandbox: limit reached: pids (256)]",
+	 * "[sandbox: killed: memory limit (2 GiB)]". */
+	bool limit_stopped;
+	bool limit_killed;
+	confine_limit limit;
+	uint64_t limit_value;
+	/* What the run used, where the mechanism can tell; -1: unknown. The
+	 * run's cgroup's high-water mark of memory (bytes) and of processes;
+	 * the CPU time of the run's processes (user + system, seconds, from
+	 * the runner's rusage: every process reaped below it). */
+	int64_t peak_memory;
+	int64_t peak_pids;
+	double cpu_seconds;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);
+
+/* The marker of a limit that stopped the run, into `buf`:
+ * "[sandbox: limit reached: pids (256)]" or
+ * "[sandbox: killed: memory limit (2 GiB)]" ("cpu limit (2 s)"). Returns
+ * false (buf "") when no limit stopped it. */
+CONFINE_API bool confine_outcome_limit_marker(const confine_outcome *outcome, char *buf,
+                                              size_t size);
 
 /*
  * Starts the child in a new session, in `workdir`, with every descriptor

@@ -36,6 +36,17 @@ export interface PolicyOptions {
     defaultExcludes?: boolean;
   };
   requireFull?: boolean;
+  /** Resource limits (doc/SPEC.md 15, "Limits"): counts and seconds as
+   * numbers, sizes as numbers of bytes or "256M"/"2G"; null or
+   * "unlimited" lifts one. */
+  limits?: {
+    pids?: number | string | null;
+    memory?: number | string | null;
+    cpuSeconds?: number | string | null;
+    fileSize?: number | string | null;
+    temp?: number | string | null;
+    openFiles?: number | string | null;
+  };
 }
 
 export interface CallOptions extends PolicyOptions {
@@ -93,6 +104,10 @@ export interface Result {
   /** A refused network access with the policy's network off (the rendering's
    * network marker). */
   networkDenied: boolean;
+  /** The limit that stopped the run, or null. */
+  limit: { name: string; value: number; killed: boolean } | null;
+  /** What the run used; null where the mechanism cannot tell. */
+  usage: { peakMemory: number | null; peakProcesses: number | null; cpuSeconds: number | null };
   /** The refusals this run met, each with its object (at most 32). */
   denials: Denial[];
   timedOut: boolean;

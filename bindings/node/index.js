@@ -356,6 +356,14 @@ function resultOf(object, mode) {
     layers: sandbox.layers || [],
     clauses: clausesOf(sandbox.clauses),
     gitHazards: (sandbox.gitHazards || []).map((h) => ({ path: h.path, kind: h.kind })),
+    // The limit that stopped the run ({name, value, killed}) or null, and
+    // what it used (null where the mechanism cannot tell).
+    limit: sandbox.limit || null,
+    usage: {
+      peakMemory: object.usage && object.usage.peakMemory !== undefined ? object.usage.peakMemory : null,
+      peakProcesses: object.usage && object.usage.peakProcesses !== undefined ? object.usage.peakProcesses : null,
+      cpuSeconds: object.usage && object.usage.cpuSeconds !== undefined ? object.usage.cpuSeconds : null,
+    },
     mode: sandbox.mode || mode,
   };
 }

@@ -41,6 +41,7 @@ typedef enum option_id {
 	OPT_BUNDLE,
 	OPT_RUNTIME,
 	OPT_STAGE,
+	OPT_LIMIT, /* every --max-* of the library's limit table */
 } option_id;
 
 typedef struct option_spec {
@@ -79,6 +80,10 @@ static const option_spec option_table[] = {
 	{OPT_RUNTIME, 0, "runtime", "runc|runsc"},
 	{OPT_STAGE, 0, "stage", "DIR"},
 };
+
+/* The limits' flags are the library's table (confine_limit_flag): one spec
+ * for them all; apply_option looks the limit up by the flag shown. */
+static const option_spec limit_option = {OPT_LIMIT, 0, NULL, "VALUE"};
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
 static bool command_accepts(cli_command command, option_id id) {
@@ -119,6 +124,9 @@ static bool command_accepts(cli_command command, option_id id) {
 		       command == CLI_COMMAND_EXPORT;
 	case OPT_MAX_BYTES:
 		return command == CLI_COMMAND_FS;
+	case OPT_LIMIT:
+		return command == CLI_COMMAND_RUN || command == CLI_COMMAND_BASH ||
+		       command == CLI_COMMAND_WRAP;
 	case OPT_TIMEOUT:
 	case OPT_STAGE:
 		return command == CLI_COMMAND_BASH || command == CLI_COMMAND_RUN;
@@ -199,7 +207,17 @@ const char *cli_help_hint(cli_command command) {
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"                                             \
 	"      --stage DIR       (run, bash) write nowhere but DIR (absent or empty): see\n"  \
-	"                        'confine stage --help'\n"
+	"                        'confine stage --help'\n"                                    \
+	"Limits (SIZE: digits with K, M, G or T; any: \"unlimited\" lifts it) [limits]:\n"    \
+	"      --max-pids N      processes at once (default 4096 where the run's cgroup\n"   \
+	"                        holds it) [limits.pids]\n"                                   \
+	"      --max-memory SIZE memory of the run [limits.memory]\n"                        \
+	"      --max-cpu SECONDS CPU time of each process [limits.cpuSeconds]\n"             \
+	"      --max-file-size SIZE\n"                                                        \
+	"                        largest file written; past it EFBIG [limits.fileSize]\n"     \
+	"      --max-temp SIZE   size of the temp area [limits.temp]\n"                        \
+	"      --max-open-files N\n"                                                          \
+	"                        descriptors of each process [limits.openFiles]\n"
 
 static const char help_global[] =
 	"Usage: confine COMMAND [OPTION...]\n"
@@ -236,9 +254,10 @@ static const char help_global[] =
 	"optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,\n"
 	"probeTimeoutMs and landlockLauncher, and the policy keys writableRoots,\n"
 	"protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env\n"
-	"(inherit, include, exclude, set, defaultExcludes) and requireFull (a\n"
-	"command's help names the option of each). Flags that take a list add to\n"
-	"the file's list; other flags override it.\n"
+	"(inherit, include, exclude, set, defaultExcludes), requireFull and limits\n"
+	"(pids, memory, cpuSeconds, fileSize, temp, openFiles; a command's help\n"
+	"names the option of each). Flags that take a list add to the file's list;\n"
+	"other flags override it.\n"
 	"\n"
 	"Exit status (as env(1) and timeout(1)): 125 when confine itself fails\n"
 	"(USAGE, INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE, SYSTEM_ERROR,\n"
@@ -274,7 +293,9 @@ static const char help_run[] =
 	"                         \"unenforced\",\"layers\",\n"
 	"                         \"clauses\":[{\"clause\",\"subject\",\"status\",\"layers\",\n"
 	"                         \"reason\",\"needs\"}],\"runner\",\"runnerFailed\",\n"
-	"                         \"gitHazards\":[{\"path\",\"kind\"}]},\n"
+	"                         \"gitHazards\":[{\"path\",\"kind\"}],\n"
+	"                         \"limit\":null|{\"name\",\"value\",\"killed\"}},\n"
+	"                         \"usage\":{\"peakMemory\",\"peakProcesses\",\"cpuSeconds\"},\n"
 	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}};\n"
 	"                        when nothing ran, {\"error\":{...}} (signal is a name,\n"
 	"                        \"SIGTERM\"; a field is absent where it does not apply)\n"
@@ -292,8 +313,9 @@ static const char help_bash[] =
 	"and print the rendering an agent's model sees: stdout, then [stderr] and\n"
 	"stderr, or (no output); then markers for a denied write (and a line\n"
 	"'[denied: OP OBJECT (CLAUSE)]' for each refusal whose object is known), a\n"
-	"network refusal with --network off, a timeout, a signal or a non-zero exit\n"
-	"code. confine's own stderr holds only 'confine: MESSAGE' when it fails and\n"
+	"network refusal with --network off, a limit that stopped the run\n"
+	"('[sandbox: limit reached: pids (256)]', '[sandbox: killed: memory limit\n"
+	"(2 GiB)]'), a timeout, a signal or a non-zero exit code. confine's own stderr holds only 'confine: MESSAGE' when it fails and\n"
 	"'confine: warning: ...' for git hooks or settings the run left. When a\n"
 	"clause of the policy did not hold, the rendering says so in one\n"
 	"'[sandbox: not enforced on this run: ...]' line. Signals are forwarded as by\n"
@@ -308,7 +330,9 @@ static const char help_bash[] =
 	"                         \"enforcement\",\"unenforced\",\n"
 	"                         \"layers\",\"clauses\":[{\"clause\",\"subject\",\"status\",\n"
 	"                         \"layers\",\"reason\",\"needs\"}],\"runner\",\"runnerFailed\",\n"
-	"                         \"gitHazards\":[{\"path\",\"kind\"}]},\n"
+	"                         \"gitHazards\":[{\"path\",\"kind\"}],\n"
+	"                         \"limit\":null|{\"name\",\"value\",\"killed\"}},\n"
+	"                         \"usage\":{\"peakMemory\",\"peakProcesses\",\"cpuSeconds\"},\n"
 	"                         \"error\":null|{\"code\",\"message\",\"runnerFailure\"}}\n"
 	"                        (signal is a name, \"SIGTERM\"; truncated is either\n"
 	"                        stream's; when nothing ran, {\"error\":{...}} alone; a\n"
@@ -334,7 +358,7 @@ static const char help_wrap[] =
 	"   \"policy\":{\"mode\",\"workspaceRoot\",\"writableRoots\",\"protectedPaths\",\n"
 	"   \"defaultProtections\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
 	"   \"env\":{\"inherit\",\"include\",\"exclude\",\"set\",\"defaultExcludes\"},\n"
-	"   \"requireFull\"}}\n"
+	"   \"requireFull\",\"limits\"}}\n"
 	"or, when it fails, {\"error\":{\"code\",\"message\",\"runnerFailure\"}} (code USAGE,\n"
 	"INVALID_CONFIG, INVALID_POLICY, SANDBOX_UNAVAILABLE or SYSTEM_ERROR;\n"
 	"runnerFailure only when a runner failed). A pinned --runner is probed first.\n"
@@ -696,16 +720,30 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			return usage_error(args, "%s needs a directory", shown);
 		args->stage = value;
 		return 0;
+	case OPT_LIMIT: {
+		confine_limit limit;
+		if (confine_limit_from_name(shown, &limit, &err) < 0)
+			return usage_error(args, "internal error: %s is not a limit", shown);
+		args->has_policy_options = true;
+		/* The last one given wins, as for a scalar option. */
+		args->limits[limit] = value;
+		return 0;
+	}
 	}
 	return usage_error(args, "internal error: unhandled option %s", shown);
 }
 
 static const option_spec *find_long(const char *name, size_t len) {
+	char flag[64];
+	confine_limit limit;
 	for (size_t i = 0; i < sizeof option_table / sizeof option_table[0]; i++) {
 		const char *long_name = option_table[i].long_name;
 		if (long_name && strlen(long_name) == len && strncmp(long_name, name, len) == 0)
 			return &option_table[i];
 	}
+	if (len < 40 && snprintf(flag, sizeof flag, "--%.*s", (int)len, name) > 0 &&
+	    confine_limit_from_name(flag, &limit, NULL) == 0)
+		return &limit_option;
 	return NULL;
 }
 

@@ -84,6 +84,10 @@ typedef struct cli_args {
 	bool no_default_env_excludes; /* --no-default-env-excludes */
 	bool require_full;           /* --require-full */
 	const char *stage;           /* --stage DIR (run, bash), as given */
+	/* --max-pids N, --max-memory SIZE, ... (the flags are the library's
+	 * limit table's, confine_limit_flag): the value as given, judged by
+	 * the library when the policy is built; NULL: absent. */
+	const char *limits[CONFINE_LIMIT_COUNT];
 
 	/* For CLI_ACTION_USAGE_ERROR: one line naming the problem, without the
 	 * "confine: " prefix and without the help pointer. */

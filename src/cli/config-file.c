@@ -19,7 +19,7 @@
 static const char known_keys[] =
 	"mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, "
 	"landlockLauncher, writableRoots, protectedPaths, defaultProtections, denyRead, network, "
-	"allowUnixSockets, env, requireFull";
+	"allowUnixSockets, env, requireFull, limits";
 
 static const char known_env_keys[] = "inherit, include, exclude, set, defaultExcludes";
 
@@ -378,6 +378,47 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 	return 0;
 }
 
+/* limits: {"pids": 256, "memory": "2G", ...}. Only the shape is judged
+ * here; each value goes to the library as text, so a bad one is the same
+ * INVALID_POLICY at every door (a number is spelled as JSON gave it:
+ * -1, 1.5 and 1e30 are refused there, never cut to fit). */
+static int apply_limits(const char *path, const json_t *value, cli_config *config, char *errbuf,
+                        size_t size) {
+	const char *key;
+	json_t *item;
+	if (!json_is_object(value))
+		return config_error(errbuf, size, EINVAL, "%s: key \"limits\" must be an object, not %s",
+		                    path, json_type_words(value));
+	json_object_foreach((json_t *)value, key, item) {
+		confine_limit limit;
+		char text[512];
+		confine_error err;
+		if (confine_limit_from_name(key, &limit, &err) < 0 || key[0] == '-')
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"limits\": unknown key \"%s\" (expected pids, memory, "
+			                    "cpuSeconds, fileSize, temp, openFiles)", path, key);
+		if (json_is_null(item)) {
+			snprintf(text, sizeof text, "unlimited");
+		} else if (json_is_string(item)) {
+			snprintf(text, sizeof text, "%s", json_string_value(item));
+		} else if (json_is_number(item)) {
+			double v = json_number_value(item);
+			if (v == (double)(long long)v && v > -1e18 && v < 1e18)
+				snprintf(text, sizeof text, "%lld", (long long)v);
+			else
+				snprintf(text, sizeof text, "%.17g", v);
+		} else {
+			return config_error(errbuf, size, EINVAL,
+			                    "%s: key \"limits.%s\" must be a number, a string or null, not %s",
+			                    path, key, json_type_words(item));
+		}
+		free(config->limits[limit]);
+		if (!(config->limits[limit] = strdup(text)))
+			return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+	}
+	return 0;
+}
+
 static int apply_key(const char *path, const char *key, const json_t *value, cli_config *config,
                      char *errbuf, size_t size) {
 	if (strcmp(key, "mode") == 0) {
@@ -450,6 +491,8 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	}
 	if (strcmp(key, "env") == 0)
 		return apply_env(path, value, config, errbuf, size);
+	if (strcmp(key, "limits") == 0)
+		return apply_limits(path, value, config, errbuf, size);
 	return config_error(errbuf, size, EINVAL, "%s: unknown key \"%s\" (expected %s)", path, key,
 	                    known_keys);
 }
@@ -531,5 +574,7 @@ void cli_config_clear(cli_config *config) {
 	confine_strv_free(config->env_include);
 	confine_strv_free(config->env_exclude);
 	confine_strv_free(config->env_set);
+	for (unsigned i = 0; i < CONFINE_LIMIT_COUNT; i++)
+		free(config->limits[i]);
 	memset(config, 0, sizeof *config);
 }

@@ -51,6 +51,9 @@ typedef struct cli_config {
 	bool env_default_excludes;        /* env.defaultExcludes */
 	bool has_require_full;
 	bool require_full;                /* requireFull */
+	/* limits: each value as text ("256", "2G", "unlimited" for null), the
+	 * library judges it (INVALID_POLICY naming it); NULL: absent */
+	char *limits[CONFINE_LIMIT_COUNT];
 } cli_config;
 
 /* Which file to read: `option` (--config) when non-NULL, else `env`

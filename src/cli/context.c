@@ -243,6 +243,18 @@ static int build_policy_options(cli_context *ctx) {
 		p->require_full = c->require_full;
 	if (a->require_full)
 		p->require_full = true;
+	/* The file's limits, then the flags' (a flag replaces the file's). */
+	for (unsigned i = 0; i < CONFINE_LIMIT_COUNT; i++) {
+		confine_limit limit = (confine_limit)i;
+		if (c->limits[i] &&
+		    confine_policy_set_limit_text(p, confine_limit_name(limit), c->limits[i], &err) < 0)
+			return cli_report(ctx, err.code, "%s: key \"limits.%s\": %s", c->path,
+			                  confine_limit_name(limit), err.message);
+		if (a->limits[i] &&
+		    confine_policy_set_limit_text(p, confine_limit_name(limit), a->limits[i], &err) < 0)
+			return cli_report(ctx, err.code, "%s \"%s\": %s", confine_limit_flag(limit),
+			                  a->limits[i], err.message);
+	}
 	if (confine_policy_validate(p, &err) < 0) {
 		/* A restriction the mode cannot hold, given as a flag: name the
 		 * flag (doc/SPEC.md 15, "Contradictions"). */

@@ -184,6 +184,31 @@ static json_t *string_array(char *const *strv) {
 	return array;
 }
 
+/* The limit that stopped the run (doc/SPEC.md 15, "Limits"), or null. */
+static json_t *limit_json(const confine_outcome *o) {
+	json_t *limit;
+	if (!o->limit_stopped || !confine_limit_name(o->limit) || !(limit = json_object()))
+		return json_null();
+	json_object_set_new(limit, "name", json_string(confine_limit_name(o->limit)));
+	json_object_set_new(limit, "value", json_integer((json_int_t)o->limit_value));
+	json_object_set_new(limit, "killed", json_boolean(o->limit_killed));
+	return limit;
+}
+
+/* What the run used; null where the mechanism cannot tell. */
+static json_t *usage_json(const confine_outcome *o) {
+	json_t *usage = json_object();
+	if (!usage)
+		return NULL;
+	json_object_set_new(usage, "peakMemory",
+	                    o->peak_memory >= 0 ? json_integer((json_int_t)o->peak_memory) : json_null());
+	json_object_set_new(usage, "peakProcesses",
+	                    o->peak_pids >= 0 ? json_integer((json_int_t)o->peak_pids) : json_null());
+	json_object_set_new(usage, "cpuSeconds",
+	                    o->cpu_seconds >= 0 ? json_real(o->cpu_seconds) : json_null());
+	return usage;
+}
+
 json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_error *error) {
 	json_t *object = json_object(), *sandbox = json_object();
 	char name[32];
@@ -224,7 +249,9 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 		json_object_set_new(sandbox, "gitHazards", cli_git_hazards_json(o->git_hazards, o->n_git_hazards));
 	}
 	json_object_set_new(sandbox, "runnerFailed", json_boolean(o->runner_failed));
+	json_object_set_new(sandbox, "limit", limit_json(o));
 	json_object_set_new(object, "sandbox", sandbox);
+	json_object_set_new(object, "usage", usage_json(o));
 
 	if (error && error->code != CONFINE_OK)
 		json_object_set_new(object, "error",

@@ -73,6 +73,15 @@ json_t *cli_policy_json(const confine_policy *p) {
 	json_object_set_new(env, "defaultExcludes", json_boolean(p->env.default_excludes));
 	json_object_set_new(object, "env", env);
 	json_object_set_new(object, "requireFull", json_boolean(p->require_full));
+	{
+		/* Each limit in force, in its unit (bytes, seconds, a count). */
+		json_t *limits = json_object();
+		for (unsigned i = 0; limits && i < CONFINE_LIMIT_COUNT; i++)
+			if (p->limits[i])
+				json_object_set_new(limits, confine_limit_name((confine_limit)i),
+				                    json_integer((json_int_t)p->limits[i]));
+		json_object_set_new(object, "limits", limits);
+	}
 	return object;
 }
 

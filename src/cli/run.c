@@ -134,8 +134,13 @@ int cli_command_run(cli_context *ctx) {
 	}
 	cli_warn_git_hazards("the run", outcome->git_hazards, outcome->n_git_hazards);
 	/* With --json the outcome's clauses say it; stderr stays the command's. */
-	if (!args->json)
+	if (!args->json) {
+		char marker[128];
 		cli_warn_unenforced(outcome);
+		/* The limit that stopped it (doc/SPEC.md 15, "Limits"). */
+		if (confine_outcome_limit_marker(outcome, marker, sizeof marker))
+			fprintf(stderr, "confine: %s\n", marker);
+	}
 	if (confine_outcome_error(outcome, &err) < 0) {
 		cli_stage_drop(ctx); /* refused before the command started */
 		if (args->json) {

@@ -13,7 +13,7 @@ static bool takes_value(const char *arg)
 	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0 ||
 	       strcmp(arg, "--proxy-allow") == 0 || strcmp(arg, "--proxy-deny") == 0 ||
 	       strcmp(arg, "--proxy-hosts") == 0 || strcmp(arg, "--stage") == 0 ||
-	       strcmp(arg, "--stage-root") == 0;
+	       strcmp(arg, "--stage-root") == 0 || strcmp(arg, LAUNCHER_RLIMIT_FLAG) == 0;
 }
 
 static bool is_proxy_flag(const char *arg)
@@ -108,7 +108,12 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 			/* "--ro --" is a missing path, not a grant of "--". */
 			bool missing = i + 1 >= argc || strcmp(argv[i + 1], "--") == 0;
 
-			if (strcmp(arg, "--status-fd") == 0) {
+			if (strcmp(arg, LAUNCHER_RLIMIT_FLAG) == 0) {
+				if (missing || !command_limits_add(&parsed.limits, argv[i + 1])) {
+					*bad_argument = missing ? "" : argv[i + 1];
+					return USAGE_BAD_RLIMIT;
+				}
+			} else if (strcmp(arg, "--status-fd") == 0) {
 				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
 				ret_invocation->status_fd = parsed.status_fd;
@@ -177,6 +182,10 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 		break;
 	case USAGE_MISSING_COMMAND:
 		report_failure("usage error: missing `-- <argv>...` command");
+		break;
+	case USAGE_BAD_RLIMIT:
+		report_failure("usage error: --rlimit requires NAME=N (nproc, as, cpu, fsize or "
+			       "nofile, each once, N 1 or more): %s", bad_argument);
 		break;
 	case USAGE_OK:
 		break;

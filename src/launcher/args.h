@@ -6,7 +6,7 @@
  *                 --rw-shared PATH |
  *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
- *                 --require-supervisor]... -- PROGRAM [ARG...]
+ *                 --require-supervisor | --rlimit NAME=N]... -- PROGRAM [ARG...]
  *   landlock-run --probe
  */
 #ifndef LAUNCHER_ARGS_H
@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "command-limits.h"
 
 struct invocation {
 	bool probe;
@@ -37,6 +39,7 @@ struct invocation {
 	unsigned proxy_port;     /* set by main once the proxy listens (host order) */
 	/* --stage DIR: a staged run (stage-mount.h), over each --stage-root */
 	const char *stage;
+	struct command_limits limits; /* --rlimit NAME=N (command-limits.h) */
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
 };
@@ -56,6 +59,7 @@ enum usage_error {
 	USAGE_PROXY_REQUIRES_DENY_NETWORK,
 	USAGE_MISSING_COMMAND,
 	USAGE_STAGE_REQUIRES_PATH,
+	USAGE_BAD_RLIMIT,
 };
 
 /* Fills *ret_invocation on success. On an error, bad_argument points at

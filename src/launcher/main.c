@@ -5,7 +5,7 @@
  *   landlock-run [--ro PATH]... [--rw PATH]... [--rw-shared PATH]...
  *                [--allow-unix-socket PATH]...
  *                [--status-fd N] [--best-effort] [--deny-network]
- *                [--require-supervisor] -- PROGRAM [ARG...]
+ *                [--require-supervisor] [--rlimit NAME=N]... -- PROGRAM [ARG...]
  *   landlock-run --probe
  *
  * The contract is SPEC section 7 and DESIGN D1-D3; the texts and records
@@ -413,6 +413,7 @@ int main(int argc, char **argv)
 
 	launch.command = invocation.command;
 	launch.filter = &filter;
+	launch.limits = invocation.limits.n > 0 ? &invocation.limits : NULL;
 	launch.layers = LAUNCHER_LAYER_SECCOMP;
 	if (abi > 0)
 		launch.layers |= landlock_abi_is_full(abi) ? LAUNCHER_LAYER_LANDLOCK

@@ -158,6 +158,16 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 	}
 	if (launch->close_inherited)
 		cloexec_from_3();
+	/* The command's limits, its own: the parent and its supervisor stay
+	 * unbound (doc/SPEC.md 15, "Limits"). */
+	if (launch->limits != NULL) {
+		r = command_limits_apply(launch->limits);
+		if (r < 0) {
+			report_failure("cannot set the command's resource limits: %s", strerror(-r));
+			send_report(report_fd, 'E', -r);
+			_exit(LAUNCHER_EXIT_FAILURE);
+		}
+	}
 	r = seccomp_filter_install(launch->filter);
 	if (r < 0) {
 		report_failure("landlock ruleset error: %s", strerror(-r));

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "command-limits.h"
 #include "seccomp-filter.h"
 
 /*
@@ -47,6 +48,7 @@ struct parent_hooks {
 struct launch {
 	char **command;                        /* execvp'd in the child */
 	const struct seccomp_program *filter;  /* installed in the child */
+	const struct command_limits *limits;   /* set in the child; NULL: none */
 	unsigned layers;                       /* for the `layers` record */
 	/* kill(-1) reaches exactly this launcher's Landlock domain (its
 	 * descendants): the domain scopes signals. Else /proc is walked. */

@@ -41,6 +41,9 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_
  * another process, plain bwrap. */
 #define CF_ARGV_LANDLOCK_LAYER (1u << 0)
 #define CF_ARGV_SPAWNED_HERE (1u << 1)
+/* The library's spawner runs it (either rung): it makes the run's own
+ * cgroup where the host lets it (doc/SPEC.md 15, "Limits"). */
+#define CF_ARGV_OWN_CGROUP (1u << 2)
 int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
                              confine_unenforced *ret) CONFINE_HIDDEN;
 

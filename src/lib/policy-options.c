@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "git-dir.h"
+#include "policy-limits.h"
 #include "policy-internal.h"
 #include "util.h"
 
@@ -90,6 +91,8 @@ void cf_policy_set_defaults(confine_policy *policy) {
 	policy->env.default_excludes = true;
 	/* read-only gets a private temp area on every rung (doc/SPEC.md 15). */
 	policy->private_temp = true;
+	/* A fork bomb stops at the run's own cgroup (doc/SPEC.md 15, "Limits"). */
+	policy->limits[CONFINE_LIMIT_PIDS] = CONFINE_DEFAULT_MAX_PIDS;
 }
 
 void cf_policy_clear(confine_policy *policy) {
@@ -143,6 +146,8 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
 	dst->require_full = src->require_full;
 	dst->private_temp = src->private_temp;
 	dst->network_allow_local = src->network_allow_local;
+	memcpy(dst->limits, src->limits, sizeof dst->limits);
+	dst->limits_given = src->limits_given;
 	if (copy_string(&dst->workspace_root, src->workspace_root) < 0 ||
 	    copy_list(&dst->writable_roots, src->writable_roots) < 0 ||
 	    copy_list(&dst->writable_roots_missing, src->writable_roots_missing) < 0 ||
@@ -693,5 +698,5 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 	if (policy->stage_dir && policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return invalid(err, "stage \"%s\" needs workspace-write (the mode writes nowhere else)",
 		               policy->stage_dir);
-	return 0;
+	return cf_limits_validate(policy, err);
 }

@@ -89,6 +89,23 @@ static int denial_lines(cf_buf *b, const confine_outcome *o, bool files) {
 	return 0;
 }
 
+bool confine_outcome_limit_marker(const confine_outcome *o, char *buf, size_t size) {
+	char value[64];
+	const char *name;
+	if (!buf || !size)
+		return false;
+	buf[0] = '\0';
+	if (!o || !o->limit_stopped || !(name = confine_limit_name(o->limit)))
+		return false;
+	confine_limit_format(o->limit, o->limit_value, value, sizeof value);
+	if (o->limit_killed)
+		snprintf(buf, size, "[sandbox: killed: %s limit (%s)]",
+		         o->limit == CONFINE_LIMIT_CPU_SECONDS ? "cpu" : name, value);
+	else
+		snprintf(buf, size, "[sandbox: limit reached: %s (%s)]", name, value);
+	return true;
+}
+
 char *confine_bash_render(const confine_bash_result *result) {
 	const confine_outcome *o;
 	cf_buf b = { 0 };
@@ -143,6 +160,9 @@ char *confine_bash_render(const confine_bash_result *result) {
 			goto oom;
 	}
 	if (denial_lines(&b, o, false) < 0)
+		goto oom;
+	/* Which limit stopped it: the model must not retry the same way. */
+	if (confine_outcome_limit_marker(o, text, sizeof text) && marker(&b, text) < 0)
 		goto oom;
 	/* The model must know what did not hold before it trusts a result
 	 * (a secret it was told is hidden, a path it was told is protected). */

@@ -21,6 +21,13 @@ const list = (flag) => (value, option) => {
   return items.flatMap((item) => [flag, item]);
 };
 
+// The limits' config keys and the CLI flags they become (the library's
+// limit table, confine_limit_flag).
+const LIMIT_FLAGS = {
+  pids: '--max-pids', memory: '--max-memory', cpuSeconds: '--max-cpu',
+  fileSize: '--max-file-size', temp: '--max-temp', openFiles: '--max-open-files',
+};
+
 const POLICY_OPTIONS = {
   writableRoots: { flags: ['--writable'], toArgs: list('--writable') },
   protectedPaths: { flags: ['--protect'], toArgs: list('--protect') },
@@ -90,6 +97,29 @@ const POLICY_OPTIONS = {
   requireFull: {
     flags: ['--require-full'],
     toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? ['--require-full'] : []),
+  },
+  // {pids, memory, cpuSeconds, fileSize, temp, openFiles}: each value is
+  // handed to confine as text, which judges it (zero, negative, a fraction,
+  // a bad suffix or too large: InvalidPolicyError, never cut to fit); null
+  // or "unlimited" lifts one (doc/SPEC.md 15, "Limits").
+  limits: {
+    flags: Object.values(LIMIT_FLAGS),
+    toArgs: (value, option) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidPolicyError(`policy option ${option}: expected {${Object.keys(LIMIT_FLAGS).join(', ')}}`, { option });
+      const args = [];
+      for (const [key, item] of Object.entries(value)) {
+        const flag = LIMIT_FLAGS[key];
+        if (!flag) throw new InvalidPolicyError(`policy option ${option}: unknown key ${JSON.stringify(key)} (expected ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
+        if (item === null) {
+          args.push(flag, 'unlimited');
+        } else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'string') {
+          args.push(flag, String(item));
+        } else {
+          throw new InvalidPolicyError(`policy option ${option}.${key}: expected a number or a string, got ${show(item)}`, { option });
+        }
+      }
+      return args;
+    },
   },
 };
 

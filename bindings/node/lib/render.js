@@ -22,6 +22,27 @@ function describeUnenforced(clauses) {
   }).join(', ');
 }
 
+/** A limit's value as confine_limit_format() writes it. */
+function limitValue(name, value) {
+  if (['memory', 'fileSize', 'temp'].includes(name)) {
+    const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+    let unit = -1;
+    let shown = value;
+    while (unit < 4 && shown % 1024 === 0) { shown /= 1024; unit += 1; }
+    return unit < 0 ? `${value} bytes` : `${shown} ${units[unit]}`;
+  }
+  return name === 'cpuSeconds' ? `${value} s` : String(value);
+}
+
+/** The marker of the limit that stopped the run, as
+ * confine_outcome_limit_marker() writes it. */
+function limitMarker(limit) {
+  const value = limitValue(limit.name, limit.value);
+  return limit.killed
+    ? `[sandbox: killed: ${limit.name === 'cpuSeconds' ? 'cpu' : limit.name} limit (${value})]`
+    : `[sandbox: limit reached: ${limit.name} (${value})]`;
+}
+
 /** The model-facing rendering (SPEC 9), as confine_bash_render() writes it. */
 function render(result, timeoutMs) {
   const nulFree = (s) => s.replace(/\0/g, '\uFFFD');
@@ -40,6 +61,7 @@ function render(result, timeoutMs) {
   for (const line of denialLines(result, true)) marker(line);
   if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);
   for (const line of denialLines(result, false)) marker(line);
+  if (result.limit) marker(limitMarker(result.limit));
   if (result.clauses && result.clauses.some((c) => c.status !== 'enforced')) {
     marker(`[sandbox: not enforced on this run: ${describeUnenforced(result.clauses)}]`);
   }

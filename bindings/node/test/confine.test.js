@@ -311,7 +311,7 @@ test('every policy option is forwarded; bad values are refused by name', async (
     defaultProtections: false, denyRead: [path.join(outside, 'secret')], network: 'off',
     allowUnixSockets: ['/run/confine-tests.sock'],
     env: { inherit: 'none', include: ['PATH'], exclude: ['X*'], set: { CI: '1' }, defaultExcludes: false },
-    requireFull: false,
+    requireFull: false, limits: { pids: 4096 },
   });
   assert.deepStrictEqual(w.env, { PATH: process.env.PATH, CI: '1' });
   // bad values: the CLI's INVALID_POLICY / USAGE, or the package's own check
@@ -319,7 +319,7 @@ test('every policy option is forwarded; bad values are refused by name', async (
   fs.writeFileSync(notADir, 'x');
   const bad = {
     writableRoots: [notADir], network: 'maybe', requireFull: 'yes',
-    defaultProtections: 1, denyRead: [ws], env: { bogus: 1 },
+    defaultProtections: 1, denyRead: [ws], env: { bogus: 1 }, limits: { pids: 0 },
   };
   for (const [option, value] of Object.entries(bad)) {
     for (const call of [() => confine.run(['true'], opts(ws, { [option]: value })),
@@ -344,6 +344,24 @@ test('every policy option is forwarded; bad values are refused by name', async (
     (e) => e instanceof confine.InvalidPolicyError && e.option === 'writeableRoots');
   await assert.rejects(confine.run(['true'], opts(ws, { mode: 'read_only' })),
     (e) => e instanceof confine.InvalidPolicyError && e.option === 'mode');
+});
+
+test('limits: every bad value is the CLI\'s INVALID_POLICY naming it; good ones reach the argv', async () => {
+  const { ws } = workspace();
+  for (const [key, value, words] of [['pids', 0, 'is zero'], ['pids', -1, 'is negative'],
+    ['memory', 1.5, 'after the number'], ['memory', '2X', 'after the number'],
+    ['cpuSeconds', 1e30, 'after the number'], ['openFiles', 'many', 'is not a number']]) {
+    await assert.rejects(confine.wrap(['true'], opts(ws, { limits: { [key]: value } })),
+      (e) => e instanceof confine.InvalidPolicyError && e.message.includes(`limits.${key}`) && e.message.includes(words),
+      `${key} ${value}`);
+  }
+  await assert.rejects(confine.wrap(['true'], opts(ws, { limits: { forks: 5 } })),
+    (e) => e instanceof confine.InvalidPolicyError && e.option === 'limits');
+  await assert.rejects(confine.wrap(['true'], opts(ws, { limits: { fileSize: true } })),
+    (e) => e instanceof confine.InvalidPolicyError && e.option === 'limits');
+  const w = await confine.wrap(['true'], opts(ws, { limits: { memory: '256M', cpuSeconds: 2, pids: null } }));
+  assert.deepStrictEqual(w.policy.limits, { memory: 256 * 1024 * 1024, cpuSeconds: 2 });
+  assert.ok(w.argv.includes('cpu=2'));
 });
 
 test('render matches the CLI rendering', async () => {

@@ -258,6 +258,11 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
                              clause=_ffi.text(o.denials[i].clause))
                       for i in range(o.n_denials)),
         network_denied=bool(o.network_denied),
+        limit=({"name": _ffi.text(lib.confine_limit_name(o.limit)), "value": int(o.limit_value),
+                "killed": bool(o.limit_killed)} if o.limit_stopped else None),
+        peak_memory=int(o.peak_memory) if o.peak_memory >= 0 else None,
+        peak_processes=int(o.peak_pids) if o.peak_pids >= 0 else None,
+        cpu_seconds=float(o.cpu_seconds) if o.cpu_seconds >= 0 else None,
         mode=mode,
     )
 

@@ -105,6 +105,8 @@ class Policy(Structure):
         ("network_allow_local", c_bool),
         ("writable_roots_missing", POINTER(c_char_p)),
         ("stage_dir", c_char_p),
+        ("limits", ctypes.c_uint64 * 6),  # CONFINE_LIMIT_COUNT
+        ("limits_given", c_uint),
     ]
 
 
@@ -226,6 +228,13 @@ class Outcome(Structure):
         ("denials", POINTER(Denial)),
         ("n_denials", c_size_t),
         ("network_denied", c_bool),
+        ("limit_stopped", c_bool),
+        ("limit_killed", c_bool),
+        ("limit", c_int),
+        ("limit_value", ctypes.c_uint64),
+        ("peak_memory", ctypes.c_int64),
+        ("peak_pids", ctypes.c_int64),
+        ("cpu_seconds", ctypes.c_double),
     ]
 
 
@@ -333,6 +342,10 @@ _PROTOTYPES = {
                                    POINTER(ConfineError)]),
     "confine_policy_free": (None, [POINTER(Policy)]),
     "confine_policy_validate": (c_int, [POINTER(Policy), POINTER(ConfineError)]),
+    "confine_policy_set_limit_text": (c_int, [POINTER(Policy), c_char_p, c_char_p,
+                                              POINTER(ConfineError)]),
+    "confine_limit_name": (c_char_p, [c_int]),
+    "confine_outcome_limit_marker": (c_bool, [POINTER(Outcome), c_char_p, c_size_t]),
     "confine_policy_add_writable_root": (c_int, [POINTER(Policy), c_char_p,
                                                  POINTER(ConfineError)]),
     "confine_policy_add_protected_path": (c_int, [POINTER(Policy), c_char_p,

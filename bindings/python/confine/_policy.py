@@ -121,6 +121,40 @@ def _set_require_full(policy: PolicyPtr, value: Any) -> None:
     policy.contents.require_full = _bool(value, "require_full")
 
 
+LIMIT_KEYS = ("pids", "memory", "cpuSeconds", "fileSize", "temp", "openFiles")
+LIMIT_ALIASES = {"cpu_seconds": "cpuSeconds", "file_size": "fileSize", "open_files": "openFiles"}
+
+
+def _set_limits(policy: PolicyPtr, value: Any) -> None:
+    """``limits={"pids": 256, "memory": "2G", "cpu_seconds": 600, ...}``
+    (the config's camelCase keys are accepted too; ``None`` or
+    ``"unlimited"`` lifts one). Each value goes to the library as text, so
+    a bad one (zero, negative, a fraction, a bad suffix, too large) is the
+    same InvalidPolicy the CLI and the config file give."""
+    if not isinstance(value, Mapping):
+        raise InvalidPolicy("policy option 'limits': expected a mapping with keys %s, not %r"
+                            % (", ".join(LIMIT_KEYS), type(value).__name__), option="limits")
+    lib = _ffi.lib()
+    for key, item in value.items():
+        name = LIMIT_ALIASES.get(key, key)
+        if name not in LIMIT_KEYS:
+            raise InvalidPolicy("policy option 'limits': unknown key %r (known: %s)"
+                                % (key, ", ".join(LIMIT_KEYS)), option="limits")
+        if item is None:
+            text = "unlimited"
+        elif isinstance(item, bool) or not isinstance(item, (int, float, str)):
+            raise InvalidPolicy("policy option 'limits': %s must be a number or a string, "
+                                "not %r" % (key, item), option="limits")
+        elif isinstance(item, float):
+            text = repr(item) if not item.is_integer() else str(int(item))
+        else:
+            text = str(item)
+        err = _ffi.ConfineError()
+        if lib.confine_policy_set_limit_text(policy, name.encode(), text.encode(),
+                                             ctypes.byref(err)) < 0:
+            _raise(err, "limits")
+
+
 ENV_KEYS = ("inherit", "include", "exclude", "set", "default_excludes")
 
 
@@ -215,6 +249,9 @@ OPTIONS: Dict[str, PolicyOption] = {o.keyword: o for o in (
     PolicyOption("require_full", "requireFull", "--require-full",
                  "SANDBOX_UNAVAILABLE instead of partial enforcement (bool)",
                  _set_require_full),
+    PolicyOption("limits", "limits", "--max-*",
+                 "resource limits: {pids, memory, cpu_seconds, file_size, temp, open_files} "
+                 "(sizes: 256M, 2G; None or \"unlimited\" lifts one)", _set_limits),
 )}
 
 
@@ -292,4 +329,6 @@ def describe(policy: PolicyPtr) -> Dict[str, Any]:
             "defaultExcludes": bool(p.env.default_excludes),
         },
         "requireFull": bool(p.require_full),
+        "limits": {lib.confine_limit_name(i).decode(): int(p.limits[i])
+                   for i in range(len(LIMIT_KEYS)) if p.limits[i]},
     }

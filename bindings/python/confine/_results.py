@@ -131,6 +131,12 @@ class Result:
     network_denied: bool = False
     # A staged run's stage (doc/SPEC.md 21): confine.Stage, else None.
     stage: Optional["Stage"] = None
+    # The limit that stopped the run ({"name", "value", "killed"}) or None,
+    # and what the run used (None: the mechanism cannot tell).
+    limit: Optional[Dict[str, Any]] = None
+    peak_memory: Optional[int] = None
+    peak_processes: Optional[int] = None
+    cpu_seconds: Optional[float] = None
 
     @property
     def returncode(self) -> int:

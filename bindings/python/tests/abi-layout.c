@@ -45,6 +45,8 @@ int main(void) {
 	FIELD(confine_policy, network_allow_local);
 	FIELD(confine_policy, writable_roots_missing);
 	FIELD(confine_policy, stage_dir);
+	FIELD(confine_policy, limits);
+	FIELD(confine_policy, limits_given);
 	END();
 	BEGIN(confine_rule);
 	FIELD(confine_rule, allowed_exit_codes);
@@ -128,6 +130,13 @@ int main(void) {
 	FIELD(confine_outcome, denials);
 	FIELD(confine_outcome, n_denials);
 	FIELD(confine_outcome, network_denied);
+	FIELD(confine_outcome, limit_stopped);
+	FIELD(confine_outcome, limit_killed);
+	FIELD(confine_outcome, limit);
+	FIELD(confine_outcome, limit_value);
+	FIELD(confine_outcome, peak_memory);
+	FIELD(confine_outcome, peak_pids);
+	FIELD(confine_outcome, cpu_seconds);
 	END();
 	BEGIN(confine_denial);
 	FIELD(confine_denial, op);

@@ -528,7 +528,7 @@ class Policy(Base):
     def test_every_option_is_wired_and_bad_values_are_refused_by_name(self):
         self.assertEqual(set(confine.POLICY_OPTIONS), {
             "writable_roots", "protected_paths", "default_protections", "deny_read", "network",
-            "allow_unix_sockets", "env", "require_full"})
+            "allow_unix_sockets", "env", "require_full", "limits"})
         for keyword, option in confine.POLICY_OPTIONS.items():
             self.assertIsNotNone(option.apply, keyword)
         not_a_dir = os.path.join(self.base, "a-file")
@@ -543,6 +543,7 @@ class Policy(Base):
             "allow_unix_sockets": [7],
             "env": {"inherit": "some"},
             "require_full": 1,
+            "limits": {"pids": 0},
         }
         for keyword, value in bad.items():
             for call in (lambda: confine.run(["true"], **self.kw(**{keyword: value})),
@@ -572,6 +573,27 @@ class Policy(Base):
         # None means "not set"
         confine.run(["true"], **self.kw(network=None))
 
+    def test_limits_are_judged_by_the_library_at_every_call(self):
+        # The same refusals as the CLI and the config file (doc/SPEC.md 15,
+        # "Limits"): zero, negative, a fraction, a bad suffix, too large, a
+        # word, a bool; never cut to fit.
+        for key, value, words in (("pids", 0, "is zero"), ("pids", -1, "is negative"),
+                                  ("memory", 1.5, "after the number"),
+                                  ("memory", "2X", "after the number"),
+                                  ("cpu_seconds", 10 ** 30, "past the largest"),
+                                  ("open_files", "many", "is not a number"),
+                                  ("fileSize", True, "a number or a string"),
+                                  ("forks", 5, "unknown key")):
+            with self.assertRaises(confine.InvalidPolicy) as cm:
+                confine.wrap(["true"], **self.kw(limits={key: value}))
+            self.assertEqual(cm.exception.option, "limits")
+            self.assertIn(words, cm.exception.message)
+        w = confine.wrap(["true"], **self.kw(limits={"memory": "256M", "cpu_seconds": 2,
+                                                     "pids": None}))
+        self.assertEqual(w.policy["limits"], {"memory": 256 << 20, "cpuSeconds": 2})
+        self.assertIn("--rlimit", w.argv)
+        self.assertIn("cpu=2", w.argv)
+
     def test_wrap_echoes_the_whole_policy(self):
         w = confine.wrap(["true"], mode="workspace-write", **self.kw(
             writable_roots=[self.outside], protected_paths=["docs"], default_protections=False,
@@ -587,7 +609,7 @@ class Policy(Base):
             "network": "off", "allowUnixSockets": ["/run/confine-tests.sock"],
             "env": {"inherit": "none", "include": ["PATH"], "exclude": ["X*"],
                     "set": {"CI": "1"}, "defaultExcludes": False},
-            "requireFull": False})
+            "requireFull": False, "limits": {"pids": 4096}})
         self.assertEqual(w.env, {"PATH": os.environ["PATH"], "CI": "1"})
 
     def test_network_allowlist_option(self):

@@ -285,11 +285,13 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 			goto oom;
 		/* the layered argv the library spawns: the launcher inside bwrap,
 		 * the spawner's placeholders (doc/SPEC.md 14, 15) */
-		if ((r = cf_policy_apply_unenforced(def, policy,
-		                                      def->id == CONFINE_RUNNER_BWRAP
-		                                              ? CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE
-		                                              : 0,
-		                                      c, err)) < 0) {
+		/* and the run's own cgroup, on either rung (spawn/cgroup.h) */
+		if ((r = cf_policy_apply_unenforced(
+			     def, policy,
+			     CF_ARGV_OWN_CGROUP | (def->id == CONFINE_RUNNER_BWRAP
+			                                   ? CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE
+			                                   : 0),
+			     c, err)) < 0) {
 			confine_argv_free(c);
 			return r;
 		}

@@ -3,6 +3,7 @@
 #include "local/policy-check.h"
 
 #include <errno.h>
+#include <unistd.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "local/probe.h"
 #include "policy-internal.h"
 #include "profiles/clauses.h"
+#include "spawn/cgroup.h"
 
 /* Whether canonical `path` is `dir` or lies below it; a `dir` of "/" never
  * counts (workspace-write refuses it as a root). */
@@ -103,6 +105,11 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 		 * it could not says so on the status channel, and its outcome
 		 * drops the layer (doc/SPEC.md 15). */
 		.supervisor = cf_host_supervisor_missing() == NULL,
+		/* The spawner makes the run's cgroup (spawn/cgroup.h); an argv
+		 * for others has none. */
+		.cgroup_holds = (how & CF_ARGV_OWN_CGROUP) ? cf_cgroup_holds() : 0,
+		.cgroup_kind = (how & CF_ARGV_OWN_CGROUP) ? cf_cgroup_kind() : NULL,
+		.root = geteuid() == 0,
 	};
 	confine_clause *clauses = NULL;
 	size_t n = 0;

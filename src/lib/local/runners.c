@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "local/probe.h"
+#include "policy-internal.h"
+#include "spawn/cgroup.h"
 
 extern const cf_runner_def cf_runner_bwrap CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_landlock CONFINE_HIDDEN;
@@ -106,8 +108,21 @@ int cf_runner_launcher_args(const confine_policy *policy, const char *const *ext
 	for (size_t i = 0; extra && extra[i]; i++)
 		if ((r = cf_strv_push(strv, extra[i])) < 0)
 			return r;
-	if ((r = confine_profile_landlock(policy, &grants)) < 0)
-		return r;
+	{
+		/* A run the library spawns: the limits its own cgroup holds
+		 * (spawn/cgroup.h) are not the launcher's rlimits too. */
+		confine_policy own;
+		unsigned holds = cf_cgroup_holds();
+		if ((r = cf_policy_copy_into(&own, policy)) < 0)
+			return r;
+		for (unsigned i = 0; i < CONFINE_LIMIT_COUNT; i++)
+			if (holds & (1u << i))
+				own.limits[i] = 0;
+		r = confine_profile_landlock(&own, &grants);
+		cf_policy_clear(&own);
+		if (r < 0)
+			return r;
+	}
 	for (size_t i = 0; grants[i] && r == 0; i++)
 		r = cf_strv_push(strv, grants[i]);
 	confine_strv_free(grants);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "policy-limits.h"
 #include "patterns.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -550,6 +551,85 @@ static void clause_mechanisms(struct list *l, const confine_policy *p, const cf_
 		    "the host's abstract unix sockets (X11, D-Bus) are reachable with the network on");
 }
 
+/* "needs" for a limit a cgroup of the run's own would hold. */
+#define NEEDS_CGROUP "a cgroup of the run's own (cgroup v2 delegated to the user, or a writable " \
+                     "cgroup v1 hierarchy as root) for a run confine spawns"
+
+/* The limits (doc/SPEC.md 15, "Limits"): the run's cgroup where it holds
+ * one (pids, memory), else the launcher's rlimits with their gaps, else
+ * nothing. The default process limit is listed only where the cgroup
+ * holds it (it is applied nowhere else). */
+static void clause_limits(struct list *l, const confine_policy *p, const cf_clause_facts *f) {
+	bool launcher = has_launcher(f);
+	for (unsigned i = 0; i < CONFINE_LIMIT_COUNT; i++) {
+		confine_limit limit = (confine_limit)i;
+		const cf_limit_def *d = cf_limit_def_of(limit);
+		bool cgroup = (f->cgroup_holds & (1u << i)) != 0;
+		char clause[64], value[64];
+		if (!p->limits[i])
+			continue;
+		if (limit == CONFINE_LIMIT_PIDS && !cf_limit_requested(p, limit) && !cgroup)
+			continue;
+		snprintf(clause, sizeof clause, "limits.%s", d->key);
+		confine_limit_format(limit, p->limits[i], value, sizeof value);
+		if (cgroup) {
+			add(l, clause, value, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_CGROUP, NULL,
+			    "the run's own cgroup (%s)", f->cgroup_kind ? f->cgroup_kind : "cgroup");
+			continue;
+		}
+		if (limit == CONFINE_LIMIT_TEMP) {
+			if (bwrap_shaped(f))
+				add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0,
+				    "bubblewrap 0.9 (--size for its /tmp)",
+				    "bwrap's /tmp is a tmpfs without a size (half of RAM, host memory)");
+			else
+				add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0,
+				    "a temp area of the run's own filesystem (a sized tmpfs)",
+				    "the temp area is a directory on the host's filesystem");
+			continue;
+		}
+		if (!launcher) {
+			add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0,
+			    limit == CONFINE_LIMIT_PIDS || limit == CONFINE_LIMIT_MEMORY
+			            ? NEEDS_CGROUP
+			            : (bwrap_shaped(f) ? "the launcher inside bubblewrap" : "the launcher"),
+			    "no launcher sets the command's resource limits on this rung");
+			continue;
+		}
+		switch (limit) {
+		case CONFINE_LIMIT_PIDS:
+			if (f->root)
+				add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0, NEEDS_CGROUP,
+				    "RLIMIT_NPROC, the only bound without a cgroup, does not bind root");
+			else
+				add(l, clause, value, CONFINE_CLAUSE_PARTIAL, CONFINE_LAYER_RLIMIT, NEEDS_CGROUP,
+				    "RLIMIT_NPROC counts every process of the user, the run's and the "
+				    "user's others alike");
+			break;
+		case CONFINE_LIMIT_MEMORY:
+			add(l, clause, value, CONFINE_CLAUSE_PARTIAL, CONFINE_LAYER_RLIMIT, NEEDS_CGROUP,
+			    "RLIMIT_AS bounds each process's address space, not the run's total (a runtime "
+			    "that reserves address space, V8 or Go, may fail under it)");
+			break;
+		case CONFINE_LIMIT_CPU_SECONDS:
+			add(l, clause, value, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_RLIMIT, NULL,
+			    "RLIMIT_CPU: each process's CPU time (SIGXCPU, then SIGKILL a second later)");
+			break;
+		case CONFINE_LIMIT_FILE_SIZE:
+			add(l, clause, value, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_RLIMIT, NULL,
+			    "RLIMIT_FSIZE: a write past it fails with EFBIG");
+			break;
+		case CONFINE_LIMIT_OPEN_FILES:
+			add(l, clause, value, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_RLIMIT, NULL,
+			    "RLIMIT_NOFILE: descriptors per process");
+			break;
+		case CONFINE_LIMIT_TEMP:
+		default:
+			break;
+		}
+	}
+}
+
 /* A pattern: what it matched at the start is listed path by path (as
  * literal entries); what it would match later is not covered. */
 static void clause_patterns(struct list *l, const char *key, const cf_pattern_report *reports,
@@ -612,6 +692,7 @@ int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
 	clause_temp(&l, policy, facts);
 	clause_stage(&l, policy, facts);
 	clause_mechanisms(&l, policy, facts);
+	clause_limits(&l, policy, facts);
 	cf_plan_clear(&plan);
 	if (l.oom) {
 		cf_clauses_free(l.items, l.n);

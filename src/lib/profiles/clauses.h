@@ -26,12 +26,18 @@ typedef struct cf_clause_facts {
 	int landlock_abi;
 	/* The launcher will run its supervisor (seccomp user notification). */
 	bool supervisor;
+	/* The limits the run's own cgroup holds (bits 1u << confine_limit;
+	 * runs the library spawns only, spawn/cgroup.h), and its kind
+	 * ("cgroup v1"); the caller is root (RLIMIT_NPROC does not bind it). */
+	unsigned cgroup_holds;
+	const char *cgroup_kind;
+	bool root;
 } cf_clause_facts;
 
 /* Every clause of `policy` (a confined, resolved policy) on the rung of
  * `facts`, in a fixed order (mode, writable roots, protected paths,
  * default protections, denyRead, network, unix sockets, env, temp area,
- * metadata, set-ID, devices, signals, abstract sockets). 0 and *ret / *n
+ * metadata, set-ID, devices, signals, abstract sockets, limits). 0 and *ret / *n
  * (free with cf_clauses_free), -EINVAL, -ENOMEM. */
 int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
                     confine_clause **ret, size_t *n) CONFINE_HIDDEN;

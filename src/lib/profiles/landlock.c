@@ -17,6 +17,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "launcher-limits.h"
+#include "policy-limits.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "profiles/stage-roots.h"
@@ -41,6 +44,32 @@ static bool dev_shm_exists(void) {
 /* The host's /dev/shm, granted --rw-shared under workspace-write. */
 static bool grants_dev_shm(const confine_policy *policy) {
 	return policy->mode == CONFINE_MODE_WORKSPACE_WRITE && dev_shm_exists();
+}
+
+/* The command's rlimits (doc/SPEC.md 15, "Limits"; the words are
+ * src/common/launcher-limits.h's): every limit with one, but the default
+ * process limit (RLIMIT_NPROC counts the user's other processes: applied
+ * only when asked for) and temp (no rlimit). */
+static int limit_tokens(const confine_policy *policy, char ***tokens) {
+	static const char *const words[CONFINE_LIMIT_COUNT] = {
+		[CONFINE_LIMIT_PIDS] = LAUNCHER_RLIMIT_NPROC,
+		[CONFINE_LIMIT_MEMORY] = LAUNCHER_RLIMIT_AS,
+		[CONFINE_LIMIT_CPU_SECONDS] = LAUNCHER_RLIMIT_CPU,
+		[CONFINE_LIMIT_FILE_SIZE] = LAUNCHER_RLIMIT_FSIZE,
+		[CONFINE_LIMIT_OPEN_FILES] = LAUNCHER_RLIMIT_NOFILE,
+	};
+	int r = 0;
+	for (unsigned i = 0; r == 0 && i < CONFINE_LIMIT_COUNT; i++) {
+		char word[64];
+		if (!words[i] || !policy->limits[i] ||
+		    (i == CONFINE_LIMIT_PIDS && !cf_limit_requested(policy, CONFINE_LIMIT_PIDS)))
+			continue;
+		snprintf(word, sizeof word, "%s=%" PRIu64, words[i], policy->limits[i]);
+		r = cf_strv_push(tokens, LAUNCHER_RLIMIT_FLAG);
+		if (r == 0)
+			r = cf_strv_push(tokens, word);
+	}
+	return r;
 }
 
 /* The --rw grants, in order, and the position of the --rw-shared
@@ -248,6 +277,8 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 		}
 		confine_strv_free(roots);
 	}
+	if (r == 0)
+		r = limit_tokens(policy, tokens);
 	confine_strv_free(writable);
 	confine_strv_free(enforceable);
 	return r;

@@ -134,6 +134,17 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	int placed[2] = { -1, -1 };
 	int exec_fd = plan->exec_fd;
 
+	/* Into the run's own cgroup first (doc/SPEC.md 15, "Limits"): the
+	 * runner and all it starts are counted from their first fork. */
+	for (size_t j = 0; j < plan->n_cgroup; j++) {
+		ssize_t n;
+		do
+			n = write(plan->cgroup_fd[j], "0", 1);
+		while (n < 0 && errno == EINTR);
+		if (n != 1)
+			child_fail(report_fd, CONFINE_SPAWN_STEP_SETUP, n < 0 ? errno : EIO,
+			           CF_WHAT_CGROUP);
+	}
 	/* Our descriptors may sit on 0..2 if the caller had closed them, or on
 	 * the numbers descriptors are placed at: move the report pipe and every
 	 * source above both before any dup2. */

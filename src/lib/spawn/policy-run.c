@@ -8,11 +8,13 @@
  * the diff after it (git hooks and settings it left).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "git-hazards.h"
+#include "spawn/cgroup.h"
 #include "spawn/spawn.h"
 
 struct cf_policy_run {
@@ -20,7 +22,25 @@ struct cf_policy_run {
 	struct cf_placeholders *placeholders; /* layered bwrap: made before, removed after */
 	char **scan_roots;       /* workspace-write: the writable roots; else NULL */
 	cf_git_snapshot *before; /* what git would read there, before the run */
+	struct cf_cgroup *cgroup; /* the run's own (limits), removed after it */
 };
+
+/* The limits the argv's report says the run's cgroup holds (the clause
+ * report decided it, profiles/clauses-limits.c): the spawner makes it so. */
+static unsigned cgroup_limits(const confine_argv *c) {
+	static const char prefix[] = "limits.";
+	unsigned holds = 0;
+	for (size_t i = 0; i < c->n_clauses; i++) {
+		const confine_clause *clause = &c->clauses[i];
+		confine_limit limit;
+		if (!(clause->layers & CONFINE_LAYER_CGROUP) ||
+		    strncmp(clause->clause, prefix, sizeof prefix - 1) != 0 ||
+		    confine_limit_from_name(clause->clause + sizeof prefix - 1, &limit, NULL) < 0)
+			continue;
+		holds |= 1u << limit;
+	}
+	return holds;
+}
 
 static bool env_sets(const confine_policy *policy, const char *name) {
 	size_t n = strlen(name);
@@ -83,6 +103,17 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 		if (area && !env_sets(policy, "TMPDIR") && env_put(&env, "TMPDIR", area) < 0)
 			goto oom;
 	}
+	/* The run's own cgroup: made (and dead runs' swept) before the child
+	 * exists; a limit the report says it holds is never run without it. */
+	{
+		unsigned holds = cgroup_limits(c);
+		if (holds && (r = cf_cgroup_make(policy, holds, &run->cgroup)) < 0) {
+			confine_strv_free(env);
+			return cf_error_set(err, -r, CONFINE_E_SYSTEM, "spawn", -r,
+			                    "cannot make the run's cgroup (%s) for its limits: %s",
+			                    cf_cgroup_kind() ? cf_cgroup_kind() : "none", strerror(-r));
+		}
+	}
 	/* The layered bwrap argv binds placeholders for protected paths that
 	 * do not exist yet: they are made before the snapshot below, so both
 	 * walks see them alike. */
@@ -126,11 +157,43 @@ static int add_unenforced(confine_outcome *o, const char *key) {
 	return cf_strv_push(&o->unenforced, key);
 }
 
+void cf_policy_run_plan(const confine_process *p, struct cf_child_plan *plan) {
+	const struct cf_policy_run *run = p->policy_run;
+	if (!run || !run->cgroup)
+		return;
+	plan->n_cgroup = cf_cgroup_join_fds(run->cgroup, plan->cgroup_fd);
+	/* ours: never taken for a closed standard stream of the caller's */
+	for (size_t i = 0; i < plan->n_cgroup; i++)
+		plan->internal_fds[plan->n_internal++] = plan->cgroup_fd[i];
+}
+
+/* The CPU limit's end (RLIMIT_CPU, the launcher): SIGXCPU at the bound, or
+ * SIGKILL at the hard bound a second later with the time spent. */
+static void note_cpu_limit(const confine_policy *policy, confine_outcome *o) {
+	uint64_t bound = policy->limits[CONFINE_LIMIT_CPU_SECONDS];
+	if (!bound || o->limit_stopped || !o->signaled)
+		return;
+	if (o->signal == SIGXCPU || (o->signal == SIGKILL && o->cpu_seconds >= (double)bound)) {
+		o->limit_stopped = true;
+		o->limit_killed = true;
+		o->limit = CONFINE_LIMIT_CPU_SECONDS;
+		o->limit_value = bound;
+	}
+}
+
 int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 	struct cf_policy_run *run = p->policy_run;
 	int r = 0;
 	if (!run)
 		return 0;
+	/* The tree is gone: the cgroup's figures are the run's whole. */
+	if (run->cgroup) {
+		cf_cgroup_finish(run->cgroup, o);
+		cf_cgroup_free(run->cgroup);
+		run->cgroup = NULL;
+	}
+	if (p->confined)
+		note_cpu_limit(&p->confined->policy, o);
 	/* The run's tree is gone (the leader's end killed what was left), so
 	 * nothing writes behind the scan. */
 	if (run->scan_roots) {
@@ -165,6 +228,7 @@ void cf_policy_run_release(confine_process *p) {
 	if (!run)
 		return;
 	remove_temp(run);
+	cf_cgroup_free(run->cgroup);
 	cf_placeholders_release(run->placeholders);
 	confine_strv_free(run->scan_roots);
 	cf_git_snapshot_free(run->before);

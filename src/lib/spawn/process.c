@@ -71,9 +71,12 @@ static void check_leader(confine_process *p) {
 	p->leader_ended = 1;
 	cf_tree_kill_after_leader(p);
 	for (;;) {
-		pid_t w = waitpid(p->pid, &status, 0);
+		/* wait4: the leader's rusage counts every process it reaped
+		 * below it (the outcome's cpu_seconds). */
+		pid_t w = wait4(p->pid, &status, 0, &p->rusage);
 		if (w == p->pid) {
 			p->status = status;
+			p->have_rusage = true;
 			break;
 		}
 		if (w < 0 && errno == EINTR)
@@ -288,6 +291,11 @@ int confine_process_wait(confine_process *process, confine_outcome **ret, confin
 		o->exit_code = WEXITSTATUS(process->status);
 	}
 	o->timed_out = process->timed_out;
+	o->peak_memory = o->peak_pids = -1;
+	o->cpu_seconds = -1;
+	if (process->have_rusage)
+		o->cpu_seconds = (double)(process->rusage.ru_utime.tv_sec + process->rusage.ru_stime.tv_sec) +
+		                 (double)(process->rusage.ru_utime.tv_usec + process->rusage.ru_stime.tv_usec) / 1e6;
 	if (cf_stream_copy(&process->streams[1], &o->stdout_data, &o->stdout_len,
 	                &o->stdout_truncated) < 0 ||
 	    cf_stream_copy(&process->streams[2], &o->stderr_data, &o->stderr_len,

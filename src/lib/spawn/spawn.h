@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@ enum cf_child_setup_what {
 	CF_WHAT_DUP,
 	CF_WHAT_CLOEXEC,
 	CF_WHAT_SIGNALS,
+	CF_WHAT_CGROUP,
 };
 
 struct cf_child_report {
@@ -69,8 +71,12 @@ struct cf_child_plan {
 	 * pipe (2), /dev/null (1), a pipe per captured stream (6) and the
 	 * status channel (2); 8 was one short of `confine bash` (report,
 	 * /dev/null, two captures, the channel: 9) */
-	int internal_fds[11];
+	int internal_fds[13];
 	size_t n_internal;
+	/* cgroup.procs of the run's own cgroup (cgroup.h): the child writes
+	 * "0" to each first, so everything it starts is counted */
+	int cgroup_fd[2];
+	size_t n_cgroup;
 	/* >= 0: exec this descriptor (execveat AT_EMPTY_PATH), not the
 	 * candidates (the sealed in-memory launcher) */
 	int exec_fd;
@@ -149,6 +155,8 @@ struct confine_process {
 	int pidfd;
 	enum cf_process_state state;
 	int status;          /* waitpid status once reaped */
+	struct rusage rusage; /* the leader's, once reaped (have_rusage) */
+	bool have_rusage;
 	int wait_errno;      /* non-zero when the status could not be collected */
 	struct cf_stream streams[3]; /* index 1 stdout, 2 stderr; 0 unused */
 	size_t capture_limit;
@@ -231,8 +239,11 @@ void cf_tree_kill_after_leader(const confine_process *p) CONFINE_HIDDEN;
  * run. 0, or a negative errno with `err` set. */
 int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp,
                           confine_error *err) CONFINE_HIDDEN;
+/* Adds what the child needs of the policy's part (the run's cgroup's
+ * descriptors) to `plan`. */
+void cf_policy_run_plan(const confine_process *p, struct cf_child_plan *plan) CONFINE_HIDDEN;
 /* After the run settled: the git-hazard scan into `o`, the temp dir's
- * removal. 0 or -ENOMEM. */
+ * removal, the cgroup's figures and removal. 0 or -ENOMEM. */
 int cf_policy_run_finish(confine_process *p, confine_outcome *o) CONFINE_HIDDEN;
 /* From confine_process_free(): removes the temp dir if still there. */
 void cf_policy_run_release(confine_process *p) CONFINE_HIDDEN;

@@ -152,6 +152,7 @@ static const char *setup_what_text(int what) {
 	case CF_WHAT_DUP: return "cannot set up the standard streams";
 	case CF_WHAT_CLOEXEC: return "cannot close inherited descriptors";
 	case CF_WHAT_SIGNALS: return "cannot reset the signal mask";
+	case CF_WHAT_CGROUP: return "cannot join the run's cgroup";
 	default: return "cannot set up the child process";
 	}
 }
@@ -411,6 +412,7 @@ int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine
 		goto fail;
 	if (run_envp)
 		plan.envp = run_envp; /* the policy's environment (doc/SPEC.md 15) */
+	cf_policy_run_plan(p, &plan);
 	if ((r = cf_child_start(&plan, &pid)) > 0) {
 		r = cf_error_set(err, r, CONFINE_E_SYSTEM, "spawn", r, "cannot start a process: %s",
 		                 strerror(r));

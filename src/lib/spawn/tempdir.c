@@ -3,7 +3,10 @@
  * The private temp area of a confined run on the rungs without a mount
  * namespace (doc/SPEC.md 15): made before the argv is built (it must be
  * granted), exported as TMPDIR and removed with its contents by the
- * spawner once the run is over.
+ * spawner once the run is over. Each is locked (flock on its directory,
+ * held by this process until it removes it), so when its owner was
+ * SIGKILLed the next temp dir made under the same base removes it: only
+ * directories of ours whose lock is free, never a live run's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,7 +14,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +34,71 @@ static const char *env_value(const char *const *envp, const char *name) {
 	return NULL;
 }
 
+/* The locks this process holds, one per temp dir it made and has not
+ * removed. */
+struct held_lock {
+	struct held_lock *next;
+	int fd;
+	char path[];
+};
+static struct held_lock *held;
+static pthread_mutex_t held_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void hold(int fd, const char *path) {
+	struct held_lock *h = malloc(sizeof *h + strlen(path) + 1);
+	if (!h) {
+		/* No record: the lock stays held until this process ends. */
+		return;
+	}
+	h->fd = fd;
+	strcpy(h->path, path);
+	pthread_mutex_lock(&held_mutex);
+	h->next = held;
+	held = h;
+	pthread_mutex_unlock(&held_mutex);
+}
+
+static void release(const char *path) {
+	pthread_mutex_lock(&held_mutex);
+	for (struct held_lock **p = &held; *p; p = &(*p)->next)
+		if (strcmp((*p)->path, path) == 0) {
+			struct held_lock *h = *p;
+			*p = h->next;
+			close(h->fd);
+			free(h);
+			break;
+		}
+	pthread_mutex_unlock(&held_mutex);
+}
+
+/* Removes the temp dirs under `base` whose owner is gone: ours (prefix,
+ * owner, mode 0700), marked as locked by their maker (the sticky bit: a
+ * library from before the locks made none, and its live runs' dirs must
+ * not read as dead) and unlocked. */
+static void sweep_dead_runs(const char *base) {
+	DIR *d = opendir(base);
+	struct dirent *e;
+	struct stat st;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		int fd;
+		if (strncmp(e->d_name, CF_TEMP_DIR_PREFIX, strlen(CF_TEMP_DIR_PREFIX)) != 0)
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", base, e->d_name) >= sizeof path ||
+		    !cf_temp_dir_is_ours(path))
+			continue;
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && (st.st_mode & S_ISVTX) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+			cf_temp_dir_remove(path);
+		close(fd);
+	}
+	closedir(d);
+}
+
 int confine_policy_make_temp_dir(confine_policy *policy, const char *const *envp,
                                  confine_error *err) {
 	const char *base;
@@ -44,23 +114,43 @@ int confine_policy_make_temp_dir(confine_policy *policy, const char *const *envp
 	if (!base || base[0] != '/' || stat(base, &st) < 0 || !S_ISDIR(st.st_mode) ||
 	    strlen(base) > PATH_MAX - 32)
 		base = "/tmp";
-	snprintf(template, sizeof template, "%s%s" CF_TEMP_DIR_PREFIX "XXXXXX", base,
-	         base[strlen(base) - 1] == '/' ? "" : "/");
-	if (!mkdtemp(template)) {
-		int e = errno;
-		return cf_error_set(err, e, CONFINE_E_SYSTEM, "spawn", e,
-		                    "cannot make the run's private temp directory under %s: %s", base,
-		                    strerror(e));
+	sweep_dead_runs(base);
+	for (int attempt = 0;; attempt++) {
+		struct stat held_st;
+		int fd;
+		snprintf(template, sizeof template, "%s%s" CF_TEMP_DIR_PREFIX "XXXXXX", base,
+		         base[strlen(base) - 1] == '/' ? "" : "/");
+		if (!mkdtemp(template)) {
+			int e = errno;
+			return cf_error_set(err, e, CONFINE_E_SYSTEM, "spawn", e,
+			                    "cannot make the run's private temp directory under %s: %s",
+			                    base, strerror(e));
+		}
+		/* Canonical: the grant names what the kernel resolves (macOS /var). */
+		real = realpath(template, NULL);
+		fd = real ? open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW) : -1;
+		/* Locked, and still the one made: another process's sweep may
+		 * have taken it in between (then a new one). */
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && fchmod(fd, 01700) == 0 &&
+		    fstat(fd, &held_st) == 0 &&
+		    stat(real, &st) == 0 && st.st_ino == held_st.st_ino && st.st_dev == held_st.st_dev) {
+			hold(fd, real);
+			policy->temp_dir = real;
+			return 0;
+		}
+		{
+			int e = real ? errno : ENOMEM;
+			if (fd >= 0)
+				close(fd);
+			(void)rmdir(real ? real : template);
+			free(real);
+			if (attempt == 2)
+				return cf_error_set(err, e ? e : EAGAIN, CONFINE_E_SYSTEM, "spawn",
+				                    e ? e : EAGAIN,
+				                    "cannot make and lock the run's private temp directory "
+				                    "under %s: %s", base, strerror(e ? e : EAGAIN));
+		}
 	}
-	/* Canonical: the grant names what the kernel resolves (macOS /var). */
-	real = realpath(template, NULL);
-	if (!real) {
-		int e = errno;
-		(void)rmdir(template);
-		return cf_error_set(err, e, CONFINE_E_SYSTEM, "spawn", e, "out of memory");
-	}
-	policy->temp_dir = real;
-	return 0;
 }
 
 /* Empties the directory open as `fd` (consumed), without following a
@@ -112,6 +202,8 @@ void cf_temp_dir_remove(const char *path) {
 	}
 	empty_dir(fd, st.st_dev, 0);
 	(void)rmdir(path);
+	/* Gone: the lock it held has nothing left to guard. */
+	release(path);
 }
 
 bool cf_temp_dir_is_ours(const char *path) {

@@ -729,7 +729,7 @@ static void test_config_errors(void **state) {
 		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
 		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
 		  "protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, "
-		  "requireFull)" },
+		  "requireFull, limits)" },
 		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"wide-open\"}",
 		  ": key \"mode\": unknown sandbox mode \"wide-open\" (expected read-only, "
@@ -1050,7 +1050,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	policy = json_object_get(object, "policy");
 	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
 	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
-	                         "env", "requireFull"));
+	                         "env", "requireFull", "limits"));
 	assert_true(json_is_object(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
 	assert_string_equal(json_str(policy, "workspaceRoot"), work);
@@ -1349,14 +1349,14 @@ static void test_run_json(void **state) {
 	assert_string_equal(r.out, "out\n");
 	assert_true(strncmp(r.err, "err\n{", 5) == 0);
 	object = json_of_last_err_line(&r);
-	expect_keys(object, KEYS("exitCode", "timedOut", "sandbox", "error"));
+	expect_keys(object, KEYS("exitCode", "timedOut", "sandbox", "usage", "error"));
 	assert_int_equal(json_int(object, "exitCode"), 3);
 	assert_false(json_bool(object, "timedOut"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
 	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
 	                          "unenforced", "layers", "clauses", "runner", "runnerFailed",
-	                          "gitHazards"));
+	                          "gitHazards", "limit"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_false(json_bool(sandbox, "runnerFailed"));
 	json_decref(object);
@@ -1370,7 +1370,7 @@ static void test_run_json(void **state) {
 	assert_null(json_object_get(object, "exitCode"));
 	assert_string_equal(json_str(object, "signal"), "SIGTERM");
 	expect_keys(json_object_get(object, "sandbox"),
-	            KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed"));
+	            KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed", "limit"));
 	json_decref(object);
 	result_free(&r);
 
@@ -1854,7 +1854,7 @@ static void test_bash_json_denied(void **state) {
 	expect_status(&r, 1);
 	object = json_of(&r);
 	expect_keys(object, KEYS("exitCode", "timedOut", "stdout", "stderr", "truncated",
-	                         "stdoutTruncated", "stderrTruncated", "sandbox", "error"));
+	                         "stdoutTruncated", "stderrTruncated", "sandbox", "usage", "error"));
 	assert_int_equal(json_int(object, "exitCode"), 1);
 	assert_false(json_bool(object, "timedOut"));
 	assert_string_equal(json_str(object, "stdout"), "out\n");
@@ -1866,7 +1866,7 @@ static void test_bash_json_denied(void **state) {
 	sandbox = json_object_get(object, "sandbox");
 	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
 	                          "runner", "runnerFailed", "unenforced", "layers", "clauses",
-	                          "gitHazards"));
+	                          "gitHazards", "limit"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
 	assert_true(json_bool(sandbox, "denied"));
 	assert_false(json_bool(sandbox, "networkDenied"));
@@ -1959,7 +1959,7 @@ static void test_bash_json_danger(void **state) {
 	object = json_of(&r);
 	assert_int_equal(json_int(object, "exitCode"), 3);
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed", "limit"));
 	assert_string_equal(json_str(sandbox, "mode"), "danger-full-access");
 	assert_false(json_bool(sandbox, "denied"));
 	assert_true(exists(out_file));

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Limits (issue 30, doc/SPEC.md 15 "Limits") on one Linux rung, through
+the confine command, as root and (when run as root) as a user this test
+creates, each case with an unconfined control that shows the same program
+exceeds the bound:
+
+- a bounded fork bomb under --max-pids 64 stays below 64 and, where the
+  run's cgroup holds it, ends with "[sandbox: limit reached: pids (64)]";
+- a process allocating 4 GiB under --max-memory 256M (1 GiB unconfined
+  for the control) is killed with
+  "[sandbox: killed: memory limit (256 MiB)]" (cgroup), or fails to
+  allocate (RLIMIT_AS, the clause then `partial`);
+- --max-file-size 1M makes a 2 MiB write fail with EFBIG;
+- --max-cpu 2 ends a busy loop with "[sandbox: killed: cpu limit (2 s)]";
+- the command cannot move itself out of its cgroup;
+- --max-temp 10M fills with ENOSPC where the clause says enforced, and
+  where it does not, --require-full refuses the run;
+- zero, negative, overflow, a bad suffix, a fraction and a word are
+  INVALID_POLICY naming the limit, from a flag and from the config file;
+- killing confine with SIGKILL mid-run leaves a temp dir and a cgroup that
+  the next run removes, and nothing of a live run is touched.
+
+The fork bomb is bounded by construction (at most 300 children, each
+sleeping 10 s), so a failure cannot take the machine down.
+
+Usage: limits.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
+"""
+import glob
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+
+BOMB = """
+n=0; i=0
+while [ $i -lt 300 ]; do
+  if sleep 10 2>/dev/null & then n=$((n+1)); else break; fi
+  i=$((i+1))
+done
+echo started=$n
+wait
+"""
+
+EAT = """
+import sys
+chunks = []
+mib = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
+try:
+    for i in range(mib // 64):
+        chunks.append(b"\\x01" * (64 << 20))
+except MemoryError:
+    print("MemoryError after %d MiB" % (len(chunks) * 64))
+    sys.exit(3)
+print("allocated %d MiB" % (len(chunks) * 64))
+"""
+
+WRITE = """
+import errno, os, sys
+try:
+    with open(sys.argv[1], "wb") as f:
+        f.write(b"x" * (2 << 20))
+    print("wrote 2 MiB")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e.errno)))
+"""
+
+FILL = """
+import errno, os, sys
+path = os.path.join(os.environ.get("TMPDIR", "/tmp"), "fill")
+try:
+    with open(path, "wb") as f:
+        for i in range(32):
+            f.write(b"x" * (1 << 20))
+            f.flush()
+    print("filled 32 MiB")
+except OSError as e:
+    print(errno.errorcode.get(e.errno, str(e.errno)))
+"""
+
+failures = []
+
+
+def check(ok, what, detail=""):
+    if ok:
+        print("ok - %s" % what)
+    else:
+        print("not ok - %s %s" % (what, detail))
+        failures.append(what)
+
+
+def run(argv, **kw):
+    kw.setdefault("capture_output", True)
+    kw.setdefault("text", True)
+    kw.setdefault("timeout", 120)
+    return subprocess.run(argv, **kw)
+
+
+def outcome(r):
+    """The --json outcome: the last line of stderr."""
+    for line in reversed(r.stderr.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return {}
+
+
+def clause(o, name):
+    for c in o.get("sandbox", {}).get("clauses", []):
+        if c["clause"] == name:
+            return c
+    return None
+
+
+def cases(confine, runner, ws):
+    base = [confine, "run", "--runner", runner, "-w", ws]
+    who = "root" if os.getuid() == 0 else "user"
+    tag = "%s %s" % (runner, who)
+
+    # pids: the control starts all 300; confined, fewer than 64 at once.
+    control = run(["sh", "-c", BOMB])
+    check("started=300" in control.stdout, "%s pids control: 300 children unconfined" % tag,
+          control.stdout)
+    r = run(base + ["--json", "--max-pids", "64", "--", "sh", "-c", BOMB])
+    o = outcome(r)
+    c = clause(o, "limits.pids")
+    check(c is not None, "%s pids: limits.pids is a clause" % tag, r.stderr[-500:])
+    if c and c["status"] == "enforced":
+        check(o["sandbox"]["limit"] == {"name": "pids", "value": 64, "killed": False},
+              "%s pids: the outcome names the limit (cgroup)" % tag, o.get("sandbox"))
+        check("started=300" not in r.stdout, "%s pids: bounded" % tag, r.stdout)
+        m = run(base + ["--max-pids", "64", "--", "sh", "-c", BOMB])
+        check("[sandbox: limit reached: pids (64)]" in m.stderr,
+              "%s pids: the marker" % tag, m.stderr[-300:])
+        peak = o.get("usage", {}).get("peakProcesses")
+        check(peak is None or peak <= 64, "%s pids: peak within the bound" % tag, peak)
+        # The command cannot leave its cgroup: cgroupfs is read-only in
+        # bwrap and not granted on the Landlock rung.
+        esc = run(base + ["-m", "workspace-write", "--max-pids", "64", "--", "sh", "-c",
+                          "for f in /sys/fs/cgroup/pids/cgroup.procs "
+                          "/sys/fs/cgroup/unified/cgroup.procs /sys/fs/cgroup/cgroup.procs; do "
+                          "echo 0 2>/dev/null > $f && echo escaped $f; done; true"])
+        check("escaped" not in esc.stdout, "%s pids: the command cannot leave its cgroup" % tag,
+              esc.stdout)
+    elif c and c["status"] == "partial":
+        check("started=300" not in r.stdout, "%s pids: bounded by RLIMIT_NPROC" % tag, r.stdout)
+    else:
+        check(c is not None and c["needs"], "%s pids: unenforced names what would hold it" % tag, c)
+
+    # memory: the control allocates 1 GiB (four times the bound; 4 GiB
+    # unconfined is slow on a loaded machine); confined, 4 GiB is stopped.
+    control = run([sys.executable, "-c", EAT, "1024"], timeout=300)
+    check("allocated 1024 MiB" in control.stdout, "%s memory control: 1 GiB unconfined" % tag,
+          control.stdout)
+    r = run(base + ["--json", "--max-memory", "256M", "--", sys.executable, "-c", EAT])
+    o = outcome(r)
+    c = clause(o, "limits.memory")
+    check("allocated 4096 MiB" not in r.stdout, "%s memory: 4 GiB not allocated" % tag, r.stdout)
+    if c and c["status"] == "enforced":
+        check(o["sandbox"]["limit"] == {"name": "memory", "value": 256 << 20, "killed": True},
+              "%s memory: killed, and the outcome says so" % tag, o.get("sandbox", {}).get("limit"))
+        m = run(base + ["--max-memory", "256M", "--", sys.executable, "-c", EAT])
+        check("[sandbox: killed: memory limit (256 MiB)]" in m.stderr,
+              "%s memory: the marker" % tag, m.stderr[-300:])
+        check((o.get("usage", {}).get("peakMemory") or 0) <= (256 << 20),
+              "%s memory: peak within the bound" % tag, o.get("usage"))
+    else:
+        check(c is not None and c["status"] == "partial" and "MemoryError" in r.stdout,
+              "%s memory: RLIMIT_AS refuses the allocation (partial)" % tag, (c, r.stdout))
+
+    # fileSize: EFBIG past 1 MiB.
+    out = os.path.join(ws, "big")
+    control = run([sys.executable, "-c", WRITE, out])
+    check("wrote 2 MiB" in control.stdout, "%s fileSize control: 2 MiB unconfined" % tag,
+          control.stdout)
+    os.unlink(out)
+    r = run(base + ["-m", "workspace-write", "--max-file-size", "1M", "--", sys.executable, "-c",
+                    WRITE, out])
+    check(r.stdout.strip() == "EFBIG", "%s fileSize: a 2 MiB write fails with EFBIG" % tag,
+          (r.stdout, r.stderr[-300:]))
+    check(os.path.getsize(out) <= (1 << 20), "%s fileSize: the file stops at 1 MiB" % tag)
+    os.unlink(out)
+
+    # cpuSeconds: a busy loop ends.
+    busy = [sys.executable, "-c", "while True: pass"]
+    control = run(["timeout", "4", *busy])
+    check(control.returncode == 124, "%s cpu control: still running after 4 s" % tag,
+          control.returncode)
+    start = time.monotonic()
+    r = run(base + ["--max-cpu", "2", "--timeout", "30000", "--", *busy], timeout=60)
+    check(time.monotonic() - start < 20 and r.returncode != 0,
+          "%s cpu: the busy loop ends" % tag, r.returncode)
+    check("[sandbox: killed: cpu limit (2 s)]" in r.stderr, "%s cpu: the marker" % tag,
+          r.stderr[-300:])
+
+    # temp: ENOSPC where enforced; else requireFull refuses.
+    r = run(base + ["--json", "-m", "workspace-write", "--max-temp", "10M", "--", sys.executable,
+                    "-c", FILL])
+    c = clause(outcome(r), "limits.temp")
+    if c and c["status"] == "enforced":
+        check(r.stdout.strip() == "ENOSPC", "%s temp: filling fails with ENOSPC" % tag, r.stdout)
+    else:
+        check(c is not None and c["status"] == "unenforced" and c["needs"],
+              "%s temp: unenforced, naming what would hold it" % tag, c)
+        rf = run(base + ["--require-full", "-m", "workspace-write", "--max-temp", "10M", "--",
+                         "true"])
+        check(rf.returncode == 125 and "limits.temp" in rf.stderr,
+              "%s temp: --require-full refuses it" % tag, rf.stderr[-300:])
+
+
+BAD = [("--max-pids", "0", "zero"), ("--max-pids", "-5", "negative"),
+       ("--max-pids", "99999999999999999999999", "past the largest"),
+       ("--max-memory", "2X", "after the number"), ("--max-memory", "1.5G", "after the number"),
+       ("--max-cpu", "lots", "not a number"), ("--max-file-size", "1 M", "after the number"),
+       ("--max-open-files", "4096K", "after the number"), ("--max-temp", "", "not a number")]
+KEYS = {"--max-pids": "pids", "--max-memory": "memory", "--max-cpu": "cpuSeconds",
+        "--max-file-size": "fileSize", "--max-temp": "temp", "--max-open-files": "openFiles"}
+
+
+def bad_values(confine, ws, tmp):
+    for flag, value, words in BAD:
+        r = run([confine, "run", "--json", "-w", ws, flag, value, "--", "true"])
+        key = KEYS[flag]
+        o = outcome(r)
+        check(r.returncode == 125 and ("limits.%s" % key) in r.stderr and words in r.stderr and
+              o.get("error", {}).get("code") == "INVALID_POLICY",
+              "bad value %s %r: INVALID_POLICY naming limits.%s" % (flag, value, key),
+              r.stderr[-300:])
+    for key, value in (("pids", 0), ("pids", -1), ("memory", 1.5), ("memory", "2X"),
+                       ("cpuSeconds", 1e30), ("openFiles", "many")):
+        path = os.path.join(tmp, "limits.json")
+        with open(path, "w") as f:
+            json.dump({"limits": {key: value}}, f)
+        r = run([confine, "run", "--json", "--config", path, "-w", ws, "--", "true"])
+        o = outcome(r)
+        check(r.returncode == 125 and ("limits.%s" % key) in r.stderr and
+              o.get("error", {}).get("code") == "INVALID_POLICY",
+              "bad config limits.%s %r: INVALID_POLICY" % (key, value), r.stderr[-300:])
+
+
+def leftovers(confine, runner, ws, tmp):
+    """SIGKILL the owner mid-run; the next run removes what it left."""
+    base = os.path.join(tmp, "tmpbase")
+    os.mkdir(base, 0o700)
+    env = dict(os.environ, TMPDIR=base)
+    p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws, "--max-pids", "64",
+                          "--", "sleep", "31.7"], env=env, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    time.sleep(1.5)
+    mine = glob.glob("/sys/fs/cgroup/*/confine-run.%d.*" % p.pid) + \
+        glob.glob("/sys/fs/cgroup/*/*/*/confine-run.%d.*" % p.pid)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    time.sleep(0.5)
+    left_tmp = glob.glob(os.path.join(base, "confine-tmp.*"))
+    # A live run beside it, whose temp dir must survive the sweep.
+    live = subprocess.Popen([confine, "run", "--runner", "landlock", "-w", ws, "--", "sleep", "5"],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(1)
+    live_tmp = set(glob.glob(os.path.join(base, "confine-tmp.*"))) - set(left_tmp)
+    r = run([confine, "run", "--runner", "landlock", "-w", ws, "--max-pids", "64", "--",
+             "true"], env=env)
+    check(r.returncode == 0, "%s leftovers: the next run works" % runner, r.stderr[-300:])
+    after = [d for d in left_tmp if os.path.exists(d)]
+    check(not after, "%s leftovers: the dead run's temp dir is removed (%d before)"
+          % (runner, len(left_tmp)), after)
+    check(all(os.path.exists(d) for d in live_tmp),
+          "%s leftovers: a live run's temp dir is kept" % runner, live_tmp)
+    check(not [d for d in mine if os.path.exists(d)],
+          "%s leftovers: the dead run's cgroup is removed (%d before)" % (runner, len(mine)),
+          mine)
+    stray = run(["pgrep", "-f", "^sleep 31.7$"])
+    check(stray.returncode != 0, "%s leftovers: no process of the dead run" % runner,
+          stray.stdout)
+    live.wait()
+    check(not [d for d in live_tmp if os.path.exists(d)],
+          "%s leftovers: the live run removed its own" % runner)
+
+
+def as_throwaway_user(argv):
+    if not shutil.which("useradd") or not shutil.which("runuser"):
+        print("# no useradd/runuser: the non-root pass is skipped")
+        return 0
+    name = "cflim%d" % os.getpid()
+    subprocess.run(["useradd", "-m", "-d", "/home/" + name, "-s", "/bin/bash", name], check=True)
+    try:
+        home = pwd.getpwnam(name).pw_dir
+        env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
+               "LANG": "C.UTF-8", "CONFINE_CONFIG": ""}
+        if "CONFINE_MUST_WORK" in os.environ:
+            env["CONFINE_MUST_WORK"] = os.environ["CONFINE_MUST_WORK"]
+        python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
+        return subprocess.run(["runuser", "-u", name, "--", python, os.path.abspath(__file__)]
+                              + argv + ["--no-nonroot"], env=env, cwd="/",
+                              timeout=900).returncode
+    finally:
+        subprocess.run(["userdel", "-r", name], capture_output=True)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    confine, _launcher, runner = args[0], args[1], args[2]
+    probe = run([confine, "run", "--runner", runner, "--", "true"])
+    if probe.returncode != 0:
+        print("# runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
+        return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+    tmp = tempfile.mkdtemp(prefix="cf-limits-", dir=os.environ.get("HOME"))
+    try:
+        ws = os.path.join(tmp, "ws")
+        os.mkdir(ws)
+        cases(confine, runner, ws)
+        if os.getuid() == 0 or "--no-nonroot" in sys.argv:
+            bad_values(confine, ws, tmp)
+            leftovers(confine, runner, ws, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        if as_throwaway_user(args) != 0:
+            failures.append("the user's pass")
+    print("# %d failure(s)" % len(failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
