@@ -55,6 +55,7 @@ enum usage_error {
 	USAGE_PROXY_REQUIRES_VALUE,
 	USAGE_PROXY_REQUIRES_DENY_NETWORK,
 	USAGE_MISSING_COMMAND,
+	USAGE_TOO_MANY, /* a flag past its bound (launcher-args.h) */
 	USAGE_STAGE_REQUIRES_PATH,
 };
 

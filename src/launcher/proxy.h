@@ -13,10 +13,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "launcher-args.h"
+
 struct proxy_config {
-	const char *allow[256];
+	const char *allow[LAUNCHER_PROXY_HOSTS_MAX];
 	size_t n_allow;
-	const char *deny[256];
+	const char *deny[LAUNCHER_PROXY_HOSTS_MAX];
 	size_t n_deny;
 	bool allow_local;       /* loopback, private, link-local, CGNAT allowed */
 	const char *hosts_file; /* extra "ADDRESS NAME..." lines (tests), or NULL */
