@@ -351,8 +351,24 @@ int confine_policy_add_deny_read(confine_policy *policy, const char *path, confi
 		return r;
 	if (!path[0])
 		return invalid(err, "denyRead entry \"\" is empty: it must be a path or a pattern");
-	/* A relative entry is a gitignore-style pattern under every root
-	 * (doc/SPEC.md 15): `.env`, `*.pem`, `secrets/`. */
+	/* `~/x` is that path under $HOME, at every door (doc/SPEC.md 15). */
+	if (path[0] == '~' && path[1] == '/') {
+		const char *home = getenv("HOME");
+		char *joined;
+		if (!home || home[0] != '/')
+			return invalid(err, "denyRead entry \"%s\" starts with \"~/\", but $HOME is not "
+			               "an absolute path: give the absolute path", path);
+		if (asprintf(&joined, "%s%s", home, path + 1) < 0)
+			return options_oom(err);
+		r = absolute_loosely("denyRead", joined, &stored, err);
+		free(joined);
+		if (r < 0)
+			return r;
+		return append_owned(&policy->deny_read, stored, err);
+	}
+	/* A relative entry is a gitignore-style pattern under every root, at
+	 * any depth when it has no slash (doc/SPEC.md 15): `.env`, `*.pem`,
+	 * `secrets/`. No door joins it to a current directory. */
 	if (path[0] != '/') {
 		if ((r = check_relative_pattern("denyRead", path, err)) < 0)
 			return r;
