@@ -128,6 +128,24 @@ static void test_library_argv_parses(void **state)
 	confine_policy_free(p);
 }
 
+/* The library as installed reads no test hook: CONFINE_TEST_PROXY_HOSTS
+ * in its environment adds nothing (only confine-test-hooks reads it). */
+static void test_installed_library_reads_no_test_hook(void **state)
+{
+	confine_policy *p = policy_with_every_flag();
+	char **tokens = NULL;
+
+	(void)state;
+	setenv("CONFINE_TEST_PROXY_HOSTS", "/etc/hosts", 1);
+	assert_int_equal(cf_runner_launcher_args(p, NULL, &tokens), 0);
+	unsetenv("CONFINE_TEST_PROXY_HOSTS");
+	for (size_t i = 0; tokens[i]; i++)
+		if (strcmp(tokens[i], LAUNCHER_ARG_PROXY_HOSTS) == 0)
+			fail_msg("the library read CONFINE_TEST_PROXY_HOSTS");
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
 static void test_probe_argv_parses(void **state)
 {
 	char *argv[] = { (char *)"landlock-run", (char *)LAUNCHER_ARG_PROBE, NULL };
@@ -196,6 +214,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_words_are_distinct_and_found),
 		cmocka_unit_test(test_library_argv_parses),
+		cmocka_unit_test(test_installed_library_reads_no_test_hook),
 		cmocka_unit_test(test_probe_argv_parses),
 		cmocka_unit_test(test_parser_refuses_past_a_bound),
 	};

@@ -334,8 +334,28 @@ static void test_deny_read_and_unix_sockets_are_absolute(void **state) {
 	assert_string_equal(p->deny_read[0], at("/secret"));
 	assert_int_equal(confine_policy_add_deny_read(p, at("/alias/id_rsa"), NULL), 0);
 	assert_string_equal(p->deny_read[1], at("/cache/id_rsa"));
-	expect_refusal(confine_policy_add_deny_read(p, "~/.ssh", &err), &err,
-	               "denyRead entry \"~/.ssh\" starts with \"~\"", NULL);
+	/* ~/x is x under $HOME, at every door (doc/SPEC.md 15); ~user is not
+	 * expanded, and refused */
+	expect_refusal(confine_policy_add_deny_read(p, "~user/.ssh", &err), &err,
+	               "denyRead entry \"~user/.ssh\" starts with \"~\"", NULL);
+	{
+		const char *saved = getenv("HOME");
+		char *home = saved ? strdup(saved) : NULL;
+		size_t n = 0;
+		setenv("HOME", "/nonexistent-home", 1);
+		assert_int_equal(confine_policy_add_deny_read(p, "~/.ssh", NULL), 0);
+		while (p->deny_read[n])
+			n++;
+		assert_string_equal(p->deny_read[n - 1], "/nonexistent-home/.ssh");
+		setenv("HOME", "relative", 1);
+		expect_refusal(confine_policy_add_deny_read(p, "~/.ssh", &err), &err,
+		               "but $HOME is not an absolute path", NULL);
+		if (home)
+			setenv("HOME", home, 1);
+		else
+			unsetenv("HOME");
+		free(home);
+	}
 	/* Other relative entries are patterns under every root (doc/SPEC.md 15);
 	 * one that climbs out is refused. */
 	assert_int_equal(confine_policy_add_deny_read(p, "**/.env", NULL), 0);

@@ -28,6 +28,7 @@
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "profiles/stage-roots.h"
+#include "test-hooks.h"
 #include "util.h"
 
 static bool dev_shm_exists(void) {
@@ -195,7 +196,7 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	/* The network allowlist: the launcher hosts the proxy and lets the
 	 * command reach it alone (doc/SPEC.md 15, "Network allowlist"). */
 	if (r == 0 && confine_policy_network_allowlist(policy)) {
-		const char *hosts = getenv("CONFINE_TEST_PROXY_HOSTS");
+		const char *hosts = cf_test_proxy_hosts(); /* NULL but in test builds */
 		for (size_t i = 0; r == 0 && policy->network_allow[i]; i++) {
 			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_ALLOW);
 			if (r == 0)
@@ -212,7 +213,7 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 		 * as it reads /etc/hosts, so the tests' names reach a loopback
 		 * origin. It only says where names are; the allowlist and the
 		 * local-address check still decide. */
-		if (r == 0 && hosts && hosts[0] == '/') {
+		if (r == 0 && hosts) {
 			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_HOSTS);
 			if (r == 0)
 				r = cf_strv_push(tokens, hosts);
