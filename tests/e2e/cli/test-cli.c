@@ -806,6 +806,17 @@ static void test_config_unreadable_and_env(void **state) {
 	result_free(&r);
 	expect_config_error(base, NULL, ARGS("probe", "--config", base),
 	                    ": cannot read config file: not a regular file");
+	/* A FIFO with no writer once blocked confine in open(2) for ever. */
+	{
+		char fifo[PATH_MAX];
+		path_in(fifo, base, "config.fifo");
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		expect_config_error(fifo, NULL,
+		                    ARGS("run", "-m", "danger-full-access", "--config", fifo, "--", "sh",
+		                         "-c", cmd),
+		                    ": cannot read config file: not a regular file");
+		unlink(fifo);
+	}
 }
 
 static void test_config_mode_and_root_defaults(void **state) {
