@@ -114,11 +114,13 @@ static void test_library_argv_parses(void **state)
 	assert_int_equal(invocation.status_fd >= 3, true);
 	assert_string_equal(invocation.command[0], "true");
 	/* Every flag the table has is one the library writes, but the probe
-	 * (its own argv) and the tests' resolver map. */
+	 * (its own argv) and the tests' resolver map; --ro and --proxy-off
+	 * belong to other policies (no denyRead outside the grants; the
+	 * network off with no allowlist), checked below. */
 	for (int i = 0; i < LAUNCHER_FLAG_COUNT; i++) {
 		if (i == LAUNCHER_FLAG_PROBE || i == LAUNCHER_FLAG_PROXY_HOSTS ||
-		    i == LAUNCHER_FLAG_RO)
-			continue; /* --ro: written when no denyRead is outside the grants */
+		    i == LAUNCHER_FLAG_RO || i == LAUNCHER_FLAG_PROXY_OFF)
+			continue;
 		if (!seen[i])
 			fail_msg("the library never writes %s",
 				 launcher_flag_def((enum launcher_flag)i)->word);
@@ -142,6 +144,42 @@ static void test_installed_library_reads_no_test_hook(void **state)
 	for (size_t i = 0; tokens[i]; i++)
 		if (strcmp(tokens[i], LAUNCHER_ARG_PROXY_HOSTS) == 0)
 			fail_msg("the library read CONFINE_TEST_PROXY_HOSTS");
+	confine_strv_free(tokens);
+	confine_policy_free(p);
+}
+
+/* The network off with no allowlist: --ro and --proxy-off, parsed back. */
+static void test_off_argv_parses(void **state)
+{
+	confine_policy *p = NULL;
+	char **tokens = NULL, **argv;
+	struct invocation invocation;
+	const char *bad = NULL;
+	bool ro = false, off = false;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(confine_policy_new(CONFINE_MODE_READ_ONLY, workspace, &p, NULL), 0);
+	p->network = CONFINE_NETWORK_OFF;
+	assert_int_equal(cf_runner_launcher_args(p, NULL, &tokens), 0);
+	while (tokens[n]) {
+		ro = ro || strcmp(tokens[n], LAUNCHER_ARG_RO) == 0;
+		off = off || strcmp(tokens[n], LAUNCHER_ARG_PROXY_OFF) == 0;
+		n++;
+	}
+	assert_true(ro);
+	assert_true(off);
+	argv = calloc(n + 4, sizeof *argv);
+	assert_non_null(argv);
+	argv[0] = (char *)"landlock-run";
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = tokens[i];
+	argv[n + 1] = (char *)LAUNCHER_ARG_END;
+	argv[n + 2] = (char *)"true";
+	assert_int_equal(parse_arguments((int)n + 3, argv, &invocation, &bad), USAGE_OK);
+	assert_true(invocation.proxy_off);
+	assert_true(invocation.deny_network);
+	free(argv);
 	confine_strv_free(tokens);
 	confine_policy_free(p);
 }
@@ -215,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_table_words_are_distinct_and_found),
 		cmocka_unit_test(test_library_argv_parses),
 		cmocka_unit_test(test_installed_library_reads_no_test_hook),
+		cmocka_unit_test(test_off_argv_parses),
 		cmocka_unit_test(test_probe_argv_parses),
 		cmocka_unit_test(test_parser_refuses_past_a_bound),
 	};
