@@ -499,6 +499,14 @@ static int usage_error(cli_args *args, const char *fmt, ...) {
 	return -EINVAL;
 }
 
+/* A value the library refused for the policy: the same text, and
+ * INVALID_POLICY rather than USAGE (cli_args.error_is_policy). */
+static int policy_value_error(cli_args *args, const char *shown, const confine_error *err) {
+	usage_error(args, "invalid %s: %s", shown, err->message);
+	args->error_is_policy = true;
+	return -EINVAL;
+}
+
 /* "confine run", or "confine" at the top level: used in messages. */
 static const char *command_label(cli_command command) {
 	switch (command) {
@@ -568,7 +576,7 @@ static int push_env(cli_args *args, option_id id, const char ***list, const char
 	confine_strv_free(scratch.env.exclude);
 	confine_strv_free(scratch.env.set);
 	if (r < 0)
-		return usage_error(args, "invalid %s: %s", shown, err.message);
+		return policy_value_error(args, shown, &err);
 	return push_value(args, list, value);
 }
 
@@ -599,7 +607,7 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		return 0;
 	case OPT_MODE:
 		if (confine_mode_parse(value, &args->mode, &err) < 0)
-			return usage_error(args, "invalid %s: %s", shown, err.message);
+			return policy_value_error(args, shown, &err);
 		args->has_mode = true;
 		return 0;
 	case OPT_WORKSPACE:
@@ -675,7 +683,7 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 	case OPT_NETWORK:
 		args->has_policy_options = true;
 		if (confine_network_parse(value, &args->network, &err) < 0)
-			return usage_error(args, "invalid %s: %s", shown, err.message);
+			return policy_value_error(args, shown, &err);
 		args->has_network = true;
 		return 0;
 	case OPT_ALLOW_UNIX_SOCKET:
@@ -695,7 +703,7 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 	case OPT_ENV_INHERIT:
 		args->has_policy_options = true;
 		if (confine_env_inherit_parse(value, &args->env_inherit, &err) < 0)
-			return usage_error(args, "invalid %s: %s", shown, err.message);
+			return policy_value_error(args, shown, &err);
 		args->has_env_inherit = true;
 		return 0;
 	case OPT_ENV_INCLUDE:

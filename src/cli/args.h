@@ -92,6 +92,10 @@ typedef struct cli_args {
 	/* For CLI_ACTION_USAGE_ERROR: one line naming the problem, without the
 	 * "confine: " prefix and without the help pointer. */
 	char error[CLI_ERROR_MAX];
+	/* The error is a policy value the library refused (a -m, --network,
+	 * --env-* value): INVALID_POLICY, as the same value is from a config
+	 * file or a binding (doc/SPEC.md 16); else USAGE. */
+	bool error_is_policy;
 } cli_args;
 
 /* Parses argv[0..argc) (argv[0] is the program name and is ignored; argv

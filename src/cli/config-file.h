@@ -12,6 +12,7 @@
 #ifndef CONFINE_CLI_CONFIG_FILE_H
 #define CONFINE_CLI_CONFIG_FILE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -59,6 +60,18 @@ typedef struct cli_config {
 /* Which file to read: `option` (--config) when non-NULL, else `env`
  * ($CONFINE_CONFIG) when non-NULL and non-empty, else NULL (no file). */
 const char *cli_config_pick_path(const char *option, const char *env);
+
+/*
+ * Which code a load failure is (doc/SPEC.md 10, 16): -CLI_CONFIG_POLICY_VALUE
+ * is a value of the right JSON type the policy refuses (a mode, network or
+ * env.inherit word, a relative workspaceRoot), INVALID_POLICY as the same
+ * value is from a flag; anything else is the file's own fault (unreadable,
+ * not a regular file, too big, malformed, an unknown key, a wrong type),
+ * INVALID_CONFIG. The other policy values (paths, host and env patterns)
+ * are kept as given and judged by the library when the policy is built.
+ */
+#define CLI_CONFIG_POLICY_VALUE EDOM
+confine_error_code cli_config_error_code(int r);
 
 /*
  * Reads and checks `path`. On success fills `ret` (free with

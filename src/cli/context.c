@@ -20,10 +20,12 @@
 static int load_config(cli_context *ctx) {
 	const char *path = cli_config_pick_path(ctx->args->config, getenv("CONFINE_CONFIG"));
 	char message[CONFINE_ERROR_MESSAGE_MAX];
+	int r;
 	if (!path)
 		return 0;
-	if (cli_config_load(path, &ctx->config, message, sizeof message) < 0)
-		return cli_report_failure(ctx->args->json, CONFINE_E_INVALID_CONFIG, message);
+	r = cli_config_load(path, &ctx->config, message, sizeof message);
+	if (r < 0)
+		return cli_report_failure(ctx->args->json, cli_config_error_code(r), message);
 	return 0;
 }
 
@@ -139,8 +141,8 @@ static int add_entries(cli_context *ctx, const char *key, char *const *from_conf
 		const char *path = from_flags[i];
 		char *owned = NULL;
 		int status, r;
-		/* A relative pattern matches under every root (doc/SPEC.md 15):
-		 * only a literal path is where the user typed it. */
+		/* A relative writable root or socket is where the user typed
+		 * it; a glob is left for the library to refuse by name. */
 		if (resolve_relative && !strpbrk(from_flags[i], "*?[") &&
 		    (status = absolute_cli_path(ctx, flag, from_flags[i], &path, &owned)) != 0)
 			return status;
@@ -191,7 +193,9 @@ static int build_policy_options(cli_context *ctx) {
 	                          a->writable, true, confine_policy_add_writable_root)) != 0 ||
 	    (status = add_entries(ctx, "protectedPaths", c->protected_paths, "--protect",
 	                          a->protect, false, confine_policy_add_protected_path)) != 0 ||
-	    (status = add_entries(ctx, "denyRead", c->deny_read, "--deny-read", a->deny_read, true,
+	    /* A relative denyRead is a pattern at any depth under the roots,
+	     * from every door (doc/SPEC.md 15): never joined to the cwd. */
+	    (status = add_entries(ctx, "denyRead", c->deny_read, "--deny-read", a->deny_read, false,
 	                          confine_policy_add_deny_read)) != 0 ||
 	    (status = add_entries(ctx, "allowUnixSockets", c->allow_unix_sockets,
 	                          "--allow-unix-socket", a->allow_unix_sockets, true,

@@ -29,7 +29,10 @@ int main(int argc, char **argv) {
 		 * USAGE error object, after the pointer (run --json: stderr's
 		 * last line). */
 		cli_output_configure(&args);
-		status = cli_fail_usage(CLI_EXIT_FAILURE, args.error, cli_help_hint(args.command));
+		if (args.error_is_policy)
+			status = cli_fail(CLI_EXIT_FAILURE, CONFINE_E_INVALID_POLICY, args.error, NULL);
+		else
+			status = cli_fail_usage(CLI_EXIT_FAILURE, args.error, cli_help_hint(args.command));
 		cli_args_clear(&args);
 		return status;
 	}

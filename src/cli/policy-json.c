@@ -130,13 +130,31 @@ static json_t *string_or_null(const char *s) {
 }
 
 json_t *cli_layers_json(const confine_clause *clauses, size_t n) {
+	return cli_layers_json_with(clauses, n, NULL);
+}
+
+/* One list in doc/SPEC.md 15's order (the confine_layer bits' order):
+ * the clauses' layers and the launcher's predicted words together, so
+ * `wrap` and `probe` say the same of the same argv. "landlock-partial",
+ * a launcher word with no bit of its own, stands where landlock does. */
+json_t *cli_layers_json_with(const confine_clause *clauses, size_t n, char *const *words) {
 	json_t *array = json_array();
 	unsigned layers = 0;
+	bool partial = false;
 	for (size_t i = 0; i < n; i++)
 		layers |= clauses[i].layers;
-	for (unsigned b = 0; array && b < CONFINE_LAYER_COUNT; b++)
+	for (size_t i = 0; words && words[i]; i++) {
+		partial = partial || strcmp(words[i], "landlock-partial") == 0;
+		for (unsigned b = 0; b < CONFINE_LAYER_COUNT; b++)
+			if (strcmp(words[i], confine_layer_name(b)) == 0)
+				layers |= 1u << b;
+	}
+	for (unsigned b = 0; array && b < CONFINE_LAYER_COUNT; b++) {
 		if (layers & (1u << b))
 			json_array_append_new(array, json_string(confine_layer_name(b)));
+		if (partial && (1u << b) == CONFINE_LAYER_LANDLOCK)
+			json_array_append_new(array, json_string("landlock-partial"));
+	}
 	return array;
 }
 

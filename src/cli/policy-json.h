@@ -31,6 +31,9 @@ json_t *cli_clauses_json(const confine_clause *clauses, size_t n);
 
 /* The union of the clauses' layers as words, in confine_layer order. */
 json_t *cli_layers_json(const confine_clause *clauses, size_t n);
+/* The same with the launcher's predicted `layers` words (confine_argv's
+ * `layers`, NULL-terminated, or NULL) merged in, in the same order. */
+json_t *cli_layers_json_with(const confine_clause *clauses, size_t n, char *const *words);
 
 /* For `confine run`: one `confine: warning:` line on stderr when a clause
  * did not hold on this run, naming them. */

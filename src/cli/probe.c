@@ -62,7 +62,26 @@ void cli_probe_result_clear(cli_probe_result *result) {
 		free(result->clauses);
 		result->clauses = NULL;
 		result->n_clauses = 0;
+		confine_strv_free(result->layers);
+		result->layers = NULL;
 	}
+}
+
+/* The launcher words of `confined` into the result (keep_clauses first:
+ * it clears the result). */
+static int keep_layers(cli_probe_result *ret, const confine_argv *confined) {
+	size_t n = 0;
+	while (confined->layers && confined->layers[n])
+		n++;
+	if (!confined->layers)
+		return 0;
+	ret->layers = calloc(n + 1, sizeof *ret->layers);
+	for (size_t i = 0; ret->layers && i < n; i++)
+		if (!(ret->layers[i] = strdup(confined->layers[i]))) {
+			confine_strv_free(ret->layers);
+			ret->layers = NULL;
+		}
+	return ret->layers ? 0 : -ENOMEM;
 }
 
 /* A copy of `clauses` into the result, replacing any it held. */
@@ -139,7 +158,8 @@ int cli_probe_pinned(cli_context *ctx, cli_probe_result *ret) {
 		goto out;
 	}
 	ret->verdict.enforcement = confined->enforcement;
-	if (keep_clauses(ret, confined->clauses, confined->n_clauses) < 0) {
+	if (keep_clauses(ret, confined->clauses, confined->n_clauses) < 0 ||
+	    keep_layers(ret, confined) < 0) {
 		status = cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 		goto out;
 	}
@@ -161,7 +181,8 @@ int cli_probe_pinned(cli_context *ctx, cli_probe_result *ret) {
 		status = judge_error(ctx, &err, ret);
 		goto out;
 	}
-	if (outcome->n_clauses && keep_clauses(ret, outcome->clauses, outcome->n_clauses) < 0) {
+	if (outcome->n_clauses && (keep_clauses(ret, outcome->clauses, outcome->n_clauses) < 0 ||
+	                           keep_layers(ret, confined) < 0)) {
 		status = cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 		goto out;
 	}
@@ -210,8 +231,11 @@ static int probe_ladder(cli_context *ctx, cli_probe_result *ret) {
 		int r = 0;
 		if (confine_policy_new(CONFINE_MODE_READ_ONLY, "/", &policy, &err) < 0)
 			return cli_report_error(ctx, &err);
-		if (confine_confine(ctx->provider, argv, policy, &confined, &err) == 0)
+		if (confine_confine(ctx->provider, argv, policy, &confined, &err) == 0) {
 			r = keep_clauses(ret, confined->clauses, confined->n_clauses);
+			if (r == 0)
+				r = keep_layers(ret, confined);
+		}
 		confine_argv_free(confined);
 		confine_policy_free(policy);
 		if (r < 0)
@@ -251,7 +275,9 @@ static json_t *probe_json(const cli_probe_result *p) {
 		json_object_set_new(object, "unenforced", unenforced);
 	}
 	json_object_set_new(object, "supervisor", json_boolean(confine_supervisor_available()));
-	json_object_set_new(object, "layers", cli_layers_json(p->clauses, p->n_clauses));
+	/* the same list `wrap` gives for the same argv (doc/SPEC.md 10) */
+	json_object_set_new(object, "layers", cli_layers_json_with(p->clauses, p->n_clauses,
+	                                                           p->layers));
 	json_object_set_new(object, "clauses", cli_clauses_json(p->clauses, p->n_clauses));
 	if (v->usable && v->runner_path[0])
 		json_object_set_new(object, "runnerPath",
@@ -286,14 +312,13 @@ static int probe_words(const cli_probe_result *p, const char *pinned) {
 	if (printf("supervisor: %s\n", confine_supervisor_available() ? "available" : "not available") < 0)
 		r = -EIO;
 	if (p->n_clauses) {
-		unsigned layers = 0;
+		json_t *layers = cli_layers_json_with(p->clauses, p->n_clauses, p->layers);
 		if (printf("layers:") < 0)
 			r = -EIO;
-		for (size_t i = 0; i < p->n_clauses; i++)
-			layers |= p->clauses[i].layers;
-		for (unsigned b = 0; b < CONFINE_LAYER_COUNT; b++)
-			if ((layers & (1u << b)) && printf(" %s", confine_layer_name(b)) < 0)
+		for (size_t i = 0; layers && i < json_array_size(layers); i++)
+			if (printf(" %s", json_string_value(json_array_get(layers, i))) < 0)
 				r = -EIO;
+		json_decref(layers);
 		if (printf("\n") < 0)
 			r = -EIO;
 		for (size_t i = 0; i < p->n_clauses; i++) {

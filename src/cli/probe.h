@@ -24,6 +24,9 @@ typedef struct cli_probe_result {
 	 * owned, freed by cli_probe_result_clear(). */
 	confine_clause *clauses;
 	size_t n_clauses;
+	/* What the launcher in that argv will apply, as predicted (its
+	 * confine_argv `layers`); owned, NULL when none. */
+	char **layers;
 } cli_probe_result;
 
 void cli_probe_result_clear(cli_probe_result *result);

@@ -183,16 +183,9 @@ int cli_command_wrap(cli_context *ctx) {
 		{
 			/* What holds the clauses, and what the launcher in the argv will
 			 * apply as predicted here (its seccomp deny-list holds no clause
-			 * of its own): doc/SPEC.md 10, 14, 15. */
-			json_t *layers = cli_layers_json(confined->clauses, confined->n_clauses);
-			for (size_t i = 0; layers && confined->layers && confined->layers[i]; i++) {
-				bool seen = false;
-				for (size_t k = 0; k < json_array_size(layers) && !seen; k++)
-					seen = strcmp(json_string_value(json_array_get(layers, k)),
-					              confined->layers[i]) == 0;
-				if (!seen)
-					json_array_append_new(layers, json_string(confined->layers[i]));
-			}
+			 * of its own): doc/SPEC.md 10, 14, 15; in SPEC 15's order. */
+			json_t *layers = cli_layers_json_with(confined->clauses, confined->n_clauses,
+			                                      confined->layers);
 			json_object_set_new(object, "layers", layers);
 		}
 		json_object_set_new(object, "clauses",

@@ -20,9 +20,10 @@
  *                         (an absolute path, escaped: see below) under
  *                         <clause>; between `started` and `exit`/`signal`
  *
- * Order: one of `error` or `exec-failed`; or `layers`, `started`, any
- * number of `denied` (at most LAUNCHER_DENIED_MAX), then exactly one of
- * `exit` or `signal`. A channel that closes with none of these means the
+ * Order: `error` alone (or after `layers`); or `layers`, then either
+ * `exec-failed`, or `started`, any number of `denied` (at most
+ * LAUNCHER_DENIED_MAX), then exactly one of `exit` or `signal`. `layers`
+ * always comes before `exec-failed` and `started`. A channel that closes with none of these means the
  * launcher died before it could say anything.
  */
 #ifndef CONFINE_LAUNCHER_PROTOCOL_H

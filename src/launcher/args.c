@@ -1,46 +1,39 @@
-/* Parsing the launcher's command line. Messages are SPEC 7's. */
+/* Parsing the launcher's command line. The words and bounds are the shared
+ * contract's (src/common/launcher-args.h); the messages are SPEC 7's. */
 #include "args.h"
 
 #include <string.h>
 
 #include "channel.h"
+#include "launcher-args.h"
 
 static bool takes_value(const char *arg)
 {
-	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
-	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0 ||
-	       strcmp(arg, "--ro-list") == 0 ||
-	       strcmp(arg, "--allow-unix-socket") == 0 || strcmp(arg, "--status-fd") == 0 ||
-	       strcmp(arg, "--proxy-allow") == 0 || strcmp(arg, "--proxy-deny") == 0 ||
-	       strcmp(arg, "--proxy-hosts") == 0 || strcmp(arg, "--stage") == 0 ||
-	       strcmp(arg, "--stage-root") == 0 || strcmp(arg, LAUNCHER_RLIMIT_FLAG) == 0;
+	enum launcher_flag flag = launcher_flag_lookup(arg);
+
+	return flag != LAUNCHER_FLAG_UNKNOWN && launcher_flag_def(flag)->takes_value;
 }
 
-static bool is_proxy_flag(const char *arg)
+static bool is_proxy_value_flag(enum launcher_flag flag)
 {
-	return strncmp(arg, "--proxy-", 8) == 0 && strcmp(arg, "--proxy-allow-local") != 0 &&
-	       strcmp(arg, "--proxy-off") != 0;
-}
-
-static bool is_grant_flag(const char *arg)
-{
-	return strcmp(arg, "--ro") == 0 || strcmp(arg, "--rw") == 0 ||
-	       strcmp(arg, "--ro-try") == 0 || strcmp(arg, "--rw-shared") == 0 ||
-	       strcmp(arg, "--ro-list") == 0;
+	return flag == LAUNCHER_FLAG_PROXY_ALLOW || flag == LAUNCHER_FLAG_PROXY_DENY ||
+	       flag == LAUNCHER_FLAG_PROXY_HOSTS;
 }
 
 /* The usage error of a valued flag given without its value. */
-static enum usage_error missing_value(const char *arg)
+static enum usage_error missing_value(enum launcher_flag flag)
 {
-	if (strcmp(arg, "--allow-unix-socket") == 0)
+	if (flag == LAUNCHER_FLAG_ALLOW_UNIX_SOCKET)
 		return USAGE_SOCKET_REQUIRES_PATH;
-	if (strcmp(arg, "--ro-try") == 0)
+	if (flag == LAUNCHER_FLAG_STAGE || flag == LAUNCHER_FLAG_STAGE_ROOT)
+		return USAGE_STAGE_REQUIRES_PATH;
+	if (flag == LAUNCHER_FLAG_RO_TRY)
 		return USAGE_RO_TRY_REQUIRES_PATH;
-	if (strcmp(arg, "--ro-list") == 0)
+	if (flag == LAUNCHER_FLAG_RO_LIST)
 		return USAGE_RO_LIST_REQUIRES_PATH;
-	if (strcmp(arg, "--rw-shared") == 0)
+	if (flag == LAUNCHER_FLAG_RW_SHARED)
 		return USAGE_RW_SHARED_REQUIRES_PATH;
-	if (strcmp(arg, "--ro") == 0)
+	if (flag == LAUNCHER_FLAG_RO)
 		return USAGE_RO_REQUIRES_PATH;
 	return USAGE_RW_REQUIRES_PATH;
 }
@@ -64,73 +57,85 @@ static bool parse_descriptor(const char *text, int *ret_fd)
 	return true;
 }
 
+/* Counts one more use of a bounded flag; false past its bound (the
+ * writable grants share one: the supervisor holds them in one table). */
+static bool within_bound(enum launcher_flag flag, size_t counts[LAUNCHER_FLAG_COUNT])
+{
+	size_t max = launcher_flag_def(flag)->max_count;
+
+	if (launcher_flag_is_writable(flag))
+		return ++counts[LAUNCHER_FLAG_RW] <= LAUNCHER_WRITABLE_MAX;
+	return max == 0 || ++counts[flag] <= max;
+}
+
 enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_invocation,
 				 const char **bad_argument)
 {
 	struct invocation parsed = { .status_fd = -1, .argv = argv };
+	size_t counts[LAUNCHER_FLAG_COUNT] = { 0 };
 	int i = 1;
 
 	ret_invocation->status_fd = -1;
 	while (i < argc) {
 		const char *arg = argv[i];
+		enum launcher_flag flag = launcher_flag_lookup(arg);
 
-		if (strcmp(arg, "--probe") == 0) {
+		if (strcmp(arg, LAUNCHER_ARG_END) == 0) {
+			parsed.command = &argv[i + 1];
+			break;
+		}
+		if (flag == LAUNCHER_FLAG_UNKNOWN) {
+			*bad_argument = arg;
+			return USAGE_UNKNOWN_ARGUMENT;
+		}
+		if (!within_bound(flag, counts)) {
+			*bad_argument = arg;
+			return USAGE_TOO_MANY;
+		}
+		if (flag == LAUNCHER_FLAG_PROBE) {
 			if (argc != 2)
 				return USAGE_PROBE_TAKES_NO_ARGUMENTS;
 			parsed.probe = true;
+		}
+		parsed.best_effort |= flag == LAUNCHER_FLAG_BEST_EFFORT;
+		parsed.deny_network |= flag == LAUNCHER_FLAG_DENY_NETWORK;
+		parsed.require_supervisor |= flag == LAUNCHER_FLAG_REQUIRE_SUPERVISOR;
+		parsed.proxy_allow_local |= flag == LAUNCHER_FLAG_PROXY_ALLOW_LOCAL;
+		parsed.proxy_off |= flag == LAUNCHER_FLAG_PROXY_OFF;
+		if (!launcher_flag_def(flag)->takes_value) {
 			i++;
-		} else if (strcmp(arg, "--best-effort") == 0) {
-			parsed.best_effort = true;
-			i++;
-		} else if (strcmp(arg, "--deny-network") == 0) {
-			parsed.deny_network = true;
-			i++;
-		} else if (strcmp(arg, "--require-supervisor") == 0) {
-			parsed.require_supervisor = true;
-			i++;
-		} else if (strcmp(arg, "--proxy-allow-local") == 0) {
-			parsed.proxy_allow_local = true;
-			i++;
-		} else if (strcmp(arg, "--proxy-off") == 0) {
-			parsed.proxy_off = true;
-			i++;
-		} else if (takes_value(arg) && is_proxy_flag(arg)) {
-			if (i + 1 >= argc || strcmp(argv[i + 1], "--") == 0 || argv[i + 1][0] == '\0') {
+			continue;
+		}
+		if (is_proxy_value_flag(flag)) {
+			if (i + 1 >= argc || strcmp(argv[i + 1], LAUNCHER_ARG_END) == 0 ||
+			    argv[i + 1][0] == '\0') {
 				*bad_argument = arg;
 				return USAGE_PROXY_REQUIRES_VALUE;
 			}
-			if (strcmp(arg, "--proxy-allow") == 0)
+			if (flag == LAUNCHER_FLAG_PROXY_ALLOW)
 				parsed.proxy = true;
-			else if (strcmp(arg, "--proxy-hosts") == 0)
+			else if (flag == LAUNCHER_FLAG_PROXY_HOSTS)
 				parsed.proxy_hosts = argv[i + 1];
-			i += 2;
-		} else if (takes_value(arg)) {
+		} else {
 			/* "--ro --" is a missing path, not a grant of "--". */
-			bool missing = i + 1 >= argc || strcmp(argv[i + 1], "--") == 0;
+			bool missing = i + 1 >= argc || strcmp(argv[i + 1], LAUNCHER_ARG_END) == 0;
 
-			if (strcmp(arg, LAUNCHER_RLIMIT_FLAG) == 0) {
+			if (flag == LAUNCHER_FLAG_RLIMIT) {
 				if (missing || !command_limits_add(&parsed.limits, argv[i + 1])) {
 					*bad_argument = missing ? "" : argv[i + 1];
 					return USAGE_BAD_RLIMIT;
 				}
-			} else if (strcmp(arg, "--status-fd") == 0) {
+			} else if (flag == LAUNCHER_FLAG_STATUS_FD) {
 				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
 				ret_invocation->status_fd = parsed.status_fd;
 			} else if (missing) {
-				return strncmp(arg, "--stage", 7) == 0 ? USAGE_STAGE_REQUIRES_PATH
-								       : missing_value(arg);
+				return missing_value(flag);
 			}
-			if (strcmp(arg, "--stage") == 0)
+			if (flag == LAUNCHER_FLAG_STAGE)
 				parsed.stage = argv[i + 1];
-			i += 2;
-		} else if (strcmp(arg, "--") == 0) {
-			parsed.command = &argv[i + 1];
-			break;
-		} else {
-			*bad_argument = arg;
-			return USAGE_UNKNOWN_ARGUMENT;
 		}
+		i += 2;
 	}
 	if (!parsed.probe && (parsed.command == NULL || parsed.command[0] == NULL))
 		return USAGE_MISSING_COMMAND;
@@ -145,9 +150,6 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	switch (error) {
 	case USAGE_PROBE_TAKES_NO_ARGUMENTS:
 		report_failure("usage error: --probe takes no other arguments");
-		break;
-	case USAGE_STAGE_REQUIRES_PATH:
-		report_failure("usage error: --stage and --stage-root require a path");
 		break;
 	case USAGE_RO_REQUIRES_PATH:
 		report_failure("usage error: --ro requires a path");
@@ -173,6 +175,17 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_UNKNOWN_ARGUMENT:
 		report_failure("usage error: unknown argument: %s", bad_argument);
 		break;
+	case USAGE_TOO_MANY:
+		if (launcher_flag_is_writable(launcher_flag_lookup(bad_argument)))
+			report_failure("usage error: more than %d writable grants (" LAUNCHER_ARG_RW
+				       ", " LAUNCHER_ARG_RW_SHARED ")", LAUNCHER_WRITABLE_MAX);
+		else
+			report_failure("usage error: more than %zu %s values", launcher_flag_def(
+				       launcher_flag_lookup(bad_argument))->max_count, bad_argument);
+		break;
+	case USAGE_STAGE_REQUIRES_PATH:
+		report_failure("usage error: --stage and --stage-root require a path");
+		break;
 	case USAGE_PROXY_REQUIRES_VALUE:
 		report_failure("usage error: %s requires a value", bad_argument);
 		break;
@@ -196,18 +209,18 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 bool grant_is_optional(const struct invocation *invocation, size_t cursor)
 {
 	/* cursor is past the grant's value: its flag is two back */
-	return cursor >= 2 && (strcmp(invocation->argv[cursor - 2], "--ro-try") == 0 ||
-			       strcmp(invocation->argv[cursor - 2], "--ro-list") == 0);
+	return cursor >= 2 && (strcmp(invocation->argv[cursor - 2], LAUNCHER_ARG_RO_TRY) == 0 ||
+			       strcmp(invocation->argv[cursor - 2], LAUNCHER_ARG_RO_LIST) == 0);
 }
 
 bool grant_is_listing(const struct invocation *invocation, size_t cursor)
 {
-	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--ro-list") == 0;
+	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], LAUNCHER_ARG_RO_LIST) == 0;
 }
 
 bool grant_is_shared(const struct invocation *invocation, size_t cursor)
 {
-	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], "--rw-shared") == 0;
+	return cursor >= 2 && strcmp(invocation->argv[cursor - 2], LAUNCHER_ARG_RW_SHARED) == 0;
 }
 
 bool next_grant(const struct invocation *invocation, size_t *cursor,
@@ -218,10 +231,12 @@ bool next_grant(const struct invocation *invocation, size_t *cursor,
 
 	/* Parsing accepted argv: flags, each valued one followed by its value,
 	 * up to "--". */
-	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
-		if (is_grant_flag(argv[i])) {
+	while (argv[i] != NULL && strcmp(argv[i], LAUNCHER_ARG_END) != 0) {
+		enum launcher_flag flag = launcher_flag_lookup(argv[i]);
+
+		if (launcher_flag_is_grant(flag)) {
 			*ret_path = argv[i + 1];
-			*ret_writable = argv[i][3] == 'w'; /* --rw, --rw-shared */
+			*ret_writable = launcher_flag_is_writable(flag);
 			*cursor = i + 2;
 			return true;
 		}
@@ -236,9 +251,9 @@ bool next_proxy_host(const struct invocation *invocation, size_t *cursor, bool d
 {
 	char **argv = invocation->argv;
 	size_t i = *cursor == 0 ? 1 : *cursor;
-	const char *flag = deny ? "--proxy-deny" : "--proxy-allow";
+	const char *flag = deny ? LAUNCHER_ARG_PROXY_DENY : LAUNCHER_ARG_PROXY_ALLOW;
 
-	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
+	while (argv[i] != NULL && strcmp(argv[i], LAUNCHER_ARG_END) != 0) {
 		if (strcmp(argv[i], flag) == 0) {
 			*ret_pattern = argv[i + 1];
 			*cursor = i + 2;
@@ -256,8 +271,8 @@ bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
 	char **argv = invocation->argv;
 	size_t i = *cursor == 0 ? 1 : *cursor;
 
-	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
-		if (strcmp(argv[i], "--allow-unix-socket") == 0) {
+	while (argv[i] != NULL && strcmp(argv[i], LAUNCHER_ARG_END) != 0) {
+		if (strcmp(argv[i], LAUNCHER_ARG_ALLOW_UNIX_SOCKET) == 0) {
 			*ret_path = argv[i + 1];
 			*cursor = i + 2;
 			return true;
@@ -273,8 +288,8 @@ bool next_stage_root(const struct invocation *invocation, size_t *cursor, const 
 	char **argv = invocation->argv;
 	size_t i = *cursor ? *cursor : 1;
 
-	while (argv[i] != NULL && strcmp(argv[i], "--") != 0) {
-		if (strcmp(argv[i], "--stage-root") == 0) {
+	while (argv[i] != NULL && strcmp(argv[i], LAUNCHER_ARG_END) != 0) {
+		if (strcmp(argv[i], LAUNCHER_ARG_STAGE_ROOT) == 0) {
 			*ret_path = argv[i + 1];
 			*cursor = i + 2;
 			return true;

@@ -38,6 +38,7 @@
 #include "args.h"
 #include "capabilities.h"
 #include "channel.h"
+#include "launcher-args.h"
 #include "parent.h"
 #include "proxy.h"
 #include "ruleset.h"
@@ -46,9 +47,11 @@
 #include "supervise-report.h"
 #include "stage-mount.h"
 
-/* Grants and allowed sockets handed to the supervisor; more are refused
- * with a usage-like failure rather than silently dropped. */
-#define SUPERVISED_PATHS_MAX 256
+/* Grants and allowed sockets handed to the supervisor: the shared bounds
+ * (launcher-args.h), which the parser already holds argv to. */
+#define SUPERVISED_PATHS_MAX \
+	(LAUNCHER_WRITABLE_MAX > LAUNCHER_UNIX_SOCKETS_MAX ? LAUNCHER_WRITABLE_MAX \
+							   : LAUNCHER_UNIX_SOCKETS_MAX)
 
 /* The supervisor across the fork (parent.h's hooks). */
 struct supervisor_setup {

@@ -224,6 +224,10 @@ static void read_report(struct run_state *state)
 		 * callers that have only stderr. */
 		if (channel_fd() < 0)
 			report_line("exec failed: %s", strerror(report.error));
+		/* The layers were in place when the exec failed: said first, as
+		 * before `started`, so every run that got as far as the exec
+		 * opens its channel the same way (doc/SPEC.md 12). */
+		record_layers(state->launch->layers);
 		record_exec_failed(report.error);
 	}
 	/* 'E': the child reported it. A short read: the child died before

@@ -59,28 +59,10 @@
 
 /* ---- pure parts ---------------------------------------------------------- */
 
-bool proxy_pattern_match(const char *pattern, const char *host)
+enum host_verdict proxy_host_verdict(const struct proxy_config *config, const char *host)
 {
-	size_t hn, sn;
-
-	if (strncmp(pattern, "*.", 2) != 0)
-		return strcasecmp(pattern, host) == 0;
-	hn = strlen(host);
-	sn = strlen(pattern + 1); /* ".suffix" */
-	return hn > sn && strcasecmp(host + hn - sn, pattern + 1) == 0;
-}
-
-bool proxy_host_allowed(const struct proxy_config *config, const char *host)
-{
-	bool allowed = false;
-	size_t i;
-
-	for (i = 0; i < config->n_deny; i++)
-		if (proxy_pattern_match(config->deny[i], host))
-			return false;
-	for (i = 0; i < config->n_allow && !allowed; i++)
-		allowed = proxy_pattern_match(config->allow[i], host);
-	return allowed;
+	return host_pattern_decide(config->allow, config->n_allow, config->deny, config->n_deny,
+				   host);
 }
 
 bool proxy_address_is_local(uint32_t addr)
@@ -309,7 +291,8 @@ static void refuse(struct conn *c, int http_status, unsigned char socks_code, co
 						 : "",
 			      strstr(why, "network.allowLocal") != NULL ? "network.allowLocal"
 			      : strstr(why, "(clause network)") != NULL ? "network"
-									: "network.allow");
+			      : strstr(why, "(clause network.deny)") != NULL ? "network.deny"
+									    : "network.allow");
 		if (hn > 0 && (size_t)hn < sizeof(head))
 			queue_down(c, head, (size_t)hn);
 		queue_down(c, body, (size_t)bn);
@@ -327,10 +310,18 @@ static void refuse(struct conn *c, int http_status, unsigned char socks_code, co
 	rearm(c);
 }
 
-static void refuse_host(struct conn *c)
+static void refuse_host(struct conn *c, enum host_verdict verdict)
 {
 	char why[600];
 
+	if (verdict == HOST_VERDICT_DENIED) {
+		snprintf(why, sizeof(why),
+			 "host \"%s\" is refused by the network denylist (clause network.deny)",
+			 c->host);
+		note("refused (on network.deny)", c);
+		refuse(c, 403, 0x02, why);
+		return;
+	}
 	snprintf(why, sizeof(why),
 		 "host \"%s\" is not on the network allowlist (clause network.allow): ask for it "
 		 "to be allowed", c->host);
@@ -529,8 +520,8 @@ static void go(struct conn *c)
 				     "this run; ask for the network, or this host, to be allowed");
 		return;
 	}
-	if (!proxy_host_allowed(cfg, c->host)) {
-		refuse_host(c);
+	if (proxy_host_verdict(cfg, c->host) != HOST_VERDICT_ALLOWED) {
+		refuse_host(c, proxy_host_verdict(cfg, c->host));
 		return;
 	}
 	if (lookup_hosts(c->host, &c->addr))

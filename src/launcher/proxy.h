@@ -13,10 +13,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "host-pattern.h"
+#include "launcher-args.h"
+
 struct proxy_config {
-	const char *allow[256];
+	const char *allow[LAUNCHER_PROXY_HOSTS_MAX];
 	size_t n_allow;
-	const char *deny[256];
+	const char *deny[LAUNCHER_PROXY_HOSTS_MAX];
 	size_t n_deny;
 	bool allow_local;       /* loopback, private, link-local, CGNAT allowed */
 	const char *hosts_file; /* extra "ADDRESS NAME..." lines (tests), or NULL */
@@ -45,13 +48,8 @@ bool proxy_secret_equal(const char *given, size_t given_len, const char *secret)
  * Returns the length written, or 0 when out (size bytes) is too small. Pure. */
 size_t proxy_base64(const unsigned char *in, size_t in_len, char *out, size_t size);
 
-/* Whether `host` matches `pattern` ("name" exactly, "*.suffix" any name
- * under the suffix), case-insensitively. Pure. */
-bool proxy_pattern_match(const char *pattern, const char *host);
-
-/* Whether the allowlist lets `host` through (an allow entry matches and no
- * deny entry does). Pure. */
-bool proxy_host_allowed(const struct proxy_config *config, const char *host);
+/* The allowlist's verdict on `host` (host-pattern.h decides). Pure. */
+enum host_verdict proxy_host_verdict(const struct proxy_config *config, const char *host);
 
 /* Whether an IPv4 address (network order) is loopback, private,
  * link-local, CGNAT, "this network", multicast or reserved. Pure. */

@@ -72,6 +72,14 @@ int cf_env_check_pattern(const char *what, const char *pattern, bool allow_wildc
 			                    "%s %s \"%s\" is malformed: a variable name %s is "
 			                    "printable ASCII without spaces or '='",
 			                    what, word, pattern, word);
+		/* Only `*` and `?` are wildcards: a bracket, brace or backslash
+		 * would be read literally here and as glob syntax by whoever wrote
+		 * it, so the pattern would not mean what it says. */
+		if (allow_wildcards && strchr("[]{}\\", u))
+			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+			                    "%s pattern \"%s\" holds \"%c\": a pattern's only wildcards "
+			                    "are '*' and '?'",
+			                    what, pattern, u);
 		if (!allow_wildcards && (u == '*' || u == '?'))
 			return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
 			                    "%s name \"%s\" is malformed: a name has no '*' or '?'", what,

@@ -47,6 +47,10 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_
 int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
                              confine_unenforced *ret) CONFINE_HIDDEN;
 
+/* The bounds of doc/SPEC.md 15 (policy-bounds.c): 0, or INVALID_POLICY
+ * naming the key, the bound and the value. */
+int cf_policy_check_bounds(const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;
+
 /* `inner` is `outer` or lies below it, path-component-wise. */
 bool cf_path_at_or_under(const char *inner, const char *outer) CONFINE_HIDDEN;
 

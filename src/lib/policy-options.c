@@ -17,6 +17,7 @@
 
 #include "git-dir.h"
 #include "policy-limits.h"
+#include "host-pattern.h"
 #include "policy-internal.h"
 #include "util.h"
 
@@ -355,8 +356,24 @@ int confine_policy_add_deny_read(confine_policy *policy, const char *path, confi
 		return r;
 	if (!path[0])
 		return invalid(err, "denyRead entry \"\" is empty: it must be a path or a pattern");
-	/* A relative entry is a gitignore-style pattern under every root
-	 * (doc/SPEC.md 15): `.env`, `*.pem`, `secrets/`. */
+	/* `~/x` is that path under $HOME, at every door (doc/SPEC.md 15). */
+	if (path[0] == '~' && path[1] == '/') {
+		const char *home = getenv("HOME");
+		char *joined;
+		if (!home || home[0] != '/')
+			return invalid(err, "denyRead entry \"%s\" starts with \"~/\", but $HOME is not "
+			               "an absolute path: give the absolute path", path);
+		if (asprintf(&joined, "%s%s", home, path + 1) < 0)
+			return options_oom(err);
+		r = absolute_loosely("denyRead", joined, &stored, err);
+		free(joined);
+		if (r < 0)
+			return r;
+		return append_owned(&policy->deny_read, stored, err);
+	}
+	/* A relative entry is a gitignore-style pattern under every root, at
+	 * any depth when it has no slash (doc/SPEC.md 15): `.env`, `*.pem`,
+	 * `secrets/`. No door joins it to a current directory. */
 	if (path[0] != '/') {
 		if ((r = check_relative_pattern("denyRead", path, err)) < 0)
 			return r;
@@ -380,73 +397,55 @@ int confine_policy_add_unix_socket(confine_policy *policy, const char *path, con
 
 /* ---- network allowlist (doc/SPEC.md 15, "Network allowlist") ---- */
 
-static bool all_digits_and_dots(const char *s) {
-	for (; *s; s++)
-		if (!((*s >= '0' && *s <= '9') || *s == '.'))
-			return false;
-	return true;
-}
-
+/* The decision is host-pattern.c's, shared with the launcher's proxy; the
+ * words are the library's. */
 int confine_host_pattern_check(const char *key, const char *pattern, confine_error *err) {
-	const char *name = pattern;
-	size_t label = 0;
-	if (!pattern || !pattern[0])
+	char bad = '?';
+	if (!pattern)
+		pattern = "";
+	switch (host_pattern_check(pattern, &bad)) {
+	case HOST_PATTERN_OK:
+		return 0;
+	case HOST_PATTERN_EMPTY:
 		return invalid(err, "%s entry \"\" is empty: name a host (example.org or "
 		               "*.example.org)", key);
-	if (strstr(pattern, "://"))
+	case HOST_PATTERN_SCHEME:
 		return invalid(err, "%s entry \"%s\" has a scheme: name the host only "
 		               "(example.org)", key, pattern);
-	if (strchr(pattern, '/'))
+	case HOST_PATTERN_PATH:
 		return invalid(err, "%s entry \"%s\" is an address range or a path: name a host "
 		               "(example.org or *.example.org)", key, pattern);
-	if (strchr(pattern, ':') || strchr(pattern, '[')) {
-		const char *colon = strrchr(pattern, ':');
-		if (strchr(pattern, '[') || strchr(pattern, ':') != colon)
-			return invalid(err, "%s entry \"%s\" is an IPv6 address: name a host "
-			               "(example.org)", key, pattern);
+	case HOST_PATTERN_IPV6:
+		return invalid(err, "%s entry \"%s\" is an IPv6 address: name a host "
+		               "(example.org)", key, pattern);
+	case HOST_PATTERN_PORT:
 		return invalid(err, "%s entry \"%s\" has a port: name the host only (every port "
 		               "of an allowed host is reachable through the proxy)", key, pattern);
-	}
-	if (strncmp(pattern, "*.", 2) == 0)
-		name = pattern + 2;
-	if (!name[0] || strlen(name) > 253)
-		return invalid(err, "%s entry \"%s\" is not a host name", key, pattern);
-	if (all_digits_and_dots(name))
+	case HOST_PATTERN_NOT_A_NAME:
+		return invalid(err, "%s entry \"%s\" is not a host name (at most %d bytes)", key,
+		               pattern, HOST_NAME_LENGTH_MAX);
+	case HOST_PATTERN_ADDRESS:
 		return invalid(err, "%s entry \"%s\" is an IP address: name a host (the proxy "
 		               "allows names, and refuses addresses)", key, pattern);
-	for (const char *c = name; *c; c++) {
-		bool ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-		          (*c >= '0' && *c <= '9') || *c == '-' || *c == '_';
-		if (*c == '.') {
-			if (label == 0)
-				return invalid(err, "%s entry \"%s\" has an empty label", key, pattern);
-			label = 0;
-			continue;
-		}
-		if (*c == '*')
-			return invalid(err, "%s entry \"%s\": a wildcard is only \"*.\" at the start "
-			               "(*.example.org)", key, pattern);
-		if (!ok)
-			return invalid(err, "%s entry \"%s\" holds \"%c\", which no host name has",
-			               key, pattern, *c);
-		if (++label > 63)
-			return invalid(err, "%s entry \"%s\" has a label longer than 63", key,
-			               pattern);
-	}
-	if (label == 0)
+	case HOST_PATTERN_EMPTY_LABEL:
+		return invalid(err, "%s entry \"%s\" has an empty label", key, pattern);
+	case HOST_PATTERN_WILDCARD:
+		return invalid(err, "%s entry \"%s\": a wildcard is only \"*.\" at the start "
+		               "(*.example.org)", key, pattern);
+	case HOST_PATTERN_BAD_CHAR:
+		return invalid(err, "%s entry \"%s\" holds \"%c\", which no host name has", key,
+		               pattern, bad);
+	case HOST_PATTERN_LONG_LABEL:
+		return invalid(err, "%s entry \"%s\" has a label longer than %d", key, pattern,
+		               HOST_LABEL_LENGTH_MAX);
+	case HOST_PATTERN_TRAILING_DOT:
 		return invalid(err, "%s entry \"%s\" ends with a dot", key, pattern);
-	return 0;
+	}
+	return invalid(err, "%s entry \"%s\" is not a host name", key, pattern);
 }
 
 bool confine_host_pattern_match(const char *pattern, const char *host) {
-	size_t hn, sn;
-	if (!pattern || !host)
-		return false;
-	if (strncmp(pattern, "*.", 2) != 0)
-		return strcasecmp(pattern, host) == 0;
-	hn = strlen(host);
-	sn = strlen(pattern + 1); /* ".suffix" */
-	return hn > sn && strcasecmp(host + hn - sn, pattern + 1) == 0;
+	return host_pattern_match(pattern, host);
 }
 
 bool confine_policy_network_allowlist(const confine_policy *policy) {
@@ -571,6 +570,8 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 		               "or danger-full-access)",
 		               (int)policy->mode);
 	confined = confine_mode_is_confined(policy->mode);
+	if ((r = cf_policy_check_bounds(policy, err)) < 0)
+		return r;
 	/* A restriction the mode cannot honour is refused, not dropped: under
 	 * danger-full-access nothing confines the command (doc/SPEC.md 15,
 	 * "Contradictions"). A writable root there (or under read-only) only

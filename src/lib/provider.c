@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #endif
 
+#include "policy-internal.h"
 #include "provider-internal.h"
 #include "util.h"
 
@@ -94,6 +95,7 @@ static bool canonical_fast(const char *path) {
 
 static int check_call(confine_provider *provider, const char *const *argv,
                       const confine_policy *policy, confine_argv **ret, confine_error *err) {
+	int r;
 	if (!provider || !ret)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "confine", 0,
 		                    "confine needs a provider and a result pointer");
@@ -133,6 +135,11 @@ static int check_call(confine_provider *provider, const char *const *argv,
 			                    "confine_policy_resolve or confine_policy_new)",
 			                    policy->workspace_root);
 	}
+	/* A hand-built policy past a bound is refused here too: no door can
+	 * hand the launcher a list it would cut (doc/SPEC.md 15, "Bounds"). */
+	r = cf_policy_check_bounds(policy, err);
+	if (r < 0)
+		return r;
 	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && strcmp(policy->workspace_root, "/") == 0)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
 		                    "workspace root \"/\" is refused under workspace-write: "

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -83,23 +84,11 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		{ "{\"mode\": \"read-only\"} trailing", ": malformed JSON: " },
 		/* the policy keys (issue 16) */
 		{ "{\"writableRoots\": \"/a\"}", ": key \"writableRoots\" must be an array of strings, not a string" },
-		{ "{\"writableRoots\": [\"rel\"]}", ": key \"writableRoots\": element 0 must be an absolute path, got \"rel\"" },
-		{ "{\"writableRoots\": [\"\"]}", ": key \"writableRoots\": element 0 is an empty string" },
 		{ "{\"protectedPaths\": [1]}", ": key \"protectedPaths\" must be an array of strings; element 0 is a number" },
-		{ "{\"denyRead\": [\"/ok\", \"~user/.ssh\"]}", ": key \"denyRead\": element 1 must be an absolute path, got \"~user/.ssh\"" },
-		{ "{\"allowUnixSockets\": [\"x.sock\"]}", ": key \"allowUnixSockets\": element 0 must be an absolute path, got \"x.sock\"" },
 		{ "{\"defaultProtections\": \"yes\"}", ": key \"defaultProtections\" must be a boolean, not a string" },
 		{ "{\"requireFull\": 1}", ": key \"requireFull\" must be a boolean, not a number" },
 		{ "{\"network\": false}", ": key \"network\" must be \"on\", \"off\" or an object "
 		                            "{\"allow\", \"deny\", \"allowLocal\"}, not a boolean" },
-		{ "{\"network\": {\"allow\": [\"http://x.org\"]}}",
-		  ": key \"network.allow\": network.allow entry \"http://x.org\" has a scheme" },
-		{ "{\"network\": {\"allow\": [\"10.0.0.0/8\"]}}",
-		  ": key \"network.allow\": network.allow entry \"10.0.0.0/8\" is an address range" },
-		{ "{\"network\": {\"deny\": [\"\"]}}",
-		  ": key \"network.deny\": network.deny entry \"\" is empty" },
-		{ "{\"network\": {\"allow\": [\"x.org:70000\"]}}",
-		  ": key \"network.allow\": network.allow entry \"x.org:70000\" has a port" },
 		{ "{\"network\": {\"allowLocal\": 1}}",
 		  ": key \"network.allowLocal\" must be a boolean, not a number" },
 		{ "{\"network\": {\"hosts\": []}}", ": unknown key \"network.hosts\"" },
@@ -108,8 +97,6 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		{ "{\"env\": {\"inherti\": \"all\"}}", ": key \"env\": unknown key \"inherti\" (expected inherit, include, exclude, set, defaultExcludes)" },
 		{ "{\"env\": {\"inherit\": \"some\"}}", ": key \"env.inherit\": env.inherit \"some\" is not an inherit setting (expected all or none)" },
 		{ "{\"env\": {\"inherit\": true}}", ": key \"env.inherit\" must be a string, not a boolean" },
-		{ "{\"env\": {\"include\": [\"A=B\"]}}", ": key \"env.include\": env.include pattern \"A=B\" is malformed" },
-		{ "{\"env\": {\"exclude\": [\"\"]}}", ": key \"env.exclude\": env.exclude pattern \"\" is empty" },
 		{ "{\"env\": {\"exclude\": \"X\"}}", ": key \"env.exclude\" must be an array of strings, not a string" },
 		{ "{\"env\": {\"set\": [\"A=1\"]}}", ": key \"env.set\" must be an object of strings, not an array" },
 		{ "{\"env\": {\"set\": {\"A\": 1}}}", ": key \"env.set\": \"A\" must be a string, not a number" },
@@ -119,6 +106,57 @@ static void test_errors_name_file_key_and_problem(void **state) {
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
 		expect_error(cases[i].text, cases[i].part);
+}
+
+/* One code per kind of mistake (doc/SPEC.md 10, 16): the file's own faults
+ * are INVALID_CONFIG; a value of the right type the policy refuses is
+ * INVALID_POLICY, as the same value is from a flag. */
+static void test_error_codes(void **state) {
+	static const struct {
+		const char *text;
+		confine_error_code code;
+	} cases[] = {
+		{ "{\"mdoe\": \"read-only\"}", CONFINE_E_INVALID_CONFIG },
+		{ "{\"mode\": 1}", CONFINE_E_INVALID_CONFIG },
+		{ "{\"mode\": ", CONFINE_E_INVALID_CONFIG },
+		{ "{\"network\": {\"hosts\": []}}", CONFINE_E_INVALID_CONFIG },
+		{ "{\"landlockLauncher\": \"landlock-run\"}", CONFINE_E_INVALID_CONFIG },
+		{ "{\"mode\": \"bogus\"}", CONFINE_E_INVALID_POLICY },
+		{ "{\"network\": \"offline\"}", CONFINE_E_INVALID_POLICY },
+		{ "{\"env\": {\"inherit\": \"some\"}}", CONFINE_E_INVALID_POLICY },
+		{ "{\"workspaceRoot\": \"rel/dir\"}", CONFINE_E_INVALID_POLICY },
+		{ "{\"env\": {\"set\": {\"A B\": \"1\"}}}", CONFINE_E_INVALID_POLICY },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cli_config config;
+		char message[1024];
+		int r;
+		write_config(cases[i].text);
+		r = cli_config_load(path, &config, message, sizeof message);
+		assert_true(r < 0);
+		if (cli_config_error_code(r) != cases[i].code)
+			fail_msg("%s: code %d, want %d (%s)", cases[i].text, (int)cli_config_error_code(r),
+			         (int)cases[i].code, message);
+	}
+}
+
+/* The values the library judges are kept as given: its refusal, with the
+ * file and key, is the one every door gives (context.c). */
+static void test_policy_values_left_to_the_library(void **state) {
+	cli_config config;
+	char message[1024];
+	(void)state;
+	write_config("{\"writableRoots\": [\"rel\"], \"denyRead\": [\".env\", \"*.pem\"],"
+	             " \"network\": {\"allow\": [\"http://x.org\"]},"
+	             " \"env\": {\"exclude\": [\"[\"]}}");
+	assert_int_equal(cli_config_load(path, &config, message, sizeof message), 0);
+	assert_string_equal(config.writable_roots[0], "rel");
+	assert_string_equal(config.deny_read[0], ".env");
+	assert_string_equal(config.deny_read[1], "*.pem");
+	assert_string_equal(config.network_allow[0], "http://x.org");
+	assert_string_equal(config.env_exclude[0], "[");
+	cli_config_clear(&config);
 }
 
 static void test_malformed_json_has_line_and_column(void **state) {
@@ -140,8 +178,16 @@ static void test_unreadable_files(void **state) {
 	assert_int_equal(cli_config_load(missing, &config, message, sizeof message), -ENOENT);
 	assert_non_null(strstr(message, missing));
 	assert_non_null(strstr(message, "cannot read config file: No such file or directory"));
-	assert_int_equal(cli_config_load(dir, &config, message, sizeof message), -EISDIR);
-	assert_non_null(strstr(message, "cannot read config file: Is a directory"));
+	/* Only a regular file: a directory, and a FIFO with no writer, which
+	 * once blocked the open for ever. */
+	assert_true(cli_config_load(dir, &config, message, sizeof message) < 0);
+	assert_non_null(strstr(message, "cannot read config file: not a regular file"));
+	snprintf(missing, sizeof missing, "%s/fifo.json", dir);
+	assert_int_equal(mkfifo(missing, 0600), 0);
+	assert_true(cli_config_load(missing, &config, message, sizeof message) < 0);
+	assert_non_null(strstr(message, "cannot read config file: not a regular file"));
+	assert_int_equal(cli_config_error_code(-EBADFD), CONFINE_E_INVALID_CONFIG);
+	unlink(missing);
 }
 
 static void test_full_configuration(void **state) {
@@ -310,6 +356,8 @@ static void test_pick_path(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors_name_file_key_and_problem),
+		cmocka_unit_test(test_error_codes),
+		cmocka_unit_test(test_policy_values_left_to_the_library),
 		cmocka_unit_test(test_malformed_json_has_line_and_column),
 		cmocka_unit_test(test_unreadable_files),
 		cmocka_unit_test(test_full_configuration),

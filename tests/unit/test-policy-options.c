@@ -31,6 +31,7 @@
 
 #include "config.h"
 #include "confine.h"
+#include "launcher-args.h"
 #include "fs-place.h"
 
 static char base[PATH_MAX];
@@ -333,8 +334,28 @@ static void test_deny_read_and_unix_sockets_are_absolute(void **state) {
 	assert_string_equal(p->deny_read[0], at("/secret"));
 	assert_int_equal(confine_policy_add_deny_read(p, at("/alias/id_rsa"), NULL), 0);
 	assert_string_equal(p->deny_read[1], at("/cache/id_rsa"));
-	expect_refusal(confine_policy_add_deny_read(p, "~/.ssh", &err), &err,
-	               "denyRead entry \"~/.ssh\" starts with \"~\"", NULL);
+	/* ~/x is x under $HOME, at every door (doc/SPEC.md 15); ~user is not
+	 * expanded, and refused */
+	expect_refusal(confine_policy_add_deny_read(p, "~user/.ssh", &err), &err,
+	               "denyRead entry \"~user/.ssh\" starts with \"~\"", NULL);
+	{
+		const char *saved = getenv("HOME");
+		char *home = saved ? strdup(saved) : NULL;
+		size_t n = 0;
+		setenv("HOME", "/nonexistent-home", 1);
+		assert_int_equal(confine_policy_add_deny_read(p, "~/.ssh", NULL), 0);
+		while (p->deny_read[n])
+			n++;
+		assert_string_equal(p->deny_read[n - 1], "/nonexistent-home/.ssh");
+		setenv("HOME", "relative", 1);
+		expect_refusal(confine_policy_add_deny_read(p, "~/.ssh", &err), &err,
+		               "but $HOME is not an absolute path", NULL);
+		if (home)
+			setenv("HOME", home, 1);
+		else
+			unsetenv("HOME");
+		free(home);
+	}
 	/* Other relative entries are patterns under every root (doc/SPEC.md 15);
 	 * one that climbs out is refused. */
 	assert_int_equal(confine_policy_add_deny_read(p, "**/.env", NULL), 0);
@@ -543,6 +564,64 @@ static void test_copy_is_deep(void **state) {
 	assert_int_equal(confine_policy_copy(NULL, &c), -EINVAL);
 }
 
+static int never_reached(void *data, const char *const *argv, const confine_policy *policy,
+                         confine_argv **ret, confine_error *err) {
+	(void)data, (void)argv, (void)policy, (void)ret, (void)err;
+	fail_msg("a policy past a bound reached the backend");
+	return -EINVAL;
+}
+
+static const confine_provider_ops backend_never_reached = { .confine = never_reached };
+
+/* A list past the launcher's bound is refused naming the bound and the
+ * count, never cut: with 256 deny entries before it, a 257th was once
+ * dropped and its host reached (issue 27). The same at the run's gate
+ * (confine_confine), for a policy built by hand. */
+static void test_bounds_refuse_never_truncate(void **state) {
+	confine_policy *p = new_policy(CONFINE_MODE_WORKSPACE_WRITE);
+	confine_provider *provider = NULL;
+	confine_argv *argv = NULL;
+	const char *const command[] = { "true", NULL };
+	confine_error err;
+	char host[32];
+	(void)state;
+	p->network = CONFINE_NETWORK_OFF;
+	assert_int_equal(confine_policy_add_allow_host(p, "*.test", NULL), 0);
+	for (int i = 0; i < LAUNCHER_PROXY_HOSTS_MAX; i++) {
+		snprintf(host, sizeof host, "filler%d.test", i);
+		assert_int_equal(confine_policy_add_deny_host(p, host, NULL), 0);
+	}
+	assert_int_equal(confine_policy_validate(p, NULL), 0);
+	assert_int_equal(confine_policy_add_deny_host(p, "bad.test", NULL), 0);
+	expect_refusal(confine_policy_validate(p, &err), &err,
+	               "network.deny has 257 entries, more than the 256", "\"bad.test\"");
+	assert_int_equal(confine_provider_new(&backend_never_reached, NULL, &provider, NULL), 0);
+	memset(&err, 0, sizeof err);
+	assert_true(confine_confine(provider, command, p, &argv, &err) < 0);
+	assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+	assert_non_null(strstr(err.message, "network.deny has 257 entries"));
+	assert_null(argv);
+	confine_provider_free(provider);
+	confine_policy_free(p);
+}
+
+/* A path longer than the launcher's buffers hold is refused by name. */
+static void test_bounds_refuse_a_path_too_long(void **state) {
+	confine_policy *p = new_policy(CONFINE_MODE_WORKSPACE_WRITE);
+	char *path = malloc(LAUNCHER_PATH_LENGTH_MAX + 2);
+	confine_error err;
+	(void)state;
+	assert_non_null(path);
+	memset(path, 'a', LAUNCHER_PATH_LENGTH_MAX + 1);
+	path[0] = '/';
+	path[LAUNCHER_PATH_LENGTH_MAX + 1] = '\0';
+	assert_int_equal(confine_policy_add_unix_socket(p, path, NULL), 0);
+	expect_refusal(confine_policy_validate(p, &err), &err, "allowUnixSockets entry",
+	               "is 4096 bytes long, more than the 4095");
+	free(path);
+	confine_policy_free(p);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
@@ -561,6 +640,8 @@ int main(void) {
 		cmocka_unit_test(test_validation_names_key_and_value),
 		cmocka_unit_test(test_deny_read_inside_a_writable_root_is_fine),
 		cmocka_unit_test(test_copy_is_deep),
+		cmocka_unit_test(test_bounds_refuse_never_truncate),
+		cmocka_unit_test(test_bounds_refuse_a_path_too_long),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

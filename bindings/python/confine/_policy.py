@@ -17,12 +17,14 @@ to the keyword; once every option is set the whole policy is checked with
 ``confine_policy_validate`` (a ``deny_read`` covering the workspace, a
 writable root under a ``deny_read``, ...).
 
-Paths: ``writable_roots``, ``deny_read`` and ``allow_unix_sockets`` entries
-that are relative are taken from the current directory, as the CLI's flags
-are; a relative ``protected_paths`` entry means that path under each
-writable root (the workspace root included). A ``deny_read`` or
-``protected_paths`` entry holding ``*``, ``?`` or ``[`` is a gitignore-style
-pattern (``"**/.env"``, ``"*.pem"``): relative, it matches under every root.
+Paths: ``writable_roots`` and ``allow_unix_sockets`` entries that are
+relative are taken from the current directory, as the CLI's flags are; a
+relative ``protected_paths`` entry means that path under each writable root
+(the workspace root included). A relative ``deny_read`` entry is a
+gitignore-style pattern, as from every other door (``".env"`` hides every
+``.env`` at any depth under the roots, ``"*.pem"`` too); ``"~/x"`` is ``x``
+under ``$HOME``; a ``protected_paths`` entry holding ``*``, ``?`` or ``[``
+is a pattern too.
 """
 from __future__ import annotations
 
@@ -237,7 +239,9 @@ OPTIONS: Dict[str, PolicyOption] = {o.keyword: o for o in (
                  _set_default_protections),
     PolicyOption("deny_read", "denyRead", "--deny-read",
                  "paths neither readable nor writable (list)",
-                 _appender("confine_policy_add_deny_read", "deny_read", True)),
+                 # relative: a pattern at any depth, never joined to the
+                 # cwd (doc/SPEC.md 15, "Patterns")
+                 _appender("confine_policy_add_deny_read", "deny_read", False)),
     PolicyOption("network", "network", "--network", '"on" (default), "off", or the allowlist {"allow": [hosts], "deny": [hosts], '
                  '"allow_local": bool}', _set_network),
     PolicyOption("allow_unix_sockets", "allowUnixSockets", "--allow-unix-socket",

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher-args.h"
 #include "local/probe.h"
 #include "policy-internal.h"
 #include "profiles/clauses.h"
@@ -66,6 +67,7 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
                             confine_error *err) {
 	const char *cause;
+	char bound[96];
 	if (r == -ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r == -EINVAL)
@@ -76,7 +78,10 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 		                    policy->workspace_root ? policy->workspace_root : "");
 	switch (-r) {
 	case E2BIG:
-		cause = "denyRead would need more than 8192 read grants";
+		snprintf(bound, sizeof bound,
+		         "denyRead would need more than %d read grants (the launcher's bound)",
+		         LAUNCHER_READ_GRANTS_MAX);
+		cause = bound;
 		break;
 	case EACCES:
 		cause = "a directory on the way to a denyRead entry cannot be listed";

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "launcher-args.h"
 #include "local/launcher-image.h"
 #include "local/probe.h"
 #include "local/runner.h"
@@ -181,14 +182,14 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 	    (r = confine_profile_bwrap(bwrap_policy, &tokens)) == 0 &&
 	    (r = confine_profile_landlock(&inner, &grants)) == 0) {
 		const char *const tail[] = { "--ro-bind", env->launcher_real, CF_LAUNCHER_INSIDE,
-		                             "--", CF_LAUNCHER_INSIDE, "--best-effort", NULL };
+		                             "--", CF_LAUNCHER_INSIDE, LAUNCHER_ARG_BEST_EFFORT, NULL };
 		for (size_t i = 0; r == 0 && tail[i]; i++)
 			r = cf_strv_push(&tokens, tail[i]);
 		if (r == 0 && off_fails_fast(policy))
-			r = cf_strv_push(&tokens, "--proxy-off");
+			r = cf_strv_push(&tokens, LAUNCHER_ARG_PROXY_OFF);
 		/* read-only: bwrap's own /dev/shm too (as in-process runs) */
 		if (r == 0 && inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp &&
-		    (r = cf_strv_push(&tokens, "--rw")) == 0)
+		    (r = cf_strv_push(&tokens, LAUNCHER_ARG_RW)) == 0)
 			r = cf_strv_push(&tokens, "/dev/shm");
 		for (size_t i = 0; r == 0 && grants[i]; i++)
 			r = cf_strv_push(&tokens, grants[i]);
@@ -220,7 +221,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	/* read-only: bwrap's /dev/shm is a tmpfs of its own (--dev), gone with
 	 * the run, so the launcher inside grants it too: POSIX semaphores
 	 * (Python multiprocessing, compilers' jobservers) work read-only. */
-	const char *extra[5] = { "--best-effort", NULL };
+	const char *extra[5] = { LAUNCHER_ARG_BEST_EFFORT, NULL };
 	size_t n_extra = 1;
 	int fd = cf_launcher_image_fd();
 	confine_policy inner, outer;
@@ -258,11 +259,11 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	if (r == 0 && (r = cf_strv_push(&argv, "--")) == 0 && (r = cf_strv_push(&argv, self)) == 0)
 	{
 		if (inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp) {
-			extra[n_extra++] = "--rw";
+			extra[n_extra++] = LAUNCHER_ARG_RW;
 			extra[n_extra++] = "/dev/shm";
 		}
 		if (off_fails_fast(policy))
-			extra[n_extra++] = "--proxy-off";
+			extra[n_extra++] = LAUNCHER_ARG_PROXY_OFF;
 		r = cf_runner_launcher_args(&inner, extra, &argv);
 	}
 	confine_strv_free(tokens);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher-args.h"
 #include "launcher-protocol.h"
 #include "local/launcher-image.h"
 #include "local/probe.h"
@@ -100,7 +101,7 @@ static bool select_unprobed(const cf_runner_program *program, confine_enforcemen
 static bool probe(const cf_runner_program *program, const cf_runner_env *env,
                   confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]) {
 	const char *launcher = program->argv ? program->argv[0] : NULL;
-	const char *argv[] = { launcher, "--probe", NULL };
+	const char *argv[] = { launcher, LAUNCHER_ARG_PROBE, NULL };
 	cf_probe_result result;
 	char why[CF_RUNNER_FAILURE_MAX];
 	if (!launcher || launcher[0] != '/')

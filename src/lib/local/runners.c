@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of runners (runner.h): one row per runner, in ladder order. */
+#include "launcher-args.h"
 #include "local/runner.h"
 
 #include <errno.h>
@@ -103,7 +104,7 @@ int cf_runner_launcher_args(const confine_policy *policy, const char *const *ext
 	char fd[16];
 	int r;
 	snprintf(fd, sizeof fd, "%d", CF_STATUS_FD_AT);
-	if ((r = cf_strv_push(strv, "--status-fd")) < 0 || (r = cf_strv_push(strv, fd)) < 0)
+	if ((r = cf_strv_push(strv, LAUNCHER_ARG_STATUS_FD)) < 0 || (r = cf_strv_push(strv, fd)) < 0)
 		return r;
 	for (size_t i = 0; extra && extra[i]; i++)
 		if ((r = cf_strv_push(strv, extra[i])) < 0)

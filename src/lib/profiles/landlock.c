@@ -27,14 +27,12 @@
 
 #include "launcher-limits.h"
 #include "policy-limits.h"
+#include "launcher-args.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "profiles/stage-roots.h"
+#include "test-hooks.h"
 #include "util.h"
-
-/* A bound on the read grants a denyRead expansion may produce: past it the
- * policy is refused (-E2BIG) rather than silently widened. */
-#define LANDLOCK_MAX_READ_GRANTS 8192
 
 static bool dev_shm_exists(void) {
 	struct stat st;
@@ -131,9 +129,9 @@ static int read_grants(expansion *x, const char *dir) {
 	/* The directory on the way stays listable (issue 28.4): read-directory
 	 * alone, which the kernel inherits downward, so the denied entry's
 	 * names show too, never its files (SPEC 15, "denyRead"). */
-	if (++x->count > LANDLOCK_MAX_READ_GRANTS)
+	if (++x->count > LAUNCHER_READ_GRANTS_MAX)
 		return -E2BIG;
-	r = cf_strv_push(x->grants, "--ro-list");
+	r = cf_strv_push(x->grants, LAUNCHER_ARG_RO_LIST);
 	if (r == 0)
 		r = cf_strv_push(x->grants, dir);
 	if (r < 0)
@@ -167,13 +165,13 @@ static int read_grants(expansion *x, const char *dir) {
 			r = read_grants(x, path);
 			continue;
 		}
-		if (++x->count > LANDLOCK_MAX_READ_GRANTS) {
+		if (++x->count > LAUNCHER_READ_GRANTS_MAX) {
 			r = -E2BIG;
 			break;
 		}
 		/* an entry of a directory listed now may be gone when the launcher
 		 * opens it: --ro-try skips it then (narrower, never wider) */
-		r = cf_strv_push(x->grants, "--ro-try");
+		r = cf_strv_push(x->grants, LAUNCHER_ARG_RO_TRY);
 		if (r == 0)
 			r = cf_strv_push(x->grants, path);
 	}
@@ -202,7 +200,7 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 		if (enforceable) {
 			r = cf_landlock_read_grants("/", enforceable, tokens);
 		} else {
-			r = cf_strv_push(tokens, "--ro");
+			r = cf_strv_push(tokens, LAUNCHER_ARG_RO);
 			if (r == 0)
 				r = cf_strv_push(tokens, "/");
 		}
@@ -210,42 +208,42 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	if (r == 0)
 		r = writable_grants(policy, plan, &writable, &shared_at);
 	for (size_t i = 0; r == 0 && writable[i]; i++) {
-		r = cf_strv_push(tokens, i == shared_at ? "--rw-shared" : "--rw");
+		r = cf_strv_push(tokens, i == shared_at ? LAUNCHER_ARG_RW_SHARED : LAUNCHER_ARG_RW);
 		if (r == 0)
 			r = cf_strv_push(tokens, writable[i]);
 	}
 	/* Landlock's TCP rights with no rule, plus seccomp refusing every socket
 	 * family but AF_UNIX (the launcher's D3 option). */
 	if (r == 0 && policy->network == CONFINE_NETWORK_OFF)
-		r = cf_strv_push(tokens, "--deny-network");
+		r = cf_strv_push(tokens, LAUNCHER_ARG_DENY_NETWORK);
 	/* Off fails fast (doc/SPEC.md 15): the launcher's proxy with no host
 	 * answers every request 403 "network is off", where the supervisor
 	 * and Landlock ABI 4 can hold it; else the network is off as before. */
 	if (r == 0 && policy->network == CONFINE_NETWORK_OFF &&
 	    !confine_policy_network_allowlist(policy))
-		r = cf_strv_push(tokens, "--proxy-off");
+		r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_OFF);
 	/* The network allowlist: the launcher hosts the proxy and lets the
 	 * command reach it alone (doc/SPEC.md 15, "Network allowlist"). */
 	if (r == 0 && confine_policy_network_allowlist(policy)) {
-		const char *hosts = getenv("CONFINE_TEST_PROXY_HOSTS");
+		const char *hosts = cf_test_proxy_hosts(); /* NULL but in test builds */
 		for (size_t i = 0; r == 0 && policy->network_allow[i]; i++) {
-			r = cf_strv_push(tokens, "--proxy-allow");
+			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_ALLOW);
 			if (r == 0)
 				r = cf_strv_push(tokens, policy->network_allow[i]);
 		}
 		for (size_t i = 0; r == 0 && policy->network_deny && policy->network_deny[i]; i++) {
-			r = cf_strv_push(tokens, "--proxy-deny");
+			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_DENY);
 			if (r == 0)
 				r = cf_strv_push(tokens, policy->network_deny[i]);
 		}
 		if (r == 0 && policy->network_allow_local)
-			r = cf_strv_push(tokens, "--proxy-allow-local");
+			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_ALLOW_LOCAL);
 		/* Test-only (doc/SPEC.md 15): a hosts-format file the proxy reads
 		 * as it reads /etc/hosts, so the tests' names reach a loopback
 		 * origin. It only says where names are; the allowlist and the
 		 * local-address check still decide. */
-		if (r == 0 && hosts && hosts[0] == '/') {
-			r = cf_strv_push(tokens, "--proxy-hosts");
+		if (r == 0 && hosts) {
+			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_HOSTS);
 			if (r == 0)
 				r = cf_strv_push(tokens, hosts);
 		}
@@ -254,24 +252,24 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	 * and requireFull: no run without the supervisor (doc/SPEC.md 13). */
 	for (size_t i = 0; r == 0 && policy->allow_unix_sockets && policy->allow_unix_sockets[i];
 	     i++) {
-		r = cf_strv_push(tokens, "--allow-unix-socket");
+		r = cf_strv_push(tokens, LAUNCHER_ARG_ALLOW_UNIX_SOCKET);
 		if (r == 0)
 			r = cf_strv_push(tokens, policy->allow_unix_sockets[i]);
 	}
 	if (r == 0 && policy->require_full)
-		r = cf_strv_push(tokens, "--require-supervisor");
+		r = cf_strv_push(tokens, LAUNCHER_ARG_REQUIRE_SUPERVISOR);
 	/* A staged run: the launcher mounts overlayfs over each writable root
 	 * (one inside another is covered by the outer one), the upper layer
 	 * in the stage (doc/SPEC.md 21). Same roots as confine_stage_create. */
 	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) {
 		char **roots = NULL;
-		r = cf_strv_push(tokens, "--stage");
+		r = cf_strv_push(tokens, LAUNCHER_ARG_STAGE);
 		if (r == 0)
 			r = cf_strv_push(tokens, policy->stage_dir);
 		if (r == 0)
 			r = cf_stage_roots(plan, &roots);
 		for (size_t i = 0; r == 0 && roots && roots[i]; i++) {
-			r = cf_strv_push(tokens, "--stage-root");
+			r = cf_strv_push(tokens, LAUNCHER_ARG_STAGE_ROOT);
 			if (r == 0)
 				r = cf_strv_push(tokens, roots[i]);
 		}

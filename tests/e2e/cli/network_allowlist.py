@@ -491,6 +491,30 @@ def run_table(confine, launcher, runner):
                   (r.stdout, r.stderr))
         r = confined("curl -sS -m 20 -i %s" % url, flags + ["--deny-host", "*.test"])
         check("403" in r.stdout and BODY not in r.stdout, "%s: deny wins:" % runner, r.stdout)
+        # ... and the refusal names the clause that refused: network.deny.
+        check("X-Confine-Clause: network.deny" in r.stdout
+              and "(clause network.deny)" in r.stdout
+              and "refused (on network.deny) allowed.test" in r.stderr,
+              "%s: a denied host must name network.deny:" % runner, (r.stdout, r.stderr))
+        # A list past the launcher's bound is refused before anything runs,
+        # never cut (issue 27: a 257th deny entry was dropped and reached).
+        marker = os.path.join(ws, "bound-ran")
+        many = []
+        for i in range(256):
+            many += ["--deny-host", "filler%d.test" % i]
+        r = run([confine, "run", "--runner", runner, "-m", "workspace-write", "-w", ws,
+                 "--allow-host", "*.test", "--allow-local-network"] + many
+                + ["--deny-host", "allowed.test", "--", "sh", "-c", "touch %s" % marker],
+                env=env, cwd=ws)
+        check(r.returncode == 125
+              and "network.deny has 257 entries, more than the 256" in r.stderr
+              and not os.path.exists(marker),
+              "%s: 257 deny entries must be refused:" % runner, (r.returncode, r.stderr))
+        w = run([confine, "wrap", "--runner", runner, "-w", ws, "--allow-host", "*.test"] + many
+                + ["--deny-host", "allowed.test", "--", "true"], env=env)
+        check(w.returncode == 125
+              and json.loads(w.stdout)["error"]["code"] == "INVALID_POLICY",
+              "%s: wrap must say INVALID_POLICY:" % runner, (w.stdout, w.stderr))
 
         # The ways around it, each with its unconfined control.
         cases = [("direct connect", PY_DIRECT, [str(port)]),

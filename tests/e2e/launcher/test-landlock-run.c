@@ -1342,7 +1342,17 @@ static void test_status_records_a_missing_program(void **state)
 	(void)state;
 	run_with_channel(argv, &result);
 
-	assert_string_equal(result.records, "exec-failed 2\n");
+	/* the layers that were in place, then the failure (doc/SPEC.md 12) */
+	{
+		struct launcher_record record;
+		const char *second = strchr(result.records, '\n');
+
+		assert_non_null(second);
+		assert_int_equal(launcher_record_parse(result.records,
+						       (size_t)(second - result.records), &record), 0);
+		assert_int_equal(record.kind, LAUNCHER_RECORD_KIND_LAYERS);
+		assert_string_equal(second + 1, "exec-failed 2\n");
+	}
 	/* with a channel the spawner words it: no stderr line */
 	assert_string_equal(result.err, "");
 	assert_int_equal(result.status, LAUNCHER_FAILURE);
