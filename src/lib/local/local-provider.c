@@ -363,12 +363,6 @@ oom:
 
 /* ---- provider ops ---- */
 
-/* A rung refused by this call's policy is, to the caller, an unavailable
- * sandbox like any other. */
-static int unplaced(int r) {
-	return r == CF_RUNNER_PLACE_REFUSED ? -EHOSTUNREACH : r;
-}
-
 static int local_confine(void *data, const char *const *argv, const confine_policy *policy,
                          confine_argv **ret, confine_error *err) {
 	local_provider *lp = data;
@@ -376,16 +370,16 @@ static int local_confine(void *data, const char *const *argv, const confine_poli
 
 	if (lp->operator_runner)
 		/* The operator's assertion: ladder and probes are skipped. */
-		return unplaced(build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy,
-		                      false, ret, err));
+		return build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy, false, ret,
+		             err);
 	choice = cf_ladder_select(&lp->ladder);
 	if (!choice.usable || !cf_runner_find(choice.runner))
 		/* A runner that exists but cannot be executed is reported as the
 		 * runner failure it is; otherwise nothing here can confine. */
 		return confine_error_sandbox_unavailable(
 			err, policy->mode, lp->runner_failure[0] ? lp->runner_failure : NULL);
-	return unplaced(build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy,
-	                      false, ret, err));
+	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, false, ret,
+	             err);
 }
 
 /* Runs the library spawns itself: the optimistic ladder (doc/SPEC.md 17),
@@ -396,38 +390,12 @@ static int local_confine_for_spawn(void *data, const char *const *argv,
                                    confine_error *err) {
 	local_provider *lp = data;
 	cf_ladder_choice choice;
-	unsigned excluded = cf_spawn_excluded_runners;
-	confine_error refused = { 0 };
-	bool was_refused = false;
 
 	if (lp->operator_runner)
-		return unplaced(build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy,
-		                      true, ret, err));
-	for (;;) {
-		int r;
-		choice = cf_ladder_optimistic_excluding(&lp->ladder, excluded);
-		if (!choice.usable || !cf_runner_find(choice.runner))
-			break;
-		r = build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, true,
-		          ret, err);
-		/* A rung this call's policy alone refuses (its runner lies where
-		 * the command may write: `-w /usr` holds /usr/bin/bwrap) leaves
-		 * the next rung to try, for this call only; the ladder itself is
-		 * not failed (doc/SPEC.md 17). */
-		if (r != CF_RUNNER_PLACE_REFUSED)
-			return r;
-		if (!was_refused && err)
-			refused = *err;
-		was_refused = true;
-		excluded |= 1u << choice.runner;
-	}
-	if (was_refused) {
-		/* every rung left was refused the same way: the first reason */
-		if (err)
-			*err = refused;
-		return -EHOSTUNREACH;
-	}
-	{
+		return build(lp, lp->operator_runner, CONFINE_ENFORCEMENT_FULL, argv, policy, true, ret,
+		             err);
+	choice = cf_ladder_optimistic_excluding(&lp->ladder, cf_spawn_excluded_runners);
+	if (!choice.usable || !cf_runner_find(choice.runner)) {
 		char detail[sizeof lp->spawn_failures];
 		pthread_mutex_lock(&lp->spawn_lock);
 		memcpy(detail, lp->spawn_failures, sizeof detail);
@@ -436,6 +404,8 @@ static int local_confine_for_spawn(void *data, const char *const *argv,
 			snprintf(detail, sizeof detail, "%s", lp->runner_failure);
 		return confine_error_sandbox_unavailable(err, policy->mode, detail[0] ? detail : NULL);
 	}
+	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, true, ret,
+	             err);
 }
 
 static bool local_runner_failed(void *data, const confine_argv *confined, const char *detail) {

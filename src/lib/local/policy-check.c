@@ -29,8 +29,7 @@ static int refuse_place(confine_error *err, const confine_policy *policy, const 
 	snprintf(detail, sizeof detail,
 	         "runner %s lies inside %s %s, which confined commands may write; refusing to run it",
 	         real, what, area);
-	confine_error_sandbox_unavailable(err, policy->mode, detail);
-	return CF_RUNNER_PLACE_REFUSED;
+	return confine_error_sandbox_unavailable(err, policy->mode, detail);
 }
 
 int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
@@ -57,8 +56,7 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 				         "runner %s lies under %s, which a workspace-write run under %s may "
 				         "write; refusing to run it",
 				         real, host_tmp[i], def->title);
-				confine_error_sandbox_unavailable(err, policy->mode, detail);
-				return CF_RUNNER_PLACE_REFUSED;
+				return confine_error_sandbox_unavailable(err, policy->mode, detail);
 			}
 	}
 	return 0;

@@ -9,7 +9,6 @@
 #ifndef CONFINE_LOCAL_POLICY_CHECK_H
 #define CONFINE_LOCAL_POLICY_CHECK_H
 
-#include <errno.h>
 #include "local/runner.h"
 
 /* Refuses (SANDBOX_UNAVAILABLE) a runner at `real` (canonical; NULL: not
@@ -19,13 +18,6 @@
  * /dev/shm. read-only writes nowhere a runner can live: nothing
  * is refused (conformance D1: `-m read-only -w /usr` runs). 0 when it may
  * run. */
-/* What cf_policy_check_runner_place returns when this call's policy alone
- * refuses the rung (its runner lies where the command may write), err set
- * as SANDBOX_UNAVAILABLE: the provider then tries the next rung for this
- * call and returns -EHOSTUNREACH, as for any unavailable sandbox, when none
- * is left. */
-#define CF_RUNNER_PLACE_REFUSED (-EXDEV)
-
 int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
                                  const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;
 

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""The natural ladder falls through a rung this call's policy refuses
-(issue 27, doc/SPEC.md 17): a workspace that holds the bwrap on PATH
-(`-w /usr` holds /usr/bin/bwrap) refuses bwrap for that call, and
-`confine run`/`bash` then confine on the next rung (the sealed in-memory
-launcher lies nowhere the command may write) instead of refusing the run.
-`wrap` hands out an on-disk argv; it still refuses where every rung's
-runner lies inside, and names why. The control: the same workspace with
-`--runner bwrap` is refused, naming the runner's place.
+"""A rung this call's policy refuses is not skipped for the next one
+(doc/SPEC.md 17): a workspace that holds the bwrap on PATH (`-w /usr`
+holds /usr/bin/bwrap) makes `confine run`/`bash` refuse the call, naming
+the runner's place. Falling through to the Landlock rung was tried this
+round and broken by the red team: the run, confined on Landlock, may then
+write the workspace, so it replaced the bwrap every later run executes
+(unconfined, as the caller). The test plants exactly that and proves the
+planted runner never runs.
 
 Usage: ladder_place.py CONFINE"""
 import json
@@ -29,47 +29,51 @@ def main():
     # outside /tmp (bwrap's private /tmp) and trusted: ours, 0755 all the way
     parent = os.path.join(os.environ.get("HOME") or "/", ".cache", "confine-tests")
     os.makedirs(parent, exist_ok=True)
-    ws = os.path.realpath(tempfile.mkdtemp(prefix="ladder-place.", dir=parent))
+    base = os.path.realpath(tempfile.mkdtemp(prefix="ladder-place.", dir=parent))
     try:
-        os.chmod(ws, 0o755)
-        os.mkdir(os.path.join(ws, "bin"))
-        shutil.copy2(bwrap, os.path.join(ws, "bin", "bwrap"))
-        env = dict(os.environ, PATH=os.path.join(ws, "bin") + ":" + os.environ.get("PATH", ""))
-        common = ["-m", "workspace-write", "-w", ws]
-        pinned = subprocess.run([confine, "run", "--runner", "bwrap"] + common + ["--", "true"],
-                                env=env, capture_output=True, text=True, cwd=ws)
-        if pinned.returncode != 125 or "lies inside the workspace" not in pinned.stderr:
-            print("FAIL control: --runner bwrap with bwrap inside the workspace: %d %s"
-                  % (pinned.returncode, pinned.stderr))
+        os.chmod(base, 0o755)
+        ws = os.path.join(base, "bin")
+        other = os.path.join(base, "other")
+        os.mkdir(ws)
+        os.mkdir(other)
+        shutil.copy2(bwrap, os.path.join(ws, "bwrap"))
+        mark = os.path.join(base, "PLANTED")
+        env = dict(os.environ, PATH=ws + ":" + os.environ.get("PATH", ""))
+        plant = ("printf '#!/bin/sh\\ntouch %s\\nexec %s \"$@\"\\n' > b.new && chmod 755 b.new "
+                 "&& mv b.new bwrap" % (mark, bwrap))
+        # the control: unconfined, the plant replaces the runner
+        control_ws = os.path.join(base, "control")
+        os.mkdir(control_ws)
+        shutil.copy2(bwrap, os.path.join(control_ws, "bwrap"))
+        subprocess.run(["sh", "-c", plant], cwd=control_ws, check=True)
+        subprocess.run([os.path.join(control_ws, "bwrap"), "--version"], capture_output=True)
+        if not os.path.exists(mark):
+            print("FAIL control: the planted runner did not run")
             return 1
-        done = subprocess.run([confine, "bash", "--json"] + common +
-                              ["-c", "touch inside && touch %s/outside; true" % parent],
-                              env=env, capture_output=True, text=True, cwd=ws)
-        out = json.loads(done.stdout)
-        if out.get("error") is not None:
-            print("FAIL: the ladder refused instead of falling through: %s" % out["error"])
+        os.unlink(mark)
+        for how in (["bash", "--json", "-m", "workspace-write", "-w", ws, "-c", plant],
+                    ["run", "-m", "workspace-write", "-w", ws, "--", "sh", "-c", plant]):
+            done = subprocess.run([confine] + how, env=env, capture_output=True, text=True,
+                                  cwd=ws)
+            text = done.stdout + done.stderr
+            if how[0] == "bash":
+                out = json.loads(done.stdout)
+                refused = (out.get("error") or {}).get("code") == "SANDBOX_UNAVAILABLE"
+            else:
+                refused = done.returncode == 125
+            if not refused or "lies inside the workspace" not in text:
+                print("FAIL: %s ran with its runner inside the workspace: %s" % (how[0], text))
+                return 1
+        # the next, ordinary run must not execute a replaced runner
+        subprocess.run([confine, "run", "-m", "workspace-write", "-w", other, "--", "true"],
+                       env=env, capture_output=True, cwd=other)
+        if os.path.exists(mark):
+            print("FAIL: a planted runner ran")
             return 1
-        if out["sandbox"]["runner"] == "bwrap":
-            print("FAIL: ran on the bwrap inside the workspace: %s" % out["sandbox"])
-            return 1
-        if not os.path.exists(os.path.join(ws, "inside")):
-            print("FAIL: the workspace write did not land: %s" % out)
-            return 1
-        if os.path.exists(os.path.join(parent, "outside")):
-            os.unlink(os.path.join(parent, "outside"))
-            print("FAIL: a write outside the workspace landed: %s" % out["sandbox"])
-            return 1
-        print("ok bash falls through to %s (%s), the write outside refused"
-              % (out["sandbox"]["runner"], out["sandbox"]["enforcement"]))
-        run = subprocess.run([confine, "run"] + common + ["--", "sh", "-c", "echo ran"],
-                             env=env, capture_output=True, text=True, cwd=ws)
-        if run.returncode != 0 or run.stdout != "ran\n":
-            print("FAIL: confine run did not fall through: %d %s" % (run.returncode, run.stderr))
-            return 1
-        print("ok run falls through")
+        print("ok a runner inside the workspace is refused, never fallen through (bash, run)")
         return 0
     finally:
-        shutil.rmtree(ws, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":
