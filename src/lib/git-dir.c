@@ -13,7 +13,9 @@ static bool holds(const char *dir, const char *name, bool want_dir) {
 	if ((size_t)snprintf(p, sizeof p, "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, name) >=
 	    sizeof p)
 		return false;
-	if (lstat(p, &st) < 0)
+	/* followed: git takes a HEAD that is a link into refs/ and an
+	 * objects/ that is a link elsewhere (red team, round 4) */
+	if (stat(p, &st) < 0)
 		return false;
 	return want_dir ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode);
 }

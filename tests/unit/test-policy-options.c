@@ -187,6 +187,29 @@ static void test_writable_root_in_a_git_dir_is_refused(void **state) {
 	confine_policy_free(p);
 	rmdir(hooks);
 	rmdir(at("/other/.git"));
+	/* a bare repository whose HEAD and objects/ are links (git takes both) */
+	{
+		char bare_hooks[PATH_MAX];
+		p = new_policy(CONFINE_MODE_WORKSPACE_WRITE);
+		assert_int_equal(mkdir(at("/bare"), 0755), 0);
+		assert_int_equal(mkdir(at("/bare/refs"), 0755), 0);
+		assert_int_equal(mkdir(at("/bare/refs/heads"), 0755), 0);
+		assert_int_equal(mkdir(at("/store"), 0755), 0);
+		assert_int_equal(symlink("../store", at("/bare/objects")), 0);
+		assert_int_equal(symlink("refs/heads/main", at("/bare/HEAD")), 0);
+		{
+			FILE *f = fopen(at("/bare/refs/heads/main"), "w");
+			assert_non_null(f);
+			fputs("0000000000000000000000000000000000000000\n", f);
+			fclose(f);
+		}
+		snprintf(bare_hooks, sizeof bare_hooks, "%s", at("/bare/hooks"));
+		assert_int_equal(mkdir(bare_hooks, 0755), 0);
+		assert_int_equal(confine_policy_add_writable_root(p, bare_hooks, &err), 0);
+		expect_refusal(confine_policy_validate(p, &err), &err, "lies in the git directory",
+		               at("/bare"));
+		confine_policy_free(p);
+	}
 }
 
 static void test_bad_writable_roots_are_refused(void **state) {
