@@ -6,6 +6,8 @@
  */
 #include "ruleset.h"
 
+#include "grant-open.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -187,11 +189,11 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 	int saved_errno;
 	int fd;
 
-	fd = open(path, O_PATH | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && optional)
-		return 0; /* a --ro-try path that is gone: nothing to grant */
+	fd = grant_open(path);
+	if ((fd == -ENOENT || fd == -ELOOP) && optional)
+		return 0; /* a --ro-try path gone, or a link now: nothing to grant */
 	if (fd < 0 || fstat(fd, &st) < 0) {
-		saved_errno = errno;
+		saved_errno = fd < 0 ? -fd : errno;
 		if (fd >= 0)
 			close(fd);
 		report_failure("cannot open rule path: %s: %s", path, strerror(saved_errno));
@@ -236,6 +238,9 @@ static int add_socket_grant(int ruleset_fd, uint64_t handled, const char *path)
 
 	if ((handled & LANDLOCK_ACCESS_FS_RESOLVE_UNIX) == 0)
 		return 0;
+	/* followed: an allowed socket is named as the caller wrote it (a
+	 * link to an agent's socket is common), and this rule grants that one
+	 * inode RESOLVE_UNIX alone */
 	fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return 0;

@@ -28,6 +28,8 @@
 #include <linux/seccomp.h>
 
 #include "supervise.h"
+
+#include "grant-open.h"
 #include "supervise-internal.h"
 #include "supervisor-probe.h"
 
@@ -61,11 +63,11 @@ int supervise_probe(const char **ret_missing)
 static int identity_of(const char *path, struct sv_identity *ret)
 {
 	struct stat st;
-	int fd = open(path, O_PATH | O_CLOEXEC);
+	int fd = grant_open(path);
 	int err = 0;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &st) != 0)
 		err = -errno;
 	close(fd);

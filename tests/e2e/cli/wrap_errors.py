@@ -57,7 +57,7 @@ def main():
         with open(config, "w") as f:
             json.dump({"landlockLauncher": launcher}, f)
 
-        expect_error(confine, ["-m", "bogus", "-w", work, "--", "true"], "USAGE",
+        expect_error(confine, ["-m", "bogus", "-w", work, "--", "true"], "INVALID_POLICY",
                      'unknown sandbox mode "bogus"')
         expect_error(confine, ["-m", "workspace-write", "-w", missing, "--", "true"],
                      "INVALID_POLICY",

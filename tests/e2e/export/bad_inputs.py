@@ -26,7 +26,7 @@ def main():
         f.write("x")
     bad_config = os.path.join(base, "bad.json")
     with open(bad_config, "w") as f:
-        f.write('{"mode": "sideways"}')
+        f.write('{"mode": 5}')
     out = os.path.join(base, "out")
     W = ["-w", ws]
     cases = [
