@@ -156,7 +156,7 @@ check_exports() {
 check_language_files() {
 	if [ -n "${CONFINE_PYTHON_DIR:-}" ]; then
 		pkg=$1$CONFINE_PYTHON_DIR/confine
-		for f in __init__.py _api.py _async.py _errors.py _ffi.py _policy.py _provider.py _results.py _values.py _version.py fs.py py.typed _build_config.py; do
+		for f in __init__.py _api.py _async.py _errors.py _ffi.py _policy.py _provider.py _results.py _values.py _version.py fs.py stage.py py.typed _build_config.py; do
 			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
 		done
 		grep -qxF "LIBDIR = \"$CONFINE_LIBDIR\"" "$pkg/_build_config.py" ||
