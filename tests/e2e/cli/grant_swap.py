@@ -6,7 +6,10 @@ directory before it was spawned fails closed, on each Linux rung, and
 nothing lands in the link's target. The control: unconfined, a write
 through the link lands there.
 
-Usage: grant_swap.py CONFINE LAUNCHER"""
+As root, the same cases run again as a user made for them, from staged
+copies that user can read (tests/helpers/as_user.py).
+
+Usage: grant_swap.py CONFINE LAUNCHER [--no-nonroot]"""
 import json
 import os
 import shutil
@@ -16,12 +19,25 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from as_user import run_as_created_user  # noqa: E402
 
 SKIP = 77
 
 
 def main():
-    confine, launcher = sys.argv[1], sys.argv[2]
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    status = cases(args[0], args[1])
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        user = run_as_created_user("cfswap", __file__, args, args[:2])
+        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
+            print("# the non-root half was skipped")
+        elif user != 0:
+            print("FAIL the non-root half (%d)" % user)
+            status = 1
+    return status
+
+
+def cases(confine, launcher):
     parent = os.path.join(os.environ.get("HOME") or "/", ".cache", "confine-tests")
     os.makedirs(parent, exist_ok=True)
     base = os.path.realpath(tempfile.mkdtemp(prefix="grant-swap.", dir=parent))

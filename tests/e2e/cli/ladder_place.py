@@ -8,7 +8,10 @@ write the workspace, so it replaced the bwrap every later run executes
 (unconfined, as the caller). The test plants exactly that and proves the
 planted runner never runs.
 
-Usage: ladder_place.py CONFINE"""
+As root, the same cases run again as a user made for them, from staged
+copies that user can read (tests/helpers/as_user.py).
+
+Usage: ladder_place.py CONFINE [--no-nonroot]"""
 import json
 import os
 import shutil
@@ -16,11 +19,26 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from as_user import run_as_created_user  # noqa: E402
+
 SKIP = 77
 
 
 def main():
-    confine = sys.argv[1]
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    status = cases(args[0])
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        user = run_as_created_user("cfplace", __file__, args, args[:1])
+        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
+            print("# the non-root half was skipped")
+        elif user != 0:
+            print("FAIL the non-root half (%d)" % user)
+            status = 1
+    return status
+
+
+def cases(confine):
     bwrap = shutil.which("bwrap")
     must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
     if not bwrap:

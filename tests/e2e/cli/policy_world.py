@@ -31,7 +31,11 @@ workspace root as cwd, a new session).
   then one that does nothing) give no false report; two runs at once both
   report a hook written while they lived, a later run does not.
 
-Usage: policy_world.py CONFINE LAUNCHER RUNNER
+As root, the cases whose outcome depends on who runs them (listing under
+deny-read, deny-read, writable roots, the refusals) run again as a user
+made for them, from staged copies (tests/helpers/as_user.py).
+
+Usage: policy_world.py CONFINE LAUNCHER RUNNER [--only T1,T2] [--no-nonroot]
 Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
 """
 import glob
@@ -47,6 +51,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from as_user import run_as_created_user  # noqa: E402
 
 SKIP = 77
 SECRET = "s3cr3t-do-not-leak"
@@ -699,8 +704,30 @@ def test_refusals(w):
               "protectedPaths" in done.stderr, "requireFull", done.stderr)
 
 
+USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_keeps_listing",
+             "test_refusals")
+
+
 def main():
-    confine, launcher, runner = sys.argv[1], sys.argv[2], sys.argv[3]
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    only = None
+    if "--only" in args:
+        i = args.index("--only")
+        only = set(args[i + 1].split(","))
+        del args[i:i + 2]
+    status = cases(args[0], args[1], args[2], only)
+    if status == 0 and os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        user = run_as_created_user("cfpol", __file__, args + ["--only", ",".join(USER_HALF)],
+                                   args[:2], timeout=600)
+        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
+            print("# the non-root half was skipped")
+        elif user != 0:
+            print("FAIL the non-root half (%d)" % user)
+            status = 1
+    return status
+
+
+def cases(confine, launcher, runner, only):
     must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
     w = World(confine, launcher, runner)
     try:
@@ -716,6 +743,8 @@ def main():
                  test_multiprocessing,
                  test_cc_read_only, test_temp_area_workspace_write, test_refusals]
         for t in tests:
+            if only is not None and t.__name__ not in only:
+                continue
             t(w)
             print("ok", t.__name__)
         return 0
