@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "local/runner.h"
+#include "rungs/rung.h"
 #include "util.h"
 
 const char *confine_version(void) {

@@ -4,7 +4,7 @@
  * wired to the runners' probes, and building the confined argv of the
  * chosen runner from its row (runner.h): its program, its profile, its
  * dialect (SPEC 6) and its facts. Portable, and it names no runner: what a
- * runner is lives in its runner-<name>.c, what is OS-specific in the
+ * runner is lives in its folder, src/lib/rungs/<rung>/, what is OS-specific in the
  * probe-<os>.c file Meson picks.
  */
 #include "local/local-provider.h"
@@ -22,8 +22,8 @@
 #include "config.h"
 #include "local/launcher-forecast.h"
 #include "local/policy-check.h"
-#include "local/probe.h"
-#include "local/runner.h"
+#include "rungs/probe.h"
+#include "rungs/rung.h"
 #include "path.h"
 #include "provider-internal.h"
 #include "policy-internal.h"

@@ -26,7 +26,7 @@ struct cf_policy_run {
 };
 
 /* The limits the argv's report says the run's cgroup holds (the clause
- * report decided it, profiles/clauses-limits.c): the spawner makes it so. */
+ * report decided it, rungs/clauses-run.c): the spawner makes it so. */
 static unsigned cgroup_limits(const confine_argv *c) {
 	static const char prefix[] = "limits.";
 	unsigned holds = 0;

@@ -18,7 +18,7 @@
 
 #include "denials.h"
 #include "git-hazards.h"
-#include "profiles/clauses.h"
+#include "clause-list.h"
 #include "launcher-protocol.h"
 #include "spawn/spawn.h"
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of runners (runner.h): one row per runner, in ladder order. */
 #include "launcher-args.h"
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "local/probe.h"
+#include "rungs/probe.h"
 #include "policy-internal.h"
 #include "spawn/cgroup.h"
 
@@ -18,10 +18,10 @@ extern const cf_runner_def cf_runner_seatbelt CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_command CONFINE_HIDDEN;
 
 const cf_runner_def *const cf_runners[] = {
-	&cf_runner_bwrap,    /* runner-bwrap.c */
-	&cf_runner_landlock, /* runner-landlock.c */
-	&cf_runner_seatbelt, /* runner-seatbelt.c */
-	&cf_runner_command,  /* runner-command.c */
+	&cf_runner_bwrap,    /* bwrap/ */
+	&cf_runner_landlock, /* landlock/ */
+	&cf_runner_seatbelt, /* seatbelt/ */
+	&cf_runner_command,  /* runner-command/ */
 	NULL,
 };
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 extern const cf_runner_def cf_runner_seatbelt;
 
@@ -60,7 +60,11 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	return true;
 }
 
+/* Its clause table (holds.c). */
+extern const cf_rung_holds cf_seatbelt_holds CONFINE_HIDDEN;
+
 const cf_runner_def cf_runner_seatbelt = {
+	.holds = &cf_seatbelt_holds,
 	.id = CONFINE_RUNNER_SEATBELT,
 	.name = "seatbelt",
 	.title = "Seatbelt",

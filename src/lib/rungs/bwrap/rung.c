@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "launcher-args.h"
-#include "local/launcher-image.h"
-#include "local/probe.h"
-#include "local/runner.h"
+#include "rungs/launcher-image.h"
+#include "rungs/probe.h"
+#include "rungs/rung.h"
 #include "path.h"
 #include "policy-internal.h"
 
@@ -336,7 +336,11 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	return true;
 }
 
+/* Its clause table (holds.c). */
+extern const cf_rung_holds cf_bwrap_holds CONFINE_HIDDEN;
+
 const cf_runner_def cf_runner_bwrap = {
+	.holds = &cf_bwrap_holds,
 	.id = CONFINE_RUNNER_BWRAP,
 	.name = "bwrap",
 	.title = "bubblewrap",
