@@ -34,6 +34,23 @@ int cf_clauses_drop_layers(confine_clause *clauses, size_t n, unsigned layers, c
 	return 0;
 }
 
+int cf_clauses_weaken(confine_clause *clauses, size_t n, const char *clause, unsigned layer,
+                      const char *reason) {
+	for (size_t i = 0; i < n; i++) {
+		confine_clause *c = &clauses[i];
+		char *copy;
+		if (c->status != CONFINE_CLAUSE_ENFORCED || !(c->layers & layer) ||
+		    !(c->layers & ~layer) || strcmp(c->clause, clause) != 0)
+			continue;
+		if (!(copy = strdup(reason)))
+			return -ENOMEM;
+		free(c->reason);
+		c->reason = copy;
+		c->status = CONFINE_CLAUSE_PARTIAL;
+	}
+	return 0;
+}
+
 int cf_clauses_unenforced(const confine_clause *clauses, size_t n, char ***ret) {
 	char **names = NULL;
 	for (size_t i = 0; i < n; i++) {

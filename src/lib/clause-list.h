@@ -17,6 +17,11 @@
 int cf_clauses_drop_layers(confine_clause *clauses, size_t n, unsigned layers,
                            const char *reason) CONFINE_HIDDEN;
 
+/* Every `clause` enforced by `layer` with other layers too becomes
+ * partial with `reason`: what is left holds it, but not whole. -ENOMEM. */
+int cf_clauses_weaken(confine_clause *clauses, size_t n, const char *clause, unsigned layer,
+                      const char *reason) CONFINE_HIDDEN;
+
 /* The summary: each clause name not enforced, once, in clause order
  * (NULL when all hold). 0 or -ENOMEM. */
 int cf_clauses_unenforced(const confine_clause *clauses, size_t n, char ***ret) CONFINE_HIDDEN;

@@ -288,9 +288,8 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		/* and the run's own cgroup, on either rung (spawn/cgroup.h) */
 		if ((r = cf_policy_apply_unenforced(
 			     def, policy,
-			     CF_ARGV_OWN_CGROUP | (def->id == CONFINE_RUNNER_BWRAP
-			                                   ? CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE
-			                                   : 0),
+			     CF_ARGV_OWN_CGROUP | CF_ARGV_SPAWNED_HERE |
+			             (def->inner ? CF_ARGV_LANDLOCK_LAYER : 0),
 			     c, err)) < 0) {
 			confine_argv_free(c);
 			return r;
@@ -336,7 +335,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	 * the launcher it runs will apply here: no status channel will say it
 	 * (doc/SPEC.md 10, 14, 15). */
 	if ((r = cf_policy_apply_unenforced(def, policy,
-	                                      def->runs_launcher && def->id == CONFINE_RUNNER_BWRAP
+	                                      def->runs_launcher && def->inner
 	                                              ? CF_ARGV_LANDLOCK_LAYER
 	                                              : 0,
 	                                      c, err)) < 0 ||

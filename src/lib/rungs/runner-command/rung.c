@@ -77,7 +77,8 @@ const cf_runner_def cf_runner_command = {
 	.name = "runnerCommand",
 	.title = "the runner command",
 	.platform = NULL, /* never a rung */
-	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
+	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |
+	         CONFINE_RUNNER_FACT_MOUNT_MASKS,
 	.denial_signatures = denials,
 	.fatal_signatures = NULL, /* the configured runner_failure_signatures */
 	.configured = configured,
