@@ -543,6 +543,13 @@ typedef enum confine_runner_fact {
 	 * (the host's /dev/shm; Landlock), so a runner or a workspace there
 	 * could be replaced by the very run it confines. */
 	CONFINE_RUNNER_FACT_HOST_TMP = 1u << 2,
+	/* denyRead names are masked and protected paths bound by mounts (a
+	 * mount namespace of its own): a masked name reads ENOENT, a rename
+	 * onto a bind EBUSY, and such errors there are the rung's refusals. */
+	CONFINE_RUNNER_FACT_MOUNT_MASKS = 1u << 3,
+	/* A refused file access reads EPERM ("Operation not permitted"), where
+	 * the Linux rungs say EACCES or EROFS and keep EPERM for metadata. */
+	CONFINE_RUNNER_FACT_EPERM_FILES = 1u << 4,
 } confine_runner_fact;
 
 /* What confine() returns: the argv to spawn instead, and facts about the
@@ -594,6 +601,10 @@ typedef struct confine_argv {
  * `status_fd_at`: the spawner makes the pipe, and judges the run by the
  * records, never by stderr. */
 #define CONFINE_SPAWN_STATUS_CHANNEL 0x4u
+/* The argv binds stand-ins for protected paths missing at the start
+ * (doc/SPEC.md 15): the spawner makes them before the run (workspace-write)
+ * and removes them after. */
+#define CONFINE_SPAWN_PLACEHOLDERS 0x8u
 
 CONFINE_API void confine_argv_free(confine_argv *confined);
 /* Deep copy. */

@@ -1,7 +1,7 @@
 /*
  * The launcher's command line (doc/SPEC.md 7): one copy of every flag word
  * and every bound, for the library that writes the argv
- * (src/lib/profiles/landlock.c, src/lib/local/), the launcher that parses
+ * (src/lib/rungs/landlock/argv.c, src/lib/rungs/), the launcher that parses
  * it (src/launcher/args.c) and the tests. Pure: nothing here touches the OS.
  *
  * A bound is a promise both ways: the library refuses a policy past it

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "policy-internal.h"
-#include "profiles/clauses.h"
+#include "clause-list.h"
 #include "util.h"
 
 void confine_argv_free(confine_argv *confined) {

@@ -493,14 +493,14 @@ static bool writable(const cf_denial_scope *s, const char *path) {
 	return false;
 }
 
-static bool bwrap_shaped(const cf_denial_scope *s) {
-	return s->runner == CONFINE_RUNNER_BWRAP || s->runner == CONFINE_RUNNER_RUNNER_COMMAND;
+static bool mount_masks(const cf_denial_scope *s) {
+	return (s->facts & CONFINE_RUNNER_FACT_MOUNT_MASKS) != 0;
 }
 
 /* Whether the rung speaks message `k` for a refusal. */
 static bool speaks(const cf_denial_scope *s, enum kind k) {
 	if (k == K_BUSY || k == K_NOENT)
-		return bwrap_shaped(s);
+		return mount_masks(s);
 	for (char *const *sig = s->signatures; sig && *sig; sig++)
 		if (strcasecmp(*sig, file_messages[k]) == 0)
 			return true;
@@ -545,7 +545,7 @@ static int file_line(const cf_denial_scope *s, const char *l, size_t len, cf_den
 		return 0;
 	fs->canonical(fs->data, abs, canon, sizeof canon);
 
-	if (k == K_PERM && !hint_is_metadata(f.hint) && s->runner != CONFINE_RUNNER_SEATBELT) {
+	if (k == K_PERM && !hint_is_metadata(f.hint) && !(s->facts & CONFINE_RUNNER_FACT_EPERM_FILES)) {
 		/* on Linux a refused file access reads EACCES or EROFS: EPERM
 		 * is the supervisor's, for metadata ("ping: socket: ...") */
 		*ret = R_ORDINARY;
@@ -791,7 +791,8 @@ static int push_canonical(char ***list, const char *path) {
 /* Where the run may write, as the rung grants it (doc/SPEC.md 5, 15). */
 static int writable_areas(const confine_argv *c, char ***ret) {
 	const confine_policy *p = &c->policy;
-	bool bwrap = c->runner == CONFINE_RUNNER_BWRAP || c->runner == CONFINE_RUNNER_RUNNER_COMMAND;
+	/* a mount namespace's own /tmp, read-only with privateTemp too */
+	bool private_tmp = (c->runner_facts & CONFINE_RUNNER_FACT_PRIVATE_TMP) != 0;
 	char **list = NULL;
 	int r = push_canonical(&list, "/dev/null");
 	if (p->mode == CONFINE_MODE_WORKSPACE_WRITE) {
@@ -803,7 +804,7 @@ static int writable_areas(const confine_argv *c, char ***ret) {
 			r = cf_strv_push(&list, "/tmp");
 		if (r == 0)
 			r = cf_strv_push(&list, "/dev/shm");
-	} else if (bwrap && p->private_temp) {
+	} else if (private_tmp && p->private_temp) {
 		r = r ? r : cf_strv_push(&list, "/tmp");
 	}
 	if (r == 0 && p->temp_dir)
@@ -835,7 +836,7 @@ int cf_denials_classify(const confine_argv *c, const char *workdir,
 	dir = realpath(workdir ? workdir : c->policy.workspace_root ? c->policy.workspace_root : ".",
 	               NULL);
 	memset(&scope, 0, sizeof scope);
-	scope.runner = c->runner;
+	scope.facts = c->runner_facts;
 	scope.workdir = dir ? dir : workdir ? workdir : c->policy.workspace_root;
 	scope.signatures = c->denial_signatures;
 	scope.clauses = o->clauses;

@@ -47,7 +47,7 @@ typedef struct cf_denial_fs {
 
 /* The run a scan reads the output of. */
 typedef struct cf_denial_scope {
-	confine_runner runner;
+	unsigned facts;                /* the rung's CONFINE_RUNNER_FACT_* */
 	const char *workdir;           /* absolute: where relative paths start */
 	char *const *signatures;       /* the rung's denial dialect */
 	const confine_clause *clauses; /* the run's report per clause */

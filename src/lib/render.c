@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiles/clauses.h"
+#include "clause-list.h"
 #include "util.h"
 
 static const struct {

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The contract's vocabulary: modes, enforcement, runners, error codes, and
- * the exact SANDBOX_UNAVAILABLE text. */
+ * the exact SANDBOX_UNAVAILABLE text. The runners' names are their rows'
+ * (rungs/rungs.c). */
 #include <errno.h>
 #include <string.h>
 
 #include "config.h"
-#include "local/runner.h"
 #include "util.h"
 
 const char *confine_version(void) {
@@ -84,25 +84,6 @@ const char *confine_layer_name(unsigned index) {
 		"cgroup", "rlimit",
 	};
 	return index < CONFINE_LAYER_COUNT ? names[index] : NULL;
-}
-
-const char *confine_runner_name(confine_runner runner) {
-	const cf_runner_def *def = cf_runner_find(runner);
-	if (runner == CONFINE_RUNNER_NONE)
-		return "none";
-	return def ? def->name : NULL;
-}
-
-int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err) {
-	/* The rungs a chain can be pinned to: the rows of some platform. */
-	for (size_t i = 0; text && cf_runners[i]; i++)
-		if (cf_runners[i]->platform && strcmp(text, cf_runners[i]->name) == 0) {
-			*ret = cf_runners[i]->id;
-			return 0;
-		}
-	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "runner", 0,
-	                    "unknown runner \"%s\" (expected %s)", text ? text : "(null)",
-	                    cf_runner_pinnable_names());
 }
 
 int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,

@@ -554,7 +554,10 @@ static void describe(const cf_denials *d, char *out, size_t size) {
 static cf_denial_scope scope_of(confine_runner runner, const confine_clause *clauses, size_t n) {
 	cf_denial_scope s;
 	memset(&s, 0, sizeof s);
-	s.runner = runner;
+	s.facts = runner == BW   ? CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |
+	                               CONFINE_RUNNER_FACT_MOUNT_MASKS
+	          : runner == CONFINE_RUNNER_SEATBELT ? CONFINE_RUNNER_FACT_EPERM_FILES
+	                         : CONFINE_RUNNER_FACT_HOST_TMP;
 	s.workdir = "/ws";
 	s.signatures = runner == BW ? layered_dialect : landlock_dialect;
 	s.clauses = clauses;

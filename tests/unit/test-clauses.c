@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "confine.h"
-#include "profiles/clauses.h"
+#include "rungs/clauses.h"
 #include "testlib.h"
 
 #define BW CONFINE_RUNNER_BWRAP
@@ -360,12 +361,45 @@ static void test_network_allowlist(void **state) {
 	}
 }
 
+/* On layered bwrap the network off is bwrap's namespace alone: the launcher
+ * inside is given the network on (no --deny-network, so no seccomp filter
+ * of families), and a denyRead under /tmp is hidden by bwrap's private
+ * /tmp, which no Landlock rule of the launcher reaches. */
+static void test_layered_bwrap_truths(void **state) {
+	char tmp_file[] = "/tmp/confine-clauses-XXXXXX";
+	char *deny[2] = { tmp_file, NULL };
+	int fd = mkstemp(tmp_file);
+	confine_policy policy = { .mode = RO, .workspace_root = workspace, .deny_read = deny,
+		                  .network = CONFINE_NETWORK_OFF, .private_temp = true };
+	cf_clause_facts facts = { .runner = BW, .layered = true, .spawned_here = true,
+		                  .landlock_abi = 7, .supervisor = true };
+	confine_clause *clauses = NULL;
+	const confine_clause *c;
+	size_t n = 0;
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
+	assert_non_null(c = find(clauses, n, "network", "off"));
+	assert_int_equal(c->status, E);
+	assert_int_equal(c->layers, L_BWRAP);
+	assert_non_null(c = find(clauses, n, "denyRead", tmp_file));
+	assert_int_equal(c->status, E);
+	assert_int_equal(c->layers, L_BWRAP);
+	/* the mode's layers do include the launcher's Landlock */
+	assert_non_null(c = find(clauses, n, "mode", "read-only"));
+	assert_int_equal(c->layers, L_BWRAP | L_LL);
+	cf_clauses_free(clauses, n);
+	unlink(tmp_file);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_network_allowlist),
 		cmocka_unit_test(test_drop_layers),
 		cmocka_unit_test(test_private_temp),
+		cmocka_unit_test(test_layered_bwrap_truths),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

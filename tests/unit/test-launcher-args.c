@@ -21,7 +21,7 @@
 #include "args.h"
 #include "confine.h"
 #include "launcher-args.h"
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 static char workspace[PATH_MAX];
 

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "local/launcher-image.h"
+#include "rungs/launcher-image.h"
 #include "testlib.h"
 
 #ifndef F_GET_SEALS

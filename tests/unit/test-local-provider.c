@@ -22,9 +22,9 @@
 #include "config.h"
 #include "launcher-protocol.h"
 #include "local/launcher-forecast.h"
-#include "local/probe.h"
+#include "rungs/probe.h"
 #include "local/local-provider.h"
-#include "local/probe.h"
+#include "rungs/probe.h"
 #include "testlib.h"
 
 static char workdir[256];

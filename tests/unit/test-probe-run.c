@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "local/probe.h"
+#include "rungs/probe.h"
 
 static long long now_ms(void) {
 	struct timespec ts;

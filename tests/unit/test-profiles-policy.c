@@ -26,6 +26,7 @@
 
 #include "confine.h"
 #include "profiles/plan.h"
+#include "rungs/landlock/landlock.h"
 #include "testlib.h"
 
 static char base[256];

@@ -5,11 +5,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 size_t cf_ladder_chain_for_platform(const char *platform, confine_runner chain[CF_LADDER_MAX]) {
 	size_t n = 0;
-	/* The platform's rows in table order (runners.c: on Linux bwrap first,
+	/* The platform's rows in table order (rungs/rungs.c: on Linux bwrap first,
 	 * whose PID namespace and private /tmp go further than Landlock, which
 	 * needs no user namespaces or mount privileges). Every other platform
 	 * (Windows included) has an empty chain: it fails closed rather than

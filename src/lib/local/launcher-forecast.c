@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "launcher-protocol.h"
-#include "local/probe.h"
+#include "rungs/probe.h"
 #include "policy-internal.h"
 
 /* The launcher's ABI thresholds (src/launcher/ruleset.c, doc/SPEC.md 7). */

@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 #define CF_FORECAST_WORDS_MAX 8
 

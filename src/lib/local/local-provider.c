@@ -4,7 +4,7 @@
  * wired to the runners' probes, and building the confined argv of the
  * chosen runner from its row (runner.h): its program, its profile, its
  * dialect (SPEC 6) and its facts. Portable, and it names no runner: what a
- * runner is lives in its runner-<name>.c, what is OS-specific in the
+ * runner is lives in its folder, src/lib/rungs/<rung>/, what is OS-specific in the
  * probe-<os>.c file Meson picks.
  */
 #include "local/local-provider.h"
@@ -22,8 +22,8 @@
 #include "config.h"
 #include "local/launcher-forecast.h"
 #include "local/policy-check.h"
-#include "local/probe.h"
-#include "local/runner.h"
+#include "rungs/probe.h"
+#include "rungs/rung.h"
 #include "path.h"
 #include "provider-internal.h"
 #include "policy-internal.h"
@@ -288,9 +288,8 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		/* and the run's own cgroup, on either rung (spawn/cgroup.h) */
 		if ((r = cf_policy_apply_unenforced(
 			     def, policy,
-			     CF_ARGV_OWN_CGROUP | (def->id == CONFINE_RUNNER_BWRAP
-			                                   ? CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE
-			                                   : 0),
+			     CF_ARGV_OWN_CGROUP | CF_ARGV_SPAWNED_HERE |
+			             (def->inner ? CF_ARGV_LANDLOCK_LAYER : 0),
 			     c, err)) < 0) {
 			confine_argv_free(c);
 			return r;
@@ -336,7 +335,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	 * the launcher it runs will apply here: no status channel will say it
 	 * (doc/SPEC.md 10, 14, 15). */
 	if ((r = cf_policy_apply_unenforced(def, policy,
-	                                      def->runs_launcher && def->id == CONFINE_RUNNER_BWRAP
+	                                      def->runs_launcher && def->inner
 	                                              ? CF_ARGV_LANDLOCK_LAYER
 	                                              : 0,
 	                                      c, err)) < 0 ||

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "launcher-args.h"
-#include "local/probe.h"
+#include "rungs/probe.h"
 #include "policy-internal.h"
-#include "profiles/clauses.h"
+#include "rungs/clauses.h"
 #include "spawn/cgroup.h"
 
 /* Whether canonical `path` is `dir` or lies below it; a `dir` of "/" never
@@ -165,7 +165,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
  * resolve and grant. Such a root is a policy this rung cannot confine:
  * INVALID_POLICY, naming the root, the area and what to do. bwrap's /tmp
  * and /dev are private and have no such hole. The areas are the ones the
- * rung grants (profiles/landlock.c): since issue 21 the run writes a temp
+ * rung grants (rungs/landlock/argv.c): since issue 21 the run writes a temp
  * dir of its own, never the host's /tmp, so only /dev/shm is left.
  */
 static const char *const host_areas[] = { "/dev/shm", NULL };

@@ -9,7 +9,7 @@
 #ifndef CONFINE_LOCAL_POLICY_CHECK_H
 #define CONFINE_LOCAL_POLICY_CHECK_H
 
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 /* Refuses (SANDBOX_UNAVAILABLE) a runner at `real` (canonical; NULL: not
  * checked) that lies in an area the call's mode lets the command write:

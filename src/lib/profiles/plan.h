@@ -89,14 +89,5 @@ void cf_plan_clear(cf_plan *plan) CONFINE_HIDDEN;
 int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags,
                               cf_plan *plan) CONFINE_HIDDEN;
 
-/* Whether `path` lies at or under one of the Landlock rung's --rw grants
- * for this policy (where a denyRead cannot be carved out). landlock.c. */
-bool cf_landlock_under_write_grant(const confine_policy *policy, const cf_plan *plan,
-                                   const char *path) CONFINE_HIDDEN;
-
-/* `--ro P` for everything below `top` (an ancestor of every entry of
- * `deny`, all canonical) except the denied paths, descending along the way
- * to each; sorted by name. landlock.c. */
-int cf_landlock_read_grants(const char *top, char *const *deny, char ***tokens) CONFINE_HIDDEN;
 
 #endif

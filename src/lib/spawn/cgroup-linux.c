@@ -6,7 +6,7 @@
  * controllers (a delegated subtree: the user's systemd service, or root);
  * else cgroup v1's pids and memory hierarchies at the caller's own place in
  * each, where writable (root, usually). A limit neither holds is left to
- * the launcher's rlimits (profiles/landlock.c).
+ * the launcher's rlimits (rungs/landlock/argv.c).
  */
 #include <dirent.h>
 #include <errno.h>

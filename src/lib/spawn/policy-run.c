@@ -26,7 +26,7 @@ struct cf_policy_run {
 };
 
 /* The limits the argv's report says the run's cgroup holds (the clause
- * report decided it, profiles/clauses-limits.c): the spawner makes it so. */
+ * report decided it, rungs/clauses-run.c): the spawner makes it so. */
 static unsigned cgroup_limits(const confine_argv *c) {
 	static const char prefix[] = "limits.";
 	unsigned holds = 0;
@@ -114,11 +114,11 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 			                    cf_cgroup_kind() ? cf_cgroup_kind() : "none", strerror(-r));
 		}
 	}
-	/* The layered bwrap argv binds placeholders for protected paths that
-	 * do not exist yet: they are made before the snapshot below, so both
-	 * walks see them alike. */
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && c->runner == CONFINE_RUNNER_BWRAP &&
-	    (c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL)) {
+	/* An argv that binds placeholders for protected paths that do not
+	 * exist yet (the layered bwrap rung's): they are made before the
+	 * snapshot below, so both walks see them alike. */
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE &&
+	    (c->spawn_flags & CONFINE_SPAWN_PLACEHOLDERS)) {
 		if ((r = cf_placeholders_make(c, &run->placeholders, err)) < 0) {
 			confine_strv_free(env);
 			return r;

@@ -18,7 +18,7 @@
 
 #include "denials.h"
 #include "git-hazards.h"
-#include "profiles/clauses.h"
+#include "clause-list.h"
 #include "launcher-protocol.h"
 #include "spawn/spawn.h"
 
@@ -205,7 +205,15 @@ static int classify(const confine_process *p, confine_outcome *o) {
 		if (p->channel.layers_seen && o->n_clauses) {
 			unsigned seen = p->channel.layers;
 			char **summary = NULL;
-			if ((!(seen & LAUNCHER_LAYER_SUPERVISOR) &&
+			/* A clause the Landlock layer made whole (a denyRead mask that
+			 * Landlock's rules, following the file, keep when the host
+			 * saves over the name, doc/SPEC.md 15) holds by name only
+			 * without it. */
+			if ((!(seen & (LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_LANDLOCK_PARTIAL)) &&
+			     cf_clauses_weaken(o->clauses, o->n_clauses, "denyRead", CONFINE_LAYER_LANDLOCK,
+			                       "held by its name: Landlock did not apply on this run, and "
+			                       "a save on the host over the name detaches the mask") < 0) ||
+			    (!(seen & LAUNCHER_LAYER_SUPERVISOR) &&
 			     cf_clauses_drop_layers(o->clauses, o->n_clauses, CONFINE_LAYER_SUPERVISOR,
 			                            "the launcher's supervisor did not start on this "
 			                            "run") < 0) ||
@@ -222,21 +230,6 @@ static int classify(const confine_process *p, confine_outcome *o) {
 			o->unenforced = summary;
 			if (!cf_clauses_all_enforced(o->clauses, o->n_clauses))
 				o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
-		}
-		/* On bwrap, only the Landlock layer keeps a denyRead name
-		 * unreadable once the host replaces the file (a mask sits on a
-		 * dentry, doc/SPEC.md 15): without it (--best-effort on a kernel
-		 * without Landlock) a denyRead holds by name only. */
-		if (c->runner == CONFINE_RUNNER_BWRAP && p->channel.layers_seen &&
-		    !(p->channel.layers & (LAUNCHER_LAYER_LANDLOCK | LAUNCHER_LAYER_LANDLOCK_PARTIAL)) &&
-		    c->policy.deny_read &&
-		    c->policy.deny_read[0]) {
-			bool listed = false;
-			for (size_t i = 0; o->unenforced && o->unenforced[i] && !listed; i++)
-				listed = strcmp(o->unenforced[i], "denyRead") == 0;
-			if (!listed && cf_strv_push(&o->unenforced, "denyRead") < 0)
-				return -ENOMEM;
-			o->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 		}
 		goto denial;
 	}

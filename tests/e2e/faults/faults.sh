@@ -789,7 +789,7 @@ case_noexec() {
 			if grep -q "Seccomp:[[:space:]]*2" "$out"; then
 				ok "confine $sub with vm.memfd_noexec=2: ran with the launcher's layers (a seccomp filter)"
 			elif [ "$RUNG" = bwrap ]; then
-				# Without the image, runner-bwrap.c's spawn_profile answers
+				# Without the image, rungs/bwrap/rung.c's spawn_profile answers
 				# -ENOSYS when the on-disk launcher is not usable either, and
 				# build() then uses the argv for others: since issue 21 part
 				# 5 that is layered too (the on-disk launcher, checked, or a

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Every other platform (Windows included): no rung can run, so the ladder
- * fails closed with SANDBOX_UNAVAILABLE. */
-#include "local/probe.h"
+/* macOS: the platform's name; no Landlock. */
+#include "rungs/probe.h"
 
 const char *cf_host_platform(void) {
-	return "other";
+	return "darwin";
 }
 
 int cf_host_landlock_abi(void) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Linux: the platform's name, the kernel's Landlock ABI and whether the
  * launcher's supervisor can run here. */
-#include "local/probe.h"
+#include "rungs/probe.h"
 
 #include <linux/seccomp.h>
 

@@ -7,7 +7,7 @@
  * wait blocks on a pidfd and the pipe together, so a probe that ends is
  * noticed when it ends, with no sleep slices.
  */
-#include "local/probe.h"
+#include "rungs/probe.h"
 
 #include <errno.h>
 #include <limits.h>

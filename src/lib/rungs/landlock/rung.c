@@ -13,9 +13,9 @@
 
 #include "launcher-args.h"
 #include "launcher-protocol.h"
-#include "local/launcher-image.h"
-#include "local/probe.h"
-#include "local/runner.h"
+#include "rungs/launcher-image.h"
+#include "rungs/probe.h"
+#include "rungs/rung.h"
 #include "path.h"
 
 static const char *const denials[] = { "permission denied", NULL };
@@ -133,7 +133,11 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	return true;
 }
 
+/* Its clause table (holds.c). */
+extern const cf_rung_holds cf_landlock_holds CONFINE_HIDDEN;
+
 const cf_runner_def cf_runner_landlock = {
+	.holds = &cf_landlock_holds,
 	.id = CONFINE_RUNNER_LANDLOCK,
 	.name = "landlock",
 	.title = "Landlock",

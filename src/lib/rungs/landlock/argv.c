@@ -31,6 +31,7 @@
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "profiles/stage-roots.h"
+#include "rungs/landlock/landlock.h"
 #include "test-hooks.h"
 #include "util.h"
 

@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 extern const cf_runner_def cf_runner_seatbelt;
 
@@ -60,12 +60,16 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	return true;
 }
 
+/* Its clause table (holds.c). */
+extern const cf_rung_holds cf_seatbelt_holds CONFINE_HIDDEN;
+
 const cf_runner_def cf_runner_seatbelt = {
+	.holds = &cf_seatbelt_holds,
 	.id = CONFINE_RUNNER_SEATBELT,
 	.name = "seatbelt",
 	.title = "Seatbelt",
 	.platform = "darwin",
-	.facts = 0,
+	.facts = CONFINE_RUNNER_FACT_EPERM_FILES,
 	.denial_signatures = denials,
 	.fatal_signatures = fatal,
 	.locate = locate,

@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "launcher-args.h"
-#include "local/launcher-image.h"
-#include "local/probe.h"
-#include "local/runner.h"
+#include "rungs/launcher-image.h"
+#include "rungs/probe.h"
+#include "rungs/rung.h"
 #include "path.h"
 #include "policy-internal.h"
 
@@ -273,7 +273,8 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		confine_strv_free(argv);
 		return r;
 	}
-	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL;
+	/* with the stand-ins its plan binds (CF_PROFILE_PLACEHOLDERS) */
+	c->spawn_flags = CONFINE_SPAWN_STATUS_CHANNEL | CONFINE_SPAWN_PLACEHOLDERS;
 	if (fd >= 0) {
 		c->spawn_flags |= CONFINE_SPAWN_INHERIT_FD;
 		c->inherit_fd = fd;
@@ -336,12 +337,17 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	return true;
 }
 
+/* Its clause table (holds.c). */
+extern const cf_rung_holds cf_bwrap_holds CONFINE_HIDDEN;
+
 const cf_runner_def cf_runner_bwrap = {
+	.holds = &cf_bwrap_holds,
 	.id = CONFINE_RUNNER_BWRAP,
 	.name = "bwrap",
 	.title = "bubblewrap",
 	.platform = "linux",
-	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
+	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |
+	         CONFINE_RUNNER_FACT_MOUNT_MASKS,
 	.runs_launcher = true,
 	.inner = &cf_runner_landlock,
 	.denial_signatures = denials,

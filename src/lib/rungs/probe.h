@@ -2,7 +2,7 @@
 /*
  * Functional probes: running a rung for real, bounded in time. The bounded
  * runner (probe-run.c) is POSIX; how each runner is probed is in its row
- * (runner-<name>.c); what the host is, in the one probe-<os>.c file Meson
+ * (rungs/<rung>/rung.c); what the host is, in the one probe-<os>.c file Meson
  * picks for it.
  */
 #ifndef CONFINE_LOCAL_PROBE_H

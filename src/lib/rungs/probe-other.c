@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* macOS: the platform's name; no Landlock. */
-#include "local/probe.h"
+/* Every other platform (Windows included): no rung can run, so the ladder
+ * fails closed with SANDBOX_UNAVAILABLE. */
+#include "rungs/probe.h"
 
 const char *cf_host_platform(void) {
-	return "darwin";
+	return "other";
 }
 
 int cf_host_landlock_abi(void) {

@@ -2,16 +2,19 @@
 /*
  * A report per clause (doc/SPEC.md 15): every clause of a resolved policy,
  * whether the rung holds it, by which layer, and when not, why and what on
- * the host would. Pure: it reads the same plan as the generators, and the
- * facts the local provider knows about the rung, so the report and the
- * profile agree.
+ * the host would. One engine for every rung: what a rung holds of each
+ * clause is its row's clause table (cf_rung_holds, rung.h), read here;
+ * nothing in the engine names a rung. Pure but for the paths it resolves:
+ * it reads the same plan as the generators, and the facts the local
+ * provider knows about the run, so the report and the profile agree.
  */
-#ifndef CONFINE_PROFILES_CLAUSES_H
-#define CONFINE_PROFILES_CLAUSES_H
+#ifndef CONFINE_RUNGS_CLAUSES_H
+#define CONFINE_RUNGS_CLAUSES_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "clause-list.h"
 #include "util.h"
 
 /* What the rung will apply, beyond its own profile. */
@@ -41,29 +44,5 @@ typedef struct cf_clause_facts {
  * (free with cf_clauses_free), -EINVAL, -ENOMEM. */
 int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
                     confine_clause **ret, size_t *n) CONFINE_HIDDEN;
-
-/* Takes `layers` away from every clause (a layer the run did not apply);
- * a clause left with none becomes unenforced with `reason`. -ENOMEM. */
-int cf_clauses_drop_layers(confine_clause *clauses, size_t n, unsigned layers,
-                           const char *reason) CONFINE_HIDDEN;
-
-/* The summary: each clause name not enforced, once, in clause order
- * (NULL when all hold). 0 or -ENOMEM. */
-int cf_clauses_unenforced(const confine_clause *clauses, size_t n, char ***ret) CONFINE_HIDDEN;
-
-/* The clauses not enforced, each name once with its subjects, or the
- * reason of one without a subject: "denyRead (/ws/.env),
- * defaultProtections (the walk's budget of ... ran out in /ws/x: ...)";
- * "" when all hold. Cut to fit `size`. */
-void cf_clauses_describe_unenforced(const confine_clause *clauses, size_t n, char *out,
-                                    size_t size) CONFINE_HIDDEN;
-
-/* Whether every clause is enforced. */
-bool cf_clauses_all_enforced(const confine_clause *clauses, size_t n) CONFINE_HIDDEN;
-
-/* A deep copy. 0 or -ENOMEM. */
-int cf_clauses_copy(const confine_clause *clauses, size_t n, confine_clause **ret) CONFINE_HIDDEN;
-
-void cf_clauses_free(confine_clause *clauses, size_t n) CONFINE_HIDDEN;
 
 #endif

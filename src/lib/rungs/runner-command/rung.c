@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 static const char *const denials[] = { "read-only file system", "permission denied", NULL };
 
@@ -68,12 +68,17 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 	return confine_profile_bwrap(policy, ret);
 }
 
+/* Its clause table (holds.c). */
+extern const cf_rung_holds cf_runner_command_holds CONFINE_HIDDEN;
+
 const cf_runner_def cf_runner_command = {
+	.holds = &cf_runner_command_holds,
 	.id = CONFINE_RUNNER_RUNNER_COMMAND,
 	.name = "runnerCommand",
 	.title = "the runner command",
 	.platform = NULL, /* never a rung */
-	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP,
+	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |
+	         CONFINE_RUNNER_FACT_MOUNT_MASKS,
 	.denial_signatures = denials,
 	.fatal_signatures = NULL, /* the configured runner_failure_signatures */
 	.configured = configured,

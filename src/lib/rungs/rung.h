@@ -1,17 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The table of runners, in the spirit of libseccomp's `struct arch_def`:
- * each runner is described once, in its own file (runner-<name>.c), and
- * one row of the table (runners.c) lists it. Nothing outside a runner's
- * file names the runner: the provider, the ladder, the probes, spawn and
- * the CLI read its row, or the facts its row puts in the confined argv.
+ * The table of rungs, in the spirit of libseccomp's `struct arch_def`:
+ * each rung is one folder, src/lib/rungs/<rung>/, and one row of the table
+ * (rungs.c) lists it. A folder holds
+ *   rung.c   its row (cf_runner_def): where its program is, its dialect
+ *            (denial signatures, the runner-failure rule), its probe;
+ *   argv.c   its argv builder (the profile; runner-command reuses bwrap's);
+ *   holds.c  its clause table (cf_rung_holds): what it holds of each
+ *            clause of doc/SPEC.md 15, by which layer, and why not.
+ * Nothing outside the rung folders and the table names a rung (the lint
+ * test `no rung named outside its folder` checks it): the provider, the
+ * ladder, the clause engine (clauses.c), spawn and the CLI read rows, or
+ * the facts a row puts in the confined argv.
  *
- * Adding a runner: a value in confine_runner (confine.h), a
- * runner-<name>.c defining its `cf_runner_def`, its row in runners.c, and
- * the file in meson.build.
+ * Adding a rung: a value in confine_runner (confine.h), its folder with a
+ * `cf_runner_def` and a `cf_rung_holds`, its row in rungs.c, and its files
+ * in rungs/meson.build.
  */
-#ifndef CONFINE_LOCAL_RUNNER_H
-#define CONFINE_LOCAL_RUNNER_H
+#ifndef CONFINE_RUNGS_RUNG_H
+#define CONFINE_RUNGS_RUNG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,6 +58,114 @@ typedef struct cf_runner_program {
 	char *not_found;
 } cf_runner_program;
 
+/* A clause a rung may leave open: why (a sentence of the report's
+ * `reason`), and what on the host would hold it (`needs`; NULL: nothing
+ * named). */
+typedef struct cf_rung_gap {
+	const char *needs;
+	const char *why;
+} cf_rung_gap;
+
+/* Whether the rung's argv runs the launcher (landlock-run): its Landlock
+ * ruleset, seccomp filter, supervisor and rlimits. */
+typedef enum cf_rung_launcher {
+	CF_RUNG_NO_LAUNCHER,
+	CF_RUNG_LAUNCHER_INSIDE, /* inside the rung, when the facts say layered */
+	CF_RUNG_IS_LAUNCHER,     /* the rung's program is the launcher */
+} cf_rung_launcher;
+
+/* How a rung holds protectedPaths and defaultProtections inside a
+ * writable root. */
+typedef enum cf_rung_hold {
+	CF_RUNG_HOLDS_NOT,   /* left open: the gap says why */
+	CF_RUNG_HOLDS_OWN,   /* by its own layer (a profile that says so) */
+	CF_RUNG_HOLDS_BINDS, /* by read-only binds over the plan (binds_layer) */
+} cf_rung_hold;
+
+/* Where a rung's temp area is. */
+typedef enum cf_rung_temp {
+	CF_RUNG_TEMP_TMPFS,   /* a private /tmp of its own mount namespace */
+	CF_RUNG_TEMP_RUN_DIR, /* the run's own directory (temp_dir), granted */
+} cf_rung_temp;
+
+struct cf_plan;
+
+/* A rung's clause table (doc/SPEC.md 15): one const row per rung, in its
+ * folder's holds.c; the clause engine (clauses.c) reads its fields and
+ * the facts of the run (Landlock ABI, supervisor, cgroup), and names no
+ * rung. Layers are CONFINE_LAYER_* bits. */
+typedef struct cf_rung_holds {
+	/* Its own layer: what holds the mode's file rules. */
+	unsigned layer;
+	cf_rung_launcher launcher;
+	/* A mount namespace of its own (the bwrap profile): read-only binds
+	 * over protected paths, masks over denyRead names (a save on the
+	 * host detaches either), a private /tmp. The layer named for what the
+	 * binds hold; 0: none. */
+	unsigned binds_layer;
+	/* Its file rules are Landlock's: an ABI below 5 leaves `mode`
+	 * partial (mode_gap.needs says what would hold it). */
+	bool landlock_files;
+	cf_rung_gap mode_gap;
+	/* Its own runs (spawned by the library) bind stand-ins for missing
+	 * protected paths and compare their identity after the run. */
+	bool placeholders;
+
+	/* protectedPaths inside a writable root. */
+	cf_rung_hold protect;
+	cf_rung_gap protect_gap;
+	/* defaultProtections: each repository's git surface, and when the
+	 * walk found none (none_gap.why NULL: nothing said). */
+	cf_rung_hold defaults;
+	cf_rung_gap defaults_gap, defaults_none_gap;
+	/* denyRead: whether an existing, canonical entry stays readable (a
+	 * rung that cannot take read access away there); NULL: never. */
+	bool (*deny_read_open)(const confine_policy *policy, const struct cf_plan *plan,
+	                       const char *real);
+	cf_rung_gap deny_read_gap;
+	/* With binds: the start of the reason of a name-held mask. */
+	const char *deny_by_name;
+
+	/* network: the allowlist without the launcher (needs), and whether
+	 * the network off is the launcher's seccomp filter (and its refusing
+	 * proxy) rather than the rung's own layer. */
+	const char *allowlist_needs;
+	bool network_off_by_launcher;
+	/* The layers that hold unix-sockets with the launcher's supervisor,
+	 * beyond it; those that hold it without one (0: nothing does). */
+	unsigned unix_with_supervisor, unix_alone;
+	cf_rung_gap unix_gap;
+
+	/* privateTemp. */
+	cf_rung_temp temp;
+	/* No mount namespace: workspace-write grants the host's /dev/shm
+	 * (shared), read-only grants none. */
+	bool host_dev_shm;
+	/* workspace-write shares the host's temp directories (why non-NULL:
+	 * then privateTemp is unenforced). */
+	cf_rung_gap temp_shared_gap;
+
+	/* The mechanisms: the layers holding metadata alone (0: the
+	 * supervisor, else metadata_gap); devices (and the supervisor too);
+	 * what the launcher inside would need (setid, limits). */
+	unsigned metadata;
+	cf_rung_gap metadata_gap;
+	unsigned devices;
+	bool devices_supervisor;
+	const char *launcher_needs;
+	/* signals and abstract-unix-sockets: listed at all; the layers that
+	 * hold signals alone (0: Landlock's scope, else signals_needs), and
+	 * abstract sockets with the network off (a network namespace of its
+	 * own, unless the launcher hosts the allowlist). */
+	bool scopes;
+	unsigned signals;
+	const char *signals_needs;
+	unsigned abstract_off;
+	const char *abstract_needs;
+	/* limits.temp */
+	cf_rung_gap limit_temp_gap;
+} cf_rung_holds;
+
 #define CF_RUNNER_FAILURE_MAX 512
 /* Rows the table may hold. */
 #define CF_RUNNER_MAX 8
@@ -74,6 +189,8 @@ typedef struct cf_runner_def {
 	 * its program (env->launcher_real) is checked as a runner, and its
 	 * runner-failure rule follows this row's (doc/SPEC.md 6). NULL: none. */
 	const struct cf_runner_def *inner;
+	/* Its clause table (holds.c). */
+	const cf_rung_holds *holds;
 
 	/* The dialect (SPEC 6): denial signatures and one runner-failure rule. */
 	const char *const *denial_signatures;
@@ -114,7 +231,7 @@ typedef struct cf_runner_def {
 	              confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]);
 } cf_runner_def;
 
-/* The rows, in ladder order, NULL-terminated (runners.c). */
+/* The rows, in ladder order, NULL-terminated (rungs.c). */
 extern const cf_runner_def *const cf_runners[] CONFINE_HIDDEN;
 
 /* The row of `id`; NULL for CONFINE_RUNNER_NONE or a value with no row. */

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* The table of runners (runner.h): one row per runner, in ladder order. */
+/* The table of rungs (rung.h): one row per rung, in ladder order, and the
+ * contract's names of the runners, which are their rows'. */
 #include "launcher-args.h"
-#include "local/runner.h"
+#include "rungs/rung.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "local/probe.h"
+#include "rungs/probe.h"
 #include "policy-internal.h"
 #include "spawn/cgroup.h"
 
@@ -18,12 +19,32 @@ extern const cf_runner_def cf_runner_seatbelt CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_command CONFINE_HIDDEN;
 
 const cf_runner_def *const cf_runners[] = {
-	&cf_runner_bwrap,    /* runner-bwrap.c */
-	&cf_runner_landlock, /* runner-landlock.c */
-	&cf_runner_seatbelt, /* runner-seatbelt.c */
-	&cf_runner_command,  /* runner-command.c */
+	&cf_runner_bwrap,    /* bwrap/ */
+	&cf_runner_landlock, /* landlock/ */
+	&cf_runner_seatbelt, /* seatbelt/ */
+	&cf_runner_command,  /* runner-command/ */
 	NULL,
 };
+
+/* The contract's names of the runners (confine.h): their rows'. */
+const char *confine_runner_name(confine_runner runner) {
+	const cf_runner_def *def = cf_runner_find(runner);
+	if (runner == CONFINE_RUNNER_NONE)
+		return "none";
+	return def ? def->name : NULL;
+}
+
+int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err) {
+	/* The rungs a chain can be pinned to: the rows of some platform. */
+	for (size_t i = 0; text && cf_runners[i]; i++)
+		if (cf_runners[i]->platform && strcmp(text, cf_runners[i]->name) == 0) {
+			*ret = cf_runners[i]->id;
+			return 0;
+		}
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, "runner", 0,
+	                    "unknown runner \"%s\" (expected %s)", text ? text : "(null)",
+	                    cf_runner_pinnable_names());
+}
 
 const cf_runner_def *cf_runner_find(confine_runner id) {
 	for (size_t i = 0; cf_runners[i]; i++)

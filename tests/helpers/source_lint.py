@@ -1,0 +1,229 @@
+# SPDX-License-Identifier: MIT
+"""Checks of the source tree's shape (issue 27), one per subcommand:
+
+  rungs   nothing outside src/lib/rungs/ names a rung: no CONFINE_RUNNER_*
+          of a rung, no CONFINE_LAYER_* of a rung's own layer anywhere in
+          src/, and no rung's quoted name in src/lib (the contract's layer
+          words in vocabulary.c aside)
+  layers  src/lib includes only downward: each folder is a layer (LAYERS,
+          lowest first) and a file includes headers of its own layer or
+          lower ones, so no folder cycle can form
+  length  no source file over 700 lines, but the known exceptions (each
+          must still be over: a split one leaves the list)
+  map     the README's map of the source tree names folders that exist and
+          every folder under src/; the file maps in headers (comment lines
+          "  name.c   what it holds") name files that exist
+
+Usage: source_lint.py CHECK SOURCE_ROOT"""
+import os
+import re
+import sys
+
+# ---- rungs -----------------------------------------------------------------
+
+RUNG_IDENT = re.compile(
+    r"\bCONFINE_RUNNER_(?:BWRAP|LANDLOCK|SEATBELT|RUNNER_COMMAND)\b"
+    r"|\bCONFINE_LAYER_(?:BWRAP|SEATBELT|RUNNER_COMMAND)\b")
+RUNG_WORD = re.compile(r'"(?:bwrap|landlock|seatbelt|runnerCommand)"')
+# The contract's words for layers (confine_layer_name): a layer is named
+# by the mechanism, which the public header spells.
+WORD_EXEMPT = {"src/lib/vocabulary.c"}
+
+
+def check_rungs(root):
+    bad = []
+    for path in sources(root, "src"):
+        rel = os.path.relpath(path, root)
+        if rel.startswith("src/lib/rungs/"):
+            continue
+        for n, line in enumerate(read(path), 1):
+            if RUNG_IDENT.search(line) or (
+                    rel.startswith("src/lib/") and rel not in WORD_EXEMPT and
+                    RUNG_WORD.search(line) and not line.lstrip().startswith(("/*", "*"))):
+                bad.append("%s:%d: %s" % (rel, n, line.strip()))
+    return bad, "names a rung outside src/lib/rungs/ (read a row of the rung table instead)"
+
+
+# ---- layers ----------------------------------------------------------------
+
+# Lowest first. src/lib's own files are its base (vocabulary, policy,
+# classifiers, the clause list); the plan; the spawner and the stage; the
+# rungs (their table, clause engine and folders); the local provider.
+LAYERS = [
+    ("src/common",),
+    ("src/lib",),
+    ("src/lib/profiles",),
+    ("src/lib/spawn", "src/lib/stage"),
+    ("src/lib/rungs",),
+    ("src/lib/local",),
+]
+# Known upward includes, each with its reason; the check fails when one is
+# gone (drop it here) as when a new one appears.
+KNOWN_UP = {
+    ("src/lib/fs.c", "src/lib/profiles/plan.h"):
+        "confine_fs_* reads the plan: fs.c belongs above profiles/ (another "
+        "helper's file this round)",
+}
+SEARCH = ["src/lib", "src/common", "include"]
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def layer_of(rel):
+    d = os.path.dirname(rel)
+    best = None
+    for i, folders in enumerate(LAYERS):
+        for f in folders:
+            if (d == f or d.startswith(f + "/")) and (best is None or len(f) > best[1]):
+                best = (i, len(f))
+    return None if best is None else best[0]
+
+
+def resolve(root, rel, name):
+    here = os.path.join(root, os.path.dirname(rel), name)
+    if os.path.exists(here):
+        return os.path.relpath(os.path.normpath(here), root)
+    for s in SEARCH:
+        p = os.path.join(root, s, name)
+        if os.path.exists(p):
+            return os.path.relpath(os.path.normpath(p), root)
+    return None  # a system or generated header (config.h)
+
+
+def check_layers(root):
+    bad, seen = [], set()
+    for path in sources(root, "src/lib") + sources(root, "src/common"):
+        rel = os.path.relpath(path, root)
+        mine = layer_of(rel)
+        for n, line in enumerate(read(path), 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            target = resolve(root, rel, m.group(1))
+            theirs = layer_of(target) if target else None
+            if theirs is None or mine is None or theirs <= mine:
+                continue
+            if (rel, target) in KNOWN_UP:
+                seen.add((rel, target))
+                continue
+            bad.append("%s:%d: includes %s, a higher layer (%s above %s)" %
+                       (rel, n, target, LAYERS[theirs][0], LAYERS[mine][0]))
+    for k in KNOWN_UP:
+        if k not in seen:
+            bad.append("%s no longer includes %s: drop it from KNOWN_UP" % k)
+    return bad, "includes upward (layers: %s)" % " < ".join("/".join(x) for x in LAYERS)
+
+
+# ---- length ----------------------------------------------------------------
+
+LIMIT = 700
+# Files still over, each with its owner's plan; a new file over the limit,
+# or one of these grown under it, fails.
+KNOWN_LONG = {
+    "src/launcher/proxy.c",   # the proxy's rooms (loop, http, socks, resolve): another helper
+    "src/cli/args.c",         # the option table will generate it: another helper
+    "src/lib/fs.c",           # another helper's this round
+    "src/lib/policy-options.c",  # the option table: another helper
+    "src/lib/denials.c",      # to split by concern (lines, scan, verdicts)
+    "src/launcher/supervise-fs.c",  # to split: resolve / decide / perform
+}
+
+
+def check_length(root):
+    bad = []
+    for path in sources(root, "src"):
+        rel = os.path.relpath(path, root)
+        n = len(read(path))
+        if n > LIMIT and rel not in KNOWN_LONG:
+            bad.append("%s: %d lines (over %d: split it by concern)" % (rel, n, LIMIT))
+        if n <= LIMIT and rel in KNOWN_LONG:
+            bad.append("%s: %d lines, no longer over: drop it from KNOWN_LONG" % (rel, n))
+    for rel in KNOWN_LONG:
+        if not os.path.exists(os.path.join(root, rel)):
+            bad.append("%s: gone: drop it from KNOWN_LONG" % rel)
+    return bad, "breaks the file length rule"
+
+
+# ---- map -------------------------------------------------------------------
+
+MAP_LINE = re.compile(r"^(\S+/)\s")
+FILE_MAP = re.compile(r"^ \*\s{2,}((?:[A-Za-z0-9_.<>-]+\.[ch](?:, )?)+)\s{2,}\S")
+
+
+def check_map(root):
+    bad = []
+    text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
+    start = text.find("Where things are:")
+    block = text[start:].split("```")[1] if start >= 0 else ""
+    named = set()
+    for line in block.splitlines():
+        m = MAP_LINE.match(line)
+        if not m:
+            continue
+        path = m.group(1).rstrip("/")
+        if "<rung>" in path:
+            parent = os.path.join(root, path.split("<rung>")[0])
+            subs = [d for d in os.listdir(parent) if os.path.isdir(os.path.join(parent, d))]
+            if not subs:
+                bad.append("README names %s/, but no folder is there" % path)
+            named.update(os.path.join(path.split("<rung>")[0], d) for d in subs)
+            continue
+        if not os.path.isdir(os.path.join(root, path)):
+            bad.append("README names %s/, which does not exist" % path)
+        named.add(path)
+    if not named:
+        bad.append("README.md has no map of the source tree after \"Where things are:\"")
+    for d, dirs, _ in os.walk(os.path.join(root, "src")):
+        for x in dirs:
+            rel = os.path.relpath(os.path.join(d, x), root)
+            if rel not in named:
+                bad.append("README's map does not name %s/" % rel)
+    for path in sources(root, "src"):
+        if not path.endswith(".h"):
+            continue
+        here = os.path.dirname(path)
+        below = [here] + [os.path.join(here, x) for x in os.listdir(here)
+                          if os.path.isdir(os.path.join(here, x))]
+        for n, line in enumerate(read(path), 1):
+            m = FILE_MAP.match(line)
+            if not m:
+                continue
+            for name in m.group(1).split(", "):
+                if not any(os.path.exists(os.path.join(b, name)) for b in below):
+                    bad.append("%s:%d: its file map names %s, which is not there" %
+                               (os.path.relpath(path, root), n, name))
+    return bad, "makes a map untrue"
+
+
+# ---- common ----------------------------------------------------------------
+
+def sources(root, top):
+    out = []
+    for d, dirs, files in os.walk(os.path.join(root, top)):
+        dirs.sort()
+        out.extend(os.path.join(d, f) for f in sorted(files) if f.endswith((".c", ".h")))
+    return out
+
+
+def read(path):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
+def main():
+    checks = {"rungs": check_rungs, "layers": check_layers, "length": check_length,
+              "map": check_map}
+    if len(sys.argv) != 3 or sys.argv[1] not in checks:
+        sys.stderr.write(__doc__)
+        return 2
+    bad, what = checks[sys.argv[1]](os.path.abspath(sys.argv[2]))
+    for b in bad:
+        print("not ok: " + b)
+    if bad:
+        print("%d place(s) %s" % (len(bad), what))
+        return 1
+    print("ok: %s" % sys.argv[1])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
