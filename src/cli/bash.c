@@ -27,6 +27,7 @@ int cli_command_bash(cli_context *ctx) {
 	memset(&options, 0, sizeof options);
 	options.command = args->bash_command;
 	options.policy = ctx->policy;
+	options.workdir = ctx->workdir; /* --cwd; NULL: the workspace root */
 	options.timeout_ms = args->has_timeout ? args->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 	options.max_output = CONFINE_DEFAULT_CAPTURE_LIMIT;
 

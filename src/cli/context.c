@@ -283,6 +283,21 @@ static int build_policy_options(cli_context *ctx) {
 			return cli_report(ctx, err.code, "%s: %s", c->path, err.message);
 		return cli_report_error(ctx, &err);
 	}
+	/* --cwd DIR: where the command starts (run, bash), a relative DIR
+	 * taken from confine's current directory as -w's is; the library
+	 * judges it as it judges a binding's cwd (doc/SPEC.md 10). */
+	if (a->cwd && a->cwd[0] == '/' && !(ctx->workdir = strdup(a->cwd)))
+		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	if (a->cwd && a->cwd[0] != '/') {
+		char here[PATH_MAX];
+		if (!getcwd(here, sizeof here))
+			return cli_report(ctx, CONFINE_E_SYSTEM, "--cwd %s: cannot read the current "
+			                  "directory: %s", a->cwd, strerror(errno));
+		if (asprintf(&ctx->workdir, "%s/%s", here, a->cwd) < 0) {
+			ctx->workdir = NULL;
+			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+		}
+	}
 	/* Last: a policy refused above leaves no stage behind. */
 	if (a->stage && (status = make_stage(ctx)) != 0)
 		return status;
@@ -310,6 +325,7 @@ int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {
 }
 
 void cli_context_close(cli_context *ctx) {
+	free(ctx->workdir);
 	confine_policy_free(ctx->policy);
 	confine_provider_free(ctx->provider);
 	cli_config_clear(&ctx->config);
