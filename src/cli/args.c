@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "args.h"
 #include "export/export.h"
 #include "option-rows.h"
@@ -35,22 +37,23 @@ typedef struct option_spec {
 	const char *flag;       /* "--mode"; NULL: none */
 	const char *value_name; /* NULL: takes no value; else as the help says it */
 	unsigned commands;      /* CMD() bits */
+	const char *type;       /* the table's type; NULL: the command line's own */
 } option_spec;
 
 static const option_spec option_table[] = {
 #define CONFINE_OPTION(id, key, short_name, flag, value, python, node, type, choices, min, max, \
                        length, dflt, spec, commands)                                            \
-	{ OPT_##id, short_name, flag, value, commands },
+	{ OPT_##id, short_name, flag, value, commands, type },
 #include "options.def"
 #undef CONFINE_OPTION
-	{ OPT_HELP, 'h', "--help", NULL, ON_POLICY | ON_PROVIDER | CMD(NONE) | CMD(OPTIONS) },
-	{ OPT_CONFIG, 0, "--config", "FILE", ON_POLICY | ON_PROVIDER },
+	{ OPT_HELP, 'h', "--help", NULL, ON_POLICY | ON_PROVIDER | CMD(NONE) | CMD(OPTIONS), NULL },
+	{ OPT_CONFIG, 0, "--config", "FILE", ON_POLICY | ON_PROVIDER, NULL },
 	{ OPT_JSON, 0, "--json", NULL, CMD(RUN) | CMD(BASH) | CMD(PROBE) | CMD(FS) | CMD(EXPORT) |
-	                                  CMD(OPTIONS) },
-	{ OPT_COMMAND, 'c', NULL, "COMMAND", CMD(BASH) },
-	{ OPT_MAX_BYTES, 0, "--max-bytes", "N", CMD(FS) },
-	{ OPT_BUNDLE, 0, "--bundle", "DIR", CMD(EXPORT) },
-	{ OPT_RUNTIME, 0, "--runtime", "runc|runsc", CMD(EXPORT) },
+	                                  CMD(OPTIONS), NULL },
+	{ OPT_COMMAND, 'c', NULL, "COMMAND", CMD(BASH), NULL },
+	{ OPT_MAX_BYTES, 0, "--max-bytes", "N", CMD(FS), NULL },
+	{ OPT_BUNDLE, 0, "--bundle", "DIR", CMD(EXPORT), NULL },
+	{ OPT_RUNTIME, 0, "--runtime", "runc|runsc", CMD(EXPORT), NULL },
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -176,10 +179,25 @@ void cli_args_clear(cli_args *args) {
 	args->env_include = args->env_exclude = args->env_set = NULL;
 }
 
+/* A value of a row whose type is text (a word, a host, a pattern, a name):
+ * bytes that are not UTF-8 are USAGE, as from a binding (doc/SPEC.md 16). */
+static bool text_type(const char *type) {
+	return type && (strcmp(type, "enum") == 0 || strcmp(type, "host-list") == 0 ||
+	                strcmp(type, "pattern-list") == 0);
+}
+
+static bool is_utf8(const char *value) {
+	json_t *s = json_string(value); /* NULL: not UTF-8 */
+	json_decref(s);
+	return s != NULL;
+}
+
 /* Stores one option's value (or flag) into `args`. */
 static int apply_option(cli_args *args, const option_spec *spec, const char *shown,
                         const char *value) {
 	confine_error err;
+	if (value && text_type(spec->type) && !is_utf8(value))
+		return usage_error(args, "invalid %s: \"%s\" is not valid UTF-8 text", shown, value);
 	switch (spec->id) {
 	case OPT_HELP:
 		args->action = CLI_ACTION_HELP;

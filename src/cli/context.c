@@ -215,7 +215,8 @@ static int build_policy_options(cli_context *ctx) {
 		p->network = c->network;
 	/* --network replaces the file's whole network key, allowlist and all;
 	 * --allow-host makes (or adds to) an allowlist: the network off
-	 * around it, unless --network on says otherwise (then refused). */
+	 * around it, unless --network on says otherwise (then refused);
+	 * --deny-host and --allow-local-network too. */
 	if (!a->has_network) {
 		if ((status = add_entries(ctx, "network.allow", c->network_allow, NULL, NULL, false,
 		                          confine_policy_add_allow_host)) != 0 ||
@@ -231,7 +232,11 @@ static int build_policy_options(cli_context *ctx) {
 		return status;
 	if (a->allow_local_network)
 		p->network_allow_local = true;
-	if (a->allow_hosts && a->allow_hosts[0] && !a->has_network)
+	/* Each part of the allowlist (--allow-host, --deny-host,
+	 * --allow-local-network) is the network object's, which is the
+	 * network off plus the proxy, as from a config file or a binding. */
+	if (((a->allow_hosts && a->allow_hosts[0]) || (a->deny_hosts && a->deny_hosts[0]) ||
+	     a->allow_local_network) && !a->has_network)
 		p->network = CONFINE_NETWORK_OFF;
 	if (a->has_network)
 		p->network = a->network;

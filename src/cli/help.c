@@ -60,7 +60,8 @@ const char *cli_help_hint(cli_command command) {
 	"      --allow-host HOST the network allowlist: only HOST (or *.SUFFIX) through\n"   \
 	"                        confine's proxy, nothing else (implies the network off\n"   \
 	"                        around it) [network.allow]\n"                                 \
-	"      --deny-host HOST  refused even where --allow-host matches [network.deny]\n"   \
+	"      --deny-host HOST  refused even where --allow-host matches (implies the\n"    \
+	"                        network off, as --allow-host does) [network.deny]\n"       \
 	"      --allow-local-network\n"                                                       \
 	"                        let an allowed name resolve to a loopback or private\n"     \
 	"                        address [network.allowLocal]\n"                               \
