@@ -57,7 +57,8 @@ def key_of(keyword: str) -> str:
     rows = [r for r in policy_rows() if r["python"].split(".")[0] == keyword]
     if not rows:
         return keyword
-    return rows[0]["key"].split(".")[0] if "." in rows[0]["python"] else rows[0]["key"]
+    key: str = rows[0]["key"]
+    return key.split(".")[0] if "." in rows[0]["python"] else key
 
 
 def flags_of(keyword: str) -> List[str]:
