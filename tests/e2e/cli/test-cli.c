@@ -473,7 +473,7 @@ static void test_help(void **state) {
 		{ ARGS("--help"), "Usage: confine COMMAND" },
 		{ ARGS("-h"), "Usage: confine COMMAND" },
 		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-		                        "                   [--timeout MS] -- PROGRAM [ARG...]\n" },
+		                        "                   [--timeout MS] [--cwd DIR] -- PROGRAM [ARG...]\n" },
 		{ ARGS("bash", "--help"), "Usage: confine bash [-m MODE]" },
 		{ ARGS("wrap", "--help"), "Usage: confine wrap [-m MODE]" },
 		{ ARGS("probe", "--help"), "Usage: confine probe [--runner NAME] [--config FILE] [--json]\n" },
@@ -1866,7 +1866,8 @@ static void test_bash_json_denied(void **state) {
 	expect_status(&r, 1);
 	object = json_of(&r);
 	expect_keys(object, KEYS("exitCode", "timedOut", "stdout", "stderr", "truncated",
-	                         "stdoutTruncated", "stderrTruncated", "sandbox", "usage", "error"));
+	                         "stdoutTruncated", "stderrTruncated", "sandbox", "usage", "error",
+                         "rendering"));
 	assert_int_equal(json_int(object, "exitCode"), 1);
 	assert_false(json_bool(object, "timedOut"));
 	assert_string_equal(json_str(object, "stdout"), "out\n");
