@@ -213,13 +213,19 @@ def cases(ws):
         value = good_value(row, ws)
         if value is not None:
             good.append((row, value))
+        if row["type"].endswith("-list") and row["max"]:
+            # Exactly at the count bound: taken (the bound is the table's)
+            good.append((row, ["h%d.test" % i for i in range(row["max"])]
+                         if row["type"] == "host-list"
+                         else ["%s/d%d" % (doors.OUT, i) for i in range(row["max"])]))
     node_bad = node_door("bad", [
         {"name": "%s: %s" % (row["node"], kind), "node": {
             "call": "wrap", "option": row["node"],
             "args": node_values(kwargs(row, "node", value))}}
         for row, kind, value, _, _, codes in bad if "node" in codes], ws) if NODE else {}
     node_good = node_door("accepted", [
-        {"name": row["node"], "node": kwargs(row, "node", value)} for row, value in good],
+        {"name": "%s %d" % (row["node"], i), "node": kwargs(row, "node", value)}
+        for i, (row, value) in enumerate(good)],
         ws) if NODE else {}
     checks = 0
     failed = 0
@@ -241,13 +247,16 @@ def cases(ws):
                     for door, g in got.items() if g.get("code") != codes[door]]
         checks += 1
         lines.append((label, problems))
-    for row, value in good:
-        label = "%s (%s, %s): takes %r" % (row["key"], row["flag"], row["python"], value)
+    for i, (row, value) in enumerate(good):
+        label = "%s (%s, %s): takes %s" % (row["key"], row["flag"], row["python"],
+                                           ("%d entries, the bound" % len(value)
+                                            if isinstance(value, list) and len(value) > 9
+                                            else repr(value)))
         echoed = {"python": python_wrap(kwargs(row, "python", value), ws),
                   "cli": cli_wrap(flag_words(row, value), ws),
                   "config": cli_wrap([], ws, nest(row["key"], value))}
         if NODE:
-            n = node_good.get(row["node"]) or {}
+            n = node_good.get("%s %d" % (row["node"], i)) or {}
             echoed["node"] = {"policy": n["policy"]} if "policy" in n else n
         shown = {d: json.dumps(v.get("policy") or v, sort_keys=True) for d, v in echoed.items()}
         problems = [] if len(set(shown.values())) == 1 and all(
