@@ -2013,6 +2013,43 @@ static void test_bash_rendering(void **state) {
 	result_free(&r);
 }
 
+/* --cwd DIR: the command starts there (run and bash), and writes there
+ * land in DIR; a DIR that cannot be entered is confine's failure, nothing
+ * run (doc/SPEC.md 10). */
+static void test_cwd_is_where_the_command_starts(void **state) {
+	result r;
+	char sub[PATH_MAX], expected[PATH_MAX + 2], made[PATH_MAX];
+	struct stat st;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	path_in(sub, work, "cwd-sub");
+	assert_true(mkdir(sub, 0755) == 0 || errno == EEXIST);
+	FORMAT(expected, sizeof expected, "%s\n", sub);
+	RUN(&r, "bash", "-m", "workspace-write", "-w", work, "--cwd", sub, "-c", "pwd; touch made");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	path_in(made, sub, "made");
+	assert_int_equal(stat(made, &st), 0);
+	RUN(&r, "run", "-w", work, "--cwd", sub, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	/* the control: without --cwd, the workspace root */
+	FORMAT(expected, sizeof expected, "%s\n", work);
+	RUN(&r, "run", "-w", work, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	RUN(&r, "bash", "-w", work, "--cwd", "/nonexistent-cwd", "-c", "touch /tmp/never");
+	expect_status(&r, 125);
+	result_free(&r);
+	RUN(&r, "run", "-w", work, "--cwd", "/nonexistent-cwd", "--", "true");
+	expect_status(&r, 125);
+	assert_non_null(strstr(r.err, "--cwd"));
+	result_free(&r);
+}
+
 /* ------------------------------------------------------------------------ */
 /* probe                                                                    */
 
@@ -2416,6 +2453,7 @@ int main(int argc, char **argv) {
 	};
 	const struct CMUnitTest bash[] = {
 		cmocka_unit_test(test_bash_json_denied),
+		cmocka_unit_test(test_cwd_is_where_the_command_starts),
 		cmocka_unit_test(test_bash_json_signal_and_timeout),
 		cmocka_unit_test(test_bash_json_truncated_and_not_utf8),
 		cmocka_unit_test(test_bash_json_danger),
