@@ -76,7 +76,7 @@ export interface RunOptions extends CallOptions {
   timeout?: number;
   /** Piped to the command as is, any size; default /dev/null. */
   stdin?: string | Buffer | NodeJS.ReadableStream;
-  /** Bytes kept of each of stdout and stderr; default 64 MiB. */
+  /** Bytes kept of each of stdout and stderr; default 64000 (doc/SPEC.md 9). */
   maxOutput?: number;
 }
 

@@ -14,11 +14,15 @@
  *   wrap(argv, opts)    -> `confine wrap` (the argv to spawn yourself)
  *   probe(opts)         -> `confine probe --json`
  *
- * The parts (lib/): errors.js (the typed errors, the CLI's error object in
- * the package's words), values.js (every value checked where it enters),
- * policy-options.js (the policy options and their flags), classify.js
- * (SPEC 8's stderr classifiers, as the library has them), render.js (the
- * model-facing rendering).
+ * The parts (lib/): command.js (finding and running `confine`),
+ * call-options.js (a call's options checked, and the CLI arguments they
+ * become), results.js (what `confine` printed, read back), errors.js (the
+ * typed errors, the CLI's error object in the package's words), values.js
+ * (every value checked where it enters), table.js (the table of options,
+ * ../options.json), policy-options.js (the policy options and their flags,
+ * from the table), classify.js (SPEC 8's stderr classifiers, as the library
+ * has them), render.js (run()'s model-facing rendering; bash() returns the
+ * library's own, from `confine bash --json`).
  *
  * `confine` is found through $CONFINE_BIN, else next to the library named by
  * $CONFINE_LIBRARY (LIBDIR/../bin/confine, or a build tree's
@@ -28,370 +32,24 @@
  */
 'use strict';
 
-const { execFile, spawn } = require('node:child_process');
-const fs = require('node:fs');
+const { spawn } = require('node:child_process');
 const path = require('node:path');
 const {
   ConfineError, SandboxUnavailableError, InvalidPolicyError, UsageError, SpawnFailedError,
-  InvalidConfigError, DeniedError, FsError, errorFrom, isSandboxUnavailableText,
+  InvalidConfigError, DeniedError, FsError, errorFrom,
 } = require('./lib/errors');
-const { show, typeName, checkString } = require('./lib/values');
+const { typeName, checkString } = require('./lib/values');
 const { POLICY_OPTIONS } = require('./lib/policy-options');
 const { classifyDenial, classifyRunnerFailure } = require('./lib/classify');
 const { render } = require('./lib/render');
-
-const MODES = ['read-only', 'workspace-write', 'danger-full-access'];
-const RUNNERS = ['bwrap', 'landlock', 'seatbelt'];
-const DEFAULT_TIMEOUT_MS = 120000;
-const MAX_TIMEOUT_MS = 600000;
-const CAPTURE_LIMIT = 64000;
-// run(): what is kept of each of the command's streams (not a cap on what
-// the command may write: past it the rest is read and dropped).
-const RUN_OUTPUT_LIMIT = 64 * 1024 * 1024;
-// The most a kept stream can be (a Buffer's limit).
-const MAX_OUTPUT_LIMIT = require('node:buffer').constants.MAX_LENGTH;
-// A timeout or an abort sends SIGTERM to confine, which forwards it to the
-// command's tree; SIGKILL follows after this grace (the library's), and the
-// launcher's lifeline then kills whatever is left.
-const KILL_GRACE_MS = 3000;
-// The options every call takes that are not policy options.
-const CALL_OPTIONS = new Set([
-  'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
-  'maxOutput',
-]);
-
-// ---- finding and running `confine` -----------------------------------------
-
-function isExecutable(file) {
-  try {
-    fs.accessSync(file, fs.constants.X_OK);
-    return fs.statSync(file).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** The bindir `meson install` recorded beside this package, or null (a
- * checkout or an npm tarball has none). */
-function installedBindir() {
-  try {
-    const { bindir } = JSON.parse(fs.readFileSync(path.join(__dirname, '_build_config.json'), 'utf8'));
-    return typeof bindir === 'string' && path.isAbsolute(bindir) ? bindir : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The `confine` command this package uses (see the file's header). */
-function findConfine(env = process.env) {
-  if (env.CONFINE_BIN) return env.CONFINE_BIN;
-  if (env.CONFINE_LIBRARY) {
-    const libdir = path.dirname(env.CONFINE_LIBRARY);
-    for (const candidate of [path.join(libdir, '..', 'bin', 'confine'),
-      path.join(libdir, '..', '..', 'bin', 'confine'),
-      path.join(libdir, '..', 'cli', 'confine')]) {
-      if (isExecutable(candidate)) return path.resolve(candidate);
-    }
-  }
-  const installed = installedBindir();
-  if (installed && isExecutable(path.join(installed, 'confine'))) return path.join(installed, 'confine');
-  for (const dir of (env.PATH || '').split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue; // never the current directory
-    const candidate = path.join(dir, 'confine');
-    if (isExecutable(candidate)) return candidate;
-  }
-  throw new ConfineError('the confine command was not found: set CONFINE_BIN, or put confine on PATH', { code: 'CONFINE_NOT_FOUND' });
-}
-
-function exec(bin, args, { environ, signal } = {}) {
-  return new Promise((resolve, reject) => {
-    execFile(bin, args, {
-      env: environ || process.env,
-      maxBuffer: 64 * 1024 * 1024,
-      encoding: 'utf8',
-      signal,
-      killSignal: 'SIGTERM', // confine forwards it to the command's tree
-    }, (error, stdout, stderr) => {
-      if (error && error.name === 'AbortError') return reject(error);
-      if (error && typeof error.code === 'string') {
-        return reject(new ConfineError(`cannot run ${bin}: ${error.message}`, { code: error.code === 'ENOENT' ? 'CONFINE_NOT_FOUND' : 'SYSTEM_ERROR' }));
-      }
-      resolve({ status: error ? error.code : 0, termSignal: error ? error.signal : null, stdout, stderr });
-    });
-  });
-}
-
-const helpCache = new Map();
-
-async function helpText(bin, command) {
-  const key = `${bin}\0${command}`;
-  if (!helpCache.has(key)) {
-    helpCache.set(key, exec(bin, [command, '--help']).then((r) => r.stdout + r.stderr));
-  }
-  return helpCache.get(key);
-}
-
-/** Validates the call's options and returns the CLI arguments for the
- * context (mode, workspace, runner, config) and the policy options. */
-const PACKAGE_VERSION = require('./package.json').version;
-const versionChecked = new Map();
-
-/** The `confine` this package drives must be its own version: the JSON
- * shapes and options are that version's (a mismatch is a clear error, once
- * per binary, cached). */
-function checkVersion(bin) {
-  if (!versionChecked.has(bin)) {
-    versionChecked.set(bin, exec(bin, ['--version']).then((done) => {
-      const match = /(\d+\.\d+\.\d+)/.exec(done.stdout);
-      const found = match ? match[1] : done.stdout.trim();
-      if (found !== PACKAGE_VERSION) {
-        throw new ConfineError(`${bin} is confine ${found || '(unknown version)'}, but this confine package is ${PACKAGE_VERSION}: install the package that matches the command (or point CONFINE_BIN at confine ${PACKAGE_VERSION})`, { code: 'VERSION_MISMATCH' });
-      }
-    }));
-  }
-  return versionChecked.get(bin);
-}
-
-/**
- * Checks the call's options before anything runs (no `confine` is spawned
- * for a call that is wrong) and returns the CLI arguments for the context
- * (mode, workspace, runner, config) and the policy options, with `mode`
- * (null: the CLI's default). Each refusal names the option (see "values").
- */
-function checkOptions(options, { timeout = true } = {}) {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
-  }
-  const given = (name) => options[name] !== undefined && options[name] !== null;
-  const args = [];
-  const policy = [];
-  for (const [option, value] of Object.entries(options)) {
-    if (value === undefined || value === null) continue;
-    if (CALL_OPTIONS.has(option)) continue;
-    const spec = POLICY_OPTIONS[option];
-    if (!spec) {
-      throw new InvalidPolicyError(`unknown policy option ${JSON.stringify(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
-    }
-    policy.push({ option, args: spec.toArgs(value, option) });
-  }
-  // Without `mode`, the CLI's default applies (the config's mode, else
-  // read-only).
-  const mode = given('mode') ? checkString(options.mode, 'mode', 'policy') : null;
-  if (mode !== null && !MODES.includes(mode)) {
-    // The library's wording.
-    throw new InvalidPolicyError(`unknown sandbox mode ${JSON.stringify(mode)} (expected read-only, workspace-write or danger-full-access)`, { option: 'mode' });
-  }
-  if (mode !== null) args.push('-m', mode);
-  if (given('workspace')) {
-    // path.resolve('') would be the current directory: refused, as the
-    // library refuses an empty root.
-    if (checkString(options.workspace, 'workspace', 'policy') === '') {
-      throw new InvalidPolicyError('workspace root "" is empty: it must be an absolute path to a directory', { option: 'workspace' });
-    }
-    args.push('-w', path.resolve(options.workspace));
-  }
-  if (given('runner')) {
-    const runner = checkString(options.runner, 'runner', 'config');
-    if (!RUNNERS.includes(runner)) {
-      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.join(', ')})`, { option: 'runner' });
-    }
-    args.push('--runner', runner);
-  }
-  if (given('config')) args.push('--config', checkString(options.config, 'config', 'config', { allowEmpty: false }));
-  if (given('cwd')) checkString(options.cwd, 'cwd', 'usage', { allowEmpty: false });
-  if (given('bin')) checkString(options.bin, 'bin', 'usage', { allowEmpty: false });
-  if (given('environ')) checkEnviron(options.environ);
-  if (given('signal') && !(typeof options.signal === 'object' && typeof options.signal.aborted === 'boolean')) {
-    throw new UsageError(`signal must be an AbortSignal, not ${typeName(options.signal)}`, { option: 'signal' });
-  }
-  if (timeout) timeoutArg(options);
-  return { args, policy, mode };
-}
-
-/** The environment `confine` gets: names to strings (an undefined value
- * is left out, as child_process does), each checked. */
-function checkEnviron(environ) {
-  if (typeof environ !== 'object' || Array.isArray(environ)) {
-    throw new UsageError(`environ must be an object of names to strings, not ${typeName(environ)}`, { option: 'environ' });
-  }
-  for (const [name, value] of Object.entries(environ)) {
-    if (value === undefined) continue;
-    checkString(name, 'environ', 'usage', { allowEmpty: false });
-    if (name.includes('=')) throw new UsageError(`environ name ${show(name)} holds '='`, { option: 'environ' });
-    checkString(value, 'environ', 'usage');
-  }
-  return environ;
-}
-
-/** The checked options as CLI arguments, each policy flag one this
- * `confine` lists in its help (else InvalidPolicyError naming the option). */
-async function contextArgs(bin, command, options) {
-  const { args, policy, mode } = checkOptions(options, { timeout: false });
-  await checkVersion(bin);
-  const flags = [];
-  for (const { option, args: optionArgs } of policy) {
-    const help = await helpText(bin, command);
-    const missing = optionArgs.filter((a) => a.startsWith('--') && !help.includes(a));
-    if (missing.length) {
-      throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
-    }
-    flags.push(...optionArgs);
-  }
-  return { args: args.concat(flags), mode };
-}
-
-/** The argv of run() and wrap(): a non-empty array of strings, each
- * without NUL (no number or Buffer coerced: what runs is what was given). */
-function checkArgv(argv) {
-  if (!Array.isArray(argv) || argv.length === 0) {
-    throw new UsageError('argv must be a non-empty array of strings (use bash() for a shell command)', { option: 'argv' });
-  }
-  for (const word of argv) checkString(word, 'argv', 'usage');
-  if (argv[0] === '') throw new UsageError('argv[0] is an empty string', { option: 'argv' });
-  return argv;
-}
-
-/** The timeout in ms, 1 to 600000 (SPEC 10's --timeout, at every door):
- * past the bound it is refused, never cut to it. `fallback` when none is
- * given (bash: 120000; run: none, as `confine run`). */
-function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
-  if (options.timeout === undefined || options.timeout === null) return fallback;
-  if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout)) {
-    throw new UsageError(`timeout must be a number of milliseconds, not ${typeName(options.timeout)} ${show(options.timeout)}`, { option: 'timeout' });
-  }
-  const ms = Math.round(options.timeout);
-  if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
-    throw new UsageError(`timeout must be 1 to ${MAX_TIMEOUT_MS} ms, not ${show(options.timeout)}`, { option: 'timeout' });
-  }
-  return ms;
-}
-
-/** Bytes kept of each of run()'s streams: a whole number, 0 or more
- * (default 64 MiB); past what a Buffer holds it is refused, not cut. */
-function maxOutputArg(options) {
-  const value = options.maxOutput;
-  if (value === undefined || value === null) return RUN_OUTPUT_LIMIT;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new UsageError(`maxOutput must be a whole number of bytes, 0 or more, not ${show(value)}`, { option: 'maxOutput' });
-  }
-  if (value > MAX_OUTPUT_LIMIT) {
-    throw new UsageError(`maxOutput ${value} exceeds the maximum of ${MAX_OUTPUT_LIMIT} bytes`, { option: 'maxOutput' });
-  }
-  return value;
-}
-
-/** run()'s stdin: a string, a Buffer or a readable stream (or none). */
-function checkStdin(stdin) {
-  if (stdin === undefined || stdin === null) return stdin;
-  if (typeof stdin === 'string' || Buffer.isBuffer(stdin) || stdin instanceof Uint8Array) return stdin;
-  if (typeof stdin === 'object' && typeof stdin.pipe === 'function') return stdin;
-  throw new UsageError(`stdin must be a string, a Buffer or a readable stream, not ${typeName(stdin)}`, { option: 'stdin' });
-}
-
-/** probe()'s options, checked as run()'s are. */
-function checkProbeOptions(options) {
-  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
-  }
-  for (const key of Object.keys(options)) {
-    if (!['runner', 'config', 'environ', 'bin'].includes(key) && options[key] !== undefined) {
-      throw new UsageError(`probe() takes runner, config, environ and bin, not ${JSON.stringify(key)}`, { option: key });
-    }
-  }
-  const { args } = checkOptions({ runner: options.runner, config: options.config, environ: options.environ, bin: options.bin }, { timeout: false });
-  const value = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
-  return { runner: value('--runner'), config: value('--config'), environ: options.environ, bin: options.bin };
-}
-
-function parseJsonLine(stdout) {
-  const line = stdout.split('\n').find((l) => l.trim().startsWith('{'));
-  if (!line) return null;
-  try {
-    return JSON.parse(line);
-  } catch {
-    return null;
-  }
-}
-
-function failure(done, bin) {
-  const object = parseJsonLine(done.stdout);
-  if (object && object.error) return errorFrom(object.error, done.status);
-  const line = done.stderr.split('\n').filter((l) => l.startsWith('confine: ')).pop();
-  const message = line ? line.slice('confine: '.length) : `${bin} failed (exit ${done.status}): ${done.stderr.trim()}`;
-  if (isSandboxUnavailableText(message)) return new SandboxUnavailableError(message, { exitStatus: done.status });
-  return null; // the caller decides
-}
-
-// ---- results ---------------------------------------------------------------
-
-function truncatedOf(object) {
-  const t = object.truncated;
-  if (t && typeof t === 'object') return { stdout: !!t.stdout, stderr: !!t.stderr };
-  if (object.stdoutTruncated !== undefined || object.stderrTruncated !== undefined) {
-    return { stdout: !!object.stdoutTruncated, stderr: !!object.stderrTruncated };
-  }
-  if (!t) return { stdout: false, stderr: false };
-  // One flag for both streams (this confine's JSON): a stream that reached
-  // the capture limit is the one that was cut.
-  const out = Buffer.byteLength(object.stdout || '') >= CAPTURE_LIMIT;
-  const err = Buffer.byteLength(object.stderr || '') >= CAPTURE_LIMIT;
-  return out || err ? { stdout: out, stderr: err } : { stdout: true, stderr: true };
-}
-
-function resultOf(object, mode) {
-  const sandbox = object.sandbox || {};
-  return {
-    exitCode: object.exitCode === undefined ? null : object.exitCode,
-    signal: object.signal === undefined ? null : object.signal,
-    stdout: object.stdout || '',
-    stderr: object.stderr || '',
-    truncated: truncatedOf(object),
-    denied: !!sandbox.denied,
-    networkDenied: !!sandbox.networkDenied,
-    denials: denialsOf(sandbox.denials),
-    timedOut: !!object.timedOut,
-    runner: sandbox.runner || null,
-    enforcement: sandbox.enforcement || null,
-    unenforced: sandbox.unenforced || object.unenforced || [],
-    layers: sandbox.layers || [],
-    clauses: clausesOf(sandbox.clauses),
-    gitHazards: (sandbox.gitHazards || []).map((h) => ({ path: h.path, kind: h.kind })),
-    // The limit that stopped the run ({name, value, killed}) or null, and
-    // what it used (null where the mechanism cannot tell).
-    limit: sandbox.limit || null,
-    usage: {
-      peakMemory: object.usage && object.usage.peakMemory !== undefined ? object.usage.peakMemory : null,
-      peakProcesses: object.usage && object.usage.peakProcesses !== undefined ? object.usage.peakProcesses : null,
-      cpuSeconds: object.usage && object.usage.cpuSeconds !== undefined ? object.usage.cpuSeconds : null,
-    },
-    mode: sandbox.mode || mode,
-  };
-}
-
-/** The refusals with their object (doc/SPEC.md 9): {op, path, address,
- * clause}, exactly one of path and address set, the other null. */
-function denialsOf(list) {
-  return (list || []).map((d) => ({
-    op: d.op, path: d.path === undefined ? null : d.path,
-    address: d.address === undefined ? null : d.address, clause: d.clause,
-  }));
-}
-
-/** The report per clause (doc/SPEC.md 15) as plain objects. */
-function clausesOf(list) {
-  return (list || []).map((c) => ({
-    clause: c.clause, subject: c.subject, status: c.status, layers: c.layers || [],
-    reason: c.reason, needs: c.needs,
-  }));
-}
+const { findConfine, exec } = require('./lib/command');
+const {
+  MODES, KILL_GRACE_MS, checkOptions, contextArgs, checkArgv, timeoutArg, maxOutputArg,
+  checkStdin, checkProbeOptions,
+} = require('./lib/call-options');
+const { parseJsonLine, failure, resultOf, clausesOf } = require('./lib/results');
 
 // ---- the calls -------------------------------------------------------------
-
-function quote(arg) {
-  const s = Buffer.isBuffer(arg) ? arg.toString('utf8') : String(arg);
-  if (s.includes('\0')) throw new UsageError('an argument holds a NUL byte');
-  return `'${s.replace(/'/g, "'\\''")}'`;
-}
 
 async function bashJson(command, options, bin) {
   const { args, mode } = await contextArgs(bin, 'bash', options);
@@ -403,7 +61,9 @@ async function bashJson(command, options, bin) {
     throw (object && object.error ? errorFrom(object.error, done.status) : failure(done, bin)) ||
       new ConfineError(`${bin} bash printed no result (exit ${done.status}): ${done.stderr.trim()}`, { exitStatus: done.status });
   }
-  return { result: resultOf(object, mode), timeoutMs };
+  // The rendering is the library's (confine_bash_render, doc/SPEC.md 9),
+  // as `confine bash --json` writes it.
+  return { result: resultOf(object, mode), timeoutMs, rendering: object.rendering };
 }
 
 /** The outcome object `confine run --json` wrote as the last line of
@@ -439,11 +99,11 @@ function abortError(signal) {
  * whatever its size, and stdout is kept as the command wrote it
  * (`stdoutBuffer`; `stdout` is its UTF-8 text); stderr is the command's too,
  * without the outcome line confine adds last. Each stream is kept up to
- * `maxOutput` bytes (default 64 MiB; `truncated` says which was cut). A
+ * `maxOutput` bytes (default 64000, the library's, as bash(); `truncated` says which was cut). A
  * timeout (ms, default 120000, at most 600000) or an aborted `signal` sends
  * SIGTERM to confine, which ends the command's whole tree; SIGKILL follows
- * 3000 ms later. `cwd` other than the workspace root runs the program
- * through `/bin/sh -c 'cd -- "$0" && exec "$@"'`. Options also: mode,
+ * 3000 ms later. `cwd` is where the program starts (`confine run --cwd`;
+ * default the workspace root). Options also: mode,
  * workspace, runner, config, environ (confine's environment, which the
  * policy's env filter turns into the command's), bin, and the policy options
  * of POLICY_OPTIONS. Rejects with SandboxUnavailableError, SpawnFailedError
@@ -459,10 +119,7 @@ async function run(argv, options = {}) {
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'run', options);
-  let command = argv;
-  if (options.cwd !== undefined && options.cwd !== null) {
-    command = ['/bin/sh', '-c', 'cd -- "$0" && exec "$@"', path.resolve(options.cwd), ...command];
-  }
+  const command = argv;
   const signal = options.signal;
   if (signal && signal.aborted) throw abortError(signal);
 
@@ -598,12 +255,8 @@ async function bash(command, options = {}) {
     throw new UsageError('bash() takes no stdin (the command gets /dev/null): use run()', { option: 'stdin' });
   }
   const bin = options.bin || findConfine(options.environ || process.env);
-  let line = command;
-  if (options.cwd !== undefined && options.cwd !== null) {
-    line = `cd -- ${quote(path.resolve(options.cwd))} && ${command}`;
-  }
-  const { result, timeoutMs } = await bashJson(line, options, bin);
-  return { ...result, rendering: render(result, timeoutMs), timeoutMs };
+  const { result, timeoutMs, rendering } = await bashJson(command, options, bin);
+  return { ...result, rendering, timeoutMs };
 }
 
 /**

@@ -21,6 +21,7 @@ typedef enum cli_command {
 	CLI_COMMAND_PROBE,
 	CLI_COMMAND_FS,       /* the harness's own file operations (SPEC 19) */
 	CLI_COMMAND_EXPORT,   /* the policy for another engine (SPEC 20) */
+	CLI_COMMAND_OPTIONS,  /* the table of options (SPEC 15) */
 } cli_command;
 
 typedef enum cli_action {
@@ -60,7 +61,8 @@ typedef struct cli_args {
 	const char *bundle;
 	const char *oci_runtime; /* --runtime runc|runsc (export oci); NULL: runc */
 
-	/* The policy options (issue 16; run, bash, wrap). Each list is a
+	/* The policy options (issue 16; run, bash, wrap), the rows of
+	 * src/common/options.def. Each list is a
 	 * malloc'd NULL-terminated array of pointers into argv, in the order
 	 * given, or NULL when the option is absent: release with
 	 * cli_args_clear(). Paths are kept as given (relative ones are the
@@ -84,6 +86,7 @@ typedef struct cli_args {
 	bool no_default_env_excludes; /* --no-default-env-excludes */
 	bool require_full;           /* --require-full */
 	const char *stage;           /* --stage DIR (run, bash), as given */
+	const char *cwd;             /* --cwd DIR (run, bash), as given; NULL: the root */
 	/* --max-pids N, --max-memory SIZE, ... (the flags are the library's
 	 * limit table's, confine_limit_flag): the value as given, judged by
 	 * the library when the policy is built; NULL: absent. */
@@ -96,6 +99,9 @@ typedef struct cli_args {
 	 * --env-* value): INVALID_POLICY, as the same value is from a config
 	 * file or a binding (doc/SPEC.md 16); else USAGE. */
 	bool error_is_policy;
+	/* The error is a provider setting the library refused (a --runner
+	 * word): INVALID_CONFIG, as from a binding (doc/SPEC.md 16). */
+	bool error_is_config;
 } cli_args;
 
 /* Parses argv[0..argc) (argv[0] is the program name and is ignored; argv

@@ -27,6 +27,7 @@ int cli_command_bash(cli_context *ctx) {
 	memset(&options, 0, sizeof options);
 	options.command = args->bash_command;
 	options.policy = ctx->policy;
+	options.workdir = ctx->workdir; /* --cwd; NULL: the workspace root */
 	options.timeout_ms = args->has_timeout ? args->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 	options.max_output = CONFINE_DEFAULT_CAPTURE_LIMIT;
 
@@ -46,7 +47,14 @@ int cli_command_bash(cli_context *ctx) {
 	if (!args->json)
 		cli_warn_git_hazards("the run", result->outcome->git_hazards, result->outcome->n_git_hazards);
 	if (args->json) {
-		r = cli_emit_json(cli_outcome_json(result->outcome, true, &result->error));
+		/* With the library's rendering (SPEC 9), so a binding shows its
+		 * model what `confine bash` would print, not a copy's. */
+		json_t *object = cli_outcome_json(result->outcome, true, &result->error);
+		char *text = confine_bash_render(result);
+		if (object && text)
+			json_object_set_new(object, "rendering", cli_json_string_lossy(text, strlen(text)));
+		free(text);
+		r = cli_emit_json(object);
 	} else {
 		char *text = confine_bash_render(result);
 		if (!text) {

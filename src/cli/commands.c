@@ -37,6 +37,7 @@ int cli_execute(const cli_args *args) {
 		case CLI_COMMAND_PROBE: status = cli_command_probe(&ctx); break;
 		case CLI_COMMAND_FS: status = cli_command_fs(&ctx); break;
 		case CLI_COMMAND_EXPORT: status = cli_command_export(&ctx); break;
+		case CLI_COMMAND_OPTIONS: /* main.c's, before any context */
 		case CLI_COMMAND_NONE:
 			status = cli_fail(CLI_EXIT_FAILURE, CLI_E_USAGE, "missing command", NULL);
 			break;

@@ -16,12 +16,43 @@
  * the cap keeps a mistaken `--config /dev/zero` from eating memory. */
 #define CONFIG_MAX_BYTES (1024 * 1024)
 
-static const char known_keys[] =
-	"mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, "
-	"landlockLauncher, writableRoots, protectedPaths, defaultProtections, denyRead, network, "
-	"allowUnixSockets, env, requireFull, limits";
+/* The config keys of the table of options (src/common/options.def), dotted
+ * where nested; NULL for a row with none. */
+static const char *const table_keys[] = {
+#define CONFINE_OPTION(id, key, ...) key,
+#include "options.def"
+#undef CONFINE_OPTION
+};
 
-static const char known_env_keys[] = "inherit, include, exclude, set, defaultExcludes";
+/* The name right under `parent` ("": the top level; "env") of the table's
+ * key `key`, its length in *len; NULL when `key` is not under `parent`. */
+static const char *name_under(const char *parent, const char *key, size_t *len) {
+	size_t plen = strlen(parent);
+	if (!key || (plen && (strncmp(key, parent, plen) != 0 || key[plen] != '.')))
+		return NULL;
+	key += plen ? plen + 1 : 0;
+	*len = strcspn(key, ".");
+	return key;
+}
+
+/* The keys under `parent`, as "a, b, c", each once, in the table's order. */
+static const char *known_keys_under(const char *parent, char *buf, size_t size) {
+	size_t used = 0, n_keys = sizeof table_keys / sizeof table_keys[0];
+	buf[0] = '\0';
+	for (size_t i = 0; i < n_keys; i++) {
+		size_t len, other_len;
+		const char *name = name_under(parent, table_keys[i], &len), *other;
+		bool seen = false;
+		for (size_t j = 0; name && j < i && !seen; j++)
+			seen = (other = name_under(parent, table_keys[j], &other_len)) && other_len == len &&
+			       strncmp(other, name, len) == 0;
+		if (!name || seen || used >= size)
+			continue;
+		used += (size_t)snprintf(buf + used, size - used, "%s%.*s", used ? ", " : "", (int)len,
+		                         name);
+	}
+	return buf;
+}
 
 confine_error_code cli_config_error_code(int r) {
 	return r == -CLI_CONFIG_POLICY_VALUE ? CONFINE_E_INVALID_POLICY : CONFINE_E_INVALID_CONFIG;
@@ -294,6 +325,7 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
  * allowlist"), network off plus the proxy. */
 static int apply_network_object(const char *path, const json_t *value, cli_config *config,
                                 char *errbuf, size_t size) {
+	char known[512];
 	const char *name;
 	json_t *item;
 	int r;
@@ -316,8 +348,8 @@ static int apply_network_object(const char *path, const json_t *value, cli_confi
 				return r;
 		} else {
 			return config_error(errbuf, size, EINVAL,
-			                    "%s: unknown key \"network.%s\" (expected allow, deny, "
-			                    "allowLocal)", path, name);
+			                    "%s: unknown key \"network.%s\" (expected %s)", path, name,
+			                    known_keys_under("network", known, sizeof known));
 		}
 	}
 	config->network = CONFINE_NETWORK_OFF;
@@ -327,6 +359,7 @@ static int apply_network_object(const char *path, const json_t *value, cli_confi
 
 static int apply_env(const char *path, const json_t *value, cli_config *config, char *errbuf,
                      size_t size) {
+	char known[512];
 	const char *key;
 	json_t *item;
 	if (!json_is_object(value))
@@ -359,7 +392,7 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 		} else {
 			r = config_error(errbuf, size, EINVAL,
 			                 "%s: key \"env\": unknown key \"%s\" (expected %s)", path, key,
-			                 known_env_keys);
+			                 known_keys_under("env", known, sizeof known));
 		}
 		if (r < 0)
 			return r;
@@ -373,6 +406,7 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
  * -1, 1.5 and 1e30 are refused there, never cut to fit). */
 static int apply_limits(const char *path, const json_t *value, cli_config *config, char *errbuf,
                         size_t size) {
+	char known[512];
 	const char *key;
 	json_t *item;
 	if (!json_is_object(value))
@@ -384,8 +418,8 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 		confine_error err;
 		if (confine_limit_from_name(key, &limit, &err) < 0 || key[0] == '-')
 			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"limits\": unknown key \"%s\" (expected pids, memory, "
-			                    "cpuSeconds, fileSize, temp, openFiles)", path, key);
+			                    "%s: key \"limits\": unknown key \"%s\" (expected %s)", path, key,
+			                    known_keys_under("limits", known, sizeof known));
 		if (json_is_null(item)) {
 			snprintf(text, sizeof text, "unlimited");
 		} else if (json_is_string(item)) {
@@ -410,6 +444,7 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 
 static int apply_key(const char *path, const char *key, const json_t *value, cli_config *config,
                      char *errbuf, size_t size) {
+	char known[512];
 	if (strcmp(key, "mode") == 0) {
 		confine_error err;
 		if (!json_is_string(value))
@@ -486,7 +521,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	if (strcmp(key, "limits") == 0)
 		return apply_limits(path, value, config, errbuf, size);
 	return config_error(errbuf, size, EINVAL, "%s: unknown key \"%s\" (expected %s)", path, key,
-	                    known_keys);
+	                    known_keys_under("", known, sizeof known));
 }
 
 int cli_config_load(const char *path, cli_config *ret, char *errbuf, size_t errbuf_size) {

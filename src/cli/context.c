@@ -215,7 +215,8 @@ static int build_policy_options(cli_context *ctx) {
 		p->network = c->network;
 	/* --network replaces the file's whole network key, allowlist and all;
 	 * --allow-host makes (or adds to) an allowlist: the network off
-	 * around it, unless --network on says otherwise (then refused). */
+	 * around it, unless --network on says otherwise (then refused);
+	 * --deny-host and --allow-local-network too. */
 	if (!a->has_network) {
 		if ((status = add_entries(ctx, "network.allow", c->network_allow, NULL, NULL, false,
 		                          confine_policy_add_allow_host)) != 0 ||
@@ -231,7 +232,11 @@ static int build_policy_options(cli_context *ctx) {
 		return status;
 	if (a->allow_local_network)
 		p->network_allow_local = true;
-	if (a->allow_hosts && a->allow_hosts[0] && !a->has_network)
+	/* Each part of the allowlist (--allow-host, --deny-host,
+	 * --allow-local-network) is the network object's, which is the
+	 * network off plus the proxy, as from a config file or a binding. */
+	if (((a->allow_hosts && a->allow_hosts[0]) || (a->deny_hosts && a->deny_hosts[0]) ||
+	     a->allow_local_network) && !a->has_network)
 		p->network = CONFINE_NETWORK_OFF;
 	if (a->has_network)
 		p->network = a->network;
@@ -283,6 +288,21 @@ static int build_policy_options(cli_context *ctx) {
 			return cli_report(ctx, err.code, "%s: %s", c->path, err.message);
 		return cli_report_error(ctx, &err);
 	}
+	/* --cwd DIR: where the command starts (run, bash), a relative DIR
+	 * taken from confine's current directory as -w's is; the library
+	 * judges it as it judges a binding's cwd (doc/SPEC.md 10). */
+	if (a->cwd && a->cwd[0] == '/' && !(ctx->workdir = strdup(a->cwd)))
+		return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+	if (a->cwd && a->cwd[0] != '/') {
+		char here[PATH_MAX];
+		if (!getcwd(here, sizeof here))
+			return cli_report(ctx, CONFINE_E_SYSTEM, "--cwd %s: cannot read the current "
+			                  "directory: %s", a->cwd, strerror(errno));
+		if (asprintf(&ctx->workdir, "%s/%s", here, a->cwd) < 0) {
+			ctx->workdir = NULL;
+			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
+		}
+	}
 	/* Last: a policy refused above leaves no stage behind. */
 	if (a->stage && (status = make_stage(ctx)) != 0)
 		return status;
@@ -310,6 +330,7 @@ int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {
 }
 
 void cli_context_close(cli_context *ctx) {
+	free(ctx->workdir);
 	confine_policy_free(ctx->policy);
 	confine_provider_free(ctx->provider);
 	cli_config_clear(&ctx->config);

@@ -15,6 +15,7 @@ typedef struct cli_context {
 	cli_config config;          /* empty when no file was given */
 	confine_provider *provider;
 	confine_policy *policy;     /* NULL for probe */
+	char *workdir;              /* --cwd DIR made absolute; NULL: the root */
 } cli_context;
 
 /* Loads the configuration, makes the provider and (`with_policy`) resolves

@@ -7,6 +7,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "option-rows.h"
 #include "output.h"
 #include "stage.h"
 
@@ -29,8 +30,11 @@ int main(int argc, char **argv) {
 		 * USAGE error object, after the pointer (run --json: stderr's
 		 * last line). */
 		cli_output_configure(&args);
-		if (args.error_is_policy)
-			status = cli_fail(CLI_EXIT_FAILURE, CONFINE_E_INVALID_POLICY, args.error, NULL);
+		if (args.error_is_policy || args.error_is_config)
+			status = cli_fail(CLI_EXIT_FAILURE,
+			                  args.error_is_policy ? CONFINE_E_INVALID_POLICY
+			                                       : CONFINE_E_INVALID_CONFIG,
+			                  args.error, NULL);
 		else
 			status = cli_fail_usage(CLI_EXIT_FAILURE, args.error, cli_help_hint(args.command));
 		cli_args_clear(&args);
@@ -48,7 +52,9 @@ int main(int argc, char **argv) {
 	case CLI_ACTION_USAGE_ERROR: /* handled above */
 	case CLI_ACTION_EXECUTE:
 		cli_output_configure(&args);
-		status = cli_execute(&args);
+		/* The table needs no configuration, no policy, no provider. */
+		status = args.command == CLI_COMMAND_OPTIONS ? cli_options_print(args.json)
+		                                             : cli_execute(&args);
 		break;
 	}
 	cli_args_clear(&args);

@@ -93,6 +93,8 @@ cli_json_mode cli_json_mode_of(const cli_args *args) {
 		return args->json ? CLI_JSON_STDOUT : CLI_JSON_NONE;
 	case CLI_COMMAND_RUN:
 		return args->json ? CLI_JSON_STDERR : CLI_JSON_NONE;
+	case CLI_COMMAND_OPTIONS:
+		return args->json ? CLI_JSON_STDOUT : CLI_JSON_NONE;
 	case CLI_COMMAND_NONE:
 		break;
 	}

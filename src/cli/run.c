@@ -54,7 +54,8 @@ static int program_failure(const char *program, int e, bool hidden_in_tmp) {
  * after printing `confine: PROGRAM: ...`.
  */
 static int resolve_program(const cli_context *ctx, const char *program) {
-	confine_find_options options = { .dir = ctx->policy->workspace_root };
+	confine_find_options options = { .dir = ctx->workdir ? ctx->workdir
+	                                                     : ctx->policy->workspace_root };
 	char *found = NULL;
 	int r;
 	r = confine_find_program(program, &options, &found);
@@ -96,14 +97,17 @@ int cli_command_run(cli_context *ctx) {
 		return cli_report(ctx, CONFINE_E_INVALID_POLICY,
 		                  "workspace root \"%s\" cannot be entered: %s",
 		                  ctx->policy->workspace_root, strerror(errno ? errno : EACCES));
+	if (ctx->workdir && !confine_workdir_usable(ctx->workdir))
+		return cli_report(ctx, CONFINE_E_SPAWN, "--cwd \"%s\" cannot be entered: %s",
+		                  ctx->workdir, strerror(errno ? errno : EACCES));
 	/* Before confining: a missing program is not a sandbox problem. */
 	if ((status = resolve_program(ctx, argv[0])) != 0)
 		return status;
 	confine_spawn_options_init(&options);
 	options.argv = argv;
-	/* The workspace root is the session's cwd (SPEC 10's -w): commands run
-	 * there, as the bash consumer's do. */
-	options.workdir = ctx->policy->workspace_root;
+	/* The workspace root is the session's cwd (SPEC 10's -w), or --cwd's
+	 * directory: commands run there, as the bash consumer's do. */
+	options.workdir = ctx->workdir ? ctx->workdir : ctx->policy->workspace_root;
 	/* The run's private temp area where the rung has no mount namespace:
 	 * made before the argv that grants it; the spawner removes it after the
 	 * run (doc/SPEC.md 15). */

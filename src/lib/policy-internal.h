@@ -51,6 +51,13 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
  * naming the key, the bound and the value. */
 int cf_policy_check_bounds(const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;
 
+/* A relative denyRead pattern (`key` names it in the message): no `..`,
+ * no leading `~` (policy-options.c). */
+int cf_check_relative_pattern(const char *key, const char *pattern,
+                              confine_error *err) CONFINE_HIDDEN;
+/* A relative protectedPaths entry: no `..` (policy-options.c). */
+int cf_check_relative_protected(const char *path, confine_error *err) CONFINE_HIDDEN;
+
 /* `inner` is `outer` or lies below it, path-component-wise. */
 bool cf_path_at_or_under(const char *inner, const char *outer) CONFINE_HIDDEN;
 

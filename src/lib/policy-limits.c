@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The limits of a run (doc/SPEC.md 15, "Limits"): one table row per limit
- * (its config key, its CLI flag, its unit and bound), read by the parser,
+ * The limits of a run (doc/SPEC.md 15, "Limits"): one row per limit of the
+ * table of options (its config key, its CLI flag, its unit and bound), read
+ * by the parser,
  * the setters, validation, the CLI and the config file. Which mechanism
  * holds a limit is the rung's and the spawner's business (profiles/,
  * spawn/cgroup-*.c), not this file's.
@@ -18,17 +19,15 @@
 
 #define STAGE "policy"
 
+/* The LIMIT rows of the table of options (src/common/options.def): the
+ * bounds' reasons are written there. */
 static const cf_limit_def limit_table[CONFINE_LIMIT_COUNT] = {
-	/* PID_MAX_LIMIT bounds what any count could reach. */
-	[CONFINE_LIMIT_PIDS] = { "pids", "--max-pids", CF_LIMIT_COUNT, 1, 4194304 },
-	/* Below 1 MiB nothing starts; 2^50 is a petabyte, past any machine. */
-	[CONFINE_LIMIT_MEMORY] = { "memory", "--max-memory", CF_LIMIT_SIZE, 1u << 20, 1ull << 50 },
-	/* A year of CPU time: past it is a typo, not a bound. */
-	[CONFINE_LIMIT_CPU_SECONDS] = { "cpuSeconds", "--max-cpu", CF_LIMIT_SECONDS, 1, 31536000 },
-	[CONFINE_LIMIT_FILE_SIZE] = { "fileSize", "--max-file-size", CF_LIMIT_SIZE, 1, 1ull << 50 },
-	[CONFINE_LIMIT_TEMP] = { "temp", "--max-temp", CF_LIMIT_SIZE, 1u << 20, 1ull << 50 },
-	/* fs.nr_open's default bound (2^20). */
-	[CONFINE_LIMIT_OPEN_FILES] = { "openFiles", "--max-open-files", CF_LIMIT_COUNT, 1, 1048576 },
+#define CONFINE_LIMIT(id, limit, kind, key, flag, value, python, node, type, min, max, dflt) \
+	[limit] = { key, flag, kind, min, max },
+#define CONFINE_OPTION(...)
+#include "options.def"
+#undef CONFINE_OPTION
+#undef CONFINE_LIMIT
 };
 
 const cf_limit_def *cf_limit_def_of(confine_limit limit) {

@@ -18,6 +18,8 @@ const rows = JSON.parse(fs.readFileSync(table, 'utf8')).rows;
 function place(value) {
   if (typeof value === 'string') return value.split('{ws}').join(ws).split('{out}').join(out);
   if (Array.isArray(value)) return value.map(place);
+  // Text that is not UTF-8 (table.py's non-UTF-8 case): a lone surrogate.
+  if (value && typeof value === 'object' && value.$lone === true) return 'caf\ud800';
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, place(v)]));
   }

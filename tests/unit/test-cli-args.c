@@ -167,7 +167,7 @@ static void test_help_texts_name_their_synopsis(void **state) {
 	(void)state;
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_NONE), "Usage: confine COMMAND"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_RUN), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-	                                                         "                   [--timeout MS] -- PROGRAM [ARG...]"));
+	                                                         "                   [--timeout MS] [--cwd DIR] -- PROGRAM [ARG...]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_BASH), "Usage: confine bash [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_WRAP), "Usage: confine wrap [-m MODE] [-w DIR] [--runner NAME] [--config FILE] -- PROGRAM [ARG...]"));
 	assert_non_null(strstr(cli_help_text(CLI_COMMAND_PROBE), "Usage: confine probe [--runner NAME] [--config FILE] [--json]"));

@@ -3,15 +3,20 @@
 
 const { InvalidPolicyError } = require('./errors');
 const { show, checkString, checkStrings, checkBoolean, checkObject } = require('./values');
+const table = require('./table');
 
 // ---- policy options: one table ---------------------------------------------
 
 /*
- * The policy options beyond mode and workspace (the contract's config keys,
- * camelCase) and the CLI flags each becomes. An option is forwarded when the
- * `confine` in use lists its flag in its --help; otherwise it is refused with
+ * The policy options beyond mode and workspace: the rows of the table of
+ * options (./table.js) and the CLI flags each becomes. A row of type
+ * path-list or bool with a flag needs nothing here (generic below); the
+ * nested ones (network, env, limits) have their own toArgs, reading their
+ * keys and flags from the table. An option is forwarded when the `confine`
+ * in use lists its flag in its --help; otherwise it is refused with
  * InvalidPolicyError naming it: a policy the sandbox would not enforce is
- * never accepted silently. Supporting a new option is one entry here.
+ * never accepted silently. A row this file cannot turn into flags is
+ * refused the same way.
  */
 const list = (flag) => (value, option) => {
   const items = checkStrings(value, option, 'policy', 'paths (strings)', { oneAllowed: true });
@@ -21,49 +26,59 @@ const list = (flag) => (value, option) => {
   return items.flatMap((item) => [flag, item]);
 };
 
-// The limits' config keys and the CLI flags they become (the library's
-// limit table, confine_limit_flag).
-const LIMIT_FLAGS = {
-  pids: '--max-pids', memory: '--max-memory', cpuSeconds: '--max-cpu',
-  fileSize: '--max-file-size', temp: '--max-temp', openFiles: '--max-open-files',
-};
+// The limits' keys and the CLI flags they become (the table's LIMIT rows).
+const LIMIT_FLAGS = Object.fromEntries(table.under('limits').map((r) => [table.leaf(r.node), r.flag]));
+// The keys of the objects network and env take.
+const NETWORK_KEYS = table.under('network').map((r) => table.leaf(r.node));
+const ENV_KEYS = table.under('env').map((r) => table.leaf(r.node));
+const flagOf = (name) => table.row(name).flag;
 
-const POLICY_OPTIONS = {
-  writableRoots: { flags: ['--writable'], toArgs: list('--writable') },
-  protectedPaths: { flags: ['--protect'], toArgs: list('--protect') },
-  defaultProtections: {
-    flags: ['--no-default-protections'],
-    toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? [] : ['--no-default-protections']),
-  },
-  denyRead: { flags: ['--deny-read'], toArgs: list('--deny-read') },
+/** A top-level row of a plain type: its flags, from the row alone. */
+function generic(row) {
+  const option = row.node;
+  if (row.type === 'path-list') return { flags: [row.flag], toArgs: list(row.flag) };
+  if (row.type === 'bool' && row.flag) {
+    // A flag that turns a default-true option off is given for false; one
+    // that turns a default-false option on is given for true.
+    const given = row.default === true ? false : true;
+    return {
+      flags: [row.flag],
+      toArgs: (value) => (checkBoolean(value, option, 'policy') === given ? [row.flag] : []),
+    };
+  }
+  return undefined;
+}
+
+// The options whose value is an object (or more than one flag).
+const NESTED = {
   network: {
-    flags: ['--network'],
+    flags: table.policyRows().filter((r) => table.head(r.node) === 'network').map((r) => r.flag),
     toArgs: (value, option) => {
       // The allowlist (doc/SPEC.md 15, "Network allowlist"):
       // {allow: [hosts], deny: [hosts], allowLocal: bool}, the network off
       // plus confine's proxy; each host is checked by confine itself.
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-        checkObject(value, option, 'policy', ['allow', 'deny', 'allowLocal']);
+        checkObject(value, option, 'policy', NETWORK_KEYS);
         const hosts = (key, flag) => (value[key] === undefined ? []
           : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names (strings)')
             .flatMap((h) => [flag, h]));
         if (value.allowLocal !== undefined) checkBoolean(value.allowLocal, `${option}.allowLocal`, 'policy');
-        const allow = hosts('allow', '--allow-host');
-        return [...(allow.length ? [] : ['--network', 'off']), ...allow, ...hosts('deny', '--deny-host'),
-          ...(value.allowLocal ? ['--allow-local-network'] : [])];
+        const allow = hosts('allow', flagOf('network.allow'));
+        return [...(allow.length ? [] : [flagOf('network'), 'off']), ...allow,
+          ...hosts('deny', flagOf('network.deny')),
+          ...(value.allowLocal ? [flagOf('network.allowLocal')] : [])];
       }
       if (value !== 'on' && value !== 'off') {
         if (typeof value === 'string') checkString(value, option, 'policy');
         throw new InvalidPolicyError(`${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${show(value)}`, { option });
       }
-      return ['--network', value];
+      return [flagOf('network'), value];
     },
   },
-  allowUnixSockets: { flags: ['--allow-unix-socket'], toArgs: list('--allow-unix-socket') },
   env: {
-    flags: ['--env-inherit', '--env-include', '--env-exclude', '--env-set', '--no-default-env-excludes'],
+    flags: table.under('env').map((r) => r.flag),
     toArgs: (value, option) => {
-      checkObject(value, option, 'policy', ['inherit', 'include', 'exclude', 'set', 'defaultExcludes']);
+      checkObject(value, option, 'policy', ENV_KEYS);
       const args = [];
       if (value.inherit !== undefined) {
         const inherit = value.inherit === true ? 'all' : value.inherit === false ? 'none' : value.inherit;
@@ -71,12 +86,12 @@ const POLICY_OPTIONS = {
           if (typeof inherit === 'string') checkString(inherit, `${option}.inherit`, 'policy');
           throw new InvalidPolicyError(`${option}.inherit: expected "all" or "none" (or a boolean), got ${show(value.inherit)}`, { option: `${option}.inherit` });
         }
-        args.push('--env-inherit', inherit);
+        args.push(flagOf('env.inherit'), inherit);
       }
       for (const key of ['include', 'exclude']) {
         if (value[key] === undefined) continue;
         for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns (strings)')) {
-          args.push(`--env-${key}`, p);
+          args.push(flagOf(`env.${key}`), p);
         }
       }
       if (value.set !== undefined) {
@@ -85,18 +100,14 @@ const POLICY_OPTIONS = {
           checkString(k, `${option}.set`, 'policy', { allowEmpty: false });
           checkString(v, `${option}.set`, 'policy');
           if (k.includes('=')) throw new InvalidPolicyError(`${option}.set: the name ${show(k)} holds '='`, { option: `${option}.set` });
-          args.push('--env-set', `${k}=${v}`);
+          args.push(flagOf('env.set'), `${k}=${v}`);
         }
       }
       if (value.defaultExcludes !== undefined && !checkBoolean(value.defaultExcludes, `${option}.defaultExcludes`, 'policy')) {
-        args.push('--no-default-env-excludes');
+        args.push(flagOf('env.defaultExcludes'));
       }
       return args;
     },
-  },
-  requireFull: {
-    flags: ['--require-full'],
-    toArgs: (value, option) => (checkBoolean(value, option, 'policy') ? ['--require-full'] : []),
   },
   // {pids, memory, cpuSeconds, fileSize, temp, openFiles}: each value is
   // handed to confine as text, which judges it (zero, negative, a fraction,
@@ -122,5 +133,17 @@ const POLICY_OPTIONS = {
     },
   },
 };
+
+/** Every policy option of the table: its own entry, a generic one, or a
+ * refusal naming it (a row this package cannot forward). */
+const POLICY_OPTIONS = Object.fromEntries(table.policyOptions().map((name) => {
+  const spec = NESTED[name] || generic(table.row(name) || {});
+  return [name, spec || {
+    flags: [],
+    toArgs: (value, option) => {
+      throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} is not supported by this package: refusing to run with a policy that would not be enforced`, { option });
+    },
+  }];
+}));
 
 module.exports = { POLICY_OPTIONS };

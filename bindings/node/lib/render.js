@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The model-facing rendering of a run (doc/SPEC.md 9), as
-// confine_bash_render() writes it.
+// run()'s model-facing rendering (doc/SPEC.md 9), as confine_bash_render()
+// writes it: tests/golden/render.json holds the cases the C suite renders
+// with the library and the Node suite with this (bash() returns the
+// library's own rendering, from `confine bash --json`).
 'use strict';
 
 /** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
@@ -57,6 +59,12 @@ function render(result, timeoutMs) {
     text += '[stderr]\n' + nulFree(result.stderr);
   }
   if (!result.stdout && !result.stderr) text += '(no output)';
+  // The model must know it saw only the start of a stream (the bytes kept).
+  const kept = (name) => (result[`${name}Buffer`] ? result[`${name}Buffer`].length
+    : Buffer.byteLength(result[name] || ''));
+  const truncated = result.truncated || {};
+  if (truncated.stdout) marker(`[stdout truncated at ${kept('stdout')} bytes]`);
+  if (truncated.stderr) marker(`[stderr truncated at ${kept('stderr')} bytes]`);
   if (result.denied) marker(`[sandbox: file access denied under ${result.mode} mode]`);
   for (const line of denialLines(result, true)) marker(line);
   if (result.networkDenied) marker(`[sandbox: network access denied under ${result.mode} mode]`);

@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar, cast
 
 from . import _ffi
-from ._api import PathArg, StdinArg, _Running, _start_bash, _start_run
+from ._api import PathArg, StdinArg, _start_bash, _start_run
+from ._running import _Running
 from ._provider import Provider
 from ._results import BashResult, Result
 

@@ -33,7 +33,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional
 
-from . import _ffi, _values
+from . import _ffi, _table, _values
 from ._errors import InvalidPolicy
 
 PolicyPtr = Any  # ctypes.POINTER(_ffi.Policy)
@@ -84,6 +84,11 @@ def _set_default_protections(policy: PolicyPtr, value: Any) -> None:
     policy.contents.default_protections = _bool(value, "default_protections")
 
 
+# The allowlist's keys, each in Python's and the config's spelling.
+NETWORK_KEYS = tuple(n for r in _table.under("network")
+                     for n in dict.fromkeys((_table.leaf(r["python"]), _table.leaf(r["key"]))))
+
+
 def _set_network(policy: PolicyPtr, value: Any) -> None:
     if isinstance(value, Mapping):
         # {"allow": [...], "deny": [...], "allow_local": bool} (or
@@ -92,9 +97,11 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
         lib = _ffi.lib()
         err = _ffi.ConfineError()
         for name in value:
-            if name not in ("allow", "deny", "allow_local", "allowLocal"):
-                raise InvalidPolicy("policy option 'network': unknown key %r (expected allow, "
-                                    "deny, allow_local)" % (name,), option="network")
+            if name not in NETWORK_KEYS:
+                raise InvalidPolicy("policy option 'network': unknown key %r (expected %s)"
+                                    % (name, ", ".join(_table.leaf(r["python"])
+                                                        for r in _table.under("network"))),
+                                    option="network")
         policy.contents.network = 1  # CONFINE_NETWORK_OFF
         for name, add in (("allow", lib.confine_policy_add_allow_host),
                           ("deny", lib.confine_policy_add_deny_host)):
@@ -106,7 +113,7 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
         return
     if isinstance(value, bool):  # network=False reads as "off"
         value = "on" if value else "off"
-    if not isinstance(value, str):
+    if not isinstance(value, (str, bytes)):
         raise InvalidPolicy('policy option \'network\': expected "on", "off" or the allowlist '
                             '{"allow", "deny", "allow_local"}, not %r' % (value,),
                             option="network")
@@ -123,8 +130,10 @@ def _set_require_full(policy: PolicyPtr, value: Any) -> None:
     policy.contents.require_full = _bool(value, "require_full")
 
 
-LIMIT_KEYS = ("pids", "memory", "cpuSeconds", "fileSize", "temp", "openFiles")
-LIMIT_ALIASES = {"cpu_seconds": "cpuSeconds", "file_size": "fileSize", "open_files": "openFiles"}
+# The limits' config keys, and the Python names that differ (the table).
+LIMIT_KEYS = tuple(_table.leaf(r["key"]) for r in _table.under("limits"))
+LIMIT_ALIASES = {_table.leaf(r["python"]): _table.leaf(r["key"]) for r in _table.under("limits")
+                 if _table.leaf(r["python"]) != _table.leaf(r["key"])}
 
 
 def _set_limits(policy: PolicyPtr, value: Any) -> None:
@@ -157,7 +166,10 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
             _raise(err, "limits")
 
 
-ENV_KEYS = ("inherit", "include", "exclude", "set", "default_excludes")
+ENV_KEYS = tuple(_table.leaf(r["python"]) for r in _table.under("env"))
+# The config's spellings that differ from Python's, accepted too.
+ENV_ALIASES = {_table.leaf(r["key"]): _table.leaf(r["python"]) for r in _table.under("env")
+               if _table.leaf(r["key"]) != _table.leaf(r["python"])}
 
 
 def _set_env(policy: PolicyPtr, value: Any) -> None:
@@ -172,7 +184,7 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
     err = _ffi.ConfineError()
     env = policy.contents.env
     for key, item in value.items():
-        name = "default_excludes" if key == "defaultExcludes" else key
+        name = ENV_ALIASES.get(key, key)
         if name not in ENV_KEYS:
             raise InvalidPolicy("policy option 'env': unknown key %r (known: %s)"
                                 % (key, ", ".join(ENV_KEYS)), option=keyword)
@@ -181,7 +193,7 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
         if name == "inherit":
             if isinstance(item, bool):
                 item = "all" if item else "none"
-            if not isinstance(item, str):
+            if not isinstance(item, (str, bytes)):
                 raise InvalidPolicy("policy option 'env': inherit must be \"all\" or \"none\", "
                                     "not %r" % (item,), option=keyword)
             parsed = ctypes.c_int()
@@ -226,37 +238,28 @@ class PolicyOption:
     apply: Optional[Callable[[Any, Any], None]] = None
 
 
-OPTIONS: Dict[str, PolicyOption] = {o.keyword: o for o in (
-    PolicyOption("writable_roots", "writableRoots", "--writable",
-                 "more writable directories under workspace-write (list of paths)",
-                 _appender("confine_policy_add_writable_root", "writable_roots", True)),
-    PolicyOption("protected_paths", "protectedPaths", "--protect",
-                 "paths kept read-only inside the writable roots (list; relative: under "
-                 "each writable root)",
-                 _appender("confine_policy_add_protected_path", "protected_paths", False)),
-    PolicyOption("default_protections", "defaultProtections", "--no-default-protections",
-                 "keep .git/hooks and .git/config read-only (bool, default True)",
-                 _set_default_protections),
-    PolicyOption("deny_read", "denyRead", "--deny-read",
-                 "paths neither readable nor writable (list)",
-                 # relative: a pattern at any depth, never joined to the
-                 # cwd (doc/SPEC.md 15, "Patterns")
-                 _appender("confine_policy_add_deny_read", "deny_read", False)),
-    PolicyOption("network", "network", "--network", '"on" (default), "off", or the allowlist {"allow": [hosts], "deny": [hosts], '
-                 '"allow_local": bool}', _set_network),
-    PolicyOption("allow_unix_sockets", "allowUnixSockets", "--allow-unix-socket",
-                 "pathname sockets the command may connect to (list)",
-                 _appender("confine_policy_add_unix_socket", "allow_unix_sockets", True)),
-    PolicyOption("env", "env", "--env-*",
-                 "the command's environment: {inherit, include, exclude, set, "
-                 "default_excludes}", _set_env),
-    PolicyOption("require_full", "requireFull", "--require-full",
-                 "SANDBOX_UNAVAILABLE instead of partial enforcement (bool)",
-                 _set_require_full),
-    PolicyOption("limits", "limits", "--max-*",
-                 "resource limits: {pids, memory, cpu_seconds, file_size, temp, open_files} "
-                 "(sizes: 256M, 2G; None or \"unlimited\" lifts one)", _set_limits),
-)}
+# How each policy keyword of the table of options is set on the C policy.
+# A keyword of the table with no hook here is refused, naming it (a policy
+# the sandbox would not enforce is never accepted silently).
+HOOKS: Dict[str, Callable[[Any, Any], None]] = {
+    "writable_roots": _appender("confine_policy_add_writable_root", "writable_roots", True),
+    "protected_paths": _appender("confine_policy_add_protected_path", "protected_paths", False),
+    "default_protections": _set_default_protections,
+    # relative: a pattern at any depth, never joined to the cwd
+    # (doc/SPEC.md 15, "Patterns")
+    "deny_read": _appender("confine_policy_add_deny_read", "deny_read", False),
+    "network": _set_network,
+    "allow_unix_sockets": _appender("confine_policy_add_unix_socket", "allow_unix_sockets", True),
+    "env": _set_env,
+    "require_full": _set_require_full,
+    "limits": _set_limits,
+}
+
+OPTIONS: Dict[str, PolicyOption] = {
+    keyword: PolicyOption(keyword, _table.key_of(keyword),
+                          ", ".join(_table.flags_of(keyword)) or "-",
+                          "doc/SPEC.md 15", HOOKS.get(keyword))
+    for keyword in _table.keywords()}
 
 
 def check(options: Mapping[str, Any], library: str) -> Dict[str, Any]:

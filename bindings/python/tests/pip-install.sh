@@ -34,6 +34,7 @@ PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_ROOT_USER_ACTION=ignore \
 	"$python" -m pip install --quiet --no-build-isolation --no-deps \
 	--target "$work/site" "$work/src"
 test -f "$work/site/confine/py.typed"
+test -f "$work/site/confine/options.json"
 cd "$work/ws"
 PYTHONPATH="$work/site" "$python" - <<'PY'
 import os, confine

@@ -473,7 +473,7 @@ static void test_help(void **state) {
 		{ ARGS("--help"), "Usage: confine COMMAND" },
 		{ ARGS("-h"), "Usage: confine COMMAND" },
 		{ ARGS("run", "--help"), "Usage: confine run [-m MODE] [-w DIR] [--runner NAME] [--config FILE] [--json]\n"
-		                        "                   [--timeout MS] -- PROGRAM [ARG...]\n" },
+		                        "                   [--timeout MS] [--cwd DIR] -- PROGRAM [ARG...]\n" },
 		{ ARGS("bash", "--help"), "Usage: confine bash [-m MODE]" },
 		{ ARGS("wrap", "--help"), "Usage: confine wrap [-m MODE]" },
 		{ ARGS("probe", "--help"), "Usage: confine probe [--runner NAME] [--config FILE] [--json]\n" },
@@ -1866,7 +1866,8 @@ static void test_bash_json_denied(void **state) {
 	expect_status(&r, 1);
 	object = json_of(&r);
 	expect_keys(object, KEYS("exitCode", "timedOut", "stdout", "stderr", "truncated",
-	                         "stdoutTruncated", "stderrTruncated", "sandbox", "usage", "error"));
+	                         "stdoutTruncated", "stderrTruncated", "sandbox", "usage", "error",
+                         "rendering"));
 	assert_int_equal(json_int(object, "exitCode"), 1);
 	assert_false(json_bool(object, "timedOut"));
 	assert_string_equal(json_str(object, "stdout"), "out\n");
@@ -2009,6 +2010,43 @@ static void test_bash_rendering(void **state) {
 	RUN(&r, "bash", "-m", "workspace-write", "-w", work, "-c", "echo kept > note && cat note");
 	expect_status(&r, 0);
 	assert_string_equal(r.out, "kept\n");
+	result_free(&r);
+}
+
+/* --cwd DIR: the command starts there (run and bash), and writes there
+ * land in DIR; a DIR that cannot be entered is confine's failure, nothing
+ * run (doc/SPEC.md 10). */
+static void test_cwd_is_where_the_command_starts(void **state) {
+	result r;
+	char sub[PATH_MAX], expected[PATH_MAX + 2], made[PATH_MAX];
+	struct stat st;
+	(void)state;
+	NEED(have_bwrap || have_landlock, "a Linux runner");
+	path_in(sub, work, "cwd-sub");
+	assert_true(mkdir(sub, 0755) == 0 || errno == EEXIST);
+	FORMAT(expected, sizeof expected, "%s\n", sub);
+	RUN(&r, "bash", "-m", "workspace-write", "-w", work, "--cwd", sub, "-c", "pwd; touch made");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	path_in(made, sub, "made");
+	assert_int_equal(stat(made, &st), 0);
+	RUN(&r, "run", "-w", work, "--cwd", sub, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	/* the control: without --cwd, the workspace root */
+	FORMAT(expected, sizeof expected, "%s\n", work);
+	RUN(&r, "run", "-w", work, "--", "pwd");
+	expect_status(&r, 0);
+	assert_string_equal(r.out, expected);
+	result_free(&r);
+	RUN(&r, "bash", "-w", work, "--cwd", "/nonexistent-cwd", "-c", "touch /tmp/never");
+	expect_status(&r, 125);
+	result_free(&r);
+	RUN(&r, "run", "-w", work, "--cwd", "/nonexistent-cwd", "--", "true");
+	expect_status(&r, 125);
+	assert_non_null(strstr(r.err, "--cwd"));
 	result_free(&r);
 }
 
@@ -2415,6 +2453,7 @@ int main(int argc, char **argv) {
 	};
 	const struct CMUnitTest bash[] = {
 		cmocka_unit_test(test_bash_json_denied),
+		cmocka_unit_test(test_cwd_is_where_the_command_starts),
 		cmocka_unit_test(test_bash_json_signal_and_timeout),
 		cmocka_unit_test(test_bash_json_truncated_and_not_utf8),
 		cmocka_unit_test(test_bash_json_danger),

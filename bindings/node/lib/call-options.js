@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+'use strict';
+
+// The options of a call, checked before anything runs (no `confine` is
+// spawned for a call that is wrong), and the CLI arguments they become.
+const path = require('node:path');
+const { InvalidPolicyError, InvalidConfigError, UsageError } = require('./errors');
+const { show, typeName, checkString } = require('./values');
+const { POLICY_OPTIONS } = require('./policy-options');
+const { helpText, checkVersion } = require('./command');
+const table = require('./table');
+
+// The words, bounds and defaults are the table of options' (./table.js).
+const MODES = table.row('mode').choices;
+const RUNNERS = table.row('runner').choices;
+const DEFAULT_TIMEOUT_MS = 120000;
+const MAX_TIMEOUT_MS = table.row('timeout').max;
+// What is kept of each captured stream, run() and bash() alike (doc/SPEC.md
+// 9: the library's CONFINE_DEFAULT_CAPTURE_LIMIT).
+const CAPTURE_LIMIT = table.row('maxOutput').default;
+// The most a kept stream can be (a Buffer's limit).
+const MAX_OUTPUT_LIMIT = require('node:buffer').constants.MAX_LENGTH;
+// A timeout or an abort sends SIGTERM to confine, which forwards it to the
+// command's tree; SIGKILL follows after this grace (the library's), and the
+// launcher's lifeline then kills whatever is left.
+const KILL_GRACE_MS = 3000;
+// The options every call takes that are not policy options.
+const CALL_OPTIONS = new Set([
+  'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
+  'maxOutput',
+]);
+
+/**
+ * Checks the call's options before anything runs (no `confine` is spawned
+ * for a call that is wrong) and returns the CLI arguments for the context
+ * (mode, workspace, runner, config) and the policy options, with `mode`
+ * (null: the CLI's default). Each refusal names the option (see "values").
+ */
+function checkOptions(options, { timeout = true } = {}) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
+  }
+  const given = (name) => options[name] !== undefined && options[name] !== null;
+  const args = [];
+  const policy = [];
+  for (const [option, value] of Object.entries(options)) {
+    if (value === undefined || value === null) continue;
+    if (CALL_OPTIONS.has(option)) continue;
+    const spec = POLICY_OPTIONS[option];
+    if (!spec) {
+      throw new InvalidPolicyError(`unknown policy option ${JSON.stringify(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
+    }
+    policy.push({ option, args: spec.toArgs(value, option) });
+  }
+  // Without `mode`, the CLI's default applies (the config's mode, else
+  // read-only).
+  const mode = given('mode') ? checkString(options.mode, 'mode', 'policy') : null;
+  if (mode !== null && !MODES.includes(mode)) {
+    // The library's wording.
+    throw new InvalidPolicyError(`unknown sandbox mode ${JSON.stringify(mode)} (expected read-only, workspace-write or danger-full-access)`, { option: 'mode' });
+  }
+  if (mode !== null) args.push('-m', mode);
+  if (given('workspace')) {
+    // path.resolve('') would be the current directory: refused, as the
+    // library refuses an empty root.
+    if (checkString(options.workspace, 'workspace', 'policy') === '') {
+      throw new InvalidPolicyError('workspace root "" is empty: it must be an absolute path to a directory', { option: 'workspace' });
+    }
+    args.push('-w', path.resolve(options.workspace));
+  }
+  if (given('runner')) {
+    const runner = checkString(options.runner, 'runner', 'config');
+    if (!RUNNERS.includes(runner)) {
+      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.join(', ')})`, { option: 'runner' });
+    }
+    args.push('--runner', runner);
+  }
+  if (given('config')) args.push('--config', checkString(options.config, 'config', 'config', { allowEmpty: false }));
+  if (given('cwd')) checkString(options.cwd, 'cwd', 'usage', { allowEmpty: false });
+  if (given('bin')) checkString(options.bin, 'bin', 'usage', { allowEmpty: false });
+  if (given('environ')) checkEnviron(options.environ);
+  if (given('signal') && !(typeof options.signal === 'object' && typeof options.signal.aborted === 'boolean')) {
+    throw new UsageError(`signal must be an AbortSignal, not ${typeName(options.signal)}`, { option: 'signal' });
+  }
+  if (timeout) timeoutArg(options);
+  return { args, policy, mode };
+}
+
+/** The environment `confine` gets: names to strings (an undefined value
+ * is left out, as child_process does), each checked. */
+function checkEnviron(environ) {
+  if (typeof environ !== 'object' || Array.isArray(environ)) {
+    throw new UsageError(`environ must be an object of names to strings, not ${typeName(environ)}`, { option: 'environ' });
+  }
+  for (const [name, value] of Object.entries(environ)) {
+    if (value === undefined) continue;
+    checkString(name, 'environ', 'usage', { allowEmpty: false });
+    if (name.includes('=')) throw new UsageError(`environ name ${show(name)} holds '='`, { option: 'environ' });
+    checkString(value, 'environ', 'usage');
+  }
+  return environ;
+}
+
+/** The checked options as CLI arguments, each policy flag one this
+ * `confine` lists in its help (else InvalidPolicyError naming the option). */
+async function contextArgs(bin, command, options) {
+  const { args, policy, mode } = checkOptions(options, { timeout: false });
+  await checkVersion(bin);
+  const flags = [];
+  for (const { option, args: optionArgs } of policy) {
+    const help = await helpText(bin, command);
+    const missing = optionArgs.filter((a) => a.startsWith('--') && !help.includes(a));
+    if (missing.length) {
+      throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
+    }
+    flags.push(...optionArgs);
+  }
+  // --cwd DIR (run, bash; doc/SPEC.md 10): where the command starts.
+  if ((command === 'run' || command === 'bash') && options.cwd !== undefined && options.cwd !== null) {
+    flags.push('--cwd', path.resolve(options.cwd));
+  }
+  return { args: args.concat(flags), mode };
+}
+
+/** The argv of run() and wrap(): a non-empty array of strings, each
+ * without NUL (no number or Buffer coerced: what runs is what was given). */
+function checkArgv(argv) {
+  if (!Array.isArray(argv) || argv.length === 0) {
+    throw new UsageError('argv must be a non-empty array of strings (use bash() for a shell command)', { option: 'argv' });
+  }
+  for (const word of argv) checkString(word, 'argv', 'usage');
+  if (argv[0] === '') throw new UsageError('argv[0] is an empty string', { option: 'argv' });
+  return argv;
+}
+
+/** The timeout in ms, 1 to 600000 (SPEC 10's --timeout, at every door):
+ * past the bound it is refused, never cut to it. `fallback` when none is
+ * given (bash: 120000; run: none, as `confine run`). */
+function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
+  if (options.timeout === undefined || options.timeout === null) return fallback;
+  if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout)) {
+    throw new UsageError(`timeout must be a number of milliseconds, not ${typeName(options.timeout)} ${show(options.timeout)}`, { option: 'timeout' });
+  }
+  const ms = Math.round(options.timeout);
+  if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
+    throw new UsageError(`timeout must be 1 to ${MAX_TIMEOUT_MS} ms, not ${show(options.timeout)}`, { option: 'timeout' });
+  }
+  return ms;
+}
+
+/** Bytes kept of each of run()'s streams: a whole number, 0 or more
+ * (default 64000, the library's); past what a Buffer holds it is refused, not cut. */
+function maxOutputArg(options) {
+  const value = options.maxOutput;
+  if (value === undefined || value === null) return CAPTURE_LIMIT;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new UsageError(`maxOutput must be a whole number of bytes, 0 or more, not ${show(value)}`, { option: 'maxOutput' });
+  }
+  if (value > MAX_OUTPUT_LIMIT) {
+    throw new UsageError(`maxOutput ${value} exceeds the maximum of ${MAX_OUTPUT_LIMIT} bytes`, { option: 'maxOutput' });
+  }
+  return value;
+}
+
+/** run()'s stdin: a string, a Buffer or a readable stream (or none). */
+function checkStdin(stdin) {
+  if (stdin === undefined || stdin === null) return stdin;
+  if (typeof stdin === 'string' || Buffer.isBuffer(stdin) || stdin instanceof Uint8Array) return stdin;
+  if (typeof stdin === 'object' && typeof stdin.pipe === 'function') return stdin;
+  throw new UsageError(`stdin must be a string, a Buffer or a readable stream, not ${typeName(stdin)}`, { option: 'stdin' });
+}
+
+/** probe()'s options, checked as run()'s are. */
+function checkProbeOptions(options) {
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
+  }
+  for (const key of Object.keys(options)) {
+    if (!['runner', 'config', 'environ', 'bin'].includes(key) && options[key] !== undefined) {
+      throw new UsageError(`probe() takes runner, config, environ and bin, not ${JSON.stringify(key)}`, { option: key });
+    }
+  }
+  const { args } = checkOptions({ runner: options.runner, config: options.config, environ: options.environ, bin: options.bin }, { timeout: false });
+  const value = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+  return { runner: value('--runner'), config: value('--config'), environ: options.environ, bin: options.bin };
+}
+
+module.exports = {
+  MODES, RUNNERS, DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, CAPTURE_LIMIT, KILL_GRACE_MS,
+  checkOptions, contextArgs, checkArgv, timeoutArg, maxOutputArg, checkStdin, checkProbeOptions,
+};
