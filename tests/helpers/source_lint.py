@@ -123,8 +123,6 @@ KNOWN_LONG = {
     "src/cli/args.c",         # the option table will generate it: another helper
     "src/lib/fs.c",           # another helper's this round
     "src/lib/policy-options.c",  # the option table: another helper
-    "src/lib/denials.c",      # to split by concern (lines, scan, verdicts)
-    "src/launcher/supervise-fs.c",  # to split: resolve / decide / perform
 }
 
 
