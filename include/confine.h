@@ -863,7 +863,11 @@ typedef struct confine_unenforced {
  *            allowUnixSockets.
  *  seatbelt: nothing.
  * The rung's own enforcement (Landlock ABI) is apart: `partial` here adds
- * to it. 0 or -EINVAL, -ENOMEM.
+ * to it. A view on the report per clause (confine_argv's `clauses`, made
+ * by the same engine from the rung's clause table): a key is listed when a
+ * clause of it is not enforced there, but a denyRead entry missing at the
+ * start (nothing to hide yet: the report's alone), and privateTemp when no
+ * temp area is granted. 0 or -EINVAL, -ENOMEM.
  */
 CONFINE_API int confine_policy_unenforced(const confine_policy *policy, confine_runner runner,
                                           confine_unenforced *ret);

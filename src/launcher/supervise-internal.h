@@ -3,8 +3,11 @@
  *   supervise-filter.c  the child's filter
  *   supervise.c         setup, the notification loop step, the command's
  *                       memory and descriptors
- *   supervise-fs.c      resolving a path as the command would, the grant
- *                       decision, the metadata calls done on its behalf
+ *   supervise-resolve.c resolving a path as the command would, pinning
+ *                       its inode
+ *   supervise-decide.c  the grant decision on that inode
+ *   supervise-perform.c the metadata calls, decoded and done on its behalf
+ *                       on the pinned descriptor
  *   supervise-net.c     connect/sendto/sendmsg/sendmmsg done on its behalf
  *   supervise-wait.c    a call that would block: a waiter process performs
  *                       it while the supervisor goes on answering
@@ -153,6 +156,8 @@ int sv_resolve(struct sv_call *call, int dirfd, const char *path, bool follow,
 	       bool empty_ok, struct sv_target *ret);
 /* Pins the command's descriptor `fd`. */
 int sv_pin_fd(struct sv_call *call, int fd, struct sv_target *ret);
+/* "/proc/self/fd/<fd>" into buf: a pinned descriptor by name. */
+void sv_proc_fd_path(char *buf, size_t size, int fd);
 /* Whether the pinned inode lies inside a writable grant. */
 bool sv_inside_grants(struct supervise *sv, const struct sv_target *t);
 /* Whether the pinned socket lies inside a writable grant that is not

@@ -121,8 +121,6 @@ LIMIT = 700
 KNOWN_LONG = {
     "src/launcher/proxy.c",   # the proxy's rooms (loop, http, socks, resolve): another helper
     "src/lib/fs.c",           # another helper's this round
-    "src/lib/denials.c",      # to split by concern (lines, scan, verdicts)
-    "src/launcher/supervise-fs.c",  # to split: resolve / decide / perform
 }
 
 

@@ -18,6 +18,7 @@
 
 #include "confine.h"
 #include "rungs/clauses.h"
+#include "rungs/rung.h"
 #include "testlib.h"
 
 #define BW CONFINE_RUNNER_BWRAP
@@ -393,6 +394,40 @@ static void test_layered_bwrap_truths(void **state) {
 	unlink(tmp_file);
 }
 
+/* Every row of the rung table has a clause table, and every clause it can
+ * leave open says why and names its own layer (a new rung cannot leave a
+ * reason out: the engine prints the row's words). */
+static void test_every_row_says_why(void **state) {
+	(void)state;
+	for (size_t i = 0; cf_runners[i]; i++) {
+		const cf_runner_def *def = cf_runners[i];
+		const cf_rung_holds *h = def->holds;
+		if (!h)
+			fail_msg("%s: no clause table", def->name);
+		if (!h->layer)
+			fail_msg("%s: no layer of its own", def->name);
+		if (h->protect == CF_RUNG_HOLDS_NOT && !h->protect_gap.why)
+			fail_msg("%s: protectedPaths left open without a reason", def->name);
+		if (h->defaults == CF_RUNG_HOLDS_NOT && !h->defaults_gap.why)
+			fail_msg("%s: defaultProtections left open without a reason", def->name);
+		if ((h->protect == CF_RUNG_HOLDS_BINDS || h->defaults == CF_RUNG_HOLDS_BINDS ||
+		     h->temp == CF_RUNG_TEMP_TMPFS) && !h->binds_layer)
+			fail_msg("%s: binds without a binds layer", def->name);
+		if (h->binds_layer && !h->deny_by_name)
+			fail_msg("%s: a mask by name without its reason", def->name);
+		if (h->deny_read_open && !h->deny_read_gap.why)
+			fail_msg("%s: denyRead left open without a reason", def->name);
+		if (!h->metadata && !h->metadata_gap.why)
+			fail_msg("%s: metadata left open without a reason", def->name);
+		if (!h->unix_alone && !h->unix_gap.why)
+			fail_msg("%s: unix-sockets left open without a reason", def->name);
+		if (h->launcher != CF_RUNG_IS_LAUNCHER && !h->allowlist_needs)
+			fail_msg("%s: the allowlist left open without what it needs", def->name);
+		if (!h->limit_temp_gap.why)
+			fail_msg("%s: limits.temp left open without a reason", def->name);
+	}
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
@@ -400,6 +435,7 @@ int main(void) {
 		cmocka_unit_test(test_drop_layers),
 		cmocka_unit_test(test_private_temp),
 		cmocka_unit_test(test_layered_bwrap_truths),
+		cmocka_unit_test(test_every_row_says_why),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -336,6 +336,10 @@ int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
 	cf_clause_mechanisms(&l, policy);
 	cf_clause_limits(&l, policy);
 	cf_plan_clear(&plan);
+	if (!l.oom && l.h->refine && (r = l.h->refine(policy, facts, l.items, l.n)) < 0) {
+		cf_clauses_free(l.items, l.n);
+		return r;
+	}
 	if (l.oom) {
 		cf_clauses_free(l.items, l.n);
 		return -ENOMEM;

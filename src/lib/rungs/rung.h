@@ -89,6 +89,7 @@ typedef enum cf_rung_temp {
 } cf_rung_temp;
 
 struct cf_plan;
+struct cf_clause_facts;
 
 /* A rung's clause table (doc/SPEC.md 15): one const row per rung, in its
  * folder's holds.c; the clause engine (clauses.c) reads its fields and
@@ -164,6 +165,12 @@ typedef struct cf_rung_holds {
 	const char *abstract_needs;
 	/* limits.temp */
 	cf_rung_gap limit_temp_gap;
+	/* After the engine, the rung's own words on what it holds otherwise
+	 * than the fields say (a rung that applies another's plan by other
+	 * means): it may change the status, layers, reason and needs of
+	 * clauses[0 .. n). NULL: none. 0 or -ENOMEM. */
+	int (*refine)(const confine_policy *policy, const struct cf_clause_facts *facts,
+	              confine_clause *clauses, size_t n);
 } cf_rung_holds;
 
 #define CF_RUNNER_FAILURE_MAX 512
