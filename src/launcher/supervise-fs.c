@@ -35,6 +35,16 @@
 #include <linux/fs.h>
 #include <linux/openat2.h>
 
+#ifndef STATX_TYPE
+/* A C library without statx() (musl before 1.2.5, which the launcher is
+ * built with where musl-gcc is found): the kernel's struct and the call. */
+#include <linux/stat.h>
+static int statx(int dirfd, const char *path, int flags, unsigned int mask, struct statx *buf)
+{
+	return (int)syscall(SYS_statx, dirfd, path, flags, mask, buf);
+}
+#endif
+
 #include "supervise-internal.h"
 #include "supervise-report.h"
 
