@@ -84,7 +84,8 @@ bench: build
 
 # doc/BENCHMARKS.md's figures block, rewritten from a run of the bench
 # (scripts/bench-doc.py: the date, commit, host and load in its header).
-# BENCH_ARGS goes to confine-bench.
+# BENCH_ARGS goes to confine-bench; BENCH_NOTE='...' adds a note to the
+# header (say, that the machine was shared with other work).
 BENCH_ARGS ?=
 bench-doc: build
 	python3 scripts/bench-doc.py doc/BENCHMARKS.md -- $(BUILD)/bench/confine-bench $(BENCH_ARGS)

@@ -9,7 +9,8 @@ output into DOC (doc/BENCHMARKS.md) between
     <!-- END generated: bench-doc -->
 
 under a header with the date, the commit, the host and the load average
-before and after the run (figures taken on a busy machine say so). A run
+before and after the run (figures taken on a busy machine say so), and
+$BENCH_NOTE when set (e.g. that the machine was shared). A run
 that fails writes nothing. The prose around the block is the analysis of
 the run it was written against; it names that run's version.
 """
@@ -59,6 +60,11 @@ def main():
               f'({platform.system()} {platform.release()} {platform.machine()}, '
               f'{os.cpu_count()} CPUs); load average {before} before the run, {after} after it. '
               f'Command: `{" ".join(os.path.basename(c) if i == 0 else c for i, c in enumerate(command))}`.')
+    # BENCH_NOTE: what the load average alone does not say (a machine
+    # shared with other work during the run, say).
+    note = os.environ.get('BENCH_NOTE', '').strip()
+    if note:
+        header += f' Note: {note}'
     block = f'{BEGIN}\n{header}\n\n```\n{proc.stdout.rstrip()}\n```\n{END}'
     start, end = text.index(BEGIN), text.index(END) + len(END)
     with open(doc, 'w', encoding='utf-8') as f:

@@ -3,7 +3,9 @@
 # installs what is missing; otherwise it prints the one command to run.
 # Usage: scripts/ensure-deps.sh [build|check]
 set -eu
-want="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev bubblewrap"
+# musl-tools: the launcher is built with musl-gcc where it is found (a
+# static launcher a tenth of static glibc's size, src/launcher/meson.build).
+want="meson ninja-build gcc pkg-config libcmocka-dev libjansson-dev bubblewrap musl-tools"
 if [ "${1:-build}" = check ]; then
 	# The test suites also use these: bash/make/git/cc for must-work cases,
 	# python3 for the "spawn wrap's argv as-is" test, clang for the fuzzers,

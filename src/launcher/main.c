@@ -38,6 +38,7 @@
 #include "args.h"
 #include "capabilities.h"
 #include "channel.h"
+#include "exec-command.h"
 #include "launcher-args.h"
 #include "parent.h"
 #include "proxy.h"
@@ -415,6 +416,7 @@ int main(int argc, char **argv)
 	}
 
 	launch.command = invocation.command;
+	launch.script_argv = exec_command_script_argv(invocation.command);
 	launch.filter = &filter;
 	launch.limits = invocation.limits.n > 0 ? &invocation.limits : NULL;
 	launch.layers = LAUNCHER_LAYER_SECCOMP;

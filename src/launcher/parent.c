@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "channel.h"
+#include "exec-command.h"
 #include "ruleset.h"
 
 #ifndef SYS_pidfd_open
@@ -174,7 +175,7 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 		send_report(report_fd, 'E', -r);
 		_exit(LAUNCHER_EXIT_FAILURE);
 	}
-	execvp(launch->command[0], launch->command);
+	exec_command(launch->command, launch->script_argv);
 	send_report(report_fd, 'X', errno);
 	_exit(LAUNCHER_EXIT_FAILURE);
 }

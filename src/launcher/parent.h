@@ -46,7 +46,8 @@ struct parent_hooks {
 };
 
 struct launch {
-	char **command;                        /* execvp'd in the child */
+	char **command;                        /* exec'd in the child (exec-command.h) */
+	char **script_argv;                    /* its /bin/sh fallback, or NULL */
 	const struct seccomp_program *filter;  /* installed in the child */
 	const struct command_limits *limits;   /* set in the child; NULL: none */
 	unsigned layers;                       /* for the `layers` record */

@@ -24,6 +24,7 @@
 #include <linux/fs.h>
 #include <linux/openat2.h>
 
+#include "statx-compat.h"
 #include "supervise-internal.h"
 #include "supervise-report.h"
 

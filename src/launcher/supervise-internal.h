@@ -123,6 +123,10 @@ int sv_read_memory(struct sv_call *call, uint64_t addr, void *buf, size_t size);
 /* Copies a NUL-terminated string of at most size-1 bytes. Returns its
  * length, -EFAULT, or -ENAMETOOLONG. */
 int sv_read_string(struct sv_call *call, uint64_t addr, char *buf, size_t size);
+/* sendmsg(2) itself, not the C library's wrapper (musl's copies and caps
+ * the control data at 1 KiB): the kernel gets the message as we copied it.
+ * Returns what sendmsg returns, errno set. */
+ssize_t sv_sendmsg(int sock, const struct msghdr *msg, int flags);
 /* Writes into the command's memory; returns 0 or -errno. */
 int sv_write_memory(struct sv_call *call, uint64_t addr, const void *buf, size_t size);
 /* A duplicate of the command's descriptor `fd` (same open file

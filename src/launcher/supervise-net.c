@@ -57,6 +57,25 @@
 #define CONTROL_LIMIT (64U * 1024U)
 #define IOV_LIMIT 1024U /* UIO_MAXIOV */
 
+/* The command's struct msghdr as the kernel reads it (its user_msghdr):
+ * size_t lengths, whatever the C library the launcher is built with says
+ * (musl's own struct has int msg_iovlen and socklen_t msg_controllen beside
+ * padding), so the message we copy is the one the kernel would have sent. */
+struct remote_msghdr {
+	void *msg_name;
+	socklen_t msg_namelen;
+	struct iovec *msg_iov;
+	size_t msg_iovlen;
+	void *msg_control;
+	size_t msg_controllen;
+	unsigned int msg_flags;
+};
+
+ssize_t sv_sendmsg(int sock, const struct msghdr *msg, int flags)
+{
+	return (ssize_t)syscall(SYS_sendmsg, sock, msg, flags);
+}
+
 bool sv_is_network_call(long nr)
 {
 	return nr == SYS_connect || nr == SYS_sendto || nr == SYS_sendmsg ||
@@ -263,7 +282,7 @@ static int translate_control(struct sv_call *call, struct message *m)
 
 static int read_message(struct sv_call *call, int sock, uint64_t at, struct message *m)
 {
-	struct msghdr remote;
+	struct remote_msghdr remote;
 	struct iovec *iovs;
 	size_t total = 0, want, done = 0;
 	bool stream;
@@ -365,7 +384,7 @@ static int64_t send_now_or_wait(struct sv_call *call, int sock, struct message *
 		}
 		return sv_wait_start(call, &op);
 	}
-	n = sendmsg(sock, &m->hdr, flags | MSG_NOSIGNAL | MSG_DONTWAIT);
+	n = sv_sendmsg(sock, &m->hdr, flags | MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n >= 0 && ((size_t)n >= m->iov.iov_len ||
 		       socket_option(sock, SO_TYPE) != SOCK_STREAM))
 		return n;

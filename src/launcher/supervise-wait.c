@@ -182,7 +182,7 @@ static void waiter(const struct sv_blocking_op *op, int out, pid_t parent)
 				cred.pid = getpid();
 				memcpy(CMSG_DATA(c), &cred, sizeof(cred));
 			}
-		n = sendmsg(op->sock, msg, (op->flags & ~MSG_DONTWAIT) | MSG_NOSIGNAL);
+		n = sv_sendmsg(op->sock, msg, (op->flags & ~MSG_DONTWAIT) | MSG_NOSIGNAL);
 		result = n >= 0 ? n : -errno;
 	}
 	do

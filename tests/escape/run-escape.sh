@@ -272,11 +272,21 @@ esac
 # Undo anything a case managed to do to the host that would outlive it: a
 # mount over the case dir, an immutable flag, a replaced /dev/null.
 devnull_expected="character special file 1 3 666"
+# The mounts are read from mountinfo by the shell itself (no findmnt, grep
+# or sort per call: each process costs a case measurable time, and this
+# runs twice a case); the deepest first.
 host_guard() {
-	local base=$1 target
-	while read -r target; do
-		umount -l "$target" 2>/dev/null
-	done < <(findmnt -rn -o TARGET 2>/dev/null | grep -F "$base" | sort -r)
+	local base=$1 target i
+	local -a field targets=()
+	while read -r -a field; do
+		target=${field[4]:-}
+		# mountinfo escapes space, tab, newline and backslash as \ooo
+		[[ $target == *\\* ]] && printf -v target '%b' "$target"
+		[[ $target == *"$base"* ]] && targets+=("$target")
+	done </proc/self/mountinfo
+	for ((i = ${#targets[@]} - 1; i >= 0; i--)); do
+		umount -l "${targets[$i]}" 2>/dev/null
+	done
 	chattr -R -i -a "$base" 2>/dev/null
 	if [ "$(stat -c '%F %t %T %a' /dev/null 2>/dev/null)" != "$devnull_expected" ]; then
 		printf 'run-escape: HOST DAMAGE: /dev/null changed (%s); restoring it\n' \
@@ -299,21 +309,21 @@ trap cleanup_all EXIT
 # mtimes, ctimes (which catch chmod, chown, setxattr and chattr), inodes,
 # link targets and content hashes. The workspace itself is recorded by
 # inode and type, so renaming or replacing it shows.
+# One find prints it all (the workspace's own line, every entry's metadata
+# line, each file's hash from sha256sum), sorted: three processes, where a
+# case's cost is mostly its process count.
+# (From BASE, in this shell: a subshell would be one more fork.)
 snapshot() {
-	local base=$1
-	(
-		cd "$base" || exit 1
-		find . -path ./ws -prune -o -path ./ctl -prune -o \
-			-printf '%p|%y|%m|%n|%U:%G|%s|%T@|%C@|%i|%l\n' | LC_ALL=C sort
-		find . -path ./ws -prune -o -path ./ctl -prune -o -type f -print0 |
-			LC_ALL=C sort -z | xargs -0 -r sha256sum
-		stat -c 'ws|%i|%F' ws 2>&1
-	)
+	local back=$PWD
+	cd "$1" || return 1
+	LC_ALL=C find . \( -path ./ws -printf 'ws|%i|%y\n' -prune \) -o \( -path ./ctl -prune \) -o \
+		\( -printf '%p|%y|%m|%n|%U:%G|%s|%T@|%C@|%i|%l\n' -type f -exec sha256sum {} + \) |
+		LC_ALL=C sort
+	cd "$back" || return 1
 }
 
 populate_victim() {
 	local v=$1
-	mkdir -p "$v/sub" "$v/empty"
 	printf 'victim-content\n' >"$v/file.txt"
 	printf 'read-only victim\n' >"$v/ro.txt" && chmod 444 "$v/ro.txt"
 	printf '#!/bin/sh\necho victim-script\n' >"$v/exec.sh" && chmod 755 "$v/exec.sh"
@@ -413,8 +423,10 @@ run_case() {
 	[ "$real_rung" != "$rung" ] && path=wrap
 
 	mode=$(mode_name "$modeword") || { record FAIL "$id" "$rung" "$modeword" "unknown mode word in the table"; return; }
-	base=$(mktemp -d "$ROOT/$id.$rung.$modeword.XXXX")
-	mkdir "$base/ws" "$base/ctl" "$base/victim"
+	# $unit is unique within the run, and ROOT is ours (mode 0700).
+	base=$ROOT/$id.$rung.$modeword.$unit
+	mkdir "$base" || { record FAIL "$id" "$rung" "$modeword" "cannot make $base"; return; }
+	mkdir -p "$base/ws" "$base/ctl" "$base/victim/sub" "$base/victim/empty"
 	populate_victim "$base/victim"
 
 	export BASE=$base REALWS=$base/ws WS=$base/ws VICTIM=$base/victim CTL=$base/ctl
@@ -456,7 +468,8 @@ run_case() {
 	[ "$path" = wrap ] && confine_argv[0]=$WRAP_HARNESS
 	(
 		cd "$base" || exit 99
-		exec env "${extra_env[@]}" timeout -k 5 90 "${prefix[@]}" "${confine_argv[@]}"
+		for e in "${extra_env[@]}"; do export "$e" || exit 99; done
+		exec timeout -k 5 90 "${prefix[@]}" "${confine_argv[@]}"
 	) >"$CTL/stdout" 2>"$CTL/stderr" <"$VICTIM/stdin.txt" 7>>"$VICTIM/fd7.txt"
 	status=$?
 
@@ -476,8 +489,10 @@ run_case() {
 	grep -q __CASE_STARTED__ "$CTL/stdout" "$CTL/stderr" || ran=0
 	host_guard "$base" || { intact=0; why="${why:+$why; }/dev/null was changed"; }
 
-	local errtail
-	errtail="exit $status; stderr: $(tail -c 300 "$CTL/stderr" | tr '\n' ' ')"
+	local errtail errbuf=
+	IFS= read -r -d '' errbuf <"$CTL/stderr"
+	errbuf=${errbuf: -300}
+	errtail="exit $status; stderr: ${errbuf//$'\n'/ }"
 	case $expect in
 	blocked)
 		if [ "$ran" = 0 ]; then
@@ -532,8 +547,15 @@ finish_case() {
 		done <"$base/ctl/pids"
 	fi
 	host_guard "$base" >/dev/null 2>&1
-	rm -f "/dev/shm/$MARK" "/run/$MARK" "/run/user/$(id -u)/$MARK" "/tmp/$MARK" "$HOME/.$MARK" "/etc/$MARK" 2>/dev/null
-	[ "$keep" = 0 ] && rm -rf "$base" "$base".* 2>/dev/null
+	if [ "$keep" = 0 ]; then
+		# One rm for the marks and the case's directory (-r: a mark some
+		# case made a directory goes too; ${MARK:?}: never an empty name).
+		rm -rf "/dev/shm/${MARK:?}" "/run/$MARK" "/run/user/$EUID/$MARK" "/tmp/$MARK" \
+			"$HOME/.$MARK" "/etc/$MARK" "$base" "$base".* 2>/dev/null
+	else
+		rm -f "/dev/shm/$MARK" "/run/$MARK" "/run/user/$EUID/$MARK" "/tmp/$MARK" "$HOME/.$MARK" \
+			"/etc/$MARK" 2>/dev/null
+	fi
 }
 
 # The units: one per case, rung (or wrap-rung) and mode, in table order.

@@ -444,6 +444,47 @@ static void test_command_found_on_path(void **state)
 	assert_int_equal(result.status, 0);
 }
 
+/* A file without `#!` runs through /bin/sh, as glibc's execvp runs it
+ * (exec-command.c: the same whatever libc the launcher is built with), by
+ * path and found on PATH; the unconfined control is the shell's own. */
+static void test_script_without_interpreter_line_runs_through_sh(void **state)
+{
+	const struct workdir *dir = *state;
+	char script[PATH_MAX + 16], env[PATH_MAX + 16], expected[2 * PATH_MAX];
+	const char *by_path[] = { launcher, "--ro", "/", "--", script, "a", "b", NULL };
+	const char *by_name[] = { launcher, "--ro", "/", "--", "no-hash-bang", "c", NULL };
+	struct run_result result;
+	FILE *f;
+
+	format_into(script, sizeof(script), "%s/no-hash-bang", dir->inside);
+	format_into(env, sizeof(env), "PATH=%s:/usr/bin:/bin", dir->inside);
+	f = fopen(script, "w");
+	assert_non_null(f);
+	fputs("echo \"ran:$0:$*\"\n", f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(script, 0755), 0);
+
+	format_into(expected, sizeof(expected), "ran:%s:a b\n", script);
+	run(by_path, &result);
+	assert_int_equal(result.status, 0);
+	assert_string_equal(result.out, expected);
+
+	format_into(expected, sizeof(expected), "ran:%s:c\n", script);
+	run_env(by_name, env, &result);
+	assert_int_equal(result.status, 0);
+	assert_string_equal(result.out, expected);
+
+	/* control: the shell runs it the same way unconfined */
+	{
+		const char *plain[] = { "/bin/sh", script, "a", "b", NULL };
+
+		format_into(expected, sizeof(expected), "ran:%s:a b\n", script);
+		run(plain, &result);
+		assert_int_equal(result.status, 0);
+		assert_string_equal(result.out, expected);
+	}
+}
+
 static void test_launcher_leaks_no_descriptors(void **state)
 {
 	/* The shell lists its own descriptors; only 0, 1 and 2 may be there. */
@@ -2321,6 +2362,8 @@ static int run_enforcement_tests(void)
 		cmocka_unit_test(test_child_exit_125_passes_through),
 		cmocka_unit_test(test_exec_failure_is_a_launcher_failure),
 		cmocka_unit_test(test_command_found_on_path),
+		cmocka_unit_test_setup_teardown(test_script_without_interpreter_line_runs_through_sh,
+						make_workdir, remove_workdir),
 		cmocka_unit_test(test_launcher_leaks_no_descriptors),
 		cmocka_unit_test_setup_teardown(test_write_outside_grants_is_denied,
 						make_workdir, remove_workdir),
