@@ -48,18 +48,58 @@ from as_user import run_as_created_user  # noqa: E402
 SKIP = 77
 failures = []
 
-PY_OWNER = r"""
-import os, sys
-sys.path.insert(0, sys.argv[1])
-import confine
-runner, ws = sys.argv[2], sys.argv[3]
-kw = {}
-if os.environ.get("CONFINE_TEST_LAUNCHER"):
-    kw["landlock_launcher"] = os.environ["CONFINE_TEST_LAUNCHER"]
-p = confine.Provider(runner=runner, **kw)
-confine.run(sys.argv[4:], mode="workspace-write", workspace=ws, provider=p,
-            limits={"pids": 64}, timeout=60)
-"""
+class PythonOwner:
+    """A Python harness: a process with the package imported that calls
+    confine.run (the library in-process), forked from this one so each
+    round does not pay the import (seconds on a loaded machine)."""
+    confine = None
+
+    def __init__(self, runner, ws, argv):
+        if PythonOwner.confine is None:
+            sys.path.insert(0, os.path.join(PACKAGES, "python"))
+            import confine  # noqa: E402
+            PythonOwner.confine = confine
+        confine = PythonOwner.confine
+        kw = {}
+        if os.environ.get("CONFINE_TEST_LAUNCHER"):
+            kw["landlock_launcher"] = os.environ["CONFINE_TEST_LAUNCHER"]
+        provider = confine.Provider(runner=runner, **kw)
+        read, write = os.pipe()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.close(read)
+                null = os.open(os.devnull, os.O_RDWR)
+                os.dup2(null, 1)
+                os.dup2(write, 2)
+                confine.run(argv, mode="workspace-write", workspace=ws, provider=provider,
+                            limits={"pids": 64}, timeout=60)
+                os._exit(0)
+            except BaseException as e:  # noqa: BLE001 - the child reports and ends
+                os.write(2, repr(e).encode())
+                os._exit(1)
+        os.close(write)
+        self.stderr = os.fdopen(read, "rb")
+        self.returncode = None
+
+    def poll(self):
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def send_signal(self, sig):
+        if self.returncode is None:
+            os.kill(self.pid, sig)
+
+    def wait(self):
+        if self.returncode is None:
+            self.returncode = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+        return self.returncode
+
 
 NODE_OWNER = r"""
 const confine = require(process.argv[1]);
@@ -93,14 +133,37 @@ def command(stage, ws, tag):
     return ["/bin/sh", "-c", script, "sh", ready, "97.%s" % tag], ready
 
 
+# Where the owners' packages are: the checkout's, or (the user's half) the
+# copies root staged for it (stage_packages).
+PACKAGES = os.path.join(ROOT, "bindings")
+
+
 def owner_argv(kind, confine, runner, ws, argv):
     if kind == "cli":
         return [confine, "run", "--runner", runner, "-m", "workspace-write", "-w", ws,
                 "--max-pids", "64", "--"] + argv
-    if kind == "python":
-        return [sys.executable, "-c", PY_OWNER, os.path.join(ROOT, "bindings", "python"),
-                runner, ws] + argv
-    return ["node", "-e", NODE_OWNER, os.path.join(ROOT, "bindings", "node"), runner, ws] + argv
+    return ["node", "-e", NODE_OWNER, os.path.join(PACKAGES, "node"), runner, ws] + argv
+
+
+def stage_packages():
+    """Copies of the two packages and the library for the user's half,
+    root-owned, readable by all, outside the checkout and /tmp (as
+    tests/helpers/as_user.py stages the binaries)."""
+    stage = tempfile.mkdtemp(prefix="confine-pkgs.",
+                             dir=os.environ.get("CONFINE_TEST_STAGE_PARENT", "/var/lib"))
+    shutil.copytree(os.path.join(ROOT, "bindings", "python", "confine"),
+                    os.path.join(stage, "python", "confine"),
+                    ignore=shutil.ignore_patterns("__pycache__", "*.in"))
+    shutil.copytree(os.path.join(ROOT, "bindings", "node"), os.path.join(stage, "node"),
+                    ignore=shutil.ignore_patterns("node_modules", "test", "*.in"))
+    if os.environ.get("CONFINE_LIBRARY"):
+        shutil.copyfile(os.path.realpath(os.environ["CONFINE_LIBRARY"]),
+                        os.path.join(stage, "libconfine.so"))
+    for d, dirs, files in os.walk(stage):
+        os.chmod(d, 0o755)
+        for f in files:
+            os.chmod(os.path.join(d, f), 0o644)
+    return stage
 
 
 def wait_for(predicate, limit=30.0):
@@ -147,15 +210,29 @@ def children_of(pid):
 
 
 def processes_tagged(tag):
-    r = subprocess.run(["pgrep", "-f", "97.%s" % tag], capture_output=True, text=True)
-    return [int(p) for p in r.stdout.split()]
+    """The processes whose argv holds the run's tag (its sleep's length):
+    read from /proc here (pgrep takes a third of a second on a busy host)."""
+    want = ("97.%s" % tag).encode()
+    found = []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/cmdline" % d, "rb") as f:
+                    if want in f.read().split(b"\0"):
+                        found.append(int(d))
+            except OSError:
+                pass
+    return found
 
 
 def one_kill(kind, stage, confine, runner, ws, base, env, n):
     tag = "%d%03d" % (os.getpid() % 100000, n)
     argv, marker = command(stage, ws, tag)
-    p = subprocess.Popen(owner_argv(kind, confine, runner, ws, argv), env=env,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if kind == "python":
+        p = PythonOwner(runner, ws, argv)
+    else:
+        p = subprocess.Popen(owner_argv(kind, confine, runner, ws, argv), env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     owners = [p.pid]
     if stage == "start":
         if runner == "landlock" and random.random() < 0.7:
@@ -215,12 +292,20 @@ def control(ws):
     os.unlink(marker)
 
 
+def option(name):
+    """The value after --NAME in argv, or None."""
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    rounds = 20
-    if "--rounds" in sys.argv:
-        rounds = int(sys.argv[sys.argv.index("--rounds") + 1])
-        args = [a for a in args if a != str(rounds)]
+    global PACKAGES
+    valued = [option(o) for o in ("--rounds", "--packages")]
+    args = [a for a in sys.argv[1:] if not a.startswith("--") and a not in valued]
+    rounds = int(option("--rounds") or 20)
+    if option("--packages"):
+        PACKAGES = option("--packages")
+        os.environ["CONFINE_LIBRARY"] = os.path.join(PACKAGES, "libconfine.so")
+        os.environ["CONFINE_TEST_LAUNCHER"] = args[1]
     confine, runner = args[0], args[2]
     probe = subprocess.run([confine, "run", "--runner", runner, "--", "true"],
                            capture_output=True, text=True)
@@ -240,6 +325,8 @@ def main():
         os.mkdir(ws)
         os.mkdir(base, 0o700)
         env = dict(os.environ, TMPDIR=base, CONFINE_BIN=os.path.abspath(confine))
+        # The Python owner is forked from here: its runs see this one's.
+        os.environ["TMPDIR"] = base
         control(ws)
         n = 0
         for kind in kinds:
@@ -250,10 +337,15 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
-        r = run_as_created_user("cfkill", __file__, sys.argv[1:], sys.argv[1:3],
-                                keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG",
-                                          "CONFINE_LIBRARY", "CONFINE_TEST_LAUNCHER"),
-                                timeout=1200)
+        packages = stage_packages()
+        try:
+            r = run_as_created_user("cfkill", __file__,
+                                    sys.argv[1:] + ["--packages", packages], args[:2],
+                                    keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG",
+                                              "CONFINE_TEST_OWNERS"),
+                                    timeout=1200)
+        finally:
+            shutil.rmtree(packages, ignore_errors=True)
         if r not in (0, SKIP):
             failures.append("the user's pass")
     print("# %d failure(s)" % len(failures))
