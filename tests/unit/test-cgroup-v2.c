@@ -26,13 +26,19 @@
 
 #include "confine.h"
 
-static char tree[PATH_MAX];
+static char tree[512];
 
 static void put(const char *path, const char *text) {
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+static void put_in(const char *dir, const char *file, const char *text) {
+	char path[PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	put(path, text);
 }
 
 static void get(const char *dir, const char *file, char *buf, size_t size) {
@@ -165,12 +171,9 @@ static void a_run_in_the_delegated_subtree(void **state) {
 	sweep(host.base[H_PIDS]);
 	assert_int_equal(access(dir, F_OK), 0);
 	/* What the kernel would have counted. */
-	snprintf(buf, sizeof buf, "%s/memory.peak", dir);
-	put(buf, "268431360\n");
-	snprintf(buf, sizeof buf, "%s/pids.peak", dir);
-	put(buf, "12\n");
-	snprintf(buf, sizeof buf, "%s/memory.events", dir);
-	put(buf, "low 0\nhigh 0\nmax 40\noom 1\noom_kill 1\noom_group_kill 0\n");
+	put_in(dir, "memory.peak", "268431360\n");
+	put_in(dir, "pids.peak", "12\n");
+	put_in(dir, "memory.events", "low 0\nhigh 0\nmax 40\noom 1\noom_kill 1\noom_group_kill 0\n");
 	memset(&o, 0, sizeof o);
 	o.peak_memory = o.peak_pids = -1;
 	cf_cgroup_finish(cg, &o);
@@ -199,8 +202,7 @@ static void a_fork_refused_at_the_bound(void **state) {
 	snprintf(dir, sizeof dir, "%s", cg->path[H_PIDS]);
 	get(dir, "memory.max", buf, sizeof buf);
 	assert_string_equal(buf, ""); /* not asked for: the kernel's "max" stays */
-	snprintf(buf, sizeof buf, "%s/pids.events", dir);
-	put(buf, "max 236\n");
+	put_in(dir, "pids.events", "max 236\n");
 	memset(&o, 0, sizeof o);
 	cf_cgroup_finish(cg, &o);
 	assert_true(o.limit_stopped);

@@ -40,8 +40,8 @@
  * Never in the library: it has only the real paths.
  */
 #ifdef CF_CGROUP_FAKE_TREE
-static char fake_root[PATH_MAX];      /* stands for /sys/fs/cgroup */
-static char fake_self[PATH_MAX];      /* stands for /proc/self/cgroup */
+static char fake_root[1024];          /* stands for /sys/fs/cgroup */
+static char fake_self[1024];          /* stands for /proc/self/cgroup */
 #define CGROUP_ROOT fake_root
 #define SELF_CGROUP fake_self
 #else
@@ -174,7 +174,7 @@ static bool own_path(const char *self, const char *name, char *out, size_t size)
 
 static bool is_cgroup2(const char *path) {
 #ifdef CF_CGROUP_FAKE_TREE
-	char mark[PATH_MAX + 16];
+	char mark[PATH_MAX * 3];
 	snprintf(mark, sizeof mark, "%s/.cgroup2", path);
 	return access(mark, F_OK) == 0;
 #else
@@ -184,10 +184,10 @@ static bool is_cgroup2(const char *path) {
 }
 
 static void look_v2(const char *self) {
-	char mounts[2][PATH_MAX];
+	char mounts[2][PATH_MAX + 16];
 	char place[PATH_MAX], dir[PATH_MAX], list[1024], file[PATH_MAX + 32];
-	snprintf(mounts[0], PATH_MAX, "%s", CGROUP_ROOT);
-	snprintf(mounts[1], PATH_MAX, "%s/unified", CGROUP_ROOT);
+	snprintf(mounts[0], sizeof mounts[0], "%s", CGROUP_ROOT);
+	snprintf(mounts[1], sizeof mounts[1], "%s/unified", CGROUP_ROOT);
 	if (!own_path(self, "", place, sizeof place))
 		return;
 	for (size_t m = 0; m < 2; m++) {
@@ -220,7 +220,7 @@ static void look_v2(const char *self) {
 static void look_v1(const char *self) {
 	static const char *const names[H_COUNT] = { "pids", "memory" };
 	for (int h = 0; h < H_COUNT; h++) {
-		char place[PATH_MAX], dir[PATH_MAX], mount[PATH_MAX];
+		char place[PATH_MAX], dir[PATH_MAX], mount[1100];
 		struct statfs fs;
 		snprintf(mount, sizeof mount, "%s/%s", CGROUP_ROOT, names[h]);
 		if (!own_path(self, names[h], place, sizeof place) || statfs(mount, &fs) != 0 ||
