@@ -47,7 +47,7 @@ def once(argv, cwd):
 
 
 def main():
-    confine = sys.argv[1]
+    confine = os.path.abspath(sys.argv[1])
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 15
     tmp = tempfile.mkdtemp(prefix="cf-limits-bench-", dir=os.environ.get("HOME"))
     try:
