@@ -125,7 +125,9 @@ async function run(argv, options = {}) {
 
   return new Promise((resolve, reject) => {
     const child = spawn(bin, ['run', '--json', ...args, '--', ...command], {
-      env: environ,
+      // confine ends the run when this process dies, SIGKILL included
+      // (doc/SPEC.md 15, "Nothing left behind"): no orphaned run.
+      env: { ...environ, CONFINE_DIE_WITH_PARENT: String(process.pid) },
       stdio: [stdin === undefined || stdin === null ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     const kept = { stdout: [], stderr: [] };

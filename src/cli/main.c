@@ -3,13 +3,43 @@
  * or the version, and hands the command to commands.c. */
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 
 #include "args.h"
 #include "commands.h"
 #include "option-rows.h"
 #include "output.h"
 #include "stage.h"
+
+/* CONFINE_DIE_WITH_PARENT=<pid> (the Node package sets it, doc/SPEC.md 15
+ * "Nothing left behind"): confine gets SIGTERM when that parent dies, even
+ * by SIGKILL, and ends the run as a harness's timeout would (the command's
+ * tree, then its cgroup and temp directory), instead of running on as an
+ * orphan nobody reads. Linux only (PR_SET_PDEATHSIG; it follows the thread
+ * that spawned confine, which is why it is the caller's to ask for). The
+ * variable is taken out of the environment the command inherits. */
+static void die_with_parent(void) {
+	const char *value = getenv("CONFINE_DIE_WITH_PARENT");
+	long parent = 0;
+	char *end = NULL;
+	if (!value)
+		return;
+	parent = strtol(value, &end, 10);
+	(void)unsetenv("CONFINE_DIE_WITH_PARENT");
+	if (!end || *end || parent <= 1)
+		return;
+#ifdef __linux__
+	(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+	/* Gone before the prctl: nothing would signal us. */
+	if ((long)getppid() != parent)
+		(void)raise(SIGTERM);
+#endif
+}
 
 int main(int argc, char **argv) {
 	cli_args args;
@@ -19,6 +49,7 @@ int main(int argc, char **argv) {
 	 * children itself and no exit status (of a probe, of the command) could
 	 * ever be collected. confine needs the default. */
 	signal(SIGCHLD, SIG_DFL);
+	die_with_parent();
 
 	/* `confine stage ...` takes none of the run options: its own parser. */
 	if (argc > 1 && strcmp(argv[1], "stage") == 0)

@@ -39,6 +39,9 @@
 #define LAUNCHER_ARG_STAGE_ROOT "--stage-root"
 /* --rlimit NAME=N: its NAME words and bound are launcher-limits.h's. */
 #define LAUNCHER_ARG_RLIMIT LAUNCHER_RLIMIT_FLAG
+/* --temp-size BYTES:PATH: the temp area PATH becomes a tmpfs of at most
+ * BYTES (doc/SPEC.md 15, "Limits"; src/launcher/temp-mount.c). */
+#define LAUNCHER_ARG_TEMP_SIZE "--temp-size"
 /* Ends the flags; the command follows. */
 #define LAUNCHER_ARG_END "--"
 
@@ -62,6 +65,7 @@ enum launcher_flag {
 	LAUNCHER_FLAG_STAGE,
 	LAUNCHER_FLAG_STAGE_ROOT,
 	LAUNCHER_FLAG_RLIMIT,
+	LAUNCHER_FLAG_TEMP_SIZE,
 	LAUNCHER_FLAG_COUNT,
 	LAUNCHER_FLAG_UNKNOWN = -1,
 };
@@ -93,6 +97,9 @@ struct launcher_flag_def {
 /* Bytes of a path value, NUL excluded (PATH_MAX less its NUL): the
  * launcher opens and compares paths in PATH_MAX buffers. */
 #define LAUNCHER_PATH_LENGTH_MAX 4095
+/* --temp-size's BYTES: 1 MiB to 2^50 (policy-limits.c's row for temp). */
+#define LAUNCHER_TEMP_SIZE_MIN (1ULL << 20)
+#define LAUNCHER_TEMP_SIZE_MAX (1ULL << 50)
 
 static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_flag flag)
 {
@@ -119,6 +126,7 @@ static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_fl
 		[LAUNCHER_FLAG_STAGE] = { LAUNCHER_ARG_STAGE, true, 0 },
 		[LAUNCHER_FLAG_STAGE_ROOT] = { LAUNCHER_ARG_STAGE_ROOT, true, 0 },
 		[LAUNCHER_FLAG_RLIMIT] = { LAUNCHER_ARG_RLIMIT, true, LAUNCHER_RLIMIT_MAX },
+		[LAUNCHER_FLAG_TEMP_SIZE] = { LAUNCHER_ARG_TEMP_SIZE, true, 1 },
 	};
 
 	return flag >= 0 && flag < LAUNCHER_FLAG_COUNT ? &defs[flag] : NULL;

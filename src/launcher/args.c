@@ -57,6 +57,26 @@ static bool parse_descriptor(const char *text, int *ret_fd)
 	return true;
 }
 
+/* --temp-size BYTES:PATH: decimal bytes within the bounds, then an
+ * absolute path. */
+static bool parse_temp_size(const char *text, struct invocation *parsed)
+{
+	unsigned long long value = 0;
+	const char *p;
+
+	for (p = text; *p >= '0' && *p <= '9'; p++) {
+		if (value > LAUNCHER_TEMP_SIZE_MAX)
+			return false;
+		value = value * 10 + (unsigned long long)(*p - '0');
+	}
+	if (p == text || *p != ':' || p[1] != '/' || value < LAUNCHER_TEMP_SIZE_MIN ||
+	    value > LAUNCHER_TEMP_SIZE_MAX || strlen(p + 1) > LAUNCHER_PATH_LENGTH_MAX)
+		return false;
+	parsed->temp_size = value;
+	parsed->temp_path = p + 1;
+	return true;
+}
+
 /* Counts one more use of a bounded flag; false past its bound (the
  * writable grants share one: the supervisor holds them in one table). */
 static bool within_bound(enum launcher_flag flag, size_t counts[LAUNCHER_FLAG_COUNT])
@@ -124,6 +144,11 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 				if (missing || !command_limits_add(&parsed.limits, argv[i + 1])) {
 					*bad_argument = missing ? "" : argv[i + 1];
 					return USAGE_BAD_RLIMIT;
+				}
+			} else if (flag == LAUNCHER_FLAG_TEMP_SIZE) {
+				if (missing || !parse_temp_size(argv[i + 1], &parsed)) {
+					*bad_argument = missing ? "" : argv[i + 1];
+					return USAGE_BAD_TEMP_SIZE;
 				}
 			} else if (flag == LAUNCHER_FLAG_STATUS_FD) {
 				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
@@ -199,6 +224,11 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_BAD_RLIMIT:
 		report_failure("usage error: --rlimit requires NAME=N (nproc, as, cpu, fsize or "
 			       "nofile, each once, N 1 or more): %s", bad_argument);
+		break;
+	case USAGE_BAD_TEMP_SIZE:
+		report_failure("usage error: --temp-size requires BYTES:PATH (BYTES %llu to %llu, "
+			       "PATH absolute): %s", LAUNCHER_TEMP_SIZE_MIN, LAUNCHER_TEMP_SIZE_MAX,
+			       bad_argument);
 		break;
 	case USAGE_OK:
 		break;

@@ -6,7 +6,8 @@
  *                 --rw-shared PATH |
  *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
- *                 --require-supervisor | --rlimit NAME=N]... -- PROGRAM [ARG...]
+ *                 --require-supervisor | --rlimit NAME=N |
+ *                 --temp-size BYTES:PATH]... -- PROGRAM [ARG...]
  *   landlock-run --probe
  */
 #ifndef LAUNCHER_ARGS_H
@@ -40,6 +41,9 @@ struct invocation {
 	/* --stage DIR: a staged run (stage-mount.h), over each --stage-root */
 	const char *stage;
 	struct command_limits limits; /* --rlimit NAME=N (command-limits.h) */
+	/* --temp-size BYTES:PATH (temp-mount.h); temp_path NULL: none */
+	unsigned long long temp_size;
+	const char *temp_path;
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
 };
@@ -61,6 +65,7 @@ enum usage_error {
 	USAGE_TOO_MANY, /* a flag past its bound (launcher-args.h) */
 	USAGE_STAGE_REQUIRES_PATH,
 	USAGE_BAD_RLIMIT,
+	USAGE_BAD_TEMP_SIZE,
 };
 
 /* Fills *ret_invocation on success. On an error, bad_argument points at

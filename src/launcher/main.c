@@ -5,7 +5,8 @@
  *   landlock-run [--ro PATH]... [--rw PATH]... [--rw-shared PATH]...
  *                [--allow-unix-socket PATH]...
  *                [--status-fd N] [--best-effort] [--deny-network]
- *                [--require-supervisor] [--rlimit NAME=N]... -- PROGRAM [ARG...]
+ *                [--require-supervisor] [--rlimit NAME=N]... [--temp-size BYTES:PATH]
+ *                -- PROGRAM [ARG...]
  *   landlock-run --probe
  *
  * The contract is SPEC section 7 and DESIGN D1-D3; the texts and records
@@ -47,6 +48,7 @@
 #include "supervise.h"
 #include "supervise-report.h"
 #include "stage-mount.h"
+#include "temp-mount.h"
 
 /* Grants and allowed sockets handed to the supervisor: the shared bounds
  * (launcher-args.h), which the parser already holds argv to. */
@@ -384,6 +386,8 @@ int main(int argc, char **argv)
 	 * then name the overlay (stage-mount.c). */
 	if (!invocation.probe) {
 		status = stage_mount(&invocation);
+		if (status == 0)
+			status = temp_mount(&invocation);
 		if (status != 0)
 			return status;
 	}

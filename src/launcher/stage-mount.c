@@ -239,10 +239,38 @@ static int mount_root(const char *stage, unsigned index, const char *root)
 	return 0;
 }
 
-int stage_mount(const struct invocation *invocation)
+int private_mount_namespace(const char *what)
 {
 	uid_t uid = getuid();
 	gid_t gid = getgid();
+	int r = 0;
+
+	/* With CAP_SYS_ADMIN here (root on the Landlock rung; bwrap's
+	 * --cap-add on its rung), a mount namespace is enough. */
+	if (has_sys_admin()) {
+		if (unshare(CLONE_NEWNS) < 0) {
+			report_failure("%s: cannot make a mount namespace: %s", what, strerror(errno));
+			return LAUNCHER_EXIT_FAILURE;
+		}
+	} else if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+		report_failure("%s: cannot make a user and mount namespace: %s (a %s run "
+			       "needs unprivileged user namespaces)",
+			       what, strerror(errno), strcmp(what, "stage") == 0 ? "staged" : "sized temp");
+		return LAUNCHER_EXIT_FAILURE;
+	} else {
+		r = map_ids(uid, gid);
+	}
+	if (r == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		r = -errno;
+	if (r < 0) {
+		report_failure("%s: cannot set up the namespace: %s", what, strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+int stage_mount(const struct invocation *invocation)
+{
 	const char *root;
 	struct stat st;
 	size_t cursor = 0;
@@ -251,27 +279,9 @@ int stage_mount(const struct invocation *invocation)
 
 	if (invocation->stage == NULL)
 		return 0;
-	/* With CAP_SYS_ADMIN here (root on the Landlock rung; bwrap's
-	 * --cap-add on its rung), a mount namespace is enough. */
-	if (has_sys_admin()) {
-		if (unshare(CLONE_NEWNS) < 0) {
-			report_failure("stage: cannot make a mount namespace: %s", strerror(errno));
-			return LAUNCHER_EXIT_FAILURE;
-		}
-	} else if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
-		report_failure("stage: cannot make a user and mount namespace: %s (a staged run "
-			       "needs unprivileged user namespaces)",
-			       strerror(errno));
-		return LAUNCHER_EXIT_FAILURE;
-	} else {
-		r = map_ids(uid, gid);
-	}
-	if (r == 0 && mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		r = -errno;
-	if (r < 0) {
-		report_failure("stage: cannot set up the namespace: %s", strerror(-r));
-		return LAUNCHER_EXIT_FAILURE;
-	}
+	r = private_mount_namespace("stage");
+	if (r != 0)
+		return r;
 	while (next_stage_root(invocation, &cursor, &root)) {
 		r = mount_root(invocation->stage, index++, root);
 		if (r != 0)

@@ -9,6 +9,12 @@
 
 #include "args.h"
 
+/* Moves this (single-threaded) process into a mount namespace of its own,
+ * with a user namespace mapping its uid and gid onto themselves where it
+ * lacks CAP_SYS_ADMIN, every mount private. `what` prefixes a failure
+ * ("stage", "temp"). 0, or 125 after reporting. */
+int private_mount_namespace(const char *what);
+
 /* 0 when there is no stage or it is mounted; 125 after reporting. */
 int stage_mount(const struct invocation *invocation);
 

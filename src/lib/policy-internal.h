@@ -31,6 +31,12 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_
  * makes before bwrap starts and removes after the run (doc/SPEC.md 15).
  * Only for an argv the library spawns itself. */
 #define CF_PROFILE_PLACEHOLDERS (1u << 30)
+/* confine_profile_bwrap_flags(), library-internal: the project's launcher
+ * runs inside (the layered rung), so a sized temp area (limits.temp) is
+ * its to mount: bwrap gives it CAP_SYS_ADMIN for the remount of /tmp,
+ * which it drops before the command (doc/SPEC.md 15, "Limits"). Never
+ * without the launcher: the command itself would hold the capability. */
+#define CF_PROFILE_LAUNCHER_INSIDE (1u << 29)
 
 /* confine_policy_unenforced() for an argv of `runner` made `how`: with
  * CF_ARGV_LANDLOCK_LAYER, bwrap runs the launcher inside, whose Landlock

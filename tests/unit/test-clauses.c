@@ -292,6 +292,59 @@ static void test_private_temp(void **state) {
 	}
 }
 
+/* limits.temp (doc/SPEC.md 15, "Limits"): the launcher's sized tmpfs where
+ * a launcher runs and there is a temp area of the run's own; else
+ * unenforced, naming what would hold it. */
+static void test_limit_temp(void **state) {
+	static const struct {
+		confine_runner runner;
+		bool layered, temp_dir, private_temp;
+		confine_mode mode;
+		confine_clause_status status;
+		unsigned layers;
+		const char *needs_has; /* NULL: no needs */
+	} rows[] = {
+		{ BW, true, false, true, WW, E, L_BWRAP, NULL },
+		{ BW, true, false, true, RO, E, L_BWRAP, NULL },
+		{ BW, false, false, true, WW, U, 0, "the launcher inside bubblewrap" },
+		{ RC, false, false, true, WW, U, 0, "the launcher inside bubblewrap" },
+		{ LL, false, true, true, WW, E, L_LL, NULL },
+		{ LL, false, false, true, WW, U, 0, "a run confine spawns" },
+		{ SB, false, true, true, RO, U, 0, "sized tmpfs" },
+		/* read-only without a temp area: nothing to fill */
+		{ LL, false, false, false, RO, E, 0, NULL },
+	};
+	(void)state;
+	for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+		confine_policy policy = { .mode = rows[k].mode, .workspace_root = workspace,
+			                  .private_temp = rows[k].private_temp,
+			                  .temp_dir = rows[k].temp_dir ? (char *)"/tmp/confine-tmp.t"
+			                                               : NULL };
+		/* root: the Landlock rung needs no user namespace for the mount */
+		cf_clause_facts facts = { .runner = rows[k].runner, .layered = rows[k].layered,
+			                  .landlock_abi = 7, .supervisor = true, .root = true };
+		confine_clause *clauses = NULL;
+		const confine_clause *c;
+		size_t n = 0;
+		policy.limits[CONFINE_LIMIT_TEMP] = 10u << 20;
+		policy.limits_given = 1u << CONFINE_LIMIT_TEMP;
+		assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
+		c = find(clauses, n, "limits.temp", "10 MiB");
+		if (!c)
+			fail_msg("case %zu: no limits.temp clause", k);
+		if (c->status != rows[k].status || c->layers != rows[k].layers)
+			fail_msg("case %zu: limits.temp is %s with layers %#x (%s)", k,
+			         confine_clause_status_name(c->status), c->layers,
+			         c->reason ? c->reason : "");
+		if (rows[k].needs_has && (!c->needs || !strstr(c->needs, rows[k].needs_has)))
+			fail_msg("case %zu: needs '%s' lacks '%s'", k, c->needs ? c->needs : "",
+			         rows[k].needs_has);
+		if (!rows[k].needs_has && c->needs)
+			fail_msg("case %zu: needs '%s' on an enforced clause", k, c->needs);
+		cf_clauses_free(clauses, n);
+	}
+}
+
 /* A layer a run did not apply is taken away; a clause left with none is
  * unenforced with the reason given. */
 static void test_drop_layers(void **state) {
@@ -436,6 +489,7 @@ int main(void) {
 		cmocka_unit_test(test_private_temp),
 		cmocka_unit_test(test_layered_bwrap_truths),
 		cmocka_unit_test(test_every_row_says_why),
+		cmocka_unit_test(test_limit_temp),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

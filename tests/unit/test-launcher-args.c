@@ -69,6 +69,12 @@ static confine_policy *policy_with_every_flag(void)
 	p->require_full = true;
 	/* --rlimit: a limit the launcher applies to the command (SPEC 15) */
 	assert_int_equal(confine_policy_set_limit(p, CONFINE_LIMIT_FILE_SIZE, 1 << 20, NULL), 0);
+	/* --temp-size: the temp area sized by the launcher (SPEC 15) */
+	assert_int_equal(confine_policy_set_limit(p, CONFINE_LIMIT_TEMP, 10 << 20, NULL), 0);
+	p->private_temp = true;
+	free(p->temp_dir);
+	p->temp_dir = strdup("/tmp/confine-tmp.unit:x");
+	assert_non_null(p->temp_dir);
 	assert_int_equal(confine_policy_validate(p, NULL), 0);
 	return p;
 }
@@ -115,6 +121,9 @@ static void test_library_argv_parses(void **state)
 	assert_true(invocation.require_supervisor);
 	assert_int_equal(invocation.status_fd >= 3, true);
 	assert_string_equal(invocation.command[0], "true");
+	assert_true(invocation.temp_size == 10 << 20);
+	assert_non_null(invocation.temp_path);
+	assert_string_equal(invocation.temp_path, "/tmp/confine-tmp.unit:x");
 	/* Every flag the table has is one the library writes, but the probe
 	 * (its own argv) and the tests' resolver map; --ro and --proxy-off
 	 * belong to other policies (no denyRead outside the grants; the
@@ -250,6 +259,34 @@ static void test_parser_refuses_past_a_bound(void **state)
 	}
 }
 
+/* --temp-size BYTES:PATH: bytes within the bounds, an absolute path;
+ * anything else a usage error naming the value, never truncated. */
+static void test_temp_size_values(void **state)
+{
+	static const char *const bad_values[] = {
+		"0:/tmp", "1048575:/tmp", "1125899906842625:/tmp", "99999999999999999999999:/tmp",
+		"10M:/tmp", "10485760", "10485760:", "10485760:tmp", ":/tmp", "-1:/tmp",
+	};
+	char *argv[] = { (char *)"landlock-run", (char *)LAUNCHER_ARG_TEMP_SIZE, NULL,
+			 (char *)LAUNCHER_ARG_END, (char *)"true", NULL };
+	struct invocation invocation;
+	const char *bad = NULL;
+
+	(void)state;
+	argv[2] = (char *)"10485760:/tmp/a:b";
+	assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_OK);
+	assert_true(invocation.temp_size == 10485760ULL);
+	assert_string_equal(invocation.temp_path, "/tmp/a:b");
+	argv[2] = (char *)"1125899906842624:/tmp";
+	assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_OK);
+	for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
+		argv[2] = (char *)bad_values[i];
+		bad = NULL;
+		assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_BAD_TEMP_SIZE);
+		assert_string_equal(bad, bad_values[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +296,7 @@ int main(void)
 		cmocka_unit_test(test_off_argv_parses),
 		cmocka_unit_test(test_probe_argv_parses),
 		cmocka_unit_test(test_parser_refuses_past_a_bound),
+		cmocka_unit_test(test_temp_size_values),
 	};
 
 	return cmocka_run_group_tests(tests, make_workspace, remove_workspace);

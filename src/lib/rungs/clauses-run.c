@@ -233,6 +233,36 @@ void cf_clause_mechanisms(struct cf_clause_list *l, const confine_policy *p) {
 #define NEEDS_CGROUP "a cgroup of the run's own (cgroup v2 delegated to the user, or a writable " \
                      "cgroup v1 hierarchy as root) for a run confine spawns"
 
+/* limits.temp: the launcher's sized tmpfs over the temp area (temp-mount.c)
+ * where the rung has one and a launcher runs, the run has a temp area of
+ * its own where the rung needs one, and a caller without CAP_SYS_ADMIN
+ * may make a user namespace; else unenforced, naming what would hold it. */
+static void limit_temp(struct cf_clause_list *l, const confine_policy *p, const char *clause,
+                       const char *value) {
+	const cf_rung_holds *h = l->h;
+	if (p->mode != CONFINE_MODE_WORKSPACE_WRITE && !p->private_temp)
+		add(l, clause, value, CONFINE_CLAUSE_ENFORCED, 0, NULL,
+		    "none: privateTemp is off, so the command has no writable temp area");
+	else if (!h->limit_temp_sized || !cf_clause_has_launcher(l))
+		add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0, h->limit_temp_gap.needs, "%s",
+		    h->limit_temp_gap.why);
+	else if (h->limit_temp_own_dir && !p->temp_dir)
+		add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0,
+		    "a run confine spawns (its private temp directory)",
+		    "an argv for another process to spawn has no temp area of its own to size");
+	else if (h->limit_temp_own_dir && !l->f->root && !host_allows_userns())
+		add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0,
+		    "unprivileged user namespaces (user.max_user_namespaces)",
+		    "the launcher needs a mount namespace for a sized tmpfs: the temp area is a "
+		    "directory on the host's filesystem");
+	else
+		add(l, clause, value, CONFINE_CLAUSE_ENFORCED, h->limit_temp_sized, NULL,
+		    "a tmpfs of that size mounted by the launcher over the temp area%s: filling it "
+		    "fails with ENOSPC",
+		    h->limit_temp_own_dir ? " (the run's own directory, in a mount namespace of its own)"
+		                          : " (bwrap's /tmp)");
+}
+
 /* The limits (doc/SPEC.md 15, "Limits"): the run's cgroup where it holds
  * one (pids, memory), else the launcher's rlimits with their gaps, else
  * nothing. The default process limit is listed only where the cgroup
@@ -257,8 +287,7 @@ void cf_clause_limits(struct cf_clause_list *l, const confine_policy *p) {
 			continue;
 		}
 		if (limit == CONFINE_LIMIT_TEMP) {
-			add(l, clause, value, CONFINE_CLAUSE_UNENFORCED, 0, l->h->limit_temp_gap.needs, "%s",
-			    l->h->limit_temp_gap.why);
+			limit_temp(l, p, clause, value);
 			continue;
 		}
 		if (!launcher) {

@@ -163,8 +163,14 @@ typedef struct cf_rung_holds {
 	const char *signals_needs;
 	unsigned abstract_off;
 	const char *abstract_needs;
-	/* limits.temp */
+	/* limits.temp: the layer of the launcher's sized tmpfs over the temp
+	 * area (0: none on this rung; limit_temp_gap says what would hold
+	 * it), and whether that needs the run's own temp directory (an argv
+	 * for others has none) and, for a caller without CAP_SYS_ADMIN, a user
+	 * namespace (src/launcher/temp-mount.c). */
 	cf_rung_gap limit_temp_gap;
+	unsigned limit_temp_sized;
+	bool limit_temp_own_dir;
 	/* After the engine, the rung's own words on what it holds otherwise
 	 * than the fields say (a rung that applies another's plan by other
 	 * means): it may change the status, layers, reason and needs of

@@ -30,6 +30,25 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
+/*
+ * Where cgroupfs and the caller's /proc/self/cgroup are. A unit test
+ * (tests/unit/test-cgroup-v2.c) compiles this file itself with
+ * CF_CGROUP_FAKE_TREE and points both at a tree of plain files it made
+ * (this host's cgroup v2 has no controllers: v1 holds them), so the v2 path
+ * runs there: a directory with a file ".cgroup2" stands for a cgroup2
+ * mount, and a new cgroup gets the control files the kernel would make.
+ * Never in the library: it has only the real paths.
+ */
+#ifdef CF_CGROUP_FAKE_TREE
+static char fake_root[1024];          /* stands for /sys/fs/cgroup */
+static char fake_self[1024];          /* stands for /proc/self/cgroup */
+#define CGROUP_ROOT fake_root
+#define SELF_CGROUP fake_self
+#else
+#define CGROUP_ROOT "/sys/fs/cgroup"
+#define SELF_CGROUP "/proc/self/cgroup"
+#endif
+
 /* Rounds of "kill what is listed" before a removal is given up. */
 #define KILL_ROUNDS 50
 
@@ -154,13 +173,21 @@ static bool own_path(const char *self, const char *name, char *out, size_t size)
 }
 
 static bool is_cgroup2(const char *path) {
+#ifdef CF_CGROUP_FAKE_TREE
+	char mark[PATH_MAX * 3];
+	snprintf(mark, sizeof mark, "%s/.cgroup2", path);
+	return access(mark, F_OK) == 0;
+#else
 	struct statfs fs;
 	return statfs(path, &fs) == 0 && (unsigned long)fs.f_type == (unsigned long)CGROUP2_SUPER_MAGIC;
+#endif
 }
 
 static void look_v2(const char *self) {
-	static const char *const mounts[] = { "/sys/fs/cgroup", "/sys/fs/cgroup/unified" };
+	char mounts[2][PATH_MAX + 16];
 	char place[PATH_MAX], dir[PATH_MAX], list[1024], file[PATH_MAX + 32];
+	snprintf(mounts[0], sizeof mounts[0], "%s", CGROUP_ROOT);
+	snprintf(mounts[1], sizeof mounts[1], "%s/unified", CGROUP_ROOT);
 	if (!own_path(self, "", place, sizeof place))
 		return;
 	for (size_t m = 0; m < 2; m++) {
@@ -193,9 +220,9 @@ static void look_v2(const char *self) {
 static void look_v1(const char *self) {
 	static const char *const names[H_COUNT] = { "pids", "memory" };
 	for (int h = 0; h < H_COUNT; h++) {
-		char place[PATH_MAX], dir[PATH_MAX], mount[64];
+		char place[PATH_MAX], dir[PATH_MAX], mount[1100];
 		struct statfs fs;
-		snprintf(mount, sizeof mount, "/sys/fs/cgroup/%s", names[h]);
+		snprintf(mount, sizeof mount, "%s/%s", CGROUP_ROOT, names[h]);
 		if (!own_path(self, names[h], place, sizeof place) || statfs(mount, &fs) != 0 ||
 		    is_cgroup2(mount))
 			continue;
@@ -216,7 +243,7 @@ static void look_once(void) {
 	 * rlimit path (doc/SPEC.md 15): it can only remove a mechanism. */
 	if (getenv("CONFINE_NO_CGROUP"))
 		return;
-	if (read_text("/proc/self/cgroup", self, sizeof self) < 0)
+	if (read_text(SELF_CGROUP, self, sizeof self) < 0)
 		return;
 	look_v2(self);
 	if (!host.holds)
@@ -272,6 +299,44 @@ static void kill_members(const char *dir) {
 		}
 	}
 }
+
+#ifdef CF_CGROUP_FAKE_TREE
+/* The control files a kernel makes in a new v2 cgroup, as plain files. */
+static const char *const fake_files[] = {
+	"cgroup.procs", "cgroup.kill", "pids.max", "pids.peak", "pids.events", "memory.max",
+	"memory.swap.max", "memory.peak", "memory.events", "memory.limit_in_bytes",
+	"memory.memsw.limit_in_bytes", "memory.max_usage_in_bytes", "memory.oom_control",
+};
+static int fake_mkdir(const char *dir, mode_t mode) {
+	if (mkdir(dir, mode) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof fake_files / sizeof fake_files[0]; i++) {
+		char file[PATH_MAX + 32];
+		int fd;
+		snprintf(file, sizeof file, "%s/%s", dir, fake_files[i]);
+		fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+/* A cgroup goes with its control files (rmdir of a real one takes them). */
+static int fake_rmdir(const char *dir) {
+	char file[PATH_MAX + 32], buf[64];
+	snprintf(file, sizeof file, "%s/cgroup.procs", dir);
+	if (read_text(file, buf, sizeof buf) == 0 && buf[0]) {
+		errno = EBUSY;
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof fake_files / sizeof fake_files[0]; i++) {
+		snprintf(file, sizeof file, "%s/%s", dir, fake_files[i]);
+		(void)unlink(file);
+	}
+	return rmdir(dir);
+}
+#define mkdir fake_mkdir
+#define rmdir fake_rmdir
+#endif
 
 static void remove_dir(const char *dir) {
 	for (int round = 0; round < KILL_ROUNDS; round++) {

@@ -18,7 +18,11 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef __APPLE__
+#include <sys/random.h> /* getentropy */
+#endif
 
 #include "spawn/spawn.h"
 
@@ -99,6 +103,37 @@ static void sweep_dead_runs(const char *base) {
 	closedir(d);
 }
 
+/* mkdtemp(3), but made 01700 in the one mkdir: the sticky bit (the mark of
+ * a maker that locks, which the sweep requires) is there from the start, so
+ * a maker killed before its flock leaves a directory the next sweep takes
+ * (mkdtemp's 0700, then fchmod, left one no sweep would ever remove).
+ * The trailing XXXXXX of `template` become random letters and digits. */
+static int make_marked_dir(char *template) {
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t n = strlen(template);
+	if (n < 6 || strcmp(template + n - 6, "XXXXXX") != 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char random_bytes[6];
+		if (getentropy(random_bytes, sizeof random_bytes) != 0) {
+			struct timespec ts;
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			for (size_t i = 0; i < sizeof random_bytes; i++)
+				random_bytes[i] = (unsigned char)((ts.tv_nsec >> (i * 5)) ^ getpid() ^ attempt);
+		}
+		for (size_t i = 0; i < 6; i++)
+			template[n - 6 + i] = chars[random_bytes[i] % (sizeof chars - 1)];
+		if (mkdir(template, 01700) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 int confine_policy_make_temp_dir(confine_policy *policy, const char *const *envp,
                                  confine_error *err) {
 	const char *base;
@@ -120,7 +155,7 @@ int confine_policy_make_temp_dir(confine_policy *policy, const char *const *envp
 		int fd;
 		snprintf(template, sizeof template, "%s%s" CF_TEMP_DIR_PREFIX "XXXXXX", base,
 		         base[strlen(base) - 1] == '/' ? "" : "/");
-		if (!mkdtemp(template)) {
+		if (make_marked_dir(template) < 0) {
 			int e = errno;
 			return cf_error_set(err, e, CONFINE_E_SYSTEM, "spawn", e,
 			                    "cannot make the run's private temp directory under %s: %s",

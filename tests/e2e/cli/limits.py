@@ -14,8 +14,11 @@ exceeds the bound:
 - --max-file-size 1M makes a 2 MiB write fail with EFBIG;
 - --max-cpu 2 ends a busy loop with "[sandbox: killed: cpu limit (2 s)]";
 - the command cannot move itself out of its cgroup;
-- --max-temp 10M fills with ENOSPC where the clause says enforced, and
-  where it does not, --require-full refuses the run;
+- --max-temp 10M fills with ENOSPC where the clause says enforced (the
+  launcher's sized tmpfs: both rungs, root and user, where the host has
+  user namespaces), and where it does not, --require-full refuses the run;
+- under --max-pids 64 the processes below confine (what the run adds to
+  the host's count) stay within 64, against the control's 300;
 - zero, negative, overflow, a bad suffix, a fraction and a word are
   INVALID_POLICY naming the limit, from a flag and from the config file;
 - killing confine with SIGKILL mid-run leaves a temp dir and a cgroup that
@@ -122,15 +125,53 @@ def clause(o, name):
     return None
 
 
+def descendants(pid):
+    """How many processes are below `pid` now (read from /proc)."""
+    parent = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    parent[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    below, frontier = set(), {pid}
+    while frontier:
+        frontier = {c for c, p in parent.items() if p in frontier} - below
+        below |= frontier
+    return len(below)
+
+
+def peak_below(argv, **kw):
+    """Runs argv, sampling how many processes are below it until it ends:
+    what the run adds to the host's process count (other programs on a
+    shared host make the host's own count noisy). (result, peak)."""
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)
+    peak = 0
+    while p.poll() is None:
+        peak = max(peak, descendants(p.pid))
+        time.sleep(0.05)
+    out, err = p.communicate()
+    return subprocess.CompletedProcess(argv, p.returncode, out, err), peak
+
+
 def cases(confine, runner, ws):
     base = [confine, "run", "--runner", runner, "-w", ws]
     who = "root" if os.getuid() == 0 else "user"
     tag = "%s %s" % (runner, who)
 
     # pids: the control starts all 300; confined, fewer than 64 at once.
-    control = run(["sh", "-c", BOMB])
-    check("started=300" in control.stdout, "%s pids control: 300 children unconfined" % tag,
-          control.stdout)
+    control, control_peak = peak_below(["sh", "-c", BOMB])
+    check("started=300" in control.stdout and control_peak > 64,
+          "%s pids control: 300 children unconfined (%d processes at the peak)"
+          % (tag, control_peak), control.stdout)
+    # What the bounded run adds to the host's process count: within the
+    # limit (the cgroup counts bwrap and the launcher too; RLIMIT_NPROC the
+    # user's every process), never the control's 300.
+    _, bounded_peak = peak_below(base + ["--max-pids", "64", "--", "sh", "-c", BOMB])
+    check(bounded_peak <= 64 + 1,
+          "%s pids: the host's process count stays within 64 of its baseline (%d at the peak)"
+          % (tag, bounded_peak), bounded_peak)
     r = run(base + ["--json", "--max-pids", "64", "--", "sh", "-c", BOMB])
     o = outcome(r)
     c = clause(o, "limits.pids")
@@ -203,7 +244,13 @@ def cases(confine, runner, ws):
     check("[sandbox: killed: cpu limit (2 s)]" in r.stderr, "%s cpu: the marker" % tag,
           r.stderr[-300:])
 
-    # temp: ENOSPC where enforced; else requireFull refuses.
+    # temp: ENOSPC where enforced; else requireFull refuses. The control:
+    # the same 32 MiB fill in a temp area of the host's own succeeds.
+    host_tmp = tempfile.mkdtemp(prefix="lim-fill-")
+    control = run([sys.executable, "-c", FILL], env=dict(os.environ, TMPDIR=host_tmp))
+    shutil.rmtree(host_tmp, ignore_errors=True)
+    check(control.stdout.strip() == "filled 32 MiB", "%s temp control: 32 MiB unconfined" % tag,
+          control.stdout)
     r = run(base + ["--json", "-m", "workspace-write", "--max-temp", "10M", "--", sys.executable,
                     "-c", FILL])
     c = clause(outcome(r), "limits.temp")

@@ -91,6 +91,11 @@ static bool hidden_by_sandbox(const char *root, bool private_tmp) {
 	       (strncmp(root, "/dev/shm/", 9) == 0 && root[9]);
 }
 
+static bool cf_bwrap_sizes_temp(const confine_policy *policy, unsigned flags) {
+	return (flags & CF_PROFILE_LAUNCHER_INSIDE) && policy->limits[CONFINE_LIMIT_TEMP] &&
+	       (policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp);
+}
+
 static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
                         char ***tokens) {
 	bool private_tmp = policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp;
@@ -176,7 +181,8 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 		}
 		confine_strv_free(roots);
 	}
-	if (r == 0 && policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE)
+	if (r == 0 && ((policy->stage_dir && policy->mode == CONFINE_MODE_WORKSPACE_WRITE) ||
+	               cf_bwrap_sizes_temp(policy, flags)))
 		r = push(tokens, "--cap-add", "CAP_SYS_ADMIN", NULL);
 	/* overlayfs makes its work directory 0000 and enters it with the
 	 * mounter's credentials. */
@@ -190,7 +196,8 @@ int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags, ch
 	char **tokens = NULL;
 	int r;
 
-	if (!ret || (flags & ~(CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS)))
+	if (!ret || (flags & ~(CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS |
+	                       CF_PROFILE_LAUNCHER_INSIDE)))
 		return -EINVAL;
 	r = cf_plan_make(policy,
 	                 CF_PLAN_BWRAP |

@@ -39,6 +39,7 @@ const cf_rung_holds cf_bwrap_holds = {
 	.signals = CONFINE_LAYER_BWRAP,
 	.abstract_off = CONFINE_LAYER_BWRAP,
 	.abstract_needs = NEEDS_LAUNCHER " with Landlock ABI 6",
-	.limit_temp_gap = { "bubblewrap 0.9 (--size for its /tmp)",
+	.limit_temp_gap = { "the launcher inside bubblewrap (it sizes /tmp), or bubblewrap 0.9 (--size)",
 	                    "bwrap's /tmp is a tmpfs without a size (half of RAM, host memory)" },
+	.limit_temp_sized = CONFINE_LAYER_BWRAP,
 };

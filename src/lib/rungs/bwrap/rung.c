@@ -179,7 +179,7 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 	memset(&outer, 0, sizeof outer);
 	if ((r = inner_policy(policy, &inner)) == 0 &&
 	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0 &&
-	    (r = confine_profile_bwrap(bwrap_policy, &tokens)) == 0 &&
+	    (r = confine_profile_bwrap_flags(bwrap_policy, CF_PROFILE_LAUNCHER_INSIDE, &tokens)) == 0 &&
 	    (r = confine_profile_landlock(&inner, &grants)) == 0) {
 		const char *const tail[] = { "--ro-bind", env->launcher_real, CF_LAUNCHER_INSIDE,
 		                             "--", CF_LAUNCHER_INSIDE, LAUNCHER_ARG_BEST_EFFORT, NULL };
@@ -251,7 +251,9 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0)
 		/* placeholders: the library's spawner makes them (spawn/placeholders.c) */
 		r = confine_profile_bwrap_flags(
-			bwrap_policy, CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS, &tokens);
+			bwrap_policy,
+			CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS | CF_PROFILE_LAUNCHER_INSIDE,
+			&tokens);
 	if (r == 0)
 		r = cf_strv_push(&argv, program->argv[0]);
 	for (size_t i = 0; r == 0 && tokens[i]; i++)

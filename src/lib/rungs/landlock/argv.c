@@ -278,6 +278,19 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	}
 	if (r == 0)
 		r = limit_tokens(policy, tokens);
+	/* limits.temp: the launcher makes the temp area a tmpfs of that size
+	 * (bwrap's /tmp inside bwrap, else the run's own directory). */
+	if (r == 0 && policy->limits[CONFINE_LIMIT_TEMP] && policy->private_temp &&
+	    policy->temp_dir) {
+		char word[PATH_MAX + 32];
+		if ((size_t)snprintf(word, sizeof word, "%" PRIu64 ":%s",
+		                     policy->limits[CONFINE_LIMIT_TEMP], policy->temp_dir) >= sizeof word)
+			r = -ENAMETOOLONG;
+		if (r == 0)
+			r = cf_strv_push(tokens, LAUNCHER_ARG_TEMP_SIZE);
+		if (r == 0)
+			r = cf_strv_push(tokens, word);
+	}
 	confine_strv_free(writable);
 	confine_strv_free(enforceable);
 	return r;

@@ -57,4 +57,6 @@ const cf_rung_holds cf_landlock_holds = {
 	.abstract_needs = "Landlock ABI 6 or " NEEDS_BWRAP,
 	.limit_temp_gap = { "a temp area of the run's own filesystem (a sized tmpfs)",
 	                    "the temp area is a directory on the host's filesystem" },
+	.limit_temp_sized = CONFINE_LAYER_LANDLOCK,
+	.limit_temp_own_dir = true,
 };
