@@ -39,6 +39,7 @@ const { show, typeName, checkString } = require('./lib/values');
 const { POLICY_OPTIONS } = require('./lib/policy-options');
 const { classifyDenial, classifyRunnerFailure } = require('./lib/classify');
 const { render } = require('./lib/render');
+const { Stage, stageDir } = require('./lib/stage');
 
 const MODES = ['read-only', 'workspace-write', 'danger-full-access'];
 const RUNNERS = ['bwrap', 'landlock', 'seatbelt'];
@@ -57,7 +58,7 @@ const KILL_GRACE_MS = 3000;
 // The options every call takes that are not policy options.
 const CALL_OPTIONS = new Set([
   'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
-  'maxOutput',
+  'maxOutput', 'stage',
 ]);
 
 // ---- finding and running `confine` -----------------------------------------
@@ -198,6 +199,8 @@ function checkOptions(options, { timeout = true } = {}) {
     args.push('--runner', runner);
   }
   if (given('config')) args.push('--config', checkString(options.config, 'config', 'config', { allowEmpty: false }));
+  // A staged run (lib/stage.js): without `mode`, the CLI's workspace-write.
+  if (given('stage')) args.push('--stage', stageDir(options.stage));
   if (given('cwd')) checkString(options.cwd, 'cwd', 'usage', { allowEmpty: false });
   if (given('bin')) checkString(options.bin, 'bin', 'usage', { allowEmpty: false });
   if (given('environ')) checkEnviron(options.environ);
@@ -386,6 +389,19 @@ function clausesOf(list) {
 }
 
 // ---- the calls -------------------------------------------------------------
+
+/** `stage` is run()'s and bash()'s alone (`confine run|bash --stage`). */
+function noStage(options, call) {
+  if (options.stage !== undefined && options.stage !== null) {
+    throw new UsageError(`${call} takes no stage (a staged run is run() or bash() with stage)`, { option: 'stage' });
+  }
+}
+
+/** A staged call's `stage` (lib/stage.js), or nothing. */
+function stageOf(options, bin) {
+  if (options.stage === undefined || options.stage === null) return {};
+  return { stage: new Stage(options.stage, { bin, environ: options.environ }) };
+}
 
 function quote(arg) {
   const s = Buffer.isBuffer(arg) ? arg.toString('utf8') : String(arg);
@@ -579,7 +595,7 @@ async function run(argv, options = {}) {
       };
       // What a model would be shown of this run, as the Python package's
       // run() result carries it (doc/SPEC.md 9).
-      resolve({ ...done, rendering: render(done, timeoutMs || 0) });
+      resolve({ ...done, rendering: render(done, timeoutMs || 0), ...stageOf(options, bin) });
     });
   });
 }
@@ -603,7 +619,7 @@ async function bash(command, options = {}) {
     line = `cd -- ${quote(path.resolve(options.cwd))} && ${command}`;
   }
   const { result, timeoutMs } = await bashJson(line, options, bin);
-  return { ...result, rendering: render(result, timeoutMs), timeoutMs };
+  return { ...result, rendering: render(result, timeoutMs), timeoutMs, ...stageOf(options, bin) };
 }
 
 /**
@@ -615,6 +631,7 @@ async function bash(command, options = {}) {
 async function wrap(argv, options = {}) {
   checkArgv(argv);
   checkOptions(options, { timeout: false });
+  noStage(options, 'wrap()');
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'wrap', options);
@@ -707,6 +724,7 @@ async function version(options = {}) {
 function fsCall(op, paths, options, input, defaultMode) {
   try {
     checkOptions(options, { timeout: false });
+    noStage(options, 'fs');
     // an argv word cannot hold a NUL; cut there it would name another file
     for (const p of paths) checkString(p, 'path', 'usage', { allowEmpty: false });
     if (input !== undefined && typeof input !== 'string' && !Buffer.isBuffer(input) && !(input instanceof Uint8Array)) {
@@ -790,4 +808,5 @@ module.exports = {
   SpawnFailedError,
   POLICY_OPTIONS,
   MODES,
+  Stage,
 };
