@@ -80,4 +80,10 @@ bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CO
 /* "a/b" joined: `root` (absolute) and `rel` ("" allowed), into `out`. */
 int cf_stage_join(char *out, size_t size, const char *root, const char *rel) CONFINE_HIDDEN;
 
+/* git-binary.c: git's blob id (40 hex digits; all zeros for an absent
+ * side) and the `GIT binary patch` hunks, a to b. */
+void cf_git_blob_id(const char *data, size_t len, bool exists, char out[41]) CONFINE_HIDDEN;
+int cf_git_binary_hunks(cf_buf *out, const char *a, size_t alen, const char *b,
+                        size_t blen) CONFINE_HIDDEN;
+
 #endif
