@@ -177,7 +177,7 @@ PY
 	fi
 	if [ -n "${CONFINE_NODE_DIR:-}" ]; then
 		pkg=$1$CONFINE_NODE_DIR
-		for f in index.js lib/classify.js lib/errors.js lib/policy-options.js lib/render.js lib/values.js index.d.ts package.json README.md _build_config.json; do
+		for f in index.js lib/classify.js lib/errors.js lib/policy-options.js lib/render.js lib/stage.js lib/values.js index.d.ts package.json README.md _build_config.json; do
 			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
 		done
 		grep -qF "\"bindir\": \"$CONFINE_BINDIR\"" "$pkg/_build_config.json" ||
