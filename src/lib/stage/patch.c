@@ -209,7 +209,7 @@ int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
 	if (!stage || !ret_text || !ret_len)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_patch needs a stage and result pointers");
-	if ((r = cf_stage_collect(stage, &ch, &n, err)) < 0)
+	if ((r = cf_stage_collect(stage, false, &ch, &n, err)) < 0)
 		return r;
 	for (size_t i = 0; r == 0 && i < n; i++)
 		if (ch[i].root != 0 || ch[i].pub.git)

@@ -65,8 +65,9 @@ typedef struct cf_change {
 	bool real_is_dir; /* DELETED of a directory / a directory replaced */
 } cf_change;
 
-/* diff.c: every change, sorted by path. */
-int cf_stage_collect(confine_stage *stage, cf_change **ret, size_t *ret_n,
+/* diff.c: every change, sorted by path; `binary`: each file's `binary`
+ * told (a read of its first 8000 bytes), else false. */
+int cf_stage_collect(confine_stage *stage, bool binary, cf_change **ret, size_t *ret_n,
                      confine_error *err) CONFINE_HIDDEN;
 void cf_stage_changes_clear(cf_change *changes, size_t n) CONFINE_HIDDEN;
 
