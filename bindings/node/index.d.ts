@@ -78,11 +78,19 @@ export interface RunOptions extends CallOptions {
   stdin?: string | Buffer | NodeJS.ReadableStream;
   /** Bytes kept of each of stdout and stderr; default 64000 (doc/SPEC.md 9). */
   maxOutput?: number;
+  /** A staged run (doc/SPEC.md 21): every write lands in this directory
+   * (absent or empty; made 0700) instead of the real tree; without `mode`,
+   * workspace-write. The result's `stage` lists, applies or discards it. */
+  stage?: string;
 }
 
 export interface BashOptions extends CallOptions {
   /** Milliseconds, 1 to 600000 (past it a UsageError); default 120000. */
   timeout?: number;
+  /** A staged run (doc/SPEC.md 21): every write lands in this directory
+   * (absent or empty; made 0700) instead of the real tree; without `mode`,
+   * workspace-write. The result's `stage` lists, applies or discards it. */
+  stage?: string;
 }
 
 export interface Truncated {
@@ -167,6 +175,8 @@ export interface RunResult extends Result {
   /** What an agent's model would be shown of this run (doc/SPEC.md 9), as
    * the Python package's run() result carries it. */
   rendering: string;
+  /** Present when the call was given `stage`. */
+  stage?: Stage;
 }
 
 /** The canonical policy, as `confine wrap` echoes it. */
@@ -187,6 +197,49 @@ export interface BashResult extends Result {
   /** What an agent's model is shown: stdout, [stderr], markers. */
   rendering: string;
   timeoutMs: number;
+  /** Present when the call was given `stage`. */
+  stage?: Stage;
+}
+
+/** One change a staged run made (`confine stage diff --json`). */
+export interface StageChange {
+  /** Relative to the workspace root; absolute for another writable root. */
+  path: string;
+  change: 'added' | 'modified' | 'deleted' | 'renamed' | 'mode' | 'symlink';
+  /** The old path of a rename, else null. */
+  from: string | null;
+  /** What the stage holds (the real one for `deleted`): file, directory,
+   * link, other. */
+  type: 'f' | 'd' | 'l' | 'o';
+  size: number;
+  /** The permission bits. */
+  mode: number;
+  binary: boolean;
+  /** Under a `.git` directory (listed after the others). */
+  git: boolean;
+}
+
+/** What apply did with one path. */
+export interface StageApplied {
+  path: string;
+  outcome: 'applied' | 'conflict' | 'refused' | 'failed';
+  message: string | null;
+}
+
+/** A staged run's changes (doc/SPEC.md 21), over `confine stage`. */
+export class Stage {
+  constructor(dir: string, options?: Pick<CallOptions, 'environ' | 'bin'>);
+  readonly path: string;
+  /** Every change against the real tree as it is now (read on each use). */
+  readonly changes: Promise<StageChange[]>;
+  /** A unified diff of the changes that `git apply` accepts. */
+  patch(): Promise<string>;
+  /** Applies all changes, or those at or under `paths`; conflicts (unless
+   * `overwrite`) and protected paths are reported, not applied; the stage
+   * is kept. */
+  apply(paths?: string[] | null, options?: { overwrite?: boolean }): Promise<StageApplied[]>;
+  /** Removes the stage and all it holds. */
+  discard(): Promise<void>;
 }
 
 export interface Rule {

@@ -48,8 +48,22 @@ const {
   checkStdin, checkProbeOptions,
 } = require('./lib/call-options');
 const { parseJsonLine, failure, resultOf, clausesOf } = require('./lib/results');
+const { Stage } = require('./lib/stage');
 
 // ---- the calls -------------------------------------------------------------
+
+/** `stage` is run()'s and bash()'s alone (`confine run|bash --stage`). */
+function noStage(options, call) {
+  if (options.stage !== undefined && options.stage !== null) {
+    throw new UsageError(`${call} takes no stage (a staged run is run() or bash() with stage)`, { option: 'stage' });
+  }
+}
+
+/** A staged call's `stage` (lib/stage.js), or nothing. */
+function stageOf(options, bin) {
+  if (options.stage === undefined || options.stage === null) return {};
+  return { stage: new Stage(options.stage, { bin, environ: options.environ }) };
+}
 
 async function bashJson(command, options, bin) {
   const { args, mode } = await contextArgs(bin, 'bash', options);
@@ -238,7 +252,7 @@ async function run(argv, options = {}) {
       };
       // What a model would be shown of this run, as the Python package's
       // run() result carries it (doc/SPEC.md 9).
-      resolve({ ...done, rendering: render(done, timeoutMs || 0) });
+      resolve({ ...done, rendering: render(done, timeoutMs || 0), ...stageOf(options, bin) });
     });
   });
 }
@@ -258,7 +272,7 @@ async function bash(command, options = {}) {
   }
   const bin = options.bin || findConfine(options.environ || process.env);
   const { result, timeoutMs, rendering } = await bashJson(command, options, bin);
-  return { ...result, rendering, timeoutMs };
+  return { ...result, rendering, timeoutMs, ...stageOf(options, bin) };
 }
 
 /**
@@ -270,6 +284,7 @@ async function bash(command, options = {}) {
 async function wrap(argv, options = {}) {
   checkArgv(argv);
   checkOptions(options, { timeout: false });
+  noStage(options, 'wrap()');
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);
   const { args, mode } = await contextArgs(bin, 'wrap', options);
@@ -362,6 +377,7 @@ async function version(options = {}) {
 function fsCall(op, paths, options, input, defaultMode) {
   try {
     checkOptions(options, { timeout: false });
+    noStage(options, 'fs');
     // an argv word cannot hold a NUL; cut there it would name another file
     for (const p of paths) checkString(p, 'path', 'usage', { allowEmpty: false });
     if (input !== undefined && typeof input !== 'string' && !Buffer.isBuffer(input) && !(input instanceof Uint8Array)) {
@@ -445,4 +461,5 @@ module.exports = {
   SpawnFailedError,
   POLICY_OPTIONS,
   MODES,
+  Stage,
 };

@@ -177,7 +177,7 @@ PY
 	fi
 	if [ -n "${CONFINE_NODE_DIR:-}" ]; then
 		pkg=$1$CONFINE_NODE_DIR
-		for f in index.js options.json lib/call-options.js lib/classify.js lib/command.js lib/errors.js lib/policy-options.js lib/render.js lib/results.js lib/table.js lib/values.js index.d.ts package.json README.md _build_config.json; do
+		for f in index.js options.json lib/call-options.js lib/classify.js lib/command.js lib/errors.js lib/policy-options.js lib/render.js lib/results.js lib/stage.js lib/table.js lib/values.js index.d.ts package.json README.md _build_config.json; do
 			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
 		done
 		grep -qF "\"bindir\": \"$CONFINE_BINDIR\"" "$pkg/_build_config.json" ||

@@ -126,7 +126,10 @@ static void test_the_format_listed_patched_applied(void **state) {
 	assert_int_equal(confine_stage_patch(s, &patch, &len, &err), 0);
 	assert_non_null(strstr(patch, "+++ b/new.txt"));
 	assert_non_null(strstr(patch, "deleted file mode 100644\n--- a/gone.txt"));
-	assert_null(strstr(patch, ".git/")); /* listed apart, never patched */
+	/* listed apart, never patched: named in a note before the first diff */
+	assert_null(strstr(patch, "diff --git a/.git/"));
+	assert_non_null(strstr(patch, "# confine: not in this patch (under .git): .git/hooks/pre-commit\n"));
+	assert_true(strstr(patch, "# confine:") < strstr(patch, "diff --git"));
 	confine_free(patch);
 
 	/* The host: edits keep.txt (not staged: no conflict), and turns the

@@ -9,6 +9,7 @@ const { show, typeName, checkString } = require('./values');
 const { POLICY_OPTIONS } = require('./policy-options');
 const { helpText, checkVersion } = require('./command');
 const table = require('./table');
+const { stageDir } = require('./stage');
 
 // The words, bounds and defaults are the table of options' (./table.js).
 const MODES = table.row('mode').choices;
@@ -27,7 +28,7 @@ const KILL_GRACE_MS = 3000;
 // The options every call takes that are not policy options.
 const CALL_OPTIONS = new Set([
   'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
-  'maxOutput',
+  'maxOutput', 'stage',
 ]);
 
 /**
@@ -76,6 +77,8 @@ function checkOptions(options, { timeout = true } = {}) {
     args.push('--runner', runner);
   }
   if (given('config')) args.push('--config', checkString(options.config, 'config', 'config', { allowEmpty: false }));
+  // A staged run (lib/stage.js): without `mode`, the CLI's workspace-write.
+  if (given('stage')) args.push('--stage', stageDir(options.stage));
   if (given('cwd')) checkString(options.cwd, 'cwd', 'usage', { allowEmpty: false });
   if (given('bin')) checkString(options.bin, 'bin', 'usage', { allowEmpty: false });
   if (given('environ')) checkEnviron(options.environ);

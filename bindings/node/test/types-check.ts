@@ -21,5 +21,15 @@ export async function uses(): Promise<void> {
   } catch (e) {
     if (e instanceof confine.ConfineError) console.log(e.code, e.option);
   }
+  const staged = await confine.run(['make'], { workspace: '/w', stage: '/tmp/s' });
+  if (staged.stage) {
+    const changes: confine.StageChange[] = await staged.stage.changes;
+    const text: string = await staged.stage.patch();
+    const done: confine.StageApplied[] = await staged.stage.apply(changes.map((c) => c.path), { overwrite: false });
+    await staged.stage.discard();
+    console.log(text, done.map((d) => d.outcome));
+  }
+  const bashStaged = await confine.bash('make', { stage: '/tmp/s2' });
+  if (bashStaged.stage) await new confine.Stage(bashStaged.stage.path).apply();
   console.log(shown, denied, line, byDialect);
 }

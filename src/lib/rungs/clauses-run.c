@@ -143,10 +143,10 @@ static bool host_allows_userns(void) {
 	return allowed;
 }
 
-/* A staged run (doc/SPEC.md 21): the launcher's overlay, in a user
- * namespace of its own, on both Linux rungs; nothing else holds it. */
-/* A staged run (doc/SPEC.md 21): the launcher's overlay, in a user
- * namespace of its own, on both Linux rungs; nothing else holds it. */
+/* A staged run (doc/SPEC.md 21): the launcher's overlay on both Linux
+ * rungs, each said as the rung holds it (stage_how); nothing else holds it
+ * (no copy-on-write fallback through the supervisor yet): refused, never
+ * written through. */
 void cf_clause_stage(struct cf_clause_list *l, const confine_policy *p) {
 	if (!p->stage_dir || p->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return;
@@ -156,11 +156,13 @@ void cf_clause_stage(struct cf_clause_list *l, const confine_policy *p) {
 	else if (!host_allows_userns())
 		add(l, "stage", p->stage_dir, CONFINE_CLAUSE_UNENFORCED, 0,
 		    "unprivileged user namespaces (user.max_user_namespaces)",
-		    "the host allows no user namespace for the overlay: writes would reach the real "
-		    "tree");
+		    "the host allows no user namespace for the overlay, and there is no copy-on-write "
+		    "fallback: writes would reach the real tree");
 	else
 		add(l, "stage", p->stage_dir, CONFINE_CLAUSE_ENFORCED, cf_clause_mode_layers(l), NULL,
-		    "overlayfs, mounted by the launcher in a mount namespace of its own: writes land in the stage");
+		    "%s", l->h->stage_how ? l->h->stage_how
+		                          : "overlayfs, mounted by the launcher in a namespace of its "
+		                            "own: writes land in the stage");
 }
 
 /* signals and abstract-unix-sockets: the rung's namespaces, or Landlock's

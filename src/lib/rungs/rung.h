@@ -127,6 +127,10 @@ typedef struct cf_rung_holds {
 	/* With binds: the start of the reason of a name-held mask. */
 	const char *deny_by_name;
 
+	/* A staged run (doc/SPEC.md 21) where the launcher holds it: how, the
+	 * stage clause's reason (NULL: the generic one). */
+	const char *stage_how;
+
 	/* network: the allowlist without the launcher (needs), and whether
 	 * the network off is the launcher's seccomp filter (and its refusing
 	 * proxy) rather than the rung's own layer. */

@@ -138,6 +138,45 @@ static int temp_name(char *out, size_t size, const char *name, unsigned attempt)
 	return 0;
 }
 
+/* `size` bytes of `in` to `out`: in the kernel (copy_file_range: no copy
+ * through user space, one call for a small file), else read and write. */
+static int copy_bytes(int in, int out, off_t size) {
+	off_t left = size;
+	while (left > 0) {
+		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && left == size &&
+		    (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
+			break; /* not between these files: the plain way */
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0; /* shorter than it was: what there is */
+		left -= n;
+	}
+	if (left == 0)
+		return 0;
+	for (;;) {
+		char chunk[65536];
+		ssize_t n = read(in, chunk, sizeof chunk), done = 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		while (done < n) {
+			ssize_t w = write(out, chunk + done, (size_t)(n - done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return -errno;
+			done += w;
+		}
+	}
+}
+
 /* The staged file `src` as `name` at `dirfd`, atomically, with its mode
  * (no set-ID bit) and mtime. */
 static int place_file(int dirfd, const char *name, const char *src) {
@@ -162,30 +201,7 @@ static int place_file(int dirfd, const char *name, const char *src) {
 		close(in);
 		return r;
 	}
-	for (;;) {
-		char chunk[65536];
-		ssize_t n = read(in, chunk, sizeof chunk), done = 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			r = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		while (done < n) {
-			ssize_t w = write(out, chunk + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				r = -errno;
-				break;
-			}
-			done += w;
-		}
-		if (r < 0)
-			break;
-	}
+	r = copy_bytes(in, out, st.st_size);
 	if (r == 0) {
 		struct timespec times[2] = { st.st_atim, st.st_mtim };
 		if (fchmod(out, st.st_mode & 0777) < 0 || futimens(out, times) < 0)
@@ -314,7 +330,7 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_apply needs a stage and result pointers");
 	if ((r = run_policy(s, &policy, err)) < 0 || (r = confine_fs_open(policy, &fs, err)) < 0 ||
-	    (r = cf_stage_collect(s, &ch, &n, err)) < 0)
+	    (r = cf_stage_collect(s, false, &ch, &n, err)) < 0)
 		goto out;
 	if (!(steps = calloc(2 * n + 1, sizeof *steps))) {
 		r = cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");

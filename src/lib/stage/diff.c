@@ -41,6 +41,7 @@ typedef struct collector {
 	size_t root;
 	cf_change *changes;
 	size_t n;
+	bool binary; /* tell binary files (apply has no use for it) */
 } collector;
 
 static char type_of(mode_t mode) {
@@ -122,7 +123,7 @@ static int add(collector *c, const char *rel, confine_change_kind kind, const st
 	ch->pub.size = S_ISDIR(st->st_mode) ? 0 : (uint64_t)st->st_size;
 	ch->pub.mode = st->st_mode & 07777;
 	ch->pub.git = under_git(rel);
-	ch->pub.binary = S_ISREG(st->st_mode) &&
+	ch->pub.binary = c->binary && S_ISREG(st->st_mode) &&
 	                 (looks_binary(stage_path) || (real_path && looks_binary(real_path)));
 	if (!(ch->rel = strdup(rel)) || !(ch->pub.path = strdup(shown))) {
 		free(ch->rel);
@@ -280,8 +281,9 @@ static void find_renames(confine_stage *stage, cf_change *ch, size_t n) {
 	}
 }
 
-int cf_stage_collect(confine_stage *stage, cf_change **ret, size_t *ret_n, confine_error *err) {
-	collector c = { .stage = stage };
+int cf_stage_collect(confine_stage *stage, bool binary, cf_change **ret, size_t *ret_n,
+                     confine_error *err) {
+	collector c = { .stage = stage, .binary = binary };
 	size_t kept = 0;
 	int r = 0;
 	for (size_t i = 0; r == 0 && i < stage->n_roots; i++) {
@@ -325,7 +327,7 @@ int confine_stage_changes(confine_stage *stage, confine_stage_change **ret, size
 	if (!stage || !ret || !ret_n)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_changes needs a stage and result pointers");
-	if ((r = cf_stage_collect(stage, &ch, &n, err)) < 0)
+	if ((r = cf_stage_collect(stage, true, &ch, &n, err)) < 0)
 		return r;
 	if (!(out = calloc(n ? n : 1, sizeof *out))) {
 		cf_stage_changes_clear(ch, n);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The stage's changes as a unified diff `git apply` accepts (doc/SPEC.md
- * 20). Each changed text file is one hunk replacing the whole file: exact,
- * if not minimal. Binary files, `.git` and roots other than the workspace
- * are left out (the JSON listing has them).
+ * 21). Each changed text file is one hunk replacing the whole file: exact,
+ * if not minimal; a binary file is git's binary patch (git-binary.c).
+ * `.git`, roots other than the workspace and what is neither a file nor a
+ * link are left out, each named in a `# confine:` line before the first
+ * diff (text `git apply` skips; the JSON listing has them).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -93,11 +95,17 @@ static const char *git_mode(char type, unsigned mode) {
 	return (mode & 0100) ? "100755" : "100644";
 }
 
+/* git's rule: a NUL in the first 8000 bytes. */
+static bool is_binary(const char *s, size_t len) {
+	return memchr(s, 0, len < 8000 ? len : 8000) != NULL;
+}
+
 /* One file's diff, old (`a`, may be absent) to new (`b`, may be absent). */
 static int file_diff(cf_buf *out, const char *path, const char *a, size_t alen, bool a_exists,
                      const char *a_mode, const char *b, size_t blen, bool b_exists,
                      const char *b_mode) {
 	size_t na = count_lines(a, alen), nb = count_lines(b, blen);
+	bool same = alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
 	int r = cf_buf_printf(out, "diff --git a/%s b/%s\n", path, path);
 	if (r == 0 && !a_exists)
 		r = cf_buf_printf(out, "new file mode %s\n", b_mode);
@@ -105,8 +113,18 @@ static int file_diff(cf_buf *out, const char *path, const char *a, size_t alen, 
 		r = cf_buf_printf(out, "deleted file mode %s\n", a_mode);
 	else if (r == 0 && strcmp(a_mode, b_mode) != 0)
 		r = cf_buf_printf(out, "old mode %s\nnew mode %s\n", a_mode, b_mode);
-	if (r < 0 || (alen == blen && (alen == 0 || memcmp(a, b, alen) == 0)))
+	if (r < 0 || (same && a_exists && b_exists))
 		return r;
+	if (is_binary(a, alen) || is_binary(b, blen)) {
+		/* git applies a binary patch only against the blob it names. */
+		char ida[41], idb[41];
+		cf_git_blob_id(a, alen, a_exists, ida);
+		cf_git_blob_id(b, blen, b_exists, idb);
+		r = cf_buf_printf(out, "index %s..%s\n", ida, idb);
+		return r == 0 ? cf_git_binary_hunks(out, a, alen, b, blen) : r;
+	}
+	if (same)
+		return r; /* an empty file made or removed */
 	r = cf_buf_printf(out, "--- %s%s\n+++ %s%s\n", a_exists ? "a/" : "/dev/null",
 	                  a_exists ? path : "", b_exists ? "b/" : "/dev/null", b_exists ? path : "");
 	if (r == 0)
@@ -169,24 +187,41 @@ static int tree_deleted(cf_buf *out, const char *rel, const char *real) {
 	return r;
 }
 
+/* A change the patch leaves out, named (a path with a newline would end
+ * the line: it is named escaped). */
+static int note(cf_buf *notes, const char *path, const char *why) {
+	int r = cf_buf_puts(notes, "# confine: not in this patch (");
+	if (r == 0)
+		r = cf_buf_puts(notes, why);
+	if (r == 0)
+		r = cf_buf_puts(notes, "): ");
+	for (const char *p = path; r == 0 && *p; p++)
+		r = *p == '\n' ? cf_buf_puts(notes, "\\n") : cf_buf_append(notes, p, 1);
+	return r == 0 ? cf_buf_puts(notes, "\n") : r;
+}
+
 int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
                         confine_error *err) {
 	cf_change *ch;
 	size_t n;
-	cf_buf out = { 0 };
+	cf_buf out = { 0 }, notes = { 0 };
 	int r;
 	if (!stage || !ret_text || !ret_len)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_patch needs a stage and result pointers");
-	if ((r = cf_stage_collect(stage, &ch, &n, err)) < 0)
+	if ((r = cf_stage_collect(stage, false, &ch, &n, err)) < 0)
 		return r;
+	for (size_t i = 0; r == 0 && i < n; i++)
+		if (ch[i].root != 0 || ch[i].pub.git)
+			r = note(&notes, ch[i].pub.path,
+			         ch[i].pub.git ? "under .git" : "outside the workspace root");
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		const cf_change *c = &ch[i];
 		const cf_stage_root *root = &stage->roots[0];
 		char real[PATH_MAX], up[PATH_MAX];
 		struct stat rst, ust;
-		bool has_real, has_up;
-		if (c->root != 0 || c->pub.git || c->pub.binary)
+		bool has_real, has_up, special = false;
+		if (c->root != 0 || c->pub.git)
 			continue;
 		if (cf_stage_join(real, sizeof real, root->real, c->rel) < 0 ||
 		    cf_stage_join(up, sizeof up, root->upper, c->rel) < 0)
@@ -208,14 +243,28 @@ int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
 		}
 		if (r < 0 || (has_up && S_ISDIR(ust.st_mode)))
 			continue; /* a new directory: its files are changes of their own */
-		if (has_real && !S_ISREG(rst.st_mode) && !S_ISLNK(rst.st_mode))
+		if (has_real && !S_ISREG(rst.st_mode) && !S_ISLNK(rst.st_mode)) {
 			has_real = false;
-		if (has_up && !S_ISREG(ust.st_mode) && !S_ISLNK(ust.st_mode))
+			special = true;
+		}
+		if (has_up && !S_ISREG(ust.st_mode) && !S_ISLNK(ust.st_mode)) {
 			has_up = false;
+			special = true;
+		}
+		if (special)
+			r = note(&notes, c->pub.path, "neither a file nor a link");
 		if (has_real || has_up)
 			r = side_diff(&out, c->rel, real, has_real ? &rst : NULL, up, has_up ? &ust : NULL);
 	}
 	cf_stage_changes_clear(ch, n);
+	/* The notes first: before the first diff, git apply skips them. */
+	if (r == 0 && notes.len) {
+		r = cf_buf_append(&notes, out.data ? out.data : "", out.len);
+		cf_buf_free(&out);
+		out = notes;
+		notes = (cf_buf){ 0 };
+	}
+	cf_buf_free(&notes);
 	if (r < 0) {
 		cf_buf_free(&out);
 		return r == -ENOMEM

@@ -65,8 +65,9 @@ typedef struct cf_change {
 	bool real_is_dir; /* DELETED of a directory / a directory replaced */
 } cf_change;
 
-/* diff.c: every change, sorted by path. */
-int cf_stage_collect(confine_stage *stage, cf_change **ret, size_t *ret_n,
+/* diff.c: every change, sorted by path; `binary`: each file's `binary`
+ * told (a read of its first 8000 bytes), else false. */
+int cf_stage_collect(confine_stage *stage, bool binary, cf_change **ret, size_t *ret_n,
                      confine_error *err) CONFINE_HIDDEN;
 void cf_stage_changes_clear(cf_change *changes, size_t n) CONFINE_HIDDEN;
 
@@ -79,5 +80,11 @@ bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CO
 
 /* "a/b" joined: `root` (absolute) and `rel` ("" allowed), into `out`. */
 int cf_stage_join(char *out, size_t size, const char *root, const char *rel) CONFINE_HIDDEN;
+
+/* git-binary.c: git's blob id (40 hex digits; all zeros for an absent
+ * side) and the `GIT binary patch` hunks, a to b. */
+void cf_git_blob_id(const char *data, size_t len, bool exists, char out[41]) CONFINE_HIDDEN;
+int cf_git_binary_hunks(cf_buf *out, const char *a, size_t alen, const char *b,
+                        size_t blen) CONFINE_HIDDEN;
 
 #endif

@@ -349,10 +349,56 @@ def case_no_userns(confine, runner, base):
           "without user namespaces a staged run is refused, naming them", (r.returncode, r.stderr))
     check(snapshot(ws) == before, "nothing ran")
     check(not os.path.exists(stage), "the stage made for the refused run is removed")
+    if "user namespaces" in r.stderr:
+        check("stage: " in r.stderr and "cannot stage the run" in r.stderr
+              and "user.max_user_namespaces" in r.stderr,
+              "the refusal names the stage and what is missing", r.stderr)
+        # --require-full changes nothing: still refused, naming the stage.
+        r = run(["unshare", "-U", "-r", "sh", "-c", script, "sh", confine, "run", "--require-full",
+                 "--runner", runner, "-w", ws, "--stage", stage, "--", "sh", "-c",
+                 "echo no > new.txt"], cwd=ws)
+        check(r.returncode == 125 and "cannot stage the run" in r.stderr,
+              "--require-full: refused too, naming the stage", (r.returncode, r.stderr))
+        check(snapshot(ws) == before and not os.path.exists(stage), "nothing ran, no stage left")
+
+
+def case_clause_and_require_full(confine, runner, base):
+    """The `stage` clause says what holds the stage on this rung; with
+    --require-full a staged run goes ahead only where every clause holds
+    (bwrap), else it is refused before anything runs and leaves no stage."""
+    ws, wr = make_tree(base)
+    stage = os.path.join(base, "stage")
+    before = snapshot(ws)
+    r = run([confine, "run", "--json", "--runner", runner, "-w", ws, "--stage", stage, "--",
+             "sh", "-c", "echo x > new.txt"], cwd=ws)
+    check(r.returncode == 0, "a staged run", r.stderr)
+    clauses = json.loads(r.stderr.strip().splitlines()[-1])["sandbox"]["clauses"]
+    mine = [c for c in clauses if c["clause"] == "stage"]
+    check(len(mine) == 1 and mine[0]["status"] == "enforced" and mine[0]["subject"] == stage,
+          "one stage clause, enforced", mine)
+    want = ("inside bwrap's namespaces" if runner == "bwrap" else
+            "in a user and mount namespace of its own")
+    check(want in mine[0]["reason"] and "landlock" in mine[0]["layers"],
+          "the clause says what holds it on this rung", mine)
+    check(snapshot(ws) == before, "staged: the real tree untouched")
+    check(run([confine, "stage", "discard", stage]).returncode == 0, "discard")
+    r = run([confine, "run", "--json", "--require-full", "--runner", runner, "-w", ws,
+             "--stage", stage, "--", "sh", "-c", "echo x > new.txt"], cwd=ws)
+    if runner == "bwrap":
+        out = json.loads(r.stderr.strip().splitlines()[-1])
+        check(r.returncode == 0 and out["sandbox"]["enforcement"] == "full",
+              "bwrap holds every clause of a staged run: --require-full runs it", r.stderr[-600:])
+        check(snapshot(ws) == before, "and it is staged")
+        check(run([confine, "stage", "discard", stage]).returncode == 0, "discard")
+    else:
+        check(r.returncode == 125 and "requireFull" in r.stderr,
+              "Landlock leaves clauses unheld: --require-full refuses", (r.returncode, r.stderr))
+        check(snapshot(ws) == before and not os.path.exists(stage),
+              "nothing ran, no stage is left")
 
 
 CASES = [case_world, case_discard, case_conflict, case_protected, case_kill9, case_refusals,
-         case_opaque_and_link_out, case_no_userns]
+         case_opaque_and_link_out, case_no_userns, case_clause_and_require_full]
 
 
 def run_table(confine, runner):

@@ -20,6 +20,9 @@ const cf_rung_holds cf_bwrap_holds = {
 	.layer = CONFINE_LAYER_BWRAP,
 	.launcher = CF_RUNG_LAUNCHER_INSIDE,
 	.binds_layer = CONFINE_LAYER_BWRAP,
+	.stage_how = "overlayfs over each staged root, mounted by the launcher inside bwrap's "
+	             "namespaces (CAP_SYS_ADMIN for the mount alone, dropped before the command): "
+	             "writes land in the stage",
 	.placeholders = true,
 	.protect = CF_RUNG_HOLDS_BINDS,
 	.defaults = CF_RUNG_HOLDS_BINDS,

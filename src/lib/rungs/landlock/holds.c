@@ -27,6 +27,9 @@ const cf_rung_holds cf_landlock_holds = {
 	.layer = CONFINE_LAYER_LANDLOCK,
 	.launcher = CF_RUNG_IS_LAUNCHER,
 	.landlock_files = true,
+	.stage_how = "overlayfs over each staged root, mounted by the launcher in a user and mount "
+	             "namespace of its own (a mount namespace alone as root): writes land in the "
+	             "stage",
 	.mode_gap = { "Landlock ABI 5 or " NEEDS_BWRAP, NULL },
 	.protect = CF_RUNG_HOLDS_NOT,
 	.protect_gap = { NEEDS_BWRAP, "Landlock cannot keep a path read-only inside a directory it "

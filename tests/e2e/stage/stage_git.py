@@ -1,0 +1,197 @@
+# SPDX-License-Identifier: MIT
+"""The stage's patch is git's (issue 31, doc/SPEC.md 21), one rung per
+invocation (argv: confine landlock-run RUNNER), as root and then as a
+created user: a staged run in a repository that adds, modifies, deletes,
+renames, chmods and links text and binary files, and turns a file into a
+link, gives a `stage diff --patch` that
+
+- `git apply --check` accepts on a copy of the tree, and `git apply` makes
+  the copy what the command saw (byte for byte, modes and links);
+- `git apply -R --check` accepts on that result (the reverse hunks);
+- a copy whose binary file differs from the one the patch names is refused
+  by `git apply --check` (the control: the check can fail);
+- names each change it leaves out (`.git`, another root) in a `# confine:`
+  line, and the `.git` changes are listed apart in `--json`'s `git`."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from as_user import run_as_created_user  # noqa: E402
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+from stage_world import SKIP, check, run, snapshot  # noqa: E402
+
+GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"]
+
+# What the command does: every kind of change, text and binary.
+COMMAND = r"""
+set -e
+printf 'added\n' > add.txt
+printf 'a\0added binary' > add.bin
+printf 'more\n' >> mod.txt
+printf 'changed\0binary' > mod.bin
+rm del.txt del.bin
+mv ren.txt ren2.txt
+mv ren.bin ren2.bin
+chmod 755 exec.sh
+chmod 755 modebin.bin
+ln -s mod.txt newlink
+ln -sfn del-target oldlink
+rm tolink.txt && ln -s add.txt tolink.txt
+mkdir -p sub/deeper && printf 'deep\n' > sub/deeper/f.txt
+rm -r olddir
+printf 'no newline' > nonl.txt
+: > empty.txt
+echo touched > .git/description
+echo "$1" > "$2/extra.txt"
+"""
+
+
+def make_repo(base):
+    ws = os.path.join(base, "repo")
+    wr = os.path.join(base, "wr")
+    os.makedirs(ws)
+    os.makedirs(wr)
+    files = {"mod.txt": b"one\ntwo\n", "mod.bin": b"old\0binary", "del.txt": b"bye\n",
+             "del.bin": b"\0\1\2\3", "ren.txt": b"moving\n", "ren.bin": b"\0moving binary",
+             "exec.sh": b"echo hi\n", "modebin.bin": b"\0mode", "tolink.txt": b"file\n",
+             "olddir/a.txt": b"a\n", "olddir/b.bin": b"\0b"}
+    for name, data in files.items():
+        os.makedirs(os.path.dirname(os.path.join(ws, name)), exist_ok=True)
+        with open(os.path.join(ws, name), "wb") as f:
+            f.write(data)
+    for name in ("exec.sh", "modebin.bin"):
+        os.chmod(os.path.join(ws, name), 0o644)
+    os.symlink("mod.txt", os.path.join(ws, "oldlink"))
+    check(run(GIT + ["init", "-q", ws]).returncode == 0, "git init")
+    check(run(GIT + ["add", "-A"], cwd=ws).returncode == 0, "git add")
+    check(run(GIT + ["commit", "-qm", "base"], cwd=ws).returncode == 0, "git commit")
+    return ws, wr
+
+
+def without_git(snap):
+    # git has no directory modes, and the copy's .git is not the patch's.
+    return {k: v for k, v in snap.items()
+            if not (k == ".git" or k.startswith(".git/")) and v[0] != "d"}
+
+
+def case_patch(confine, runner, base):
+    ws, wr = make_repo(base)
+    stage = os.path.join(base, "stage")
+    before = snapshot(ws)
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--writable", wr, "--stage", stage,
+             "--", "sh", "-c", COMMAND, "sh", "in the other root", wr], cwd=ws)
+    check(r.returncode == 0, "the staged run", (r.returncode, r.stderr))
+    check(snapshot(ws) == before, "the real tree is untouched")
+    # What the command saw: the same command, unstaged, on a copy.
+    seen_dir = os.path.join(base, "seen")
+    shutil.copytree(ws, seen_dir, symlinks=True)
+    os.makedirs(os.path.join(base, "seen-wr"))
+    s = run(["sh", "-c", COMMAND, "sh", "x", os.path.join(base, "seen-wr")], cwd=seen_dir)
+    check(s.returncode == 0, "the control run", s.stderr)
+    seen = without_git(snapshot(seen_dir))
+
+    d = run([confine, "stage", "diff", stage, "--json"])
+    listing = json.loads(d.stdout)
+    got = {(c["path"], c["change"]) for c in listing["changes"]}
+    for want in (("add.txt", "added"), ("add.bin", "added"), ("mod.txt", "modified"),
+                 ("mod.bin", "modified"), ("del.txt", "deleted"), ("del.bin", "deleted"),
+                 ("ren2.txt", "renamed"), ("ren2.bin", "renamed"), ("exec.sh", "mode"),
+                 ("modebin.bin", "mode"), ("newlink", "symlink"), ("oldlink", "symlink"),
+                 ("olddir", "deleted"), (os.path.join(wr, "extra.txt"), "added")):
+        check(want in got, "the listing has", (want, sorted(got)))
+    check([c["path"] for c in listing["git"]] == [".git/description"],
+          "the .git change is listed apart", listing["git"])
+    check(all(c["binary"] for c in listing["changes"] if c["path"] in ("add.bin", "mod.bin")),
+          "binary files are marked binary")
+
+    p = run([confine, "stage", "diff", stage, "--patch"])
+    check(p.returncode == 0, "stage diff --patch", p.stderr)
+    patch = p.stdout
+    check("# confine: not in this patch (under .git): .git/description\n" in patch,
+          "the .git change is named as left out", patch[:400])
+    check("# confine: not in this patch (outside the workspace root): %s\n"
+          % os.path.join(wr, "extra.txt") in patch, "the other root's change is named")
+    check(patch.count("GIT binary patch") >= 4, "binary files are git binary patches")
+
+    copy = os.path.join(base, "copy")
+    shutil.copytree(ws, copy, symlinks=True)
+    g = run(["git", "apply", "--check", "-"], cwd=copy, input=patch)
+    check(g.returncode == 0, "git apply --check accepts --patch", g.stderr)
+    g = run(["git", "apply", "-"], cwd=copy, input=patch)
+    check(g.returncode == 0, "git apply", g.stderr)
+    applied = without_git(snapshot(copy))
+    differ = sorted(k for k in set(applied) | set(seen) if applied.get(k) != seen.get(k))
+    check(not differ, "git apply gives what the command saw",
+          [(k, applied.get(k), seen.get(k)) for k in differ])
+    g = run(["git", "apply", "-R", "--check", "-"], cwd=copy, input=patch)
+    check(g.returncode == 0, "git apply -R --check accepts it on the result", g.stderr)
+
+    # The control: a copy whose binary file is not the one the patch names.
+    other = os.path.join(base, "other")
+    shutil.copytree(ws, other, symlinks=True)
+    with open(os.path.join(other, "mod.bin"), "wb") as f:
+        f.write(b"\0someone else's")
+    g = run(["git", "apply", "--check", "-"], cwd=other, input=patch)
+    check(g.returncode != 0 and "mod.bin" in g.stderr,
+          "git apply --check refuses a binary file that differs", (g.returncode, g.stderr))
+
+    # And confine's own apply agrees with git's.
+    a = run([confine, "stage", "apply", stage])
+    check(a.returncode == 0, "stage apply", (a.stdout, a.stderr))
+    mine = without_git(snapshot(ws))
+    differ = sorted(k for k in set(mine) | set(seen) if mine.get(k) != seen.get(k))
+    check(not differ, "stage apply gives the same tree", differ)
+
+
+CASES = [case_patch]
+
+
+def run_table(confine, runner):
+    user = "root" if os.getuid() == 0 else "uid %d" % os.getuid()
+    failed = 0
+    for n, case in enumerate(CASES, 1):
+        base = tempfile.mkdtemp(prefix="cf-stage-git-")
+        try:
+            case(confine, runner, base)
+            print("ok %d - %s %s %s" % (n, runner, user, case.__name__))
+        except AssertionError as e:
+            failed += 1
+            print("not ok %d - %s %s %s: %s" % (n, runner, user, case.__name__, e))
+        finally:
+            subprocess.run(["chmod", "-R", "u+rwX", base], capture_output=True)
+            shutil.rmtree(base, ignore_errors=True)
+    print("1..%d" % len(CASES))
+    return 1 if failed else 0
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    confine, launcher, runner = args[0], args[1], args[2]
+    if not shutil.which("git"):
+        print("# SKIP git is not installed")
+        return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+    config_dir = tempfile.mkdtemp(prefix="cf-stage-git-config-")
+    try:
+        config = os.path.join(config_dir, "launcher.json")
+        with open(config, "w") as f:
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
+        os.environ["CONFINE_CONFIG"] = config
+        probe = run([confine, "wrap", "--runner", runner, "--", "true"])
+        if probe.returncode != 0:
+            print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
+            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+        r = run_table(confine, runner)
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
+    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
+        return r
+    return run_as_created_user("cfsgt", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
