@@ -344,6 +344,12 @@ typedef struct confine_policy {
 	/* Bit (1u << limit) for a limit set or lifted by the caller (not a
 	 * default): only those count for requireFull. */
 	unsigned limits_given;
+	/* [unprotect, --unprotect NAME] Default protections for what runs
+	 * later (doc/SPEC.md 15: ".bashrc", ".envrc", ".vscode/settings.json",
+	 * ".idea", ...) this policy leaves writable, each named as that list
+	 * spells it (a directory's trailing slash optional). Only those names:
+	 * anything else is INVALID_POLICY. NULL-terminated, or NULL. */
+	char **unprotect;
 } confine_policy;
 
 
@@ -442,6 +448,10 @@ CONFINE_API int confine_policy_add_writable_root(confine_policy *policy, const c
                                                  confine_error *err);
 /* Absolute (canonicalized as far as it exists), or relative without `..`
  * (then meant under each writable root, the workspace root included). */
+/* Adds an `unprotect` entry (a name of doc/SPEC.md 15's list of what runs
+ * later). 0, or -EINVAL with INVALID_POLICY naming it. */
+CONFINE_API int confine_policy_add_unprotect(confine_policy *policy, const char *name,
+                                             confine_error *err);
 CONFINE_API int confine_policy_add_protected_path(confine_policy *policy, const char *path,
                                                   confine_error *err);
 /* Absolute; canonicalized as far as it exists. */

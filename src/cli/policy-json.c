@@ -248,6 +248,11 @@ void cli_warn_git_hazards(const char *who, const confine_git_hazard *hazards, si
 			fprintf(stderr, "confine: warning: %s pointed %s at another repository; git "
 			                "would read hooks and settings from there unconfined\n",
 			        who, h->path);
+		else if (strcmp(h->kind, "planted") == 0)
+			fprintf(stderr, "confine: warning: %s created, changed or removed %s, which "
+			                "shells, editors, git or agent tools read or run later "
+			                "unconfined\n",
+			        who, h->path);
 		else if (strcmp(h->kind, "hook") == 0)
 			fprintf(stderr, "confine: warning: %s created or changed the git hook %s; git "
 			                "would run it unconfined\n",

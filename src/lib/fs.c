@@ -23,6 +23,7 @@
 
 #include "fs-internal.h"
 #include "git-hazards.h"
+#include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "util.h"
@@ -58,7 +59,13 @@ struct confine_fs {
 	cf_git_snapshot *git_before;
 	bool git_snapshot_failed;
 	bool git_names; /* default protections on: git's names refused, existing or not */
+	/* What runs later (later.c): defaultProtections and unprotect. */
+	confine_policy later;
 };
+
+/* Whether absolute `path` is at or under an entry of what runs later that
+ * the policy protects (existing or not), under the root holding it. */
+static bool later_path(const confine_fs *fs, const char *path);
 
 /* ---- errors ---- */
 
@@ -158,6 +165,12 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 		}
 		fs->have_plan = true;
 		fs->git_names = policy->default_protections;
+		fs->later.default_protections = policy->default_protections;
+		if (policy->unprotect &&
+		    !(fs->later.unprotect = cf_strv_copy((const char *const *)policy->unprotect))) {
+			confine_fs_free(fs);
+			return oom(err);
+		}
 		r = add_root(fs, policy->workspace_root, false);
 		for (size_t i = 0; r == 0 && fs->plan.writable[i]; i++)
 			r = add_root(fs, fs->plan.writable[i], true);
@@ -191,6 +204,7 @@ void confine_fs_free(confine_fs *fs) {
 	if (fs->have_plan)
 		cf_plan_clear(&fs->plan);
 	cf_git_snapshot_free(fs->git_before);
+	confine_strv_free(fs->later.unprotect);
 	free(fs->workspace);
 	free(fs);
 }
@@ -349,6 +363,11 @@ static bool git_name_refused(const confine_fs *fs, const char *path, bool holds)
 	return !dot_git_itself || holds || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode);
 }
 
+static bool later_path(const confine_fs *fs, const char *path) {
+	const struct root *root = root_of(fs, path, true);
+	return fs->have_plan && root && cf_later_name_refused(&fs->later, root->path, path);
+}
+
 /* What the policy says of canonical `path` for a write: NULL when it may
  * be written, else the clause and *ret_what the path that holds it. With
  * `holds`, also a path that lies below `path` (moving or removing `path`
@@ -376,10 +395,11 @@ static const char *write_clause(const confine_fs *fs, const char *path, bool hol
 		if (cf_path_at_or_under(path, fs->plan.protect_all[i]) ||
 		    (holds && cf_path_at_or_under(fs->plan.protect_all[i], path))) {
 			*ret_what = fs->plan.protect_all[i];
-			return strstr(fs->plan.protect_all[i], "/.git/") ? "defaultProtections"
-			                                                 : "protectedPaths";
+			return strstr(fs->plan.protect_all[i], "/.git/") || later_path(fs, fs->plan.protect_all[i])
+			           ? "defaultProtections"
+			           : "protectedPaths";
 		}
-	if (git_name_refused(fs, path, holds)) {
+	if (git_name_refused(fs, path, holds) || later_path(fs, path)) {
 		*ret_what = path;
 		return "defaultProtections";
 	}
@@ -440,7 +460,7 @@ static int resolve_for_write(confine_fs *fs, const char *op, const char *path, b
 		return denied(err, op, path, "mode", "it names the root or a parent, not an entry in it");
 	/* git's names, also where the directories on the way are missing (the
 	 * canonical check below needs the parent to exist). */
-	if (git_name_refused(fs, t->given, holds))
+	if (git_name_refused(fs, t->given, holds) || later_path(fs, t->given))
 		return denied(err, op, path, "defaultProtections", "%s is read-only", t->given);
 	r = open_beneath(root->fd, dir_rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, true);
 	if (r == -EXDEV || r == -ELOOP)

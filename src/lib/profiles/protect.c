@@ -37,6 +37,7 @@
 
 #include "dirstack.h"
 #include "git-hazards.h"
+#include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 
@@ -431,6 +432,36 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	}
 }
 
+static int join(char *out, size_t size, const char *root, const char *rel);
+static bool symlink_on_the_way(const char *root, const char *rel);
+
+/* What runs later (later.c) under `dir`, a writable root or a repository's
+ * work tree (`repo_only`: only the entries git reads there): each entry
+ * the policy protects, as a protectedPaths entry is, its missing first
+ * component stood in for by an empty directory (invisible to git status,
+ * and no file can be made at its name). */
+static void protect_later(struct collect *c, const char *dir, bool repo_only) {
+	char path[PATH_MAX];
+	for (size_t i = 0; i < cf_later_count && !c->oom; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		bool unprotected = false;
+		if ((repo_only && !e->repo) || !cf_later_protected(c->policy, e))
+			continue;
+		if (join(path, sizeof path, dir, e->name) < 0) {
+			defaults_unprotected(c, "%s/%s: the path is too long", dir, e->name);
+			continue;
+		}
+		if (symlink_on_the_way(dir, e->name))
+			defaults_unprotected(c, "%s: a symbolic link on its way could be re-pointed by the "
+			                        "command", path);
+		protect_path(c, path, CF_PLACEHOLDER_DIR, &unprotected);
+		if (unprotected)
+			defaults_unprotected(c, "%s does not exist, and an argv another process spawns "
+			                        "has nothing to stand in for it (or it cannot be examined)",
+			                     path);
+	}
+}
+
 /* One directory of the walk: a repository's marks, its `.git`, and its
  * subdirectories pushed to visit (a bare repository is not entered). */
 static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *dir) {
@@ -476,6 +507,8 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 		struct stat st;
 		if (fstatat(dirfd(d), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    (size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path) {
+			/* a work tree: what git reads at its top */
+			protect_later(c, dir, true);
 			if (S_ISDIR(st.st_mode)) {
 				gitdir_surface(c, path);
 			} else if (S_ISREG(st.st_mode)) {
@@ -666,6 +699,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	c.explicit_now = false;
 	if (policy->default_protections) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
+			protect_later(&c, plan->writable[k], false);
 			walk(&c, plan->writable[k]);
 		}
 	}
