@@ -25,6 +25,9 @@ export interface PolicyOptions {
   writableRoots?: string | string[];
   protectedPaths?: string | string[];
   defaultProtections?: boolean;
+  /** Default protections for what runs later to leave writable, by name
+   * (".bashrc", ".envrc", ".vscode/settings.json", ...: doc/SPEC.md 15). */
+  unprotect?: string | string[];
   denyRead?: string | string[];
   network?: 'on' | 'off' | NetworkAllowlist;
   allowUnixSockets?: string | string[];
@@ -176,6 +179,7 @@ export interface Policy {
   writableRoots: string[];
   protectedPaths: string[];
   defaultProtections: boolean;
+  unprotect: string[];
   denyRead: string[];
   network: 'on' | 'off' | { allow: string[]; deny: string[]; allowLocal: boolean };
   allowUnixSockets: string[];

@@ -107,6 +107,7 @@ class Policy(Structure):
         ("stage_dir", c_char_p),
         ("limits", ctypes.c_uint64 * 6),  # CONFINE_LIMIT_COUNT
         ("limits_given", c_uint),
+        ("unprotect", POINTER(c_char_p)),
     ]
 
 
@@ -350,6 +351,7 @@ _PROTOTYPES = {
                                                  POINTER(ConfineError)]),
     "confine_policy_add_protected_path": (c_int, [POINTER(Policy), c_char_p,
                                                   POINTER(ConfineError)]),
+    "confine_policy_add_unprotect": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
     "confine_policy_add_deny_read": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
     "confine_policy_add_allow_host": (c_int, [POINTER(Policy), c_char_p,
                                               POINTER(ConfineError)]),
