@@ -339,9 +339,17 @@ static bool git_surface_name(const char *path, bool *ret_dot_git_itself) {
 		while (*rest == '/') {
 			static const char *const names[] = { "config", "config.worktree", "commondir",
 				                             "hooks", "info" };
+			/* git's data: what lies below is objects, refs and logs, never
+			 * read as code (`.git/objects/info`, a branch named `config`) */
+			static const char *const data[] = { "objects", "refs", "logs" };
+			bool below_data = false;
 			size_t len;
 			rest++;
 			len = strcspn(rest, "/");
+			for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
+				below_data |= strlen(data[i]) == len && strncmp(rest, data[i], len) == 0;
+			if (below_data)
+				break;
 			for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 				if (strlen(names[i]) == len && strncmp(rest, names[i], len) == 0)
 					return true;
@@ -462,6 +470,12 @@ static int resolve_for_write(confine_fs *fs, const char *op, const char *path, b
 	 * canonical check below needs the parent to exist). */
 	if (git_name_refused(fs, t->given, holds) || later_path(fs, t->given))
 		return denied(err, op, path, "defaultProtections", "%s is read-only", t->given);
+	/* Below a protected path that is missing (a placeholder in a run):
+	 * refused as such, not as ENOENT (no `..`: the name is the path). */
+	if (!strstr(t->given, "/..") && (clause = write_clause(fs, t->given, holds, &what)))
+		return denied(err, op, path, clause, "%s is %s", what,
+		              strcmp(clause, "denyRead") == 0 ? "neither readable nor writable"
+		                                              : "read-only");
 	r = open_beneath(root->fd, dir_rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, true);
 	if (r == -EXDEV || r == -ELOOP)
 		return denied(err, op, path, "mode",
