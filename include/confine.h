@@ -1278,6 +1278,11 @@ CONFINE_API void confine_free(void *memory);
  * NULL) says whether the file held more. */
 CONFINE_API int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
                                 size_t *ret_len, bool *ret_truncated, confine_error *err);
+/* The checks of confine_fs_read, and the regular file opened (O_RDONLY,
+ * close-on-exec) into *ret_fd for the caller to read and close: for a
+ * caller that streams (the CLI) rather than holding the file whole. */
+CONFINE_API int confine_fs_open_read(confine_fs *fs, const char *path, int *ret_fd,
+                                     confine_error *err);
 
 /* Replaces (or creates) a regular file atomically: a new file in the same
  * directory, renamed over the name, keeping the old file's permission bits

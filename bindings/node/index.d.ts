@@ -301,13 +301,14 @@ export interface FsInfo {
 /** The harness's own file tools under a run's policy (doc/SPEC.md 19). */
 export declare const fs: {
   read(file: string, options?: RunOptions & { maxBytes?: number }): Promise<Buffer>;
-  write(file: string, data: string | Buffer, options?: RunOptions): Promise<void>;
-  append(file: string, data: string | Buffer, options?: RunOptions): Promise<void>;
+  /** Each write operation resolves to the gitHazards it left ([] when none). */
+  write(file: string, data: string | Buffer, options?: RunOptions): Promise<GitHazard[]>;
+  append(file: string, data: string | Buffer, options?: RunOptions): Promise<GitHazard[]>;
   list(dir?: string, options?: RunOptions): Promise<FsEntry[]>;
   stat(file: string, options?: RunOptions): Promise<FsInfo>;
-  mkdir(dir: string, options?: RunOptions): Promise<void>;
-  remove(file: string, options?: RunOptions): Promise<void>;
-  rename(from: string, to: string, options?: RunOptions): Promise<void>;
+  mkdir(dir: string, options?: RunOptions): Promise<GitHazard[]>;
+  remove(file: string, options?: RunOptions): Promise<GitHazard[]>;
+  rename(from: string, to: string, options?: RunOptions): Promise<GitHazard[]>;
 };
 
 /** A harness file operation the policy refuses: the message names the path and the clause. */

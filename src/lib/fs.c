@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -560,16 +561,13 @@ static int open_for_read(confine_fs *fs, const char *op, const char *path, int f
 
 /* ---- operations ---- */
 
-int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
-                    size_t *ret_len, bool *ret_truncated, confine_error *err) {
+int confine_fs_open_read(confine_fs *fs, const char *path, int *ret_fd, confine_error *err) {
 	char canon[PATH_MAX];
 	struct stat st;
-	cf_buf buf = { 0 };
-	bool truncated = false;
 	int fd, r;
-	if (!fs || !ret_data || !ret_len)
+	if (!fs || !ret_fd)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_read needs a handle and result pointers");
+		                    "confine_fs_open_read needs a handle and a result pointer");
 	if ((r = open_for_read(fs, "read", path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, &fd,
 	                       canon, sizeof canon, err)) < 0)
 		return r;
@@ -580,6 +578,21 @@ int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_dat
 		close(fd);
 		return fs_error(err, "read", path, e);
 	}
+	*ret_fd = fd;
+	return 0;
+}
+
+int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
+                    size_t *ret_len, bool *ret_truncated, confine_error *err) {
+	struct stat st;
+	cf_buf buf = { 0 };
+	bool truncated = false;
+	int fd, r;
+	if (!fs || !ret_data || !ret_len)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                    "confine_fs_read needs a handle and result pointers");
+	if ((r = confine_fs_open_read(fs, path, &fd, err)) < 0)
+		return r;
 	for (;;) {
 		char chunk[65536];
 		size_t want = sizeof chunk;
@@ -587,8 +600,9 @@ int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_dat
 		if (max && buf.len + want > max)
 			want = max - buf.len;
 		if (want == 0) {
-			char probe;
-			truncated = read(fd, &probe, 1) == 1;
+			/* At most `max` bytes are read: whether the file holds more
+			 * is its size's word (issue 28.6). */
+			truncated = fstat(fd, &st) == 0 && (uint64_t)st.st_size > (uint64_t)buf.len;
 			break;
 		}
 		n = read(fd, chunk, want);
