@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "dirstack.h"
+#include "git-dir.h"
 #include "git-hazards.h"
 #include "later.h"
 #include "policy-internal.h"
@@ -233,34 +234,6 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 	protect_path(c, path, kind, &c->plan->defaults_unprotected);
 }
 
-/* Whether the config file at `path` mentions extensions.worktreeConfig
- * (then git reads config.worktree): any mention counts. */
-static bool mentions_worktree_config(const char *path) {
-	char buf[65536];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	got = read(fd, buf, sizeof buf);
-	close(fd);
-	return got > 0 && cf_contains_ci(buf, (size_t)got, "worktreeconfig", 14);
-}
-
-/* The first line of a small file (commondir, a `.git` file), or false. */
-static bool read_line(int dirfd_, const char *name, char *out, size_t size) {
-	ssize_t got;
-	int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
-		return false;
-	got = read(fd, out, size - 1);
-	close(fd);
-	if (got <= 0)
-		return false;
-	out[got] = '\0';
-	out[strcspn(out, "\r\n")] = '\0';
-	return true;
-}
-
 static bool seen(struct collect *c, const char *gitdir) {
 	for (size_t i = 0; i < c->n_gitdirs; i++)
 		if (strcmp(c->gitdirs[i], gitdir) == 0)
@@ -339,7 +312,7 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	/* A commondir that names another directory makes this a linked
 	 * worktree's gitdir: config and hooks are the common one's. A
 	 * commondir naming this gitdir itself (".", a placeholder) does not. */
-	if (read_line(fd, "commondir", line, sizeof line)) {
+	if (cf_git_read_line(fd, "commondir", line, sizeof line)) {
 		int n = line[0] == '/' ? snprintf(path, sizeof path, "%s", line)
 		                       : snprintf(path, sizeof path, "%s/%s", gitdir, line);
 		if (n > 0 && (size_t)n < sizeof path)
@@ -360,7 +333,7 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	 * lives in the (protected) common config: a placeholder only then. */
 	if ((size_t)snprintf(path, sizeof path, "%s/config", full || !common ? gitdir : common) <
 	    sizeof path)
-		worktree_config = mentions_worktree_config(path);
+		worktree_config = cf_git_mentions_worktree_config(path);
 	else
 		worktree_config = true;
 	protect_git_entry(c, gitdir, "config.worktree",
@@ -412,7 +385,7 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	if ((size_t)snprintf(path, sizeof path, "%s/.git", dir) >= sizeof path)
 		return;
 	add_item(c, path, CF_PLACEHOLDER_NONE, true);
-	if (!read_line(dirfd_, ".git", buf, sizeof buf) || strncmp(buf, "gitdir:", 7) != 0)
+	if (!cf_git_read_line(dirfd_, ".git", buf, sizeof buf) || strncmp(buf, "gitdir:", 7) != 0)
 		return;
 	line = buf + 7;
 	while (*line == ' ' || *line == '\t')
