@@ -1061,7 +1061,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_launcher_layers(object);
 	policy = json_object_get(object, "policy");
 	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
-	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
+	                         "defaultProtections", "unprotect", "denyRead", "network", "allowUnixSockets",
 	                         "env", "requireFull", "limits"));
 	assert_true(json_is_object(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");
