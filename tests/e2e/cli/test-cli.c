@@ -729,7 +729,7 @@ static void test_config_errors(void **state) {
 		{ "{\"mdoe\": \"workspace-write\"}",
 		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
 		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
-		  "protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, "
+		  "protectedPaths, unprotect, defaultProtections, denyRead, network, allowUnixSockets, env, "
 		  "requireFull, limits)" },
 		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"wide-open\"}",
