@@ -238,7 +238,7 @@ static const char help_wrap[] =
 	"   \"denialSignatures\":[...],\"runnerFailureRules\":[{\"allowedExitCodes\",\n"
 	"   \"fatalSignatures\",\"informationalLines\"}],\"env\":{\"NAME\":\"VALUE\",...},\n"
 	"   \"policy\":{\"mode\",\"workspaceRoot\",\"writableRoots\",\"protectedPaths\",\n"
-	"   \"defaultProtections\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
+	"   \"defaultProtections\",\"unprotect\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
 	"   \"env\":{\"inherit\",\"include\",\"exclude\",\"set\",\"defaultExcludes\"},\n"
 	"   \"requireFull\",\"limits\"}}\n"
 	"or, when it fails, {\"error\":{\"code\",\"message\",\"runnerFailure\"}} (code USAGE,\n"
