@@ -52,6 +52,8 @@ const char *cli_help_hint(cli_command command) {
 	"                        [writableRoots]\n"                                            \
 	"      --protect PATH    keep PATH read-only inside the writable roots; relative:\n"   \
 	"                        under each of them [protectedPaths]\n"                        \
+	"      --unprotect NAME  leave one default protection for what runs later\n"           \
+	"                        writable (.bashrc, .envrc, ...; repeatable) [unprotect]\n"   \
 	"      --no-default-protections\n"                                                     \
 	"                        let .git/hooks and .git/config be written\n"                  \
 	"                        [defaultProtections]\n"                                       \
