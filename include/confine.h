@@ -344,6 +344,12 @@ typedef struct confine_policy {
 	/* Bit (1u << limit) for a limit set or lifted by the caller (not a
 	 * default): only those count for requireFull. */
 	unsigned limits_given;
+	/* [unprotect, --unprotect NAME] Default protections for what runs
+	 * later (doc/SPEC.md 15: ".bashrc", ".envrc", ".vscode/settings.json",
+	 * ".idea", ...) this policy leaves writable, each named as that list
+	 * spells it (a directory's trailing slash optional). Only those names:
+	 * anything else is INVALID_POLICY. NULL-terminated, or NULL. */
+	char **unprotect;
 } confine_policy;
 
 
@@ -442,6 +448,10 @@ CONFINE_API int confine_policy_add_writable_root(confine_policy *policy, const c
                                                  confine_error *err);
 /* Absolute (canonicalized as far as it exists), or relative without `..`
  * (then meant under each writable root, the workspace root included). */
+/* Adds an `unprotect` entry (a name of doc/SPEC.md 15's list of what runs
+ * later). 0, or -EINVAL with INVALID_POLICY naming it. */
+CONFINE_API int confine_policy_add_unprotect(confine_policy *policy, const char *name,
+                                             confine_error *err);
 CONFINE_API int confine_policy_add_protected_path(confine_policy *policy, const char *path,
                                                   confine_error *err);
 /* Absolute; canonicalized as far as it exists. */
@@ -1268,6 +1278,11 @@ CONFINE_API void confine_free(void *memory);
  * NULL) says whether the file held more. */
 CONFINE_API int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
                                 size_t *ret_len, bool *ret_truncated, confine_error *err);
+/* The checks of confine_fs_read, and the regular file opened (O_RDONLY,
+ * close-on-exec) into *ret_fd for the caller to read and close: for a
+ * caller that streams (the CLI) rather than holding the file whole. */
+CONFINE_API int confine_fs_open_read(confine_fs *fs, const char *path, int *ret_fd,
+                                     confine_error *err);
 
 /* Replaces (or creates) a regular file atomically: a new file in the same
  * directory, renamed over the name, keeping the old file's permission bits

@@ -25,6 +25,9 @@ export interface PolicyOptions {
   writableRoots?: string | string[];
   protectedPaths?: string | string[];
   defaultProtections?: boolean;
+  /** Default protections for what runs later to leave writable, by name
+   * (".bashrc", ".envrc", ".vscode/settings.json", ...: doc/SPEC.md 15). */
+  unprotect?: string | string[];
   denyRead?: string | string[];
   network?: 'on' | 'off' | NetworkAllowlist;
   allowUnixSockets?: string | string[];
@@ -186,6 +189,7 @@ export interface Policy {
   writableRoots: string[];
   protectedPaths: string[];
   defaultProtections: boolean;
+  unprotect: string[];
   denyRead: string[];
   network: 'on' | 'off' | { allow: string[]; deny: string[]; allowLocal: boolean };
   allowUnixSockets: string[];
@@ -350,13 +354,14 @@ export interface FsInfo {
 /** The harness's own file tools under a run's policy (doc/SPEC.md 19). */
 export declare const fs: {
   read(file: string, options?: RunOptions & { maxBytes?: number }): Promise<Buffer>;
-  write(file: string, data: string | Buffer, options?: RunOptions): Promise<void>;
-  append(file: string, data: string | Buffer, options?: RunOptions): Promise<void>;
+  /** Each write operation resolves to the gitHazards it left ([] when none). */
+  write(file: string, data: string | Buffer, options?: RunOptions): Promise<GitHazard[]>;
+  append(file: string, data: string | Buffer, options?: RunOptions): Promise<GitHazard[]>;
   list(dir?: string, options?: RunOptions): Promise<FsEntry[]>;
   stat(file: string, options?: RunOptions): Promise<FsInfo>;
-  mkdir(dir: string, options?: RunOptions): Promise<void>;
-  remove(file: string, options?: RunOptions): Promise<void>;
-  rename(from: string, to: string, options?: RunOptions): Promise<void>;
+  mkdir(dir: string, options?: RunOptions): Promise<GitHazard[]>;
+  remove(file: string, options?: RunOptions): Promise<GitHazard[]>;
+  rename(from: string, to: string, options?: RunOptions): Promise<GitHazard[]>;
 };
 
 /** A harness file operation the policy refuses: the message names the path and the clause. */

@@ -374,7 +374,7 @@ async function version(options = {}) {
 
 /** Runs `confine fs --json OP PATH...` with `input` on stdin; the parsed
  * JSON, or the typed error. */
-function fsCall(op, paths, options, input, defaultMode) {
+function fsCall(op, paths, options, input, defaultMode, extra = []) {
   try {
     checkOptions(options, { timeout: false });
     noStage(options, 'fs');
@@ -391,16 +391,31 @@ function fsCall(op, paths, options, input, defaultMode) {
   const opts = { mode: defaultMode, ...options };
   delete opts.runner; // no runner is involved
   return contextArgs(bin, 'fs', opts).then(({ args }) => new Promise((resolve, reject) => {
-    const child = spawn(bin, ['fs', '--json', ...args, op, ...paths],
+    const child = spawn(bin, ['fs', '--json', ...args, ...extra, op, ...paths],
       { env: environ, stdio: ['pipe', 'pipe', 'pipe'] });
     const out = [];
+    // A Buffer holds at most buffer.constants.MAX_LENGTH bytes: past it
+    // the read is an error naming the bound, never a cut (issue 28.6).
+    let held = 0;
+    let tooBig = false;
     const err = [];
-    child.stdout.on('data', (c) => out.push(c));
+    child.stdout.on('data', (c) => {
+      held += c.length;
+      if (held > require('buffer').constants.MAX_LENGTH) {
+        if (!tooBig) child.kill('SIGKILL');
+        tooBig = true;
+        return;
+      }
+      out.push(c);
+    });
     child.stderr.on('data', (c) => err.push(c));
     child.on('error', (e) => reject(new ConfineError(`cannot run ${bin}: ${e.message}`, { code: e.code === 'ENOENT' ? 'CONFINE_NOT_FOUND' : 'SYSTEM_ERROR' })));
     child.stdin.on('error', () => {});
     child.stdin.end(input === undefined ? Buffer.alloc(0) : Buffer.from(input));
     child.on('close', (status) => {
+      if (tooBig) {
+        return reject(new UsageError(`${op} ${paths[0]}: the file holds more than the ${require('buffer').constants.MAX_LENGTH} bytes a Buffer can: pass maxBytes`, { option: 'maxBytes' }));
+      }
       const stdout = Buffer.concat(out);
       if (status === 0) return resolve(stdout);
       const object = parseJsonLine(stdout.toString('utf8'));
@@ -408,6 +423,13 @@ function fsCall(op, paths, options, input, defaultMode) {
       return reject(new ConfineError(`${bin} fs ${op} failed (exit ${status}): ${Buffer.concat(err).toString('utf8').trim()}`, { exitStatus: status }));
     });
   }));
+}
+
+/** `{"gitHazards":[...]}`, as `confine fs --json` prints after a write. */
+function hazardsOf(stdout) {
+  const object = parseJsonLine(stdout.toString('utf8'));
+  return object && Array.isArray(object.gitHazards)
+    ? object.gitHazards.map((h) => ({ path: h.path, kind: h.kind })) : [];
 }
 
 /** The harness's own file tools under a run's policy: every path resolved
@@ -419,12 +441,19 @@ const confineFs = {
   /** The file's bytes (a Buffer; options.maxBytes bounds it). */
   read: async (file, options = {}) => {
     const { maxBytes, ...rest } = options;
-    const done = await fsCall('read', [file], rest, undefined, 'read-only');
+    // confine reads at most maxBytes (--max-bytes): the file is never
+    // read whole first (issue 28.6); 0 or absent: no bound.
+    if (maxBytes !== undefined && maxBytes !== 0 && !(Number.isSafeInteger(maxBytes) && maxBytes > 0)) {
+      throw new UsageError(`maxBytes must be a whole number from 0 to ${Number.MAX_SAFE_INTEGER}, not ${show(maxBytes)}`, { option: 'maxBytes' });
+    }
+    const extra = maxBytes ? ['--max-bytes', String(maxBytes)] : [];
     // --json prints nothing on success for read: the bytes are stdout.
-    return maxBytes ? done.subarray(0, maxBytes) : done;
+    return fsCall('read', [file], rest, undefined, 'read-only', extra);
   },
-  write: async (file, data, options = {}) => { await fsCall('write', [file], options, data, 'workspace-write'); },
-  append: async (file, data, options = {}) => { await fsCall('append', [file], options, data, 'workspace-write'); },
+  /** Each write operation resolves to the gitHazards it left: [{path, kind}]
+   * (doc/SPEC.md 19; `kind` "planted" for what runs later). */
+  write: async (file, data, options = {}) => hazardsOf(await fsCall('write', [file], options, data, 'workspace-write')),
+  append: async (file, data, options = {}) => hazardsOf(await fsCall('append', [file], options, data, 'workspace-write')),
   list: async (dir = '.', options = {}) => {
     const out = JSON.parse((await fsCall('list', [dir], options, undefined, 'read-only')).toString('utf8'));
     const types = { f: 'file', d: 'directory', l: 'symlink', o: 'other' };
@@ -435,9 +464,9 @@ const confineFs = {
     const types = { f: 'file', d: 'directory', l: 'symlink', o: 'other' };
     return { ...out, type: types[out.type] };
   },
-  mkdir: async (dir, options = {}) => { await fsCall('mkdir', [dir], options, undefined, 'workspace-write'); },
-  remove: async (file, options = {}) => { await fsCall('remove', [file], options, undefined, 'workspace-write'); },
-  rename: async (from, to, options = {}) => { await fsCall('rename', [from, to], options, undefined, 'workspace-write'); },
+  mkdir: async (dir, options = {}) => hazardsOf(await fsCall('mkdir', [dir], options, undefined, 'workspace-write')),
+  remove: async (file, options = {}) => hazardsOf(await fsCall('remove', [file], options, undefined, 'workspace-write')),
+  rename: async (from, to, options = {}) => hazardsOf(await fsCall('rename', [from, to], options, undefined, 'workspace-write')),
 };
 
 module.exports = {

@@ -167,6 +167,8 @@ void cli_args_clear(cli_args *args) {
 		return;
 	free(args->writable);
 	free(args->protect);
+	free(args->unprotect);
+	args->unprotect = NULL;
 	free(args->deny_read);
 	free(args->allow_unix_sockets);
 	free(args->allow_hosts);
@@ -272,6 +274,9 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 	case OPT_PROTECT:
 		args->has_policy_options = true;
 		return push_path(args, &args->protect, shown, value);
+	case OPT_UNPROTECT:
+		args->has_policy_options = true;
+		return push_value(args, &args->unprotect, value);
 	case OPT_NO_DEFAULT_PROTECTIONS:
 		args->has_policy_options = true;
 		args->no_default_protections = true;

@@ -70,6 +70,7 @@ typedef struct cli_args {
 	bool has_policy_options;     /* any of the options below was given */
 	const char **writable;       /* --writable DIR */
 	const char **protect;        /* --protect PATH */
+	const char **unprotect;      /* --unprotect NAME */
 	bool no_default_protections; /* --no-default-protections */
 	const char **deny_read;      /* --deny-read PATH */
 	bool has_network;

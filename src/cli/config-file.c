@@ -489,6 +489,8 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	}
 	if (strcmp(key, "writableRoots") == 0)
 		return take_path_list(path, key, value, &config->writable_roots, errbuf, size);
+	if (strcmp(key, "unprotect") == 0)
+		return take_string_list(path, key, value, false, &config->unprotect, errbuf, size);
 	if (strcmp(key, "protectedPaths") == 0)
 		return take_path_list(path, key, value, &config->protected_paths, errbuf, size);
 	if (strcmp(key, "denyRead") == 0)
@@ -597,6 +599,7 @@ void cli_config_clear(cli_config *config) {
 	free(config->landlock_launcher);
 	confine_strv_free(config->writable_roots);
 	confine_strv_free(config->protected_paths);
+	confine_strv_free(config->unprotect);
 	confine_strv_free(config->deny_read);
 	confine_strv_free(config->allow_unix_sockets);
 	confine_strv_free(config->network_allow);

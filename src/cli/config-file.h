@@ -34,6 +34,7 @@ typedef struct cli_config {
 	 * the key requires it) and for existence by the library. */
 	char **writable_roots;            /* writableRoots: absolute paths */
 	char **protected_paths;           /* protectedPaths: absolute or relative */
+	char **unprotect;                 /* unprotect: names of what runs later */
 	bool has_default_protections;
 	bool default_protections;         /* defaultProtections */
 	char **deny_read;                 /* denyRead: absolute paths */

@@ -193,6 +193,8 @@ static int build_policy_options(cli_context *ctx) {
 	                          a->writable, true, confine_policy_add_writable_root)) != 0 ||
 	    (status = add_entries(ctx, "protectedPaths", c->protected_paths, "--protect",
 	                          a->protect, false, confine_policy_add_protected_path)) != 0 ||
+	    (status = add_entries(ctx, "unprotect", c->unprotect, "--unprotect", a->unprotect,
+	                          false, confine_policy_add_unprotect)) != 0 ||
 	    /* A relative denyRead is a pattern at any depth under the roots,
 	     * from every door (doc/SPEC.md 15): never joined to the cwd. */
 	    (status = add_entries(ctx, "denyRead", c->deny_read, "--deny-read", a->deny_read, false,

@@ -52,6 +52,8 @@ const char *cli_help_hint(cli_command command) {
 	"                        [writableRoots]\n"                                            \
 	"      --protect PATH    keep PATH read-only inside the writable roots; relative:\n"   \
 	"                        under each of them [protectedPaths]\n"                        \
+	"      --unprotect NAME  leave one default protection for what runs later\n"           \
+	"                        writable (.bashrc, .envrc, ...; repeatable) [unprotect]\n"   \
 	"      --no-default-protections\n"                                                     \
 	"                        let .git/hooks and .git/config be written\n"                  \
 	"                        [defaultProtections]\n"                                       \
@@ -238,7 +240,7 @@ static const char help_wrap[] =
 	"   \"denialSignatures\":[...],\"runnerFailureRules\":[{\"allowedExitCodes\",\n"
 	"   \"fatalSignatures\",\"informationalLines\"}],\"env\":{\"NAME\":\"VALUE\",...},\n"
 	"   \"policy\":{\"mode\",\"workspaceRoot\",\"writableRoots\",\"protectedPaths\",\n"
-	"   \"defaultProtections\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
+	"   \"defaultProtections\",\"unprotect\",\"denyRead\",\"network\",\"allowUnixSockets\",\n"
 	"   \"env\":{\"inherit\",\"include\",\"exclude\",\"set\",\"defaultExcludes\"},\n"
 	"   \"requireFull\",\"limits\"}}\n"
 	"or, when it fails, {\"error\":{\"code\",\"message\",\"runnerFailure\"}} (code USAGE,\n"

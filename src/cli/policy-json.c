@@ -54,6 +54,7 @@ json_t *cli_policy_json(const confine_policy *p) {
 	json_object_set_new(object, "writableRoots", cli_string_list_json(p->writable_roots));
 	json_object_set_new(object, "protectedPaths", cli_string_list_json(p->protected_paths));
 	json_object_set_new(object, "defaultProtections", json_boolean(p->default_protections));
+	json_object_set_new(object, "unprotect", cli_string_list_json(p->unprotect));
 	json_object_set_new(object, "denyRead", cli_string_list_json(p->deny_read));
 	if ((p->network_allow && p->network_allow[0]) || (p->network_deny && p->network_deny[0]) ||
 	    p->network_allow_local) {
@@ -247,6 +248,11 @@ void cli_warn_git_hazards(const char *who, const confine_git_hazard *hazards, si
 		else if (strcmp(h->kind, "commondir") == 0)
 			fprintf(stderr, "confine: warning: %s pointed %s at another repository; git "
 			                "would read hooks and settings from there unconfined\n",
+			        who, h->path);
+		else if (strcmp(h->kind, "planted") == 0)
+			fprintf(stderr, "confine: warning: %s created, changed or removed %s, which "
+			                "shells, editors, git or agent tools read or run later "
+			                "unconfined\n",
 			        who, h->path);
 		else if (strcmp(h->kind, "hook") == 0)
 			fprintf(stderr, "confine: warning: %s created or changed the git hook %s; git "

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "fs-internal.h"
 #include "git-hazards.h"
+#include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "util.h"
@@ -39,33 +41,16 @@
 
 bool cf_fs_force_fallback = false;
 
-struct root {
-	char *path; /* canonical */
-	int fd;     /* O_PATH directory */
-	bool writable;
-};
-
-struct confine_fs {
-	confine_mode mode;
-	char *workspace;
-	struct root *roots;
-	size_t n_roots;
-	int slash_fd;
-	bool have_plan;
-	cf_plan plan;
-	/* What git would read under the writable roots before the first write
-	 * since the last confine_fs_git_hazards() (NULL: none taken yet). */
-	cf_git_snapshot *git_before;
-	bool git_snapshot_failed;
-	bool git_names; /* default protections on: git's names refused, existing or not */
-};
+/* Whether absolute `path` is at or under an entry of what runs later that
+ * the policy protects (existing or not), under the root holding it. */
+static bool later_path(const confine_fs *fs, const char *path);
 
 /* ---- errors ---- */
 
-static int denied(confine_error *err, const char *op, const char *path, const char *clause,
+int cf_fs_denied(confine_error *err, const char *op, const char *path, const char *clause,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-static int denied(confine_error *err, const char *op, const char *path, const char *clause,
+int cf_fs_denied(confine_error *err, const char *op, const char *path, const char *clause,
                   const char *fmt, ...) {
 	char why[2048];
 	va_list ap;
@@ -76,13 +61,13 @@ static int denied(confine_error *err, const char *op, const char *path, const ch
 	                    path, clause, why);
 }
 
-static int fs_error(confine_error *err, const char *op, const char *path, int e) {
+int cf_fs_error(confine_error *err, const char *op, const char *path, int e) {
 	if (e == ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
 	return cf_error_set(err, e, CONFINE_E_FS, STAGE, e, "%s \"%s\": %s", op, path, strerror(e));
 }
 
-static int oom(confine_error *err) {
+int cf_fs_oom(confine_error *err) {
 	return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
 }
 
@@ -128,18 +113,18 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
 		                    "confine_fs_open needs a resolved policy with a workspace root");
 	if (!(fs = calloc(1, sizeof *fs)))
-		return oom(err);
+		return cf_fs_oom(err);
 	fs->slash_fd = -1;
 	fs->mode = policy->mode;
 	if (!(fs->workspace = strdup(policy->workspace_root))) {
 		confine_fs_free(fs);
-		return oom(err);
+		return cf_fs_oom(err);
 	}
 	fs->slash_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fs->slash_fd < 0) {
 		r = -errno;
 		confine_fs_free(fs);
-		return fs_error(err, "open", "/", -r);
+		return cf_fs_error(err, "open", "/", -r);
 	}
 	if (confine_mode_is_confined(policy->mode)) {
 		/* The same facts the profiles use: writable roots, protected and
@@ -151,13 +136,19 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 		 * (issue 28.1). Nothing is made: only runs make placeholders. */
 		if ((r = cf_plan_make(policy, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &fs->plan)) < 0) {
 			confine_fs_free(fs);
-			return r == -ENOMEM ? oom(err)
+			return r == -ENOMEM ? cf_fs_oom(err)
 			                    : cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, STAGE, -r,
 			                                   "cannot compute the policy's paths: %s",
 			                                   strerror(-r));
 		}
 		fs->have_plan = true;
 		fs->git_names = policy->default_protections;
+		fs->later.default_protections = policy->default_protections;
+		if (policy->unprotect &&
+		    !(fs->later.unprotect = cf_strv_copy((const char *const *)policy->unprotect))) {
+			confine_fs_free(fs);
+			return cf_fs_oom(err);
+		}
 		r = add_root(fs, policy->workspace_root, false);
 		for (size_t i = 0; r == 0 && fs->plan.writable[i]; i++)
 			r = add_root(fs, fs->plan.writable[i], true);
@@ -168,7 +159,7 @@ int confine_fs_open(const confine_policy *policy, confine_fs **ret, confine_erro
 	}
 	if (r < 0) {
 		confine_fs_free(fs);
-		return fs_error(err, "open", policy->workspace_root, -r);
+		return cf_fs_error(err, "open", policy->workspace_root, -r);
 	}
 	*ret = fs;
 	return 0;
@@ -191,6 +182,7 @@ void confine_fs_free(confine_fs *fs) {
 	if (fs->have_plan)
 		cf_plan_clear(&fs->plan);
 	cf_git_snapshot_free(fs->git_before);
+	confine_strv_free(fs->later.unprotect);
 	free(fs->workspace);
 	free(fs);
 }
@@ -325,9 +317,17 @@ static bool git_surface_name(const char *path, bool *ret_dot_git_itself) {
 		while (*rest == '/') {
 			static const char *const names[] = { "config", "config.worktree", "commondir",
 				                             "hooks", "info" };
+			/* git's data: what lies below is objects, refs and logs, never
+			 * read as code (`.git/objects/info`, a branch named `config`) */
+			static const char *const data[] = { "objects", "refs", "logs" };
+			bool below_data = false;
 			size_t len;
 			rest++;
 			len = strcspn(rest, "/");
+			for (size_t i = 0; i < sizeof data / sizeof data[0]; i++)
+				below_data |= strlen(data[i]) == len && strncmp(rest, data[i], len) == 0;
+			if (below_data)
+				break;
 			for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 				if (strlen(names[i]) == len && strncmp(rest, names[i], len) == 0)
 					return true;
@@ -347,6 +347,11 @@ static bool git_name_refused(const confine_fs *fs, const char *path, bool holds)
 	if (!fs->git_names || !git_surface_name(path, &dot_git_itself))
 		return false;
 	return !dot_git_itself || holds || lstat(path, &st) < 0 || !S_ISDIR(st.st_mode);
+}
+
+static bool later_path(const confine_fs *fs, const char *path) {
+	const struct root *root = root_of(fs, path, true);
+	return fs->have_plan && root && cf_later_name_refused(&fs->later, root->path, path);
 }
 
 /* What the policy says of canonical `path` for a write: NULL when it may
@@ -376,17 +381,18 @@ static const char *write_clause(const confine_fs *fs, const char *path, bool hol
 		if (cf_path_at_or_under(path, fs->plan.protect_all[i]) ||
 		    (holds && cf_path_at_or_under(fs->plan.protect_all[i], path))) {
 			*ret_what = fs->plan.protect_all[i];
-			return strstr(fs->plan.protect_all[i], "/.git/") ? "defaultProtections"
-			                                                 : "protectedPaths";
+			return strstr(fs->plan.protect_all[i], "/.git/") || later_path(fs, fs->plan.protect_all[i])
+			           ? "defaultProtections"
+			           : "protectedPaths";
 		}
-	if (git_name_refused(fs, path, holds)) {
+	if (git_name_refused(fs, path, holds) || later_path(fs, path)) {
 		*ret_what = path;
 		return "defaultProtections";
 	}
 	return NULL;
 }
 
-static const char *deny_clause(const confine_fs *fs, const char *path, const char **ret_what) {
+const char *cf_fs_deny_clause(const confine_fs *fs, const char *path, const char **ret_what) {
 	if (!fs->have_plan)
 		return NULL;
 	for (size_t i = 0; i < fs->plan.n_deny; i++)
@@ -397,16 +403,7 @@ static const char *deny_clause(const confine_fs *fs, const char *path, const cha
 	return NULL;
 }
 
-/* The parent of a path to write, opened beneath its writable root, with
- * the last component in `name` and the canonical full path in `canon`. */
-struct target {
-	int dirfd;
-	char name[NAME_MAX + 1];
-	char canon[PATH_MAX];
-	char given[PATH_MAX];
-};
-
-static int resolve_for_write(confine_fs *fs, const char *op, const char *path, bool holds,
+int cf_fs_resolve(confine_fs *fs, const char *op, const char *path, bool holds,
                              struct target *t, confine_error *err) {
 	const struct root *root;
 	const char *slash, *rel, *clause, *what = NULL;
@@ -416,11 +413,11 @@ static int resolve_for_write(confine_fs *fs, const char *op, const char *path, b
 	if ((r = absolute(fs, path, t->given, sizeof t->given)) < 0)
 		return r == -EINVAL ? cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                                   "%s: the path is empty", op)
-		                    : fs_error(err, op, path, -r);
+		                    : cf_fs_error(err, op, path, -r);
 	if (fs->mode == CONFINE_MODE_READ_ONLY)
-		return denied(err, op, path, "mode", "read-only writes nowhere");
+		return cf_fs_denied(err, op, path, "mode", "read-only writes nowhere");
 	if (!(root = root_of(fs, t->given, true)))
-		return denied(err, op, path, "mode",
+		return cf_fs_denied(err, op, path, "mode",
 		              "it lies outside the workspace root %s and the writable roots",
 		              fs->workspace);
 	rel = t->given + strlen(root->path);
@@ -437,31 +434,37 @@ static int resolve_for_write(confine_fs *fs, const char *op, const char *path, b
 		snprintf(dir_rel, sizeof dir_rel, "%.*s", slash ? (int)(slash - rel) : 0, rel);
 	}
 	if (!t->name[0] || strcmp(t->name, ".") == 0 || strcmp(t->name, "..") == 0)
-		return denied(err, op, path, "mode", "it names the root or a parent, not an entry in it");
+		return cf_fs_denied(err, op, path, "mode", "it names the root or a parent, not an entry in it");
 	/* git's names, also where the directories on the way are missing (the
 	 * canonical check below needs the parent to exist). */
-	if (git_name_refused(fs, t->given, holds))
-		return denied(err, op, path, "defaultProtections", "%s is read-only", t->given);
+	if (git_name_refused(fs, t->given, holds) || later_path(fs, t->given))
+		return cf_fs_denied(err, op, path, "defaultProtections", "%s is read-only", t->given);
+	/* Below a protected path that is missing (a placeholder in a run):
+	 * refused as such, not as ENOENT (no `..`: the name is the path). */
+	if (!strstr(t->given, "/..") && (clause = write_clause(fs, t->given, holds, &what)))
+		return cf_fs_denied(err, op, path, clause, "%s is %s", what,
+		              strcmp(clause, "denyRead") == 0 ? "neither readable nor writable"
+		                                              : "read-only");
 	r = open_beneath(root->fd, dir_rel, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, true);
 	if (r == -EXDEV || r == -ELOOP)
-		return denied(err, op, path, "mode",
+		return cf_fs_denied(err, op, path, "mode",
 		              "it resolves outside %s (a symbolic link or \"..\" leads out, or a link is "
 		              "not followed)",
 		              root->path);
 	if (r < 0)
-		return fs_error(err, op, path, -r);
+		return cf_fs_error(err, op, path, -r);
 	t->dirfd = r;
 	if ((r = fd_path(t->dirfd, dir_canon, sizeof dir_canon)) < 0)
-		return fs_error(err, op, path, -r);
+		return cf_fs_error(err, op, path, -r);
 	/* Beneath the root, as the kernel names it (belt and braces). */
 	if (!cf_path_at_or_under(dir_canon, root->path))
-		return denied(err, op, path, "mode", "it resolves to %s, outside %s", dir_canon,
+		return cf_fs_denied(err, op, path, "mode", "it resolves to %s, outside %s", dir_canon,
 		              root->path);
 	if ((size_t)snprintf(t->canon, sizeof t->canon, "%s%s%s", dir_canon,
 	                     strcmp(dir_canon, "/") == 0 ? "" : "/", t->name) >= sizeof t->canon)
-		return fs_error(err, op, path, ENAMETOOLONG);
+		return cf_fs_error(err, op, path, ENAMETOOLONG);
 	if ((clause = write_clause(fs, t->canon, holds, &what)))
-		return denied(err, op, path, clause, "%s is %s", what,
+		return cf_fs_denied(err, op, path, clause, "%s is %s", what,
 		              strcmp(clause, "denyRead") == 0 ? "neither readable nor writable"
 		                                              : "read-only");
 	return 0;
@@ -479,7 +482,7 @@ static bool pseudo_tree(const char *canon) {
 /* Opens a path to read: beneath its root when a root holds it (a link may
  * lead anywhere inside, never out), else from / without magic links; then
  * the kernel's name for it is checked against denyRead. */
-static int open_for_read(confine_fs *fs, const char *op, const char *path, int flags, int *ret_fd,
+int cf_fs_open_for_read(confine_fs *fs, const char *op, const char *path, int flags, int *ret_fd,
                          char *canon, size_t canon_size, confine_error *err) {
 	char abs[PATH_MAX];
 	const struct root *root;
@@ -488,7 +491,7 @@ static int open_for_read(confine_fs *fs, const char *op, const char *path, int f
 	if ((r = absolute(fs, path, abs, sizeof abs)) < 0)
 		return r == -EINVAL ? cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                                   "%s: the path is empty", op)
-		                    : fs_error(err, op, path, -r);
+		                    : cf_fs_error(err, op, path, -r);
 	root = root_of(fs, abs, false);
 	if (root && strcmp(root->path, "/") != 0) {
 		rel = abs + strlen(root->path);
@@ -499,23 +502,23 @@ static int open_for_read(confine_fs *fs, const char *op, const char *path, int f
 		fd = open_beneath(fs->slash_fd, abs + 1, flags, 0, false);
 	}
 	if (fd == -EXDEV || fd == -ELOOP)
-		return denied(err, op, path, "mode",
+		return cf_fs_denied(err, op, path, "mode",
 		              "it resolves outside %s (a symbolic link or \"..\" leads out, or a link is "
 		              "not followed)",
 		              root ? root->path : "/");
 	if (fd < 0)
-		return fs_error(err, op, path, -fd);
+		return cf_fs_error(err, op, path, -fd);
 	if ((r = fd_path(fd, canon, canon_size)) < 0) {
 		close(fd);
-		return fs_error(err, op, path, -r);
+		return cf_fs_error(err, op, path, -r);
 	}
-	if ((clause = deny_clause(fs, canon, &what))) {
+	if ((clause = cf_fs_deny_clause(fs, canon, &what))) {
 		close(fd);
-		return denied(err, op, path, clause, "%s is not readable", what);
+		return cf_fs_denied(err, op, path, clause, "%s is not readable", what);
 	}
 	if (pseudo_tree(canon)) {
 		close(fd);
-		return denied(err, op, path, "mode",
+		return cf_fs_denied(err, op, path, "mode",
 		              "%s lies in /proc, /sys or /dev: a kernel tree (processes' environments "
 		              "and memory) is not a harness's to read",
 		              canon);
@@ -524,384 +527,13 @@ static int open_for_read(confine_fs *fs, const char *op, const char *path, int f
 	return 0;
 }
 
-/* ---- operations ---- */
-
-int confine_fs_read(confine_fs *fs, const char *path, size_t max, char **ret_data,
-                    size_t *ret_len, bool *ret_truncated, confine_error *err) {
-	char canon[PATH_MAX];
-	struct stat st;
-	cf_buf buf = { 0 };
-	bool truncated = false;
-	int fd, r;
-	if (!fs || !ret_data || !ret_len)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_read needs a handle and result pointers");
-	if ((r = open_for_read(fs, "read", path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, &fd,
-	                       canon, sizeof canon, err)) < 0)
-		return r;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int e = errno;
-		if (e == 0 || !S_ISREG(st.st_mode))
-			e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-		close(fd);
-		return fs_error(err, "read", path, e);
-	}
-	for (;;) {
-		char chunk[65536];
-		size_t want = sizeof chunk;
-		ssize_t n;
-		if (max && buf.len + want > max)
-			want = max - buf.len;
-		if (want == 0) {
-			char probe;
-			truncated = read(fd, &probe, 1) == 1;
-			break;
-		}
-		n = read(fd, chunk, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			cf_buf_free(&buf);
-			return fs_error(err, "read", path, e);
-		}
-		if (n == 0)
-			break;
-		if (cf_buf_append(&buf, chunk, (size_t)n) < 0) {
-			close(fd);
-			cf_buf_free(&buf);
-			return oom(err);
-		}
-	}
-	close(fd);
-	*ret_len = buf.len;
-	if (!(*ret_data = cf_buf_steal(&buf)))
-		return oom(err);
-	if (ret_truncated)
-		*ret_truncated = truncated;
-	return 0;
-}
-
-/* ---- what git would run later ---- */
-
-/* Before a write: what git reads under the writable roots, once per
- * confine_fs_git_hazards() period (the walk of doc/SPEC.md 15's
- * gitHazards). Only confined workspace-write handles have roots to walk. */
-static int git_snapshot_before(confine_fs *fs, confine_error *err) {
-	int r;
-	if (!fs->have_plan || !fs->plan.writable || !fs->plan.writable[0] || fs->git_before)
-		return 0;
-	if ((r = cf_git_snapshot_take(fs->plan.writable, &fs->git_before)) < 0)
-		return oom(err);
-	return 0;
-}
-
-int confine_fs_git_hazards(confine_fs *fs, confine_git_hazard **ret, size_t *ret_n,
-                           confine_error *err) {
-	cf_git_snapshot *after = NULL;
-	confine_git_hazard *h = NULL;
-	size_t n = 0;
-	int r;
-	if (!fs || !ret || !ret_n)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_git_hazards needs a handle and result pointers");
-	if (!fs->git_before) {
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	if ((r = cf_git_snapshot_take(fs->plan.writable, &after)) < 0 ||
-	    (r = cf_git_snapshot_diff(fs->git_before, after, &h, &n)) < 0) {
-		cf_git_snapshot_free(after);
-		cf_git_hazards_free(h, n);
-		return oom(err);
-	}
-	cf_git_snapshot_free(after);
-	cf_git_snapshot_free(fs->git_before);
-	fs->git_before = NULL;
-	*ret = h;
-	*ret_n = n;
-	return 0;
-}
-
-void confine_git_hazards_free(confine_git_hazard *hazards, size_t n) {
-	cf_git_hazards_free(hazards, n);
-}
-
-static int write_all(int fd, const void *data, size_t len) {
-	const char *p = data;
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-int confine_fs_write(confine_fs *fs, const char *path, const void *data, size_t len,
-                     confine_error *err) {
-	struct target t;
-	struct stat st;
-	char tmp[NAME_MAX + 1];
-	mode_t keep = 0;
-	bool exists;
-	int fd = -1, r;
-	if (!fs || (!data && len))
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_write needs a handle and data");
-	if ((r = resolve_for_write(fs, "write", path, false, &t, err)) < 0 ||
-	    (r = git_snapshot_before(fs, err)) < 0)
-		goto out;
-	exists = fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	if (exists && S_ISLNK(st.st_mode)) {
-		r = denied(err, "write", path, "mode",
-		           "it is a symbolic link: a harness write does not follow it");
-		goto out;
-	}
-	if (exists && !S_ISREG(st.st_mode)) {
-		r = fs_error(err, "write", path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-		goto out;
-	}
-	/* Keep the old permission bits, never a set-ID bit. */
-	keep = exists ? (st.st_mode & 0777) : 0;
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		snprintf(tmp, sizeof tmp, ".%.*s.confine-%06x", 200, t.name,
-		         (unsigned)((unsigned)getpid() * 2654435761u + attempt * 40503u) & 0xffffff);
-		fd = openat(t.dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd >= 0 || errno != EEXIST)
-			break;
-	}
-	if (fd < 0) {
-		r = fs_error(err, "write", path, errno);
-		goto out;
-	}
-	if ((exists && fchmod(fd, keep) < 0) || (r = write_all(fd, data, len)) < 0 ||
-	    renameat(t.dirfd, tmp, t.dirfd, t.name) < 0) {
-		int e = r < 0 ? -r : errno;
-		(void)unlinkat(t.dirfd, tmp, 0);
-		r = fs_error(err, "write", path, e);
-		goto out;
-	}
-	r = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (t.dirfd >= 0)
-		close(t.dirfd);
-	return r;
-}
-
-int confine_fs_append(confine_fs *fs, const char *path, const void *data, size_t len,
-                      confine_error *err) {
-	struct target t;
-	struct stat st;
-	int fd = -1, r;
-	if (!fs || (!data && len))
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_append needs a handle and data");
-	if ((r = resolve_for_write(fs, "append", path, false, &t, err)) < 0 ||
-	    (r = git_snapshot_before(fs, err)) < 0)
-		goto out;
-	fd = openat(t.dirfd, t.name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
-	                                 O_NONBLOCK,
-	            0644);
-	if (fd < 0) {
-		r = errno == ELOOP ? denied(err, "append", path, "mode",
-		                            "it is a symbolic link: a harness write does not follow it")
-		                   : fs_error(err, "append", path, errno);
-		goto out;
-	}
-	if (fstat(fd, &st) < 0) {
-		r = fs_error(err, "append", path, errno);
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		r = fs_error(err, "append", path, S_ISDIR(st.st_mode) ? EISDIR : EINVAL);
-		goto out;
-	}
-	/* Another name for the same inode may lie anywhere: appending would
-	 * write there too. */
-	if (st.st_nlink > 1) {
-		r = denied(err, "append", path, "mode",
-		           "it has %lu hard links: appending would write through to the others",
-		           (unsigned long)st.st_nlink);
-		goto out;
-	}
-	if ((r = write_all(fd, data, len)) < 0)
-		r = fs_error(err, "append", path, -r);
-out:
-	if (fd >= 0)
-		close(fd);
-	if (t.dirfd >= 0)
-		close(t.dirfd);
-	return r;
-}
-
-static confine_fs_type type_of(mode_t mode) {
-	if (S_ISREG(mode))
-		return CONFINE_FS_FILE;
-	if (S_ISDIR(mode))
-		return CONFINE_FS_DIRECTORY;
-	if (S_ISLNK(mode))
-		return CONFINE_FS_SYMLINK;
-	return CONFINE_FS_OTHER;
-}
-
-static int entry_compare(const void *a, const void *b) {
-	return strcmp(((const confine_fs_entry *)a)->name, ((const confine_fs_entry *)b)->name);
-}
-
-int confine_fs_list(confine_fs *fs, const char *path, confine_fs_entry **ret, size_t *ret_n,
-                    confine_error *err) {
-	char canon[PATH_MAX];
-	confine_fs_entry *entries = NULL;
-	size_t n = 0;
-	struct dirent *e;
-	DIR *d;
-	int fd, r;
-	if (!fs || !ret || !ret_n)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_list needs a handle and result pointers");
-	if ((r = open_for_read(fs, "list", path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, &fd, canon,
-	                       sizeof canon, err)) < 0)
-		return r;
-	if (!(d = fdopendir(fd))) {
-		int e2 = errno;
-		close(fd);
-		return fs_error(err, "list", path, e2);
-	}
-	while ((e = readdir(d))) {
-		char child[PATH_MAX + NAME_MAX + 2];
-		const char *what;
-		struct stat st;
-		confine_fs_entry *grown;
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		snprintf(child, sizeof child, "%s/%s", strcmp(canon, "/") == 0 ? "" : canon, e->d_name);
-		if (deny_clause(fs, child, &what))
-			continue;
-		if (!(grown = realloc(entries, (n + 1) * sizeof *grown)) ||
-		    !(grown[n].name = strdup(e->d_name))) {
-			if (grown)
-				entries = grown;
-			closedir(d);
-			confine_fs_entries_free(entries, n);
-			return oom(err);
-		}
-		entries = grown;
-		grown[n].type = fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
-		                        ? type_of(st.st_mode)
-		                        : CONFINE_FS_OTHER;
-		n++;
-	}
-	closedir(d);
-	if (n > 1)
-		qsort(entries, n, sizeof *entries, entry_compare);
-	*ret = entries;
-	*ret_n = n;
-	return 0;
-}
-
-void confine_fs_entries_free(confine_fs_entry *entries, size_t n) {
-	for (size_t i = 0; entries && i < n; i++)
-		free(entries[i].name);
-	free(entries);
-}
-
-int confine_fs_stat(confine_fs *fs, const char *path, confine_fs_info *ret, confine_error *err) {
-	char canon[PATH_MAX];
-	struct stat st;
-	int fd, r;
-	if (!fs || !ret)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_stat needs a handle and a result pointer");
-	/* The name itself (O_PATH|O_NOFOLLOW at the last step: a symlink is
-	 * reported as one, not followed). */
-	if ((r = open_for_read(fs, "stat", path, O_PATH | O_NOFOLLOW | O_CLOEXEC, &fd, canon,
-	                       sizeof canon, err)) < 0)
-		return r;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-		close(fd);
-		return fs_error(err, "stat", path, e);
-	}
-	close(fd);
-	memset(ret, 0, sizeof *ret);
-	ret->type = type_of(st.st_mode);
-	ret->size = (uint64_t)st.st_size;
-	ret->mode = st.st_mode & 07777;
-	ret->nlink = (unsigned)st.st_nlink;
-	ret->mtime_sec = (int64_t)st.st_mtim.tv_sec;
-	ret->mtime_nsec = st.st_mtim.tv_nsec;
-	return 0;
-}
-
-int confine_fs_mkdir(confine_fs *fs, const char *path, confine_error *err) {
-	struct target t;
-	int r;
-	if (!fs)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_mkdir needs a handle");
-	if ((r = resolve_for_write(fs, "mkdir", path, false, &t, err)) == 0 &&
-	    (r = git_snapshot_before(fs, err)) == 0 && mkdirat(t.dirfd, t.name, 0777) < 0)
-		r = fs_error(err, "mkdir", path, errno);
-	if (t.dirfd >= 0)
-		close(t.dirfd);
-	return r;
-}
-
-int confine_fs_remove(confine_fs *fs, const char *path, confine_error *err) {
-	struct target t;
-	struct stat st;
-	int r;
-	if (!fs)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_remove needs a handle");
-	/* Removing a directory that holds a protected path removes the
-	 * protection with it. */
-	if ((r = resolve_for_write(fs, "remove", path, true, &t, err)) == 0 &&
-	    (r = git_snapshot_before(fs, err)) == 0) {
-		if (fstatat(t.dirfd, t.name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			r = fs_error(err, "remove", path, errno);
-		else if (unlinkat(t.dirfd, t.name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0)
-			r = fs_error(err, "remove", path, errno);
-	}
-	if (t.dirfd >= 0)
-		close(t.dirfd);
-	return r;
-}
-
-int confine_fs_rename(confine_fs *fs, const char *from, const char *to, confine_error *err) {
-	struct target a, b;
-	int r;
-	if (!fs)
-		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
-		                    "confine_fs_rename needs a handle");
-	b.dirfd = -1;
-	/* Both ends, and what each holds: `mv .git .git.old` moves the
-	 * protections away (issue 21). */
-	if ((r = resolve_for_write(fs, "rename", from, true, &a, err)) == 0 &&
-	    (r = resolve_for_write(fs, "rename", to, true, &b, err)) == 0 &&
-	    (r = git_snapshot_before(fs, err)) == 0 && renameat(a.dirfd, a.name, b.dirfd, b.name) < 0)
-		r = fs_error(err, "rename", from, errno);
-	if (a.dirfd >= 0)
-		close(a.dirfd);
-	if (b.dirfd >= 0)
-		close(b.dirfd);
-	return r;
-}
 
 /* For the stage's apply (stage-apply.c): the same resolution and policy
  * decision a harness write gets, handing over the parent's descriptor. */
 int cf_fs_resolve_for_write(confine_fs *fs, const char *op, const char *path, bool holds,
                             int *ret_dirfd, char *name, size_t name_size, confine_error *err) {
 	struct target t;
-	int r = resolve_for_write(fs, op, path, holds, &t, err);
+	int r = cf_fs_resolve(fs, op, path, holds, &t, err);
 	if (r < 0) {
 		if (t.dirfd >= 0)
 			close(t.dirfd);

@@ -2,10 +2,13 @@
 /* Finding the git directory a path lies in (git-dir.h). */
 #include "git-dir.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
 
 static bool holds(const char *dir, const char *name, bool want_dir) {
 	char p[PATH_MAX];
@@ -43,4 +46,32 @@ bool cf_git_dir_at_or_above(const char *path, char *out, size_t size) {
 			return false;
 		*slash = '\0';
 	}
+}
+
+/* Whether the config file at `path` mentions extensions.worktreeConfig
+ * (then git reads config.worktree): any mention counts. */
+bool cf_git_mentions_worktree_config(const char *path) {
+	char buf[65536];
+	ssize_t got;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	got = read(fd, buf, sizeof buf);
+	close(fd);
+	return got > 0 && cf_contains_ci(buf, (size_t)got, "worktreeconfig", 14);
+}
+
+/* The first line of a small file (commondir, a `.git` file), or false. */
+bool cf_git_read_line(int dirfd_, const char *name, char *out, size_t size) {
+	ssize_t got;
+	int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
+	if (fd < 0)
+		return false;
+	got = read(fd, out, size - 1);
+	close(fd);
+	if (got <= 0)
+		return false;
+	out[got] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+	return true;
 }

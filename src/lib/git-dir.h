@@ -18,4 +18,12 @@
  * worktree's or a submodule's gitdir). The git directory goes to `out`. */
 bool cf_git_dir_at_or_above(const char *path, char *out, size_t size) CONFINE_HIDDEN;
 
+/* Whether the config file at `path` mentions extensions.worktreeConfig
+ * (then git reads config.worktree): any mention counts. */
+bool cf_git_mentions_worktree_config(const char *path) CONFINE_HIDDEN;
+
+/* The first line of a small file under `dirfd_` (commondir, a `.git`
+ * file; not followed), without its newline, or false. */
+bool cf_git_read_line(int dirfd_, const char *name, char *out, size_t size) CONFINE_HIDDEN;
+
 #endif

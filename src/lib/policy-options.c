@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "host-pattern.h"
+#include "later.h"
 #include "policy-internal.h"
 #include "util.h"
 
@@ -102,6 +103,7 @@ void cf_policy_clear(confine_policy *policy) {
 	confine_strv_free(policy->writable_roots);
 	confine_strv_free(policy->writable_roots_missing);
 	confine_strv_free(policy->protected_paths);
+	confine_strv_free(policy->unprotect);
 	confine_strv_free(policy->deny_read);
 	confine_strv_free(policy->allow_unix_sockets);
 	confine_strv_free(policy->network_allow);
@@ -152,6 +154,7 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
 	    copy_list(&dst->writable_roots, src->writable_roots) < 0 ||
 	    copy_list(&dst->writable_roots_missing, src->writable_roots_missing) < 0 ||
 	    copy_list(&dst->protected_paths, src->protected_paths) < 0 ||
+	    copy_list(&dst->unprotect, src->unprotect) < 0 ||
 	    copy_list(&dst->deny_read, src->deny_read) < 0 ||
 	    copy_list(&dst->allow_unix_sockets, src->allow_unix_sockets) < 0 ||
 	    copy_list(&dst->network_allow, src->network_allow) < 0 ||
@@ -346,6 +349,20 @@ int confine_policy_add_protected_path(confine_policy *policy, const char *path,
 	if (r < 0)
 		return r;
 	return append_owned(&policy->protected_paths, stored, err);
+}
+
+int confine_policy_add_unprotect(confine_policy *policy, const char *name, confine_error *err) {
+	const cf_later_entry *e;
+	int r = need_policy(policy, name, "unprotect", err);
+	if (r < 0)
+		return r;
+	if ((r = cf_later_check_unprotect(name, err)) < 0)
+		return r;
+	e = cf_later_lookup(name);
+	for (size_t i = 0; policy->unprotect && policy->unprotect[i]; i++)
+		if (cf_later_lookup(policy->unprotect[i]) == e)
+			return 0; /* named once already */
+	return cf_strv_push(&policy->unprotect, e->name) < 0 ? options_oom(err) : 0;
 }
 
 int confine_policy_add_deny_read(confine_policy *policy, const char *path, confine_error *err) {

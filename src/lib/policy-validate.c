@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "git-dir.h"
+#include "later.h"
 #include "policy-limits.h"
 #include "policy-internal.h"
 #include "util.h"
@@ -133,6 +134,9 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 				               "a root cannot be both writable and unreadable",
 				               policy->writable_roots[j], deny);
 	}
+	for (size_t i = 0; policy->unprotect && policy->unprotect[i]; i++)
+		if ((r = cf_later_check_unprotect(policy->unprotect[i], err)) < 0)
+			return r;
 	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
 		const char *p = policy->protected_paths[i];
 		bool inside = false;

@@ -368,13 +368,68 @@ static void git_surface_refused_existing_or_not(void) {
 	expect_denied(confine_fs_mkdir(fs, "sub/.git", &err), &err, "defaultProtections");
 	expect_denied(confine_fs_rename(fs, "notes", "sub/.git", &err), &err, "defaultProtections");
 	assert_false(tl_exists(at(ws, ".git/commondir")));
-	/* Objects and refs stay writable; so do names that only look alike. */
+	/* Objects and refs stay writable; so do names that only look alike,
+	 * below git's data too (`.git/objects/info`, a branch named config). */
 	assert_int_equal(confine_fs_write(fs, ".git/description", "x", 1, &err), 0);
+	mkdir(at(ws, ".git/objects"), 0755);
+	mkdir(at(ws, ".git/objects/info"), 0755);
+	mkdir(at(ws, ".git/refs"), 0755);
+	mkdir(at(ws, ".git/refs/heads"), 0755);
+	assert_int_equal(confine_fs_write(fs, ".git/objects/info/packs", "P\n", 2, &err), 0);
+	assert_int_equal(confine_fs_write(fs, ".git/refs/heads/config", "x", 1, &err), 0);
+	assert_int_equal(confine_fs_mkdir(fs, ".git/refs/heads/hooks", &err), 0);
+	assert_int_equal(confine_fs_remove(fs, ".git/refs/heads/hooks", &err), 0);
 	assert_int_equal(confine_fs_write(fs, ".github", "x", 1, &err), 0);
 	assert_int_equal(confine_fs_remove(fs, ".github", &err), 0);
 	assert_int_equal(confine_fs_remove(fs, "notes", &err), 0);
 	confine_fs_free(fs);
 	put(at(ws, ".git/config"), "[core]\n");
+}
+
+/* What runs later (doc/SPEC.md 15): refused existing or not, a missing
+ * directory's whole tree included; a .gitattributes beside any .git; the
+ * unprotect opt-out lets one through (issue 28.3). */
+static void test_later_refused_existing_or_not(void **state) {
+	static const char *const refused[] = {
+		".bashrc", ".envrc", ".gitattributes", ".gitmodules", ".mcp.json", ".npmrc",
+		".vscode/settings.json", ".vscode/tasks.json", ".claude/settings.json",
+		".claude/commands/x.md", ".claude/other", ".idea/workspace.xml", ".husky/pre-commit",
+		".codex/config.toml", ".cursor/rules", "sub/.gitattributes",
+	};
+	confine_policy policy = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = ws,
+		                  .default_protections = true, .private_temp = true };
+	char *names[] = { (char *)".envrc", NULL };
+	confine_fs *fs;
+	confine_error err = { 0 };
+	(void)state;
+	mkdir(at(ws, "sub"), 0755);
+	mkdir(at(ws, "sub/.git"), 0755);
+	put(at(ws, ".bashrc"), "# mine\n");
+	fs = open_fs(CONFINE_MODE_WORKSPACE_WRITE, NULL);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		expect_denied(confine_fs_write(fs, refused[i], "x", 1, &err), &err, "defaultProtections");
+		if (strcmp(refused[i], ".bashrc") != 0)
+			assert_false(tl_exists(at(ws, refused[i])));
+	}
+	expect_denied(confine_fs_append(fs, ".bashrc", "touch x\n", 8, &err), &err,
+	              "defaultProtections");
+	expect_denied(confine_fs_mkdir(fs, ".claude", &err), &err, "defaultProtections");
+	assert_true(holds(at(ws, ".bashrc"), "# mine\n"));
+	/* a .gitattributes where no repository is, and look-alike names */
+	assert_int_equal(confine_fs_write(fs, "docs.gitattributes", "x", 1, &err), 0);
+	assert_int_equal(confine_fs_write(fs, ".bashrc.d", "x", 1, &err), 0);
+	confine_fs_free(fs);
+	policy.unprotect = names;
+	assert_int_equal(confine_fs_open(&policy, &fs, &err), 0);
+	assert_int_equal(confine_fs_write(fs, ".envrc", "x", 1, &err), 0);
+	expect_denied(confine_fs_write(fs, ".bashrc", "x", 1, &err), &err, "defaultProtections");
+	confine_fs_free(fs);
+	assert_int_equal(unlink(at(ws, ".envrc")), 0);
+	assert_int_equal(unlink(at(ws, ".bashrc")), 0);
+	assert_int_equal(unlink(at(ws, "docs.gitattributes")), 0);
+	assert_int_equal(unlink(at(ws, ".bashrc.d")), 0);
+	assert_int_equal(rmdir(at(ws, "sub/.git")), 0);
+	assert_int_equal(rmdir(at(ws, "sub")), 0);
 }
 
 static void test_git_surface_refused_existing_or_not(void **state) {
@@ -429,6 +484,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_git_surface_refused_existing_or_not, setup,
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_writes_report_git_hazards, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_later_refused_existing_or_not, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "confine.h"
+#include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "testlib.h"
@@ -49,6 +50,15 @@ typedef struct protect_case {
 	bool explicit_unprotected;
 	bool defaults_unprotected;
 } protect_case;
+
+/* Every entry of what runs later, missing in an empty root: the first
+ * missing component of each, an empty directory (doc/SPEC.md 15). */
+#define LATER_PLACEHOLDERS(p) "D" p "/.bash_login", "D" p "/.bash_logout", \
+	"D" p "/.bash_profile", "D" p "/.bashrc", "D" p "/.claude", "D" p "/.codex", "D" p "/.cursor", \
+	"D" p "/.envrc", "D" p "/.gitattributes", "D" p "/.gitmodules", "D" p "/.husky", "D" p "/.idea", \
+	"D" p "/.mcp.json", "D" p "/.npmrc", "D" p "/.profile", "D" p "/.ripgreprc", "D" p "/.vscode", \
+	"D" p "/.zlogin", "D" p "/.zprofile", "D" p "/.zshenv", "D" p "/.zshrc"
+
 
 static const protect_case cases[] = {
 	{ "a repository, argv for others: commondir missing and unprotectable",
@@ -166,6 +176,32 @@ static const protect_case cases[] = {
 	  { REPO("ws") }, { NULL }, true, true, { NULL }, { NULL }, false, false },
 };
 
+/* What runs later (later.c, issue 28.3): kept protected in these cases
+ * (the cases above unprotect every entry, to look at git's alone). */
+static const protect_case later_cases[] = {
+	{ "what runs later, an empty root run by the library: a placeholder for each",
+	  { "d ws" }, { NULL }, false, true,
+	  { NULL }, { LATER_PLACEHOLDERS("ws"), NULL }, false, false },
+	{ "what runs later, argv for others: the existing ones, the missing ones reported",
+	  { "f ws/.bashrc=echo hi\n", "f ws/.vscode/settings.json={}", "d ws/.claude/commands",
+	    "f ws/.claude/commands/x.md=x", "d ws/.idea" },
+	  { NULL }, false, false,
+	  { "ws/.claude", "ws/.vscode", NULL },
+	  { "=ws/.bashrc", "=ws/.claude/commands", "=ws/.idea", "=ws/.vscode/settings.json", NULL },
+	  false, true },
+	{ "what runs later: a nested repository's .gitattributes and .gitmodules",
+	  { REPO("ws/sub"), "f ws/sub/.gitattributes=* filter=x\n", "f ws/sub/.gitmodules=",
+	    "f ws/sub/deeper/.gitattributes=" },
+	  { NULL }, false, false,
+	  { "ws/sub", "ws/sub/.git", NULL },
+	  { "=ws/sub/.git/config", "=ws/sub/.git/hooks", "=ws/sub/.git/info", "=ws/sub/.gitattributes",
+	    "=ws/sub/.gitmodules", NULL },
+	  false, true },
+	{ "what runs later, a symlinked .bashrc: its target, and the name reported",
+	  { "f ws/dotfiles/bashrc=x", "l ws/.bashrc=dotfiles/bashrc" }, { NULL }, false, false,
+	  { "ws/dotfiles", NULL }, { "=ws/dotfiles/bashrc", NULL }, false, true },
+};
+
 static char base[256];
 
 static const char *at(const char *suffix) {
@@ -228,7 +264,7 @@ static const char *kind_mark(const cf_protected *p) {
 	return "?";
 }
 
-static void check_case(const protect_case *k) {
+static void check_case(const protect_case *k, bool later) {
 	confine_policy *p = NULL;
 	cf_plan plan;
 	size_t i;
@@ -238,6 +274,8 @@ static void check_case(const protect_case *k) {
 	for (i = 0; k->protect[i]; i++)
 		assert_int_equal(confine_policy_add_protected_path(p, k->protect[i], NULL), 0);
 	p->default_protections = !k->no_defaults;
+	for (i = 0; !later && i < cf_later_count; i++)
+		assert_int_equal(confine_policy_add_unprotect(p, cf_later_entries[i].name, NULL), 0);
 	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | (k->placeholders ? CF_PLAN_PLACEHOLDERS : 0),
 	                              &plan),
 	                 0);
@@ -281,7 +319,12 @@ static void test_protection_table(void **state) {
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		assert_int_equal(tl_remove_tree(base), 0);
 		assert_int_equal(mkdir(base, 0755), 0);
-		check_case(&cases[c]);
+		check_case(&cases[c], false);
+	}
+	for (size_t c = 0; c < sizeof later_cases / sizeof later_cases[0]; c++) {
+		assert_int_equal(tl_remove_tree(base), 0);
+		assert_int_equal(mkdir(base, 0755), 0);
+		check_case(&later_cases[c], true);
 	}
 }
 

@@ -37,6 +37,8 @@ const flagOf = (name) => table.row(name).flag;
 function generic(row) {
   const option = row.node;
   if (row.type === 'path-list') return { flags: [row.flag], toArgs: list(row.flag) };
+  // names (unprotect): strings, each checked by confine itself
+  if (row.type === 'string-list' && row.flag) return { flags: [row.flag], toArgs: list(row.flag) };
   if (row.type === 'bool' && row.flag) {
     // A flag that turns a default-true option off is given for false; one
     // that turns a default-false option on is given for true.

@@ -307,14 +307,15 @@ test('every policy option is forwarded; bad values are refused by name', async (
   // wrap echoes every option back, canonical
   const w = await confine.wrap(['true'], opts(ws, {
     mode: 'workspace-write', writableRoots: [outside], protectedPaths: ['docs'], defaultProtections: false,
+    unprotect: ['.envrc', '.idea/'],
     denyRead: [path.join(outside, 'secret')], network: 'off', allowUnixSockets: ['/run/confine-tests.sock'],
     env: { inherit: 'none', include: ['PATH'], exclude: ['X*'], set: { CI: '1' }, defaultExcludes: false },
     requireFull: false,
   }));
   assert.deepStrictEqual(w.policy, {
     mode: 'workspace-write', workspaceRoot: ws, writableRoots: [outside], protectedPaths: ['docs'],
-    defaultProtections: false, denyRead: [path.join(outside, 'secret')], network: 'off',
-    allowUnixSockets: ['/run/confine-tests.sock'],
+    defaultProtections: false, unprotect: ['.envrc', '.idea'], denyRead: [path.join(outside, 'secret')],
+    network: 'off', allowUnixSockets: ['/run/confine-tests.sock'],
     env: { inherit: 'none', include: ['PATH'], exclude: ['X*'], set: { CI: '1' }, defaultExcludes: false },
     requireFull: false, limits: { pids: 4096 },
   });
@@ -325,6 +326,7 @@ test('every policy option is forwarded; bad values are refused by name', async (
   const bad = {
     writableRoots: [notADir], network: 'maybe', requireFull: 'yes',
     defaultProtections: 1, denyRead: [ws], env: { bogus: 1 }, limits: { pids: 0 },
+    unprotect: ['.bogus'],
   };
   for (const [option, value] of Object.entries(bad)) {
     for (const call of [() => confine.run(['true'], opts(ws, { [option]: value })),
@@ -422,6 +424,31 @@ test('fs: the harness\'s own writes never follow a planted link out (doc/SPEC.md
   // The unconfined control: a plain write follows the link out.
   fs.writeFileSync(path.join(ws, 'notes.md'), 'pwned\n');
   assert.strictEqual(fs.readFileSync(target, 'utf8'), 'pwned\n');
+});
+
+test('fs: what runs later is refused, gitHazards come back, maxBytes bounds the read (issue 28)', async () => {
+  const { ws } = workspace();
+  const o = { workspace: ws, config: configPath };
+  for (const p of ['.bashrc', '.envrc', '.vscode/settings.json', '.claude/commands/x.md']) {
+    await assert.rejects(confine.fs.write(p, 'touch pwned\n', o), (e) => e instanceof confine.DeniedError && /denied by defaultProtections/.test(e.message));
+    assert.ok(!fs.existsSync(path.join(ws, p)));
+  }
+  assert.deepStrictEqual(await confine.fs.write('.envrc', 'x\n', { ...o, unprotect: ['.envrc'] }), []);
+  assert.strictEqual(fs.readFileSync(path.join(ws, '.envrc'), 'utf8'), 'x\n');
+  await assert.rejects(confine.fs.write('.envrc', 'x', { ...o, unprotect: ['.bogus'] }), (e) => e instanceof confine.InvalidPolicyError && /unprotect entry ".bogus"/.test(e.message));
+  spawnSync('git', ['init', '-q', ws]);
+  spawnSync('git', ['-C', ws, 'config', 'include.path', '../project.gitconfig']);
+  assert.deepStrictEqual(await confine.fs.write('project.gitconfig', '[core]\n\tpager = touch x\n', o),
+    [{ path: path.join(ws, 'project.gitconfig'), kind: 'core.pager' }]);
+  assert.deepStrictEqual(await confine.fs.write('notes', 'x', o), []);
+  // a sparse file past 4 GiB: confine reads 10 bytes of it, not the whole
+  const big = path.join(ws, 'big');
+  fs.writeFileSync(big, '');
+  fs.truncateSync(big, 2 ** 32 + 16);
+  assert.deepStrictEqual(await confine.fs.read('big', { ...o, maxBytes: 10 }), Buffer.alloc(10));
+  await assert.rejects(confine.fs.read('big', { ...o, maxBytes: 2 ** 60 }), confine.UsageError);
+  await assert.rejects(confine.fs.read('big', { ...o, maxBytes: -1 }), confine.UsageError);
+  fs.unlinkSync(big);
 });
 
 test('denyRead pattern **/.env: each match a clause, the model told where it does not hold', async () => {

@@ -107,6 +107,7 @@ class Policy(Structure):
         ("stage_dir", c_char_p),
         ("limits", ctypes.c_uint64 * 6),  # CONFINE_LIMIT_COUNT
         ("limits_given", c_uint),
+        ("unprotect", POINTER(c_char_p)),
     ]
 
 
@@ -301,6 +302,9 @@ _PROTOTYPES = {
     "confine_version": (c_char_p, []),
     "confine_fs_open": (c_int, [POINTER(Policy), POINTER(c_void_p), POINTER(ConfineError)]),
     "confine_fs_free": (None, [c_void_p]),
+    "confine_fs_git_hazards": (c_int, [c_void_p, POINTER(POINTER(GitHazard)), POINTER(c_size_t),
+                                       POINTER(ConfineError)]),
+    "confine_git_hazards_free": (None, [POINTER(GitHazard), c_size_t]),
     "confine_fs_read": (c_int, [c_void_p, c_char_p, c_size_t, POINTER(c_void_p),
                                 POINTER(c_size_t), POINTER(c_bool), POINTER(ConfineError)]),
     "confine_fs_write": (c_int, [c_void_p, c_char_p, c_char_p, c_size_t,
@@ -350,6 +354,7 @@ _PROTOTYPES = {
                                                  POINTER(ConfineError)]),
     "confine_policy_add_protected_path": (c_int, [POINTER(Policy), c_char_p,
                                                   POINTER(ConfineError)]),
+    "confine_policy_add_unprotect": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
     "confine_policy_add_deny_read": (c_int, [POINTER(Policy), c_char_p, POINTER(ConfineError)]),
     "confine_policy_add_allow_host": (c_int, [POINTER(Policy), c_char_p,
                                               POINTER(ConfineError)]),

@@ -245,6 +245,8 @@ HOOKS: Dict[str, Callable[[Any, Any], None]] = {
     "writable_roots": _appender("confine_policy_add_writable_root", "writable_roots", True),
     "protected_paths": _appender("confine_policy_add_protected_path", "protected_paths", False),
     "default_protections": _set_default_protections,
+    # names of what runs later (doc/SPEC.md 15), checked by the library
+    "unprotect": _appender("confine_policy_add_unprotect", "unprotect", False),
     # relative: a pattern at any depth, never joined to the cwd
     # (doc/SPEC.md 15, "Patterns")
     "deny_read": _appender("confine_policy_add_deny_read", "deny_read", False),

@@ -17,7 +17,11 @@ own operations, in-process through libconfine:
   :func:`write` is atomic (a new file renamed over the name, the old
   permission bits kept, a hard link not written through); :func:`append`
   refuses a hard-linked file;
-- reads never return a ``deny_read`` path.
+- reads never return a ``deny_read`` path;
+- every write operation returns the :class:`confine.GitHazard` entries it
+  left (what git, or a tool of doc/SPEC.md 15's "What runs later", would
+  run unconfined: the same report as a run's ``git_hazards``), an empty
+  tuple when none.
 
 A refusal by the policy raises :class:`confine.DeniedError` (its message
 names the path and the clause); the filesystem's refusals raise
@@ -28,10 +32,10 @@ from __future__ import annotations
 import ctypes
 import os
 from dataclasses import dataclass
-from typing import Any, List, Optional, Union
+from typing import Any, List, Optional, Tuple, Union
 
 from . import _ffi, _values
-from ._api import PathArg, _Policy
+from ._api import GitHazard, PathArg, _Policy
 from ._provider import _raise
 from ._errors import DeniedError, FsError, UsageError
 
@@ -102,9 +106,22 @@ def _call(fn: Any, *args: Any) -> None:
         _raise_fs(err)
 
 
+def _hazards(h: "_Handle") -> Tuple[GitHazard, ...]:
+    """What the handle's writes left for git (and for what runs later)."""
+    found = ctypes.POINTER(_ffi.GitHazard)()
+    n = ctypes.c_size_t()
+    _call(_ffi.lib().confine_fs_git_hazards, h.ptr, ctypes.byref(found), ctypes.byref(n))
+    try:
+        return tuple(GitHazard(path=os.fsdecode(found[i].path or b""),
+                               kind=_ffi.text(found[i].kind)) for i in range(n.value))
+    finally:
+        _ffi.lib().confine_git_hazards_free(found, n)
+
+
 def read(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
          max_bytes: int = 0, **policy: Any) -> bytes:
-    """The bytes of a regular file (at most ``max_bytes`` when given)."""
+    """The bytes of a regular file (at most ``max_bytes`` when given: the
+    library reads no more than that)."""
     limit = _values.count(max_bytes, "max_bytes", lower=0)
     with _Handle(mode, workspace, policy) as h:
         data = ctypes.c_void_p()
@@ -113,7 +130,12 @@ def read(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg]
         _call(_ffi.lib().confine_fs_read, h.ptr, _path(path), limit,
               ctypes.byref(data), ctypes.byref(length), ctypes.byref(cut))
         try:
-            return ctypes.string_at(data, length.value) if length.value else b""
+            # Not ctypes.string_at, whose length is a C int: a file of
+            # 4 GiB + 16 bytes came back as 16 (issue 28.6).
+            n = length.value
+            if not n or data.value is None:
+                return b""
+            return bytes((ctypes.c_char * n).from_address(data.value))
         finally:
             _ffi.lib().confine_free(data)
 
@@ -135,18 +157,20 @@ def _data(data: Union[str, bytes]) -> bytes:
 
 
 def write(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-write",
-          workspace: Optional[PathArg] = None, **policy: Any) -> None:
+          workspace: Optional[PathArg] = None, **policy: Any) -> Tuple[GitHazard, ...]:
     """Replaces (or creates) a file atomically."""
     raw = _data(data)
     with _Handle(mode, workspace, policy) as h:
         _call(_ffi.lib().confine_fs_write, h.ptr, _path(path), raw, len(raw))
+        return _hazards(h)
 
 
 def append(path: PathArg, data: Union[str, bytes], *, mode: str = "workspace-write",
-           workspace: Optional[PathArg] = None, **policy: Any) -> None:
+           workspace: Optional[PathArg] = None, **policy: Any) -> Tuple[GitHazard, ...]:
     raw = _data(data)
     with _Handle(mode, workspace, policy) as h:
         _call(_ffi.lib().confine_fs_append, h.ptr, _path(path), raw, len(raw))
+        return _hazards(h)
 
 
 def list(path: PathArg = ".", *, mode: str = "read-only",  # noqa: A001 (the tool's name)
@@ -173,18 +197,21 @@ def stat(path: PathArg, *, mode: str = "read-only", workspace: Optional[PathArg]
 
 
 def mkdir(path: PathArg, *, mode: str = "workspace-write", workspace: Optional[PathArg] = None,
-          **policy: Any) -> None:
+          **policy: Any) -> Tuple[GitHazard, ...]:
     with _Handle(mode, workspace, policy) as h:
         _call(_ffi.lib().confine_fs_mkdir, h.ptr, _path(path))
+        return _hazards(h)
 
 
 def remove(path: PathArg, *, mode: str = "workspace-write", workspace: Optional[PathArg] = None,
-           **policy: Any) -> None:
+           **policy: Any) -> Tuple[GitHazard, ...]:
     with _Handle(mode, workspace, policy) as h:
         _call(_ffi.lib().confine_fs_remove, h.ptr, _path(path))
+        return _hazards(h)
 
 
 def rename(source: PathArg, target: PathArg, *, mode: str = "workspace-write",
-           workspace: Optional[PathArg] = None, **policy: Any) -> None:
+           workspace: Optional[PathArg] = None, **policy: Any) -> Tuple[GitHazard, ...]:
     with _Handle(mode, workspace, policy) as h:
         _call(_ffi.lib().confine_fs_rename, h.ptr, _path(source), _path(target))
+        return _hazards(h)

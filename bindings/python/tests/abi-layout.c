@@ -47,6 +47,7 @@ int main(void) {
 	FIELD(confine_policy, stage_dir);
 	FIELD(confine_policy, limits);
 	FIELD(confine_policy, limits_given);
+	FIELD(confine_policy, unprotect);
 	END();
 	BEGIN(confine_rule);
 	FIELD(confine_rule, allowed_exit_codes);

@@ -527,8 +527,8 @@ class Wrapped(Base):
 class Policy(Base):
     def test_every_option_is_wired_and_bad_values_are_refused_by_name(self):
         self.assertEqual(set(confine.POLICY_OPTIONS), {
-            "writable_roots", "protected_paths", "default_protections", "deny_read", "network",
-            "allow_unix_sockets", "env", "require_full", "limits"})
+            "writable_roots", "protected_paths", "default_protections", "unprotect", "deny_read",
+            "network", "allow_unix_sockets", "env", "require_full", "limits"})
         for keyword, option in confine.POLICY_OPTIONS.items():
             self.assertIsNotNone(option.apply, keyword)
         not_a_dir = os.path.join(self.base, "a-file")
@@ -544,6 +544,7 @@ class Policy(Base):
             "env": {"inherit": "some"},
             "require_full": 1,
             "limits": {"pids": 0},
+            "unprotect": [".bogus"],
         }
         for keyword, value in bad.items():
             for call in (lambda: confine.run(["true"], **self.kw(**{keyword: value})),
@@ -597,6 +598,7 @@ class Policy(Base):
     def test_wrap_echoes_the_whole_policy(self):
         w = confine.wrap(["true"], mode="workspace-write", **self.kw(
             writable_roots=[self.outside], protected_paths=["docs"], default_protections=False,
+            unprotect=[".envrc", ".idea/"],
             deny_read=[os.path.join(self.outside, "secret")], network="off",
             allow_unix_sockets=["/run/confine-tests.sock"],
             env={"inherit": "none", "include": ["PATH"], "exclude": ["X*"],
@@ -605,7 +607,8 @@ class Policy(Base):
         self.assertEqual(w.policy, {
             "mode": "workspace-write", "workspaceRoot": self.ws,
             "writableRoots": [self.outside], "protectedPaths": ["docs"],
-            "defaultProtections": False, "denyRead": [os.path.join(self.outside, "secret")],
+            "defaultProtections": False, "unprotect": [".envrc", ".idea"],
+            "denyRead": [os.path.join(self.outside, "secret")],
             "network": "off", "allowUnixSockets": ["/run/confine-tests.sock"],
             "env": {"inherit": "none", "include": ["PATH"], "exclude": ["X*"],
                     "set": {"CI": "1"}, "defaultExcludes": False},
@@ -1118,6 +1121,45 @@ class HarnessFiles(Base):
             confine.fs.read("missing", workspace=self.ws)
         self.assertEqual(cm.exception.errno, errno.ENOENT)
         self.assertFalse(os.path.exists(os.path.join(self.ws, ".git", "hooks", "pre-commit")))
+
+    def test_what_runs_later_is_refused_and_unprotect_opts_out(self):
+        # issue 28.3: refused existing or not; the control is a plain write
+        for path in (".bashrc", ".envrc", ".vscode/settings.json", ".claude/commands/x.md"):
+            with self.assertRaises(confine.DeniedError) as cm:
+                confine.fs.write(path, "touch pwned\n", workspace=self.ws)
+            self.assertIn("denied by defaultProtections", str(cm.exception))
+            self.assertFalse(os.path.lexists(os.path.join(self.ws, path)))
+        self.assertEqual(confine.fs.write(".envrc", "x\n", workspace=self.ws,
+                                          unprotect=[".envrc"]), ())
+        with open(os.path.join(self.ws, ".envrc")) as f:
+            self.assertEqual(f.read(), "x\n")
+        with self.assertRaises(confine.InvalidPolicy) as cm:
+            confine.fs.write(".envrc", "x\n", workspace=self.ws, unprotect=[".bogus"])
+        self.assertIn('unprotect entry ".bogus"', cm.exception.message)
+
+    def test_writes_report_git_hazards(self):
+        # issue 28.6: confine.fs hands back what a write left for git
+        subprocess.run(["git", "init", "-q", self.ws], check=True)
+        subprocess.run(["git", "-C", self.ws, "config", "include.path", "../project.gitconfig"],
+                       check=True)
+        got = confine.fs.write("project.gitconfig", "[core]\n\tpager = touch x\n",
+                               workspace=self.ws)
+        self.assertEqual(got, (confine.GitHazard(path=os.path.join(self.ws, "project.gitconfig"),
+                                                 kind="core.pager"),))
+        self.assertEqual(confine.fs.write("notes", "x", workspace=self.ws), ())
+        self.assertEqual(confine.fs.remove("notes", workspace=self.ws), ())
+
+    def test_max_bytes_reads_at_most_that_many(self):
+        # a sparse file far past a C int: max_bytes bounds what is read
+        big = os.path.join(self.ws, "big")
+        with open(big, "wb") as f:
+            f.truncate((1 << 32) + 16)
+        self.assertEqual(confine.fs.read("big", workspace=self.ws, max_bytes=10), b"\0" * 10)
+        with self.assertRaises(confine.UsageError):
+            confine.fs.read("big", workspace=self.ws, max_bytes=1 << 64)
+        with self.assertRaises(confine.UsageError):
+            confine.fs.read("big", workspace=self.ws, max_bytes=-1)
+        os.unlink(big)
 
 
 class Facts(unittest.TestCase):

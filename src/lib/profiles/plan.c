@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "later.h"
 #include "patterns.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -59,6 +60,15 @@ static int plan_protections(const confine_policy *policy, cf_plan *plan) {
 	}
 	if (!policy->default_protections)
 		return 0;
+	/* What runs later (later.c), under every root, existing or not. */
+	for (size_t k = 0; plan->writable[k]; k++)
+		for (size_t i = 0; i < cf_later_count; i++) {
+			if (!cf_later_protected(policy, &cf_later_entries[i]) ||
+			    join(path, sizeof path, plan->writable[k], cf_later_entries[i].name) < 0)
+				continue;
+			if ((r = protect_by_path(plan, path)) < 0)
+				return r;
+		}
 	for (size_t k = 0; plan->writable[k]; k++) {
 		static const char *const targets[] = { ".git/hooks", ".git/config" };
 		if (join(path, sizeof path, plan->writable[k], ".git") < 0 || !is_directory(path))

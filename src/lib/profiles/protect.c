@@ -36,7 +36,9 @@
 #include <unistd.h>
 
 #include "dirstack.h"
+#include "git-dir.h"
 #include "git-hazards.h"
+#include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 
@@ -232,34 +234,6 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 	protect_path(c, path, kind, &c->plan->defaults_unprotected);
 }
 
-/* Whether the config file at `path` mentions extensions.worktreeConfig
- * (then git reads config.worktree): any mention counts. */
-static bool mentions_worktree_config(const char *path) {
-	char buf[65536];
-	ssize_t got;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return false;
-	got = read(fd, buf, sizeof buf);
-	close(fd);
-	return got > 0 && cf_contains_ci(buf, (size_t)got, "worktreeconfig", 14);
-}
-
-/* The first line of a small file (commondir, a `.git` file), or false. */
-static bool read_line(int dirfd_, const char *name, char *out, size_t size) {
-	ssize_t got;
-	int fd = openat(dirfd_, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW);
-	if (fd < 0)
-		return false;
-	got = read(fd, out, size - 1);
-	close(fd);
-	if (got <= 0)
-		return false;
-	out[got] = '\0';
-	out[strcspn(out, "\r\n")] = '\0';
-	return true;
-}
-
 static bool seen(struct collect *c, const char *gitdir) {
 	for (size_t i = 0; i < c->n_gitdirs; i++)
 		if (strcmp(c->gitdirs[i], gitdir) == 0)
@@ -338,7 +312,7 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	/* A commondir that names another directory makes this a linked
 	 * worktree's gitdir: config and hooks are the common one's. A
 	 * commondir naming this gitdir itself (".", a placeholder) does not. */
-	if (read_line(fd, "commondir", line, sizeof line)) {
+	if (cf_git_read_line(fd, "commondir", line, sizeof line)) {
 		int n = line[0] == '/' ? snprintf(path, sizeof path, "%s", line)
 		                       : snprintf(path, sizeof path, "%s/%s", gitdir, line);
 		if (n > 0 && (size_t)n < sizeof path)
@@ -359,7 +333,7 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	 * lives in the (protected) common config: a placeholder only then. */
 	if ((size_t)snprintf(path, sizeof path, "%s/config", full || !common ? gitdir : common) <
 	    sizeof path)
-		worktree_config = mentions_worktree_config(path);
+		worktree_config = cf_git_mentions_worktree_config(path);
 	else
 		worktree_config = true;
 	protect_git_entry(c, gitdir, "config.worktree",
@@ -411,7 +385,7 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	if ((size_t)snprintf(path, sizeof path, "%s/.git", dir) >= sizeof path)
 		return;
 	add_item(c, path, CF_PLACEHOLDER_NONE, true);
-	if (!read_line(dirfd_, ".git", buf, sizeof buf) || strncmp(buf, "gitdir:", 7) != 0)
+	if (!cf_git_read_line(dirfd_, ".git", buf, sizeof buf) || strncmp(buf, "gitdir:", 7) != 0)
 		return;
 	line = buf + 7;
 	while (*line == ' ' || *line == '\t')
@@ -428,6 +402,41 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	} else if (errno == ENOENT) {
 		/* Named but missing: the command must not be able to make it. */
 		protect_path(c, path, CF_PLACEHOLDER_DIR, &c->plan->defaults_unprotected);
+	}
+}
+
+static int join(char *out, size_t size, const char *root, const char *rel);
+static bool symlink_on_the_way(const char *root, const char *rel);
+
+/* What runs later (later.c) under `dir`, a writable root or a repository's
+ * work tree (`repo_only`: only the entries git reads there): each entry
+ * the policy protects, as a protectedPaths entry is, its missing first
+ * component stood in for by an empty directory (invisible to git status,
+ * and no file can be made at its name). */
+static void protect_later(struct collect *c, const char *dir, bool repo_only) {
+	char path[PATH_MAX];
+	struct stat st;
+	for (size_t i = 0; i < cf_later_count && !c->oom; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		bool unprotected = false;
+		if ((repo_only && !e->repo) || !cf_later_protected(c->policy, e))
+			continue;
+		if (join(path, sizeof path, dir, e->name) < 0) {
+			defaults_unprotected(c, "%s/%s: the path is too long", dir, e->name);
+			continue;
+		}
+		/* A staged run's writes land in the stage, and applying one to
+		 * an entry is refused (doc/SPEC.md 21): no stand-in needed. */
+		if (c->policy->stage_dir && lstat(path, &st) < 0 && errno == ENOENT)
+			continue;
+		if (symlink_on_the_way(dir, e->name))
+			defaults_unprotected(c, "%s: a symbolic link on its way could be re-pointed by the "
+			                        "command", path);
+		protect_path(c, path, CF_PLACEHOLDER_DIR, &unprotected);
+		if (unprotected)
+			defaults_unprotected(c, "%s does not exist, and an argv another process spawns "
+			                        "has nothing to stand in for it (or it cannot be examined)",
+			                     path);
 	}
 }
 
@@ -476,6 +485,8 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 		struct stat st;
 		if (fstatat(dirfd(d), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    (size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path) {
+			/* a work tree: what git reads at its top */
+			protect_later(c, dir, true);
 			if (S_ISDIR(st.st_mode)) {
 				gitdir_surface(c, path);
 			} else if (S_ISREG(st.st_mode)) {
@@ -666,6 +677,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	c.explicit_now = false;
 	if (policy->default_protections) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
+			protect_later(&c, plan->writable[k], false);
 			walk(&c, plan->writable[k]);
 		}
 	}

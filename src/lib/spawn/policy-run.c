@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "git-hazards.h"
+#include "later.h"
 #include "spawn/cgroup.h"
 #include "spawn/spawn.h"
 
@@ -22,6 +23,7 @@ struct cf_policy_run {
 	struct cf_placeholders *placeholders; /* layered bwrap: made before, removed after */
 	char **scan_roots;       /* workspace-write: the writable roots; else NULL */
 	cf_git_snapshot *before; /* what git would read there, before the run */
+	cf_later_snapshot *later_before; /* what runs later there (later.c), before it */
 	struct cf_cgroup *cgroup; /* the run's own (limits), removed after it */
 };
 
@@ -132,7 +134,8 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 				goto oom;
 		/* Taken before the command exists, so everything it does is
 		 * after it; compared with a second walk once its tree is gone. */
-		if ((r = cf_git_snapshot_take(run->scan_roots, &run->before)) < 0)
+		if ((r = cf_git_snapshot_take(run->scan_roots, &run->before)) < 0 ||
+		    (r = cf_later_snapshot_take(policy, run->scan_roots, &run->later_before)) < 0)
 			goto oom;
 	}
 	*ret_envp = env;
@@ -198,9 +201,19 @@ int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 	 * nothing writes behind the scan. */
 	if (run->scan_roots) {
 		cf_git_snapshot *after = NULL;
+		cf_later_snapshot *later_after = NULL;
 		r = cf_git_snapshot_take(run->scan_roots, &after);
 		if (r == 0)
 			r = cf_git_snapshot_diff(run->before, after, &o->git_hazards, &o->n_git_hazards);
+		/* What runs later, changed where the rung could not hold it
+		 * (Landlock), or behind bwrap's mounts: "planted". */
+		if (r == 0 && p->confined &&
+		    (r = cf_later_snapshot_take(&p->confined->policy, run->scan_roots, &later_after)) == 0)
+			r = cf_later_snapshot_diff(run->later_before, later_after, &o->git_hazards,
+			                           &o->n_git_hazards);
+		cf_later_snapshot_free(later_after);
+		cf_later_snapshot_free(run->later_before);
+		run->later_before = NULL;
 		cf_git_snapshot_free(after);
 		cf_git_snapshot_free(run->before);
 		run->before = NULL;
@@ -232,6 +245,7 @@ void cf_policy_run_release(confine_process *p) {
 	cf_placeholders_release(run->placeholders);
 	confine_strv_free(run->scan_roots);
 	cf_git_snapshot_free(run->before);
+	cf_later_snapshot_free(run->later_before);
 	free(run);
 	p->policy_run = NULL;
 }

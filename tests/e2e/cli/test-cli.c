@@ -729,7 +729,7 @@ static void test_config_errors(void **state) {
 		{ "{\"mdoe\": \"workspace-write\"}",
 		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
 		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
-		  "protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, "
+		  "protectedPaths, unprotect, defaultProtections, denyRead, network, allowUnixSockets, env, "
 		  "requireFull, limits)" },
 		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"wide-open\"}",
@@ -1061,7 +1061,7 @@ static void test_wrap_bwrap_shape(void **state) {
 	expect_launcher_layers(object);
 	policy = json_object_get(object, "policy");
 	expect_keys(policy, KEYS("mode", "workspaceRoot", "writableRoots", "protectedPaths",
-	                         "defaultProtections", "denyRead", "network", "allowUnixSockets",
+	                         "defaultProtections", "unprotect", "denyRead", "network", "allowUnixSockets",
 	                         "env", "requireFull", "limits"));
 	assert_true(json_is_object(json_object_get(object, "env")));
 	assert_string_equal(json_str(policy, "mode"), "workspace-write");

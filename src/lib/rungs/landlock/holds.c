@@ -35,9 +35,10 @@ const cf_rung_holds cf_landlock_holds = {
 	.protect_gap = { NEEDS_BWRAP, "Landlock cannot keep a path read-only inside a directory it "
 	                              "grants writable" },
 	.defaults = CF_RUNG_HOLDS_NOT,
-	.defaults_gap = { NEEDS_BWRAP, "Landlock cannot keep a repository's git files read-only "
-	                               "inside a writable grant: gitHazards reports what the run "
-	                               "changes there" },
+	.defaults_gap = { NEEDS_BWRAP, "Landlock cannot keep a default-protected path (a "
+	                               "repository's git files, what runs later) read-only inside "
+	                               "a writable grant: gitHazards reports what the run changes "
+	                               "there" },
 	.defaults_none_gap = { NEEDS_BWRAP, "Landlock keeps no repository's hooks and config "
 	                                    "read-only, one the run creates included: gitHazards "
 	                                    "reports what the run leaves" },

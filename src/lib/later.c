@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What runs later, beyond git (doc/SPEC.md 15, "What runs later"): the
+ * table, the `unprotect` opt-out, and the before/after fingerprint that
+ * reports a change where a rung cannot keep an entry read-only.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dirstack.h"
+#include "later.h"
+#include "policy-internal.h"
+
+#define STAGE "policy"
+
+/* doc/SPEC.md 15 gives each entry's reason; keep the two in step. */
+const cf_later_entry cf_later_entries[] = {
+	{ ".gitmodules", false, true },
+	{ ".gitattributes", false, true },
+	{ ".bashrc", false, false },
+	{ ".bash_profile", false, false },
+	{ ".bash_login", false, false },
+	{ ".bash_logout", false, false },
+	{ ".profile", false, false },
+	{ ".zshrc", false, false },
+	{ ".zprofile", false, false },
+	{ ".zshenv", false, false },
+	{ ".zlogin", false, false },
+	{ ".envrc", false, false },
+	{ ".npmrc", false, false },
+	{ ".ripgreprc", false, false },
+	{ ".mcp.json", false, false },
+	{ ".vscode/settings.json", false, false },
+	{ ".vscode/tasks.json", false, false },
+	{ ".vscode/launch.json", false, false },
+	{ ".idea", true, false },
+	{ ".claude/settings.json", false, false },
+	{ ".claude/settings.local.json", false, false },
+	{ ".claude/commands", true, false },
+	{ ".claude/agents", true, false },
+	{ ".husky", true, false },
+	{ ".codex/config.toml", false, false },
+	{ ".cursor", true, false },
+};
+const size_t cf_later_count = sizeof cf_later_entries / sizeof cf_later_entries[0];
+
+const cf_later_entry *cf_later_lookup(const char *name) {
+	size_t len;
+	if (!name)
+		return NULL;
+	len = strlen(name);
+	if (len && name[len - 1] == '/')
+		len--;
+	for (size_t i = 0; i < cf_later_count; i++)
+		if (strlen(cf_later_entries[i].name) == len &&
+		    strncmp(cf_later_entries[i].name, name, len) == 0)
+			return &cf_later_entries[i];
+	return NULL;
+}
+
+bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entry) {
+	if (!policy->default_protections)
+		return false;
+	for (size_t i = 0; policy->unprotect && policy->unprotect[i]; i++)
+		if (cf_later_lookup(policy->unprotect[i]) == entry)
+			return false;
+	return true;
+}
+
+bool cf_later_covers(const confine_policy *policy, const char *rel, const cf_later_entry **ret) {
+	while (*rel == '/')
+		rel++;
+	for (size_t i = 0; i < cf_later_count; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		size_t len = strlen(e->name);
+		if (strncmp(rel, e->name, len) != 0 || (rel[len] != '\0' && rel[len] != '/'))
+			continue;
+		if (!cf_later_protected(policy, e))
+			continue;
+		if (ret)
+			*ret = e;
+		return true;
+	}
+	return false;
+}
+
+bool cf_later_name_refused(const confine_policy *policy, const char *root, const char *path) {
+	size_t n = strlen(root);
+	const char *rel, *base;
+	char sibling[PATH_MAX];
+	struct stat st;
+	if (!policy->default_protections)
+		return false;
+	if (strcmp(root, "/") != 0 && (strncmp(path, root, n) != 0 || (path[n] && path[n] != '/')))
+		return false;
+	rel = strcmp(root, "/") == 0 ? path : path + n;
+	if (cf_later_covers(policy, rel, NULL))
+		return true;
+	base = strrchr(path, '/');
+	if (!base)
+		return false;
+	base++;
+	for (size_t i = 0; i < cf_later_count; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		if (!e->repo || strcmp(base, e->name) != 0 || !cf_later_protected(policy, e))
+			continue;
+		if ((size_t)snprintf(sibling, sizeof sibling, "%.*s.git", (int)(base - path), path) <
+		        sizeof sibling &&
+		    lstat(sibling, &st) == 0)
+			return true;
+	}
+	return false;
+}
+
+int cf_later_check_unprotect(const char *name, confine_error *err) {
+	char list[1024];
+	size_t off = 0;
+	if (name && cf_later_lookup(name))
+		return 0;
+	list[0] = '\0';
+	for (size_t i = 0; i < cf_later_count && off < sizeof list; i++) {
+		int n = snprintf(list + off, sizeof list - off, "%s%s%s", i ? ", " : "",
+		                 cf_later_entries[i].name, cf_later_entries[i].dir ? "/" : "");
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+	                    "unprotect entry \"%s\" is not a default protection for what runs "
+	                    "later (one of %s)",
+	                    name ? name : "(null)", list);
+}
+
+/* ---- the fingerprint ---- */
+
+/* Directory entries one snapshot reads in all (a bound on the work). */
+#define LATER_BUDGET 20000
+
+struct later_item {
+	char *path;
+	uint64_t print;
+	bool incomplete;
+};
+
+struct cf_later_snapshot {
+	struct later_item *items;
+	size_t n;
+	size_t spent;
+};
+
+static uint64_t mix(uint64_t h, const void *data, size_t len) {
+	const unsigned char *p = data;
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 1099511628211ull;
+	}
+	return h;
+}
+
+static uint64_t print_stat(const char *name, const struct stat *st) {
+	uint64_t h = 14695981039346656037ull;
+	int64_t t[4] = { st->st_mtim.tv_sec, st->st_mtim.tv_nsec, st->st_ctim.tv_sec,
+		             st->st_ctim.tv_nsec };
+	h = mix(h, name, strlen(name) + 1);
+	h = mix(h, &st->st_dev, sizeof st->st_dev);
+	h = mix(h, &st->st_ino, sizeof st->st_ino);
+	h = mix(h, &st->st_mode, sizeof st->st_mode);
+	h = mix(h, &st->st_size, sizeof st->st_size);
+	h = mix(h, &st->st_nlink, sizeof st->st_nlink);
+	h = mix(h, &st->st_uid, sizeof st->st_uid);
+	h = mix(h, t, sizeof t);
+	return h;
+}
+
+/* A directory's whole tree: each entry's print summed (order-free), the
+ * walk bounded by the snapshot's budget. */
+static int print_tree(cf_later_snapshot *s, const char *top, uint64_t *sum, bool *incomplete) {
+	cf_dirstack stack = { 0 };
+	char *at = NULL;
+	int fd, r = 0;
+	if ((r = cf_dirstack_push_root(&stack, top)) < 0)
+		return r == -ENOMEM ? r : 0;
+	while ((fd = cf_dirstack_pop_open(&stack, &at, NULL)) != -ENOENT) {
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *e;
+		if (fd >= 0 && !d)
+			close(fd);
+		if (fd == -ESTALE)
+			*incomplete = true;
+		while (d && (e = readdir(d))) {
+			struct stat st;
+			char rel[PATH_MAX * 2];
+			if (e->d_name[0] == '.' &&
+			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
+				continue;
+			if (++s->spent > LATER_BUDGET) {
+				*incomplete = true;
+				break;
+			}
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			snprintf(rel, sizeof rel, "%s/%s", at + strlen(top), e->d_name);
+			*sum += print_stat(rel, &st);
+			if (S_ISDIR(st.st_mode) &&
+			    cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name) == -ENOMEM)
+				r = -ENOMEM;
+		}
+		if (d)
+			closedir(d);
+		free(at);
+		at = NULL;
+		if (r < 0 || *incomplete)
+			break;
+	}
+	free(at);
+	cf_dirstack_clear(&stack);
+	return r;
+}
+
+static int take_one(cf_later_snapshot *s, const char *path, bool dir) {
+	struct later_item *grown = realloc(s->items, (s->n + 1) * sizeof *grown);
+	struct stat st;
+	uint64_t print = 0;
+	bool incomplete = false;
+	int r = 0;
+	if (!grown)
+		return -ENOMEM;
+	s->items = grown;
+	if (lstat(path, &st) == 0) {
+		print = print_stat("", &st);
+		if (dir && S_ISDIR(st.st_mode))
+			r = print_tree(s, path, &print, &incomplete);
+	} else {
+		print = errno == ENOENT ? 1 : 2; /* missing; cannot be examined */
+	}
+	if (r < 0 || !(s->items[s->n].path = strdup(path)))
+		return -ENOMEM;
+	s->items[s->n].print = print;
+	s->items[s->n].incomplete = incomplete;
+	s->n++;
+	return 0;
+}
+
+int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
+                           cf_later_snapshot **ret) {
+	cf_later_snapshot *s = calloc(1, sizeof *s);
+	char path[PATH_MAX];
+	int r = 0;
+	if (!s)
+		return -ENOMEM;
+	for (size_t k = 0; r == 0 && roots && roots[k]; k++)
+		for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
+			const cf_later_entry *e = &cf_later_entries[i];
+			if (!cf_later_protected(policy, e))
+				continue;
+			if ((size_t)snprintf(path, sizeof path, "%s%s%s", roots[k],
+			                     strcmp(roots[k], "/") == 0 ? "" : "/", e->name) >= sizeof path)
+				continue;
+			r = take_one(s, path, e->dir);
+		}
+	if (r < 0) {
+		cf_later_snapshot_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+static int push_hazard(confine_git_hazard **hazards, size_t *n, const char *path,
+                       const char *kind) {
+	confine_git_hazard *grown = realloc(*hazards, (*n + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	*hazards = grown;
+	grown[*n].path = strdup(path);
+	grown[*n].kind = strdup(kind);
+	if (!grown[*n].path || !grown[*n].kind) {
+		free(grown[*n].path);
+		free(grown[*n].kind);
+		return -ENOMEM;
+	}
+	(*n)++;
+	return 0;
+}
+
+int cf_later_snapshot_diff(const cf_later_snapshot *before, const cf_later_snapshot *after,
+                           confine_git_hazard **hazards, size_t *n) {
+	if (!before || !after)
+		return 0;
+	for (size_t i = 0; i < after->n; i++) {
+		const struct later_item *a = &after->items[i];
+		const struct later_item *b = NULL;
+		int r = 0;
+		for (size_t j = 0; j < before->n && !b; j++)
+			if (strcmp(before->items[j].path, a->path) == 0)
+				b = &before->items[j];
+		if (!b || b->print != a->print)
+			r = push_hazard(hazards, n, a->path, "planted");
+		else if (a->incomplete || b->incomplete)
+			r = push_hazard(hazards, n, a->path, "incomplete");
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void cf_later_snapshot_free(cf_later_snapshot *snapshot) {
+	if (!snapshot)
+		return;
+	for (size_t i = 0; i < snapshot->n; i++)
+		free(snapshot->items[i].path);
+	free(snapshot->items);
+	free(snapshot);
+}

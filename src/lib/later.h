@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What runs later, beyond git (doc/SPEC.md 15, "What runs later"; issue
+ * 28.3): the files and directories that shells, editors, direnv, git and
+ * agent tools execute or obey when a person next works in a writable root.
+ * They are default protections: read-only on bwrap (existing or not),
+ * refused by the file API, and, where a rung cannot hold them (Landlock),
+ * reported after the run as a gitHazards entry of kind "planted".
+ */
+#ifndef CONFINE_LATER_H
+#define CONFINE_LATER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "confine.h"
+#include "git-hazards.h"
+#include "util.h"
+
+typedef struct cf_later_entry {
+	const char *name; /* relative to a writable root, no trailing slash */
+	bool dir;         /* a directory: everything in it is protected */
+	bool repo;        /* also at the top of every repository's work tree */
+} cf_later_entry;
+
+/* The entries, in doc/SPEC.md's order. */
+extern const cf_later_entry cf_later_entries[] CONFINE_HIDDEN;
+extern const size_t cf_later_count CONFINE_HIDDEN;
+
+/* The entry named `name` (a trailing slash allowed), or NULL. */
+const cf_later_entry *cf_later_lookup(const char *name) CONFINE_HIDDEN;
+
+/* Whether the policy protects `entry` (defaultProtections on, and the
+ * entry not in `unprotect`). */
+bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entry) CONFINE_HIDDEN;
+
+/* Whether `rel` (a path relative to a writable root) lies at or under an
+ * entry the policy protects; *ret (if not NULL) the entry. */
+bool cf_later_covers(const confine_policy *policy, const char *rel,
+                     const cf_later_entry **ret) CONFINE_HIDDEN;
+
+/* The file API's name rule (doc/SPEC.md 19), for `path` (canonical or as
+ * given, absolute) under the writable root `root`: at or under an entry
+ * the policy protects, existing or not, or a `.gitmodules` or
+ * `.gitattributes` beside a `.git` (a repository made after the plan). */
+bool cf_later_name_refused(const confine_policy *policy, const char *root,
+                           const char *path) CONFINE_HIDDEN;
+
+/* A fingerprint of every protected entry under each root (NULL-terminated
+ * canonical directories): identity, type, size and times to the
+ * nanosecond, a directory's entries walked within a budget. */
+typedef struct cf_later_snapshot cf_later_snapshot;
+int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
+                           cf_later_snapshot **ret) CONFINE_HIDDEN;
+/* Appends {path, "planted"} for each entry whose fingerprint differs
+ * (made, changed, replaced or removed). 0 or -ENOMEM. */
+int cf_later_snapshot_diff(const cf_later_snapshot *before, const cf_later_snapshot *after,
+                           confine_git_hazard **hazards, size_t *n) CONFINE_HIDDEN;
+void cf_later_snapshot_free(cf_later_snapshot *snapshot) CONFINE_HIDDEN;
+
+/* The `unprotect` entry check every door shares: 0, or -EINVAL with
+ * INVALID_POLICY naming the value. */
+int cf_later_check_unprotect(const char *name, confine_error *err) CONFINE_HIDDEN;
+
+#endif

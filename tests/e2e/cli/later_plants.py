@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What a confined command leaves for tools run later, beyond git (issue
+28.3, doc/SPEC.md 15 "What runs later"), on one Linux rung, as root and as
+a user this test creates: one table, each entry class through `run`
+(`confine bash --json`), a spawned `wrap` argv and the file API (`confine
+fs write`), each with the unconfined control.
+
+The oracle is the later tool itself, run unconfined after the plant: it
+touches a marker outside the workspace when the plant runs.
+
+- a shell start-up file in a writable root that is a home (`--writable
+  HOME`; `.bashrc` exists, appended to): `HOME=H bash -ic exit`;
+- a missing `.envrc` in the workspace: `bash -c 'source .envrc'`
+  (direnv's way);
+- a missing `.gitattributes` at a repository's top, with a filter driver
+  the repository's config defined before: `git add` runs the driver;
+- an existing `.husky/` directory git's `core.hooksPath` names: a planted
+  `pre-commit` runs on `git commit`;
+- a missing `.claude/` holding `.claude/settings.json` (no tool here to run
+  it: the file on the host is the oracle).
+
+Expected: bwrap `run` keeps every plant out, reports `full`, and leaves no
+placeholder on the host; Landlock `run` lets it land and reports it
+(gitHazards `{"path", "kind": "planted"}`); a `wrap` argv holds what
+exists (bwrap) and lists `defaultProtections` for the rest; `confine fs
+write` refuses every one (`denied by defaultProtections`) and nothing
+lands; `--unprotect NAME` lets the run write it (the opt-out works).
+
+Usage: later_plants.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
+"""
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+from as_user import run_as_created_user  # noqa: E402
+
+SKIP = 77
+ID = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"]
+
+
+def git(cwd, *args, check=True):
+    return subprocess.run(["git"] + ID + list(args), cwd=cwd, check=check, capture_output=True,
+                          text=True, timeout=60)
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        raise AssertionError("%s %s" % (what, detail))
+
+
+def repo(path):
+    os.makedirs(path, exist_ok=True)
+    git(path, "init", "-q")
+    with open(os.path.join(path, "t.txt"), "w") as f:
+        f.write("one\n")
+    git(path, "add", "t.txt")
+    git(path, "commit", "-q", "-m", "base")
+
+
+# ---- the table: (setup, where the entry is, what the plant writes, oracle) ----
+
+class Case:
+    def __init__(self, name, entry, setup, text, oracle, in_home=False):
+        self.name = name
+        self.entry = entry        # relative to its root, as `--unprotect` names it
+        self.setup = setup        # setup(ws, home, mark)
+        self.text = text          # text(mark): what the plant appends
+        self.oracle = oracle      # oracle(ws, home): the later tool, unconfined
+        self.in_home = in_home    # the entry is under the writable home, not the workspace
+
+    def path(self, ws, home, rel=None):
+        return os.path.join(home if self.in_home else ws, rel or self.target)
+
+    @property
+    def target(self):
+        return {".husky": ".husky/pre-commit", ".claude/settings.json": ".claude/settings.json"}.get(
+            self.entry, self.entry)
+
+
+def no_setup(ws, home, mark):
+    pass
+
+
+def bashrc_setup(ws, home, mark):
+    with open(os.path.join(home, ".bashrc"), "w") as f:
+        f.write("# the user's own\n")
+
+
+def bash_interactive(ws, home):
+    subprocess.run(["bash", "-ic", "exit"], env=dict(os.environ, HOME=home),
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+def source_envrc(ws, home):
+    subprocess.run(["bash", "-c", "source ./.envrc"], cwd=ws, capture_output=True, timeout=60)
+
+
+def filter_setup(ws, home, mark):
+    repo(ws)
+    git(ws, "config", "filter.later.clean", "sh -c 'touch %s; cat'" % mark)
+
+
+def git_add(ws, home):
+    with open(os.path.join(ws, "t.txt"), "a") as f:
+        f.write("two\n")
+    git(ws, "add", "t.txt", check=False)
+
+
+def husky_setup(ws, home, mark):
+    repo(ws)
+    os.mkdir(os.path.join(ws, ".husky"))
+    git(ws, "config", "core.hooksPath", ".husky")
+
+
+def git_commit(ws, home):
+    git(ws, "commit", "-q", "--allow-empty", "-m", "later", check=False)
+
+
+def claude_landed(mark):
+    def oracle(ws, home):
+        p = os.path.join(ws, ".claude", "settings.json")
+        if os.path.isfile(p) and "hooks" in open(p).read():
+            open(mark, "w").close()
+    return oracle
+
+
+CASES = [
+    Case("an existing ~/.bashrc in a writable home", ".bashrc", bashrc_setup,
+         lambda mark: "touch %s\n" % mark, bash_interactive, in_home=True),
+    Case("a missing .envrc", ".envrc", no_setup, lambda mark: "touch %s\n" % mark, source_envrc),
+    Case("a missing .gitattributes naming a filter", ".gitattributes", filter_setup,
+         lambda mark: "* filter=later\n", git_add),
+    Case("an existing .husky/ (core.hooksPath)", ".husky", husky_setup,
+         lambda mark: "#!/bin/sh\ntouch %s\n" % mark, git_commit),
+    Case("a missing .claude/settings.json", ".claude/settings.json", no_setup,
+         lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark, None),
+]
+
+
+def plant_command(case, ws, home, mark):
+    p = case.path(ws, home)
+    return ("mkdir -p %s 2>/dev/null; printf '%%s' '%s' >> %s; chmod +x %s 2>/dev/null; true"
+            % (os.path.dirname(p), case.text(mark).replace("'", "'\\''"), p, p))
+
+
+class World:
+    def __init__(self, confine, launcher, runner):
+        self.confine = confine
+        self.runner = runner
+        home = os.environ.get("HOME") or "/tmp"
+        root = os.path.join(home, ".cache", "confine-tests")
+        os.makedirs(root, exist_ok=True)
+        self.base = os.path.realpath(tempfile.mkdtemp(prefix="later-plants.", dir=root))
+        os.mkdir(os.path.join(self.base, "marks"))
+        self.config = os.path.join(self.base, "config.json")
+        with open(self.config, "w") as f:
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
+        self.n = 0
+
+    def fresh(self, case, tag):
+        self.n += 1
+        d = os.path.join(self.base, "%s-%d" % (tag, self.n))
+        ws, home = os.path.join(d, "ws"), os.path.join(d, "home")
+        os.makedirs(ws)
+        os.makedirs(home)
+        mark = os.path.join(self.base, "marks", "%s-%d" % (tag, self.n))
+        case.setup(ws, home, mark)
+        return ws, home, mark
+
+    def common(self, ws, home, opts):
+        return (["--config", self.config, "--runner", self.runner, "-m", "workspace-write",
+                 "-w", ws, "--writable", home] + opts)
+
+    def run(self, ws, home, opts, command):
+        done = subprocess.run([self.confine, "bash", "--json"] + self.common(ws, home, opts)
+                              + ["-c", command], capture_output=True, text=True, cwd=self.base,
+                              timeout=300)
+        check(done.stdout.strip(), "confine bash printed nothing:", (done.returncode, done.stderr))
+        return json.loads(done.stdout)
+
+    def wrap(self, ws, home, command):
+        done = subprocess.run([self.confine, "wrap"] + self.common(ws, home, [])
+                              + ["--", "bash", "-c", command], capture_output=True, text=True,
+                              cwd=self.base, timeout=300)
+        check(done.returncode == 0, "confine wrap failed:", done.stderr)
+        wrapped = json.loads(done.stdout)
+        ran = subprocess.run(wrapped["argv"], cwd=ws, env=wrapped["env"], start_new_session=True,
+                             close_fds=True, stdin=subprocess.DEVNULL, capture_output=True,
+                             text=True, timeout=300)
+        return wrapped, ran
+
+
+def landed(case, ws, home, mark):
+    oracle = case.oracle or claude_landed(mark)
+    oracle(ws, home)
+    return os.path.exists(mark)
+
+
+def marked_entries(*dirs):
+    found = []
+    for top in dirs:
+        for d, subdirs, files in os.walk(top):
+            for n in subdirs + files:
+                try:
+                    os.getxattr(os.path.join(d, n), "user.confine.placeholder",
+                                follow_symlinks=False)
+                    found.append(os.path.join(d, n))
+                except OSError:
+                    pass
+    return found
+
+
+def one_case(w, case):
+    user = pwd.getpwuid(os.getuid()).pw_name
+    label = "%s [%s, %s]" % (case.name, w.runner, user)
+
+    # The control: the plant unconfined; the later tool runs it.
+    ws, home, mark = w.fresh(case, "control")
+    subprocess.run(["bash", "-c", plant_command(case, ws, home, mark)], cwd=ws, timeout=60)
+    check(landed(case, ws, home, mark), "control: the plant did not run unconfined:", label)
+
+    # run
+    ws, home, mark = w.fresh(case, "run")
+    out = w.run(ws, home, [], plant_command(case, ws, home, mark))
+    check(out.get("error") is None, "the run failed:", (label, out))
+    sandbox = out["sandbox"]
+    hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
+    root = home if case.in_home else ws
+    entry_path = os.path.join(root, case.entry)
+    if w.runner == "bwrap":
+        check(not landed(case, ws, home, mark), "bwrap run: the plant landed:", (label, out))
+        check(sandbox["enforcement"] == "full" and "defaultProtections" not in sandbox["unenforced"],
+              "bwrap run: not full:", (label, sandbox["enforcement"], sandbox["unenforced"]))
+        check(marked_entries(ws, home) == [], "bwrap run: placeholders left:",
+              (label, marked_entries(ws, home)))
+        if case.entry in (".envrc", ".gitattributes", ".claude/settings.json"):
+            first = os.path.join(root, case.entry.split("/")[0])
+            check(not os.path.lexists(first), "bwrap run: left on the host:", (label, first))
+    else:
+        check(landed(case, ws, home, mark), "landlock run: did not land (proves nothing):", label)
+        check((entry_path, "planted") in hazards, "landlock run: not reported as planted:",
+              (label, hazards))
+        check("defaultProtections" in sandbox["unenforced"], "landlock run: clause not listed:",
+              (label, sandbox["unenforced"]))
+    print("ok run %s: %s" % (label, "prevented" if w.runner == "bwrap" else "landed, reported"))
+
+    # the opt-out: --unprotect NAME lets the same run write it
+    ws, home, mark = w.fresh(case, "unprotect")
+    out = w.run(ws, home, ["--unprotect", case.entry], plant_command(case, ws, home, mark))
+    check(out.get("error") is None, "the unprotected run failed:", (label, out))
+    if case.entry != ".claude/settings.json" or w.runner != "bwrap":
+        check(landed(case, ws, home, mark), "--unprotect: the run could not write it:",
+              (label, out["stderr"]))
+    else:
+        # .claude/ missing holds other protected entries: its placeholder
+        # stays (doc/SPEC.md 15); unprotected too, the file lands.
+        others = [".claude/settings.json", ".claude/settings.local.json", ".claude/commands",
+                  ".claude/agents"]
+        opts = [x for o in others for x in ("--unprotect", o)]
+        ws, home, mark = w.fresh(case, "unprotect-all")
+        out = w.run(ws, home, opts, plant_command(case, ws, home, mark))
+        check(landed(case, ws, home, mark), "--unprotect .claude/*: the run could not write it:",
+              (label, out["stderr"]))
+    print("ok unprotect %s" % label)
+
+    # wrap, spawned: what exists is held on bwrap; the rest is listed
+    ws, home, mark = w.fresh(case, "wrap")
+    existed = os.path.lexists(entry_path)
+    wrapped, ran = w.wrap(ws, home, plant_command(case, ws, home, mark))
+    got = landed(case, ws, home, mark)
+    if w.runner == "bwrap" and existed:
+        check(not got, "bwrap wrap: an existing entry was written:", (label, ran.stderr))
+    else:
+        check(got, "wrap: did not land (proves nothing):", label)
+        check("defaultProtections" in wrapped["unenforced"], "wrap: not listed:",
+              (label, wrapped["unenforced"]))
+    print("ok wrap %s: %s" % (label, "held" if not got else "landed, listed"))
+
+    # the file API
+    ws, home, mark = w.fresh(case, "fs")
+    done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [])[4:]
+                          + ["append" if case.in_home else "write", case.path(ws, home)],
+                          input=case.text(mark), capture_output=True, text=True, timeout=60)
+    check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
+          "fs: not refused:", (label, done.returncode, done.stdout, done.stderr))
+    if os.path.exists(case.path(ws, home)):
+        os.chmod(case.path(ws, home), 0o755)  # a hook, had it landed
+    check(not landed(case, ws, home, mark), "fs: the plant landed:", label)
+    print("ok fs %s: refused" % label)
+
+
+def run_table(confine, launcher, runner, must_work):
+    w = World(confine, launcher, runner)
+    try:
+        probe = subprocess.run([confine, "bash", "--json", "--config", w.config, "--runner",
+                                runner, "-m", "read-only", "-w", w.base, "-c", "true"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            print("runner %s is not usable here: %s" % (runner, probe.stderr))
+            return 1 if must_work else SKIP
+        for case in CASES:
+            one_case(w, case)
+        return 0
+    finally:
+        shutil.rmtree(w.base, ignore_errors=True)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    confine, launcher, runner = args[0], args[1], args[2]
+    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
+    r = run_table(confine, launcher, runner, must_work)
+    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
+        return r
+    r = run_as_created_user("cflater", __file__, args, args[:2],
+                            keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"))
+    return 0 if r == SKIP and not must_work else r
+
+
+if __name__ == "__main__":
+    sys.exit(main())
