@@ -38,7 +38,7 @@ const {
   ConfineError, SandboxUnavailableError, InvalidPolicyError, UsageError, SpawnFailedError,
   InvalidConfigError, DeniedError, FsError, errorFrom,
 } = require('./lib/errors');
-const { typeName, checkString } = require('./lib/values');
+const { show, typeName, checkString } = require('./lib/values');
 const { POLICY_OPTIONS } = require('./lib/policy-options');
 const { classifyDenial, classifyRunnerFailure } = require('./lib/classify');
 const { render } = require('./lib/render');

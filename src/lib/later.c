@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <sys/xattr.h>
+#endif
 
 #include "dirstack.h"
 #include "later.h"
@@ -225,6 +228,36 @@ static int print_tree(cf_later_snapshot *s, const char *top, uint64_t *sum, bool
 	return r;
 }
 
+/* A run's stand-in (src/lib/spawn/placeholders.c): empty and marked. A
+ * concurrent run in the same root makes and removes these while this one
+ * lives; they hold nothing a later tool could run, so they read as
+ * missing and are no plant. An empty file or directory carrying the mark
+ * made by the command is as harmless. */
+static bool stand_in(const char *path, const struct stat *st) {
+#ifdef __linux__
+	char mark;
+	if (!(S_ISREG(st->st_mode) && st->st_size == 0) && !S_ISDIR(st->st_mode))
+		return false;
+	if (lgetxattr(path, "user.confine.placeholder", &mark, 1) != 1)
+		return false;
+	if (S_ISDIR(st->st_mode)) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		bool empty = d != NULL;
+		while (empty && (e = readdir(d)))
+			empty = strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0;
+		if (d)
+			closedir(d);
+		return empty;
+	}
+	return true;
+#else
+	(void)path;
+	(void)st;
+	return false;
+#endif
+}
+
 static int take_one(cf_later_snapshot *s, const char *path, bool dir) {
 	struct later_item *grown = realloc(s->items, (s->n + 1) * sizeof *grown);
 	struct stat st;
@@ -234,7 +267,9 @@ static int take_one(cf_later_snapshot *s, const char *path, bool dir) {
 	if (!grown)
 		return -ENOMEM;
 	s->items = grown;
-	if (lstat(path, &st) == 0) {
+	if (lstat(path, &st) == 0 && stand_in(path, &st)) {
+		print = 1; /* as missing */
+	} else if (lstat(path, &st) == 0) {
 		print = print_stat("", &st);
 		if (dir && S_ISDIR(st.st_mode))
 			r = print_tree(s, path, &print, &incomplete);

@@ -327,6 +327,7 @@ def describe(policy: PolicyPtr) -> Dict[str, Any]:
         "writableRoots": _ffi.strv(p.writable_roots),
         "protectedPaths": _ffi.strv(p.protected_paths),
         "defaultProtections": bool(p.default_protections),
+        "unprotect": _ffi.strv(p.unprotect),
         "denyRead": _ffi.strv(p.deny_read),
         "network": _describe_network(p),
         "allowUnixSockets": _ffi.strv(p.allow_unix_sockets),

@@ -272,10 +272,56 @@ static void drop_bind(confine_argv *c, long at) {
 	c->argc -= 3;
 }
 
+/* The directories above `path` that are gone, made again as marked,
+ * empty placeholders: a concurrent run that stood in one of them
+ * (`.claude` for `.claude/settings.json`) removed it after this run planned
+ * entries inside it. Each entry this run binds under it gets its own
+ * placeholder; the directory itself is then writable, as a `.claude` of the
+ * user's own would be, and goes with the last run that leaves it empty
+ * (cf_placeholders_release). 0, or -errno. */
+static int make_parents(const char *path) {
+	char dir[PATH_MAX];
+	struct stat st;
+	size_t len = strlen(path), at;
+	if (len >= sizeof dir)
+		return -ENAMETOOLONG;
+	memcpy(dir, path, len + 1);
+	/* the deepest ancestor still there */
+	for (at = len; at > 0; at--) {
+		if (dir[at] != '/')
+			continue;
+		dir[at] = '\0';
+		if (lstat_safely(dir, &st) == 0)
+			break;
+		if (errno != ENOENT)
+			return -errno;
+	}
+	if (at == 0)
+		return -ENOENT;
+	/* then each one below it, down to the entry's own parent */
+	memcpy(dir, path, len + 1);
+	for (size_t i = at + 1; i < len; i++) {
+		int r, fd;
+		if (dir[i] != '/')
+			continue;
+		dir[i] = '\0';
+		r = make(dir, CF_PLACEHOLDER_DIR);
+		if (r == 0 && (fd = open_placeholder(dir, CF_PLACEHOLDER_DIR)) >= 0) {
+			mark(fd);
+			close(fd);
+		} else if (r < 0 && r != -EEXIST) {
+			return r;
+		}
+		dir[i] = '/';
+	}
+	return 0;
+}
+
 /* Makes (or adopts) and share-locks the placeholder at `path`: 1 held, 0
  * nothing to hold (an existing path that is not one), or -errno. */
 static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholder_kind kind) {
 	long waited = 0;
+	bool parents_made = false;
 	for (int attempt = 0; attempt < 4; attempt++) {
 		struct stat st, now;
 		bool made = false;
@@ -295,6 +341,13 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 			}
 			if (r == -EEXIST)
 				continue; /* made meanwhile: look again */
+			if (r == -ENOENT && !parents_made) {
+				/* a directory on its way went meanwhile */
+				parents_made = true;
+				if ((r = make_parents(path)) < 0)
+					return r;
+				continue;
+			}
 			if (r < 0)
 				return r;
 			made = true;
