@@ -727,7 +727,7 @@ static void test_config_errors(void **state) {
 		const char *message;
 	} cases[] = {
 		{ "{\"mdoe\": \"workspace-write\"}",
-		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runner, runnerCommand, "
+		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
 		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
 		  "protectedPaths, defaultProtections, denyRead, network, allowUnixSockets, env, "
 		  "requireFull, limits)" },
