@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The per-call cost of one policy on each engine (issue 32, doc/SCALING.md):
-`true` run N times bare, under `confine run` (the host's rung), from an
+`true` run N times bare, under `confine run` (the host's rung; then pinned
+to bwrap and to gvisor, doc/SPEC.md 22), from an
 exported bundle under `runc run`, and under `runsc run` (gVisor). Prints the
 median wall time of each and its ratio to bare. As root; an engine that is
 missing is left out. A measurement, not a test.
@@ -41,6 +42,14 @@ def main():
         rows.append(("confine run (host rung)",
                      median_ms(lambda i: [confine, "run", "-w", ws, "--network", "off", "--",
                                           "/bin/true"], n)))
+        # The rungs side by side (doc/SPEC.md 22): bwrap, and gVisor's runsc
+        # through confine's own helper (bundle, run, cleanup per call).
+        for rung in ("bwrap", "gvisor"):
+            if rung == "gvisor" and not shutil.which("runsc"):
+                continue
+            rows.append(("confine run --runner " + rung,
+                         median_ms(lambda i: [confine, "run", "--runner", rung, "-w", ws,
+                                              "--network", "off", "--", "/bin/true"], n)))
         for runtime in ("runc", "runsc"):
             if not shutil.which(runtime):
                 continue
@@ -60,6 +69,10 @@ def main():
     bare = rows[0][1]
     for name, ms in rows:
         print("%-32s %9.1f ms  %7.1fx bare" % (name, ms, ms / bare))
+    by_name = dict(rows)
+    if "confine run --runner gvisor" in by_name and "confine run --runner bwrap" in by_name:
+        print("gvisor / bwrap rung: %.1fx" % (by_name["confine run --runner gvisor"] /
+                                             by_name["confine run --runner bwrap"]))
     return 0
 
 

@@ -147,8 +147,9 @@ typedef enum confine_layer {
 	CONFINE_LAYER_RUNNER_COMMAND = 1u << 6, /* "runnerCommand": the operator's assertion */
 	CONFINE_LAYER_CGROUP = 1u << 7,         /* "cgroup": the run's own cgroup (limits) */
 	CONFINE_LAYER_RLIMIT = 1u << 8,         /* "rlimit": setrlimit(2) in the launcher (limits) */
+	CONFINE_LAYER_GVISOR = 1u << 9,         /* "gvisor": runsc's kernel and its mounts */
 } confine_layer;
-#define CONFINE_LAYER_COUNT 9
+#define CONFINE_LAYER_COUNT 10
 
 /* Whether this host can run the launcher's supervisor (seccomp user
  * notification, Linux 5.0): the layer that holds metadata, unix-sockets
@@ -166,12 +167,13 @@ typedef enum confine_runner {
 	CONFINE_RUNNER_LANDLOCK,       /* "landlock" */
 	CONFINE_RUNNER_SEATBELT,       /* "seatbelt" */
 	CONFINE_RUNNER_RUNNER_COMMAND, /* "runnerCommand" */
+	CONFINE_RUNNER_GVISOR,         /* "gvisor": runsc, pinned only (doc/SPEC.md 22) */
 } confine_runner;
 
-/* "bwrap", "landlock", "seatbelt", "runnerCommand"; "none" for NONE. Static. */
+/* "bwrap", "landlock", "seatbelt", "runnerCommand", "gvisor"; "none" for NONE. Static. */
 CONFINE_API const char *confine_runner_name(confine_runner runner);
-/* Parses "bwrap", "landlock" or "seatbelt" (the rungs a chain can be pinned
- * to). Anything else: -EINVAL naming the value. */
+/* Parses "bwrap", "landlock", "seatbelt" or "gvisor" (the rungs a chain can
+ * be pinned to). Anything else: -EINVAL naming the value. */
 CONFINE_API int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err);
 
 /* ------------------------------------------------------------------------ */

@@ -2,7 +2,7 @@
 // Types of the confine Node package (index.js, CommonJS).
 
 export type Mode = 'read-only' | 'workspace-write' | 'danger-full-access';
-export type Runner = 'bwrap' | 'landlock' | 'seatbelt' | 'runnerCommand';
+export type Runner = 'bwrap' | 'landlock' | 'seatbelt' | 'runnerCommand' | 'gvisor';
 export type Enforcement = 'full' | 'partial';
 
 /** The network allowlist (doc/SPEC.md 15): the network off but for these
@@ -61,7 +61,7 @@ export interface CallOptions extends PolicyOptions {
   cwd?: string;
   /** Pin the runner (used unprobed; fails closed if it cannot run). Another
    * value is an InvalidConfigError. */
-  runner?: 'bwrap' | 'landlock' | 'seatbelt';
+  runner?: 'bwrap' | 'landlock' | 'seatbelt' | 'gvisor';
   /** A confine JSON configuration file (else $CONFINE_CONFIG). */
   config?: string;
   /** The environment `confine` (and so the command) gets; default process.env. */

@@ -462,6 +462,19 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	if (strcmp(key, "landlockLauncher") == 0)
 		return take_absolute_path(path, key, value, &config->landlock_launcher, EINVAL, errbuf,
 		                          size);
+	if (strcmp(key, "runner") == 0) {
+		/* The rung to pin, as --runner names it (doc/SPEC.md 22: the
+		 * gVisor rung runs only when named). */
+		confine_error err;
+		if (!json_is_string(value))
+			return config_error(errbuf, size, EINVAL, "%s: key \"runner\" must be a string, not %s",
+			                    path, json_type_words(value));
+		if (confine_runner_parse(json_string_value(value), &config->runner, &err) < 0)
+			return config_error(errbuf, size, EINVAL, "%s: key \"runner\": %s", path,
+			                    err.message);
+		config->has_runner = true;
+		return 0;
+	}
 	if (strcmp(key, "runnerCommand") == 0) {
 		int r = take_string_list(path, key, value, true, &config->runner_command, errbuf, size);
 		if (r == 0 && !config->runner_command[0]) {

@@ -28,6 +28,8 @@ typedef struct cli_config {
 	bool has_probe_timeout;
 	double probe_timeout_ms;          /* passed through unvalidated */
 	char *landlock_launcher;          /* or NULL: the library's default */
+	bool has_runner;
+	confine_runner runner;            /* runner: the pinned rung ("gvisor": SPEC 22) */
 
 	/* The policy beyond mode and root (issue 16). Lists are NULL-terminated
 	 * or NULL (absent); paths are checked for shape here (absolute where

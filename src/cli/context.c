@@ -43,6 +43,8 @@ static int make_provider(cli_context *ctx) {
 	local.landlock_launcher = ctx->config.landlock_launcher;
 	if (ctx->args->has_runner)
 		local.pin = ctx->args->runner;
+	else if (ctx->config.has_runner)
+		local.pin = ctx->config.runner;
 	if (confine_local_provider_new(&local, &ctx->provider, &err) < 0) {
 		/* Only the file can hold what the provider refuses: name it. */
 		if (ctx->config.path && err.code == CONFINE_E_INVALID_CONFIG)

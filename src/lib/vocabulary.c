@@ -81,7 +81,7 @@ const char *confine_clause_status_name(confine_clause_status status) {
 const char *confine_layer_name(unsigned index) {
 	static const char *const names[CONFINE_LAYER_COUNT] = {
 		"bwrap", "landlock", "seccomp", "supervisor", "seatbelt", "confine", "runnerCommand",
-		"cgroup", "rlimit",
+		"cgroup", "rlimit", "gvisor",
 	};
 	return index < CONFINE_LAYER_COUNT ? names[index] : NULL;
 }

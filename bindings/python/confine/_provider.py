@@ -53,8 +53,8 @@ class Provider:
     their own (see :func:`configure`).
 
     ``runner`` pins the ladder to one rung (``"bwrap"``, ``"landlock"``,
-    ``"seatbelt"``: used unprobed, failing closed at run time if it cannot
-    run). ``landlock_launcher`` is landlock-run's path. ``runner_command`` and
+    ``"seatbelt"``, ``"gvisor"``: used unprobed, failing closed at run time
+    if it cannot run; ``"gvisor"`` is never chosen unless named). ``landlock_launcher`` is landlock-run's path. ``runner_command`` and
     ``runner_failure_signatures`` configure an operator's bwrap-shaped
     runner; ``probe_timeout`` bounds each probe, in seconds (a whole number of
     milliseconds: 0.25 is fine, 0.0005 is not). Invalid values

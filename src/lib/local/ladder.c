@@ -15,7 +15,8 @@ size_t cf_ladder_chain_for_platform(const char *platform, confine_runner chain[C
 	 * (Windows included) has an empty chain: it fails closed rather than
 	 * run anything unconfined. */
 	for (size_t i = 0; platform && cf_runners[i] && n < CF_LADDER_MAX; i++)
-		if (cf_runners[i]->platform && strcmp(cf_runners[i]->platform, platform) == 0)
+		if (cf_runners[i]->platform && !cf_runners[i]->pin_only &&
+		    strcmp(cf_runners[i]->platform, platform) == 0)
 			chain[n++] = cf_runners[i]->id;
 	return n;
 }

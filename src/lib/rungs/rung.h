@@ -187,6 +187,9 @@ typedef struct cf_rung_holds {
 /* Rows the table may hold. */
 #define CF_RUNNER_MAX 8
 
+struct cf_clause_facts;
+struct confine_clause;
+
 typedef struct cf_runner_def {
 	confine_runner id;
 	const char *name;              /* confine_runner_name() */
@@ -195,6 +198,9 @@ typedef struct cf_runner_def {
 	 * chain is the rows of that platform in table order. NULL: never a
 	 * rung (and never pinned). */
 	const char *platform;
+	/* Pinnable on its platform, never in its natural chain (gVisor:
+	 * doc/SPEC.md 22). */
+	bool pin_only;
 	unsigned facts;                /* CONFINE_RUNNER_FACT_*, into every argv */
 	/* Every argv of this row runs the project's launcher (landlock-run):
 	 * the row's own program, or `inner` inside it. An argv for others
@@ -246,6 +252,10 @@ typedef struct cf_runner_def {
 	 * cannot be executed writes the runner-failure detail to `failure`. */
 	bool (*probe)(const cf_runner_program *program, const cf_runner_env *env,
 	              confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]);
+	/* The rung's own report per clause, instead of cf_clauses_make()
+	 * with its id (src/lib/rungs/<rung>/); NULL: the shared one. */
+	int (*clauses)(const confine_policy *policy, const struct cf_clause_facts *facts,
+	               struct confine_clause **ret, size_t *n);
 } cf_runner_def;
 
 /* The rows, in ladder order, NULL-terminated (rungs.c). */

@@ -17,12 +17,14 @@ extern const cf_runner_def cf_runner_bwrap CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_landlock CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_seatbelt CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_command CONFINE_HIDDEN;
+extern const cf_runner_def cf_runner_gvisor CONFINE_HIDDEN;
 
 const cf_runner_def *const cf_runners[] = {
 	&cf_runner_bwrap,    /* bwrap/ */
 	&cf_runner_landlock, /* landlock/ */
 	&cf_runner_seatbelt, /* seatbelt/ */
 	&cf_runner_command,  /* runner-command/ */
+	&cf_runner_gvisor,   /* gvisor/ */
 	NULL,
 };
 

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""World effects of `confine run --runner gvisor` (doc/SPEC.md 22): the run's
+policy as a bundle under runsc, each fact with its control (the same probe
+run unconfined on the host, so a probe that cannot see the effect fails the
+control):
+
+- workspace-write: a write in the workspace lands; one outside it (a
+  directory on the host's disk) is absent;
+- denyRead: the file is not read (inside the workspace and a directory out);
+- network off: a loopback listener this test runs on the host is not reached
+  (network on, under gVisor too: reached);
+- env: the filter's secret-named variable is absent, a plain one present;
+- --max-pids 12: at most 12 tasks at once (control: 40 forks unconfined,
+  and under gVisor without the limit);
+- the outcome: runner "gvisor", the command's exit code, a missing program
+  is SPAWN_FAILED 127 (not a runner failure), a command that prints the
+  helper's own failure line and exits 125 is still the command's exit;
+- the rung's private directory is gone after the run, and one left by a
+  helper killed with SIGKILL is swept by the next run (its runsc is gone);
+- as root only: a runsc that fails before making the sandbox (a stand-in on
+  PATH that exits 128) is a runner failure, SANDBOX_UNAVAILABLE, naming it;
+- --require-full refuses (setid is not held), nothing runs;
+- the natural ladder never picks gvisor: `confine probe` without --runner;
+- the same as a created user (tests/helpers/as_user.py): runsc --rootless.
+
+Usage: gvisor_world.py CONFINE LANDLOCK_RUN CONFINE_GVISOR
+Exit 77 (skip) when runsc is not installed, unless CONFINE_MUST_WORK=1.
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from as_user import run_as_created_user  # noqa: E402
+
+SKIP = 77
+SECRET = "s3cr3t-gvisor-value"
+MUST = os.environ.get("CONFINE_MUST_WORK") == "1"
+failures = []
+
+
+def check(name, ok, detail=""):
+    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
+    sys.stdout.flush()
+    if not ok:
+        failures.append(name)
+
+
+PROBE = r"""
+import os, socket, sys, time
+ws, outside, denied_in, denied_out, port, forks = sys.argv[1:7]
+def attempt(f):
+    try:
+        return f()
+    except OSError as e:
+        return "error:" + (os.strerror(e.errno) if e.errno else str(e))
+def write(path):
+    with open(path, "w") as f:
+        f.write("x")
+    return "wrote"
+def read(path):
+    with open(path) as f:
+        return "read:" + f.read().strip()
+def connect():
+    s = socket.create_connection(("127.0.0.1", int(port)), timeout=3)
+    s.close()
+    return "connected"
+def fork_many():
+    pids = []
+    try:
+        for _ in range(int(forks)):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(2)
+                os._exit(0)
+            pids.append(pid)
+    except OSError:
+        pass
+    for pid in pids:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    return str(len(pids))
+print("ws_write=" + attempt(lambda: write(os.path.join(ws, "landed"))))
+print("outside_write=" + attempt(lambda: write(outside)))
+print("denied_in=" + attempt(lambda: read(denied_in)))
+print("denied_out=" + attempt(lambda: read(denied_out)))
+print("connect=" + attempt(connect))
+print("secret=" + os.environ.get("CONFINE_TEST_API_TOKEN", "absent"))
+print("plain=" + os.environ.get("CONFINE_TEST_PLAIN", "absent"))
+print("forked=" + fork_many())
+sys.stdout.flush()
+"""
+
+
+def facts(text):
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+class Listener:
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            conn.close()
+
+
+def outcome(stderr):
+    """The --json outcome: the last line of stderr."""
+    lines = [line for line in stderr.splitlines() if line.startswith("{")]
+    return json.loads(lines[-1]) if lines else {}
+
+
+def base_dir():
+    if os.geteuid() == 0:
+        return "/run/confine-gvisor"
+    xdg = os.environ.get("XDG_RUNTIME_DIR")
+    if xdg and xdg.startswith("/"):
+        return os.path.join(xdg, "confine-gvisor")
+    return "/tmp/confine-gvisor-%d" % os.geteuid()
+
+
+def runs_left():
+    try:
+        return sorted(n for n in os.listdir(base_dir()) if n.startswith("run-"))
+    except FileNotFoundError:
+        return []
+
+
+def main():
+    if len(sys.argv) not in (4, 5):
+        print(__doc__)
+        return 2
+    confine, launcher, helper = sys.argv[1:4]
+    user_half = sys.argv[4:] == ["--no-nonroot"]
+    if not shutil.which("runsc"):
+        if MUST:
+            print("FAIL (CONFINE_MUST_WORK=1): runsc is not installed")
+            return 1
+        print("SKIP: runsc is not installed")
+        return SKIP
+    status = half(confine, launcher, helper, user_half)
+    if status == 0 and not user_half and os.geteuid() == 0:
+        print("-- as a created user: runsc --rootless")
+        sys.stdout.flush()
+        status = run_as_created_user("cfgv", __file__, [confine, launcher, helper],
+                                     [confine, launcher, helper])
+    return status
+
+
+def half(confine, launcher, helper, user_half):
+    python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else \
+        os.path.realpath(sys.executable)
+    base = tempfile.mkdtemp(prefix="confine-gvisor-", dir="/var/tmp")
+    os.chmod(base, 0o755)
+    env = dict(os.environ, CONFINE_TEST_API_TOKEN=SECRET, CONFINE_TEST_PLAIN="plain")
+    # The helper is found beside the launcher the provider runs: name the
+    # launcher (the staged one for the user half; the build tree's as root).
+    config = os.path.join(base, "config.json")
+    with open(config, "w") as f:
+        json.dump({"landlockLauncher": os.path.realpath(launcher)}, f)
+    env["CONFINE_CONFIG"] = config
+    try:
+        ws = os.path.join(base, "ws")
+        os.makedirs(ws)
+        probe = os.path.join(base, "probe.py")
+        with open(probe, "w") as f:
+            f.write(PROBE)
+        denied_in = os.path.join(ws, "secret.txt")
+        private = os.path.join(base, "private")
+        os.makedirs(private)
+        denied_out = os.path.join(private, "key")
+        for path in (denied_in, denied_out):
+            with open(path, "w") as f:
+                f.write(SECRET)
+        outside = os.path.join(base, "outside")
+        listener = Listener()
+        args = [python, probe, ws, outside, denied_in, denied_out, str(listener.port), "40"]
+
+        host = facts(subprocess.run(args, env=env, capture_output=True, text=True,
+                                    cwd=ws).stdout)
+        check("control: a write outside lands unconfined",
+              host.get("outside_write") == "wrote" and os.path.exists(outside), str(host))
+        check("control: denyRead files are readable unconfined",
+              host.get("denied_in") == "read:" + SECRET and
+              host.get("denied_out") == "read:" + SECRET, str(host))
+        check("control: the loopback listener is reached unconfined",
+              host.get("connect") == "connected", str(host))
+        check("control: the secret is in the caller's environment",
+              host.get("secret") == SECRET, str(host))
+        check("control: 40 forks unconfined", host.get("forked") == "40", str(host))
+        for path in (outside, os.path.join(ws, "landed")):
+            os.remove(path)
+
+        policy = ["run", "--json", "--runner", "gvisor", "-m", "workspace-write", "-w", ws,
+                  "--deny-read", denied_in, "--deny-read", private]
+
+        def run(extra, command=None, **kw):
+            return subprocess.run([confine] + policy + extra + ["--"] + (command or args),
+                                  env=kw.get("env", env), capture_output=True, text=True,
+                                  cwd=ws, timeout=180)
+
+        r = run(["--network", "off", "--max-pids", "12"])
+        got, out = facts(r.stdout), outcome(r.stderr)
+        detail = "%s rc=%d stderr: %s" % (got, r.returncode, r.stderr[-1500:])
+        check("the run is the gvisor rung's", out.get("sandbox", {}).get("runner") == "gvisor",
+              detail)
+        check("a write in the workspace lands", got.get("ws_write") == "wrote" and
+              os.path.exists(os.path.join(ws, "landed")), detail)
+        check("a write outside the workspace is absent",
+              got.get("outside_write", "").startswith("error:") and not os.path.exists(outside),
+              detail)
+        check("a denyRead file in the workspace is not read",
+              got.get("denied_in", "").startswith("error:") or
+              (got.get("denied_in") is not None and SECRET not in got["denied_in"]), detail)
+        check("a denyRead directory outside is not read",
+              got.get("denied_out") is not None and SECRET not in got["denied_out"], detail)
+        check("network off: the host's loopback listener is not reached",
+              got.get("connect", "").startswith("error:"), detail)
+        check("the filter's secret is absent", got.get("secret") == "absent", detail)
+        check("a plain variable is present", got.get("plain") == "plain", detail)
+        check("--max-pids 12 holds: fewer than 12 forks",
+              got.get("forked", "").isdigit() and 0 < int(got["forked"]) < 12, detail)
+        clauses = {c["clause"]: c for c in out.get("sandbox", {}).get("clauses", [])}
+        check("the report: limits.pids held by gVisor's kernel",
+              clauses.get("limits.pids", {}).get("status") == "enforced" and
+              clauses["limits.pids"].get("layers") == ["gvisor"], str(clauses.get("limits.pids")))
+        check("the report: setid is not held (no supervisor under gVisor)",
+              clauses.get("setid", {}).get("status") == "unenforced", str(clauses.get("setid")))
+        check("the rung's private directory is gone after the run", runs_left() == [],
+              str(runs_left()))
+        os.remove(os.path.join(ws, "landed"))
+
+        r = run(["--network", "on"])
+        got = facts(r.stdout)
+        check("control: network on under gVisor reaches the listener",
+              got.get("connect") == "connected", str(got) + r.stderr[-800:])
+        check("control: 40 forks under gVisor without --max-pids", got.get("forked") == "40",
+              str(got))
+
+        r = run([], ["sh", "-c", "exit 7"])
+        check("the command's exit code is the outcome's",
+              r.returncode == 7 and outcome(r.stderr).get("exitCode") == 7, r.stderr[-800:])
+        r = run([], ["sh", "-c", "echo 'confine-gvisor: not the helper' >&2; exit 125"])
+        out = outcome(r.stderr)
+        check("a command that prints the helper's line and exits 125 is the command's exit",
+              r.returncode == 125 and out.get("exitCode") == 125 and
+              not out.get("sandbox", {}).get("runnerFailed"), r.stderr[-800:])
+        r = run([], [os.path.join(base, "no-such-program")])
+        out = outcome(r.stderr)
+        check("a missing program is SPAWN_FAILED 127, not a runner failure",
+              r.returncode == 127 and out.get("error", {}).get("code") == "SPAWN_FAILED",
+              "%d %s" % (r.returncode, r.stderr[-800:]))
+
+        marker = os.path.join(ws, "ran")
+        r = run(["--require-full"], ["touch", marker])
+        check("--require-full refuses the rung (setid is not held), nothing runs",
+              r.returncode == 125 and "requireFull" in r.stderr and "setid" in r.stderr and
+              not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-800:]))
+
+        # Killed: the helper's directory stays, its runsc dies with it, and
+        # the next run sweeps the directory.
+        p = subprocess.Popen([confine] + policy + ["--", "sleep", "60"], env=env, cwd=ws,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        left, helper_pid = [], None
+        for _ in range(300):
+            left = runs_left()
+            if left:
+                helper_pid = int(left[0].split("-")[1])
+                if os.path.exists(os.path.join(base_dir(), left[0], "pid")):
+                    break
+            time.sleep(0.05)
+        if helper_pid:
+            os.kill(helper_pid, signal.SIGKILL)
+        p.wait(timeout=60)
+        time.sleep(0.5)
+        leftover = subprocess.run(["pgrep", "-f", "run-%d-" % (helper_pid or 0)],
+                                  capture_output=True, text=True).stdout.split()
+        check("a helper killed with SIGKILL leaves its directory, and no runsc",
+              helper_pid is not None and runs_left() == left and not leftover,
+              "%s %s %s" % (left, runs_left(), leftover))
+        run([], ["true"])
+        check("the next run sweeps the killed helper's directory", runs_left() == [],
+              str(runs_left()))
+
+        if not user_half:
+            # A runsc that fails before making the sandbox: a stand-in on a
+            # trusted PATH (root-owned, outside /tmp).
+            fake = tempfile.mkdtemp(prefix="confine-gvisor-fake-", dir="/var/lib")
+            try:
+                os.chmod(fake, 0o755)
+                with open(os.path.join(fake, "runsc"), "w") as f:
+                    f.write("#!/bin/sh\necho 'stand-in runsc refuses' >&2\nexit 128\n")
+                os.chmod(os.path.join(fake, "runsc"), 0o755)
+                fenv = dict(env, PATH=fake + ":" + env.get("PATH", "/usr/bin:/bin"))
+                r = run([], ["touch", marker], env=fenv)
+                out = outcome(r.stderr)
+                err = out.get("error") or {}
+                check("a runsc that fails before the sandbox is a runner failure",
+                      r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
+                      "confine-gvisor: runsc failed before starting the command" in
+                      (err.get("runnerFailure") or "") and not os.path.exists(marker),
+                      "%d %s" % (r.returncode, r.stderr[-1200:]))
+            finally:
+                shutil.rmtree(fake, ignore_errors=True)
+
+        probe_out = subprocess.run([confine, "probe", "--json"], env=env, capture_output=True,
+                                   text=True)
+        try:
+            verdict = json.loads(probe_out.stdout)
+        except ValueError:
+            verdict = {}
+        check("the natural ladder never picks gvisor",
+              verdict.get("runner") in ("bwrap", "landlock", None) and
+              verdict.get("runner") != "gvisor", probe_out.stdout[-500:])
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    if failures:
+        print("%d failed: %s" % (len(failures), ", ".join(failures)))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
