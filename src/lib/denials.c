@@ -41,6 +41,7 @@ static void denial_clear(confine_denial *e) {
 	free(e->path);
 	free(e->address);
 	free(e->clause);
+	free(e->reason);
 	memset(e, 0, sizeof *e);
 }
 
@@ -366,9 +367,14 @@ int cf_denials_classify(const confine_argv *c, const char *workdir,
 	char *dir = NULL;
 	int r = 0;
 
-	for (size_t i = 0; r >= 0 && i < n_records; i++)
+	for (size_t i = 0; r >= 0 && i < n_records; i++) {
 		r = cf_denials_add(&list, records[i].op, records[i].path, records[i].address,
 		                   records[i].clause);
+		/* the decider's reason goes with its refusal (doc/SPEC.md 15) */
+		if (r == 1 && records[i].reason &&
+		    !(list.items[list.n - 1].reason = strdup(records[i].reason)))
+			r = -ENOMEM;
+	}
 	if (r >= 0)
 		r = writable_areas(c, &areas);
 	if (r < 0)
