@@ -1222,6 +1222,11 @@ typedef struct confine_bash_options {
 	const char *const *envp;     /* NULL: this process's environment */
 	unsigned timeout_ms;         /* 0: 120000; more than 600000 is refused */
 	size_t max_output;           /* per stream; 0: 64000 */
+	/* The decider for a policy with network_ask: confine_spawn_options'
+	 * ask_host and its data. NULL: none. */
+	bool (*ask_host)(void *data, const char *host, unsigned port, char *reason,
+	                 size_t reason_size);
+	void *ask_host_data;
 } confine_bash_options;
 
 typedef struct confine_bash_result {

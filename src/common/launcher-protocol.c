@@ -262,10 +262,10 @@ static int parse_refused(const char *text, size_t length, struct launcher_record
 	    !listed_word(record->clause, record->clause_length, launcher_refused_clause) ||
 	    !host_and_port(text, length, &at, &record->host, &record->host_length,
 			   &record->value) ||
-	    at >= length || !free_text(text + at, length - at))
+	    !free_text(text + at, length - at))
 		return -EINVAL;
 	record->text = text + at;
-	record->text_length = length - at;
+	record->text_length = at < length ? length - at : 0;
 	return 0;
 }
 

@@ -19,11 +19,11 @@
  *                         the supervisor refused the command <op> on <object>
  *                         (an absolute path, escaped: see below) under
  *                         <clause>; between `started` and `exit`/`signal`
- *   refused <clause> <host> <port> <why>
+ *   refused <clause> <host> <port> <reason>
  *                         the network proxy refused a request for <host> (one word
  *                         of LAUNCHER_HOST_CHARS, or "-") and <port> under <clause>
- *                         (launcher_refused_clause); <why> is the answer's body,
- *                         the rest of the line, the model's words
+ *                         (launcher_refused_clause); <reason>, the rest of the line
+ *                         (possibly empty), is the decider's own for network.ask
  *   decision <host> <port> allow|deny <by>
  *                         what a name got, once per host and port a run; <by> is
  *                         launcher_decision_by's

@@ -36,7 +36,7 @@ void record_exec_failed(int error);
  * LAUNCHER_DENIED_MAX per run, each once, and only where the pipe has room
  * for it and the final record: it never blocks the supervisor. */
 void record_denied(const char *clause, const char *op, const char *object);
-/* "refused <clause> <host> <port> <why>": a refusal of the proxy (its
+/* "refused <clause> <host> <port> <reason>": a refusal of the proxy (its
  * host "-" when it is not one word of host characters). "decision <host>
  * <port> allow|deny <by>": what a name got, once per host and port. Each
  * only where the pipe has room, like record_denied, at most

@@ -104,6 +104,11 @@ void proxy_decide_refused_by_decider(const char *host, unsigned port, const char
 	memset(refusal, 0, sizeof(*refusal));
 	set(refusal, 403, 0x02, "network.ask", "by the decider");
 	refusal->by = "decider";
+	if (reason != NULL)
+		snprintf(refusal->reason, sizeof(refusal->reason), "%s", reason);
+	else
+		snprintf(refusal->reason, sizeof(refusal->reason), "no answer within %d s",
+			 PROXY_ASK_SECONDS);
 	if (reason == NULL)
 		snprintf(refusal->why, sizeof(refusal->why),
 			 "host \"%s\" port %u is not on the network allowlist and the run's "

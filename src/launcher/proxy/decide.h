@@ -30,6 +30,7 @@ struct proxy_refusal {
 	const char *by;           /* who decided: "allowlist", "denylist", "decider",
 				     "off" (every answer of proxy_decide_name sets it) */
 	char why[700];            /* the answer's body: names the host and the clause */
+	char reason[PROXY_REASON_MAX + 1]; /* network.ask: the decider's own words */
 };
 
 struct proxy_answer {

@@ -180,7 +180,7 @@ void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal)
 
 	report_line("network: refused (%s) %s:%u", refusal->note, host, c->port);
 	if (refusal->clause != NULL)
-		record_refused(refusal->clause, host, c->port, refusal->why);
+		record_refused(refusal->clause, host, c->port, refusal->reason);
 	answer_and_close(c, refusal->http_status, refusal->socks_code, refusal->clause,
 			 refusal->why);
 }
