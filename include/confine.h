@@ -1113,6 +1113,10 @@ typedef struct confine_outcome {
 	 * most 256 a run; NULL and 0 when none. */
 	confine_network_decision *network_decisions;
 	size_t n_network_decisions;
+	/* The denials this run met past CONFINE_DENIALS_MAX: counted, not
+	 * listed (one not listed that is met twice counts twice; doc/SPEC.md
+	 * 9). */
+	size_t denials_dropped;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

@@ -54,8 +54,10 @@ int cf_denials_add(cf_denials *d, const char *op, const char *path, const char *
 		if (strcmp(d->items[i].op, op) == 0 && same_text(d->items[i].path, path) &&
 		    same_text(d->items[i].address, address))
 			return 0;
-	if (d->n >= CONFINE_DENIALS_MAX)
+	if (d->n >= CONFINE_DENIALS_MAX) {
+		d->dropped++; /* kept count of, never silently lost (doc/SPEC.md 9) */
 		return 0;
+	}
 	items = realloc(d->items, (d->n + 1) * sizeof *items);
 	if (!items)
 		return -ENOMEM;
@@ -82,6 +84,7 @@ void cf_denials_free(cf_denials *d) {
 	free(d->items);
 	d->items = NULL;
 	d->n = 0;
+	d->dropped = 0;
 }
 
 /* ---- what the clauses cover ---------------------------------------------- */
@@ -360,7 +363,7 @@ static int writable_areas(const confine_argv *c, char ***ret) {
 
 int cf_denials_classify(const confine_argv *c, const char *workdir,
                         const confine_denial *records, size_t n_records, confine_outcome *o) {
-	cf_denials list = { NULL, 0 };
+	cf_denials list = { NULL, 0, 0 };
 	cf_denial_verdict v = { false, false };
 	cf_denial_scope scope;
 	char **areas = NULL;
@@ -404,6 +407,7 @@ int cf_denials_classify(const confine_argv *c, const char *workdir,
 	}
 	o->denials = list.items;
 	o->n_denials = list.n;
+	o->denials_dropped = list.dropped;
 	list.items = NULL;
 	list.n = 0;
 out:

@@ -250,6 +250,7 @@ class Outcome(Structure):
         ("cpu_seconds", ctypes.c_double),
         ("network_decisions", POINTER(NetworkDecision)),
         ("n_network_decisions", c_size_t),
+        ("denials_dropped", c_size_t),
     ]
 
 

@@ -142,6 +142,7 @@ int main(void) {
 	FIELD(confine_outcome, cpu_seconds);
 	FIELD(confine_outcome, network_decisions);
 	FIELD(confine_outcome, n_network_decisions);
+	FIELD(confine_outcome, denials_dropped);
 	END();
 	BEGIN(confine_denial);
 	FIELD(confine_denial, op);

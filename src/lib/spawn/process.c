@@ -300,6 +300,8 @@ int confine_process_wait(confine_process *process, confine_outcome **ret, confin
 		confine_outcome_free(o);
 		return oom(err);
 	}
+	/* the channel's denials past the bound, and those the scan dropped */
+	o->denials_dropped += process->channel.denials_dropped;
 	o->network_decisions = process->channel.decisions;
 	o->n_network_decisions = process->channel.n_decisions;
 	process->channel.decisions = NULL;
@@ -356,7 +358,7 @@ void confine_outcome_free(confine_outcome *outcome) {
 	cf_git_hazards_free(outcome->git_hazards, outcome->n_git_hazards);
 	cf_clauses_free(outcome->clauses, outcome->n_clauses);
 	{
-		cf_denials list = { outcome->denials, outcome->n_denials };
+		cf_denials list = { outcome->denials, outcome->n_denials, 0 };
 		cf_denials_free(&list);
 	}
 	cf_decisions_free(outcome->network_decisions, outcome->n_network_decisions);

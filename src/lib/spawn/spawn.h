@@ -114,6 +114,7 @@ struct cf_status {
 	 * most CONFINE_DENIALS_MAX (freed by cf_status_free). */
 	confine_denial *denials;
 	size_t n_denials;
+	size_t denials_dropped; /* past CONFINE_DENIALS_MAX: counted, not listed */
 	/* The proxy's `decision` records, in order (freed by cf_status_free). */
 	confine_network_decision *decisions;
 	size_t n_decisions;

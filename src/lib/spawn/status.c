@@ -22,7 +22,7 @@
  * that cannot be kept (no memory) is dropped, never guessed at. */
 static void take_denial(struct cf_status *st, const struct launcher_record *rec) {
 	char object[LAUNCHER_RECORD_MAX], clause[32], op[32];
-	cf_denials list = { st->denials, st->n_denials };
+	cf_denials list = { st->denials, st->n_denials, st->denials_dropped };
 	if (!st->started || st->ended || rec->clause_length >= sizeof clause ||
 	    rec->op_length >= sizeof op ||
 	    launcher_object_decode(rec->text, rec->text_length, object, sizeof object) < 0)
@@ -34,13 +34,14 @@ static void take_denial(struct cf_status *st, const struct launcher_record *rec)
 	(void)cf_denials_add(&list, op, object, NULL, clause);
 	st->denials = list.items;
 	st->n_denials = list.n;
+	st->denials_dropped = list.dropped;
 }
 
 /* A `refused` record: the proxy refused a request (doc/SPEC.md 15): a
  * network denial "connect host:port", with the decider's reason. */
 static void take_refusal(struct cf_status *st, const struct launcher_record *rec) {
 	char address[300];
-	cf_denials list = { st->denials, st->n_denials };
+	cf_denials list = { st->denials, st->n_denials, st->denials_dropped };
 	bool v6 = memchr(rec->host, ':', rec->host_length) != NULL && rec->host[0] != '[';
 	bool by_decider = rec->clause_length == 11 && memcmp(rec->clause, "network.ask", 11) == 0;
 	if (!st->started || st->ended || (rec->host_length == 1 && rec->host[0] == '-'))
@@ -53,6 +54,7 @@ static void take_refusal(struct cf_status *st, const struct launcher_record *rec
 	}
 	st->denials = list.items;
 	st->n_denials = list.n;
+	st->denials_dropped = list.dropped;
 }
 
 static void take_decision(struct cf_status *st, const struct launcher_record *rec) {
@@ -167,7 +169,7 @@ bool cf_status_decided(const struct cf_status *st) {
 }
 
 void cf_status_free(struct cf_status *st) {
-	cf_denials list = { st->denials, st->n_denials };
+	cf_denials list = { st->denials, st->n_denials, st->denials_dropped };
 	cf_denials_free(&list);
 	st->denials = NULL;
 	st->n_denials = 0;
