@@ -12,6 +12,7 @@
 #include "rungs/probe.h"
 #include "policy-internal.h"
 #include "spawn/cgroup.h"
+#include "spawn/spawn.h"
 
 extern const cf_runner_def cf_runner_bwrap CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_landlock CONFINE_HIDDEN;

@@ -204,6 +204,10 @@ static inline void cf_close_fd(int *fd) {
 
 /* ---- the decider (ask.c) ---- */
 
+/* Where a run with a decider gets the ask socket (the launcher's
+ * `--ask-fd`, written by the rungs; doc/SPEC.md 15, "Ask"). */
+#define CF_ASK_FD_AT 5
+
 /* Answers every question waiting on the ask socket (doc/SPEC.md 15). */
 void cf_ask_pump(confine_process *p) CONFINE_HIDDEN;
 

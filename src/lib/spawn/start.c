@@ -21,7 +21,6 @@
 
 #include "config.h"
 #include "path.h"
-#include "local/runner.h"
 #include "spawn/spawn.h"
 
 #if HAVE_NSGETENVIRON
