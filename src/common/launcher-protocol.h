@@ -121,7 +121,7 @@ static inline const char *launcher_supervisor_missing_word(unsigned index)
  * only where the pipe has room for it and for the final `exit`/`signal`
  * record (LAUNCHER_RECORD_RESERVE bytes): the library reads the channel
  * when the run has ended, and a full pipe would stall the supervisor. */
-#define LAUNCHER_DENIED_MAX 256
+#define LAUNCHER_DENIED_MAX 32
 #define LAUNCHER_RECORD_RESERVE 64
 
 /* A record, newline included, is at most this long: one atomic pipe
