@@ -10,7 +10,11 @@ process, on loopback:
 - added time to first byte per connection: the median of N small requests
   through the proxy minus the median direct (curl's time_starttransfer);
 - the proxy's peak memory (VmHWM) with 100 concurrent connections held open
-  through it, and its resident set before them.
+  through it, and its resident set before them;
+- the decider's round trip (issue 29.4, doc/SPEC.md 15 "Ask"): the median
+  time to first byte of N requests each for a name on neither list, which
+  the proxy asks on `--ask-fd` (this script answers allow at once), against
+  the same for the listed name; the ratio and the added time.
 
 Prints figures; asserts nothing about speed.
 
@@ -87,7 +91,8 @@ def main():
 
     port = origin(a.mib)
     hosts = tempfile.NamedTemporaryFile("w", suffix=".hosts", delete=False)
-    hosts.write("127.0.0.1 bench.test\n")
+    hosts.write("127.0.0.1 bench.test %s\n" % " ".join("ask%d.test" % i
+                                                       for i in range(a.requests)))
     hosts.close()
     launcher = [a.launcher, "--ro", "/", "--rw", "/dev/null", "--deny-network",
                 "--proxy-allow", "bench.test", "--proxy-allow-local", "--proxy-hosts", hosts.name,
@@ -115,6 +120,31 @@ def main():
     md, mp = statistics.median(d), statistics.median(p)
     print("time to first byte, median of %d: direct %.3f ms, through the proxy %.3f ms, "
           "added %.3f ms per connection" % (a.requests, md * 1e3, mp * 1e3, (mp - md) * 1e3))
+
+    # The decider's round trip: each request a name never asked before.
+    mine, theirs = socket.socketpair()
+
+    def answer():
+        f = mine.makefile("rb")
+        for line in f:
+            words = line.split()
+            if len(words) == 4 and words[0] == b"ask":
+                mine.sendall(b"answer %s allow bench\n" % words[1])
+
+    threading.Thread(target=answer, daemon=True).start()
+    asking = launcher[:-1] + ["--ask-fd", str(theirs.fileno()), "--"]
+    urls_a = [small % ("ask%d.test" % i, port) for i in range(a.requests)]
+    q = subprocess.run(asking + ["curl", "-sS", "--no-keepalive", "-w", fmt]
+                       + sum([["-o", "/dev/null", u] for u in urls_a], []),
+                       capture_output=True, text=True, timeout=600, pass_fds=(theirs.fileno(),))
+    if q.returncode != 0:
+        raise SystemExit("curl through the decider failed: %s %s" % (q.stdout, q.stderr))
+    asked = [float(x) for x in q.stdout.split()][1::2]
+    ma = statistics.median(asked)
+    print("decider round trip, median of %d: listed %.3f ms, asked %.3f ms, ratio %.2f, "
+          "added %.3f ms per new name" % (a.requests, mp * 1e3, ma * 1e3, ma / mp,
+                                          (ma - mp) * 1e3))
+    theirs.close()
 
     # Peak memory with N connections held open through the proxy.
     # The run's credentials ride in the proxy variable (doc/SPEC.md 15).

@@ -352,6 +352,15 @@ typedef struct confine_policy {
 	 * spells it (a directory's trailing slash optional). Only those names:
 	 * anything else is INVALID_POLICY. NULL-terminated, or NULL. */
 	char **unprotect;
+	/* [network.ask, --ask-host] A decider answers for the hosts on
+	 * neither network list (doc/SPEC.md 15, "Ask"): with `network`
+	 * CONFINE_NETWORK_OFF it makes an allowlist even with no
+	 * network.allow entry (an empty list with a decider). The decider
+	 * itself is the run's (confine_spawn_options.ask_host); a run
+	 * without one, and an argv for another process to spawn, get every
+	 * such host refused. True with `network` on is INVALID_POLICY.
+	 * Default false. */
+	bool network_ask;
 } confine_policy;
 
 
@@ -963,6 +972,16 @@ typedef struct confine_spawn_options {
 	confine_stdio stdio[3];
 	size_t capture_limit;             /* per stream; 0: the default 64000 */
 	unsigned timeout_ms;              /* 0: no timeout */
+	/* The decider for a policy with network_ask (doc/SPEC.md 15, "Ask"):
+	 * called from confine_process_wait() / confine_process_poll() (the
+	 * thread that waits) with a host on neither list and its port; true
+	 * allows it. It may write a reason (NUL-terminated, at most
+	 * reason_size bytes, one line) the model reads in the refusal. The
+	 * proxy holds the request meanwhile, at most 30 s, then refuses it;
+	 * each answer is kept for the run. NULL: such hosts are refused. */
+	bool (*ask_host)(void *data, const char *host, unsigned port, char *reason,
+	                 size_t reason_size);
+	void *ask_host_data;
 } confine_spawn_options;
 
 /* Fills `options` with the defaults: inherit stdio, no timeout. */
@@ -1029,7 +1048,20 @@ typedef struct confine_denial {
 	 * roots), "denyRead", "protectedPaths", "defaultProtections",
 	 * "metadata", "setid", "unix-sockets" or "network". */
 	char *clause;
+	/* A network refusal by the run's decider (doc/SPEC.md 15, "Ask"):
+	 * the reason it gave (possibly ""); NULL for every other denial. */
+	char *reason;
 } confine_denial;
+
+/* What the network allowlist's proxy decided for one host and port
+ * (doc/SPEC.md 15, "Ask"): each once per run, in the order decided. */
+typedef struct confine_network_decision {
+	char *host;
+	unsigned port;
+	bool allow;
+	/* "allowlist", "denylist", "decider" or "off". */
+	char *by;
+} confine_network_decision;
 
 /* How a run ended, classified with that run's own facts. */
 typedef struct confine_outcome {
@@ -1089,6 +1121,14 @@ typedef struct confine_outcome {
 	int64_t peak_memory;
 	int64_t peak_pids;
 	double cpu_seconds;
+	/* The proxy's decisions (the network allowlist, doc/SPEC.md 15): at
+	 * most 256 a run; NULL and 0 when none. */
+	confine_network_decision *network_decisions;
+	size_t n_network_decisions;
+	/* The denials this run met past CONFINE_DENIALS_MAX: counted, not
+	 * listed (one not listed that is met twice counts twice; doc/SPEC.md
+	 * 9). */
+	size_t denials_dropped;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);
@@ -1198,6 +1238,11 @@ typedef struct confine_bash_options {
 	const char *const *envp;     /* NULL: this process's environment */
 	unsigned timeout_ms;         /* 0: 120000; more than 600000 is refused */
 	size_t max_output;           /* per stream; 0: 64000 */
+	/* The decider for a policy with network_ask: confine_spawn_options'
+	 * ask_host and its data. NULL: none. */
+	bool (*ask_host)(void *data, const char *host, unsigned port, char *reason,
+	                 size_t reason_size);
+	void *ask_host_data;
 } confine_bash_options;
 
 typedef struct confine_bash_result {

@@ -332,6 +332,15 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			return usage_error(args, "%s needs a directory", shown);
 		args->stage = value;
 		return 0;
+	case OPT_ASK_HOST:
+		if (!value[0])
+			return usage_error(args, "option '%s' requires a command, got an empty string",
+			                   shown);
+		if (args->ask_host)
+			return usage_error(args, "option '%s' is given twice: one decider per run", shown);
+		args->has_policy_options = true;
+		args->ask_host = value;
+		return 0;
 #define CONFINE_LIMIT(id, limit, ...)                                      \
 	case OPT_##id:                                                     \
 		args->has_policy_options = true;                           \

@@ -88,6 +88,7 @@ typedef struct cli_args {
 	bool require_full;           /* --require-full */
 	const char *stage;           /* --stage DIR (run, bash), as given */
 	const char *cwd;             /* --cwd DIR (run, bash), as given; NULL: the root */
+	const char *ask_host;        /* --ask-host COMMAND (run, bash) */
 	/* --max-pids N, --max-memory SIZE, ... (the flags are the library's
 	 * limit table's, confine_limit_flag): the value as given, judged by
 	 * the library when the policy is built; NULL: absent. */

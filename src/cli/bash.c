@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ask-host.h"
 #include "context.h"
 #include "output.h"
 #include "policy-json.h"
@@ -30,6 +31,10 @@ int cli_command_bash(cli_context *ctx) {
 	options.workdir = ctx->workdir; /* --cwd; NULL: the workspace root */
 	options.timeout_ms = args->has_timeout ? args->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 	options.max_output = CONFINE_DEFAULT_CAPTURE_LIMIT;
+	if (args->ask_host) {
+		options.ask_host = cli_ask_host;
+		options.ask_host_data = (void *)args->ask_host;
+	}
 
 	cli_supervise_begin(&old_mask);
 	r = confine_bash_start(ctx->provider, &options, &process, &err);

@@ -242,6 +242,13 @@ static int build_policy_options(cli_context *ctx) {
 	if (((a->allow_hosts && a->allow_hosts[0]) || (a->deny_hosts && a->deny_hosts[0]) ||
 	     a->allow_local_network) && !a->has_network)
 		p->network = CONFINE_NETWORK_OFF;
+	/* --ask-host: the allowlist with a decider (doc/SPEC.md 15, "Ask"),
+	 * an empty list when no --allow-host names one */
+	if (a->ask_host) {
+		p->network_ask = true;
+		if (!a->has_network)
+			p->network = CONFINE_NETWORK_OFF;
+	}
 	if (a->has_network)
 		p->network = a->network;
 	if (c->has_env_inherit)

@@ -83,6 +83,10 @@ const char *cli_help_hint(cli_command command) {
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"                                             \
+	"      --ask-host COMMAND\n"                                                          \
+	"                        (run, bash) a host on neither network list is asked of\n"  \
+	"                        COMMAND HOST PORT: exit 0 allows, its first line is the\n" \
+	"                        reason; the answer holds for the run [network.ask]\n"      \
 	"      --stage DIR       (run, bash) write nowhere but DIR (absent or empty): see\n"  \
 	"                        'confine stage --help'\n"                                    \
 	"Limits (SIZE: digits with K, M, G or T; any: \"unlimited\" lifts it) [limits]:\n"    \

@@ -241,6 +241,8 @@ json_t *cli_outcome_json(const confine_outcome *o, bool captured, const confine_
 	json_object_set_new(sandbox, "denied", json_boolean(o->denied));
 	json_object_set_new(sandbox, "networkDenied", json_boolean(o->network_denied));
 	json_object_set_new(sandbox, "denials", cli_denials_json(o));
+	json_object_set_new(sandbox, "denialsDropped", json_integer((json_int_t)o->denials_dropped));
+	json_object_set_new(sandbox, "network", cli_network_json(o));
 	if (o->confined) {
 		json_object_set_new(sandbox, "enforcement",
 		                    json_string(confine_enforcement_name(o->enforcement)));

@@ -232,9 +232,34 @@ json_t *cli_denials_json(const confine_outcome *o) {
 			json_object_set_new(item, "address",
 			                    cli_json_string_lossy(d->address, strlen(d->address)));
 		json_object_set_new(item, "clause", json_string(d->clause));
+		if (d->reason)
+			json_object_set_new(item, "reason",
+			                    cli_json_string_lossy(d->reason, strlen(d->reason)));
 		json_array_append_new(array, item);
 	}
 	return array;
+}
+
+json_t *cli_network_json(const confine_outcome *o) {
+	json_t *network = json_object(), *array = json_array();
+	if (!network || !array) {
+		json_decref(network);
+		json_decref(array);
+		return NULL;
+	}
+	for (size_t i = 0; i < o->n_network_decisions; i++) {
+		const confine_network_decision *d = &o->network_decisions[i];
+		json_t *item = json_object();
+		if (!item)
+			break;
+		json_object_set_new(item, "host", json_string(d->host));
+		json_object_set_new(item, "port", json_integer(d->port));
+		json_object_set_new(item, "decision", json_string(d->allow ? "allow" : "deny"));
+		json_object_set_new(item, "by", json_string(d->by));
+		json_array_append_new(array, item);
+	}
+	json_object_set_new(network, "decisions", array);
+	return network;
 }
 
 void cli_warn_git_hazards(const char *who, const confine_git_hazard *hazards, size_t n) {

@@ -45,6 +45,9 @@ json_t *cli_git_hazards_json(const confine_git_hazard *hazards, size_t n);
 /* The outcome's denials as [{"op","path"|"address","clause"}] (doc/SPEC.md
  * 9, 10). */
 json_t *cli_denials_json(const confine_outcome *outcome);
+/* The outcome's "network": {"decisions": [{host, port, decision, by}]}
+ * (doc/SPEC.md 15, "Ask"). */
+json_t *cli_network_json(const confine_outcome *outcome);
 
 /* For `confine run`: one `confine: warning: ...` line on stderr per git
  * hazard the run left. */

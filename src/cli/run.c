@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ask-host.h"
 #include "context.h"
 #include "output.h"
 #include "policy-json.h"
@@ -121,6 +122,10 @@ int cli_command_run(cli_context *ctx) {
 	 * by default, a terminal program may run as long as it likes. */
 	if (args->has_timeout)
 		options.timeout_ms = args->timeout_ms;
+	if (args->ask_host) {
+		options.ask_host = cli_ask_host;
+		options.ask_host_data = (void *)args->ask_host;
+	}
 
 	if (cli_spawn_supervised(confined ? ctx->provider : NULL, ctx->policy, &options, &outcome,
 	                         &err) < 0) {

@@ -32,6 +32,9 @@
 #define LAUNCHER_ARG_RW_SHARED "--rw-shared"
 #define LAUNCHER_ARG_ALLOW_UNIX_SOCKET "--allow-unix-socket"
 #define LAUNCHER_ARG_STATUS_FD "--status-fd"
+/* --ask-fd N: the ask socket (launcher-protocol.h): names on neither list
+ * are asked there; alone it is an allowlist with no host but a decider. */
+#define LAUNCHER_ARG_ASK_FD "--ask-fd"
 #define LAUNCHER_ARG_PROXY_ALLOW "--proxy-allow"
 #define LAUNCHER_ARG_PROXY_DENY "--proxy-deny"
 #define LAUNCHER_ARG_PROXY_HOSTS "--proxy-hosts"
@@ -59,6 +62,7 @@ enum launcher_flag {
 	LAUNCHER_FLAG_RW_SHARED,
 	LAUNCHER_FLAG_ALLOW_UNIX_SOCKET,
 	LAUNCHER_FLAG_STATUS_FD,
+	LAUNCHER_FLAG_ASK_FD,
 	LAUNCHER_FLAG_PROXY_ALLOW,
 	LAUNCHER_FLAG_PROXY_DENY,
 	LAUNCHER_FLAG_PROXY_HOSTS,
@@ -118,6 +122,7 @@ static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_fl
 		[LAUNCHER_FLAG_ALLOW_UNIX_SOCKET] = { LAUNCHER_ARG_ALLOW_UNIX_SOCKET, true,
 						      LAUNCHER_UNIX_SOCKETS_MAX },
 		[LAUNCHER_FLAG_STATUS_FD] = { LAUNCHER_ARG_STATUS_FD, true, 0 },
+		[LAUNCHER_FLAG_ASK_FD] = { LAUNCHER_ARG_ASK_FD, true, 1 },
 		[LAUNCHER_FLAG_PROXY_ALLOW] = { LAUNCHER_ARG_PROXY_ALLOW, true,
 						LAUNCHER_PROXY_HOSTS_MAX },
 		[LAUNCHER_FLAG_PROXY_DENY] = { LAUNCHER_ARG_PROXY_DENY, true,

@@ -200,6 +200,156 @@ static int parse_denied(const char *text, size_t length, struct launcher_record 
 	return 0;
 }
 
+/* The next space-separated word of text[*at..length): its start and
+ * length; false when there is none. */
+static bool next_word(const char *text, size_t length, size_t *at, const char **word,
+		      size_t *word_length)
+{
+	size_t start = *at, end = start;
+
+	while (end < length && text[end] != ' ')
+		end++;
+	if (end == start)
+		return false;
+	*word = text + start;
+	*word_length = end - start;
+	*at = end < length ? end + 1 : end;
+	return true;
+}
+
+static bool host_word(const char *word, size_t length)
+{
+	size_t i;
+
+	if (length == 0 || length > 253)
+		return false;
+	if (length == 1 && word[0] == '-')
+		return true;
+	for (i = 0; i < length; i++)
+		if (word[i] == '\0' || strchr(LAUNCHER_HOST_CHARS, word[i]) == NULL)
+			return false;
+	return true;
+}
+
+static bool free_text(const char *text, size_t length)
+{
+	size_t i;
+
+	for (i = 0; i < length; i++)
+		if ((unsigned char)text[i] < 0x20 || text[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* "<host> <port>" at *at: both checked. */
+static bool host_and_port(const char *text, size_t length, size_t *at, const char **host,
+			  size_t *host_length, long *port)
+{
+	const char *word;
+	size_t n;
+
+	return next_word(text, length, at, host, host_length) &&
+	       host_word(*host, *host_length) && next_word(text, length, at, &word, &n) &&
+	       parse_decimal(word, n, 1, 65535, port) == 0;
+}
+
+/* "<clause> <host> <port> <why>" */
+static int parse_refused(const char *text, size_t length, struct launcher_record *record)
+{
+	size_t at = 0;
+
+	if (!next_word(text, length, &at, &record->clause, &record->clause_length) ||
+	    !listed_word(record->clause, record->clause_length, launcher_refused_clause) ||
+	    !host_and_port(text, length, &at, &record->host, &record->host_length,
+			   &record->value) ||
+	    !free_text(text + at, length - at))
+		return -EINVAL;
+	record->text = text + at;
+	record->text_length = at < length ? length - at : 0;
+	return 0;
+}
+
+/* "<host> <port> allow|deny <by>" */
+static int parse_decision(const char *text, size_t length, struct launcher_record *record)
+{
+	const char *word;
+	size_t at = 0, n;
+
+	if (!host_and_port(text, length, &at, &record->host, &record->host_length,
+			   &record->value) ||
+	    !next_word(text, length, &at, &word, &n))
+		return -EINVAL;
+	if (n == 5 && memcmp(word, "allow", 5) == 0)
+		record->allow = true;
+	else if (!(n == 4 && memcmp(word, "deny", 4) == 0))
+		return -EINVAL;
+	if (!next_word(text, length, &at, &record->op, &record->op_length) || at != length ||
+	    !listed_word(record->op, record->op_length, launcher_decision_by))
+		return -EINVAL;
+	return 0;
+}
+
+/* Strips one "\n"; the line's keyword and its rest. */
+static bool ask_line(const char *line, size_t *length, const char *keyword, size_t *at)
+{
+	bool bare = false;
+
+	if (line == NULL)
+		return false;
+	if (*length > 0 && line[*length - 1] == '\n')
+		(*length)--;
+	if (*length == 0 || *length >= LAUNCHER_RECORD_MAX || memchr(line, '\n', *length) != NULL)
+		return false;
+	*at = match_keyword(line, *length, keyword, &bare);
+	return *at != 0 && !bare;
+}
+
+int launcher_question_parse(const char *line, size_t length, struct launcher_question *ret)
+{
+	struct launcher_question q;
+	const char *word;
+	size_t at, n;
+	long port;
+
+	if (ret == NULL || !ask_line(line, &length, LAUNCHER_ASK_QUESTION, &at) ||
+	    !next_word(line, length, &at, &word, &n) ||
+	    parse_decimal(word, n, 1, 2147483647L, &q.id) != 0 ||
+	    !host_and_port(line, length, &at, &q.host, &q.host_length, &port) || at != length ||
+	    (q.host_length == 1 && q.host[0] == '-'))
+		return -EINVAL;
+	q.port = (unsigned)port;
+	*ret = q;
+	return 0;
+}
+
+int launcher_answer_parse(const char *line, size_t length, struct launcher_answer *ret)
+{
+	struct launcher_answer a;
+	const char *word;
+	size_t at, n;
+
+	if (ret == NULL || !ask_line(line, &length, LAUNCHER_ASK_ANSWER, &at) ||
+	    !next_word(line, length, &at, &word, &n) ||
+	    parse_decimal(word, n, 1, 2147483647L, &a.id) != 0 ||
+	    !next_word(line, length, &at, &word, &n))
+		return -EINVAL;
+	if (n == 5 && memcmp(word, "allow", 5) == 0)
+		a.allow = true;
+	else if (n == 4 && memcmp(word, "deny", 4) == 0)
+		a.allow = false;
+	else
+		return -EINVAL;
+	/* "answer 1 allow" and "answer 1 allow " both give no reason */
+	if (at < length && line[at - 1] != ' ')
+		return -EINVAL;
+	a.reason = line + at;
+	a.reason_length = at < length ? length - at : 0;
+	if (!free_text(a.reason, a.reason_length))
+		return -EINVAL;
+	*ret = a;
+	return 0;
+}
+
 int launcher_record_parse(const char *line, size_t length,
 			  struct launcher_record *ret_record)
 {
@@ -249,6 +399,22 @@ int launcher_record_parse(const char *line, size_t length,
 		if (bare || parse_denied(line + used, length - used, &record) != 0)
 			return -EINVAL;
 		record.kind = LAUNCHER_RECORD_KIND_DENIED;
+		*ret_record = record;
+		return 0;
+	}
+	used = match_keyword(line, length, LAUNCHER_RECORD_REFUSED, &bare);
+	if (used != 0) {
+		if (bare || parse_refused(line + used, length - used, &record) != 0)
+			return -EINVAL;
+		record.kind = LAUNCHER_RECORD_KIND_REFUSED;
+		*ret_record = record;
+		return 0;
+	}
+	used = match_keyword(line, length, LAUNCHER_RECORD_DECISION, &bare);
+	if (used != 0) {
+		if (bare || parse_decision(line + used, length - used, &record) != 0)
+			return -EINVAL;
+		record.kind = LAUNCHER_RECORD_KIND_DECISION;
 		*ret_record = record;
 		return 0;
 	}

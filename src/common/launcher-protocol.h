@@ -19,6 +19,14 @@
  *                         the supervisor refused the command <op> on <object>
  *                         (an absolute path, escaped: see below) under
  *                         <clause>; between `started` and `exit`/`signal`
+ *   refused <clause> <host> <port> <reason>
+ *                         the network proxy refused a request for <host> (one word
+ *                         of LAUNCHER_HOST_CHARS, or "-") and <port> under <clause>
+ *                         (launcher_refused_clause); <reason>, the rest of the line
+ *                         (possibly empty), is the decider's own for network.ask
+ *   decision <host> <port> allow|deny <by>
+ *                         what a name got, once per host and port a run; <by> is
+ *                         launcher_decision_by's
  *
  * Order: `error` alone (or after `layers`); or `layers`, then either
  * `exec-failed`, or `started`, any number of `denied` (at most
@@ -85,6 +93,29 @@ static inline const char *launcher_supervisor_missing_word(unsigned index)
 #define LAUNCHER_RECORD_EXIT "exit"
 #define LAUNCHER_RECORD_SIGNAL "signal"
 #define LAUNCHER_RECORD_DENIED "denied"
+#define LAUNCHER_RECORD_REFUSED "refused"
+#define LAUNCHER_RECORD_DECISION "decision"
+
+/* A host in a record: a name or an address, lower case. */
+#define LAUNCHER_HOST_CHARS "abcdefghijklmnopqrstuvwxyz0123456789.-_:[]"
+
+/* At most this many `refused` and `decision` records per run (the same
+ * room rule as `denied`). */
+#define LAUNCHER_REFUSED_MAX 256
+#define LAUNCHER_DECISIONS_MAX 256
+
+/*
+ * The ask socket (`--ask-fd N`, doc/SPEC.md 15 "Ask"): a stream socket
+ * whose other end is whoever started the launcher. The proxy writes
+ *   ask <id> <host> <port>\n
+ * for a name on neither list, and reads
+ *   answer <id> allow|deny <reason>\n
+ * (<id> a decimal 1..2^31-1 from the question, <reason> the rest of the
+ * line, possibly empty, no control bytes). A question not answered within
+ * PROXY_ASK_SECONDS (the launcher's) is refused.
+ */
+#define LAUNCHER_ASK_QUESTION "ask"
+#define LAUNCHER_ASK_ANSWER "answer"
 
 /* At most this many `denied` records per run; the launcher also writes one
  * only where the pipe has room for it and for the final `exit`/`signal`
@@ -132,6 +163,8 @@ enum launcher_record_kind {
 	LAUNCHER_RECORD_KIND_EXIT,
 	LAUNCHER_RECORD_KIND_SIGNAL,
 	LAUNCHER_RECORD_KIND_DENIED,
+	LAUNCHER_RECORD_KIND_REFUSED,
+	LAUNCHER_RECORD_KIND_DECISION,
 };
 
 /* One parsed record. Nothing is allocated: text points into the line. */
@@ -146,7 +179,49 @@ struct launcher_record {
 	size_t clause_length;
 	const char *op;      /* denied: the operation word, e.g. "chmod" */
 	size_t op_length;
+	/* refused, decision: the host (value: the port); refused: text is
+	 * the reason, clause the clause; decision: allow, and op is <by> */
+	const char *host;
+	size_t host_length;
+	bool allow;
 };
+
+/* The clause words of a `refused` record. NULL past the end. */
+static inline const char *launcher_refused_clause(unsigned index)
+{
+	static const char *const words[] = { "network", "network.allow", "network.deny",
+					     "network.allowLocal", "network.ask" };
+
+	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
+}
+
+/* The <by> words of a `decision` record. NULL past the end. */
+static inline const char *launcher_decision_by(unsigned index)
+{
+	static const char *const words[] = { "allowlist", "denylist", "decider", "off" };
+
+	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
+}
+
+/* A question and an answer on the ask socket; nothing allocated. */
+struct launcher_question {
+	long id;
+	const char *host;
+	size_t host_length;
+	unsigned port;
+};
+
+struct launcher_answer {
+	long id;
+	bool allow;
+	const char *reason;
+	size_t reason_length;
+};
+
+/* Parse one line of the ask socket (one trailing "\n" allowed), strictly;
+ * 0 and fill, or -EINVAL. */
+int launcher_question_parse(const char *line, size_t length, struct launcher_question *ret);
+int launcher_answer_parse(const char *line, size_t length, struct launcher_answer *ret);
 
 /* The clause words of a `denied` record: what the supervisor refuses on
  * its own (doc/SPEC.md 13, 15). NULL past the end. */

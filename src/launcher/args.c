@@ -91,7 +91,7 @@ static bool within_bound(enum launcher_flag flag, size_t counts[LAUNCHER_FLAG_CO
 enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_invocation,
 				 const char **bad_argument)
 {
-	struct invocation parsed = { .status_fd = -1, .argv = argv };
+	struct invocation parsed = { .status_fd = -1, .ask_fd = -1, .argv = argv };
 	size_t counts[LAUNCHER_FLAG_COUNT] = { 0 };
 	int i = 1;
 
@@ -154,6 +154,10 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
 				ret_invocation->status_fd = parsed.status_fd;
+			} else if (flag == LAUNCHER_FLAG_ASK_FD) {
+				if (missing || !parse_descriptor(argv[i + 1], &parsed.ask_fd))
+					return USAGE_ASK_FD_REQUIRES_NUMBER;
+				parsed.proxy = true;
 			} else if (missing) {
 				return missing_value(flag);
 			}
@@ -196,6 +200,9 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 		break;
 	case USAGE_STATUS_FD_REQUIRES_NUMBER:
 		report_failure("usage error: --status-fd requires a descriptor number of 3 or more");
+		break;
+	case USAGE_ASK_FD_REQUIRES_NUMBER:
+		report_failure("usage error: --ask-fd requires a descriptor number of 3 or more");
 		break;
 	case USAGE_UNKNOWN_ARGUMENT:
 		report_failure("usage error: unknown argument: %s", bad_argument);

@@ -37,6 +37,7 @@ struct invocation {
 	 * cut (bwrap's namespace) and the proxy only answers. */
 	bool proxy_off;
 	const char *proxy_hosts; /* --proxy-hosts FILE (tests' resolver map) */
+	int ask_fd;              /* --ask-fd N (proxy/ask.h), or -1; implies proxy */
 	unsigned proxy_port;     /* set by main once the proxy listens (host order) */
 	/* --stage DIR: a staged run (stage-mount.h), over each --stage-root */
 	const char *stage;
@@ -58,6 +59,7 @@ enum usage_error {
 	USAGE_RW_SHARED_REQUIRES_PATH,
 	USAGE_SOCKET_REQUIRES_PATH,
 	USAGE_STATUS_FD_REQUIRES_NUMBER,
+	USAGE_ASK_FD_REQUIRES_NUMBER,
 	USAGE_UNKNOWN_ARGUMENT,
 	USAGE_PROXY_REQUIRES_VALUE,
 	USAGE_PROXY_REQUIRES_DENY_NETWORK,

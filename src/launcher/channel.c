@@ -29,6 +29,11 @@ int channel_open(int fd)
 	return 0;
 }
 
+void channel_close(void)
+{
+	status_fd = -1;
+}
+
 int channel_fd(void)
 {
 	return status_fd;
@@ -165,6 +170,62 @@ void record_denied(const char *clause, const char *op, const char *object)
 			  size - queued < n + LAUNCHER_RECORD_RESERVE))
 		return;
 	seen[sent++] = hash;
+	write_all_once(status_fd, line, (size_t)n);
+}
+
+/* Whether the pipe holds n more bytes now, with room left for the final
+ * record (the library reads the channel when the run has ended). */
+static bool pipe_has_room(int n)
+{
+	int size = fcntl(status_fd, F_GETPIPE_SZ), queued = 0;
+
+	return size < 0 ||
+	       (ioctl(status_fd, FIONREAD, &queued) == 0 && size - queued >= n + LAUNCHER_RECORD_RESERVE);
+}
+
+/* The host as one word of the record, or "-". */
+static const char *host_word(const char *host)
+{
+	size_t n = strlen(host);
+
+	return n > 0 && n < 254 && strspn(host, LAUNCHER_HOST_CHARS) == n ? host : "-";
+}
+
+void record_refused(const char *clause, const char *host, unsigned port, const char *why)
+{
+	static unsigned sent;
+	char line[LAUNCHER_RECORD_MAX], text[1024];
+	size_t i;
+	int n;
+
+	if (status_fd < 0 || sent >= LAUNCHER_REFUSED_MAX)
+		return;
+	/* the reason is the record's last field: spaces stay, control bytes
+	 * do not */
+	for (i = 0; why[i] != '\0' && i < sizeof(text) - 1; i++)
+		text[i] = (unsigned char)why[i] < 0x20 || why[i] == 0x7f ? '?' : why[i];
+	text[i] = '\0';
+	n = snprintf(line, sizeof(line), LAUNCHER_RECORD_REFUSED " %s %s %u %s\n", clause,
+		     host_word(host), port, text);
+	if (n <= 0 || (size_t)n >= sizeof(line) || !pipe_has_room(n))
+		return;
+	sent++;
+	write_all_once(status_fd, line, (size_t)n);
+}
+
+void record_decision(const char *host, unsigned port, bool allow, const char *by)
+{
+	static unsigned sent;
+	char line[LAUNCHER_RECORD_MAX];
+	int n;
+
+	if (status_fd < 0 || sent >= LAUNCHER_DECISIONS_MAX)
+		return;
+	n = snprintf(line, sizeof(line), LAUNCHER_RECORD_DECISION " %s %u %s %s\n",
+		     host_word(host), port, allow ? "allow" : "deny", by);
+	if (n <= 0 || (size_t)n >= sizeof(line) || !pipe_has_room(n))
+		return;
+	sent++;
 	write_all_once(status_fd, line, (size_t)n);
 }
 

@@ -14,6 +14,9 @@
  * command never holds it. Returns 0, or -errno when fd is not open. */
 int channel_open(int fd);
 
+/* Forgets the channel (the proxy's child without one). */
+void channel_close(void);
+
 /* The channel descriptor, or -1 without --status-fd. */
 int channel_fd(void);
 
@@ -33,6 +36,13 @@ void record_exec_failed(int error);
  * LAUNCHER_DENIED_MAX per run, each once, and only where the pipe has room
  * for it and the final record: it never blocks the supervisor. */
 void record_denied(const char *clause, const char *op, const char *object);
+/* "refused <clause> <host> <port> <reason>": a refusal of the proxy (its
+ * host "-" when it is not one word of host characters). "decision <host>
+ * <port> allow|deny <by>": what a name got, once per host and port. Each
+ * only where the pipe has room, like record_denied, at most
+ * LAUNCHER_REFUSED_MAX and LAUNCHER_DECISIONS_MAX a run. */
+void record_refused(const char *clause, const char *host, unsigned port, const char *why);
+void record_decision(const char *host, unsigned port, bool allow, const char *by);
 /* "exit <code>" or "signal <n>" from a wait status. */
 void record_wait_status(int wait_status);
 

@@ -27,6 +27,7 @@
  * and execs, while the parent takes the listener into its poll loop.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +231,9 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 			config.deny[config.n_deny++] = pattern;
 	config.allow_local = invocation->proxy_allow_local;
 	config.hosts_file = invocation->proxy_hosts;
+	config.ask = invocation->ask_fd >= 0;
+	config.ask_fd = invocation->ask_fd;
+	config.status_fd = channel_fd();
 	/* The run's secret: made here, never in an argv (which every user
 	 * can read in /proc), handed to the command in its proxy variables
 	 * only. */
@@ -326,7 +330,7 @@ static int probe(int abi, const struct seccomp_program *filter)
  * channel, supervisor setup, Landlock, capabilities, fork and supervise). */
 int main(int argc, char **argv)
 {
-	struct invocation invocation = { .status_fd = -1, .argv = argv };
+	struct invocation invocation = { .status_fd = -1, .ask_fd = -1, .argv = argv };
 	static struct seccomp_program filter;
 	static struct supervisor_setup supervisor;
 	struct launch launch;
@@ -346,6 +350,12 @@ int main(int argc, char **argv)
 	}
 	if (usage != USAGE_OK)
 		return report_usage_error(usage, bad_argument);
+	/* The ask socket is the proxy's alone: never the command's. */
+	if (invocation.ask_fd >= 0 &&
+	    fcntl(invocation.ask_fd, F_SETFD, FD_CLOEXEC) < 0) {
+		report_failure("usage error: --ask-fd %d: %s", invocation.ask_fd, strerror(EBADF));
+		return LAUNCHER_EXIT_FAILURE;
+	}
 
 	r = seccomp_filter_build(invocation.deny_network, &filter);
 	if (r < 0) {

@@ -82,6 +82,8 @@ int confine_bash_start(confine_provider *provider, const confine_bash_options *o
 	spawn.capture_limit = options->max_output ? options->max_output
 	                                          : CONFINE_DEFAULT_CAPTURE_LIMIT;
 	spawn.timeout_ms = options->timeout_ms ? options->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
+	spawn.ask_host = options->ask_host;
+	spawn.ask_host_data = options->ask_host_data;
 
 	/* A confined mode asks the provider on every call (its answer may
 	 * differ per policy; a wrap is never reused across runs), through the

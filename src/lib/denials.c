@@ -41,6 +41,7 @@ static void denial_clear(confine_denial *e) {
 	free(e->path);
 	free(e->address);
 	free(e->clause);
+	free(e->reason);
 	memset(e, 0, sizeof *e);
 }
 
@@ -53,8 +54,10 @@ int cf_denials_add(cf_denials *d, const char *op, const char *path, const char *
 		if (strcmp(d->items[i].op, op) == 0 && same_text(d->items[i].path, path) &&
 		    same_text(d->items[i].address, address))
 			return 0;
-	if (d->n >= CONFINE_DENIALS_MAX)
+	if (d->n >= CONFINE_DENIALS_MAX) {
+		d->dropped++; /* kept count of, never silently lost (doc/SPEC.md 9) */
 		return 0;
+	}
 	items = realloc(d->items, (d->n + 1) * sizeof *items);
 	if (!items)
 		return -ENOMEM;
@@ -81,6 +84,7 @@ void cf_denials_free(cf_denials *d) {
 	free(d->items);
 	d->items = NULL;
 	d->n = 0;
+	d->dropped = 0;
 }
 
 /* ---- what the clauses cover ---------------------------------------------- */
@@ -359,16 +363,21 @@ static int writable_areas(const confine_argv *c, char ***ret) {
 
 int cf_denials_classify(const confine_argv *c, const char *workdir,
                         const confine_denial *records, size_t n_records, confine_outcome *o) {
-	cf_denials list = { NULL, 0 };
+	cf_denials list = { NULL, 0, 0 };
 	cf_denial_verdict v = { false, false };
 	cf_denial_scope scope;
 	char **areas = NULL;
 	char *dir = NULL;
 	int r = 0;
 
-	for (size_t i = 0; r >= 0 && i < n_records; i++)
+	for (size_t i = 0; r >= 0 && i < n_records; i++) {
 		r = cf_denials_add(&list, records[i].op, records[i].path, records[i].address,
 		                   records[i].clause);
+		/* the decider's reason goes with its refusal (doc/SPEC.md 15) */
+		if (r == 1 && records[i].reason &&
+		    !(list.items[list.n - 1].reason = strdup(records[i].reason)))
+			r = -ENOMEM;
+	}
 	if (r >= 0)
 		r = writable_areas(c, &areas);
 	if (r < 0)
@@ -398,6 +407,7 @@ int cf_denials_classify(const confine_argv *c, const char *workdir,
 	}
 	o->denials = list.items;
 	o->n_denials = list.n;
+	o->denials_dropped = list.dropped;
 	list.items = NULL;
 	list.n = 0;
 out:

@@ -22,10 +22,13 @@
 typedef struct cf_denials {
 	confine_denial *items;
 	size_t n;
+	size_t dropped; /* denials found past the bound, not listed (one found
+	                   twice past it counts twice) */
 } cf_denials;
 
 /* Appends a copy of (op, path or address, clause) unless an entry with the
- * same op and object is there or the list is full: 1 added, 0 not,
+ * same op and object is there or the list is full (then it counts in
+ * `dropped`): 1 added, 0 not,
  * -EINVAL (neither or both of path and address), -ENOMEM. */
 int cf_denials_add(cf_denials *d, const char *op, const char *path, const char *address,
                    const char *clause) CONFINE_HIDDEN;

@@ -148,6 +148,7 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) {
 	dst->require_full = src->require_full;
 	dst->private_temp = src->private_temp;
 	dst->network_allow_local = src->network_allow_local;
+	dst->network_ask = src->network_ask;
 	memcpy(dst->limits, src->limits, sizeof dst->limits);
 	dst->limits_given = src->limits_given;
 	if (copy_string(&dst->workspace_root, src->workspace_root) < 0 ||
@@ -465,8 +466,8 @@ bool confine_host_pattern_match(const char *pattern, const char *host) {
 }
 
 bool confine_policy_network_allowlist(const confine_policy *policy) {
-	return policy && policy->network == CONFINE_NETWORK_OFF && policy->network_allow &&
-	       policy->network_allow[0];
+	return policy && policy->network == CONFINE_NETWORK_OFF &&
+	       ((policy->network_allow && policy->network_allow[0]) || policy->network_ask);
 }
 
 static int add_host(char ***list, const char *key, confine_policy *policy, const char *pattern,

@@ -184,6 +184,9 @@ int confine_policy_validate(const confine_policy *policy, confine_error *err) {
 			               "allowlist is network \"off\" plus the proxy (drop network \"on\")",
 			               policy->network_allow[i]);
 	}
+	if (policy->network_ask && policy->network != CONFINE_NETWORK_OFF)
+		return invalid(err, "network.ask needs the network off around it: a decider answers "
+		               "for the hosts an allowlist does not name (drop network \"on\")");
 	for (size_t i = 0; policy->network_deny && policy->network_deny[i]; i++) {
 		if ((r = confine_host_pattern_check("network.deny", policy->network_deny[i], err)) < 0)
 			return r;

@@ -67,7 +67,17 @@ static int append_output(cf_buf *b, const char *data, size_t len) {
 	return 0;
 }
 
-/* One "[denied: <op> <object> (<clause>)]" line per denial of one kind
+/* text with each control byte as '?': it stays within one line. */
+static int put_line_safe(cf_buf *b, const char *text) {
+	for (const char *c = text; *c; c++) {
+		char ch = ((unsigned char)*c < 0x20 || *c == 0x7f) ? '?' : *c;
+		if (cf_buf_append(b, &ch, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One "[denied: <op> <object> (<clause>)[: <reason>]]" line per denial of one kind
  * (doc/SPEC.md 9): a control byte of the object shows as '?', so the line
  * stays one line. */
 static int denial_lines(cf_buf *b, const confine_outcome *o, bool files) {
@@ -78,12 +88,13 @@ static int denial_lines(cf_buf *b, const confine_outcome *o, bool files) {
 			continue;
 		if (marker(b, "[denied: ") < 0 || cf_buf_puts(b, d->op) < 0 || cf_buf_puts(b, " ") < 0)
 			return -1;
-		for (const char *c = object; *c; c++) {
-			char ch = ((unsigned char)*c < 0x20 || *c == 0x7f) ? '?' : *c;
-			if (cf_buf_append(b, &ch, 1) < 0)
-				return -1;
-		}
-		if (cf_buf_printf(b, " (%s)]", d->clause) < 0)
+		if (put_line_safe(b, object) < 0 || cf_buf_printf(b, " (%s)", d->clause) < 0)
+			return -1;
+		/* the run's decider said why (doc/SPEC.md 15, "Ask") */
+		if (d->reason && d->reason[0] &&
+		    (cf_buf_puts(b, ": ") < 0 || put_line_safe(b, d->reason) < 0))
+			return -1;
+		if (cf_buf_puts(b, "]") < 0)
 			return -1;
 	}
 	return 0;

@@ -97,7 +97,7 @@ static void check_denials(const uint8_t *shape, int exit_code, bool signaled,
 	char *writable[] = { (char *)"/w", (char *)"/tmp", NULL };
 	bool network_off = (shape[1] & 0x40) != 0;
 	cf_denial_scope scope;
-	cf_denials list = { NULL, 0 };
+	cf_denials list = { NULL, 0, 0 };
 	cf_denial_verdict v;
 	bool path_listed = false;
 

@@ -65,6 +65,7 @@ static confine_policy *policy_with_every_flag(void)
 	assert_int_equal(confine_policy_add_allow_host(p, "*.test", NULL), 0);
 	assert_int_equal(confine_policy_add_deny_host(p, "bad.test", NULL), 0);
 	p->network_allow_local = true;
+	p->network_ask = true; /* --ask-fd: a decider (doc/SPEC.md 15) */
 	assert_int_equal(confine_policy_add_unix_socket(p, "/run/agent.sock", NULL), 0);
 	p->require_full = true;
 	/* --rlimit: a limit the launcher applies to the command (SPEC 15) */
@@ -120,6 +121,7 @@ static void test_library_argv_parses(void **state)
 	assert_true(invocation.proxy_allow_local);
 	assert_true(invocation.require_supervisor);
 	assert_int_equal(invocation.status_fd >= 3, true);
+	assert_int_equal(invocation.ask_fd >= 3, true);
 	assert_string_equal(invocation.command[0], "true");
 	assert_true(invocation.temp_size == 10 << 20);
 	assert_non_null(invocation.temp_path);

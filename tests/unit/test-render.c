@@ -179,9 +179,11 @@ static void test_nul_bytes_do_not_hide_the_markers(void **state) {
  * object shows as '?'. */
 static void test_denials_render_after_their_marker(void **state) {
 	confine_denial denials[] = {
-		{ (char *)"write", (char *)"/root/outside.txt", NULL, (char *)"mode" },
-		{ (char *)"connect", NULL, (char *)"127.0.0.1:8080", (char *)"network" },
-		{ (char *)"read", (char *)"/secret/a\nb", NULL, (char *)"denyRead" },
+		{ (char *)"write", (char *)"/root/outside.txt", NULL, (char *)"mode", NULL },
+		{ (char *)"connect", NULL, (char *)"127.0.0.1:8080", (char *)"network", NULL },
+		{ (char *)"read", (char *)"/secret/a\nb", NULL, (char *)"denyRead", NULL },
+		{ (char *)"connect", NULL, (char *)"ask.test:443", (char *)"network",
+		  (char *)"not in\nthis task" },
 	};
 	confine_outcome o;
 	confine_bash_result r;
@@ -194,7 +196,7 @@ static void test_denials_render_after_their_marker(void **state) {
 	o.denied = true;
 	o.network_denied = true;
 	o.denials = denials;
-	o.n_denials = 3;
+	o.n_denials = 4;
 	o.timed_out = true;
 	r.timeout_ms = 5;
 	r.outcome = &o;
@@ -205,6 +207,7 @@ static void test_denials_render_after_their_marker(void **state) {
 	                          "[denied: read /secret/a?b (denyRead)]\n"
 	                          "[sandbox: network access denied under workspace-write mode]\n"
 	                          "[denied: connect 127.0.0.1:8080 (network)]\n"
+	                          "[denied: connect ask.test:443 (network): not in?this task]\n"
 	                          "[timed out after 5ms]\n[exit code: 1]");
 	free(text);
 	/* The network marker alone (a refusal that names no address). */

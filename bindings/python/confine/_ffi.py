@@ -108,6 +108,7 @@ class Policy(Structure):
         ("limits", ctypes.c_uint64 * 6),  # CONFINE_LIMIT_COUNT
         ("limits_given", c_uint),
         ("unprotect", POINTER(c_char_p)),
+        ("network_ask", c_bool),
     ]
 
 
@@ -181,6 +182,12 @@ class Stdio(Structure):
     _fields_ = [("kind", c_int), ("fd", c_int)]
 
 
+# confine_spawn_options.ask_host (doc/SPEC.md 15, "Ask"): (data, host,
+# port, reason buffer, its size) -> allow.
+ASK_HOST_FN = ctypes.CFUNCTYPE(c_bool, c_void_p, c_char_p, c_uint, POINTER(ctypes.c_char),
+                               c_size_t)
+
+
 class SpawnOptions(Structure):
     _fields_ = [
         ("confined", POINTER(ConfinedArgv)),
@@ -190,6 +197,8 @@ class SpawnOptions(Structure):
         ("stdio", Stdio * 3),
         ("capture_limit", c_size_t),
         ("timeout_ms", c_uint),
+        ("ask_host", ASK_HOST_FN),
+        ("ask_host_data", c_void_p),
     ]
 
 
@@ -199,7 +208,11 @@ class GitHazard(Structure):
 
 class Denial(Structure):
     _fields_ = [("op", c_char_p), ("path", c_char_p), ("address", c_char_p),
-                ("clause", c_char_p)]
+                ("clause", c_char_p), ("reason", c_char_p)]
+
+
+class NetworkDecision(Structure):
+    _fields_ = [("host", c_char_p), ("port", c_uint), ("allow", c_bool), ("by", c_char_p)]
 
 
 class Outcome(Structure):
@@ -236,6 +249,9 @@ class Outcome(Structure):
         ("peak_memory", ctypes.c_int64),
         ("peak_pids", ctypes.c_int64),
         ("cpu_seconds", ctypes.c_double),
+        ("network_decisions", POINTER(NetworkDecision)),
+        ("n_network_decisions", c_size_t),
+        ("denials_dropped", c_size_t),
     ]
 
 
@@ -247,6 +263,8 @@ class BashOptions(Structure):
         ("envp", POINTER(c_char_p)),
         ("timeout_ms", c_uint),
         ("max_output", c_size_t),
+        ("ask_host", ASK_HOST_FN),
+        ("ask_host_data", c_void_p),
     ]
 
 

@@ -48,6 +48,7 @@ int main(void) {
 	FIELD(confine_policy, limits);
 	FIELD(confine_policy, limits_given);
 	FIELD(confine_policy, unprotect);
+	FIELD(confine_policy, network_ask);
 	END();
 	BEGIN(confine_rule);
 	FIELD(confine_rule, allowed_exit_codes);
@@ -104,6 +105,8 @@ int main(void) {
 	FIELD(confine_spawn_options, stdio);
 	FIELD(confine_spawn_options, capture_limit);
 	FIELD(confine_spawn_options, timeout_ms);
+	FIELD(confine_spawn_options, ask_host);
+	FIELD(confine_spawn_options, ask_host_data);
 	END();
 	BEGIN(confine_outcome);
 	FIELD(confine_outcome, signaled);
@@ -138,12 +141,22 @@ int main(void) {
 	FIELD(confine_outcome, peak_memory);
 	FIELD(confine_outcome, peak_pids);
 	FIELD(confine_outcome, cpu_seconds);
+	FIELD(confine_outcome, network_decisions);
+	FIELD(confine_outcome, n_network_decisions);
+	FIELD(confine_outcome, denials_dropped);
 	END();
 	BEGIN(confine_denial);
 	FIELD(confine_denial, op);
 	FIELD(confine_denial, path);
 	FIELD(confine_denial, address);
 	FIELD(confine_denial, clause);
+	FIELD(confine_denial, reason);
+	END();
+	BEGIN(confine_network_decision);
+	FIELD(confine_network_decision, host);
+	FIELD(confine_network_decision, port);
+	FIELD(confine_network_decision, allow);
+	FIELD(confine_network_decision, by);
 	END();
 	BEGIN(confine_clause);
 	FIELD(confine_clause, clause);
@@ -164,6 +177,8 @@ int main(void) {
 	FIELD(confine_bash_options, envp);
 	FIELD(confine_bash_options, timeout_ms);
 	FIELD(confine_bash_options, max_output);
+	FIELD(confine_bash_options, ask_host);
+	FIELD(confine_bash_options, ask_host_data);
 	END();
 	BEGIN(confine_bash_result);
 	FIELD(confine_bash_result, outcome);

@@ -1179,6 +1179,7 @@ class Facts(unittest.TestCase):
             "confine_bash_result": _ffi.BashResult, "confine_env_policy": _ffi.EnvPolicy,
             "confine_git_hazard": _ffi.GitHazard, "confine_clause": _ffi.Clause,
             "confine_denial": _ffi.Denial,
+            "confine_network_decision": _ffi.NetworkDecision,
         }
         self.assertEqual(set(layouts), set(structs))
         for name, struct in structs.items():

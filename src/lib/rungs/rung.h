@@ -278,6 +278,8 @@ char **cf_runner_argv1(const char *program) CONFINE_HIDDEN;
  * bwrap, its inner launcher (doc/SPEC.md 14). */
 #define CF_STATUS_FD_AT 3
 #define CF_LAUNCHER_FD_AT 4
+/* And, for a policy with network.ask, the ask socket: CF_ASK_FD_AT, the
+ * spawner's (spawn/spawn.h; doc/SPEC.md 15). */
 /* Where the layered bwrap rung's argv for others binds the on-disk
  * launcher (read-only) and runs it: inside bwrap's own /dev (a tmpfs it
  * makes for every run, so the mount point never touches the host), after

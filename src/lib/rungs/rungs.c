@@ -12,6 +12,7 @@
 #include "rungs/probe.h"
 #include "policy-internal.h"
 #include "spawn/cgroup.h"
+#include "spawn/spawn.h"
 
 extern const cf_runner_def cf_runner_bwrap CONFINE_HIDDEN;
 extern const cf_runner_def cf_runner_landlock CONFINE_HIDDEN;
@@ -132,6 +133,13 @@ int cf_runner_launcher_args(const confine_policy *policy, const char *const *ext
 	for (size_t i = 0; extra && extra[i]; i++)
 		if ((r = cf_strv_push(strv, extra[i])) < 0)
 			return r;
+	/* The run's decider answers on the ask socket (doc/SPEC.md 15). */
+	if (policy->network_ask && policy->network == CONFINE_NETWORK_OFF) {
+		snprintf(fd, sizeof fd, "%d", CF_ASK_FD_AT);
+		if ((r = cf_strv_push(strv, LAUNCHER_ARG_ASK_FD)) < 0 ||
+		    (r = cf_strv_push(strv, fd)) < 0)
+			return r;
+	}
 	{
 		/* A run the library spawns: the limits its own cgroup holds
 		 * (spawn/cgroup.h) are not the launcher's rlimits too. */

@@ -131,7 +131,7 @@ void cf_child_main(const struct cf_child_plan *plan) {
 	struct sigaction dfl;
 	sigset_t empty;
 
-	int placed[2] = { -1, -1 };
+	int placed[3] = { -1, -1, -1 };
 	int exec_fd = plan->exec_fd;
 
 	/* Into the run's own cgroup first (doc/SPEC.md 15, "Limits"): the

@@ -110,7 +110,7 @@ static void enforce_timeout(confine_process *p, long long now) {
  * `block`), pumps output, notices the leader's end, enforces the timeout.
  * Returns true once settled. */
 static bool step(confine_process *p, bool block) {
-	struct pollfd pfds[3];
+	struct pollfd pfds[4];
 	nfds_t n = 0;
 	int wait_ms = 0;
 	long long now = cf_now_ms();
@@ -143,8 +143,11 @@ static bool step(confine_process *p, bool block) {
 	for (int i = 1; i < 3; i++)
 		if (p->streams[i].fd >= 0)
 			pfds[n++] = (struct pollfd){ .fd = p->streams[i].fd, .events = POLLIN };
+	if (p->ask_fd >= 0 && p->state == CF_STATE_RUNNING)
+		pfds[n++] = (struct pollfd){ .fd = p->ask_fd, .events = POLLIN };
 	if (n > 0 || wait_ms != 0)
 		(void)poll(n ? pfds : NULL, n, wait_ms);
+	cf_ask_pump(p);
 
 	cf_streams_pump(p);
 	if (p->state == CF_STATE_RUNNING)
@@ -297,6 +300,12 @@ int confine_process_wait(confine_process *process, confine_outcome **ret, confin
 		confine_outcome_free(o);
 		return oom(err);
 	}
+	/* the channel's denials past the bound, and those the scan dropped */
+	o->denials_dropped += process->channel.denials_dropped;
+	o->network_decisions = process->channel.decisions;
+	o->n_network_decisions = process->channel.n_decisions;
+	process->channel.decisions = NULL;
+	process->channel.n_decisions = 0;
 	*ret = o;
 	return 0;
 }
@@ -312,6 +321,7 @@ void confine_process_free(confine_process *process) {
 	}
 	cf_close_fd(&process->pidfd);
 	cf_close_fd(&process->status_fd);
+	cf_close_fd(&process->ask_fd);
 	cf_status_free(&process->channel);
 	for (int i = 0; i < 3; i++) {
 		cf_close_fd(&process->streams[i].fd);
@@ -348,9 +358,10 @@ void confine_outcome_free(confine_outcome *outcome) {
 	cf_git_hazards_free(outcome->git_hazards, outcome->n_git_hazards);
 	cf_clauses_free(outcome->clauses, outcome->n_clauses);
 	{
-		cf_denials list = { outcome->denials, outcome->n_denials };
+		cf_denials list = { outcome->denials, outcome->n_denials, 0 };
 		cf_denials_free(&list);
 	}
+	cf_decisions_free(outcome->network_decisions, outcome->n_network_decisions);
 	free(outcome);
 }
 

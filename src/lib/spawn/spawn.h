@@ -71,7 +71,7 @@ struct cf_child_plan {
 	 * pipe (2), /dev/null (1), a pipe per captured stream (6) and the
 	 * status channel (2); 8 was one short of `confine bash` (report,
 	 * /dev/null, two captures, the channel: 9) */
-	int internal_fds[13];
+	int internal_fds[15];
 	size_t n_internal;
 	/* cgroup.procs of the run's own cgroup (cgroup.h): the child writes
 	 * "0" to each first, so everything it starts is counted */
@@ -82,8 +82,8 @@ struct cf_child_plan {
 	int exec_fd;
 	/* descriptors placed at fixed numbers above 2, not close-on-exec
 	 * (the status channel's write end; bwrap's inner launcher) */
-	int place_src[2];
-	int place_at[2];
+	int place_src[3];
+	int place_at[3];
 	size_t n_place;
 };
 
@@ -114,6 +114,10 @@ struct cf_status {
 	 * most CONFINE_DENIALS_MAX (freed by cf_status_free). */
 	confine_denial *denials;
 	size_t n_denials;
+	size_t denials_dropped; /* past CONFINE_DENIALS_MAX: counted, not listed */
+	/* The proxy's `decision` records, in order (freed by cf_status_free). */
+	confine_network_decision *decisions;
+	size_t n_decisions;
 };
 
 /* Reads what is available on `fd` (non-blocking) into `st`. Returns 1 at
@@ -122,6 +126,8 @@ int cf_status_read(int fd, struct cf_status *st) CONFINE_HIDDEN;
 /* Whether the records so far decide how the start went: started, or a
  * failure before it (error, exec-failed, an unreadable record). */
 bool cf_status_decided(const struct cf_status *st) CONFINE_HIDDEN;
+/* Frees n decisions and the array. */
+void cf_decisions_free(confine_network_decision *d, size_t n) CONFINE_HIDDEN;
 /* Releases what the records left allocated (the denials). */
 void cf_status_free(struct cf_status *st) CONFINE_HIDDEN;
 /* After the runner's exec: reads the channel (pumping output meanwhile)
@@ -180,6 +186,12 @@ struct confine_process {
 	/* The status channel (doc/SPEC.md 12): the read end, and what it said. */
 	int status_fd;
 	struct cf_status channel;
+	/* The ask socket (doc/SPEC.md 15, "Ask"), or -1; the decider. */
+	int ask_fd;
+	bool (*ask_host)(void *, const char *, unsigned, char *, size_t);
+	void *ask_host_data;
+	char ask_pending[4096];
+	size_t n_ask_pending;
 	struct cf_policy_run *policy_run; /* policy-run.c; NULL: nothing to do */
 };
 
@@ -189,6 +201,15 @@ static inline void cf_close_fd(int *fd) {
 		*fd = -1;
 	}
 }
+
+/* ---- the decider (ask.c) ---- */
+
+/* Where a run with a decider gets the ask socket (the launcher's
+ * `--ask-fd`, written by the rungs; doc/SPEC.md 15, "Ask"). */
+#define CF_ASK_FD_AT 5
+
+/* Answers every question waiting on the ask socket (doc/SPEC.md 15). */
+void cf_ask_pump(confine_process *p) CONFINE_HIDDEN;
 
 /* ---- streams (streams.c) ---- */
 

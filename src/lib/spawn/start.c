@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -197,6 +198,9 @@ static confine_process *process_new(const confine_spawn_options *o) {
 	p->pid = -1;
 	p->pidfd = -1;
 	p->status_fd = -1;
+	p->ask_fd = -1;
+	p->ask_host = o->ask_host;
+	p->ask_host_data = o->ask_host_data;
 	for (int i = 0; i < 3; i++) {
 		p->streams[i].fd = -1;
 		p->streams[i].tee_fd = -1;
@@ -217,6 +221,7 @@ struct spawn_fds {
 	int child_end[3];
 	int devnull;
 	int status_child_end;
+	int ask_child_end;
 };
 
 /* Everything but the report pipe's read end: the child holds its own copies. */
@@ -226,6 +231,7 @@ static void spawn_fds_close_child_ends(struct spawn_fds *f) {
 		cf_close_fd(&f->child_end[i]);
 	cf_close_fd(&f->devnull);
 	cf_close_fd(&f->status_child_end);
+	cf_close_fd(&f->ask_child_end);
 }
 
 static void spawn_fds_close(struct spawn_fds *f) {
@@ -300,6 +306,21 @@ static int plan_runner_fds(confine_process *p, struct cf_child_plan *plan, struc
 		plan->internal_fds[plan->n_internal++] = fds[1];
 		plan->place_src[plan->n_place] = fds[1];
 		plan->place_at[plan->n_place++] = c->status_fd_at;
+		(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	}
+	/* The ask socket of a policy with a decider (doc/SPEC.md 15): the
+	 * launcher's proxy asks, the waiting thread answers (process.c). */
+	if ((c->spawn_flags & CONFINE_SPAWN_STATUS_CHANNEL) && c->policy.network_ask &&
+	    c->policy.network == CONFINE_NETWORK_OFF) {
+		int fds[2];
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) < 0)
+			return system_error(err, "create the ask socket");
+		p->ask_fd = fds[0];
+		f->ask_child_end = fds[1];
+		plan->internal_fds[plan->n_internal++] = fds[0];
+		plan->internal_fds[plan->n_internal++] = fds[1];
+		plan->place_src[plan->n_place] = fds[1];
+		plan->place_at[plan->n_place++] = CF_ASK_FD_AT;
 		(void)fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	}
 	return 0;
@@ -388,7 +409,7 @@ static int adopt_options(confine_process *p, const confine_spawn_options *o,
 int confine_spawn(const confine_spawn_options *o, confine_process **ret, confine_error *err) {
 	confine_process *p = NULL;
 	struct cf_child_plan plan;
-	struct spawn_fds f = { { -1, -1 }, { -1, -1, -1 }, -1, -1 };
+	struct spawn_fds f = { { -1, -1 }, { -1, -1, -1 }, -1, -1, -1 };
 	char **candidates = NULL, **run_envp = NULL;
 	const char *const *argv;
 	pid_t pid = -1;

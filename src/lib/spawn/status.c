@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,7 +22,7 @@
  * that cannot be kept (no memory) is dropped, never guessed at. */
 static void take_denial(struct cf_status *st, const struct launcher_record *rec) {
 	char object[LAUNCHER_RECORD_MAX], clause[32], op[32];
-	cf_denials list = { st->denials, st->n_denials };
+	cf_denials list = { st->denials, st->n_denials, st->denials_dropped };
 	if (!st->started || st->ended || rec->clause_length >= sizeof clause ||
 	    rec->op_length >= sizeof op ||
 	    launcher_object_decode(rec->text, rec->text_length, object, sizeof object) < 0)
@@ -33,6 +34,56 @@ static void take_denial(struct cf_status *st, const struct launcher_record *rec)
 	(void)cf_denials_add(&list, op, object, NULL, clause);
 	st->denials = list.items;
 	st->n_denials = list.n;
+	st->denials_dropped = list.dropped;
+}
+
+/* A `refused` record: the proxy refused a request (doc/SPEC.md 15): a
+ * network denial "connect host:port", with the decider's reason. */
+static void take_refusal(struct cf_status *st, const struct launcher_record *rec) {
+	char address[300];
+	cf_denials list = { st->denials, st->n_denials, st->denials_dropped };
+	bool v6 = memchr(rec->host, ':', rec->host_length) != NULL && rec->host[0] != '[';
+	bool by_decider = rec->clause_length == 11 && memcmp(rec->clause, "network.ask", 11) == 0;
+	if (!st->started || st->ended || (rec->host_length == 1 && rec->host[0] == '-'))
+		return;
+	snprintf(address, sizeof address, v6 ? "[%.*s]:%ld" : "%.*s:%ld", (int)rec->host_length,
+	         rec->host, rec->value);
+	if (cf_denials_add(&list, "connect", NULL, address, "network") == 1 && by_decider) {
+		confine_denial *d = &list.items[list.n - 1];
+		d->reason = strndup(rec->text, rec->text_length);
+	}
+	st->denials = list.items;
+	st->n_denials = list.n;
+	st->denials_dropped = list.dropped;
+}
+
+static void take_decision(struct cf_status *st, const struct launcher_record *rec) {
+	confine_network_decision *d;
+	if (!st->started || st->ended || st->n_decisions >= LAUNCHER_DECISIONS_MAX)
+		return;
+	d = realloc(st->decisions, (st->n_decisions + 1) * sizeof *d);
+	if (!d)
+		return;
+	st->decisions = d;
+	d = &d[st->n_decisions];
+	d->host = strndup(rec->host, rec->host_length);
+	d->by = strndup(rec->op, rec->op_length);
+	d->port = (unsigned)rec->value;
+	d->allow = rec->allow;
+	if (!d->host || !d->by) {
+		free(d->host);
+		free(d->by);
+		return;
+	}
+	st->n_decisions++;
+}
+
+void cf_decisions_free(confine_network_decision *d, size_t n) {
+	for (size_t i = 0; i < n; i++) {
+		free(d[i].host);
+		free(d[i].by);
+	}
+	free(d);
 }
 
 static void take_record(struct cf_status *st, const char *line, size_t len) {
@@ -67,6 +118,12 @@ static void take_record(struct cf_status *st, const char *line, size_t len) {
 		break;
 	case LAUNCHER_RECORD_KIND_DENIED:
 		take_denial(st, &rec);
+		break;
+	case LAUNCHER_RECORD_KIND_REFUSED:
+		take_refusal(st, &rec);
+		break;
+	case LAUNCHER_RECORD_KIND_DECISION:
+		take_decision(st, &rec);
 		break;
 	case LAUNCHER_RECORD_KIND_EXIT:
 	case LAUNCHER_RECORD_KIND_SIGNAL:
@@ -112,10 +169,13 @@ bool cf_status_decided(const struct cf_status *st) {
 }
 
 void cf_status_free(struct cf_status *st) {
-	cf_denials list = { st->denials, st->n_denials };
+	cf_denials list = { st->denials, st->n_denials, st->denials_dropped };
 	cf_denials_free(&list);
 	st->denials = NULL;
 	st->n_denials = 0;
+	cf_decisions_free(st->decisions, st->n_decisions);
+	st->decisions = NULL;
+	st->n_decisions = 0;
 }
 
 /* ---- the start of a run with a status channel ---- */

@@ -227,7 +227,7 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 	 * command reach it alone (doc/SPEC.md 15, "Network allowlist"). */
 	if (r == 0 && confine_policy_network_allowlist(policy)) {
 		const char *hosts = cf_test_proxy_hosts(); /* NULL but in test builds */
-		for (size_t i = 0; r == 0 && policy->network_allow[i]; i++) {
+		for (size_t i = 0; r == 0 && policy->network_allow && policy->network_allow[i]; i++) {
 			r = cf_strv_push(tokens, LAUNCHER_ARG_PROXY_ALLOW);
 			if (r == 0)
 				r = cf_strv_push(tokens, policy->network_allow[i]);

@@ -31,29 +31,25 @@ struct proxy_config {
 	/* The network is off: every request is answered 403 "network is
 	 * off" (clause network), nothing is resolved or connected. */
 	bool off;
+	/* A decider answers for names on neither list (doc/SPEC.md 15,
+	 * "Ask"): the proxy asks on ask_fd (a socket, ask.h's records) and
+	 * holds the request until the answer, at most PROXY_ASK_SECONDS. */
+	bool ask;
+	/* The status channel (or -1): every refusal and every decision goes
+	 * on the record there (launcher-protocol.h). */
+	int status_fd;
+	int ask_fd;
 };
 
 #define PROXY_USER "confine"
 #define PROXY_TOKEN_LENGTH 32
+/* How long a request waits for the decider's answer; then it is refused
+ * (clause network.ask) and the name asked again by the next request. */
+#define PROXY_ASK_SECONDS 30
 
 /* Fills token (PROXY_TOKEN_LENGTH + 1 bytes) with a fresh secret from
  * getrandom(2). Returns 0 or -errno. */
 int proxy_make_token(char *token);
-
-/* Whether `given` (given_len bytes) equals `secret`, in time that does not
- * depend on where they differ. Pure. */
-bool proxy_secret_equal(const char *given, size_t given_len, const char *secret);
-
-/* The standard base64 of `in` (in_len bytes) into out (NUL-terminated).
- * Returns the length written, or 0 when out (size bytes) is too small. Pure. */
-size_t proxy_base64(const unsigned char *in, size_t in_len, char *out, size_t size);
-
-/* The allowlist's verdict on `host` (host-pattern.h decides). Pure. */
-enum host_verdict proxy_host_verdict(const struct proxy_config *config, const char *host);
-
-/* Whether an IPv4 address (network order) is loopback, private,
- * link-local, CGNAT, "this network", multicast or reserved. Pure. */
-bool proxy_address_is_local(uint32_t addr);
 
 /*
  * Listens on 127.0.0.1 (a port the kernel picks) and forks the proxy

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* `--ask-host COMMAND`: the run's decider (doc/SPEC.md 15, "Ask"). */
+#ifndef CONFINE_CLI_ASK_HOST_H
+#define CONFINE_CLI_ASK_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* How long COMMAND may take; then it is killed and the host refused (the
+ * proxy's own bound, 30 s, is longer, so the reason reaches the model). */
+#define CLI_ASK_HOST_SECONDS 25
+
+/* confine_spawn_options.ask_host for `data` = COMMAND: runs COMMAND HOST
+ * PORT (found on PATH, unconfined: it is the caller's program), its stdin
+ * /dev/null, its stderr confine's; exit 0 allows, the first line it
+ * prints is the reason. */
+bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, size_t size);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * What the proxy decides (decide.h; doc/SPEC.md 15). Pure.
+ */
+#include "decide.h"
+
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <string.h>
+
+enum host_verdict proxy_host_verdict(const struct proxy_config *config, const char *host)
+{
+	return host_pattern_decide(config->allow, config->n_allow, config->deny, config->n_deny,
+				   host);
+}
+
+static void set(struct proxy_refusal *r, int status, unsigned char socks, const char *clause,
+		const char *note)
+{
+	r->http_status = status;
+	r->socks_code = socks;
+	r->clause = clause;
+	r->note = note;
+}
+
+static const char off_why[] = "network is off (clause network): no host is reachable from "
+			      "this run; ask for the network, or this host, to be allowed";
+
+enum proxy_next proxy_decide_name(const struct proxy_config *config,
+				  const struct proxy_answers *answers, const char *host,
+				  unsigned port, struct proxy_refusal *refusal)
+{
+	enum host_verdict verdict;
+	const struct proxy_answer *kept;
+
+	memset(refusal, 0, sizeof(*refusal));
+	if (config->off) {
+		set(refusal, 403, 0x02, "network", "network is off");
+		refusal->by = "off";
+		snprintf(refusal->why, sizeof(refusal->why), "%s", off_why);
+		return PROXY_NEXT_REFUSE;
+	}
+	verdict = proxy_host_verdict(config, host);
+	refusal->by = verdict == HOST_VERDICT_DENIED ? "denylist" : "allowlist";
+	if (verdict == HOST_VERDICT_ALLOWED)
+		return PROXY_NEXT_RESOLVE;
+	if (verdict == HOST_VERDICT_DENIED) {
+		set(refusal, 403, 0x02, "network.deny", "on network.deny");
+		snprintf(refusal->why, sizeof(refusal->why),
+			 "host \"%s\" is refused by the network denylist (clause network.deny)",
+			 host);
+		return PROXY_NEXT_REFUSE;
+	}
+	/* On neither list: the decider's, when there is one. */
+	kept = config->ask ? proxy_answers_find(answers, host, port) : NULL;
+	if (config->ask)
+		refusal->by = "decider";
+	if (kept != NULL && kept->allow)
+		return PROXY_NEXT_RESOLVE;
+	if (kept != NULL) {
+		proxy_decide_refused_by_decider(host, port, kept->reason, refusal);
+		return PROXY_NEXT_REFUSE;
+	}
+	if (config->ask)
+		return PROXY_NEXT_ASK;
+	set(refusal, 403, 0x02, "network.allow", "not on network.allow");
+	snprintf(refusal->why, sizeof(refusal->why),
+		 "host \"%s\" is not on the network allowlist (clause network.allow): ask for it "
+		 "to be allowed", host);
+	return PROXY_NEXT_REFUSE;
+}
+
+void proxy_decide_literal(const struct proxy_config *config, struct proxy_refusal *refusal)
+{
+	memset(refusal, 0, sizeof(*refusal));
+	if (config->off) {
+		set(refusal, 403, 0x02, "network", "network is off");
+		snprintf(refusal->why, sizeof(refusal->why), "%s", off_why);
+		return;
+	}
+	set(refusal, 403, 0x02, "network.allow", "an address, not a name");
+	snprintf(refusal->why, sizeof(refusal->why),
+		 "an IP address is refused: the allowlist names hosts (clause network.allow)");
+}
+
+bool proxy_decide_address(const struct proxy_config *config, const char *host, uint32_t addr,
+			  struct proxy_refusal *refusal)
+{
+	char text[INET_ADDRSTRLEN];
+
+	if (config->allow_local || !proxy_address_is_local(addr))
+		return true;
+	inet_ntop(AF_INET, &addr, text, sizeof(text));
+	memset(refusal, 0, sizeof(*refusal));
+	set(refusal, 403, 0x02, "network.allowLocal", "local address, network.allowLocal");
+	snprintf(refusal->why, sizeof(refusal->why),
+		 "host \"%s\" resolves to %s, a loopback, private or link-local address, which "
+		 "the allowlist refuses (clause network.allowLocal)", host, text);
+	return false;
+}
+
+void proxy_decide_refused_by_decider(const char *host, unsigned port, const char *reason,
+				     struct proxy_refusal *refusal)
+{
+	memset(refusal, 0, sizeof(*refusal));
+	set(refusal, 403, 0x02, "network.ask", "by the decider");
+	refusal->by = "decider";
+	if (reason != NULL)
+		snprintf(refusal->reason, sizeof(refusal->reason), "%s", reason);
+	else
+		snprintf(refusal->reason, sizeof(refusal->reason), "no answer within %d s",
+			 PROXY_ASK_SECONDS);
+	if (reason == NULL)
+		snprintf(refusal->why, sizeof(refusal->why),
+			 "host \"%s\" port %u is not on the network allowlist and the run's "
+			 "decider did not answer within %d s (clause network.ask)", host, port,
+			 PROXY_ASK_SECONDS);
+	else
+		snprintf(refusal->why, sizeof(refusal->why),
+			 "host \"%s\" port %u was refused by the run's decider (clause "
+			 "network.ask)%s%s", host, port, reason[0] != '\0' ? ": " : "", reason);
+}
+
+const struct proxy_answer *proxy_answers_find(const struct proxy_answers *answers,
+					      const char *host, unsigned port)
+{
+	size_t i;
+
+	for (i = 0; answers != NULL && i < answers->n; i++)
+		if (answers->items[i].port == port && strcmp(answers->items[i].host, host) == 0)
+			return &answers->items[i];
+	return NULL;
+}
+
+bool proxy_answers_put(struct proxy_answers *answers, const char *host, unsigned port,
+		       bool allow, const char *reason)
+{
+	struct proxy_answer *a;
+
+	if (proxy_answers_find(answers, host, port) != NULL)
+		return true;
+	if (answers->n >= PROXY_ANSWERS_MAX || strlen(host) >= sizeof(a->host))
+		return false;
+	a = &answers->items[answers->n++];
+	snprintf(a->host, sizeof(a->host), "%s", host);
+	a->port = port;
+	a->allow = allow;
+	snprintf(a->reason, sizeof(a->reason), "%s", reason != NULL ? reason : "");
+	return true;
+}
+
+bool proxy_address_is_local(uint32_t addr)
+{
+	uint32_t a = ntohl(addr);
+
+	return (a >> 24) == 0 || (a >> 24) == 127 || (a >> 24) == 10 ||
+	       (a >> 20) == (172U << 4 | 1) || (a >> 16) == (192U << 8 | 168) ||
+	       (a >> 16) == (169U << 8 | 254) || (a >> 22) == (100U << 2 | 1) ||
+	       (a >> 28) >= 14; /* multicast 224/4, reserved 240/4, broadcast */
+}
+
+bool proxy_is_ip_literal(const char *host)
+{
+	struct in_addr a;
+
+	return host[0] == '[' || strchr(host, ':') != NULL || inet_pton(AF_INET, host, &a) == 1 ||
+	       strspn(host, "0123456789.") == strlen(host);
+}
+
+bool proxy_split_authority(const char *auth, size_t len, unsigned default_port, char *host,
+			   size_t host_size, unsigned *port)
+{
+	const char *colon = memchr(auth, ':', len);
+	size_t host_len = colon != NULL ? (size_t)(colon - auth) : len;
+
+	if (len > 0 && auth[0] == '[') {
+		host_len = len < host_size ? len : host_size - 1;
+		memcpy(host, auth, host_len);
+		host[host_len] = '\0';
+		*port = default_port;
+		return true;
+	}
+	if (host_len == 0 || host_len >= host_size)
+		return false;
+	memcpy(host, auth, host_len);
+	host[host_len] = '\0';
+	*port = default_port;
+	if (colon != NULL) {
+		size_t dl = len - host_len - 1, i;
+		unsigned long p = 0;
+
+		if (dl == 0 || dl > 5)
+			return false;
+		for (i = 0; i < dl; i++) {
+			if (colon[1 + i] < '0' || colon[1 + i] > '9')
+				return false;
+			p = p * 10 + (unsigned long)(colon[1 + i] - '0');
+		}
+		if (p == 0 || p > 65535)
+			return false;
+		*port = (unsigned)p;
+	}
+	return true;
+}
+
+bool proxy_secret_equal(const char *given, size_t given_len, const char *secret)
+{
+	size_t n = strlen(secret), i;
+	unsigned char diff = given_len != n;
+
+	/* Every byte of the secret is looked at, whatever differs first. */
+	for (i = 0; i < n; i++)
+		diff |= (unsigned char)(secret[i] ^ (i < given_len ? given[i] : 0));
+	return diff == 0;
+}
+
+size_t proxy_base64(const unsigned char *in, size_t in_len, char *out, size_t size)
+{
+	static const char alphabet[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t need = (in_len + 2) / 3 * 4, o = 0, i;
+
+	if (need + 1 > size)
+		return 0;
+	for (i = 0; i < in_len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		if (i + 1 < in_len)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (i + 2 < in_len)
+			v |= in[i + 2];
+		out[o++] = alphabet[(v >> 18) & 63];
+		out[o++] = alphabet[(v >> 12) & 63];
+		out[o++] = i + 1 < in_len ? alphabet[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < in_len ? alphabet[v & 63] : '=';
+	}
+	out[o] = '\0';
+	return o;
+}
+
+const char *proxy_status_text(int http_status)
+{
+	switch (http_status) {
+	case 403:
+		return "Forbidden";
+	case 400:
+		return "Bad Request";
+	case 407:
+		return "Proxy Authentication Required";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return "Bad Gateway";
+	}
+}

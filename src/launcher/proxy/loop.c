@@ -1,0 +1,653 @@
+/*
+ * The proxy's process and loop (proxy-internal.h; doc/SPEC.md 15).
+ *
+ * One process forked by the launcher before it restricts itself, so it
+ * can reach the hosts the command may not; it then takes away its own
+ * file access (Landlock with no file rule) and capabilities, and serves
+ * one epoll loop until the launcher dies (PR_SET_PDEATHSIG) or closes the
+ * lifeline.
+ *
+ * A connection goes: HEAD (the request, at most HEAD_MAX bytes, within
+ * HEAD_SECONDS; http.c, socks.c) -> the decision (decide.c; for a name on
+ * neither list with a decider, ASK, ask.c) -> RESOLVE (resolve.c) -> the
+ * local-address check -> CONNECT (non-blocking, within CONNECT_SECONDS)
+ * -> RELAY (both ways, one bounded buffer each way, half-closes passed
+ * on). A refusal is answered at once: HTTP 403 (body naming the host and
+ * the clause) or a SOCKS5 reply, with one "landlock-run: network: ..."
+ * line on stderr and a `refused` record on the status channel.
+ *
+ * Bounds: MAX_CONNS connections (more are accepted and closed at once),
+ * three descriptors each at most, 2 * BUF_SIZE bytes each (256 KiB),
+ * allocated when a connection is accepted.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ask.h"
+#include "capabilities.h"
+#include "channel.h"
+#include "proxy-internal.h"
+#include "ruleset.h"
+
+#define LISTEN_KEY UINT64_MAX
+#define LIFELINE_KEY (UINT64_MAX - 1)
+#define ASK_KEY (UINT64_MAX - 2)
+/* Where the child keeps what it holds. */
+#define FD_LISTENER 3
+#define FD_LIFELINE 4
+#define FD_STATUS 5
+#define FD_ASK 6
+
+const struct proxy_config *proxy_cfg;
+struct conn proxy_conns[MAX_CONNS];
+char proxy_expected_basic[128];
+static int epfd = -1;
+
+time_t proxy_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec;
+}
+
+uint64_t proxy_key(size_t index, int which)
+{
+	return (uint64_t)index << 2 | (uint64_t)which;
+}
+
+void proxy_watch(int fd, uint64_t k, uint32_t events, bool add)
+{
+	struct epoll_event ev = { .events = events, .data.u64 = k };
+
+	if (fd >= 0)
+		(void)epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
+}
+
+static void close_conn(struct conn *c)
+{
+	if (c->client >= 0)
+		close(c->client);
+	if (c->upstream >= 0)
+		close(c->upstream);
+	if (c->dns >= 0)
+		close(c->dns);
+	free(c->up);
+	free(c->down);
+	memset(c, 0, sizeof(*c));
+	c->client = c->upstream = c->dns = -1;
+}
+
+/* The events each descriptor waits for, from the buffers and the state. */
+void proxy_rearm(struct conn *c)
+{
+	size_t i = (size_t)(c - proxy_conns);
+	uint32_t ce = 0, ue = 0;
+
+	if ((c->state == ST_HEAD || c->state == ST_SOCKS_AUTH || c->state == ST_SOCKS_REQUEST) &&
+	    c->up_len < HEAD_MAX)
+		ce |= EPOLLIN;
+	if (c->state == ST_RELAY && !c->client_eof && c->up_len < BUF_SIZE)
+		ce |= EPOLLIN;
+	if (c->down_len > 0)
+		ce |= EPOLLOUT;
+	if (c->state == ST_CONNECT)
+		ue |= EPOLLOUT;
+	if (c->state == ST_RELAY) {
+		if (!c->upstream_eof && c->down_len < BUF_SIZE)
+			ue |= EPOLLIN;
+		if (c->up_len > 0)
+			ue |= EPOLLOUT;
+	}
+	if (ce != c->client_events) {
+		proxy_watch(c->client, proxy_key(i, 0), ce, false);
+		c->client_events = ce;
+	}
+	if (c->upstream >= 0 && ue != c->upstream_events) {
+		proxy_watch(c->upstream, proxy_key(i, 1), ue, false);
+		c->upstream_events = ue;
+	}
+}
+
+/* ---- answers --------------------------------------------------------------- */
+
+void proxy_queue_down(struct conn *c, const void *bytes, size_t n)
+{
+	if (n > BUF_SIZE - c->down_len)
+		n = BUF_SIZE - c->down_len;
+	memcpy(c->down + c->down_len, bytes, n);
+	c->down_len += n;
+}
+
+/* The answer, the connection then closes once it is written. */
+static void answer_and_close(struct conn *c, int http_status, unsigned char socks_code,
+			     const char *clause, const char *why)
+{
+	if (c->kind == KIND_SOCKS) {
+		unsigned char reply[10] = { 5, socks_code, 0, 1, 0, 0, 0, 0, 0, 0 };
+
+		proxy_queue_down(c, reply, sizeof(reply));
+	} else {
+		char body[800], head[320];
+		int bn = snprintf(body, sizeof(body), "confine: %s\n", why);
+		int hn;
+
+		if (bn < 0)
+			bn = 0;
+		if ((size_t)bn >= sizeof(body))
+			bn = (int)sizeof(body) - 1;
+		hn = snprintf(head, sizeof(head),
+			      "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+			      "Connection: close\r\n%s%s%s%s\r\n",
+			      http_status, proxy_status_text(http_status), bn,
+			      http_status == 407 ? "Proxy-Authenticate: Basic realm=\"confine\"\r\n"
+						 : "",
+			      clause != NULL ? "X-Confine-Clause: " : "", clause != NULL ? clause : "",
+			      clause != NULL ? "\r\n" : "");
+		if (hn > 0 && (size_t)hn < sizeof(head))
+			proxy_queue_down(c, head, (size_t)hn);
+		proxy_queue_down(c, body, (size_t)bn);
+	}
+	if (c->upstream >= 0) {
+		close(c->upstream);
+		c->upstream = -1;
+	}
+	if (c->dns >= 0) {
+		close(c->dns);
+		c->dns = -1;
+	}
+	c->state = ST_CLOSING;
+	c->deadline = proxy_now() + HEAD_SECONDS;
+	proxy_rearm(c);
+}
+
+void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal)
+{
+	const char *host = c->host[0] ? c->host : "(no host)";
+
+	report_line("network: refused (%s) %s:%u", refusal->note, host, c->port);
+	if (refusal->clause != NULL)
+		record_refused(refusal->clause, host, c->port, refusal->reason);
+	answer_and_close(c, refusal->http_status, refusal->socks_code, refusal->clause,
+			 refusal->why);
+}
+
+void proxy_fail(struct conn *c, int http_status, unsigned char socks_code, const char *why)
+{
+	answer_and_close(c, http_status, socks_code, NULL, why);
+}
+
+void proxy_refuse_literal(struct conn *c)
+{
+	struct proxy_refusal r;
+
+	proxy_decide_literal(proxy_cfg, &r);
+	proxy_refuse(c, &r);
+}
+
+void proxy_refuse_socks_command(struct conn *c)
+{
+	struct proxy_refusal r = { .http_status = 403, .socks_code = 0x07,
+				   .clause = "network.allow", .note = "only SOCKS CONNECT" };
+
+	snprintf(r.why, sizeof(r.why), "only SOCKS CONNECT is served (clause network.allow)");
+	proxy_refuse(c, &r);
+}
+
+/* ---- connecting ------------------------------------------------------------ */
+
+void proxy_start_connect(struct conn *c)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	size_t i = (size_t)(c - proxy_conns);
+	struct proxy_refusal r;
+	char why[600], text[INET_ADDRSTRLEN];
+
+	if (!proxy_decide_address(proxy_cfg, c->host, c->addr, &r)) {
+		proxy_refuse(c, &r);
+		return;
+	}
+	inet_ntop(AF_INET, &c->addr, text, sizeof(text));
+	sa.sin_addr.s_addr = c->addr;
+	sa.sin_port = htons((uint16_t)c->port);
+	c->upstream = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (c->upstream < 0 ||
+	    (connect(c->upstream, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS)) {
+		snprintf(why, sizeof(why), "cannot connect to \"%s\" (%s) port %u: %s", c->host,
+			 text, c->port, strerror(errno));
+		proxy_fail(c, 502, 0x05, why);
+		return;
+	}
+	c->state = ST_CONNECT;
+	c->deadline = proxy_now() + CONNECT_SECONDS;
+	proxy_watch(c->upstream, proxy_key(i, 1), EPOLLOUT, true);
+	c->upstream_events = EPOLLOUT;
+	proxy_rearm(c);
+}
+
+static void connected(struct conn *c)
+{
+	int error = 0;
+	socklen_t len = sizeof(error);
+	char why[600];
+
+	if (getsockopt(c->upstream, SOL_SOCKET, SO_ERROR, &error, &len) != 0)
+		error = errno;
+	if (error != 0) {
+		snprintf(why, sizeof(why), "cannot connect to \"%s\" port %u: %s", c->host, c->port,
+			 strerror(error));
+		proxy_fail(c, 502, 0x05, why);
+		return;
+	}
+	if (c->kind == KIND_CONNECT) {
+		static const char ok[] = "HTTP/1.1 200 Connection established\r\n\r\n";
+
+		proxy_queue_down(c, ok, sizeof(ok) - 1);
+	} else if (c->kind == KIND_SOCKS) {
+		unsigned char reply[10] = { 5, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+
+		proxy_queue_down(c, reply, sizeof(reply));
+	}
+	c->state = ST_RELAY;
+	c->deadline = 0;
+	proxy_rearm(c);
+}
+
+void proxy_resolve_and_connect(struct conn *c)
+{
+	if (proxy_lookup_hosts(c->host, &c->addr))
+		proxy_start_connect(c);
+	else
+		proxy_dns_query(c);
+}
+
+void proxy_go(struct conn *c)
+{
+	struct proxy_refusal r;
+	size_t n;
+
+	for (n = 0; c->host[n] != '\0'; n++)
+		if (c->host[n] >= 'A' && c->host[n] <= 'Z')
+			c->host[n] = (char)(c->host[n] - 'A' + 'a');
+	if (n > 0 && c->host[n - 1] == '.')
+		c->host[n - 1] = '\0';
+	if (c->port == 0 || c->port > 65535) {
+		proxy_fail(c, 400, 0x01, "the port must be 1 to 65535");
+		return;
+	}
+	switch (proxy_decide_name(proxy_cfg, proxy_ask_answers(), c->host, c->port, &r)) {
+	case PROXY_NEXT_RESOLVE:
+		proxy_record_decision(c->host, c->port, true, r.by);
+		proxy_resolve_and_connect(c);
+		return;
+	case PROXY_NEXT_ASK:
+		proxy_ask(c);
+		return;
+	case PROXY_NEXT_REFUSE:
+		proxy_record_decision(c->host, c->port, false, r.by);
+		proxy_refuse(c, &r);
+		return;
+	}
+}
+
+int proxy_make_token(char *token)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[PROXY_TOKEN_LENGTH / 2];
+	size_t i;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return errno != 0 ? -errno : -EIO;
+	for (i = 0; i < sizeof(raw); i++) {
+		token[2 * i] = hex[raw[i] >> 4];
+		token[2 * i + 1] = hex[raw[i] & 15];
+	}
+	token[PROXY_TOKEN_LENGTH] = '\0';
+	return 0;
+}
+
+static void head_step(struct conn *c)
+{
+	const unsigned char *end;
+
+	if (c->up_len == 0)
+		return;
+	if (c->kind == KIND_SOCKS || (c->kind == KIND_UNKNOWN && c->up[0] == 5)) {
+		c->kind = KIND_SOCKS;
+		proxy_socks_step(c);
+		return;
+	}
+	end = memmem(c->up, c->up_len, "\r\n\r\n", 4);
+	if (end != NULL) {
+		proxy_http_request(c, (size_t)(end - c->up) + 4);
+		return;
+	}
+	if (c->up_len >= HEAD_MAX)
+		proxy_fail(c, 400, 0, "the request head is longer than 8 KiB");
+}
+
+/* ---- the loop ------------------------------------------------------------ */
+
+static void accept_one(int listener)
+{
+	int fd = accept4(listener, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	size_t i;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < MAX_CONNS && proxy_conns[i].used; i++)
+		;
+	if (i == MAX_CONNS) {
+		close(fd); /* bounded: a flood gets closed connections */
+		return;
+	}
+	proxy_conns[i].up = malloc(BUF_SIZE);
+	proxy_conns[i].down = malloc(BUF_SIZE);
+	if (proxy_conns[i].up == NULL || proxy_conns[i].down == NULL) {
+		free(proxy_conns[i].up);
+		free(proxy_conns[i].down);
+		proxy_conns[i].up = proxy_conns[i].down = NULL;
+		close(fd);
+		return;
+	}
+	proxy_conns[i].used = true;
+	proxy_conns[i].client = fd;
+	proxy_conns[i].state = ST_HEAD;
+	proxy_conns[i].deadline = proxy_now() + HEAD_SECONDS;
+	proxy_conns[i].client_events = EPOLLIN;
+	proxy_watch(fd, proxy_key(i, 0), EPOLLIN, true);
+}
+
+/* Moves bytes from `from` into buf; returns false on an error. */
+static bool fill(int from, unsigned char *buf, size_t *len, size_t cap, bool *eof)
+{
+	ssize_t n;
+
+	if (*len >= cap)
+		return true;
+	n = recv(from, buf + *len, cap - *len, 0);
+	if (n > 0)
+		*len += (size_t)n;
+	else if (n == 0)
+		*eof = true;
+	else if (errno != EAGAIN && errno != EINTR)
+		return false;
+	return true;
+}
+
+static bool drain(int to, unsigned char *buf, size_t *len)
+{
+	ssize_t n;
+
+	if (*len == 0)
+		return true;
+	n = send(to, buf, *len, MSG_NOSIGNAL);
+	if (n > 0) {
+		memmove(buf, buf + n, *len - (size_t)n);
+		*len -= (size_t)n;
+	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+		return false;
+	}
+	return true;
+}
+
+static void on_event(struct conn *c, int which, uint32_t events)
+{
+	bool ok = true;
+
+	if (which == 2) {
+		proxy_dns_answer(c);
+		return;
+	}
+	if (which == 1 && c->state == ST_CONNECT) {
+		connected(c);
+		return;
+	}
+	if (which == 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+		if (c->state == ST_HEAD || c->state == ST_SOCKS_AUTH ||
+		    c->state == ST_SOCKS_REQUEST) {
+			ok = fill(c->client, c->up, &c->up_len, HEAD_MAX, &c->client_eof);
+			if (ok && !c->client_eof)
+				head_step(c);
+			else
+				ok = false;
+		} else if (c->state == ST_RELAY) {
+			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof);
+		} else if (c->state == ST_CLOSING && (events & (EPOLLHUP | EPOLLERR))) {
+			ok = false;
+		}
+	}
+	if (ok && c->used && which == 1 && c->state == ST_RELAY && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		ok = fill(c->upstream, c->down, &c->down_len, BUF_SIZE, &c->upstream_eof);
+	if (!ok) {
+		close_conn(c);
+		return;
+	}
+	if (!c->used)
+		return;
+	/* Write what is buffered, whichever side woke. */
+	if (c->down_len > 0 && !drain(c->client, c->down, &c->down_len)) {
+		close_conn(c);
+		return;
+	}
+	if (c->state == ST_RELAY && c->up_len > 0 && !drain(c->upstream, c->up, &c->up_len)) {
+		close_conn(c);
+		return;
+	}
+	if (c->state == ST_CLOSING && c->down_len == 0) {
+		close_conn(c);
+		return;
+	}
+	if (c->state == ST_RELAY) {
+		if (c->client_eof && c->up_len == 0 && !c->up_shut) {
+			shutdown(c->upstream, SHUT_WR);
+			c->up_shut = true;
+		}
+		if (c->upstream_eof && c->down_len == 0 && !c->down_shut) {
+			shutdown(c->client, SHUT_WR);
+			c->down_shut = true;
+		}
+		if (c->up_shut && c->down_shut) {
+			close_conn(c);
+			return;
+		}
+	}
+	proxy_rearm(c);
+}
+
+static void expire(void)
+{
+	time_t t = proxy_now();
+	size_t i;
+
+	for (i = 0; i < MAX_CONNS; i++) {
+		struct conn *c = &proxy_conns[i];
+
+		if (!c->used || c->deadline == 0 || c->deadline > t)
+			continue;
+		if (c->state == ST_ASK) {
+			proxy_ask_expired(c);
+		} else if (c->state == ST_RESOLVE || c->state == ST_CONNECT) {
+			char why[600];
+
+			snprintf(why, sizeof(why), "%s \"%s\" timed out",
+				 c->state == ST_RESOLVE ? "resolving" : "connecting to", c->host);
+			proxy_fail(c, 504, 0x04, why);
+		} else {
+			close_conn(c);
+		}
+	}
+}
+
+static void serve(int listener, int lifeline) __attribute__((noreturn));
+
+static void serve(int listener, int lifeline)
+{
+	struct epoll_event events[64];
+	size_t i;
+
+	for (i = 0; i < MAX_CONNS; i++) {
+		memset(&proxy_conns[i], 0, sizeof(proxy_conns[i]));
+		proxy_conns[i].client = proxy_conns[i].upstream = proxy_conns[i].dns = -1;
+	}
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (epfd < 0)
+		_exit(1);
+	proxy_watch(listener, LISTEN_KEY, EPOLLIN, true);
+	/* The launcher closes its end when the run ends (its Landlock domain
+	 * scopes signals: it cannot kill this process). */
+	proxy_watch(lifeline, LIFELINE_KEY, EPOLLIN, true);
+	if (proxy_cfg->ask)
+		proxy_watch(FD_ASK, ASK_KEY, EPOLLIN, true);
+	for (;;) {
+		int n = epoll_wait(epfd, events, 64, 1000);
+		int k;
+
+		for (k = 0; k < n; k++) {
+			uint64_t kk = events[k].data.u64;
+			struct conn *c;
+
+			if (kk == LIFELINE_KEY)
+				_exit(0);
+			if (kk == ASK_KEY) {
+				proxy_ask_readable();
+				continue;
+			}
+			if (kk == LISTEN_KEY) {
+				accept_one(listener);
+				continue;
+			}
+			c = &proxy_conns[kk >> 2];
+			if (!c->used)
+				continue;
+			/* an event for a descriptor since replaced: ignore */
+			if (((kk & 3) == 1 && c->upstream < 0) || ((kk & 3) == 2 && c->dns < 0))
+				continue;
+			on_event(c, (int)(kk & 3), events[k].events);
+		}
+		expire();
+	}
+}
+
+/* ---- starting ------------------------------------------------------------ */
+
+static void proxy_child(const struct proxy_config *config, int listener, int lifeline,
+			pid_t parent) __attribute__((noreturn));
+
+static void proxy_child(const struct proxy_config *config, int listener, int lifeline,
+			pid_t parent)
+{
+	int abi;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+		_exit(1);
+	/* The listener, the lifeline's read end, the status channel (its
+	 * reader waits for every write end: this process dies with the
+	 * launcher, PR_SET_PDEATHSIG) and the ask socket; nothing else. Each
+	 * is first moved above the fixed numbers, so none is overwritten. */
+	{
+		int from[4] = { listener, lifeline, config->status_fd,
+				config->ask ? config->ask_fd : -1 };
+		int high[4], k;
+
+		for (k = 0; k < 4; k++) {
+			high[k] = from[k] < 0 ? -1 : fcntl(from[k], F_DUPFD_CLOEXEC, 16);
+			if (from[k] >= 0 && high[k] < 0)
+				_exit(1);
+		}
+		for (k = 0; k < 4; k++)
+			if (high[k] >= 0 && dup3(high[k], FD_LISTENER + k, O_CLOEXEC) < 0)
+				_exit(1);
+		(void)syscall(SYS_close_range, (unsigned)FD_ASK + 1U, ~0U, 0U);
+		if (config->status_fd < 0 || channel_open(FD_STATUS) < 0) {
+			channel_close();
+			(void)close(FD_STATUS);
+		}
+		if (config->ask)
+			proxy_ask_init(FD_ASK);
+	}
+	(void)close(0);
+	(void)close(1);
+	signal(SIGPIPE, SIG_IGN);
+	proxy_cfg = config;
+	{
+		char user_pass[sizeof(PROXY_USER) + PROXY_TOKEN_LENGTH + 1];
+		int n = snprintf(user_pass, sizeof(user_pass), PROXY_USER ":%s", config->token);
+
+		if (n <= 0 || (size_t)n >= sizeof(user_pass) ||
+		    proxy_base64((const unsigned char *)user_pass, (size_t)n, proxy_expected_basic,
+				 sizeof(proxy_expected_basic)) == 0)
+			_exit(1);
+	}
+	proxy_load_hosts("/etc/hosts");
+	if (config->hosts_file != NULL)
+		proxy_load_hosts(config->hosts_file);
+	proxy_load_resolv_conf();
+	/* Nothing of the file system from here on, no capabilities. */
+	abi = landlock_abi();
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 ||
+	    (abi > 0 && landlock_deny_all_files(abi) < 0) || drop_capabilities() < 0) {
+		report_line("network: the proxy cannot restrict itself: %s", strerror(errno));
+		_exit(1);
+	}
+	serve(FD_LISTENER, FD_LIFELINE);
+}
+
+int proxy_start(const struct proxy_config *config, pid_t *ret_pid, int *ret_lifeline,
+		unsigned *ret_port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	pid_t parent = getpid(), pid;
+	int fd, life[2];
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(fd, 128) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	if (pipe2(life, O_CLOEXEC) != 0) {
+		int e = errno;
+
+		close(fd);
+		return -e;
+	}
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(fd);
+		close(life[0]);
+		close(life[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		close(life[1]);
+		proxy_child(config, fd, life[0], parent);
+	}
+	close(fd);
+	close(life[0]);
+	*ret_pid = pid;
+	*ret_lifeline = life[1];
+	*ret_port = ntohs(sa.sin_port);
+	return 0;
+}

@@ -1,0 +1,96 @@
+/*
+ * The proxy's rooms (proxy.h says what it is; doc/SPEC.md 15):
+ *
+ *   loop.c     the process: start, restrict, the epoll loop, connections,
+ *              connecting and relaying, answers
+ *   http.c     HTTP requests: CONNECT and absolute-URI plain HTTP, the
+ *              run's credentials (Proxy-Authorization: Basic)
+ *   socks.c    SOCKS5: RFC 1929 username/password, CONNECT by name
+ *   resolve.c  the hosts files and one DNS A query over UDP
+ *   decide.c   pure: what a name, a port, an address get (decide.h)
+ *   ask.c      the decider for names not on the list (ask.h)
+ *
+ * One process, one thread: this state is the loop's, shared by the rooms.
+ */
+#ifndef CONFINE_LAUNCHER_PROXY_INTERNAL_H
+#define CONFINE_LAUNCHER_PROXY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "decide.h"
+#include "proxy.h"
+
+#define MAX_CONNS 256
+#define BUF_SIZE (128U * 1024U)
+#define HEAD_MAX (8U * 1024U)
+#define HEAD_SECONDS 30
+#define RESOLVE_SECONDS 5
+#define CONNECT_SECONDS 30
+
+enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_ASK, ST_RESOLVE, ST_CONNECT, ST_RELAY,
+	     ST_CLOSING };
+enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS };
+
+struct conn {
+	bool used;
+	enum state state;
+	enum kind kind;
+	int client, upstream, dns;
+	char host[256];
+	unsigned port;
+	uint32_t addr;
+	uint16_t dns_id;
+	unsigned ask_id;     /* ST_ASK: the question this connection waits on */
+	unsigned char *up;   /* client -> upstream */
+	size_t up_len;
+	unsigned char *down; /* upstream -> client */
+	size_t down_len;
+	bool client_eof, upstream_eof, up_shut, down_shut;
+	uint32_t client_events, upstream_events; /* as last armed: no needless epoll_ctl */
+	time_t deadline;     /* 0: none */
+};
+
+/* The loop's state (loop.c). */
+extern const struct proxy_config *proxy_cfg;
+extern struct conn proxy_conns[MAX_CONNS];
+/* The base64 of "confine:<token>": what every HTTP request's
+ * Proxy-Authorization: Basic carries. */
+extern char proxy_expected_basic[128];
+
+/* loop.c: the connection's bookkeeping and answers. */
+time_t proxy_now(void);
+void proxy_watch(int fd, uint64_t key, uint32_t events, bool add);
+uint64_t proxy_key(size_t index, int which);
+void proxy_rearm(struct conn *c);
+void proxy_queue_down(struct conn *c, const void *bytes, size_t n);
+/* Ends the connection with an answer: an HTTP status with a body naming
+ * the host and the clause, or a SOCKS5 reply code; a refusal by a clause
+ * also goes on the record (the stderr line, the status channel). */
+void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal);
+/* An address as the target; a SOCKS command other than CONNECT. */
+void proxy_refuse_literal(struct conn *c);
+void proxy_refuse_socks_command(struct conn *c);
+/* A plain failure (400, 502, 504): no clause. */
+void proxy_fail(struct conn *c, int http_status, unsigned char socks_code, const char *why);
+/* A checked name and port: the allowlist, the decider, then the address. */
+void proxy_go(struct conn *c);
+/* A resolved address: the local-address check, then connect. */
+void proxy_start_connect(struct conn *c);
+/* The name is allowed (by the list or the decider): resolve it. */
+void proxy_resolve_and_connect(struct conn *c);
+
+/* http.c, socks.c: a request head in c->up. */
+void proxy_http_request(struct conn *c, size_t end);
+void proxy_socks_step(struct conn *c);
+
+/* resolve.c */
+void proxy_load_hosts(const char *path);
+void proxy_load_resolv_conf(void);
+bool proxy_lookup_hosts(const char *name, uint32_t *ret);
+void proxy_dns_query(struct conn *c);
+void proxy_dns_answer(struct conn *c);
+
+#endif

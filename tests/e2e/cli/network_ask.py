@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""The network allowlist's decider (issue 29.4, doc/SPEC.md 15 "Ask") on
+one Linux rung, as root and as a user this test creates.
+
+A loopback origin; names reach it through the test-only resolver map
+(CONFINE_TEST_PROXY_HOSTS). `--ask-host DECIDER` with no --allow-host (an
+empty list with a decider) and --allow-local-network:
+- asked.test, which the decider allows, is reached twice by curl; the
+  decider was asked once (its log), and network.decisions lists it once
+  (allow, by decider);
+- refused.test, which the decider refuses with a reason, gets the 403 whose
+  body carries that reason, a denial with it, and the bash rendering's
+  `[denied: connect refused.test:PORT (network): REASON]`;
+- the controls: the same curl unconfined reaches the origin (so a refusal
+  is the proxy's); without --ask-host (--allow-host listed.test) asked.test
+  is refused by the list (clause network.allow), the decider never runs,
+  and listed.test is decided by the allowlist;
+- `confine wrap --ask-host` is refused (125: a wrap argv has no one to
+  ask), and --ask-host with --network on is INVALID_POLICY (125).
+
+Usage: network_ask.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+"""
+import http.server
+import json
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "helpers"))
+from as_user import run_as_created_user  # noqa: E402
+from outside_tmp import launcher_outside_tmp  # noqa: E402
+
+BODY = "hello-from-the-origin"
+DECIDER = """#!/bin/sh
+echo "$1 $2" >> "%s"
+case "$1" in
+asked.test) echo "needed for this task"; exit 0;;
+*) echo "not needed: $1 is outside this task"; echo "a second line, not the reason"; exit 1;;
+esac
+"""
+
+
+def check(cond, what, detail=""):
+    if not cond:
+        raise AssertionError("%s %s" % (what, detail))
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve_http(directory):
+    handler = lambda *a, **k: Quiet(*a, directory=directory, **k)  # noqa: E731
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def run(argv, env=None, cwd=None, timeout=180):
+    return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=timeout)
+
+
+def run_table(confine, runner):
+    # Not under /tmp: bwrap's private /tmp would hide the resolver map.
+    parent = os.path.join(os.path.expanduser("~"), ".cache", "confine-tests")
+    os.makedirs(parent, exist_ok=True)
+    base = tempfile.mkdtemp(prefix="cf-ask-", dir=parent)
+    user = pwd.getpwuid(os.getuid()).pw_name
+    try:
+        os.chmod(base, 0o755)
+        site, ws = os.path.join(base, "site"), os.path.join(base, "ws")
+        os.makedirs(site)
+        os.makedirs(ws)
+        with open(os.path.join(site, "index.html"), "w") as f:
+            f.write(BODY + "\n")
+        origin = serve_http(site)
+        port = origin.server_address[1]
+        hosts = os.path.join(base, "hosts")
+        with open(hosts, "w") as f:
+            f.write("127.0.0.1 listed.test asked.test refused.test\n")
+        log = os.path.join(base, "asked.log")
+        decider = os.path.join(base, "decider.sh")
+        with open(decider, "w") as f:
+            f.write(DECIDER % log)
+        os.chmod(decider, 0o755)
+        env = dict(os.environ, CONFINE_TEST_PROXY_HOSTS=hosts, HOME=base)
+        for k in list(env):
+            if "proxy" in k.lower() and k != "CONFINE_TEST_PROXY_HOSTS":
+                env.pop(k)
+
+        def url(host):
+            return "http://%s:%d/index.html" % (host, port)
+
+        def asked():
+            if not os.path.exists(log):
+                return []
+            with open(log) as f:
+                return f.read().split("\n")[:-1]
+
+        # The control: unconfined, the origin answers by its address.
+        control = run(["curl", "-sS", "-m", "20", "http://127.0.0.1:%d/index.html" % port],
+                      env=env)
+        check(BODY in control.stdout, "control: the origin does not answer:",
+              control.stdout + control.stderr)
+
+        cmd = ("curl -sS -m 60 %s; curl -sS -m 60 %s; curl -sS -m 60 %s; exit 3"
+               % (url("asked.test"), url("asked.test"), url("refused.test")))
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "-c", cmd], env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        text = out["stdout"] + out["stderr"]
+        check(text.count(BODY) == 2, "asked.test allowed by the decider not reached twice:", out)
+        check(asked() == ["asked.test %d" % port, "refused.test %d" % port],
+              "the decider was not asked once per host:", asked())
+        reason = "not needed: refused.test is outside this task"
+        check("refused by the run's decider (clause network.ask): " + reason in text,
+              "the 403 body lacks the decider's reason:", text)
+        decisions = out["sandbox"]["network"]["decisions"]
+        check(decisions == [{"host": "asked.test", "port": port, "decision": "allow",
+                             "by": "decider"},
+                            {"host": "refused.test", "port": port, "decision": "deny",
+                             "by": "decider"}], "network.decisions:", decisions)
+        denial = {"op": "connect", "address": "refused.test:%d" % port, "clause": "network",
+                  "reason": reason}
+        check(denial in out["sandbox"]["denials"], "no denial with the reason:",
+              out["sandbox"]["denials"])
+        check("a second line" not in json.dumps(out["sandbox"]), "more than the first line kept")
+        # The rendering (no --json): the model's denial line with the reason.
+        b = run([confine, "bash", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "-c", "curl -sS -m 60 %s" % url("refused.test")],
+                env=env, cwd=ws)
+        line = "[denied: connect refused.test:%d (network): %s]" % (port, reason)
+        check(line in b.stdout, "the rendering lacks the denial line:", b.stdout)
+        print("ok %s %s: --ask-host alone: asked.test allowed (reached twice, asked once), "
+              "refused.test refused with the decider's reason (403 body, denial, rendering); "
+              "network.decisions lists each once" % (runner, user))
+
+        # Without a decider the list decides; the decider never runs.
+        os.unlink(log)
+        cmd = "curl -sS -m 60 %s; curl -sS -m 60 %s" % (url("listed.test"), url("asked.test"))
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--allow-host", "listed.test", "-c", cmd], env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        text = out["stdout"] + out["stderr"]
+        check(text.count(BODY) == 1 and "(clause network.allow)" in text,
+              "without a decider, asked.test must be refused by the list:", text)
+        check(asked() == [], "the decider ran without --ask-host:", asked())
+        decisions = out["sandbox"]["network"]["decisions"]
+        check({"host": "listed.test", "port": port, "decision": "allow", "by": "allowlist"}
+              in decisions and {"host": "asked.test", "port": port, "decision": "deny",
+                                "by": "allowlist"} in decisions, "decisions:", decisions)
+        print("ok %s %s: control: without --ask-host asked.test is refused (network.allow), "
+              "nothing asked" % (runner, user))
+
+        w = run([confine, "wrap", "--runner", runner, "-w", ws, "--ask-host", decider, "--",
+                 "true"], env=env)
+        check(w.returncode == 125 and "ask-host" in w.stderr, "wrap --ask-host:",
+              w.stdout + w.stderr)
+        n = run([confine, "run", "--runner", runner, "-w", ws, "--network", "on", "--ask-host",
+                 decider, "--", "true"], env=env)
+        check(n.returncode == 125 and "network.ask" in n.stderr, "--ask-host with network on:",
+              n.stdout + n.stderr)
+        print("ok %s %s: wrap --ask-host and --network on --ask-host refused (125)"
+              % (runner, user))
+        return 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    confine, launcher, runner = args[0], args[1], args[2]
+    half = "--no-nonroot" in sys.argv
+    if not shutil.which("curl"):
+        print("no curl here")
+        return 77
+    # The launcher the library runs, named in a configuration (the build's
+    # copy; the user half's is its staged one).
+    config_dir = tempfile.mkdtemp(prefix="cf-ask-config-")
+    try:
+        config = os.path.join(config_dir, "launcher.json")
+        with open(config, "w") as f:
+            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
+        os.chmod(config_dir, 0o755)
+        os.environ["CONFINE_CONFIG"] = config
+        probe = run([confine, "wrap", "--runner", runner, "--", "true"])
+        if probe.returncode != 0:
+            print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
+            # the user half must run where the root half did
+            return 1 if half or os.environ.get("CONFINE_MUST_WORK") == "1" else 0
+        r = run_table(confine, runner)
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
+    if r != 0 or os.getuid() != 0 or half:
+        return r
+    return run_as_created_user("cfask", __file__, args + ["--no-nonroot"], args[:2],
+                               keep_env=("CONFINE_MUST_WORK",))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* What the network proxy decides (src/launcher/proxy/decide.h) and the
+ * lines of the ask socket and the proxy's records
+ * (src/common/launcher-protocol.h): pure functions, called directly. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "decide.h"
+#include "launcher-protocol.h"
+
+static struct proxy_config config(bool ask)
+{
+	struct proxy_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.allow[c.n_allow++] = "listed.test";
+	c.allow[c.n_allow++] = "*.example.org";
+	c.deny[c.n_deny++] = "bad.example.org";
+	c.ask = ask;
+	c.status_fd = c.ask_fd = -1;
+	return c;
+}
+
+static void test_lists_decide_before_the_decider(void **state)
+{
+	struct proxy_config c = config(true);
+	struct proxy_answers answers = { .n = 0 };
+	struct proxy_refusal r;
+
+	(void)state;
+	assert_int_equal(proxy_decide_name(&c, &answers, "listed.test", 443, &r),
+			 PROXY_NEXT_RESOLVE);
+	assert_string_equal(r.by, "allowlist");
+	assert_int_equal(proxy_decide_name(&c, &answers, "a.example.org", 80, &r),
+			 PROXY_NEXT_RESOLVE);
+	/* deny wins, and the decider is never asked about it */
+	assert_int_equal(proxy_decide_name(&c, &answers, "bad.example.org", 443, &r),
+			 PROXY_NEXT_REFUSE);
+	assert_string_equal(r.clause, "network.deny");
+	assert_string_equal(r.by, "denylist");
+	assert_non_null(strstr(r.why, "\"bad.example.org\""));
+	/* on neither list: asked */
+	assert_int_equal(proxy_decide_name(&c, &answers, "other.test", 443, &r), PROXY_NEXT_ASK);
+	/* the suffix itself is not under it */
+	assert_int_equal(proxy_decide_name(&c, &answers, "example.org", 443, &r), PROXY_NEXT_ASK);
+}
+
+static void test_without_a_decider_the_list_refuses(void **state)
+{
+	struct proxy_config c = config(false);
+	struct proxy_refusal r;
+
+	(void)state;
+	assert_int_equal(proxy_decide_name(&c, NULL, "other.test", 443, &r), PROXY_NEXT_REFUSE);
+	assert_string_equal(r.clause, "network.allow");
+	assert_string_equal(r.by, "allowlist");
+	assert_int_equal(r.http_status, 403);
+	assert_non_null(strstr(r.why, "\"other.test\" is not on the network allowlist"));
+}
+
+static void test_off_refuses_everything(void **state)
+{
+	struct proxy_config c = config(true);
+	struct proxy_refusal r;
+
+	(void)state;
+	c.off = true;
+	assert_int_equal(proxy_decide_name(&c, NULL, "listed.test", 443, &r), PROXY_NEXT_REFUSE);
+	assert_string_equal(r.clause, "network");
+	assert_string_equal(r.by, "off");
+	assert_non_null(strstr(r.why, "network is off"));
+	proxy_decide_literal(&c, &r);
+	assert_string_equal(r.clause, "network");
+	assert_int_equal(r.socks_code, 0x02);
+}
+
+static void test_answers_are_kept_per_host_and_port(void **state)
+{
+	struct proxy_config c = config(true);
+	static struct proxy_answers answers;
+	struct proxy_refusal r;
+	char host[16];
+	size_t i;
+
+	(void)state;
+	memset(&answers, 0, sizeof(answers));
+	assert_true(proxy_answers_put(&answers, "yes.test", 443, true, "fine"));
+	assert_true(proxy_answers_put(&answers, "no.test", 443, false, "not for this task"));
+	/* a second answer for the same host and port changes nothing */
+	assert_true(proxy_answers_put(&answers, "yes.test", 443, false, "changed"));
+	assert_int_equal(answers.n, 2);
+	assert_int_equal(proxy_decide_name(&c, &answers, "yes.test", 443, &r), PROXY_NEXT_RESOLVE);
+	assert_string_equal(r.by, "decider");
+	/* another port is another question */
+	assert_int_equal(proxy_decide_name(&c, &answers, "yes.test", 8443, &r), PROXY_NEXT_ASK);
+	assert_int_equal(proxy_decide_name(&c, &answers, "no.test", 443, &r), PROXY_NEXT_REFUSE);
+	assert_string_equal(r.clause, "network.ask");
+	assert_string_equal(r.reason, "not for this task");
+	assert_non_null(strstr(r.why, "refused by the run's decider (clause network.ask): "
+				      "not for this task"));
+	/* bounded: past PROXY_ANSWERS_MAX nothing more is kept */
+	for (i = answers.n; i < PROXY_ANSWERS_MAX; i++) {
+		snprintf(host, sizeof(host), "h%zu.test", i);
+		assert_true(proxy_answers_put(&answers, host, 1, true, NULL));
+	}
+	assert_false(proxy_answers_put(&answers, "late.test", 1, true, NULL));
+	assert_null(proxy_answers_find(&answers, "late.test", 1));
+}
+
+static void test_the_bound_passed_says_so(void **state)
+{
+	struct proxy_refusal r;
+
+	(void)state;
+	proxy_decide_refused_by_decider("slow.test", 443, NULL, &r);
+	assert_string_equal(r.clause, "network.ask");
+	assert_non_null(strstr(r.why, "did not answer within 30 s"));
+	assert_string_equal(r.reason, "no answer within 30 s");
+}
+
+static void test_local_addresses(void **state)
+{
+	struct proxy_config c = config(false);
+	struct proxy_refusal r;
+	static const char *const local[] = { "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1",
+					     "169.254.1.1", "100.64.0.1", "0.0.0.0",
+					     "224.0.0.1", "255.255.255.255" };
+	struct in_addr a;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
+		inet_pton(AF_INET, local[i], &a);
+		assert_true(proxy_address_is_local(a.s_addr));
+		assert_false(proxy_decide_address(&c, "x.test", a.s_addr, &r));
+		assert_string_equal(r.clause, "network.allowLocal");
+	}
+	inet_pton(AF_INET, "93.184.216.34", &a);
+	assert_false(proxy_address_is_local(a.s_addr));
+	assert_true(proxy_decide_address(&c, "x.test", a.s_addr, &r));
+	inet_pton(AF_INET, "127.0.0.1", &a);
+	c.allow_local = true;
+	assert_true(proxy_decide_address(&c, "x.test", a.s_addr, &r));
+}
+
+static void test_literals_and_authorities(void **state)
+{
+	char host[256];
+	unsigned port = 0;
+
+	(void)state;
+	assert_true(proxy_is_ip_literal("127.0.0.1"));
+	assert_true(proxy_is_ip_literal("[::1]"));
+	assert_true(proxy_is_ip_literal("2130706433"));
+	assert_true(proxy_is_ip_literal("::ffff:127.0.0.1"));
+	assert_false(proxy_is_ip_literal("a1.test"));
+	assert_true(proxy_split_authority("x.test:8080", 11, 80, host, sizeof(host), &port));
+	assert_string_equal(host, "x.test");
+	assert_int_equal(port, 8080);
+	assert_true(proxy_split_authority("x.test", 6, 80, host, sizeof(host), &port));
+	assert_int_equal(port, 80);
+	assert_false(proxy_split_authority("x.test:0", 8, 80, host, sizeof(host), &port));
+	assert_false(proxy_split_authority("x.test:65536", 12, 80, host, sizeof(host), &port));
+	assert_false(proxy_split_authority("x.test:+1", 9, 80, host, sizeof(host), &port));
+	assert_false(proxy_split_authority(":80", 3, 80, host, sizeof(host), &port));
+}
+
+static void test_secret_and_base64(void **state)
+{
+	char out[16];
+
+	(void)state;
+	assert_true(proxy_secret_equal("abc", 3, "abc"));
+	assert_false(proxy_secret_equal("abd", 3, "abc"));
+	assert_false(proxy_secret_equal("ab", 2, "abc"));
+	assert_false(proxy_secret_equal("abcd", 4, "abc"));
+	assert_int_equal(proxy_base64((const unsigned char *)"confine:x", 9, out, sizeof(out)), 12);
+	assert_string_equal(out, "Y29uZmluZTp4");
+	assert_int_equal(proxy_base64((const unsigned char *)"ab", 2, out, 4), 0);
+}
+
+static void test_ask_lines(void **state)
+{
+	struct launcher_question q;
+	struct launcher_answer a;
+	static const char question[] = "ask 7 registry.npmjs.org 443\n";
+
+	(void)state;
+	assert_int_equal(launcher_question_parse(question, sizeof(question) - 1, &q), 0);
+	assert_int_equal(q.id, 7);
+	assert_int_equal(q.port, 443);
+	assert_int_equal(q.host_length, strlen("registry.npmjs.org"));
+	assert_memory_equal(q.host, "registry.npmjs.org", q.host_length);
+	assert_int_equal(launcher_question_parse("ask 7 a.test 0\n", 15, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 7 A.test 1\n", 15, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 7 a.test 1 x\n", 17, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 07 a.test 1\n", 16, &q), -EINVAL);
+	assert_int_equal(launcher_answer_parse("answer 7 allow\n", 15, &a), 0);
+	assert_true(a.allow);
+	assert_int_equal(a.reason_length, 0);
+	assert_int_equal(launcher_answer_parse("answer 7 deny not for this task\n", 32, &a), 0);
+	assert_false(a.allow);
+	assert_int_equal(a.reason_length, 17);
+	assert_memory_equal(a.reason, "not for this task", 17);
+	assert_int_equal(launcher_answer_parse("answer 7 maybe\n", 15, &a), -EINVAL);
+	assert_int_equal(launcher_answer_parse("answer 7 deny a\tb\n", 18, &a), -EINVAL);
+	assert_int_equal(launcher_answer_parse("answer x deny\n", 14, &a), -EINVAL);
+}
+
+static void test_refused_and_decision_records(void **state)
+{
+	static const char refused[] = "refused network.ask ask.test 443 not needed\n";
+	static const char bare[] = "refused network.allow other.test 80 \n";
+	static const char decision[] = "decision ask.test 443 allow decider\n";
+	struct launcher_record rec;
+
+	(void)state;
+	assert_int_equal(launcher_record_parse(refused, sizeof(refused) - 1, &rec), 0);
+	assert_int_equal(rec.kind, LAUNCHER_RECORD_KIND_REFUSED);
+	assert_int_equal(rec.value, 443);
+	assert_memory_equal(rec.clause, "network.ask", rec.clause_length);
+	assert_int_equal(rec.text_length, 10);
+	assert_memory_equal(rec.text, "not needed", 10);
+	assert_int_equal(launcher_record_parse(bare, sizeof(bare) - 1, &rec), 0);
+	assert_int_equal(rec.text_length, 0);
+	assert_int_equal(launcher_record_parse(decision, sizeof(decision) - 1, &rec), 0);
+	assert_int_equal(rec.kind, LAUNCHER_RECORD_KIND_DECISION);
+	assert_true(rec.allow);
+	assert_memory_equal(rec.op, "decider", rec.op_length);
+	assert_int_equal(launcher_record_parse("refused mode a.test 1 x\n", 24, &rec), -EINVAL);
+	assert_int_equal(launcher_record_parse("decision a.test 1 allow me\n", 27, &rec), -EINVAL);
+	assert_int_equal(launcher_record_parse("decision a.test 1 yes off\n", 26, &rec), -EINVAL);
+	assert_int_equal(launcher_record_parse("decision a.test 1 deny off x\n", 29, &rec),
+			 -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lists_decide_before_the_decider),
+		cmocka_unit_test(test_without_a_decider_the_list_refuses),
+		cmocka_unit_test(test_off_refuses_everything),
+		cmocka_unit_test(test_answers_are_kept_per_host_and_port),
+		cmocka_unit_test(test_the_bound_passed_says_so),
+		cmocka_unit_test(test_local_addresses),
+		cmocka_unit_test(test_literals_and_authorities),
+		cmocka_unit_test(test_secret_and_base64),
+		cmocka_unit_test(test_ask_lines),
+		cmocka_unit_test(test_refused_and_decision_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
