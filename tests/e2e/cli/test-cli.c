@@ -1366,7 +1366,7 @@ static void test_run_json(void **state) {
 	assert_false(json_bool(object, "timedOut"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "denialsDropped", "network", "enforcement",
 	                          "unenforced", "layers", "clauses", "runner", "runnerFailed",
 	                          "gitHazards", "limit"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
@@ -1382,7 +1382,7 @@ static void test_run_json(void **state) {
 	assert_null(json_object_get(object, "exitCode"));
 	assert_string_equal(json_str(object, "signal"), "SIGTERM");
 	expect_keys(json_object_get(object, "sandbox"),
-	            KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed", "limit"));
+	            KEYS("mode", "denied", "networkDenied", "denials", "denialsDropped", "network", "runnerFailed", "limit"));
 	json_decref(object);
 	result_free(&r);
 
@@ -1877,7 +1877,7 @@ static void test_bash_json_denied(void **state) {
 	assert_false(json_bool(object, "stderrTruncated"));
 	assert_true(json_is_null(json_object_get(object, "error")));
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "enforcement",
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "denialsDropped", "network", "enforcement",
 	                          "runner", "runnerFailed", "unenforced", "layers", "clauses",
 	                          "gitHazards", "limit"));
 	assert_string_equal(json_str(sandbox, "mode"), "read-only");
@@ -1972,7 +1972,7 @@ static void test_bash_json_danger(void **state) {
 	object = json_of(&r);
 	assert_int_equal(json_int(object, "exitCode"), 3);
 	sandbox = json_object_get(object, "sandbox");
-	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "runnerFailed", "limit"));
+	expect_keys(sandbox, KEYS("mode", "denied", "networkDenied", "denials", "denialsDropped", "network", "runnerFailed", "limit"));
 	assert_string_equal(json_str(sandbox, "mode"), "danger-full-access");
 	assert_false(json_bool(sandbox, "denied"));
 	assert_true(exists(out_file));
