@@ -60,6 +60,7 @@ static void render_row(json_t *row) {
 	o.exit_code = o.signaled ? -1 : (int)json_integer_value(json_object_get(row, "exitCode"));
 	list = json_object_get(row, "denials");
 	json_array_foreach(list, i, item) {
+		memset(&denials[i], 0, sizeof denials[i]);
 		denials[i].op = maybe(json_object_get(item, "op"));
 		denials[i].path = maybe(json_object_get(item, "path"));
 		denials[i].address = maybe(json_object_get(item, "address"));
