@@ -99,6 +99,7 @@ static int apply_limits(json_t *config) {
 	               : 0;
 }
 
+static void record(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void record(const char *fmt, ...) {
 	char line[1024];
 	va_list ap;
@@ -122,6 +123,7 @@ static void record(const char *fmt, ...) {
 
 /* A failure before the command ran: one line on stderr, the `error`
  * record, exit 125. */
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...) {
 	char msg[900];
 	va_list ap;
