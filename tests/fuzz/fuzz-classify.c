@@ -30,6 +30,7 @@
 
 #include "confine.h"
 #include "denials.h"
+#include "rungs/rung.h"
 
 #define MAX_PIECES 24
 
@@ -104,7 +105,10 @@ static void check_denials(const uint8_t *shape, int exit_code, bool signaled,
 	if (!network_off)
 		clauses[3].subject = (char *)"on";
 	memset(&scope, 0, sizeof(scope));
-	scope.runner = shape[1] & 0x20 ? CONFINE_RUNNER_BWRAP : CONFINE_RUNNER_LANDLOCK;
+	/* the denial dialect of a rung that masks with mounts, or of one on
+	 * the host's /tmp: their rows' facts */
+	scope.facts = cf_runner_find(shape[1] & 0x20 ? CONFINE_RUNNER_BWRAP
+	                                            : CONFINE_RUNNER_LANDLOCK)->facts;
 	scope.workdir = shape[1] & 0x80 ? "/w" : NULL;
 	scope.signatures = signatures;
 	scope.clauses = clauses;
