@@ -116,8 +116,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 	};
 	confine_clause *clauses = NULL;
 	size_t n = 0;
-	int r = def->clauses ? def->clauses(policy, &facts, &clauses, &n)
-	                     : cf_clauses_make(policy, &facts, &clauses, &n);
+	int r = cf_clauses_make(policy, &facts, &clauses, &n);
 	if (r == -ENOMEM)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, "confine", ENOMEM, "out of memory");
 	if (r < 0)

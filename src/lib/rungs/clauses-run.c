@@ -275,7 +275,7 @@ void cf_clause_limits(struct cf_clause_list *l, const confine_policy *p) {
 	for (unsigned i = 0; i < CONFINE_LIMIT_COUNT; i++) {
 		confine_limit limit = (confine_limit)i;
 		const cf_limit_def *d = cf_limit_def_of(limit);
-		bool cgroup = (f->cgroup_holds & (1u << i)) != 0;
+		bool cgroup = !l->h->spawner_cgroup_outside && (f->cgroup_holds & (1u << i)) != 0;
 		char clause[64], value[64];
 		if (!p->limits[i])
 			continue;

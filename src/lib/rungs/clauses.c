@@ -226,10 +226,12 @@ static void clause_protections(struct cf_clause_list *l, const confine_policy *p
  * and only the inner Landlock layer, whose rules follow inodes, keeps the
  * new file out: outside its write grants. The binds' private /tmp hides the
  * host's: an entry there is hidden by the binds alone (no Landlock rule
- * reaches a file of the host's /tmp inside). */
+ * reaches a file of the host's /tmp inside) unless a root bound into the
+ * sandbox holds it (a workspace under /tmp: `bound`), where it is masked by
+ * name like any other. */
 static void deny_masked(struct cf_clause_list *l, const char *d, const char *real,
-                        bool in_writable) {
-	bool in_tmp = cf_path_at_or_under(real, "/tmp");
+                        bool in_writable, bool bound) {
+	bool in_tmp = !bound && cf_path_at_or_under(real, "/tmp");
 	bool follows = l->h->launcher == CF_RUNG_LAUNCHER_INSIDE && l->f->layered;
 	unsigned layers = l->h->binds_layer | (in_tmp ? 0 : cf_clause_mode_layers(l) & CONFINE_LAYER_LANDLOCK);
 	if (!in_tmp && (in_writable || !follows))
@@ -261,7 +263,9 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, l->h->deny_read_gap.needs, "%s",
 			    l->h->deny_read_gap.why);
 		else if (l->h->binds_layer)
-			deny_masked(l, d, real, in_writable);
+			deny_masked(l, d, real, in_writable,
+			            in_writable || (p->workspace_root &&
+			                            cf_path_at_or_under(real, p->workspace_root)));
 		else
 			add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED, cf_clause_mode_layers(l), NULL, NULL);
 		free(real);

@@ -56,15 +56,8 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 	int r;
 	if (!ret || !policy)
 		return -EINVAL;
-	{
-		/* A rung with its own report (gvisor: bwrap's plan by other
-		 * means) is read through it, as the run's check reads it. */
-		const cf_runner_def *def = cf_runner_find(runner);
-		r = def && def->clauses ? def->clauses(policy, &facts, &clauses, &n)
-		                        : cf_clauses_make(policy, &facts, &clauses, &n);
-		if (r < 0)
-			return r;
-	}
+	if ((r = cf_clauses_make(policy, &facts, &clauses, &n)) < 0)
+		return r;
 	memset(&u, 0, sizeof u);
 	for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
 		bool found = false;

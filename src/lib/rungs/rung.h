@@ -175,6 +175,10 @@ typedef struct cf_rung_holds {
 	cf_rung_gap limit_temp_gap;
 	unsigned limit_temp_sized;
 	bool limit_temp_own_dir;
+	/* The spawner's cgroup does not hold what runs (the rung's runtime
+	 * moves the sandbox into a cgroup of its own): the facts'
+	 * cgroup_holds do not apply. */
+	bool spawner_cgroup_outside;
 	/* After the engine, the rung's own words on what it holds otherwise
 	 * than the fields say (a rung that applies another's plan by other
 	 * means): it may change the status, layers, reason and needs of
@@ -252,10 +256,6 @@ typedef struct cf_runner_def {
 	 * cannot be executed writes the runner-failure detail to `failure`. */
 	bool (*probe)(const cf_runner_program *program, const cf_runner_env *env,
 	              confine_enforcement *ret, char failure[CF_RUNNER_FAILURE_MAX]);
-	/* The rung's own report per clause, instead of cf_clauses_make()
-	 * with its id (src/lib/rungs/<rung>/); NULL: the shared one. */
-	int (*clauses)(const confine_policy *policy, const struct cf_clause_facts *facts,
-	               struct confine_clause **ret, size_t *n);
 } cf_runner_def;
 
 /* The rows, in ladder order, NULL-terminated (rungs.c). */

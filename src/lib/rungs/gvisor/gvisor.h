@@ -10,12 +10,12 @@
 #include <stddef.h>
 
 #include "rungs/clauses.h"
+#include "rungs/rung.h"
 #include "util.h"
 
-/* Every clause of `policy` as this rung holds it: bwrap's mount plan as
- * gVisor's kernel applies it, without the launcher (no Landlock, no
- * supervisor, no launcher rlimits). 0, -EINVAL, -ENOMEM. */
-int cf_gvisor_clauses(const confine_policy *policy, const cf_clause_facts *facts,
-                      confine_clause **ret, size_t *n) CONFINE_HIDDEN;
+/* Its clause table (holds.c): bwrap's mount plan as gVisor's kernel
+ * applies it, without the launcher (no Landlock, no supervisor, no
+ * launcher rlimits). */
+extern const cf_rung_holds cf_gvisor_holds CONFINE_HIDDEN;
 
 #endif

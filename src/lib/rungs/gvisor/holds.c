@@ -1,19 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The gVisor rung's report per clause (doc/SPEC.md 15, 22). The rung
- * applies bwrap's mount plan (the same profile, read back as an OCI
- * bundle), so its clauses start as those of a bwrap argv without the
- * launcher inside: no Landlock, no supervisor (its on-behalf rules:
- * metadata, unix-sockets, setid), no launcher rlimits, no placeholders for
- * protected paths missing at the start. What holds them here is gVisor's
- * kernel (the `gvisor` layer) instead of the host's mounts; then what
- * gVisor holds differently is said clause by clause.
+ * What the gVisor rung holds of each clause (doc/SPEC.md 15, 22), read by
+ * the clause engine (../clauses.c). The rung applies bwrap's mount plan
+ * (the same profile, read back as an OCI bundle), so its row reads like a
+ * bwrap argv's without the launcher inside: no Landlock, no supervisor (its
+ * on-behalf rules: metadata, unix-sockets, setid), no launcher rlimits, no
+ * placeholders for protected paths missing at the start. What holds the
+ * rest is gVisor's kernel (the `gvisor` layer) instead of the host's
+ * mounts; the spawner's cgroup does not hold the sandbox (as root runsc
+ * moves it into a cgroup of its own; not root, a low process bound there
+ * would count gVisor's host threads): the bundle carries the limits
+ * (rung.c), said by `refine` with what else gVisor holds its own way.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rungs/gvisor/gvisor.h"
+
+#define NEEDS_OTHER_RUNG "the bwrap or landlock rung (the launcher does not run under gVisor)"
 
 static int set_reason(confine_clause *c, confine_clause_status status, const char *reason,
                       const char *needs) {
@@ -63,47 +68,21 @@ static int limit_clause(confine_clause *c, bool root) {
 	return set_reason(c, CONFINE_CLAUSE_UNENFORCED, c->reason, c->needs);
 }
 
-int cf_gvisor_clauses(const confine_policy *policy, const cf_clause_facts *facts,
-                      confine_clause **ret, size_t *n) {
-	cf_clause_facts bwrap = *facts;
-	confine_clause *clauses = NULL;
-	size_t count = 0;
-	int r;
-	bwrap.runner = CONFINE_RUNNER_BWRAP;
-	bwrap.layered = false;     /* no launcher inside */
-	bwrap.spawned_here = false; /* no placeholders, no protected-file check */
-	bwrap.supervisor = false;
-	bwrap.landlock_abi = 0;
-	/* The spawner's cgroup does not hold the sandbox: as root runsc moves
-	 * it into a cgroup of its own; not root, a low process bound there
-	 * would count gVisor's host threads. The bundle carries the limits
-	 * (rungs/gvisor/rung.c). */
-	bwrap.cgroup_holds = 0;
-	bwrap.cgroup_kind = NULL;
-	if ((r = cf_clauses_make(policy, &bwrap, &clauses, &count)) < 0)
-		return r;
-	for (size_t i = 0; i < count && r == 0; i++) {
+/* The clauses gVisor holds otherwise than a row can say. */
+static int refine(const confine_policy *policy, const cf_clause_facts *facts,
+                  confine_clause *clauses, size_t n) {
+	int r = 0;
+	(void)policy;
+	for (size_t i = 0; i < n && r == 0; i++) {
 		confine_clause *c = &clauses[i];
-		if (c->layers & CONFINE_LAYER_BWRAP)
-			c->layers = (c->layers & ~CONFINE_LAYER_BWRAP) | CONFINE_LAYER_GVISOR;
-		if (c->needs && strcmp(c->needs, "bubblewrap") == 0) {
-			free(c->needs);
-			c->needs = NULL;
-		}
-		if (strcmp(c->clause, "network") == 0 && policy->network == CONFINE_NETWORK_OFF &&
-		    c->status == CONFINE_CLAUSE_ENFORCED)
-			/* runsc --network=none: gVisor's own network stack with
-			 * loopback only; the host's is never reached. */
-			c->layers = CONFINE_LAYER_GVISOR;
-		else if (strcmp(c->clause, "unix-sockets") == 0) {
+		if (strcmp(c->clause, "unix-sockets") == 0)
 			/* runsc without --host-uds: found running it here, a connect
 			 * to a host socket under the read-only root is EPERM. */
-			c->layers = CONFINE_LAYER_GVISOR;
 			r = set_reason(c, CONFINE_CLAUSE_ENFORCED,
 			               "runsc without --host-uds: no connect reaches a socket on the host "
 			               "(EPERM); the command's own sockets work inside the sandbox",
 			               NULL);
-		} else if (strcmp(c->clause, "allowUnixSockets") == 0) {
+		else if (strcmp(c->clause, "allowUnixSockets") == 0) {
 			c->layers = 0;
 			r = set_reason(c, CONFINE_CLAUSE_UNENFORCED,
 			               "runsc without --host-uds refuses every host socket: the allowed one "
@@ -118,25 +97,39 @@ int cf_gvisor_clauses(const confine_policy *policy, const cf_clause_facts *facts
 			               NULL);
 		} else if (strncmp(c->clause, "limits.", 7) == 0)
 			r = limit_clause(c, facts->root);
-		else if (strcmp(c->clause, "denyRead") == 0 && c->status == CONFINE_CLAUSE_PARTIAL) {
-			r = set_reason(c, CONFINE_CLAUSE_PARTIAL,
-			               "held by its name: a mount inside gVisor masks the path; a hard link "
-			               "made before the run, or a save on the host over the name, still reads "
-			               "the file (no Landlock under gVisor)",
-			               NULL);
-		}
 		else if (c->status != CONFINE_CLAUSE_ENFORCED && c->needs &&
 		         strncmp(c->needs, "the launcher", 12) == 0)
-			/* The launcher (its supervisor's on-behalf rules, Landlock)
-			 * does not run under gVisor: another rung holds it. */
-			r = set_reason(c, c->status, c->reason,
-			               "the bwrap or landlock rung (the launcher does not run under gVisor)");
+			/* The launcher (its overlay, its proxy) does not run under
+			 * gVisor: another rung holds it. */
+			r = set_reason(c, c->status, c->reason, NEEDS_OTHER_RUNG);
 	}
-	if (r < 0) {
-		cf_clauses_free(clauses, count);
-		return r;
-	}
-	*ret = clauses;
-	*n = count;
-	return 0;
+	return r;
 }
+
+const cf_rung_holds cf_gvisor_holds = {
+	.layer = CONFINE_LAYER_GVISOR,
+	.launcher = CF_RUNG_NO_LAUNCHER,
+	.binds_layer = CONFINE_LAYER_GVISOR,
+	.placeholders = false,
+	.protect = CF_RUNG_HOLDS_BINDS,
+	.defaults = CF_RUNG_HOLDS_BINDS,
+	.deny_by_name = "held by its name: a mount inside gVisor masks the path; a hard link made "
+	                "before the run, or a save on the host over the name, still reads the "
+	                "file, as ",
+	.allowlist_needs = NEEDS_OTHER_RUNG,
+	.network_off_by_launcher = false, /* runsc --network=none: its own stack, loopback only */
+	.unix_alone = CONFINE_LAYER_GVISOR,
+	.temp = CF_RUNG_TEMP_TMPFS,
+	.metadata = CONFINE_LAYER_GVISOR,
+	.devices = CONFINE_LAYER_GVISOR,
+	.launcher_needs = NEEDS_OTHER_RUNG,
+	.scopes = true,
+	.signals = CONFINE_LAYER_GVISOR,
+	.abstract_off = CONFINE_LAYER_GVISOR,
+	.abstract_needs = NEEDS_OTHER_RUNG,
+	.spawner_cgroup_outside = true,
+	.limit_temp_gap = { "the bwrap or landlock rung (the launcher sizes the temp area)",
+	                    "the bundle's /tmp is a tmpfs of gVisor's without a size (its memory, "
+	                    "the host's)" },
+	.refine = refine,
+};

@@ -222,5 +222,5 @@ const cf_runner_def cf_runner_gvisor = {
 	.spawn_runs_program = true,
 	.select_unprobed = select_unprobed,
 	.probe = probe,
-	.clauses = cf_gvisor_clauses,
+	.holds = &cf_gvisor_holds,
 };
