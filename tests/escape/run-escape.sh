@@ -252,6 +252,18 @@ for rung in ${rungs_wanted//,/ }; do
 			rungs+=(landlock)
 			rung_unusable[landlock]="Landlock is not enforced here"
 		fi ;;
+	gvisor)
+		# Pinned only (doc/SPEC.md 22): runsc under confine's own helper,
+		# checked the way the rung's probe checks it, a `true` run.
+		if command -v runsc >/dev/null 2>&1 &&
+			"$CONFINE" run -m read-only -w / --runner gvisor -- true >/dev/null 2>&1; then
+			rungs+=(gvisor)
+		else
+			[ "$must_work" = 1 ] && { echo "run-escape: FAIL: the gvisor rung does not run here (CONFINE_MUST_WORK=1)" >&2; exit 1; }
+			echo "run-escape: the gvisor rung does not run here: its cases are skipped" >&2
+			rungs+=(gvisor)
+			rung_unusable[gvisor]="the gvisor rung does not run here (runsc)"
+		fi ;;
 	*) die "unknown rung: $rung" ;;
 	esac
 done

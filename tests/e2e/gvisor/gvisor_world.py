@@ -20,6 +20,9 @@ control):
   helper killed with SIGKILL is swept by the next run (its runsc is gone);
 - as root only: a runsc that fails before making the sandbox (a stand-in on
   PATH that exits 128) is a runner failure, SANDBOX_UNAVAILABLE, naming it;
+- the caller's streams on files: their inodes are untouched (runsc as root
+  fchowns the streams it hands the sandbox; the helper gives it pipes), and
+  the data flows both ways;
 - --require-full refuses (setid is not held), nothing runs;
 - the natural ladder never picks gvisor: `confine probe` without --runner;
 - the same as a created user (tests/helpers/as_user.py): runsc --rootless.
@@ -136,11 +139,36 @@ def base_dir():
     return "/tmp/confine-gvisor-%d" % os.geteuid()
 
 
+def descends_from_us(pid):
+    """Whether pid is alive and this test's descendant (another suite's
+    gvisor runs share the base directory: theirs are not this test's)."""
+    while pid > 1:
+        if pid == os.getpid():
+            return True
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return False
+    return False
+
+
 def runs_left():
+    """The run directories a helper of this test made and left (its pid
+    still ours, or gone: a directory nobody removed)."""
     try:
-        return sorted(n for n in os.listdir(base_dir()) if n.startswith("run-"))
+        names = [n for n in os.listdir(base_dir()) if n.startswith("run-")]
     except FileNotFoundError:
         return []
+    left = []
+    for n in names:
+        try:
+            pid = int(n.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if descends_from_us(pid) or not os.path.exists("/proc/%d" % pid):
+            left.append(n)
+    return sorted(left)
 
 
 def main():
@@ -253,6 +281,45 @@ def half(confine, launcher, helper, user_half):
               got.get("connect") == "connected", str(got) + r.stderr[-800:])
         check("control: 40 forks under gVisor without --max-pids", got.get("forked") == "40",
               str(got))
+
+        # The caller's streams on files (runsc as root fchowns what it
+        # hands the sandbox: helper-stdio.c gives it pipes instead): the
+        # files' inodes stay as they were, and the data flows both ways.
+        # Control: the same files read and written unconfined keep their
+        # ctime too, so a change would be the rung's.
+        streams = {}
+        for name, text in (("stdin", "in-line\n" * 5000), ("stdout", ""), ("stderr", "")):
+            streams[name] = os.path.join(base, "stream-" + name)
+            with open(streams[name], "w") as f:
+                f.write(text)
+
+        def stream_ids():
+            return {k: (os.stat(v).st_ctime_ns, os.stat(v).st_uid, os.stat(v).st_mode)
+                    for k, v in streams.items()}
+
+        def with_streams(argv):
+            with open(streams["stdin"]) as i, open(streams["stdout"], "a") as o, \
+                    open(streams["stderr"], "a") as e:
+                return subprocess.run(argv, stdin=i, stdout=o, stderr=e, env=env, cwd=ws,
+                                      timeout=180).returncode
+        shell = "wc -l; echo to-out; echo to-err >&2"
+        before = stream_ids()
+        time.sleep(0.05)
+        with_streams(["sh", "-c", shell])
+        check("control: the streams' files keep their inode data unconfined",
+              stream_ids()["stdin"] == before["stdin"], str(stream_ids()))
+        before = stream_ids()
+        time.sleep(0.05)
+        rc = with_streams([confine] + policy + ["--", "sh", "-c", shell])
+        with open(streams["stdout"]) as f:
+            out_text = f.read()
+        with open(streams["stderr"]) as f:
+            err_text = f.read()
+        check("the caller's stdin file is not touched by the rung (ctime, owner, mode)",
+              stream_ids()["stdin"] == before["stdin"], "%s %s" % (before, stream_ids()))
+        check("streams on files flow both ways under gVisor",
+              rc == 0 and out_text.count("5000\nto-out\n") == 2 and
+              err_text.count("to-err") == 2, "%d %r %r" % (rc, out_text, err_text[-400:]))
 
         r = run([], ["sh", "-c", "exit 7"])
         check("the command's exit code is the outcome's",

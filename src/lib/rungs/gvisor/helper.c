@@ -35,12 +35,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "export/export.h"
+#include "helper-stdio.h"
 
 #define HELPER_FAILED 125
 
@@ -383,6 +385,8 @@ int main(int argc, char **argv) {
 	int i = 1, r, status = 0, code = HELPER_FAILED;
 	bool started = false;
 	pid_t child;
+	gv_stdio io;
+	int child_fd = -1;
 
 	for (; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--runsc") == 0)
@@ -530,7 +534,14 @@ int main(int argc, char **argv) {
 		for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
 			sigaction(forwarded[k], &sa, NULL);
 
+		/* runsc as root fchowns the streams it hands the sandbox
+		 * (helper-stdio.c): those on a file or device go as pipes. */
+		if ((r = gv_stdio_setup(&io, geteuid() == 0)) < 0) {
+			(void)remove_tree(run_dir);
+			return fail("cannot make pipes for the standard streams: %s", strerror(-r));
+		}
 		if ((child = fork()) < 0) {
+			gv_stdio_close(&io);
 			(void)remove_tree(run_dir);
 			return fail("cannot fork: %s", strerror(errno));
 		}
@@ -545,12 +556,22 @@ int main(int argc, char **argv) {
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() == 1)
 				_exit(HELPER_FAILED);
+			signal(SIGPIPE, SIG_DFL);
+			gv_stdio_in_child(&io);
 			execv(runsc, run_argv);
 			fprintf(stderr, "confine-gvisor: cannot execute %s: %s\n", runsc, strerror(errno));
 			_exit(HELPER_FAILED);
 		}
+		gv_stdio_in_parent(&io);
+		if (io.relayed) {
+			/* A pipe the command closed must not end the helper. */
+			signal(SIGPIPE, SIG_IGN);
+#ifdef SYS_pidfd_open
+			child_fd = (int)syscall(SYS_pidfd_open, child, 0);
+#endif
+		}
 		for (;;) {
-			pid_t w = waitpid(child, &status, started ? 0 : WNOHANG);
+			pid_t w = waitpid(child, &status, started && !io.relayed ? 0 : WNOHANG);
 			if (w == child)
 				break;
 			if (w < 0 && errno != EINTR)
@@ -575,11 +596,19 @@ int main(int argc, char **argv) {
 				record("started %ld", pid > 0 ? pid : 1L);
 				continue;
 			}
-			if (!started) {
+			if (io.relayed)
+				/* Until runsc returns (its pidfd), or 1 ms before the
+				 * sandbox exists (the pid file), 20 ms without a pidfd. */
+				(void)gv_stdio_pump(&io, child_fd, !started ? 1 : child_fd >= 0 ? -1 : 20);
+			else if (!started) {
 				struct timespec ts = { 0, 1000000 };
 				nanosleep(&ts, NULL);
 			}
 		}
+		if (child_fd >= 0)
+			close(child_fd);
+		if (io.relayed)
+			gv_stdio_drain(&io);
 	}
 
 	if (!started) {
