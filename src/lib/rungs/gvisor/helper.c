@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "export/export.h"
+#include "helper-reaper.h"
 #include "helper-stdio.h"
 
 #define HELPER_FAILED 125
@@ -139,7 +140,7 @@ static int fail(const char *fmt, ...) {
 	return HELPER_FAILED;
 }
 
-static int remove_tree(const char *path) {
+int gv_remove_tree(const char *path) {
 	struct stat st;
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -155,7 +156,7 @@ static int remove_tree(const char *path) {
 			if (strlen(path) >= PATH_MAX)
 				continue;
 			snprintf(child, sizeof child, "%.4095s/%s", path, e->d_name);
-			(void)remove_tree(child);
+			(void)gv_remove_tree(child);
 		}
 		closedir(dir);
 		return rmdir(path) < 0 ? -errno : 0;
@@ -193,7 +194,7 @@ static int base_dir(char *out, size_t size, char *why, size_t why_size) {
  * container id, in every hierarchy): gone when runsc ends cleanly, left
  * when it was killed. Each is removed once empty (tried for a while: the
  * sandbox may still be ending). */
-static void remove_cgroups(const char *id) {
+void gv_remove_cgroups(const char *id) {
 	if (geteuid() != 0)
 		return;
 	for (int attempt = 0; attempt < 50; attempt++) {
@@ -246,11 +247,11 @@ static void sweep(const char *base) {
 		if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof path, "%.4000s/%s", base, e->d_name);
-		(void)remove_tree(path);
+		(void)gv_remove_tree(path);
 		{
 			char id[128];
 			id_of(e->d_name, id, sizeof id);
-			remove_cgroups(id);
+			gv_remove_cgroups(id);
 		}
 	}
 	closedir(dir);
@@ -386,7 +387,8 @@ int main(int argc, char **argv) {
 	bool started = false;
 	pid_t child;
 	gv_stdio io;
-	int child_fd = -1;
+	int child_fd = -1, lifeline = -1;
+	pid_t parent = getppid();
 
 	for (; i + 1 < argc; i += 2) {
 		if (strcmp(argv[i], "--runsc") == 0)
@@ -407,6 +409,12 @@ int main(int argc, char **argv) {
 		} else
 			break;
 	}
+	/* The helper dies with whoever started it (the library's spawn, or
+	 * a harness running a wrap argv); its reaper then ends the sandbox
+	 * (helper-reaper.c). */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent || parent == 1)
+		return fail("the process that started the helper is gone");
 	if (!runsc || runsc[0] != '/')
 		return fail("usage: confine-gvisor --runsc PATH --mode MODE [--status-fd N] PROFILE... -- "
 		            "PROGRAM [ARG...]");
@@ -482,7 +490,7 @@ int main(int argc, char **argv) {
 	    write_file(log, "", 0600) < 0) {
 		int e = errno;
 		free(config_text);
-		(void)remove_tree(run_dir);
+		(void)gv_remove_tree(run_dir);
 		return fail("cannot write the bundle in %s: %s", run_dir, strerror(e));
 	}
 	{
@@ -491,7 +499,7 @@ int main(int argc, char **argv) {
 		r = write_file(path, config_text, 0600);
 		free(config_text);
 		if (r < 0) {
-			(void)remove_tree(run_dir);
+			(void)gv_remove_tree(run_dir);
 			return fail("cannot write %s: %s", path, strerror(-r));
 		}
 	}
@@ -534,16 +542,23 @@ int main(int argc, char **argv) {
 		for (size_t k = 0; k < sizeof forwarded / sizeof forwarded[0]; k++)
 			sigaction(forwarded[k], &sa, NULL);
 
+		if ((lifeline = gv_reaper_start(base_argv, id, run_dir)) < 0) {
+			(void)gv_remove_tree(run_dir);
+			return fail("cannot start the reaper: %s", strerror(-lifeline));
+		}
 		/* runsc as root fchowns the streams it hands the sandbox
 		 * (helper-stdio.c): those on a file or device go as pipes. */
 		if ((r = gv_stdio_setup(&io, geteuid() == 0)) < 0) {
-			(void)remove_tree(run_dir);
+			(void)gv_remove_tree(run_dir);
+			gv_reaper_done(lifeline);
 			return fail("cannot make pipes for the standard streams: %s", strerror(-r));
 		}
 		if ((child = fork()) < 0) {
+			int e = errno;
 			gv_stdio_close(&io);
-			(void)remove_tree(run_dir);
-			return fail("cannot fork: %s", strerror(errno));
+			(void)gv_remove_tree(run_dir);
+			gv_reaper_done(lifeline);
+			return fail("cannot fork: %s", strerror(e));
 		}
 		if (child == 0) {
 			struct sigaction dfl;
@@ -614,8 +629,9 @@ int main(int argc, char **argv) {
 	if (!started) {
 		char msg[1024];
 		runsc_error(log, msg, sizeof msg);
-		(void)remove_tree(run_dir);
-		remove_cgroups(id);
+		(void)gv_remove_tree(run_dir);
+		gv_remove_cgroups(id);
+		gv_reaper_done(lifeline);
 		if (WIFSIGNALED(status))
 			return fail("runsc was killed by signal %d before starting the command",
 			            WTERMSIG(status));
@@ -637,8 +653,9 @@ int main(int argc, char **argv) {
 		}
 	}
 	record("exit %d", code);
-	(void)remove_tree(run_dir);
-	remove_cgroups(id);
+	(void)gv_remove_tree(run_dir);
+	gv_remove_cgroups(id);
+	gv_reaper_done(lifeline);
 	export_plan_clear(&plan);
 	return code;
 }
