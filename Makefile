@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 PORTABLE_BUILD ?= build-portable
 MESON ?= meson
 
-.PHONY: all build demo check check-suites check-valgrind check-asan check-portable fuzz bench bench-peers bench-doc security-table install clean deps deps-check
+.PHONY: all build demo check check-suites check-kill check-valgrind check-asan check-portable fuzz bench bench-peers bench-doc security-table install clean deps deps-check
 
 all: build
 
@@ -45,6 +45,15 @@ TIMEOUT_MULTIPLIER ?= 1
 check-suites: $(BUILD)/build.ninja
 	$(MESON) compile -C $(BUILD)
 	@status=0; $(MESON) test -C $(BUILD) --print-errorlogs -t $(TIMEOUT_MULTIPLIER) || status=$$?; \
+	python3 scripts/test-counts.py $(BUILD); exit $$status
+
+# The whole kill matrix: 20 rounds of each kill (`make check` runs 3), its
+# timeout stretched to match (tests/e2e/cli/kill_matrix.py).
+KILL_ROUNDS ?= 20
+check-kill: $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+	@status=0; CONFINE_KILL_ROUNDS=$(KILL_ROUNDS) $(MESON) test -C $(BUILD) --suite kill-matrix \
+		--print-errorlogs -t 5 || status=$$?; \
 	python3 scripts/test-counts.py $(BUILD); exit $$status
 
 # The unit suite again under valgrind's memcheck.
