@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 PORTABLE_BUILD ?= build-portable
 MESON ?= meson
 
-.PHONY: all build demo check check-suites check-valgrind check-asan check-portable fuzz bench bench-peers bench-doc security-table install clean deps deps-check
+.PHONY: all build demo check check-suites check-kill check-valgrind check-asan check-portable fuzz bench bench-peers bench-doc security-table install clean deps deps-check
 
 all: build
 
@@ -47,6 +47,15 @@ check-suites: $(BUILD)/build.ninja
 	@status=0; $(MESON) test -C $(BUILD) --print-errorlogs -t $(TIMEOUT_MULTIPLIER) || status=$$?; \
 	python3 scripts/test-counts.py $(BUILD); exit $$status
 
+# The whole kill matrix: 20 rounds of each kill (`make check` runs 3), its
+# timeout stretched to match (tests/e2e/cli/kill_matrix.py).
+KILL_ROUNDS ?= 20
+check-kill: $(BUILD)/build.ninja
+	$(MESON) compile -C $(BUILD)
+	@status=0; CONFINE_KILL_ROUNDS=$(KILL_ROUNDS) $(MESON) test -C $(BUILD) --suite kill-matrix \
+		--print-errorlogs -t 5 || status=$$?; \
+	python3 scripts/test-counts.py $(BUILD); exit $$status
+
 # The unit suite again under valgrind's memcheck.
 check-valgrind: $(BUILD)/build.ninja
 	scripts/valgrind-unit.sh $(BUILD)
@@ -60,16 +69,29 @@ check-asan: $(ASAN_BUILD)/build.ninja
 	ASAN_OPTIONS=detect_leaks=1 \
 	$(MESON) test -C $(ASAN_BUILD) --suite unit --print-errorlogs
 
-# The suites that exercise spawning (all but the escape and install ones,
-# which add nothing here) again in a build with each Linux-only fast path
-# turned off (-Dportable=true: fork instead of clone, no pidfd, close_range,
-# pipe2 or sigtimedwait): the spawn code macOS compiles, run here.
+# The suites that exercise spawning again in a build with each Linux-only
+# fast path turned off (-Dportable=true: fork instead of clone, no pidfd,
+# close_range, pipe2, sigtimedwait, openat2 or memfd): the spawn code macOS
+# compiles, run here. What differs in that build is the library's spawn,
+# wait and cleanup paths, the provider's path checks and the CLI's
+# supervision (config.h's HAVE_*); the launcher is the same binary. So it
+# runs unit, launcher, supervisor, faults, consumer, provider, limits, the
+# kill matrix and every cli test (each spawns through those paths), and
+# leaves out the suites that run no spawn of their own or only add what the
+# main build already proved with the same code: the escape tables, install,
+# python, node (the packages' own code does not change), stage, export and
+# gvisor (their code is the same; they spawn through `confine run`, which
+# the cli tests cover here), bench (timings, no verdict), online (the
+# network), lint, doc and golden (source checks). README "Running the
+# suites" lists the legs.
+PORTABLE_NO_SUITES ?= escape install python node stage export gvisor bench online lint doc golden
 $(PORTABLE_BUILD)/build.ninja:
 	$(MESON) setup $(PORTABLE_BUILD) -Dportable=true -Dbench=false
 
 check-portable: $(PORTABLE_BUILD)/build.ninja
 	$(MESON) compile -C $(PORTABLE_BUILD)
-	@status=0; $(MESON) test -C $(PORTABLE_BUILD) --no-suite escape --no-suite install --no-suite python --no-suite node --print-errorlogs || status=$$?; \
+	@status=0; $(MESON) test -C $(PORTABLE_BUILD) $(addprefix --no-suite ,$(PORTABLE_NO_SUITES)) \
+		--print-errorlogs -t $(TIMEOUT_MULTIPLIER) || status=$$?; \
 	python3 scripts/test-counts.py $(PORTABLE_BUILD); exit $$status
 
 $(FUZZ_BUILD)/build.ninja:

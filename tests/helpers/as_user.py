@@ -19,6 +19,8 @@ prefix    the user's name is prefix + pid (short, unique per run)
 script    the suite's own file (__file__)
 argv      its arguments; any that is one of `binaries` becomes the copy's path
 binaries  paths of programs the half runs (confine, landlock-run, ...)
+relay     optional: called with each line the half prints (its stdout is
+          then a pipe), e.g. tests/helpers/tap.py's Tap.relay("user")
 
 Returns the half's exit status; 77 (skip) only when this host has no
 useradd/runuser and CONFINE_MUST_WORK is not 1, else 1. The user, its
@@ -31,6 +33,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 SKIP = 77
 _HELPERS = os.path.dirname(os.path.abspath(__file__))
@@ -105,11 +108,11 @@ def _remove_user(name):
 
 
 def run_as_created_user(prefix, script, argv, binaries, keep_env=("CONFINE_MUST_WORK",),
-                        timeout=1800):
+                        timeout=1800, relay=None):
     must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
     for tool in ("useradd", "userdel", "runuser"):
         if not shutil.which(tool):
-            print("as_user: no %s here: the non-root half cannot run" % tool)
+            print("# as_user: no %s here: the non-root half cannot run" % tool)
             return 1 if must_work else SKIP
     name = "%s%d" % (prefix, os.getpid())
     subprocess.run(["useradd", "-m", "-d", "/home/" + name, "-s", "/bin/bash", name], check=True)
@@ -119,9 +122,9 @@ def run_as_created_user(prefix, script, argv, binaries, keep_env=("CONFINE_MUST_
         stage, staged_script, staged_argv, paths = _stage(script, argv, binaries)
         bad = _reachable(name, paths)
         if bad:
-            print("as_user: FAIL: %s cannot reach the copies: %s" % (name, " ".join(bad)))
+            print("# as_user: FAIL: %s cannot reach the copies: %s" % (name, " ".join(bad)))
             return 1
-        print("as_user: the non-root half runs as %s from copies in %s" % (name, stage))
+        print("# as_user: the non-root half runs as %s from copies in %s" % (name, stage))
         sys.stdout.flush()
         env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
                "LANG": "C.UTF-8"}
@@ -130,12 +133,23 @@ def run_as_created_user(prefix, script, argv, binaries, keep_env=("CONFINE_MUST_
                 env[k] = os.environ[k]
         # an interpreter that user can run (root's own may live under /root)
         python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-        return subprocess.run(["runuser", "-u", name, "--", python, staged_script]
-                              + staged_argv + ["--no-nonroot"], env=env, cwd="/",
-                              timeout=timeout).returncode
+        cmd = ["runuser", "-u", name, "--", python, staged_script] + staged_argv + ["--no-nonroot"]
+        if relay is None:
+            return subprocess.run(cmd, env=env, cwd="/", timeout=timeout).returncode
+        # The half's stdout, line by line, to relay (tests/helpers/tap.py).
+        with subprocess.Popen(cmd, env=env, cwd="/", stdout=subprocess.PIPE, text=True,
+                              errors="replace") as p:
+            timer = threading.Timer(timeout, p.kill)
+            timer.start()
+            try:
+                for line in p.stdout:
+                    relay(line)
+            finally:
+                timer.cancel()
+            return p.wait()
     finally:
         if not _remove_user(name):
-            print("as_user: FAIL: userdel -r %s failed: the user is left on the host" % name)
+            print("# as_user: FAIL: userdel -r %s failed: the user is left on the host" % name)
             sys.exit(1)
         if stage:
             shutil.rmtree(stage, ignore_errors=True)

@@ -24,18 +24,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
 SECRET = "nested-secret-do-not-print"
-failures = []
+TAP = Tap()
 
 
 def check(cond, what, detail=""):
-    if not cond:
-        failures.append("%s %s" % (what, detail))
-        print("FAIL:", what, detail)
-    else:
-        print("ok:", what)
+    TAP.check(cond, what, str(detail)[-800:])
 
 
 def main():
@@ -68,11 +64,7 @@ def run_doors(confine, launcher, runner, source_root, library, base):
     probe = subprocess.run([confine, "probe", "--config", config, "--runner", runner],
                            capture_output=True, text=True, env=env)
     if probe.returncode != 0:
-        if os.environ.get("CONFINE_MUST_WORK") == "1":
-            print("runner %s must work: %s" % (runner, probe.stdout + probe.stderr))
-            return 1
-        print("runner %s unusable here: skipped" % runner)
-        return SKIP
+        return TAP.skip_all("runner %s unusable here: %s" % (runner, probe.stdout + probe.stderr))
 
     # The unconfined control: the file is there and readable.
     with open(os.path.join(deep, ".env")) as f:
@@ -144,7 +136,7 @@ def run_doors(confine, launcher, runner, source_root, library, base):
                             cwd=base, timeout=120)
         held("Node denyRead: ['.env', '*.env']", nd)
     else:
-        print("no node here: the Node door is not checked (partial)")
+        TAP.skip("Node denyRead", "no node here: the Node door is not checked")
 
     # workspace-write: bwrap still hides it; Landlock cannot, and says so
     # for the nested match by name (never "enforced").
@@ -160,10 +152,7 @@ def run_doors(confine, launcher, runner, source_root, library, base):
         check(r.stdout.count(SECRET) == 1 and "visible" in r.stdout,
               "bwrap workspace-write: the nested .env hidden", (r.stdout, r.stderr))
 
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    return 0
+    return TAP.done()
 
 
 PY_DOOR = r"""

@@ -26,6 +26,8 @@ SIGKILL of a plain `sh` owner leaves its `sleep` running (an orphan),
 which is what the launcher's lifeline and the sweep are for.
 
 Usage: kill_matrix.py CONFINE LAUNCHER RUNNER [--rounds N] [--no-nonroot]
+ROUNDS: --rounds, else CONFINE_KILL_ROUNDS, else 3 (`make check`); `make
+check-kill` runs the whole matrix, 20 rounds. One TAP line per check.
 Needs CONFINE_LIBRARY (the Python owner) and node (the Node owner; the
 Node owner is skipped, and said so, without node). Exit 77 (skip) when
 RUNNER does not work here, unless CONFINE_MUST_WORK=1.
@@ -44,9 +46,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "helpers"))
 from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
-failures = []
+TAP = Tap()
 
 class PythonOwner:
     """A Python harness: a process with the package imported that calls
@@ -112,11 +114,7 @@ confine.run(argv, { mode: 'workspace-write', workspace: ws, runner, limits: { pi
 
 
 def check(ok, what, detail=""):
-    if ok:
-        print("ok - %s" % what)
-    else:
-        print("not ok - %s %s" % (what, detail))
-        failures.append(what)
+    TAP.check(ok, what, detail)
 
 
 def command(stage, ws, tag):
@@ -240,12 +238,12 @@ def one_kill(kind, stage, confine, runner, ws, base, env, n):
         else:
             spin(random.uniform(0, 40))
     elif not wait_for(lambda: os.path.exists(marker) or p.poll() is not None):
-        check(False, "%s %s %s #%d: the marker came" % (runner, kind, stage, n))
+        check(False, "%s %s %s round %d: the marker came" % (runner, kind, stage, n))
     else:
         if stage == "cleanup":
             spin(random.uniform(0, 15))
         if p.poll() is not None:
-            check(p.returncode == 0, "%s %s %s #%d: the run itself worked" % (
+            check(p.returncode == 0, "%s %s %s round %d: the run itself worked" % (
                 runner, kind, stage, n), p.stderr.read().decode(errors="replace")[-300:])
     if kind == "node":
         owners += children_of(p.pid)
@@ -255,7 +253,7 @@ def one_kill(kind, stage, confine, runner, ws, base, env, n):
     # The next run, with the same TMPDIR base: it sweeps what is dead.
     nxt = subprocess.run([confine, "run", "--runner", runner, "-w", ws, "--max-pids", "64",
                           "--", "true"], env=env, capture_output=True, text=True, timeout=120)
-    check(nxt.returncode == 0, "%s %s %s #%d: the next run works" % (runner, kind, stage, n),
+    check(nxt.returncode == 0, "%s %s %s round %d: the next run works" % (runner, kind, stage, n),
           nxt.stderr[-300:])
     # The killed run's processes go with its lifeline (the launcher's
     # channel, or the Node owner's confine's parent-death signal): the
@@ -269,7 +267,7 @@ def one_kill(kind, stage, confine, runner, ws, base, env, n):
         "process": processes_tagged(tag),
     }
     for what, found in left.items():
-        check(not found, "%s %s %s #%d: no %s left" % (runner, kind, stage, n, what), found)
+        check(not found, "%s %s %s round %d: no %s left" % (runner, kind, stage, n, what), found)
     for path in (marker,):
         if os.path.exists(path):
             os.unlink(path)
@@ -301,7 +299,7 @@ def main():
     global PACKAGES
     valued = [option(o) for o in ("--rounds", "--packages")]
     args = [a for a in sys.argv[1:] if not a.startswith("--") and a not in valued]
-    rounds = int(option("--rounds") or 20)
+    rounds = int(option("--rounds") or os.environ.get("CONFINE_KILL_ROUNDS") or 3)
     if option("--packages"):
         PACKAGES = option("--packages")
         os.environ["CONFINE_LIBRARY"] = os.path.join(PACKAGES, "libconfine.so")
@@ -310,13 +308,12 @@ def main():
     probe = subprocess.run([confine, "run", "--runner", runner, "--", "true"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
-        print("# runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
-        return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+        return TAP.skip_all("runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
     kinds = ["cli", "python", "node"]
     if os.environ.get("CONFINE_TEST_OWNERS"):
         kinds = os.environ["CONFINE_TEST_OWNERS"].split(",")
     if not shutil.which("node"):
-        print("# node is not installed: the Node owner is not part of this run")
+        TAP.skip("%s node owner: every stage" % runner, "node is not installed")
         kinds.remove("node")
     tmp = tempfile.mkdtemp(prefix="cf-kill-", dir=os.environ.get("HOME"))
     try:
@@ -340,16 +337,18 @@ def main():
         packages = stage_packages()
         try:
             r = run_as_created_user("cfkill", __file__,
-                                    sys.argv[1:] + ["--packages", packages], args[:2],
+                                    args + ["--rounds", str(rounds), "--packages", packages],
+                                    args[:2],
                                     keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG",
                                               "CONFINE_TEST_OWNERS"),
-                                    timeout=1200)
+                                    timeout=1200, relay=TAP.relay("user"))
         finally:
             shutil.rmtree(packages, ignore_errors=True)
-        if r not in (0, SKIP):
-            failures.append("the user's pass")
-    print("# %d failure(s)" % len(failures))
-    return 1 if failures else 0
+        if r == 77:
+            TAP.skip("the created user's half", "no useradd/runuser here")
+        else:
+            check(r == 0, "the created user's half ended well", "status %d" % r)
+    return TAP.done()
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
 
 SKIP = 77
 
@@ -92,15 +95,9 @@ except OSError as e:
     print(errno.errorcode.get(e.errno, str(e.errno)))
 """
 
-failures = []
-
 
 def check(ok, what, detail=""):
-    if ok:
-        print("ok - %s" % what)
-    else:
-        print("not ok - %s %s" % (what, detail))
-        failures.append(what)
+    TAP.check(ok, what, detail)
 
 
 def run(argv, **kw):
@@ -338,8 +335,12 @@ def as_throwaway_user(argv):
     """The same cases as a user made for it (root only), from staged copies
     that user can read (tests/helpers/as_user.py)."""
     r = run_as_created_user("cflim", __file__, argv, argv[:2],
-                            keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"), timeout=900)
-    return 0 if r == SKIP else r
+                            keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"), timeout=900,
+                            relay=TAP.relay("user"))
+    if r == SKIP:
+        TAP.skip("the created user's half", "no useradd/runuser here")
+    else:
+        check(r == 0, "the created user's half ended well", "status %d" % r)
 
 
 def main():
@@ -347,8 +348,7 @@ def main():
     confine, _launcher, runner = args[0], args[1], args[2]
     probe = run([confine, "run", "--runner", runner, "--", "true"])
     if probe.returncode != 0:
-        print("# runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
-        return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+        return TAP.skip_all("runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
     tmp = tempfile.mkdtemp(prefix="cf-limits-", dir=os.environ.get("HOME"))
     try:
         ws = os.path.join(tmp, "ws")
@@ -360,10 +360,8 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
-        if as_throwaway_user(args) != 0:
-            failures.append("the user's pass")
-    print("# %d failure(s)" % len(failures))
-    return 1 if failures else 0
+        as_throwaway_user(args)
+    return TAP.done()
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "helpers"))
 from as_user import run_as_created_user  # noqa: E402
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
 
 BODY = "hello-from-the-origin"
 DECIDER = """#!/bin/sh
@@ -46,9 +49,11 @@ esac
 """
 
 
+WHO = ""
+
+
 def check(cond, what, detail=""):
-    if not cond:
-        raise AssertionError("%s %s" % (what, detail))
+    TAP.check(cond, WHO + what, str(detail)[-600:])
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):
@@ -73,7 +78,9 @@ def run_table(confine, runner):
     parent = os.path.join(os.path.expanduser("~"), ".cache", "confine-tests")
     os.makedirs(parent, exist_ok=True)
     base = tempfile.mkdtemp(prefix="cf-ask-", dir=parent)
+    global WHO
     user = pwd.getpwuid(os.getuid()).pw_name
+    WHO = "%s %s: " % (runner, user)
     try:
         os.chmod(base, 0o755)
         site, ws = os.path.join(base, "site"), os.path.join(base, "ws")
@@ -108,7 +115,7 @@ def run_table(confine, runner):
         # The control: unconfined, the origin answers by its address.
         control = run(["curl", "-sS", "-m", "20", "http://127.0.0.1:%d/index.html" % port],
                       env=env)
-        check(BODY in control.stdout, "control: the origin does not answer:",
+        check(BODY in control.stdout, "control: unconfined, curl reaches the origin",
               control.stdout + control.stderr)
 
         cmd = ("curl -sS -m 60 %s; curl -sS -m 60 %s; curl -sS -m 60 %s; exit 3"
@@ -117,31 +124,31 @@ def run_table(confine, runner):
                  "--ask-host", decider, "-c", cmd], env=env, cwd=ws)
         out = json.loads(b.stdout)
         text = out["stdout"] + out["stderr"]
-        check(text.count(BODY) == 2, "asked.test allowed by the decider not reached twice:", out)
+        check(text.count(BODY) == 2,
+              "--ask-host alone: asked.test, allowed by the decider, reached twice", out)
         check(asked() == ["asked.test %d" % port, "refused.test %d" % port],
-              "the decider was not asked once per host:", asked())
+              "the decider was asked once per host", asked())
         reason = "not needed: refused.test is outside this task"
         check("refused by the run's decider (clause network.ask): " + reason in text,
-              "the 403 body lacks the decider's reason:", text)
+              "refused.test: the 403 body carries the decider's reason", text)
         decisions = out["sandbox"]["network"]["decisions"]
         check(decisions == [{"host": "asked.test", "port": port, "decision": "allow",
                              "by": "decider"},
                             {"host": "refused.test", "port": port, "decision": "deny",
-                             "by": "decider"}], "network.decisions:", decisions)
+                             "by": "decider"}],
+              "network.decisions lists each host once, by the decider", decisions)
         denial = {"op": "connect", "address": "refused.test:%d" % port, "clause": "network",
                   "reason": reason}
-        check(denial in out["sandbox"]["denials"], "no denial with the reason:",
+        check(denial in out["sandbox"]["denials"], "a denial carries the decider's reason",
               out["sandbox"]["denials"])
-        check("a second line" not in json.dumps(out["sandbox"]), "more than the first line kept")
+        check("a second line" not in json.dumps(out["sandbox"]),
+              "only the first line of the decider's output is kept")
         # The rendering (no --json): the model's denial line with the reason.
         b = run([confine, "bash", "--runner", runner, "-w", ws, "--allow-local-network",
                  "--ask-host", decider, "-c", "curl -sS -m 60 %s" % url("refused.test")],
                 env=env, cwd=ws)
         line = "[denied: connect refused.test:%d (network): %s]" % (port, reason)
-        check(line in b.stdout, "the rendering lacks the denial line:", b.stdout)
-        print("ok %s %s: --ask-host alone: asked.test allowed (reached twice, asked once), "
-              "refused.test refused with the decider's reason (403 body, denial, rendering); "
-              "network.decisions lists each once" % (runner, user))
+        check(line in b.stdout, "the rendering has the denial line with the reason", b.stdout)
 
         # Without a decider the list decides; the decider never runs.
         os.unlink(log)
@@ -151,25 +158,24 @@ def run_table(confine, runner):
         out = json.loads(b.stdout)
         text = out["stdout"] + out["stderr"]
         check(text.count(BODY) == 1 and "(clause network.allow)" in text,
-              "without a decider, asked.test must be refused by the list:", text)
-        check(asked() == [], "the decider ran without --ask-host:", asked())
+              "control: without --ask-host, asked.test is refused by the list (network.allow)",
+              text)
+        check(asked() == [], "control: without --ask-host the decider never runs", asked())
         decisions = out["sandbox"]["network"]["decisions"]
         check({"host": "listed.test", "port": port, "decision": "allow", "by": "allowlist"}
               in decisions and {"host": "asked.test", "port": port, "decision": "deny",
-                                "by": "allowlist"} in decisions, "decisions:", decisions)
-        print("ok %s %s: control: without --ask-host asked.test is refused (network.allow), "
-              "nothing asked" % (runner, user))
+                                "by": "allowlist"} in decisions,
+              "control: network.decisions are the allowlist's", decisions)
 
         w = run([confine, "wrap", "--runner", runner, "-w", ws, "--ask-host", decider, "--",
                  "true"], env=env)
-        check(w.returncode == 125 and "ask-host" in w.stderr, "wrap --ask-host:",
+        check(w.returncode == 125 and "ask-host" in w.stderr, "wrap --ask-host is refused (125)",
               w.stdout + w.stderr)
         n = run([confine, "run", "--runner", runner, "-w", ws, "--network", "on", "--ask-host",
                  decider, "--", "true"], env=env)
-        check(n.returncode == 125 and "network.ask" in n.stderr, "--ask-host with network on:",
+        check(n.returncode == 125 and "network.ask" in n.stderr,
+              "--ask-host with --network on is refused (125, network.ask)",
               n.stdout + n.stderr)
-        print("ok %s %s: wrap --ask-host and --network on --ask-host refused (125)"
-              % (runner, user))
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -180,8 +186,7 @@ def main():
     confine, launcher, runner = args[0], args[1], args[2]
     half = "--no-nonroot" in sys.argv
     if not shutil.which("curl"):
-        print("no curl here")
-        return 77
+        return TAP.skip_all("no curl here")
     # The launcher the library runs, named in a configuration (the build's
     # copy; the user half's is its staged one).
     config_dir = tempfile.mkdtemp(prefix="cf-ask-config-")
@@ -193,16 +198,23 @@ def main():
         os.environ["CONFINE_CONFIG"] = config
         probe = run([confine, "wrap", "--runner", runner, "--", "true"])
         if probe.returncode != 0:
-            print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
+            why = "runner %s unavailable here: %s" % (runner, probe.stdout.strip())
             # the user half must run where the root half did
-            return 1 if half or os.environ.get("CONFINE_MUST_WORK") == "1" else 0
-        r = run_table(confine, runner)
+            if half:
+                TAP.check(False, "the runner works for the user as for root", why)
+                return TAP.done()
+            return TAP.skip_all(why)
+        run_table(confine, runner)
     finally:
         shutil.rmtree(config_dir, ignore_errors=True)
-    if r != 0 or os.getuid() != 0 or half:
-        return r
-    return run_as_created_user("cfask", __file__, args + ["--no-nonroot"], args[:2],
-                               keep_env=("CONFINE_MUST_WORK",))
+    if os.getuid() == 0 and not half:
+        r = run_as_created_user("cfask", __file__, args + ["--no-nonroot"], args[:2],
+                                keep_env=("CONFINE_MUST_WORK",), relay=TAP.relay("user"))
+        if r == 77:
+            TAP.skip("the created user's half", "no useradd/runuser here")
+        else:
+            TAP.check(r == 0, "the created user's half ended well", "status %d" % r)
+    return TAP.done()
 
 
 if __name__ == "__main__":

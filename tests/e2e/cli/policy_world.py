@@ -48,10 +48,14 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
 from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
 
 SKIP = 77
 SECRET = "s3cr3t-do-not-leak"
@@ -542,8 +546,7 @@ def test_multiprocessing(w):
 def test_cc_read_only(w):
     cc = shutil.which("cc")
     if not cc:
-        print("no cc: skipping the compiler check")
-        return
+        return "skip: no cc here"
     src = os.path.join(w.ws, "hello.c")
     with open(src, "w") as f:
         f.write("int main(void) { return 0; }\n")
@@ -715,27 +718,28 @@ def main():
         i = args.index("--only")
         only = set(args[i + 1].split(","))
         del args[i:i + 2]
-    status = cases(args[0], args[1], args[2], only)
-    if status == 0 and os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+    why = cases(args[0], args[1], args[2], only)
+    if why:
+        return TAP.skip_all(why)
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
         user = run_as_created_user("cfpol", __file__, args + ["--only", ",".join(USER_HALF)],
-                                   args[:2], timeout=600)
-        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
-            print("# the non-root half was skipped")
-        elif user != 0:
-            print("FAIL the non-root half (%d)" % user)
-            status = 1
-    return status
+                                   args[:2], timeout=600, relay=TAP.relay("user"))
+        if user == SKIP:
+            TAP.skip("the created user's half", "no useradd/runuser here")
+        else:
+            TAP.check(user == 0, "the created user's half ended well", "status %d" % user)
+    return TAP.done()
 
 
 def cases(confine, launcher, runner, only):
-    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
+    """One TAP line per test function (its first failed check ends it);
+    returns why nothing could run, or None."""
     w = World(confine, launcher, runner)
     try:
         probe = subprocess.run([confine, "bash", "--json"] + w.common("read-only", [])
                                + ["-c", "true"], capture_output=True, text=True)
         if probe.returncode != 0:
-            print("runner %s is not usable here: %s" % (runner, probe.stderr))
-            return 1 if must_work else SKIP
+            return "runner %s is not usable here: %s" % (runner, probe.stderr)
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
                  test_deny_read, test_deny_read_keeps_listing, test_deny_read_patterns, test_env, test_network,
@@ -745,9 +749,17 @@ def cases(confine, launcher, runner, only):
         for t in tests:
             if only is not None and t.__name__ not in only:
                 continue
-            t(w)
-            print("ok", t.__name__)
-        return 0
+            name = "%s %s: %s" % (runner, "root" if os.getuid() == 0 else "user", t.__name__)
+            try:
+                got = t(w)
+            except Exception:  # noqa: BLE001 - reported, and the next function runs
+                TAP.check(False, name, traceback.format_exc()[-1500:])
+                continue
+            if isinstance(got, str) and got.startswith("skip: "):
+                TAP.skip(name, got[len("skip: "):])
+            else:
+                TAP.check(True, name)
+        return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
 

@@ -43,18 +43,14 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 SECRET = "s3cr3t-gvisor-value"
-MUST = os.environ.get("CONFINE_MUST_WORK") == "1"
-failures = []
 
 
 def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
-    sys.stdout.flush()
-    if not ok:
-        failures.append(name)
+    TAP.check(ok, name, detail)
 
 
 PROBE = r"""
@@ -139,11 +135,19 @@ def base_dir():
     return "/tmp/confine-gvisor-%d" % os.geteuid()
 
 
-def descends_from_us(pid):
-    """Whether pid is alive and this test's descendant (another suite's
-    gvisor runs share the base directory: theirs are not this test's)."""
+def _all_runs():
+    try:
+        names = [n for n in os.listdir(base_dir()) if n.startswith("run-")]
+    except FileNotFoundError:
+        return []
+    return sorted(names)
+
+
+def _descends(pid):
+    """pid is this test's descendant (a helper of one of its runs)."""
+    me = os.getpid()
     while pid > 1:
-        if pid == os.getpid():
+        if pid == me:
             return True
         try:
             with open("/proc/%d/stat" % pid) as f:
@@ -153,48 +157,50 @@ def descends_from_us(pid):
     return False
 
 
+FOREIGN = set()  # runs on the host when this test began: another test's
+
+
 def runs_left():
-    """The run directories a helper of this test made and left (its pid
-    still ours, or gone: a directory nobody removed)."""
-    try:
-        names = [n for n in os.listdir(base_dir()) if n.startswith("run-")]
-    except FileNotFoundError:
-        return []
-    left = []
-    for n in names:
+    """This test's runs' directories (run-PID-...): the base is the host's,
+    shared with any other gvisor run on the machine, so a directory counts
+    when its helper descends from this test, or is dead and was not there
+    when the test began."""
+    mine = []
+    for n in _all_runs():
         try:
             pid = int(n.split("-")[1])
         except (IndexError, ValueError):
             continue
-        if descends_from_us(pid) or not os.path.exists("/proc/%d" % pid):
-            left.append(n)
-    return sorted(left)
+        alive = os.path.exists("/proc/%d" % pid)
+        if (alive and _descends(pid)) or (not alive and n not in FOREIGN):
+            mine.append(n)
+    return mine
 
 
 def main():
     if len(sys.argv) not in (4, 5):
-        print(__doc__)
+        print(__doc__, file=sys.stderr)
         return 2
     confine, launcher, helper = sys.argv[1:4]
     user_half = sys.argv[4:] == ["--no-nonroot"]
     if not shutil.which("runsc"):
-        if MUST:
-            print("FAIL (CONFINE_MUST_WORK=1): runsc is not installed")
-            return 1
-        print("SKIP: runsc is not installed")
-        return SKIP
-    status = half(confine, launcher, helper, user_half)
-    if status == 0 and not user_half and os.geteuid() == 0:
-        print("-- as a created user: runsc --rootless")
-        sys.stdout.flush()
+        return TAP.skip_all("runsc is not installed")
+    half(confine, launcher, helper, user_half)
+    if not user_half and os.geteuid() == 0:
+        TAP.note("as a created user: runsc --rootless")
         status = run_as_created_user("cfgv", __file__, [confine, launcher, helper],
-                                     [confine, launcher, helper])
-    return status
+                                     [confine, launcher, helper], relay=TAP.relay("user"))
+        if status == 77:
+            TAP.skip("the created user's half", "no useradd/runuser here")
+        else:
+            TAP.check(status == 0, "the created user's half ended well", "status %d" % status)
+    return TAP.done()
 
 
 def half(confine, launcher, helper, user_half):
     python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else \
         os.path.realpath(sys.executable)
+    FOREIGN.update(_all_runs())
     base = tempfile.mkdtemp(prefix="confine-gvisor-", dir="/var/tmp")
     os.chmod(base, 0o755)
     env = dict(os.environ, CONFINE_TEST_API_TOKEN=SECRET, CONFINE_TEST_PLAIN="plain")
@@ -399,10 +405,6 @@ def half(confine, launcher, helper, user_half):
               verdict.get("runner") != "gvisor", probe_out.stdout[-500:])
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    if failures:
-        print("%d failed: %s" % (len(failures), ", ".join(failures)))
-        return 1
-    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: MIT
+"""TAP for the Python case-table suites (issue 33): one line per case, so
+meson (`protocol : 'tap'`) counts what passed, failed, was known-open and
+was skipped, as it does for the escape table (tests/escape/run-escape.sh).
+
+    tap = Tap()
+    tap.check(cond, "what was proved", detail)   # ok N - ... / not ok N - ...
+    tap.skip("what", "why")                      # ok N - what # SKIP why
+    tap.todo(cond, "what", "why open")           # not ok N - what # TODO why
+    tap.note("text")                             # "# text": meson ignores it
+    status = run_as_created_user(..., relay=tap.relay("user"))
+    return tap.done()                            # prints 1..N; 0, or 1 on a failure
+    return tap.skip_all("why")                   # 1..0 # SKIP why (exit 0, or 1
+                                                 # with CONFINE_MUST_WORK=1)
+
+A created user's half prints its own TAP; relay() renumbers its case lines
+into this run (each named "PREFIX: ..."), turns its plan into nothing and
+a half that skipped as a whole into one skipped case, and everything else
+into "#" lines. Meson fails a TAP test that exits non-zero, so done() is the
+exit status. Nothing else here prints "ok"/"not ok" at the start of a line:
+a stray one would be counted."""
+import os
+import re
+import sys
+
+_CASE = re.compile(r"^(not ok|ok)\b\s*(?:\d+\b)?\s*(?:-\s*)?(.*)$")
+_PLAN = re.compile(r"^1\.\.(\d+)\s*(?:#\s*[Ss][Kk][Ii][Pp]\S*\s*(.*))?$")
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+class Tap:
+    def __init__(self, out=None):
+        self.out = out or sys.stdout
+        self.n = 0
+        self.failed = []
+
+    def _emit(self, line):
+        print(line, file=self.out)
+        self.out.flush()
+
+    def note(self, text):
+        for line in str(text).splitlines() or [""]:
+            self._emit("# " + line)
+
+    def _case(self, ok, what, directive="", detail=""):
+        self.n += 1
+        what = _one_line(what).replace("#", "No.")
+        self._emit("%s %d - %s%s" % ("ok" if ok else "not ok", self.n, what, directive))
+        if detail:
+            self.note(detail)
+
+    def check(self, cond, what, detail=""):
+        """One case; returns cond. The detail is printed only on a failure."""
+        if not cond:
+            self.failed.append(what)
+        self._case(bool(cond), what, "", "" if cond else detail)
+        return bool(cond)
+
+    def skip(self, what, why):
+        self._case(True, what, " # SKIP " + _one_line(why))
+
+    def todo(self, cond, what, why):
+        """A known-open case: fine either way, counted apart by meson."""
+        self._case(bool(cond), what, " # TODO " + _one_line(why))
+
+    def relay(self, prefix):
+        """A line consumer for run_as_created_user(relay=...): the half's TAP
+        folded into this run."""
+        state = {"cases": 0}
+
+        def take(line):
+            line = line.rstrip("\n")
+            m = _PLAN.match(line)
+            if m:
+                if int(m.group(1)) == 0 and state["cases"] == 0:
+                    self.skip(prefix + ": the whole half", m.group(2) or "it tested nothing")
+                return
+            m = _CASE.match(line)
+            if not m:
+                if line:
+                    self._emit(line if line.startswith("#") else "# " + line)
+                return
+            state["cases"] += 1
+            rest = m.group(2)
+            directive = ""
+            d = re.search(r"\s#\s*((?:SKIP|TODO)\b.*)$", rest, re.I)
+            if d:
+                rest, directive = rest[:d.start()], " # " + d.group(1)
+            ok = m.group(1) == "ok"
+            if not ok and not directive.upper().startswith(" # TODO"):
+                self.failed.append(prefix + ": " + rest)
+            self._case(ok, prefix + ": " + rest, directive)
+        return take
+
+    def done(self):
+        self._emit("1..%d" % self.n)
+        if self.failed:
+            self.note("%d failed: %s" % (len(self.failed), "; ".join(self.failed)))
+        return 1 if self.failed else 0
+
+    def skip_all(self, why):
+        """Nothing could be tested here: TAP's skip of the whole test; with
+        CONFINE_MUST_WORK=1 that is a failure instead."""
+        if os.environ.get("CONFINE_MUST_WORK") == "1" and self.n == 0:
+            self.check(False, "this host can run the suite (CONFINE_MUST_WORK=1)", why)
+            return self.done()
+        if self.n:
+            self.skip("the rest", why)
+            return self.done()
+        self._emit("1..0 # SKIP " + _one_line(why))
+        return 0
