@@ -7,8 +7,12 @@
  * run had, rebuilt from the manifest. Each file lands atomically: a new
  * file in the same directory, renamed over the name. What is made or
  * replaced comes first (shallow to deep), what is removed last (deep to
- * shallow), so a rename whose new name fails keeps its old one. The stage
- * is only read.
+ * shallow), so a rename whose new name fails keeps its old one. Before
+ * anything lands, every step is checked against the manifest (guard.c):
+ * the entry it replaces, the directories on the way, and all below a real
+ * directory it takes away; a step onto what the host changed since the
+ * run began is a conflict and changes nothing (F4). The stage is only
+ * read.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -295,6 +299,7 @@ typedef struct step {
 	const cf_change *c;
 	bool removal;        /* remove rel (DELETED) or from_rel (RENAMED) */
 	bool conflict;       /* found in the check, before anything was applied */
+	bool check_failed;   /* the check itself failed: the step fails */
 	char *conflict_msg;
 } step;
 
@@ -324,8 +329,8 @@ static char *conflict_message(const char *which) {
 static int same_parent(apply_target *t, int dirfd) {
 	char name[NAME_MAX + 1];
 	struct stat a, b;
-	int fd = -1, r = cf_stage_open_parent(t->s, t->root, t->rel, false, &fd, name, sizeof name, t->which,
-	                                      sizeof t->which);
+	int fd = -1, r = cf_stage_open_parent(t->s, t->root, t->rel, false, &fd, name, sizeof name,
+	                                      t->which, sizeof t->which);
 	if (r == 1)
 		return -ESTALE;
 	if (r != 0)
@@ -352,7 +357,8 @@ static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwr
 	    cf_stage_join(up, sizeof up, root->upper, rel) < 0)
 		return note(rep, shown, CONFINE_APPLY_FAILED, strerror(ENAMETOOLONG));
 	if (st->conflict)
-		return note(rep, shown, CONFINE_APPLY_CONFLICT, st->conflict_msg);
+		return note(rep, shown, st->check_failed ? CONFINE_APPLY_FAILED : CONFINE_APPLY_CONFLICT,
+		            st->conflict_msg);
 	snprintf(t.which, sizeof t.which, "%s", real); /* a check that fails names the path */
 	/* Checked again just before the write: the host may have moved on
 	 * since the check of every step (a removal checks as it goes). */
@@ -418,10 +424,16 @@ static int check_all(confine_stage *s, step *steps, size_t n_steps, confine_erro
 		char which[PATH_MAX];
 		int r = cf_stage_conflict(s, steps[i].c->root, step_rel(&steps[i]), deep_step(&steps[i]),
 		                          true, which, sizeof which);
-		if (r < 0)
-			return cf_error_set(err, -r, CONFINE_E_SYSTEM, STAGE, -r,
-			                    "stage: apply: cannot check %s against the run's start: %s",
-			                    step_shown(&steps[i]), strerror(-r));
+		if (r < 0) { /* that step fails, checked no further: never applied unchecked */
+			char msg[PATH_MAX + 128];
+			snprintf(msg, sizeof msg, "apply \"%s\": cannot check it against the run's start: %s",
+			         step_shown(&steps[i]), strerror(-r));
+			steps[i].conflict = steps[i].check_failed = true;
+			if (!(steps[i].conflict_msg = strdup(msg)))
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+				                    "out of memory");
+			continue;
+		}
 		if (r > 0) {
 			steps[i].conflict = true;
 			if (!(steps[i].conflict_msg = conflict_message(which)))
@@ -433,11 +445,14 @@ static int check_all(confine_stage *s, step *steps, size_t n_steps, confine_erro
 		for (size_t j = 0; j < n_steps && !steps[i].conflict; j++) {
 			const step *o = &steps[j];
 			bool same_rename = j != i && o->c == steps[i].c;
-			bool under = !o->removal && o->c->root == steps[i].c->root &&
+			/* A mode change of a directory owns nothing below it. */
+			bool under = !o->removal && o->c->pub.change != CONFINE_CHANGE_MODE &&
+			             o->c->root == steps[i].c->root &&
 			             below(step_rel(&steps[i]), o->c->rel);
 			if (!o->conflict || !(same_rename || under))
 				continue;
 			steps[i].conflict = true;
+			steps[i].check_failed = o->check_failed;
 			if (!(steps[i].conflict_msg = strdup(o->conflict_msg)))
 				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
 				                    "out of memory");
@@ -467,13 +482,13 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 	/* What is made, shallow first (the changes are sorted by path) ... */
 	for (size_t i = 0; i < n; i++)
 		if (ch[i].pub.change != CONFINE_CHANGE_DELETED && selected(s, &ch[i], paths))
-			steps[n_steps++] = (step){ &ch[i], false, false, NULL };
+			steps[n_steps++] = (step){ &ch[i], false, false, false, NULL };
 	/* ... then what is removed, deepest first. */
 	for (size_t i = n; i-- > 0;)
 		if ((ch[i].pub.change == CONFINE_CHANGE_DELETED ||
 		     ch[i].pub.change == CONFINE_CHANGE_RENAMED) &&
 		    selected(s, &ch[i], paths))
-			steps[n_steps++] = (step){ &ch[i], true, false, NULL };
+			steps[n_steps++] = (step){ &ch[i], true, false, false, NULL };
 	if (!overwrite && (r = check_all(s, steps, n_steps, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n_steps; i++) {

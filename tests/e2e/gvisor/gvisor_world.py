@@ -136,11 +136,33 @@ def base_dir():
     return "/tmp/confine-gvisor-%d" % os.geteuid()
 
 
+def ours(pid):
+    """Whether the helper `pid` of a run directory is this test's: as root
+    the directory is shared with every other root run on the host (a gate
+    running at the same time), whose helpers must be neither counted nor
+    killed. A helper that no longer runs counts as ours (a leak fails the
+    test, never hides)."""
+    p = pid
+    for _ in range(128):
+        if p == os.getpid():
+            return True
+        try:
+            with open("/proc/%d/stat" % p) as f:
+                p = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            return p == pid  # gone: ours; an ancestor gone: not ours
+        if p <= 1:
+            return False
+    return False
+
+
 def runs_left():
     try:
-        return sorted(n for n in os.listdir(base_dir()) if n.startswith("run-"))
+        names = os.listdir(base_dir())
     except FileNotFoundError:
         return []
+    return sorted(n for n in names if n.startswith("run-") and n.split("-")[1].isdigit()
+                  and ours(int(n.split("-")[1])))
 
 
 def main():
@@ -273,6 +295,20 @@ def half(confine, launcher, helper, user_half):
         check("--require-full refuses the rung (setid is not held), nothing runs",
               r.returncode == 125 and "requireFull" in r.stderr and "setid" in r.stderr and
               not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-800:]))
+
+        # A staged run (doc/SPEC.md 21) is refused here: the launcher that
+        # mounts the overlay does not run under gVisor. Nothing runs (the
+        # write that lands unconfined-by-a-stage above does not), no stage
+        # is left behind.
+        stage_dir = os.path.join(base, "stage")
+        r = run(["--stage", stage_dir], ["sh", "-c", "echo staged > '%s'" % marker])
+        err = outcome(r.stderr).get("error") or {}
+        check("a staged run is refused on gVisor with the stage clause's reason, nothing runs",
+              r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
+              "stage: gVisor cannot stage the run (this rung has no launcher to mount the "
+              "overlay" in (err.get("runnerFailure") or err.get("message") or "") and
+              not os.path.exists(marker) and not os.path.exists(stage_dir),
+              "%d %s" % (r.returncode, r.stderr[-1200:]))
 
         # Killed: the helper's directory stays, its runsc dies with it, and
         # the next run sweeps the directory.
