@@ -25,9 +25,10 @@ static const char stage_help[] =
 	"            (changes under .git listed apart); --patch prints a unified\n"
 	"            diff of the text files that 'git apply' accepts\n"
 	"  apply     write the changes (all, or those at or under each PATH) into\n"
-	"            the real tree; a path changed on the host since the run began is\n"
-	"            a conflict and left alone unless --overwrite; exit 1 when some\n"
-	"            change was not applied\n"
+	"            the real tree; a change onto what the host changed since the run\n"
+	"            began (for a deleted directory: anything below it) is a conflict\n"
+	"            and left alone unless --overwrite; exit 1 when some change was\n"
+	"            not applied\n"
 	"  discard   remove DIR\n";
 
 static int fail(bool json, const confine_error *err) {

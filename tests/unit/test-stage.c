@@ -175,10 +175,96 @@ static void test_no_stage_without_a_manifest(void **state) {
 	assert_int_equal(access(stage, F_OK), 0); /* nothing removed */
 }
 
+/* F4: a deleted directory (a whiteout in the upper layer) over what the
+ * host edited below it after the run began: a conflict, nothing removed;
+ * the control: unchanged, it goes whole. */
+static void apply_deleted_dir(bool host_edit) {
+	confine_stage *s = NULL;
+	confine_apply_entry *res = NULL;
+	confine_error err = { 0 };
+	size_t nres = 0;
+	struct stat st;
+	put(at(upper, "d"), "");
+	if (setxattr(at(upper, "d"), "user.overlay.whiteout", "", 0, 0) < 0)
+		skip(); /* no user xattrs on this filesystem */
+	if (host_edit) {
+		FILE *f = fopen(at(ws, "d/old.txt"), "a");
+		assert_non_null(f);
+		fputs("host edit\n", f);
+		fclose(f);
+	}
+	assert_int_equal(confine_stage_open(stage, &s, &err), 0);
+	assert_int_equal(confine_stage_apply(s, NULL, false, &res, &nres, &err), host_edit ? 1 : 0);
+	assert_int_equal(nres, 1);
+	assert_string_equal(res[0].path, "d");
+	if (host_edit) {
+		assert_int_equal(res[0].outcome, CONFINE_APPLY_CONFLICT);
+		assert_non_null(strstr(res[0].message, "/ws/d/old.txt changed on the host since the run"));
+		assert_true(tl_file_holds(at(ws, "d/old.txt"), "old\nhost edit\n"));
+	} else {
+		assert_int_equal(res[0].outcome, CONFINE_APPLY_APPLIED);
+		assert_int_equal(lstat(at(ws, "d"), &st), -1);
+	}
+	confine_apply_entries_free(res, nres);
+	confine_stage_free(s);
+}
+
+static void test_deleted_dir_over_a_host_edit(void **state) {
+	(void)state;
+	apply_deleted_dir(true);
+}
+
+static void test_deleted_dir_control(void **state) {
+	(void)state;
+	apply_deleted_dir(false);
+}
+
+/* A link the host plants at a component after the run began (d -> the
+ * outside directory) is never followed: the staged d/old.txt is a
+ * conflict and the outside file keeps its bytes; the control lands. */
+static void apply_through(bool plant) {
+	confine_stage *s = NULL;
+	confine_apply_entry *res = NULL;
+	confine_error err = { 0 };
+	size_t nres = 0;
+	assert_int_equal(mkdir(at(upper, "d"), 0755), 0);
+	put(at(upper, "d/old.txt"), "staged\n");
+	put(at(base, "outside/old.txt"), "outside\n");
+	if (plant) {
+		assert_int_equal(rename(at(ws, "d"), at(ws, "d.moved")), 0);
+		assert_int_equal(symlink(at(base, "outside"), at(ws, "d")), 0);
+	}
+	assert_int_equal(confine_stage_open(stage, &s, &err), 0);
+	assert_int_equal(confine_stage_apply(s, NULL, false, &res, &nres, &err), plant ? 1 : 0);
+	for (size_t i = 0; i < nres; i++)
+		assert_int_equal(res[i].outcome, plant ? CONFINE_APPLY_CONFLICT : CONFINE_APPLY_APPLIED);
+	assert_true(tl_file_holds(at(base, "outside/old.txt"), "outside\n"));
+	if (!plant)
+		assert_true(tl_file_holds(at(ws, "d/old.txt"), "staged\n"));
+	else
+		assert_true(tl_file_holds(at(ws, "d.moved/old.txt"), "old\n"));
+	confine_apply_entries_free(res, nres);
+	confine_stage_free(s);
+}
+
+static void test_link_planted_at_a_component(void **state) {
+	(void)state;
+	apply_through(true);
+}
+
+static void test_component_control(void **state) {
+	(void)state;
+	apply_through(false);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_the_format_listed_patched_applied, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_stage_without_a_manifest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_dir_over_a_host_edit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_deleted_dir_control, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_link_planted_at_a_component, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_component_control, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

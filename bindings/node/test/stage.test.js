@@ -146,6 +146,31 @@ test('a host-side edit is a named conflict; the rest is applied; overwrite appli
   assert.strictEqual(fs.readFileSync(path.join(ws, 'mod.txt'), 'utf8'), 'one\nstaged\n');
 });
 
+test('F4: host work below a deleted directory is a conflict; nothing of it is deleted', async () => {
+  for (const host of [false, true]) {
+    const { ws, stage } = tree();
+    fs.mkdirSync(path.join(ws, 'd', 'sub'), { recursive: true });
+    fs.writeFileSync(path.join(ws, 'd', 'sub', 'old'), 'keep\n');
+    const r = await confine.bash('rm -rf d', opts(ws, { stage }));
+    assert.strictEqual(r.exitCode, 0, r.stderr);
+    if (host) {
+      fs.appendFileSync(path.join(ws, 'd', 'sub', 'old'), 'host edit\n');
+      fs.writeFileSync(path.join(ws, 'd', 'sub', 'new'), 'host work\n');
+    }
+    const before = snapshot(ws);
+    const results = await r.stage.apply();
+    if (!host) {
+      // The control: the directory goes whole.
+      assert.deepStrictEqual(results.map((x) => [x.path, x.outcome]), [['d', 'applied']]);
+      assert.ok(!fs.existsSync(path.join(ws, 'd')));
+      continue;
+    }
+    assert.deepStrictEqual(results.map((x) => [x.path, x.outcome]), [['d', 'conflict']]);
+    assert.match(results[0].message, /^conflict: .*\/d\/sub changed on the host since the run began/);
+    assert.deepStrictEqual(snapshot(ws), before, 'apply deleted nothing');
+  }
+});
+
 test('changes under .git are listed apart, and a hook is refused at apply', async () => {
   const { ws, stage } = tree();
   assert.strictEqual(spawnSync('git', ['init', '-q', ws]).status, 0);

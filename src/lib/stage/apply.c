@@ -7,8 +7,12 @@
  * run had, rebuilt from the manifest. Each file lands atomically: a new
  * file in the same directory, renamed over the name. What is made or
  * replaced comes first (shallow to deep), what is removed last (deep to
- * shallow), so a rename whose new name fails keeps its old one. The stage
- * is only read.
+ * shallow), so a rename whose new name fails keeps its old one. Before
+ * anything lands, every step is checked against the manifest (guard.c):
+ * the entry it replaces, the directories on the way, and all below a real
+ * directory it takes away; a step onto what the host changed since the
+ * run began is a conflict and changes nothing (F4). The stage is only
+ * read.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -245,8 +249,27 @@ static int set_mode(int dirfd, const char *name, unsigned mode) {
 	return r;
 }
 
+/* Where one step lands, and how a real entry in its way is removed. */
+typedef struct apply_target {
+	confine_stage *s;
+	size_t root;
+	const char *rel;
+	bool overwrite;
+	char which[PATH_MAX]; /* the entry that differed (-ESTALE) */
+	size_t removed;       /* entries removed before it was seen */
+} apply_target;
+
+/* Removes the real `name` at `dirfd`: with --overwrite whatever is there,
+ * else only what the manifest recorded, checked entry by entry. */
+static int drop(apply_target *t, int dirfd, const char *name) {
+	if (t->overwrite)
+		return remove_tree(dirfd, name);
+	return cf_stage_remove_checked(t->s, t->root, dirfd, name, t->rel, t->which, sizeof t->which,
+	                               &t->removed);
+}
+
 /* Makes the real path hold what the stage holds at `rel`. */
-static int bring(int dirfd, const char *name, const char *up, const cf_change *c) {
+static int bring(apply_target *t, int dirfd, const char *name, const char *up, const cf_change *c) {
 	struct stat st, real;
 	bool real_exists = fstatat(dirfd, name, &real, AT_SYMLINK_NOFOLLOW) == 0;
 	int r;
@@ -256,14 +279,14 @@ static int bring(int dirfd, const char *name, const char *up, const cf_change *c
 	    ((real.st_mode ^ st.st_mode) & S_IFMT) == 0)
 		return set_mode(dirfd, name, st.st_mode);
 	if (S_ISDIR(st.st_mode)) {
-		if (real_exists && !S_ISDIR(real.st_mode) && (r = remove_tree(dirfd, name)) < 0)
+		if (real_exists && !S_ISDIR(real.st_mode) && (r = drop(t, dirfd, name)) < 0)
 			return r;
 		if ((!real_exists || !S_ISDIR(real.st_mode)) && mkdirat(dirfd, name, 0700) < 0)
 			return -errno;
 		return set_mode(dirfd, name, st.st_mode);
 	}
 	/* A directory replaced by a file or link goes first (rename cannot). */
-	if (real_exists && S_ISDIR(real.st_mode) && (r = remove_tree(dirfd, name)) < 0)
+	if (real_exists && S_ISDIR(real.st_mode) && (r = drop(t, dirfd, name)) < 0)
 		return r;
 	if (S_ISLNK(st.st_mode))
 		return place_link(dirfd, name, up);
@@ -274,38 +297,106 @@ static int bring(int dirfd, const char *name, const char *up, const cf_change *c
 
 typedef struct step {
 	const cf_change *c;
-	bool removal; /* remove rel (DELETED) or from_rel (RENAMED) */
+	bool removal;        /* remove rel (DELETED) or from_rel (RENAMED) */
+	bool conflict;       /* found in the check, before anything was applied */
+	bool check_failed;   /* the check itself failed: the step fails */
+	char *conflict_msg;
 } step;
+
+/* Whether the step takes a real directory away with all below it. */
+static bool deep_step(const step *st) {
+	return st->removal || (st->c->real_is_dir && st->c->pub.change != CONFINE_CHANGE_MODE);
+}
+
+static const char *step_rel(const step *st) {
+	return st->removal && st->c->from_rel ? st->c->from_rel : st->c->rel;
+}
+
+static const char *step_shown(const step *st) {
+	return st->removal && st->c->pub.from ? st->c->pub.from : st->c->pub.path;
+}
+
+static char *conflict_message(const char *which) {
+	char msg[PATH_MAX + 128];
+	snprintf(msg, sizeof msg,
+	         "conflict: %s changed on the host since the run began (the stage keeps its version)",
+	         which);
+	return strdup(msg);
+}
+
+/* The directory fd the policy resolution gave (`dirfd`) is the one the
+ * manifest's components lead to: no link was planted at a component. */
+static int same_parent(apply_target *t, int dirfd) {
+	char name[NAME_MAX + 1];
+	struct stat a, b;
+	int fd = -1, r = cf_stage_open_parent(t->s, t->root, t->rel, false, &fd, name, sizeof name,
+	                                      t->which, sizeof t->which);
+	if (r == 1)
+		return -ESTALE;
+	if (r != 0)
+		return r == 2 ? -ENOENT : r;
+	r = fstat(fd, &a) < 0 || fstat(dirfd, &b) < 0 ? -errno : 0;
+	close(fd);
+	if (r == 0 && (a.st_ino != b.st_ino || a.st_dev != b.st_dev)) {
+		cf_stage_join(t->which, sizeof t->which, t->s->roots[t->root].real, t->rel);
+		return -ESTALE;
+	}
+	return r;
+}
 
 static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwrite, report *rep,
                    confine_error *err) {
 	const cf_change *c = st->c;
 	const cf_stage_root *root = &s->roots[c->root];
-	const char *rel = st->removal && c->from_rel ? c->from_rel : c->rel;
-	const char *shown = st->removal && c->pub.from ? c->pub.from : c->pub.path;
+	const char *rel = step_rel(st), *shown = step_shown(st);
 	char real[PATH_MAX], up[PATH_MAX], name[NAME_MAX + 1];
+	apply_target t = { .s = s, .root = c->root, .rel = rel, .overwrite = overwrite };
 	confine_error fe = { 0 };
 	int dirfd = -1, r;
 	if (cf_stage_join(real, sizeof real, root->real, rel) < 0 ||
 	    cf_stage_join(up, sizeof up, root->upper, rel) < 0)
 		return note(rep, shown, CONFINE_APPLY_FAILED, strerror(ENAMETOOLONG));
-	if (!overwrite && cf_stage_real_changed(s, c->root, rel)) {
-		char msg[PATH_MAX + 128];
-		snprintf(msg, sizeof msg,
-		         "conflict: %s changed on the host since the run began (the stage keeps its "
-		         "version)",
-		         real);
-		return note(rep, shown, CONFINE_APPLY_CONFLICT, msg);
+	if (st->conflict)
+		return note(rep, shown, st->check_failed ? CONFINE_APPLY_FAILED : CONFINE_APPLY_CONFLICT,
+		            st->conflict_msg);
+	snprintf(t.which, sizeof t.which, "%s", real); /* a check that fails names the path */
+	/* Checked again just before the write: the host may have moved on
+	 * since the check of every step (a removal checks as it goes). */
+	if (!overwrite && !deep_step(st) &&
+	    cf_stage_conflict(s, c->root, rel, false, false, t.which, sizeof t.which) != 0) {
+		char *msg = conflict_message(t.which);
+		if (!msg)
+			return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
+		r = note(rep, shown, CONFINE_APPLY_CONFLICT, msg);
+		free(msg);
+		return r;
 	}
 	r = cf_fs_resolve_for_write(fs, "apply", real, st->removal, &dirfd, name, sizeof name, &fe);
+	if (r == 0 && !overwrite)
+		r = same_parent(&t, dirfd);
 	if (r == 0)
-		r = st->removal ? remove_tree(dirfd, name) : bring(dirfd, name, up, c);
+		r = st->removal ? drop(&t, dirfd, name) : bring(&t, dirfd, name, up, c);
 	if (dirfd >= 0)
 		close(dirfd);
 	if (r == -ENOMEM && fe.code != CONFINE_E_DENIED)
 		return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
 	if (r == 0)
 		return note(rep, shown, CONFINE_APPLY_APPLIED, NULL);
+	if (r == -ESTALE && fe.code == CONFINE_OK) {
+		char msg[3 * PATH_MAX + 256];
+		if (t.removed)
+			snprintf(msg, sizeof msg,
+			         "conflict: %s changed on the host while apply removed %s (%zu entries "
+			         "below it that were as the run began were removed; %s and each directory "
+			         "holding it were kept; the stage keeps its version)",
+			         t.which, real, t.removed, t.which);
+		else
+			snprintf(msg, sizeof msg,
+			         "conflict: %s changed on the host since the run began (the stage keeps "
+			         "its version)",
+			         t.which);
+		return note(rep, shown, CONFINE_APPLY_CONFLICT, msg);
+	}
 	if (fe.code == CONFINE_E_DENIED)
 		return note(rep, shown, CONFINE_APPLY_REFUSED, fe.message);
 	if (fe.code != CONFINE_OK && fe.message[0])
@@ -315,6 +406,58 @@ static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwr
 		snprintf(msg, sizeof msg, "apply \"%s\": %s", real, strerror(-r));
 		return note(rep, shown, CONFINE_APPLY_FAILED, msg);
 	}
+}
+
+/* Whether `rel` lies strictly below `top` (both relative to one root). */
+static bool below(const char *rel, const char *top) {
+	size_t n = strlen(top);
+	return n > 0 && strncmp(rel, top, n) == 0 && rel[n] == '/';
+}
+
+/* Every step checked against the manifest before anything is applied:
+ * the entry it replaces (and, for a step that removes a real directory,
+ * all below it); a rename conflicts whole when either name does; a step
+ * below a directory whose own step conflicts conflicts too (it would land
+ * in the host's directory). */
+static int check_all(confine_stage *s, step *steps, size_t n_steps, confine_error *err) {
+	for (size_t i = 0; i < n_steps; i++) {
+		char which[PATH_MAX];
+		int r = cf_stage_conflict(s, steps[i].c->root, step_rel(&steps[i]), deep_step(&steps[i]),
+		                          true, which, sizeof which);
+		if (r < 0) { /* that step fails, checked no further: never applied unchecked */
+			char msg[PATH_MAX + 128];
+			snprintf(msg, sizeof msg, "apply \"%s\": cannot check it against the run's start: %s",
+			         step_shown(&steps[i]), strerror(-r));
+			steps[i].conflict = steps[i].check_failed = true;
+			if (!(steps[i].conflict_msg = strdup(msg)))
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+				                    "out of memory");
+			continue;
+		}
+		if (r > 0) {
+			steps[i].conflict = true;
+			if (!(steps[i].conflict_msg = conflict_message(which)))
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+				                    "out of memory");
+		}
+	}
+	for (size_t i = 0; i < n_steps; i++)
+		for (size_t j = 0; j < n_steps && !steps[i].conflict; j++) {
+			const step *o = &steps[j];
+			bool same_rename = j != i && o->c == steps[i].c;
+			/* A mode change of a directory owns nothing below it. */
+			bool under = !o->removal && o->c->pub.change != CONFINE_CHANGE_MODE &&
+			             o->c->root == steps[i].c->root &&
+			             below(step_rel(&steps[i]), o->c->rel);
+			if (!o->conflict || !(same_rename || under))
+				continue;
+			steps[i].conflict = true;
+			steps[i].check_failed = o->check_failed;
+			if (!(steps[i].conflict_msg = strdup(o->conflict_msg)))
+				return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+				                    "out of memory");
+		}
+	return 0;
 }
 
 int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwrite,
@@ -339,13 +482,15 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 	/* What is made, shallow first (the changes are sorted by path) ... */
 	for (size_t i = 0; i < n; i++)
 		if (ch[i].pub.change != CONFINE_CHANGE_DELETED && selected(s, &ch[i], paths))
-			steps[n_steps++] = (step){ &ch[i], false };
+			steps[n_steps++] = (step){ &ch[i], false, false, false, NULL };
 	/* ... then what is removed, deepest first. */
 	for (size_t i = n; i-- > 0;)
 		if ((ch[i].pub.change == CONFINE_CHANGE_DELETED ||
 		     ch[i].pub.change == CONFINE_CHANGE_RENAMED) &&
 		    selected(s, &ch[i], paths))
-			steps[n_steps++] = (step){ &ch[i], true };
+			steps[n_steps++] = (step){ &ch[i], true, false, false, NULL };
+	if (!overwrite && (r = check_all(s, steps, n_steps, err)) < 0)
+		goto out;
 	for (size_t i = 0; i < n_steps; i++) {
 		/* A rename whose new name did not land keeps its old one. */
 		if (steps[i].removal && steps[i].c->pub.change == CONFINE_CHANGE_RENAMED) {
@@ -367,6 +512,8 @@ out:
 	if (r < 0 && r != -ENOMEM && err && err->code == CONFINE_OK)
 		r = cf_error_set(err, -r, CONFINE_E_SYSTEM, STAGE, -r, "stage: apply: %s", strerror(-r));
 	confine_apply_entries_free(rep.entries, rep.n);
+	for (size_t i = 0; steps && i < n_steps; i++)
+		free(steps[i].conflict_msg);
 	free(steps);
 	cf_stage_changes_clear(ch, n);
 	confine_fs_free(fs);

@@ -75,6 +75,40 @@ void cf_stage_changes_clear(cf_change *changes, size_t n) CONFINE_HIDDEN;
  * manifest says it was when the run began (absent then and now: same). */
 bool cf_stage_real_changed(const confine_stage *stage, size_t root, const char *rel) CONFINE_HIDDEN;
 
+/* stage.c: the manifest's record of `rel` under root `root` (NULL: none),
+ * and whether a stat (NULL: absent) is what it recorded (type, inode,
+ * size of a non-directory, mtime, ctime; none and absent: the same). */
+const cf_stage_entry *cf_stage_entry_of(const confine_stage *stage, size_t root,
+                                        const char *rel) CONFINE_HIDDEN;
+bool cf_stage_entry_matches(const cf_stage_entry *e, const struct stat *st) CONFINE_HIDDEN;
+
+/* guard.c: apply's checks against the manifest. The directory holding
+ * `rel` below root `root`, opened component by component from the root
+ * (O_NOFOLLOW: a link at a component is refused, never followed), each
+ * component the manifest knows checked to be the directory it recorded
+ * (same inode), and with `before_apply` one it does not know refused (the
+ * host made it: nothing of this apply has landed yet, so no component is
+ * new yet); 0 with *ret_fd and `name`, 1 when a component differs
+ * (`which` its real path), 2 when a component is absent now and was then
+ * (the path is new), else a negative errno. */
+int cf_stage_open_parent(const confine_stage *stage, size_t root, const char *rel,
+                         bool before_apply, int *ret_fd, char *name, size_t name_size,
+                         char *which, size_t which_size) CONFINE_HIDDEN;
+/* 1 when the real `rel` (and with `deep`, anything below it) or a
+ * component on the way to it is not what the manifest recorded when the
+ * run began (`before_apply` as above), `which` the real path of the first
+ * that differs; 0 when all is as it was; a negative errno. */
+int cf_stage_conflict(const confine_stage *stage, size_t root, const char *rel, bool deep,
+                      bool before_apply, char *which, size_t which_size) CONFINE_HIDDEN;
+/* Removes `name` at `at` (the real `rel`) and all below it, each entry
+ * compared with the manifest just before it goes, through directory fds
+ * (O_NOFOLLOW), a directory removed only once empty: -ESTALE with `which`
+ * when one differs or the host made one meanwhile (it, and each directory
+ * holding it, stay; `*removed` counts what went). */
+int cf_stage_remove_checked(const confine_stage *stage, size_t root, int at, const char *name,
+                            const char *rel, char *which, size_t which_size,
+                            size_t *removed) CONFINE_HIDDEN;
+
 /* Whether `name` (at `dirfd`) is an overlayfs whiteout. */
 bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CONFINE_HIDDEN;
 

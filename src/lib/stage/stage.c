@@ -481,22 +481,28 @@ void confine_stage_free(confine_stage *s) {
 	free(s);
 }
 
-bool cf_stage_real_changed(const confine_stage *s, size_t root, const char *rel) {
+const cf_stage_entry *cf_stage_entry_of(const confine_stage *s, size_t root, const char *rel) {
 	const cf_stage_root *r = &s->roots[root];
 	cf_stage_entry key = { .path = (char *)rel };
-	const cf_stage_entry *e =
-	        bsearch(&key, r->entries, r->n_entries, sizeof *r->entries, entry_cmp);
+	return bsearch(&key, r->entries, r->n_entries, sizeof *r->entries, entry_cmp);
+}
+
+bool cf_stage_entry_matches(const cf_stage_entry *e, const struct stat *st) {
+	if (!e || !st)
+		return !e && !st;
+	return e->type == type_of(st->st_mode) && e->ino == (uint64_t)st->st_ino &&
+	       (e->type == 'd' || e->size == (uint64_t)st->st_size) &&
+	       e->mtime_ns == ns_of(st->st_mtim) && e->ctime_ns == ns_of(st->st_ctim);
+}
+
+bool cf_stage_real_changed(const confine_stage *s, size_t root, const char *rel) {
 	char path[PATH_MAX];
 	struct stat st;
 	bool exists;
-	if (cf_stage_join(path, sizeof path, r->real, rel) < 0)
+	if (cf_stage_join(path, sizeof path, s->roots[root].real, rel) < 0)
 		return true;
 	exists = lstat(path, &st) == 0;
-	if (!e || !exists)
-		return (e != NULL) != exists;
-	return e->type != type_of(st.st_mode) || e->ino != (uint64_t)st.st_ino ||
-	       (e->type != 'd' && e->size != (uint64_t)st.st_size) ||
-	       e->mtime_ns != ns_of(st.st_mtim) || e->ctime_ns != ns_of(st.st_ctim);
+	return !cf_stage_entry_matches(cf_stage_entry_of(s, root, rel), exists ? &st : NULL);
 }
 
 /* ---- discard ---- */

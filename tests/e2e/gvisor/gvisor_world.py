@@ -347,6 +347,20 @@ def half(confine, launcher, helper, user_half):
               r.returncode == 125 and "requireFull" in r.stderr and "setid" in r.stderr and
               not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-800:]))
 
+        # A staged run (doc/SPEC.md 21) is refused here: the launcher that
+        # mounts the overlay does not run under gVisor. Nothing runs (the
+        # write that lands unconfined-by-a-stage above does not), no stage
+        # is left behind.
+        stage_dir = os.path.join(base, "stage")
+        r = run(["--stage", stage_dir], ["sh", "-c", "echo staged > '%s'" % marker])
+        err = outcome(r.stderr).get("error") or {}
+        check("a staged run is refused on gVisor with the stage clause's reason, nothing runs",
+              r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
+              "stage: gVisor cannot stage the run (this rung has no launcher to mount the "
+              "overlay" in (err.get("runnerFailure") or err.get("message") or "") and
+              not os.path.exists(marker) and not os.path.exists(stage_dir),
+              "%d %s" % (r.returncode, r.stderr[-1200:]))
+
         # Killed: the helper's directory stays, its runsc dies with it, and
         # the next run sweeps the directory.
         p = subprocess.Popen([confine] + policy + ["--", "sleep", "60"], env=env, cwd=ws,

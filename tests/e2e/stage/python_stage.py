@@ -18,6 +18,34 @@ def check(cond, what, detail=""):
         raise AssertionError("%s %s" % (what, detail))
 
 
+def case_host_below_deleted_dir(base, runner):
+    for host in (False, True):
+        ws = os.path.join(base, "f4-%s" % host, "ws")
+        os.makedirs(os.path.join(ws, "d", "sub"))
+        with open(os.path.join(ws, "d", "sub", "old"), "w") as f:
+            f.write("keep\n")
+        r = confine.run(["sh", "-c", "rm -rf d"], workspace=ws,
+                        stage=os.path.join(base, "f4-%s" % host, "stage"))
+        check(r.exit_code == 0, "the staged rm", r.stderr)
+        if host:
+            with open(os.path.join(ws, "d", "sub", "old"), "a") as f:
+                f.write("host edit\n")
+            with open(os.path.join(ws, "d", "sub", "new"), "w") as f:
+                f.write("host work\n")
+        applied = r.stage.apply()
+        if not host:  # the control: the directory goes whole
+            check([(a.path, a.outcome) for a in applied] == [("d", "applied")]
+                  and not os.path.exists(os.path.join(ws, "d")), "control: d deleted", applied)
+            continue
+        check([(a.path, a.outcome) for a in applied] == [("d", "conflict")]
+              and applied[0].message.startswith("conflict: " + os.path.join(ws, "d", "sub") +
+                                                " changed on the host since the run began"),
+              "the host's work is a named conflict", applied)
+        check(sorted(os.listdir(os.path.join(ws, "d", "sub"))) == ["new", "old"]
+              and open(os.path.join(ws, "d", "sub", "old")).read() == "keep\nhost edit\n",
+              "apply deleted nothing of it")
+
+
 def main():
     runner = sys.argv[1]
     confine.configure(runner=runner)
@@ -52,7 +80,9 @@ def main():
         r.stage.discard()
         check(not os.path.exists(stage), "discard()")
         print("ok 1 - python %s stage changes, patch, apply, discard" % runner)
-        print("1..1")
+        case_host_below_deleted_dir(base, runner)
+        print("ok 2 - python %s F4: host work below a deleted directory is a conflict" % runner)
+        print("1..2")
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -22,13 +22,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from as_user import run_as_created_user  # noqa: E402
-from outside_tmp import launcher_outside_tmp  # noqa: E402
-from stage_world import SKIP, check, run, snapshot  # noqa: E402
+import stagelib  # noqa: E402
+from stagelib import check, run, snapshot  # noqa: E402
 
 GIT = ["git", "-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"]
 
@@ -200,48 +197,8 @@ def case_npm(confine, runner, base):
 CASES = [case_make, case_unittest, case_git_commit, case_npm]
 
 
-def run_table(confine, runner):
-    user = "root" if os.getuid() == 0 else "uid %d" % os.getuid()
-    failed = 0
-    for n, case in enumerate(CASES, 1):
-        base = tempfile.mkdtemp(prefix="cf-stage-load-")
-        os.chmod(base, 0o755)
-        try:
-            case(confine, runner, base)
-            print("ok %d - %s %s %s" % (n, runner, user, case.__name__))
-        except AssertionError as e:
-            failed += 1
-            print("not ok %d - %s %s %s: %s" % (n, runner, user, case.__name__, e))
-        finally:
-            subprocess.run(["chmod", "-R", "u+rwX", base], capture_output=True)
-            shutil.rmtree(base, ignore_errors=True)
-    print("1..%d" % len(CASES))
-    return 1 if failed else 0
-
-
 def main():
-    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    confine, launcher, runner = args[0], args[1], args[2]
-    for tool in ("git", "make", "cc"):
-        if not shutil.which(tool):
-            print("# SKIP %s is not installed" % tool)
-            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
-    config_dir = tempfile.mkdtemp(prefix="cf-stage-load-config-")
-    try:
-        config = os.path.join(config_dir, "launcher.json")
-        with open(config, "w") as f:
-            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
-        os.environ["CONFINE_CONFIG"] = config
-        probe = run([confine, "wrap", "--runner", runner, "--", "true"])
-        if probe.returncode != 0:
-            print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
-            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
-        r = run_table(confine, runner)
-    finally:
-        shutil.rmtree(config_dir, ignore_errors=True)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    return run_as_created_user("cfsgl", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return stagelib.main(__file__, CASES, user_prefix="cfsgl", prefix="cf-stage-load-", tools=('git', 'make', 'cc'), base_mode=0o755)
 
 
 if __name__ == "__main__":

@@ -23,42 +23,11 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
-from as_user import run_as_created_user  # noqa: E402
-from outside_tmp import launcher_outside_tmp  # noqa: E402
-
-SKIP = 77
-
-
-def check(cond, what, detail=""):
-    if not cond:
-        raise AssertionError("%s %s" % (what, detail))
-
-
-def run(argv, **kw):
-    return subprocess.run(argv, capture_output=True, text=True, timeout=120, **kw)
-
-
-def snapshot(top):
-    """Every entry below top: type, permission bits, bytes or link target."""
-    out = {}
-    for root, dirs, files in os.walk(top):
-        dirs.sort()
-        for name in sorted(dirs + files):
-            p = os.path.join(root, name)
-            rel = os.path.relpath(p, top)
-            st = os.lstat(p)
-            if os.path.islink(p):
-                out[rel] = ("l", os.readlink(p))
-            elif os.path.isdir(p):
-                out[rel] = ("d", oct(st.st_mode & 0o7777))
-            else:
-                with open(p, "rb") as f:
-                    out[rel] = ("f", oct(st.st_mode & 0o7777), f.read().hex())
-    return out
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stagelib  # noqa: E402
+from stagelib import SKIP, check, run, snapshot  # noqa: E402,F401
 
 
 # The command: the changes, then what it sees, as JSON on stdout.
@@ -76,7 +45,7 @@ open(os.path.join(ws, "dir", "inner.txt"), "w").write("inner\n")
 open(os.path.join(wr, "extra.txt"), "w").write("in the writable root\n")
 os.unlink(os.path.join(wr, "drop.txt"))
 sys.path.insert(0, sys.argv[3])
-from stage_world import snapshot
+from stagelib import snapshot
 print(json.dumps({"ws": snapshot(ws), "wr": snapshot(wr)}))
 """
 
@@ -397,47 +366,166 @@ def case_clause_and_require_full(confine, runner, base):
               "nothing ran, no stage is left")
 
 
+# F4: what the host does below a directory the run deleted, after the run
+# began. Each is a conflict: apply deletes nothing of that directory.
+HOST_BELOW = {
+    "edit": lambda d: open(os.path.join(d, "sub", "old"), "a").write("host edit\n"),
+    "create": lambda d: open(os.path.join(d, "sub", "new"), "w").write("host work\n"),
+    "file-to-dir": lambda d: (os.unlink(os.path.join(d, "sub", "old")),
+                              os.mkdir(os.path.join(d, "sub", "old"))),
+    "dir-to-link": lambda d: (shutil.rmtree(os.path.join(d, "sub")),
+                              os.symlink(os.path.join(os.path.dirname(os.path.dirname(d)),
+                                                      "outside"), os.path.join(d, "sub"))),
+    "remode": lambda d: os.chmod(os.path.join(d, "sub", "old"), 0o600),
+    "recreate": lambda d: (os.unlink(os.path.join(d, "sub", "old")),
+                           open(os.path.join(d, "sub", "old"), "w").write("keep\n")),
+    "remove": lambda d: os.unlink(os.path.join(d, "sub", "old")),
+}
+
+
+def deleted_dirs_tree(base):
+    ws = os.path.join(base, "ws")
+    outside = os.path.join(base, "outside")
+    os.makedirs(outside)
+    with open(os.path.join(outside, "precious"), "w") as f:
+        f.write("outside the workspace\n")
+    for name in ["ctl"] + sorted(HOST_BELOW):
+        os.makedirs(os.path.join(ws, name, "sub"))
+        with open(os.path.join(ws, name, "sub", "old"), "w") as f:
+            f.write("keep\n")
+        os.chmod(os.path.join(ws, name, "sub", "old"), 0o644)
+        with open(os.path.join(ws, name, "top"), "w") as f:
+            f.write("top\n")
+    return ws, outside
+
+
+def staged_rm(confine, runner, ws, stage):
+    names = " ".join(["ctl"] + sorted(HOST_BELOW))
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--",
+             "sh", "-c", "rm -rf " + names], cwd=ws)
+    check(r.returncode == 0, "the staged rm -rf", (r.returncode, r.stderr))
+
+
+def case_host_below_deleted_dir(confine, runner, base):
+    # The control: no host change, apply deletes every directory whole.
+    ctl_base = os.path.join(base, "control")
+    ws, outside = deleted_dirs_tree(ctl_base)
+    stage = os.path.join(ctl_base, "stage")
+    staged_rm(confine, runner, ws, stage)
+    a = run([confine, "stage", "apply", stage, "--json"])
+    check(a.returncode == 0, "control: apply of the deletions exits 0", (a.stdout, a.stderr))
+    check(os.listdir(ws) == [], "control: every deleted directory is gone", os.listdir(ws))
+    # The host's changes, made after the run (its start is the manifest).
+    ws, outside = deleted_dirs_tree(os.path.join(base, "host"))
+    stage = os.path.join(base, "host", "stage")
+    staged_rm(confine, runner, ws, stage)
+    for name, act in HOST_BELOW.items():
+        act(os.path.join(ws, name))
+    before = {k: v for k, v in snapshot(ws).items() if k.split("/")[0] != "ctl"}
+    a = run([confine, "stage", "apply", stage, "--json"])
+    check(a.returncode == 1, "apply with host changes below deleted directories exits 1",
+          (a.returncode, a.stdout, a.stderr))
+    results = {e["path"]: e for e in json.loads(a.stdout)["results"]}
+    check(results["ctl"]["outcome"] == "applied", "the untouched directory is deleted", results)
+    check(not os.path.exists(os.path.join(ws, "ctl")), "ctl is gone")
+    for name in HOST_BELOW:
+        e = results.get(name, {})
+        check(e.get("outcome") == "conflict" and os.path.join(ws, name) in e.get("message", "")
+              and "changed on the host since the run began" in e["message"],
+              "%s below a deleted directory is a named conflict" % name, e)
+    after = snapshot(ws)
+    check(after == before, "apply deleted nothing the host kept",
+          sorted(set(before.items()) ^ set(after.items())))
+    check(open(os.path.join(outside, "precious")).read() == "outside the workspace\n",
+          "the planted link was not followed")
+    # --overwrite is the caller's word: the directories go.
+    a = run([confine, "stage", "apply", stage, "--overwrite", "--json"])
+    check(a.returncode == 0 and os.listdir(ws) == [], "--overwrite deletes them",
+          (a.stdout, a.stderr, os.listdir(ws)))
+    check(os.path.exists(os.path.join(outside, "precious")), "--overwrite follows no link")
+
+
+# Every other kind of change onto what the host changed after the run.
+KINDS_TREE = {"dir2file/x": "x\n", "dir2link/y": "y\n", "edit.txt": "one\n", "mode.txt": "m\n",
+              "ren-a.txt": "moving\n", "gone.txt": "bye\n"}
+KINDS_RUN = ("rm -rf dir2file && echo file > dir2file; rm -rf dir2link && ln -s edit.txt dir2link;"
+             " echo staged >> edit.txt; chmod 755 mode.txt; mv ren-a.txt ren-b.txt; rm gone.txt;"
+             " echo staged > new.txt; mkdir newdir && echo staged > newdir/f")
+KINDS_HOST = {
+    "dir2file": lambda ws: open(os.path.join(ws, "dir2file", "x"), "a").write("host\n"),
+    "dir2link": lambda ws: open(os.path.join(ws, "dir2link", "host"), "w").write("host\n"),
+    "edit.txt": lambda ws: open(os.path.join(ws, "edit.txt"), "a").write("host\n"),
+    "mode.txt": lambda ws: open(os.path.join(ws, "mode.txt"), "a").write("host\n"),
+    # same bytes (still a rename), but touched: another mtime and ctime
+    "ren-b.txt": lambda ws: os.utime(os.path.join(ws, "ren-a.txt"), (1, 1)),
+    "gone.txt": lambda ws: (os.unlink(os.path.join(ws, "gone.txt")),
+                            open(os.path.join(ws, "gone.txt"), "w").write("host\n")),
+    "new.txt": lambda ws: open(os.path.join(ws, "new.txt"), "w").write("host\n"),
+    "newdir": lambda ws: os.mkdir(os.path.join(ws, "newdir")),
+}
+
+
+def kinds_tree(base):
+    ws = os.path.join(base, "ws")
+    for rel, text in KINDS_TREE.items():
+        os.makedirs(os.path.dirname(os.path.join(ws, rel)), exist_ok=True)
+        with open(os.path.join(ws, rel), "w") as f:
+            f.write(text)
+    os.chmod(os.path.join(ws, "mode.txt"), 0o644)
+    return ws
+
+
+def case_host_under_every_kind(confine, runner, base):
+    # The control: every kind applied onto an unchanged tree.
+    ws = kinds_tree(os.path.join(base, "control"))
+    stage = os.path.join(base, "control", "stage")
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--",
+             "sh", "-c", KINDS_RUN], cwd=ws)
+    check(r.returncode == 0, "control: staged run", r.stderr)
+    a = run([confine, "stage", "apply", stage, "--json"])
+    check(a.returncode == 0, "control: apply exits 0", (a.stdout, a.stderr))
+    check(open(os.path.join(ws, "dir2file")).read() == "file\n"
+          and os.readlink(os.path.join(ws, "dir2link")) == "edit.txt"
+          and open(os.path.join(ws, "edit.txt")).read() == "one\nstaged\n"
+          and os.stat(os.path.join(ws, "mode.txt")).st_mode & 0o777 == 0o755
+          and not os.path.exists(os.path.join(ws, "ren-a.txt"))
+          and not os.path.exists(os.path.join(ws, "gone.txt"))
+          and open(os.path.join(ws, "newdir", "f")).read() == "staged\n",
+          "control: every change landed", snapshot(ws))
+    # The host changes each path after the run.
+    ws = kinds_tree(os.path.join(base, "host"))
+    stage = os.path.join(base, "host", "stage")
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--",
+             "sh", "-c", KINDS_RUN], cwd=ws)
+    check(r.returncode == 0, "staged run", r.stderr)
+    for act in KINDS_HOST.values():
+        act(ws)
+    before = snapshot(ws)
+    a = run([confine, "stage", "apply", stage, "--json"])
+    check(a.returncode == 1, "apply onto host changes exits 1", (a.returncode, a.stdout, a.stderr))
+    results = {e["path"]: e["outcome"] for e in json.loads(a.stdout)["results"]}
+    # newdir itself is no change (a directory on both sides); what the stage
+    # put in it is, below the host's new directory.
+    want = dict.fromkeys([k for k in KINDS_HOST if k != "newdir"] + ["newdir/f"], "conflict")
+    check(results == want, "each change onto a host change is a conflict", (results, want))
+    after = snapshot(ws)
+    check(after == before, "nothing of the host's was changed",
+          sorted(set(before.items()) ^ set(after.items())))
+    # The CLI's plain output: the same line per conflict, on stderr.
+    a = run([confine, "stage", "apply", stage])
+    check(a.returncode == 1 and a.stderr.count("conflict ") == len(want)
+          and "changed on the host since the run began" in a.stderr,
+          "plain apply prints one conflict line each", (a.returncode, a.stderr))
+
+
+
 CASES = [case_world, case_discard, case_conflict, case_protected, case_kill9, case_refusals,
-         case_opaque_and_link_out, case_no_userns, case_clause_and_require_full]
-
-
-def run_table(confine, runner):
-    user = "root" if os.getuid() == 0 else "uid %d" % os.getuid()
-    failed = 0
-    for n, case in enumerate(CASES, 1):
-        base = tempfile.mkdtemp(prefix="cf-stage-")
-        try:
-            case(confine, runner, base)
-            print("ok %d - %s %s %s" % (n, runner, user, case.__name__))
-        except AssertionError as e:
-            failed += 1
-            print("not ok %d - %s %s %s: %s" % (n, runner, user, case.__name__, e))
-        finally:
-            subprocess.run(["chmod", "-R", "u+rwX", base], capture_output=True)
-            shutil.rmtree(base, ignore_errors=True)
-    print("1..%d" % len(CASES))
-    return 1 if failed else 0
+         case_opaque_and_link_out, case_no_userns, case_clause_and_require_full,
+         case_host_below_deleted_dir, case_host_under_every_kind]
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    confine, launcher, runner = args[0], args[1], args[2]
-    config_dir = tempfile.mkdtemp(prefix="cf-stage-config-")
-    try:
-        config = os.path.join(config_dir, "launcher.json")
-        with open(config, "w") as f:
-            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
-        os.environ["CONFINE_CONFIG"] = config
-        probe = run([confine, "wrap", "--runner", runner, "--", "true"])
-        if probe.returncode != 0:
-            print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
-            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
-        r = run_table(confine, runner)
-    finally:
-        shutil.rmtree(config_dir, ignore_errors=True)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    return run_as_created_user("cfstg", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return stagelib.main(__file__, CASES, user_prefix="cfstg", prefix="cf-stage-")
 
 
 if __name__ == "__main__":
