@@ -325,8 +325,15 @@ static int take_one(cf_later_snapshot *s, char *const *roots, const char *path, 
 	return 0;
 }
 
+static bool is_root(char *const *roots, const char *dir) {
+	for (size_t k = 0; roots && roots[k]; k++)
+		if (strcmp(roots[k], dir) == 0)
+			return true;
+	return false;
+}
+
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
-                           cf_later_snapshot **ret) {
+                           char *const *worktrees, cf_later_snapshot **ret) {
 	cf_later_snapshot *s = calloc(1, sizeof *s);
 	char path[PATH_MAX];
 	int r = 0;
@@ -342,6 +349,19 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 				continue;
 			r = take_one(s, roots, path, e->dir);
 		}
+	/* A nested repository's work tree: what git reads at its top. */
+	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++) {
+		if (is_root(roots, worktrees[k]) || !in_roots(roots, worktrees[k]))
+			continue;
+		for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
+			const cf_later_entry *e = &cf_later_entries[i];
+			if (!e->repo || !cf_later_protected(policy, e) ||
+			    (size_t)snprintf(path, sizeof path, "%s/%s", worktrees[k], e->name) >=
+			        sizeof path)
+				continue;
+			r = take_one(s, roots, path, e->dir);
+		}
+	}
 	if (r < 0) {
 		cf_later_snapshot_free(s);
 		return r;
@@ -352,8 +372,11 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 
 static int push_hazard(confine_git_hazard **hazards, size_t *n, const char *path,
                        const char *kind) {
-	confine_git_hazard *grown = realloc(*hazards, (*n + 1) * sizeof *grown);
-	if (!grown)
+	confine_git_hazard *grown;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*hazards)[i].path, path) == 0 && strcmp((*hazards)[i].kind, kind) == 0)
+			return 0;
+	if (!(grown = realloc(*hazards, (*n + 1) * sizeof *grown)))
 		return -ENOMEM;
 	*hazards = grown;
 	grown[*n].path = strdup(path);
@@ -378,6 +401,8 @@ int cf_later_snapshot_diff(const cf_later_snapshot *before, const cf_later_snaps
 		for (size_t j = 0; j < before->n && !b; j++)
 			if (strcmp(before->items[j].path, a->path) == 0)
 				b = &before->items[j];
+		if (!b && a->print == 1)
+			continue; /* a work tree the run made, without the entry */
 		if (!b || b->print != a->print)
 			r = push_hazard(hazards, n, a->path, "planted");
 		else if (a->incomplete || b->incomplete)

@@ -74,8 +74,9 @@ def repo(path):
 # ---- the table: (setup, where the entry is, what the plant writes, oracle) ----
 
 class Case:
-    def __init__(self, name, entry, setup, text, oracle, in_home=False):
+    def __init__(self, name, entry, setup, text, oracle, in_home=False, where=""):
         self.name = name
+        self.where = where        # the entry's directory below its root (a nested work tree)
         self.entry = entry        # relative to its root, as `--unprotect` names it
         self.setup = setup        # setup(ws, home, mark)
         self.text = text          # text(mark): what the plant appends
@@ -87,8 +88,12 @@ class Case:
 
     @property
     def target(self):
-        return {".husky": ".husky/pre-commit",
-                ".claude/skills": ".claude/skills/later/SKILL.md"}.get(self.entry, self.entry)
+        return os.path.join(self.where, {".husky": ".husky/pre-commit",
+                                         ".claude/skills": ".claude/skills/later/SKILL.md"}.get(
+                                             self.entry, self.entry))
+
+    def reported(self, root):
+        return os.path.join(root, self.where, self.entry)
 
 
 def no_setup(ws, home, mark):
@@ -120,6 +125,15 @@ def git_add(ws, home):
     git(ws, "add", "t.txt", check=False)
 
 
+def nested_filter_setup(ws, home, mark):
+    repo(ws)
+    filter_setup(os.path.join(ws, "sub"), home, mark)
+
+
+def nested_git_add(ws, home):
+    git_add(os.path.join(ws, "sub"), home)
+
+
 def husky_setup(ws, home, mark):
     repo(ws)
     os.mkdir(os.path.join(ws, ".husky"))
@@ -149,6 +163,8 @@ CASES = [
     Case("a missing .envrc", ".envrc", no_setup, lambda mark: "touch %s\n" % mark, source_envrc),
     Case("a missing .gitattributes naming a filter", ".gitattributes", filter_setup,
          lambda mark: "* filter=later\n", git_add),
+    Case("a nested repository's missing .gitattributes naming a filter", ".gitattributes",
+         nested_filter_setup, lambda mark: "* filter=later\n", nested_git_add, where="sub"),
     Case("an existing .husky/ (core.hooksPath)", ".husky", husky_setup,
          lambda mark: "#!/bin/sh\ntouch %s\n" % mark, git_commit),
     Case("a missing .claude/settings.json", ".claude/settings.json", no_setup,
@@ -255,7 +271,7 @@ def one_case(w, case):
     sandbox = out["sandbox"]
     hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
     root = home if case.in_home else ws
-    entry_path = os.path.join(root, case.entry)
+    entry_path = case.reported(root)
     if w.runner == "bwrap":
         check(not landed(case, ws, home, mark), "bwrap run: the plant landed:", (label, out))
         check(sandbox["enforcement"] == "full" and "defaultProtections" not in sandbox["unenforced"],
@@ -367,6 +383,23 @@ def symlink_cases(w):
         print("ok symlink %s: landed, reported" % label)
 
 
+def made_repositories(w):
+    """A repository the run makes is walked after it: its .gitattributes
+    planted is reported; made without one, nothing is."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    case = Case("a repository the run makes", ".gitattributes", no_setup, None, None)
+    ws, home, mark = w.fresh(case, "made")
+    out = w.run(ws, home, [], "cd %s && git init -q plain && git init -q planted && "
+                "echo '* filter=x' > planted/.gitattributes" % ws)
+    check(out.get("error") is None, "the run failed:", out)
+    hazards = [(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]]
+    check((os.path.join(ws, "planted", ".gitattributes"), "planted") in hazards,
+          "a made repository's .gitattributes: not reported:", (w.runner, user, hazards))
+    check(not [h for h in hazards if "/plain/" in h[0]], "a made repository: a false plant:",
+          (w.runner, user, hazards))
+    print("ok made repositories [%s, %s]: reported, no false plant" % (w.runner, user))
+
+
 def run_table(confine, launcher, runner, must_work):
     w = World(confine, launcher, runner)
     try:
@@ -379,6 +412,7 @@ def run_table(confine, launcher, runner, must_work):
         for case in CASES:
             one_case(w, case)
         symlink_cases(w)
+        made_repositories(w)
         return 0
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
