@@ -382,6 +382,18 @@ def symlink_cases(w):
               (label, hazards))
         print("ok symlink %s: landed, reported" % label)
 
+    # the file API: the target is refused through either name
+    ws, home, mark = w.fresh(case, "link-fs")
+    symlink_setup(ws)
+    for name in ("dot/bashrc", ".bashrc"):
+        done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [])[4:]
+                              + ["append", os.path.join(ws, name)], input="touch %s\n" % mark,
+                              capture_output=True, text=True, timeout=60)
+        check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
+              "fs: a symlinked entry's target not refused:", (name, done.stdout, done.stderr))
+    check(not landed(case, ws, home, mark), "fs: the plant landed:", user)
+    print("ok symlink fs [%s, %s]: refused through either name" % (w.runner, user))
+
 
 def made_repositories(w):
     """A repository the run makes is walked after it: its .gitattributes
