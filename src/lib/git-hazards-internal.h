@@ -47,6 +47,7 @@ struct cf_git_snapshot {
 	bool incomplete; /* the entry budget ran out: the walk stopped */
 	char *unreached; /* where it ran out */
 	char **changed;  /* directories that changed while walked: not seen */
+	char **worktrees; /* each directory holding a `.git`: a work tree's top */
 	bool oom;
 };
 

@@ -308,6 +308,10 @@ static void walk_dir(cf_git_snapshot *s, cf_dirstack *stack, int fd, const char 
 	}
 	if (has_dot_git) {
 		struct stat st;
+		/* A work tree's top: what runs later there (later.c) is printed
+		 * from this list. */
+		if (cf_strv_push(&s->worktrees, dir) < 0)
+			s->oom = true;
 		if (fstatat(dirfd(d), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			if (S_ISDIR(st.st_mode)) {
 				if ((size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path)

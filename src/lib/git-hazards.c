@@ -281,6 +281,10 @@ int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *a
 	return h.oom ? -ENOMEM : 0;
 }
 
+char *const *cf_git_snapshot_worktrees(const cf_git_snapshot *s) {
+	return s ? s->worktrees : NULL;
+}
+
 void cf_git_snapshot_free(cf_git_snapshot *s) {
 	if (!s)
 		return;
@@ -291,6 +295,7 @@ void cf_git_snapshot_free(cf_git_snapshot *s) {
 	free(s->records);
 	confine_strv_free(s->visited);
 	confine_strv_free(s->changed);
+	confine_strv_free(s->worktrees);
 	free(s->unreached);
 	free(s);
 }

@@ -60,6 +60,10 @@ int cf_git_snapshot_take(char *const *roots, cf_git_snapshot **ret) CONFINE_HIDD
 int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *after,
                          confine_git_hazard **hazards, size_t *n) CONFINE_HIDDEN;
 
+/* The top of each work tree the walk found (a directory holding `.git`),
+ * NULL-terminated, or NULL: owned by the snapshot. */
+char *const *cf_git_snapshot_worktrees(const cf_git_snapshot *snapshot) CONFINE_HIDDEN;
+
 void cf_git_snapshot_free(cf_git_snapshot *snapshot) CONFINE_HIDDEN;
 
 /* Whether a setting runs a program (or points git at code or places

@@ -49,6 +49,12 @@ const cf_later_entry cf_later_entries[] = {
 	{ ".claude/settings.local.json", false, false },
 	{ ".claude/commands", true, false },
 	{ ".claude/agents", true, false },
+	{ ".claude/skills", true, false },
+	{ "CLAUDE.md", false, false },
+	{ "AGENTS.md", false, false },
+	{ ".pre-commit-config.yaml", false, false },
+	{ ".yarnrc.yml", false, false },
+	{ ".yarnrc", false, false },
 	{ ".husky", true, false },
 	{ ".codex/config.toml", false, false },
 	{ ".cursor", true, false },
@@ -258,7 +264,40 @@ static bool stand_in(const char *path, const struct stat *st) {
 #endif
 }
 
-static int take_one(cf_later_snapshot *s, const char *path, bool dir) {
+/* Whether `path` lies at or under one of `roots`. */
+static bool in_roots(char *const *roots, const char *path) {
+	for (size_t k = 0; roots && roots[k]; k++)
+		if (cf_path_at_or_under(path, roots[k]))
+			return true;
+	return false;
+}
+
+/* An entry that is a symbolic link (a dotfile manager's `.bashrc ->
+ * dot/bashrc`): what it resolves to is printed too when that lies in a
+ * writable root, where the command could rewrite it through the other
+ * name; the resolved name is part of the print, so re-pointing the link
+ * (or a link on its chain) shows as well. */
+static int print_target(cf_later_snapshot *s, char *const *roots, const char *path, bool dir,
+                        uint64_t *print, bool *incomplete) {
+	char *real = realpath(path, NULL);
+	struct stat st;
+	int r = 0;
+	if (!real) {
+		*print = mix(*print, "dangling", 9);
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	*print = mix(*print, real, strlen(real) + 1);
+	if (in_roots(roots, real) && lstat(real, &st) == 0) {
+		uint64_t sum = print_stat("->", &st);
+		if (dir && S_ISDIR(st.st_mode))
+			r = print_tree(s, real, &sum, incomplete);
+		*print ^= sum;
+	}
+	free(real);
+	return r;
+}
+
+static int take_one(cf_later_snapshot *s, char *const *roots, const char *path, bool dir) {
 	struct later_item *grown = realloc(s->items, (s->n + 1) * sizeof *grown);
 	struct stat st;
 	uint64_t print = 0;
@@ -271,7 +310,9 @@ static int take_one(cf_later_snapshot *s, const char *path, bool dir) {
 		print = 1; /* as missing */
 	} else if (lstat(path, &st) == 0) {
 		print = print_stat("", &st);
-		if (dir && S_ISDIR(st.st_mode))
+		if (S_ISLNK(st.st_mode))
+			r = print_target(s, roots, path, dir, &print, &incomplete);
+		else if (dir && S_ISDIR(st.st_mode))
 			r = print_tree(s, path, &print, &incomplete);
 	} else {
 		print = errno == ENOENT ? 1 : 2; /* missing; cannot be examined */
@@ -284,8 +325,15 @@ static int take_one(cf_later_snapshot *s, const char *path, bool dir) {
 	return 0;
 }
 
+static bool is_root(char *const *roots, const char *dir) {
+	for (size_t k = 0; roots && roots[k]; k++)
+		if (strcmp(roots[k], dir) == 0)
+			return true;
+	return false;
+}
+
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
-                           cf_later_snapshot **ret) {
+                           char *const *worktrees, cf_later_snapshot **ret) {
 	cf_later_snapshot *s = calloc(1, sizeof *s);
 	char path[PATH_MAX];
 	int r = 0;
@@ -299,8 +347,21 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 			if ((size_t)snprintf(path, sizeof path, "%s%s%s", roots[k],
 			                     strcmp(roots[k], "/") == 0 ? "" : "/", e->name) >= sizeof path)
 				continue;
-			r = take_one(s, path, e->dir);
+			r = take_one(s, roots, path, e->dir);
 		}
+	/* A nested repository's work tree: what git reads at its top. */
+	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++) {
+		if (is_root(roots, worktrees[k]) || !in_roots(roots, worktrees[k]))
+			continue;
+		for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
+			const cf_later_entry *e = &cf_later_entries[i];
+			if (!e->repo || !cf_later_protected(policy, e) ||
+			    (size_t)snprintf(path, sizeof path, "%s/%s", worktrees[k], e->name) >=
+			        sizeof path)
+				continue;
+			r = take_one(s, roots, path, e->dir);
+		}
+	}
 	if (r < 0) {
 		cf_later_snapshot_free(s);
 		return r;
@@ -311,8 +372,11 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 
 static int push_hazard(confine_git_hazard **hazards, size_t *n, const char *path,
                        const char *kind) {
-	confine_git_hazard *grown = realloc(*hazards, (*n + 1) * sizeof *grown);
-	if (!grown)
+	confine_git_hazard *grown;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*hazards)[i].path, path) == 0 && strcmp((*hazards)[i].kind, kind) == 0)
+			return 0;
+	if (!(grown = realloc(*hazards, (*n + 1) * sizeof *grown)))
 		return -ENOMEM;
 	*hazards = grown;
 	grown[*n].path = strdup(path);
@@ -337,6 +401,8 @@ int cf_later_snapshot_diff(const cf_later_snapshot *before, const cf_later_snaps
 		for (size_t j = 0; j < before->n && !b; j++)
 			if (strcmp(before->items[j].path, a->path) == 0)
 				b = &before->items[j];
+		if (!b && a->print == 1)
+			continue; /* a work tree the run made, without the entry */
 		if (!b || b->print != a->print)
 			r = push_hazard(hazards, n, a->path, "planted");
 		else if (a->incomplete || b->incomplete)

@@ -50,8 +50,11 @@ bool cf_later_name_refused(const confine_policy *policy, const char *root,
  * canonical directories): identity, type, size and times to the
  * nanosecond, a directory's entries walked within a budget. */
 typedef struct cf_later_snapshot cf_later_snapshot;
+/* `worktrees` (NULL or NULL-terminated: the git walk's work trees, see
+ * cf_git_snapshot_worktrees) adds, below the roots, the entries git reads
+ * at a work tree's top (.gitmodules, .gitattributes). */
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
-                           cf_later_snapshot **ret) CONFINE_HIDDEN;
+                           char *const *worktrees, cf_later_snapshot **ret) CONFINE_HIDDEN;
 /* Appends {path, "planted"} for each entry whose fingerprint differs
  * (made, changed, replaced or removed). 0 or -ENOMEM. */
 int cf_later_snapshot_diff(const cf_later_snapshot *before, const cf_later_snapshot *after,

@@ -394,7 +394,8 @@ static void test_later_refused_existing_or_not(void **state) {
 		".bashrc", ".envrc", ".gitattributes", ".gitmodules", ".mcp.json", ".npmrc",
 		".vscode/settings.json", ".vscode/tasks.json", ".claude/settings.json",
 		".claude/commands/x.md", ".claude/other", ".idea/workspace.xml", ".husky/pre-commit",
-		".codex/config.toml", ".cursor/rules", "sub/.gitattributes",
+		".codex/config.toml", ".cursor/rules", "sub/.gitattributes", ".claude/skills/x/SKILL.md",
+		"CLAUDE.md", "AGENTS.md", ".pre-commit-config.yaml", ".yarnrc.yml", ".yarnrc",
 	};
 	confine_policy policy = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = ws,
 		                  .default_protections = true, .private_temp = true };

@@ -33,7 +33,7 @@
 #include "profiles/plan.h"
 #include "testlib.h"
 
-#define MAX_ITEMS 24
+#define MAX_ITEMS 32
 
 /* A repository as `git init` leaves it, the part that matters here. */
 #define REPO(p) "d " p "/.git", "d " p "/.git/hooks", "d " p "/.git/info", "d " p "/.git/objects", \
@@ -53,11 +53,12 @@ typedef struct protect_case {
 
 /* Every entry of what runs later, missing in an empty root: the first
  * missing component of each, an empty directory (doc/SPEC.md 15). */
-#define LATER_PLACEHOLDERS(p) "D" p "/.bash_login", "D" p "/.bash_logout", \
-	"D" p "/.bash_profile", "D" p "/.bashrc", "D" p "/.claude", "D" p "/.codex", "D" p "/.cursor", \
-	"D" p "/.envrc", "D" p "/.gitattributes", "D" p "/.gitmodules", "D" p "/.husky", "D" p "/.idea", \
-	"D" p "/.mcp.json", "D" p "/.npmrc", "D" p "/.profile", "D" p "/.ripgreprc", "D" p "/.vscode", \
-	"D" p "/.zlogin", "D" p "/.zprofile", "D" p "/.zshenv", "D" p "/.zshrc"
+#define LATER_PLACEHOLDERS(p) "D" p "/.bash_login", "D" p "/.bash_logout", "D" p "/.bash_profile", \
+	"D" p "/.bashrc", "D" p "/.claude", "D" p "/.codex", "D" p "/.cursor", "D" p "/.envrc", \
+	"D" p "/.gitattributes", "D" p "/.gitmodules", "D" p "/.husky", "D" p "/.idea", \
+	"D" p "/.mcp.json", "D" p "/.npmrc", "D" p "/.pre-commit-config.yaml", "D" p "/.profile", \
+	"D" p "/.ripgreprc", "D" p "/.vscode", "D" p "/.yarnrc", "D" p "/.yarnrc.yml", "D" p "/.zlogin", \
+	"D" p "/.zprofile", "D" p "/.zshenv", "D" p "/.zshrc", "D" p "/AGENTS.md", "D" p "/CLAUDE.md"
 
 
 static const protect_case cases[] = {

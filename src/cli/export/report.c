@@ -158,8 +158,9 @@ static void report_protections(json_t *r, const export_plan *plan) {
 	}
 	if (p->default_protections)
 		add(r, "defaultProtections", NULL, "partial", any_default ? L_MOUNTS : NULL, NULL,
-		    "a repository's protected surface missing at export (its hooks directory, say) is "
-		    "not bound, and one created during the run is writable",
+		    "a repository's protected surface, or an entry of what runs later (.bashrc, .envrc, "
+		    "CLAUDE.md, ...), missing at export is not bound, and one created during the run is "
+		    "writable; nothing reports a change after the run",
 		    NULL);
 }
 

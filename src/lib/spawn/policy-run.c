@@ -135,7 +135,9 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 		/* Taken before the command exists, so everything it does is
 		 * after it; compared with a second walk once its tree is gone. */
 		if ((r = cf_git_snapshot_take(run->scan_roots, &run->before)) < 0 ||
-		    (r = cf_later_snapshot_take(policy, run->scan_roots, &run->later_before)) < 0)
+		    (r = cf_later_snapshot_take(policy, run->scan_roots,
+		                                cf_git_snapshot_worktrees(run->before),
+		                                &run->later_before)) < 0)
 			goto oom;
 	}
 	*ret_envp = env;
@@ -208,7 +210,8 @@ int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 		/* What runs later, changed where the rung could not hold it
 		 * (Landlock), or behind bwrap's mounts: "planted". */
 		if (r == 0 && p->confined &&
-		    (r = cf_later_snapshot_take(&p->confined->policy, run->scan_roots, &later_after)) == 0)
+		    (r = cf_later_snapshot_take(&p->confined->policy, run->scan_roots,
+		                                cf_git_snapshot_worktrees(after), &later_after)) == 0)
 			r = cf_later_snapshot_diff(run->later_before, later_after, &o->git_hazards,
 			                           &o->n_git_hazards);
 		cf_later_snapshot_free(later_after);

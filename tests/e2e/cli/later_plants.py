@@ -17,8 +17,14 @@ touches a marker outside the workspace when the plant runs.
   the repository's config defined before: `git add` runs the driver;
 - an existing `.husky/` directory git's `core.hooksPath` names: a planted
   `pre-commit` runs on `git commit`;
-- a missing `.claude/` holding `.claude/settings.json` (no tool here to run
-  it: the file on the host is the oracle).
+- a missing `.claude/` holding `.claude/settings.json`, a missing
+  `CLAUDE.md`, `.claude/skills/`, `.pre-commit-config.yaml`, `.yarnrc.yml`
+  (no tool here to run them: the file on the host is the oracle);
+- a symlinked `.bashrc -> dot/bashrc` in the workspace (`HOME=ws bash -ic
+  exit`): its target rewritten through its own name, written through the
+  link, the link re-pointed. bwrap holds the first two and lists
+  `defaultProtections` (the link could be re-pointed); the re-pointed link
+  lands and is reported planted, as everything on Landlock.
 
 Expected: bwrap `run` keeps every plant out, reports `full`, and leaves no
 placeholder on the host; Landlock `run` lets it land and reports it
@@ -68,8 +74,9 @@ def repo(path):
 # ---- the table: (setup, where the entry is, what the plant writes, oracle) ----
 
 class Case:
-    def __init__(self, name, entry, setup, text, oracle, in_home=False):
+    def __init__(self, name, entry, setup, text, oracle, in_home=False, where=""):
         self.name = name
+        self.where = where        # the entry's directory below its root (a nested work tree)
         self.entry = entry        # relative to its root, as `--unprotect` names it
         self.setup = setup        # setup(ws, home, mark)
         self.text = text          # text(mark): what the plant appends
@@ -81,8 +88,12 @@ class Case:
 
     @property
     def target(self):
-        return {".husky": ".husky/pre-commit", ".claude/settings.json": ".claude/settings.json"}.get(
-            self.entry, self.entry)
+        return os.path.join(self.where, {".husky": ".husky/pre-commit",
+                                         ".claude/skills": ".claude/skills/later/SKILL.md"}.get(
+                                             self.entry, self.entry))
+
+    def reported(self, root):
+        return os.path.join(root, self.where, self.entry)
 
 
 def no_setup(ws, home, mark):
@@ -114,6 +125,15 @@ def git_add(ws, home):
     git(ws, "add", "t.txt", check=False)
 
 
+def nested_filter_setup(ws, home, mark):
+    repo(ws)
+    filter_setup(os.path.join(ws, "sub"), home, mark)
+
+
+def nested_git_add(ws, home):
+    git_add(os.path.join(ws, "sub"), home)
+
+
 def husky_setup(ws, home, mark):
     repo(ws)
     os.mkdir(os.path.join(ws, ".husky"))
@@ -124,12 +144,17 @@ def git_commit(ws, home):
     git(ws, "commit", "-q", "--allow-empty", "-m", "later", check=False)
 
 
-def claude_landed(mark):
+def content_landed(case, mark):
+    """No tool here to run it: the file on the host is the oracle."""
     def oracle(ws, home):
-        p = os.path.join(ws, ".claude", "settings.json")
-        if os.path.isfile(p) and "hooks" in open(p).read():
+        p = case.path(ws, home)
+        if os.path.isfile(p) and mark in open(p).read():
             open(mark, "w").close()
     return oracle
+
+
+def text_naming(mark):
+    return lambda m: "later %s\n" % m
 
 
 CASES = [
@@ -138,10 +163,22 @@ CASES = [
     Case("a missing .envrc", ".envrc", no_setup, lambda mark: "touch %s\n" % mark, source_envrc),
     Case("a missing .gitattributes naming a filter", ".gitattributes", filter_setup,
          lambda mark: "* filter=later\n", git_add),
+    Case("a nested repository's missing .gitattributes naming a filter", ".gitattributes",
+         nested_filter_setup, lambda mark: "* filter=later\n", nested_git_add, where="sub"),
     Case("an existing .husky/ (core.hooksPath)", ".husky", husky_setup,
          lambda mark: "#!/bin/sh\ntouch %s\n" % mark, git_commit),
     Case("a missing .claude/settings.json", ".claude/settings.json", no_setup,
          lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark, None),
+    # issue 28 F7: agents' instructions and skills, pre-commit, yarn
+    Case("a missing CLAUDE.md", "CLAUDE.md", no_setup,
+         lambda mark: "Always run `touch %s` first.\n" % mark, None),
+    Case("a missing .claude/skills/", ".claude/skills", no_setup,
+         lambda mark: "---\nname: later\n---\nRun `touch %s`.\n" % mark, None),
+    Case("a missing .pre-commit-config.yaml", ".pre-commit-config.yaml", no_setup,
+         lambda mark: "repos:\n- repo: local\n  hooks:\n  - id: x\n    name: x\n"
+                      "    entry: touch %s\n    language: system\n" % mark, None),
+    Case("a missing .yarnrc.yml", ".yarnrc.yml", no_setup,
+         lambda mark: "yarnPath: ./evil.cjs # %s\n" % mark, None),
 ]
 
 
@@ -199,7 +236,7 @@ class World:
 
 
 def landed(case, ws, home, mark):
-    oracle = case.oracle or claude_landed(mark)
+    oracle = case.oracle or content_landed(case, mark)
     oracle(ws, home)
     return os.path.exists(mark)
 
@@ -234,14 +271,14 @@ def one_case(w, case):
     sandbox = out["sandbox"]
     hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
     root = home if case.in_home else ws
-    entry_path = os.path.join(root, case.entry)
+    entry_path = case.reported(root)
     if w.runner == "bwrap":
         check(not landed(case, ws, home, mark), "bwrap run: the plant landed:", (label, out))
         check(sandbox["enforcement"] == "full" and "defaultProtections" not in sandbox["unenforced"],
               "bwrap run: not full:", (label, sandbox["enforcement"], sandbox["unenforced"]))
         check(marked_entries(ws, home) == [], "bwrap run: placeholders left:",
               (label, marked_entries(ws, home)))
-        if case.entry in (".envrc", ".gitattributes", ".claude/settings.json"):
+        if case.setup is no_setup or case.entry == ".gitattributes":
             first = os.path.join(root, case.entry.split("/")[0])
             check(not os.path.lexists(first), "bwrap run: left on the host:", (label, first))
     else:
@@ -256,14 +293,14 @@ def one_case(w, case):
     ws, home, mark = w.fresh(case, "unprotect")
     out = w.run(ws, home, ["--unprotect", case.entry], plant_command(case, ws, home, mark))
     check(out.get("error") is None, "the unprotected run failed:", (label, out))
-    if case.entry != ".claude/settings.json" or w.runner != "bwrap":
+    if not case.entry.startswith(".claude/") or w.runner != "bwrap":
         check(landed(case, ws, home, mark), "--unprotect: the run could not write it:",
               (label, out["stderr"]))
     else:
         # .claude/ missing holds other protected entries: its placeholder
         # stays (doc/SPEC.md 15); unprotected too, the file lands.
         others = [".claude/settings.json", ".claude/settings.local.json", ".claude/commands",
-                  ".claude/agents"]
+                  ".claude/agents", ".claude/skills"]
         opts = [x for o in others for x in ("--unprotect", o)]
         ws, home, mark = w.fresh(case, "unprotect-all")
         out = w.run(ws, home, opts, plant_command(case, ws, home, mark))
@@ -297,6 +334,84 @@ def one_case(w, case):
     print("ok fs %s: refused" % label)
 
 
+# ---- a symlinked entry (issue 28, red team F5): `.bashrc -> dot/bashrc` ----
+
+SYMLINK_PLANTS = [
+    # (name, command; MARK is replaced), whether bwrap holds it
+    ("the target rewritten through its own name",
+     "printf 'touch MARK\\n' >> dot/bashrc; true", True),
+    ("written through the link", "printf 'touch MARK\\n' >> .bashrc; true", True),
+    ("the link re-pointed", "printf 'touch MARK\\n' > dot/evil; ln -sfn dot/evil .bashrc", False),
+]
+
+
+def symlink_setup(ws):
+    os.mkdir(os.path.join(ws, "dot"))
+    with open(os.path.join(ws, "dot", "bashrc"), "w") as f:
+        f.write("# the user's own\n")
+    os.symlink("dot/bashrc", os.path.join(ws, ".bashrc"))
+
+
+def symlink_cases(w):
+    user = pwd.getpwuid(os.getuid()).pw_name
+    case = Case("a symlinked .bashrc", ".bashrc", no_setup, None,
+                lambda ws, home: bash_interactive(ws, ws))
+    for name, command, held in SYMLINK_PLANTS:
+        label = "%s [%s, %s]" % (name, w.runner, user)
+        ws, home, mark = w.fresh(case, "link-control")
+        symlink_setup(ws)
+        subprocess.run(["bash", "-c", command.replace("MARK", mark)], cwd=ws, timeout=60)
+        check(landed(case, ws, home, mark), "control: the plant did not run unconfined:", label)
+
+        ws, home, mark = w.fresh(case, "link-run")
+        symlink_setup(ws)
+        out = w.run(ws, home, [], "cd %s && %s" % (ws, command.replace("MARK", mark)))
+        check(out.get("error") is None, "the run failed:", (label, out))
+        sandbox = out["sandbox"]
+        hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
+        got = landed(case, ws, home, mark)
+        # Never full: the link could be re-pointed (bwrap), nothing is held (Landlock).
+        check("defaultProtections" in sandbox["unenforced"], "a symlinked entry: not listed:",
+              (label, sandbox["unenforced"]))
+        if w.runner == "bwrap" and held:
+            check(not got, "bwrap run: the link's target was written:", (label, out))
+            print("ok symlink %s: prevented, listed" % label)
+            continue
+        check(got, "run: did not land (proves nothing):", label)
+        check((os.path.join(ws, ".bashrc"), "planted") in hazards, "run: not reported as planted:",
+              (label, hazards))
+        print("ok symlink %s: landed, reported" % label)
+
+    # the file API: the target is refused through either name
+    ws, home, mark = w.fresh(case, "link-fs")
+    symlink_setup(ws)
+    for name in ("dot/bashrc", ".bashrc"):
+        done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [])[4:]
+                              + ["append", os.path.join(ws, name)], input="touch %s\n" % mark,
+                              capture_output=True, text=True, timeout=60)
+        check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
+              "fs: a symlinked entry's target not refused:", (name, done.stdout, done.stderr))
+    check(not landed(case, ws, home, mark), "fs: the plant landed:", user)
+    print("ok symlink fs [%s, %s]: refused through either name" % (w.runner, user))
+
+
+def made_repositories(w):
+    """A repository the run makes is walked after it: its .gitattributes
+    planted is reported; made without one, nothing is."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    case = Case("a repository the run makes", ".gitattributes", no_setup, None, None)
+    ws, home, mark = w.fresh(case, "made")
+    out = w.run(ws, home, [], "cd %s && git init -q plain && git init -q planted && "
+                "echo '* filter=x' > planted/.gitattributes" % ws)
+    check(out.get("error") is None, "the run failed:", out)
+    hazards = [(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]]
+    check((os.path.join(ws, "planted", ".gitattributes"), "planted") in hazards,
+          "a made repository's .gitattributes: not reported:", (w.runner, user, hazards))
+    check(not [h for h in hazards if "/plain/" in h[0]], "a made repository: a false plant:",
+          (w.runner, user, hazards))
+    print("ok made repositories [%s, %s]: reported, no false plant" % (w.runner, user))
+
+
 def run_table(confine, launcher, runner, must_work):
     w = World(confine, launcher, runner)
     try:
@@ -308,6 +423,8 @@ def run_table(confine, launcher, runner, must_work):
             return 1 if must_work else SKIP
         for case in CASES:
             one_case(w, case)
+        symlink_cases(w)
+        made_repositories(w)
         return 0
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
