@@ -45,6 +45,12 @@
 /* --temp-size BYTES:PATH: the temp area PATH becomes a tmpfs of at most
  * BYTES (doc/SPEC.md 15, "Limits"; src/launcher/temp-mount.c). */
 #define LAUNCHER_ARG_TEMP_SIZE "--temp-size"
+/* --identity DEV:INO:PATH: PATH, opened without following a link, must be
+ * the inode the library saw when it made the argv (st_dev DEV, st_ino INO,
+ * decimal), or nothing runs (doc/SPEC.md 7, 14; red team F3: bwrap follows
+ * links in a bind's source and target, so a component swapped for a link
+ * between `wrap` and the spawn moved a writable bind onto another tree). */
+#define LAUNCHER_ARG_IDENTITY "--identity"
 /* Ends the flags; the command follows. */
 #define LAUNCHER_ARG_END "--"
 
@@ -70,6 +76,7 @@ enum launcher_flag {
 	LAUNCHER_FLAG_STAGE_ROOT,
 	LAUNCHER_FLAG_RLIMIT,
 	LAUNCHER_FLAG_TEMP_SIZE,
+	LAUNCHER_FLAG_IDENTITY,
 	LAUNCHER_FLAG_COUNT,
 	LAUNCHER_FLAG_UNKNOWN = -1,
 };
@@ -104,6 +111,10 @@ struct launcher_flag_def {
 /* --temp-size's BYTES: 1 MiB to 2^50 (policy-limits.c's row for temp). */
 #define LAUNCHER_TEMP_SIZE_MIN (1ULL << 20)
 #define LAUNCHER_TEMP_SIZE_MAX (1ULL << 50)
+/* --identity values: one per path bwrap binds from the host (the writable
+ * roots, the pins, the protected paths); the plan's own bounds keep it far
+ * below this. */
+#define LAUNCHER_IDENTITIES_MAX 8192
 
 static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_flag flag)
 {
@@ -132,6 +143,7 @@ static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_fl
 		[LAUNCHER_FLAG_STAGE_ROOT] = { LAUNCHER_ARG_STAGE_ROOT, true, 0 },
 		[LAUNCHER_FLAG_RLIMIT] = { LAUNCHER_ARG_RLIMIT, true, LAUNCHER_RLIMIT_MAX },
 		[LAUNCHER_FLAG_TEMP_SIZE] = { LAUNCHER_ARG_TEMP_SIZE, true, 1 },
+		[LAUNCHER_FLAG_IDENTITY] = { LAUNCHER_ARG_IDENTITY, true, LAUNCHER_IDENTITIES_MAX },
 	};
 
 	return flag >= 0 && flag < LAUNCHER_FLAG_COUNT ? &defs[flag] : NULL;
@@ -144,6 +156,37 @@ static inline enum launcher_flag launcher_flag_lookup(const char *word)
 		if (strcmp(launcher_flag_def((enum launcher_flag)i)->word, word) == 0)
 			return (enum launcher_flag)i;
 	return LAUNCHER_FLAG_UNKNOWN;
+}
+
+/* An --identity value, DEV:INO:PATH (each number decimal, at most 20
+ * digits, PATH absolute and within LAUNCHER_PATH_LENGTH_MAX): false when
+ * it is not one. The library writes it with "%llu:%llu:%s". */
+static inline bool launcher_identity_parse(const char *text, unsigned long long *ret_dev,
+					   unsigned long long *ret_ino, const char **ret_path)
+{
+	unsigned long long value[2] = { 0, 0 };
+	const char *p = text;
+
+	for (int k = 0; k < 2; k++) {
+		const char *start = p;
+
+		for (; *p >= '0' && *p <= '9'; p++) {
+			unsigned digit = (unsigned)(*p - '0');
+
+			if (value[k] > (~0ULL - digit) / 10)
+				return false;
+			value[k] = value[k] * 10 + digit;
+		}
+		if (p == start || *p != ':')
+			return false;
+		p++;
+	}
+	if (*p != '/' || strlen(p) > LAUNCHER_PATH_LENGTH_MAX)
+		return false;
+	*ret_dev = value[0];
+	*ret_ino = value[1];
+	*ret_path = p;
+	return true;
 }
 
 /* Whether `flag` is a path grant: --ro, --rw, --ro-try, --ro-list,

@@ -150,6 +150,15 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 					*bad_argument = missing ? "" : argv[i + 1];
 					return USAGE_BAD_TEMP_SIZE;
 				}
+			} else if (flag == LAUNCHER_FLAG_IDENTITY) {
+				unsigned long long dev, ino;
+				const char *path;
+
+				if (missing ||
+				    !launcher_identity_parse(argv[i + 1], &dev, &ino, &path)) {
+					*bad_argument = missing ? "" : argv[i + 1];
+					return USAGE_BAD_IDENTITY;
+				}
 			} else if (flag == LAUNCHER_FLAG_STATUS_FD) {
 				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
@@ -237,6 +246,10 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 			       "PATH absolute): %s", LAUNCHER_TEMP_SIZE_MIN, LAUNCHER_TEMP_SIZE_MAX,
 			       bad_argument);
 		break;
+	case USAGE_BAD_IDENTITY:
+		report_failure("usage error: --identity requires DEV:INO:PATH (decimal numbers, "
+			       "PATH absolute): %s", bad_argument);
+		break;
 	case USAGE_OK:
 		break;
 	}
@@ -311,6 +324,24 @@ bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
 	while (argv[i] != NULL && strcmp(argv[i], LAUNCHER_ARG_END) != 0) {
 		if (strcmp(argv[i], LAUNCHER_ARG_ALLOW_UNIX_SOCKET) == 0) {
 			*ret_path = argv[i + 1];
+			*cursor = i + 2;
+			return true;
+		}
+		i += takes_value(argv[i]) ? 2 : 1;
+	}
+	*cursor = i;
+	return false;
+}
+
+bool next_identity(const struct invocation *invocation, size_t *cursor, const char **ret_path,
+		   unsigned long long *ret_dev, unsigned long long *ret_ino)
+{
+	char **argv = invocation->argv;
+	size_t i = *cursor ? *cursor : 1;
+
+	while (argv[i] != NULL && strcmp(argv[i], LAUNCHER_ARG_END) != 0) {
+		if (strcmp(argv[i], LAUNCHER_ARG_IDENTITY) == 0 &&
+		    launcher_identity_parse(argv[i + 1], ret_dev, ret_ino, ret_path)) {
 			*cursor = i + 2;
 			return true;
 		}

@@ -7,7 +7,8 @@
  *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
  *                 --require-supervisor | --rlimit NAME=N |
- *                 --temp-size BYTES:PATH]... -- PROGRAM [ARG...]
+ *                 --temp-size BYTES:PATH | --identity DEV:INO:PATH]...
+ *                 -- PROGRAM [ARG...]
  *   landlock-run --probe
  */
 #ifndef LAUNCHER_ARGS_H
@@ -68,6 +69,7 @@ enum usage_error {
 	USAGE_STAGE_REQUIRES_PATH,
 	USAGE_BAD_RLIMIT,
 	USAGE_BAD_TEMP_SIZE,
+	USAGE_BAD_IDENTITY,
 };
 
 /* Fills *ret_invocation on success. On an error, bad_argument points at
@@ -108,6 +110,11 @@ bool next_proxy_host(const struct invocation *invocation, size_t *cursor, bool d
 
 bool next_allowed_socket(const struct invocation *invocation, size_t *cursor,
 			 const char **ret_path);
+
+/* The next --identity value, parsed (launcher-args.h's format, which the
+ * parser checked). */
+bool next_identity(const struct invocation *invocation, size_t *cursor, const char **ret_path,
+		   unsigned long long *ret_dev, unsigned long long *ret_ino);
 
 /* The next --stage-root path, in argv order. */
 bool next_stage_root(const struct invocation *invocation, size_t *cursor, const char **ret_path);

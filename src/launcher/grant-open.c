@@ -9,12 +9,15 @@
  */
 #include "grant-open.h"
 
+#include "launcher-args.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -57,4 +60,36 @@ int grant_open(const char *path)
 		return err;
 	}
 	return fd;
+}
+
+/* The recorded identities: no allocation. */
+static struct {
+	const char *path;
+	unsigned long long dev, ino;
+} recorded[LAUNCHER_IDENTITIES_MAX];
+static size_t n_recorded;
+
+bool grant_same_inode(int fd, unsigned long long dev, unsigned long long ino)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == dev &&
+	       (unsigned long long)st.st_ino == ino;
+}
+
+void grant_identity_record(const char *path, unsigned long long dev, unsigned long long ino)
+{
+	if (n_recorded < LAUNCHER_IDENTITIES_MAX) {
+		recorded[n_recorded].path = path;
+		recorded[n_recorded].dev = dev;
+		recorded[n_recorded++].ino = ino;
+	}
+}
+
+bool grant_identity_matches(const char *path, int fd)
+{
+	for (size_t i = 0; i < n_recorded; i++)
+		if (strcmp(recorded[i].path, path) == 0)
+			return grant_same_inode(fd, recorded[i].dev, recorded[i].ino);
+	return true;
 }

@@ -11,4 +11,18 @@
  * in one now is a swap since, and refused with -ELOOP). -errno on failure. */
 int grant_open(const char *path);
 
+#include <stdbool.h>
+
+/* Whether `fd` is the inode st_dev `dev`, st_ino `ino`. */
+bool grant_same_inode(int fd, unsigned long long dev, unsigned long long ino);
+/* Records the identity the library gave `path` (--identity, checked by
+ * identity.c); past LAUNCHER_IDENTITIES_MAX nothing (the parser holds argv
+ * to it). `path` must outlive the run (it points into argv). */
+void grant_identity_record(const char *path, unsigned long long dev, unsigned long long ino);
+/* Whether the descriptor `fd`, opened for the grant `path`, is the inode
+ * recorded for `path` (true where none was): each writable grant's rule and
+ * the supervisor's identity are checked on their own descriptors, so a swap
+ * after identity.c's check moves nothing. */
+bool grant_identity_matches(const char *path, int fd);
+
 #endif

@@ -6,6 +6,7 @@
  *                [--allow-unix-socket PATH]...
  *                [--status-fd N] [--best-effort] [--deny-network]
  *                [--require-supervisor] [--rlimit NAME=N]... [--temp-size BYTES:PATH]
+ *                [--identity DEV:INO:PATH]...
  *                -- PROGRAM [ARG...]
  *   landlock-run --probe
  *
@@ -41,6 +42,7 @@
 #include "capabilities.h"
 #include "channel.h"
 #include "exec-command.h"
+#include "identity.h"
 #include "launcher-args.h"
 #include "parent.h"
 #include "proxy.h"
@@ -171,7 +173,10 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	supervise_set_reporter(record_denied); /* its refusals, as `denied` records */
 	r = supervise_new(writable, shared, n_writable, sockets, n_sockets, flags, &setup->sv, &failed);
 	if (r < 0) {
-		if (failed != NULL)
+		if (failed != NULL && r == -ESTALE)
+			report_failure("a granted path is not what it was when the argv was made: %s",
+				       failed);
+		else if (failed != NULL)
 			report_failure("cannot open rule path: %s: %s", failed, strerror(-r));
 		else
 			report_failure("cannot start the supervisor: %s", strerror(-r));
@@ -392,10 +397,14 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* A staged run's overlay before the grants are opened: their rules
-	 * then name the overlay (stage-mount.c). */
+	/* The recorded identities first, before anything is mounted over
+	 * them: what bwrap bound is what the library saw (identity.c). A
+	 * staged run's overlay then, before the grants are opened: their
+	 * rules name the overlay (stage-mount.c). */
 	if (!invocation.probe) {
-		status = stage_mount(&invocation);
+		status = identities_check(&invocation);
+		if (status == 0)
+			status = stage_mount(&invocation);
 		if (status == 0)
 			status = temp_mount(&invocation);
 		if (status != 0)

@@ -199,6 +199,11 @@ static int add_grant(int ruleset_fd, uint64_t handled, const char *path, bool wr
 		report_failure("cannot open rule path: %s: %s", path, strerror(saved_errno));
 		return -1;
 	}
+	if (writable && !grant_identity_matches(path, fd)) {
+		close(fd);
+		report_failure("a granted path is not what it was when the argv was made: %s", path);
+		return -1;
+	}
 	rule.allowed_access = (writable ? handled & ~RW_EXCLUDED_RIGHTS : RO_RIGHTS) & handled;
 	if (shared)
 		rule.allowed_access &= ~(uint64_t)LANDLOCK_ACCESS_FS_RESOLVE_UNIX;

@@ -70,6 +70,8 @@ static int identity_of(const char *path, struct sv_identity *ret)
 		return fd;
 	if (fstat(fd, &st) != 0)
 		err = -errno;
+	else if (!grant_identity_matches(path, fd))
+		err = -ESTALE; /* not the inode the library recorded (identity.h) */
 	close(fd);
 	if (err == 0) {
 		ret->dev = st.st_dev;

@@ -37,6 +37,15 @@ int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_
  * which it drops before the command (doc/SPEC.md 15, "Limits"). Never
  * without the launcher: the command itself would hold the capability. */
 #define CF_PROFILE_LAUNCHER_INSIDE (1u << 29)
+/* confine_profile_bwrap_flags() with, in *ids (when ids is not NULL), the
+ * launcher's `--identity DEV:INO:PATH` pairs for every path bwrap binds
+ * from the host (rungs/bwrap/identity.c; doc/SPEC.md 14). */
+int cf_profile_bwrap_layered(const confine_policy *policy, unsigned flags, char ***ret,
+                             char ***ids) CONFINE_HIDDEN;
+/* Appends `--identity DEV:INO:PATH` for the canonical `path`, opened with no
+ * link followed; nothing when ids is NULL. 0, -errno (-ELOOP: a link on
+ * the way now), -E2BIG past LAUNCHER_IDENTITIES_MAX. */
+int cf_bwrap_identity_push(char ***ids, const char *path) CONFINE_HIDDEN;
 
 /* confine_policy_unenforced() for an argv of `runner` made `how`: with
  * CF_ARGV_LANDLOCK_LAYER, bwrap runs the launcher inside, whose Landlock

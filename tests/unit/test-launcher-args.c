@@ -21,6 +21,7 @@
 #include "args.h"
 #include "confine.h"
 #include "launcher-args.h"
+#include "policy-internal.h"
 #include "rungs/rung.h"
 
 static char workspace[PATH_MAX];
@@ -133,8 +134,10 @@ static void test_library_argv_parses(void **state)
 	for (int i = 0; i < LAUNCHER_FLAG_COUNT; i++) {
 		if (i == LAUNCHER_FLAG_PROBE || i == LAUNCHER_FLAG_PROXY_HOSTS ||
 		    i == LAUNCHER_FLAG_RO || i == LAUNCHER_FLAG_PROXY_OFF ||
-		    i == LAUNCHER_FLAG_STAGE || i == LAUNCHER_FLAG_STAGE_ROOT)
-			continue; /* the stage: a staged run's policy (SPEC 21) */
+		    i == LAUNCHER_FLAG_STAGE || i == LAUNCHER_FLAG_STAGE_ROOT ||
+		    i == LAUNCHER_FLAG_IDENTITY)
+			continue; /* the stage: a staged run's policy (SPEC 21);
+				   * --identity: the bwrap rung's, test_identity_values */
 		if (!seen[i])
 			fail_msg("the library never writes %s",
 				 launcher_flag_def((enum launcher_flag)i)->word);
@@ -246,6 +249,7 @@ static void test_parser_refuses_past_a_bound(void **state)
 		{ LAUNCHER_ARG_ALLOW_UNIX_SOCKET, "/run/a.sock", LAUNCHER_UNIX_SOCKETS_MAX },
 		{ LAUNCHER_ARG_RW, "/tmp", LAUNCHER_WRITABLE_MAX },
 		{ LAUNCHER_ARG_RW_SHARED, "/dev/shm", LAUNCHER_WRITABLE_MAX },
+		{ LAUNCHER_ARG_IDENTITY, "1:2:/tmp", LAUNCHER_IDENTITIES_MAX },
 	};
 	const char *bad = NULL;
 
@@ -289,11 +293,59 @@ static void test_temp_size_values(void **state)
 	}
 }
 
+/* --identity DEV:INO:PATH (red team F3): what the library writes for a
+ * path parses back to that path's inode; a link on the way is refused when
+ * the argv is made; a malformed value is a usage error naming it. */
+static void test_identity_values(void **state)
+{
+	static const char *const bad_values[] = {
+		"", "1:2", "1:2:", "1:2:rel", ":2:/x", "1::/x", "a:2:/x", "1:2/x",
+		"18446744073709551616:2:/x", "-1:2:/x",
+	};
+	char *argv[] = { (char *)"landlock-run", (char *)LAUNCHER_ARG_IDENTITY, NULL,
+			 (char *)LAUNCHER_ARG_END, (char *)"true", NULL };
+	char **ids = NULL, link[PATH_MAX + 8];
+	unsigned long long dev, ino;
+	struct invocation invocation;
+	const char *bad = NULL, *path;
+	size_t cursor = 0;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(cf_bwrap_identity_push(&ids, workspace), 0);
+	assert_string_equal(ids[0], LAUNCHER_ARG_IDENTITY);
+	argv[2] = ids[1];
+	assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_OK);
+	assert_true(next_identity(&invocation, &cursor, &path, &dev, &ino));
+	assert_int_equal(stat(workspace, &st), 0);
+	assert_string_equal(path, workspace);
+	assert_true(dev == (unsigned long long)st.st_dev && ino == (unsigned long long)st.st_ino);
+	assert_false(next_identity(&invocation, &cursor, &path, &dev, &ino));
+	argv[2] = (char *)"18446744073709551615:0:/a:b";
+	assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_OK);
+	/* a link on the way: refused when the argv is made, never followed */
+	snprintf(link, sizeof link, "%s/l", workspace);
+	assert_int_equal(symlink(".", link), 0);
+	assert_int_equal(cf_bwrap_identity_push(&ids, link), -ELOOP);
+	snprintf(link + strlen(workspace), sizeof link - strlen(workspace), "/l/l");
+	assert_int_equal(cf_bwrap_identity_push(&ids, link), -ELOOP);
+	link[strlen(workspace) + 2] = '\0';
+	assert_int_equal(unlink(link), 0);
+	for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
+		argv[2] = (char *)bad_values[i];
+		bad = NULL;
+		assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_BAD_IDENTITY);
+		assert_string_equal(bad, bad_values[i]);
+	}
+	confine_strv_free(ids);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_words_are_distinct_and_found),
 		cmocka_unit_test(test_library_argv_parses),
+		cmocka_unit_test(test_identity_values),
 		cmocka_unit_test(test_installed_library_reads_no_test_hook),
 		cmocka_unit_test(test_off_argv_parses),
 		cmocka_unit_test(test_probe_argv_parses),

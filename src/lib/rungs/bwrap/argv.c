@@ -96,8 +96,9 @@ static bool cf_bwrap_sizes_temp(const confine_policy *policy, unsigned flags) {
 	       (policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp);
 }
 
+/* `ids`: where the launcher's --identity pairs go, or NULL (identity.c). */
 static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
-                        char ***tokens) {
+                        char ***tokens, char ***ids) {
 	bool private_tmp = policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp;
 	const char *bound_back = NULL;
 	int r = 0;
@@ -122,14 +123,21 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	    hidden_by_sandbox(policy->workspace_root, private_tmp)) {
 		bound_back = policy->workspace_root;
 		r = push(tokens, "--ro-bind", policy->workspace_root, policy->workspace_root);
+		if (r == 0)
+			r = cf_bwrap_identity_push(ids, policy->workspace_root);
 	}
+	/* Each bind from the host with the identity of its source, checked
+	 * inside by the launcher: bwrap follows links in both of a bind's
+	 * paths (red team F3). */
 	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
-		r = push(tokens, "--bind", plan->writable[i], plan->writable[i]);
+		if ((r = push(tokens, "--bind", plan->writable[i], plan->writable[i])) == 0)
+			r = cf_bwrap_identity_push(ids, plan->writable[i]);
 	/* Pins: each directory on the way to a protected path bound onto
 	 * itself (writable as before), so that in the sandbox it is a mount
 	 * point the command can neither rename nor remove; shallow first. */
 	for (size_t i = 0; r == 0 && plan->pins && plan->pins[i]; i++)
-		r = push(tokens, "--bind", plan->pins[i], plan->pins[i]);
+		if ((r = push(tokens, "--bind", plan->pins[i], plan->pins[i])) == 0)
+			r = cf_bwrap_identity_push(ids, plan->pins[i]);
 	/* An allowed socket the private /tmp hides (ssh-agent's default
 	 * /tmp/ssh-XXXX/agent.N) is bound in, read-only (a socket on a
 	 * read-only mount still accepts connect), so allowUnixSockets means
@@ -142,9 +150,15 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	}
 	/* The protected paths, an existing one or (in-process) the placeholder
 	 * the spawner makes for a missing one. */
-	for (size_t i = 0; r == 0 && i < plan->n_protected; i++)
-		r = push(tokens, "--ro-bind", plan->protected_paths[i].path,
-		         plan->protected_paths[i].path);
+	for (size_t i = 0; r == 0 && i < plan->n_protected; i++) {
+		const cf_protected *p = &plan->protected_paths[i];
+		r = push(tokens, "--ro-bind", p->path, p->path);
+		/* A placeholder is made after the argv (spawn/placeholders.c):
+		 * no identity yet; a protected path swapped for a link lands
+		 * the read-only bind elsewhere and leaves itself writable. */
+		if (r == 0 && p->exists)
+			r = cf_bwrap_identity_push(ids, p->path);
+	}
 	for (size_t i = 0; r == 0 && i < plan->n_deny; i++) {
 		const char *d = plan->deny[i];
 		if (!visible(plan, d, private_tmp, bound_back))
@@ -191,9 +205,10 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	return r;
 }
 
-int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags, char ***ret) {
+int cf_profile_bwrap_layered(const confine_policy *policy, unsigned flags, char ***ret,
+                             char ***ids) {
 	cf_plan plan;
-	char **tokens = NULL;
+	char **tokens = NULL, **pairs = NULL;
 	int r;
 
 	if (!ret || (flags & ~(CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS |
@@ -205,14 +220,23 @@ int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags, ch
 	                 &plan);
 	if (r < 0)
 		return r;
-	r = bwrap_tokens(policy, &plan, flags, &tokens);
+	r = bwrap_tokens(policy, &plan, flags, &tokens, ids ? &pairs : NULL);
 	cf_plan_clear(&plan);
+	if (r == 0 && ids && !pairs && !(pairs = calloc(1, sizeof *pairs)))
+		r = -ENOMEM;
 	if (r < 0) {
 		confine_strv_free(tokens);
+		confine_strv_free(pairs);
 		return r;
 	}
 	*ret = tokens;
+	if (ids)
+		*ids = pairs;
 	return 0;
+}
+
+int confine_profile_bwrap_flags(const confine_policy *policy, unsigned flags, char ***ret) {
+	return cf_profile_bwrap_layered(policy, flags, ret, NULL);
 }
 
 int confine_profile_bwrap(const confine_policy *policy, char ***ret) {

@@ -172,19 +172,23 @@ static int outer_policy(const confine_policy *policy, confine_policy *outer,
 static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
 	confine_policy inner, outer;
 	const confine_policy *bwrap_policy = policy;
-	char **tokens = NULL, **grants = NULL;
+	char **tokens = NULL, **grants = NULL, **ids = NULL;
 	int r;
 	if (!env->launcher_real)
 		return -ENOENT; /* the provider refuses before asking (local-provider.c) */
 	memset(&outer, 0, sizeof outer);
 	if ((r = inner_policy(policy, &inner)) == 0 &&
 	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0 &&
-	    (r = confine_profile_bwrap_flags(bwrap_policy, CF_PROFILE_LAUNCHER_INSIDE, &tokens)) == 0 &&
+	    (r = cf_profile_bwrap_layered(bwrap_policy, CF_PROFILE_LAUNCHER_INSIDE, &tokens,
+	                                  &ids)) == 0 &&
 	    (r = confine_profile_landlock(&inner, &grants)) == 0) {
 		const char *const tail[] = { "--ro-bind", env->launcher_real, CF_LAUNCHER_INSIDE,
 		                             "--", CF_LAUNCHER_INSIDE, LAUNCHER_ARG_BEST_EFFORT, NULL };
 		for (size_t i = 0; r == 0 && tail[i]; i++)
 			r = cf_strv_push(&tokens, tail[i]);
+		/* what each bind must still be when the argv is spawned */
+		for (size_t i = 0; r == 0 && ids[i]; i++)
+			r = cf_strv_push(&tokens, ids[i]);
 		if (r == 0 && off_fails_fast(policy))
 			r = cf_strv_push(&tokens, LAUNCHER_ARG_PROXY_OFF);
 		/* read-only: bwrap's own /dev/shm too (as in-process runs) */
@@ -195,6 +199,7 @@ static int profile(const confine_policy *policy, const cf_runner_env *env, char 
 			r = cf_strv_push(&tokens, grants[i]);
 	}
 	confine_strv_free(grants);
+	confine_strv_free(ids);
 	cf_policy_clear(&inner);
 	cf_policy_clear(&outer);
 	if (r < 0) {
@@ -226,7 +231,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	int fd = cf_launcher_image_fd();
 	confine_policy inner, outer;
 	const confine_policy *bwrap_policy = policy;
-	char **argv = NULL, **tokens = NULL;
+	char **argv = NULL, **tokens = NULL, **ids = NULL;
 	char self[PATH_MAX];
 	int r;
 	if (!program->argv || !program->argv[0])
@@ -250,16 +255,18 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	if ((r = inner_policy(policy, &inner)) == 0 &&
 	    (r = outer_policy(policy, &outer, &bwrap_policy)) == 0)
 		/* placeholders: the library's spawner makes them (spawn/placeholders.c) */
-		r = confine_profile_bwrap_flags(
+		r = cf_profile_bwrap_layered(
 			bwrap_policy,
 			CONFINE_PROFILE_NO_DIE_WITH_PARENT | CF_PROFILE_PLACEHOLDERS | CF_PROFILE_LAUNCHER_INSIDE,
-			&tokens);
+			&tokens, &ids);
 	if (r == 0)
 		r = cf_strv_push(&argv, program->argv[0]);
 	for (size_t i = 0; r == 0 && tokens[i]; i++)
 		r = cf_strv_push(&argv, tokens[i]);
 	if (r == 0 && (r = cf_strv_push(&argv, "--")) == 0 && (r = cf_strv_push(&argv, self)) == 0)
 	{
+		for (size_t i = 0; r == 0 && ids[i]; i++)
+			r = cf_strv_push(&argv, ids[i]);
 		if (inner.mode == CONFINE_MODE_READ_ONLY && inner.private_temp) {
 			extra[n_extra++] = LAUNCHER_ARG_RW;
 			extra[n_extra++] = "/dev/shm";
@@ -269,6 +276,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		r = cf_runner_launcher_args(&inner, extra, &argv);
 	}
 	confine_strv_free(tokens);
+	confine_strv_free(ids);
 	cf_policy_clear(&inner);
 	cf_policy_clear(&outer);
 	if (r < 0) {
