@@ -139,7 +139,7 @@ def bad_values(row, ws):
 
 def policy_rows(rows):
     return [r for r in rows if (r["spec"] == "15" or r["key"] in ("mode", "workspaceRoot"))
-            and r["python"] and r["node"] and r["flag"]]
+            and r["python"] and r["node"] and r["flag"] and r["type"] != "decider"]
 
 
 def cli_wrap(words, ws, config=None):
