@@ -204,8 +204,41 @@ def kwargs(row, door, value):
     return nest(name, value)
 
 
+def decider_cases(rows):
+    """The decider rows (type decider: --ask-host, ask_host, askHost): the
+    run's, so not walked as a policy value through wrap. Each door refuses
+    a decider given to wrap with USAGE (its argv has no one to ask), and
+    the packages refuse one that is not a function with INVALID_POLICY
+    (the CLI's COMMAND is any word: there is no wrong type of it)."""
+    out = []
+    for row in rows:
+        if row["type"] != "decider":
+            continue
+        out.append((row, "given to wrap", "wrap", {"cli": "USAGE", "python": "USAGE",
+                                                    "node": "USAGE"}))
+        out.append((row, "not a function", "run", {"python": "INVALID_POLICY",
+                                                    "node": "INVALID_POLICY"}))
+    return out
+
+
+def python_call(call, kw, ws):
+    marker = os.path.join(ws, "ran")
+    try:
+        if call == "wrap":
+            confine.wrap(["touch", marker], workspace=ws, **kw)
+        else:
+            confine.run(["touch", marker], workspace=ws, **kw)
+        return {"code": None, "message": "ran" if os.path.exists(marker) else "accepted"}
+    except confine.Error as e:
+        return {"code": e.code, "message": e.message}
+    except Exception as e:  # not the contract's
+        return {"code": None, "message": "%s: %s" % (type(e).__name__, e)}
+
+
 def cases(ws):
-    rows = policy_rows(table())
+    all_rows = table()
+    rows = policy_rows(all_rows)
+    deciders = decider_cases(all_rows)
     bad, good = [], []
     for row in rows:
         for kind, value, word, config_value, codes in bad_values(row, ws):
@@ -222,7 +255,10 @@ def cases(ws):
         {"name": "%s: %s" % (row["node"], kind), "node": {
             "call": "wrap", "option": row["node"],
             "args": node_values(kwargs(row, "node", value))}}
-        for row, kind, value, _, _, codes in bad if "node" in codes], ws) if NODE else {}
+        for row, kind, value, _, _, codes in bad if "node" in codes] + [
+        {"name": "%s: %s" % (row["node"], kind), "node": {
+            "call": call, "option": row["node"], "args": {row["node"]: 5}}}
+        for row, kind, call, _ in deciders], ws) if NODE else {}
     node_good = node_door("accepted", [
         {"name": "%s %d" % (row["node"], i), "node": kwargs(row, "node", value)}
         for i, (row, value) in enumerate(good)],
@@ -245,6 +281,20 @@ def cases(ws):
         problems = ["%s: %s, expected %s%s" % (door, g.get("code") or "accepted", codes[door],
                                                " (%s)" % g.get("message", "")[:160])
                     for door, g in got.items() if g.get("code") != codes[door]]
+        checks += 1
+        lines.append((label, problems))
+    for row, kind, call, codes in deciders:
+        label = "%s (%s, %s): %s" % (row["node"], row["flag"], row["python"], kind)
+        got = {"python": python_call(call, {row["python"]: 5}, ws)}
+        if NODE:
+            got["node"] = node_bad.get("%s: %s" % (row["node"], kind)) or {"code": "no answer"}
+        if "cli" in codes:
+            got["cli"] = cli_wrap([row["flag"], "/bin/true"], ws)
+        problems = ["%s: %s, expected %s (%s)" % (door, g.get("code") or "accepted", codes[door],
+                                                  g.get("message", "")[:160])
+                    for door, g in got.items() if g.get("code") != codes[door]]
+        if os.path.exists(os.path.join(ws, "ran")):
+            problems.append("a refused call ran")
         checks += 1
         lines.append((label, problems))
     for i, (row, value) in enumerate(good):
