@@ -75,7 +75,8 @@ function checkOptions(options, { timeout = true, call = 'run' } = {}) {
   if (given('runner')) {
     const runner = checkString(options.runner, 'runner', 'config');
     if (!RUNNERS.includes(runner)) {
-      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.join(', ')})`, { option: 'runner' });
+      // The library's wording (confine_runner_parse), the table's words.
+      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.slice(0, -1).join(', ')} or ${RUNNERS[RUNNERS.length - 1]})`, { option: 'runner' });
     }
     args.push('--runner', runner);
   }
