@@ -663,15 +663,34 @@ class Policy(Base):
     def test_bad_provider_config(self):
         with self.assertRaises(confine.InvalidConfig):
             confine.Provider(runner="docker")
-        with self.assertRaises(confine.InvalidConfig):
-            confine.Provider(probe_timeout=-1)
-        # a whole number of milliseconds (SPEC 4): 0.1 s is 100 ms, not a
-        # fraction of binary rounding; half a millisecond is refused
-        confine.Provider(probe_timeout=0.1).close()
+        # probe_timeout_ms: the table's unit; the library's message for a
+        # bad one, as the config file's probeTimeoutMs
+        confine.Provider(probe_timeout_ms=100).close()
+        for bad in (-1, 0, 0.5):
+            with self.assertRaises(confine.InvalidConfig) as cm:
+                confine.Provider(probe_timeout_ms=bad)
+            self.assertEqual(cm.exception.message,
+                             "sandbox-local: probeTimeoutMs must be a positive finite number")
         with self.assertRaises(confine.InvalidConfig) as cm:
-            confine.Provider(probe_timeout=0.0005)
-        self.assertEqual(cm.exception.message,
-                         "sandbox-local: probeTimeoutMs must be a positive finite number")
+            confine.Provider(probe_timeout_ms="5")
+        self.assertEqual(cm.exception.option, "probe_timeout_ms")
+        # probe_timeout (seconds) is deprecated and still works: a whole
+        # number of milliseconds (SPEC 4): 0.1 s is 100 ms, not a fraction
+        # of binary rounding; half a millisecond is refused
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            confine.Provider(probe_timeout=0.1).close()
+            with self.assertRaises(confine.InvalidConfig):
+                confine.Provider(probe_timeout=-1)
+            with self.assertRaises(confine.InvalidConfig) as cm:
+                confine.Provider(probe_timeout=0.0005)
+            self.assertEqual(cm.exception.message,
+                             "sandbox-local: probeTimeoutMs must be a positive finite number")
+        self.assertTrue(caught and all(issubclass(w.category, DeprecationWarning)
+                                       for w in caught), caught)
+        with self.assertRaises(confine.InvalidConfig):
+            confine.Provider(probe_timeout=1, probe_timeout_ms=1000)
 
 
 class PolicyEffects(Base):
