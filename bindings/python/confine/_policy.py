@@ -156,7 +156,7 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
             text = "unlimited"
         elif isinstance(item, bool) or not isinstance(item, (int, float, str)):
             raise InvalidPolicy("policy option 'limits': %s must be a number or a string, "
-                                "not %r" % (key, item), option="limits")
+                                "not %r" % (key, item), option="limits." + str(key))
         elif isinstance(item, float):
             text = repr(item) if not item.is_integer() else str(int(item))
         else:
