@@ -85,6 +85,25 @@ export interface RunOptions extends CallOptions {
    * (absent or empty; made 0700) instead of the real tree; without `mode`,
    * workspace-write. The result's `stage` lists, applies or discards it. */
   stage?: string;
+  /** The run's decider for hosts on neither network list (doc/SPEC.md 15,
+   * "Ask"): asked once per host and port a run; true allows, false or
+   * {allow: false, reason} refuses (the reason reaches the model). Throwing,
+   * answering anything else or taking more than 20 s refuses, saying so.
+   * It turns the network off around it unless `network` says otherwise.
+   * wrap() takes none (UsageError). */
+  askHost?: AskHost;
+}
+
+/** A run's decider: `askHost` of run() and bash(). */
+export type AskHost = (host: string, port: number) =>
+  boolean | { allow: boolean; reason?: string } | Promise<boolean | { allow: boolean; reason?: string }>;
+
+/** What the network allowlist's proxy decided for one host and port. */
+export interface NetworkDecision {
+  host: string;
+  port: number;
+  allow: boolean;
+  by: 'allowlist' | 'denylist' | 'decider' | 'off';
 }
 
 export interface BashOptions extends CallOptions {
@@ -94,6 +113,13 @@ export interface BashOptions extends CallOptions {
    * (absent or empty; made 0700) instead of the real tree; without `mode`,
    * workspace-write. The result's `stage` lists, applies or discards it. */
   stage?: string;
+  /** The run's decider for hosts on neither network list (doc/SPEC.md 15,
+   * "Ask"): asked once per host and port a run; true allows, false or
+   * {allow: false, reason} refuses (the reason reaches the model). Throwing,
+   * answering anything else or taking more than 20 s refuses, saying so.
+   * It turns the network off around it unless `network` says otherwise.
+   * wrap() takes none (UsageError). */
+  askHost?: AskHost;
 }
 
 export interface Truncated {
@@ -119,8 +145,12 @@ export interface Result {
   limit: { name: string; value: number; killed: boolean } | null;
   /** What the run used; null where the mechanism cannot tell. */
   usage: { peakMemory: number | null; peakProcesses: number | null; cpuSeconds: number | null };
-  /** The refusals this run met, each with its object (at most 32). */
+  /** The refusals this run met, each with its object (a bounded list). */
   denials: Denial[];
+  /** How many refusals the bounded `denials` left out. */
+  denialsDropped: number;
+  /** Every decision of the network allowlist's proxy, once per host and port. */
+  networkDecisions: NetworkDecision[];
   timedOut: boolean;
   /** null for danger-full-access. */
   runner: Runner | null;
@@ -163,6 +193,8 @@ export interface Denial {
   /** "mode" (a write outside the writable roots), "denyRead", "protectedPaths",
    * "defaultProtections", "metadata", "setid", "unix-sockets" or "network". */
   clause: string;
+  /** The run's decider's reason for a host it refused, else null. */
+  reason: string | null;
 }
 
 export interface GitHazard {

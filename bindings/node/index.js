@@ -49,6 +49,7 @@ const {
 } = require('./lib/call-options');
 const { parseJsonLine, failure, resultOf, clausesOf } = require('./lib/results');
 const { Stage } = require('./lib/stage');
+const { startAsker } = require('./lib/ask-host');
 
 // ---- the calls -------------------------------------------------------------
 
@@ -68,8 +69,14 @@ function stageOf(options, bin) {
 async function bashJson(command, options, bin) {
   const { args, mode } = await contextArgs(bin, 'bash', options);
   const timeoutMs = timeoutArg(options);
-  const done = await exec(bin, ['bash', '--json', ...args, '--timeout', String(timeoutMs), '-c', command],
-    { environ: options.environ, signal: options.signal });
+  const asker = await startAsker(options.askHost);
+  let done;
+  try {
+    done = await exec(bin, ['bash', '--json', ...args, ...asker.args, '--timeout', String(timeoutMs), '-c', command],
+      { environ: options.environ, signal: options.signal });
+  } finally {
+    asker.close();
+  }
   const object = parseJsonLine(done.stdout);
   if (!object || object.error) {
     throw (object && object.error ? errorFrom(object.error, done.status) : failure(done, bin)) ||
@@ -136,9 +143,18 @@ async function run(argv, options = {}) {
   const command = argv;
   const signal = options.signal;
   if (signal && signal.aborted) throw abortError(signal);
+  const asker = await startAsker(options.askHost);
+  try {
+    return await spawnRun(bin, args, asker, { command, signal, environ, stdin, limit, timeoutMs, mode, options });
+  } finally {
+    asker.close();
+  }
+}
 
+/** run()'s `confine run --json` and its result. */
+function spawnRun(bin, args, asker, { command, signal, environ, stdin, limit, timeoutMs, mode, options }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, ['run', '--json', ...args, '--', ...command], {
+    const child = spawn(bin, ['run', '--json', ...args, ...asker.args, '--', ...command], {
       // confine ends the run when this process dies, SIGKILL included
       // (doc/SPEC.md 15, "Nothing left behind"): no orphaned run.
       env: { ...environ, CONFINE_DIE_WITH_PARENT: String(process.pid) },
@@ -233,7 +249,7 @@ async function run(argv, options = {}) {
           return resolve({
             exitCode: null, signal: termSignal || 'SIGKILL', stdout: stdoutBuffer.toString('utf8'),
             stderr: stderrBuffer.toString('utf8'), stdoutBuffer, stderrBuffer,
-            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, networkDenied: false, denials: [], timedOut: true,
+            truncated: { stdout: cut.stdout, stderr: cut.stderr }, denied: false, networkDenied: false, denials: [], denialsDropped: 0, networkDecisions: [], timedOut: true,
             runner: null, enforcement: null, unenforced: [], layers: [], clauses: [], gitHazards: [], mode,
           });
         }
@@ -283,7 +299,7 @@ async function bash(command, options = {}) {
  */
 async function wrap(argv, options = {}) {
   checkArgv(argv);
-  checkOptions(options, { timeout: false });
+  checkOptions(options, { timeout: false, call: 'wrap' });
   noStage(options, 'wrap()');
   const environ = options.environ || process.env;
   const bin = options.bin || findConfine(environ);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The confine command's configuration file: one JSON object with the
- * optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,
- * probeTimeoutMs and landlockLauncher (SPEC 10), and the policy keys
+ * optional keys mode, workspaceRoot, runner, runnerCommand,
+ * runnerFailureSignatures, probeTimeoutMs and landlockLauncher (SPEC 10),
+ * and the policy keys
  * writableRoots, protectedPaths, defaultProtections, denyRead, network,
  * allowUnixSockets, env {inherit, include, exclude, set, defaultExcludes}
  * and requireFull (issue 16). Loading checks the shape

@@ -42,8 +42,8 @@ const char *cli_help_hint(cli_command command) {
 	"  -w, --workspace DIR   the workspace root (default: the config's workspaceRoot,\n"    \
 	"                        else the current directory); a relative DIR is taken\n"       \
 	"                        from the current directory\n"                                 \
-	"      --runner NAME     pin the runner: bwrap, landlock or seatbelt (used\n"          \
-	"                        unprobed; fails closed if it cannot run)\n"                    \
+	"      --runner NAME     pin the runner: bwrap, landlock, seatbelt or gvisor\n"       \
+	"                        (used unprobed; fails closed if it cannot run) [runner]\n"     \
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
 
 #define POLICY_OPTIONS                                                                       \
@@ -134,11 +134,11 @@ static const char help_global[] =
 	"runs a command unconfined: where no backend can confine, confine fails.\n"
 	"\n"
 	"Configuration (--config FILE or $CONFINE_CONFIG) is a JSON object with the\n"
-	"optional keys mode, workspaceRoot, runnerCommand, runnerFailureSignatures,\n"
-	"probeTimeoutMs and landlockLauncher, and the policy keys writableRoots,\n"
-	"protectedPaths, defaultProtections, unprotect, denyRead, network,\n"
-	"allowUnixSockets, env (inherit, include, exclude, set, defaultExcludes),\n"
-	"requireFull and limits\n"
+	"optional keys mode, workspaceRoot, runner, runnerCommand,\n"
+	"runnerFailureSignatures, probeTimeoutMs and landlockLauncher, and the policy\n"
+	"keys writableRoots, protectedPaths, defaultProtections, unprotect, denyRead,\n"
+	"network, allowUnixSockets, env (inherit, include, exclude, set,\n"
+	"defaultExcludes), requireFull and limits\n"
 	"(pids, memory, cpuSeconds, fileSize, temp, openFiles; a command's help\n"
 	"names the option of each). Flags that take a list add to the file's list;\n"
 	"other flags override it.\n"
@@ -275,10 +275,10 @@ static const char help_probe[] =
 	"with the reason.\n"
 	"\n"
 	"Options:\n"
-	"      --runner NAME     probe only this runner: bwrap, landlock or seatbelt\n"
-	"                        (it runs `true` confined under it, bounded by\n"
-	"                        probeTimeoutMs; a missing or non-executable runner is\n"
-	"                        not usable)\n"
+	"      --runner NAME     probe only this runner: bwrap, landlock, seatbelt or\n"
+	"                        gvisor [runner] (it runs `true` confined under it,\n"
+	"                        bounded by probeTimeoutMs; a missing or non-executable\n"
+	"                        runner is not usable)\n"
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
 	"      --json            print one JSON object:\n"
 	"                        {\"usable\",\"runner\",\"enforcement\",\"landlockAbi\",\n"

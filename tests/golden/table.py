@@ -20,6 +20,13 @@ the wrong JSON type: ``INVALID_CONFIG``); nothing runs. A value taken must
 be echoed as the same policy by every door's wrap. A door that cannot be
 given a value (a NUL in an argv word) is left out of that case, by name.
 
+Two kinds of rows beside the policy's: the provider's words (``runner``,
+section 4): a word not among the row's choices and a value of the wrong
+type are ``INVALID_CONFIG`` at every door, the word's message naming it
+and listing the row's choices; and the run's decider (type ``decider``,
+``--ask-host``/``ask_host``/``askHost``): given to wrap, ``USAGE`` at every
+door; not a function, ``INVALID_POLICY`` at both packages.
+
 Environment (set by Meson): as doors.py (CONFINE_LIBRARY, CONFINE_BIN,
 CONFINE_TEST_NODE).
 """
@@ -139,7 +146,7 @@ def bad_values(row, ws):
 
 def policy_rows(rows):
     return [r for r in rows if (r["spec"] == "15" or r["key"] in ("mode", "workspaceRoot"))
-            and r["python"] and r["node"] and r["flag"]]
+            and r["python"] and r["node"] and r["flag"] and r["type"] != "decider"]
 
 
 def cli_wrap(words, ws, config=None):
@@ -204,8 +211,73 @@ def kwargs(row, door, value):
     return nest(name, value)
 
 
+def decider_cases(rows):
+    """The decider rows (type decider: --ask-host, ask_host, askHost): the
+    run's, so not walked as a policy value through wrap. Each door refuses
+    a decider given to wrap with USAGE (its argv has no one to ask), and
+    the packages refuse one that is not a function with INVALID_POLICY
+    (the CLI's COMMAND is any word: there is no wrong type of it)."""
+    out = []
+    for row in rows:
+        if row["type"] != "decider":
+            continue
+        out.append((row, "given to wrap", "wrap", {"cli": "USAGE", "python": "USAGE",
+                                                    "node": "USAGE"}))
+        out.append((row, "not a function", "run", {"python": "INVALID_POLICY",
+                                                    "node": "INVALID_POLICY"}))
+    return out
+
+
+def provider_cases(rows):
+    """The provider's word rows (section 4, type enum: runner): a word not
+    among the row's choices, and a value of the wrong type, are
+    INVALID_CONFIG at every door (a provider setting), the word's message
+    the library's, naming it and listing the row's choices."""
+    out = []
+    for row in rows:
+        if row["spec"] != "4" or row["type"] != "enum":
+            continue
+        words = row["choices"]
+        listed = "unknown %s \"docker\" (expected %s or %s)" % (
+            row["key"], ", ".join(words[:-1]), words[-1])
+        out.append((row, "an unknown word", "docker", listed,
+                    {"cli": "INVALID_CONFIG", "config": "INVALID_CONFIG",
+                     "python": "INVALID_CONFIG", "node": "INVALID_CONFIG"}))
+        out.append((row, "wrong type", 5, None,
+                    {"config": "INVALID_CONFIG", "python": "INVALID_CONFIG",
+                     "node": "INVALID_CONFIG"}))
+    return out
+
+
+def python_provider(name, value, ws):
+    try:
+        confine.wrap(["true"], workspace=ws, provider=confine.Provider(**{name: value}))
+        return {"code": None, "message": "accepted"}
+    except confine.Error as e:
+        return {"code": e.code, "message": e.message}
+    except Exception as e:  # not the contract's
+        return {"code": None, "message": "%s: %s" % (type(e).__name__, e)}
+
+
+def python_call(call, kw, ws):
+    marker = os.path.join(ws, "ran")
+    try:
+        if call == "wrap":
+            confine.wrap(["touch", marker], workspace=ws, **kw)
+        else:
+            confine.run(["touch", marker], workspace=ws, **kw)
+        return {"code": None, "message": "ran" if os.path.exists(marker) else "accepted"}
+    except confine.Error as e:
+        return {"code": e.code, "message": e.message}
+    except Exception as e:  # not the contract's
+        return {"code": None, "message": "%s: %s" % (type(e).__name__, e)}
+
+
 def cases(ws):
-    rows = policy_rows(table())
+    all_rows = table()
+    rows = policy_rows(all_rows)
+    deciders = decider_cases(all_rows)
+    providers = provider_cases(all_rows)
     bad, good = [], []
     for row in rows:
         for kind, value, word, config_value, codes in bad_values(row, ws):
@@ -222,7 +294,13 @@ def cases(ws):
         {"name": "%s: %s" % (row["node"], kind), "node": {
             "call": "wrap", "option": row["node"],
             "args": node_values(kwargs(row, "node", value))}}
-        for row, kind, value, _, _, codes in bad if "node" in codes], ws) if NODE else {}
+        for row, kind, value, _, _, codes in bad if "node" in codes] + [
+        {"name": "%s: %s" % (row["node"], kind), "node": {
+            "call": call, "option": row["node"], "args": {row["node"]: 5}}}
+        for row, kind, call, _ in deciders] + [
+        {"name": "%s: %s" % (row["node"], kind), "node": {
+            "call": "wrap", "option": row["node"], "args": {row["node"]: value}}}
+        for row, kind, value, _, _ in providers], ws) if NODE else {}
     node_good = node_door("accepted", [
         {"name": "%s %d" % (row["node"], i), "node": kwargs(row, "node", value)}
         for i, (row, value) in enumerate(good)],
@@ -245,6 +323,36 @@ def cases(ws):
         problems = ["%s: %s, expected %s%s" % (door, g.get("code") or "accepted", codes[door],
                                                " (%s)" % g.get("message", "")[:160])
                     for door, g in got.items() if g.get("code") != codes[door]]
+        checks += 1
+        lines.append((label, problems))
+    for row, kind, value, listed, codes in providers:
+        label = "%s (%s, %s): %s" % (row["key"], row["flag"], row["python"], kind)
+        got = {"python": python_provider(row["python"], value, ws),
+               "config": cli_wrap([], ws, {row["key"]: value})}
+        if NODE:
+            got["node"] = node_bad.get("%s: %s" % (row["node"], kind)) or {"code": "no answer"}
+        if "cli" in codes:
+            got["cli"] = cli_wrap([row["flag"], value], ws)
+        problems = ["%s: %s, expected %s (%s)" % (door, g.get("code") or "accepted", codes[door],
+                                                  g.get("message", "")[:160])
+                    for door, g in got.items() if g.get("code") != codes[door]]
+        if listed:  # the same words at every door, after the door's own lead
+            problems += ["%s: the message lacks %r: %s" % (door, listed, g.get("message"))
+                         for door, g in got.items() if listed not in (g.get("message") or "")]
+        checks += 1
+        lines.append((label, problems))
+    for row, kind, call, codes in deciders:
+        label = "%s (%s, %s): %s" % (row["node"], row["flag"], row["python"], kind)
+        got = {"python": python_call(call, {row["python"]: 5}, ws)}
+        if NODE:
+            got["node"] = node_bad.get("%s: %s" % (row["node"], kind)) or {"code": "no answer"}
+        if "cli" in codes:
+            got["cli"] = cli_wrap([row["flag"], "/bin/true"], ws)
+        problems = ["%s: %s, expected %s (%s)" % (door, g.get("code") or "accepted", codes[door],
+                                                  g.get("message", "")[:160])
+                    for door, g in got.items() if g.get("code") != codes[door]]
+        if os.path.exists(os.path.join(ws, "ran")):
+            problems.append("a refused call ran")
         checks += 1
         lines.append((label, problems))
     for i, (row, value) in enumerate(good):

@@ -58,7 +58,7 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		const char *text;
 		const char *part;
 	} cases[] = {
-		{ "{\"mdoe\": \"read-only\"}", ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, protectedPaths, unprotect, defaultProtections, denyRead, network, allowUnixSockets, env, requireFull, limits)" },
+		{ "{\"mdoe\": \"read-only\"}", ": unknown key \"mdoe\" (expected mode, workspaceRoot, runner, runnerCommand, runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, protectedPaths, unprotect, defaultProtections, denyRead, network, allowUnixSockets, env, requireFull, limits)" },
 		{ "{\"mode\": 1}", ": key \"mode\" must be a string, not a number" },
 		{ "{\"mode\": \"bogus\"}", ": key \"mode\": unknown sandbox mode \"bogus\"" },
 		{ "{\"mode\": null}", ": key \"mode\" must be a string, not null" },

@@ -14,12 +14,13 @@
 #include <cmocka.h>
 
 #include "args.h"
+#include "confine.h"
 #include "config-file.h"
 #include "option-rows.h"
 #include "policy-limits.h"
 
 typedef struct row {
-	const char *id, *key, *flag, *value, *type, *dflt;
+	const char *id, *key, *flag, *value, *type, *choices, *dflt;
 	char short_name;
 	uint64_t min, max;
 	unsigned commands;
@@ -28,7 +29,7 @@ typedef struct row {
 static const row rows[] = {
 #define CONFINE_OPTION(id, key, short_name, flag, value, python, node, type, choices, min, max, \
                        length, dflt, spec, commands)                                            \
-	{ #id, key, flag, value, type, dflt, short_name, min, max, commands },
+	{ #id, key, flag, value, type, choices, dflt, short_name, min, max, commands },
 #include "options.def"
 #undef CONFINE_OPTION
 };
@@ -134,6 +135,61 @@ static void test_config_knows_every_key(void **state) {
 	rmdir(dir);
 }
 
+/* The runner row's words are the rungs a chain can be pinned to, in the
+ * rung table's order (the library's own "unknown runner" message lists
+ * them), and every command that takes --runner lists them in its help:
+ * a rung added to the table and not to the row (gvisor) fails here. */
+static void test_runner_words_are_the_rungs(void **state) {
+	confine_runner pin;
+	confine_error err;
+	char words[256] = "", *start, *end;
+	const char *choices = NULL;
+	size_t n = 0, total = 1;
+	(void)state;
+	for (size_t i = 0; i < N_ROWS; i++)
+		if (strcmp(rows[i].id, "RUNNER") == 0)
+			choices = rows[i].choices;
+	assert_non_null(choices);
+	for (const char *c = choices; *c; c++)
+		total += *c == '|';
+	/* "bwrap|landlock|seatbelt|gvisor" as "bwrap, landlock, seatbelt or gvisor" */
+	for (const char *c = choices; *c; n++) {
+		size_t len = strcspn(c, "|");
+		if (n > 0)
+			strcat(words, n + 1 == total ? " or " : ", ");
+		strncat(words, c, len);
+		c += len + (c[len] == '|');
+	}
+	memset(&err, 0, sizeof err);
+	assert_true(confine_runner_parse("docker", &pin, &err) < 0);
+	start = strstr(err.message, "(expected ");
+	assert_non_null(start);
+	start += strlen("(expected ");
+	end = strrchr(start, ')');
+	assert_non_null(end);
+	*end = '\0';
+	assert_string_equal(words, start);
+	for (size_t c = 0; c < sizeof commands / sizeof commands[0]; c++) {
+		const char *help = cli_help_text(commands[c]);
+		char flat[8192];
+		size_t k = 0;
+		if (commands[c] != CLI_COMMAND_RUN && commands[c] != CLI_COMMAND_BASH &&
+		    commands[c] != CLI_COMMAND_WRAP && commands[c] != CLI_COMMAND_PROBE)
+			continue;
+		/* the help's lines joined, its indentation one space */
+		for (const char *h = help; *h && k + 1 < sizeof flat; h++) {
+			char ch = *h == '\n' ? ' ' : *h;
+			if (ch == ' ' && k && flat[k - 1] == ' ')
+				continue;
+			flat[k++] = ch;
+		}
+		flat[k] = '\0';
+		if (!strstr(flat, words))
+			fail_msg("confine %s --help does not list the runners \"%s\"",
+			         cli_command_name(commands[c]), words);
+	}
+}
+
 /* The library's limits are the LIMIT rows: key, flag, bounds, default. */
 static void test_limits_are_the_rows(void **state) {
 	size_t limits = 0;
@@ -174,6 +230,7 @@ int main(void) {
 		cmocka_unit_test(test_flags_parse_where_the_table_says),
 		cmocka_unit_test(test_config_knows_every_key),
 		cmocka_unit_test(test_limits_are_the_rows),
+		cmocka_unit_test(test_runner_words_are_the_rungs),
 		cmocka_unit_test(test_bounds_are_the_code_s),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

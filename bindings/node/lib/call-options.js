@@ -10,6 +10,7 @@ const { POLICY_OPTIONS } = require('./policy-options');
 const { helpText, checkVersion } = require('./command');
 const table = require('./table');
 const { stageDir } = require('./stage');
+const { checkAskHost } = require('./ask-host');
 
 // The words, bounds and defaults are the table of options' (./table.js).
 const MODES = table.row('mode').choices;
@@ -28,7 +29,7 @@ const KILL_GRACE_MS = 3000;
 // The options every call takes that are not policy options.
 const CALL_OPTIONS = new Set([
   'mode', 'workspace', 'cwd', 'timeout', 'stdin', 'runner', 'config', 'bin', 'environ', 'signal',
-  'maxOutput', 'stage',
+  'maxOutput', 'stage', 'askHost',
 ]);
 
 /**
@@ -37,10 +38,12 @@ const CALL_OPTIONS = new Set([
  * (mode, workspace, runner, config) and the policy options, with `mode`
  * (null: the CLI's default). Each refusal names the option (see "values").
  */
-function checkOptions(options, { timeout = true } = {}) {
+function checkOptions(options, { timeout = true, call = 'run' } = {}) {
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
     throw new UsageError(`options must be an object, not ${typeName(options)}`, { option: 'options' });
   }
+  // The run's decider (lib/ask-host.js): run() and bash() only.
+  checkAskHost(options.askHost, call);
   const given = (name) => options[name] !== undefined && options[name] !== null;
   const args = [];
   const policy = [];
@@ -72,7 +75,8 @@ function checkOptions(options, { timeout = true } = {}) {
   if (given('runner')) {
     const runner = checkString(options.runner, 'runner', 'config');
     if (!RUNNERS.includes(runner)) {
-      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.join(', ')})`, { option: 'runner' });
+      // The library's wording (confine_runner_parse), the table's words.
+      throw new InvalidConfigError(`unknown runner ${JSON.stringify(runner)} (expected ${RUNNERS.slice(0, -1).join(', ')} or ${RUNNERS[RUNNERS.length - 1]})`, { option: 'runner' });
     }
     args.push('--runner', runner);
   }

@@ -5,11 +5,12 @@
 // library's own rendering, from `confine bash --json`).
 'use strict';
 
-/** "[denied: OP OBJECT (CLAUSE)]" per denial of one kind, as
+/** "[denied: OP OBJECT (CLAUSE)[: REASON]]" per denial of one kind, as
  * confine_bash_render() writes it: a control character shows as '?'. */
 function denialLines(result, files) {
+  const safe = (text) => text.replace(/[\x00-\x1f\x7f]/g, '?');
   return (result.denials || []).filter((d) => (files ? d.path : d.address) !== null)
-    .map((d) => `[denied: ${d.op} ${(files ? d.path : d.address).replace(/[\x00-\x1f\x7f]/g, '?')} (${d.clause})]`);
+    .map((d) => `[denied: ${d.op} ${safe(files ? d.path : d.address)} (${d.clause})${d.reason ? `: ${safe(d.reason)}` : ''}]`);
 }
 
 /** "denyRead (/ws/.env), signals": the clauses that did not hold, each

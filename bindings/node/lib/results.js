@@ -51,6 +51,12 @@ function resultOf(object, mode) {
     denied: !!sandbox.denied,
     networkDenied: !!sandbox.networkDenied,
     denials: denialsOf(sandbox.denials),
+    denialsDropped: sandbox.denialsDropped || 0,
+    // Every decision of the allowlist's proxy, once per host and port
+    // (doc/SPEC.md 15, "Ask"): {host, port, allow, by}.
+    networkDecisions: ((sandbox.network && sandbox.network.decisions) || []).map((d) => ({
+      host: d.host, port: d.port, allow: d.decision === 'allow', by: d.by,
+    })),
     timedOut: !!object.timedOut,
     runner: sandbox.runner || null,
     enforcement: sandbox.enforcement || null,
@@ -71,11 +77,13 @@ function resultOf(object, mode) {
 }
 
 /** The refusals with their object (doc/SPEC.md 9): {op, path, address,
- * clause}, exactly one of path and address set, the other null. */
+ * clause, reason}, exactly one of path and address set, the other null;
+ * reason the run's decider's for a host it refused, else null. */
 function denialsOf(list) {
   return (list || []).map((d) => ({
     op: d.op, path: d.path === undefined ? null : d.path,
     address: d.address === undefined ? null : d.address, clause: d.clause,
+    reason: d.reason === undefined ? null : d.reason,
   }));
 }
 

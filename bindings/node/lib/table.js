@@ -14,8 +14,9 @@ const ROWS = require('../options.json').options;
 const head = (name) => name.split('.')[0];
 const leaf = (name) => name.split('.').pop();
 
-/** The rows of doc/SPEC.md 15 the Node package takes. */
-const policyRows = () => ROWS.filter((r) => r.spec === '15' && r.node);
+/** The rows of doc/SPEC.md 15 the Node package takes as policy options
+ * (the decider, askHost, is the run's: an option of run and bash). */
+const policyRows = () => ROWS.filter((r) => r.spec === '15' && r.node && r.type !== 'decider');
 
 /** The policy options of run(), bash() and wrap(), in the table's order
  * ("network" for network.allow: the head of a dotted name). */

@@ -126,7 +126,7 @@ test('a denied write renders the exact marker and leaves no file', async () => {
   assert.strictEqual(lines[0], '[stderr]');
   assert.deepStrictEqual(lines.slice(-3), ['[sandbox: file access denied under read-only mode]',
     `[denied: write ${path.join(ws, 'f')} (mode)]`, '[exit code: 1]']);
-  assert.deepStrictEqual(r.denials, [{ op: 'write', path: path.join(ws, 'f'), address: null, clause: 'mode' }]);
+  assert.deepStrictEqual(r.denials, [{ op: 'write', path: path.join(ws, 'f'), address: null, clause: 'mode', reason: null }]);
   assert.ok(!fs.existsSync(path.join(ws, 'f')));
 
   const rr = await confine.run(['sh', '-c', 'echo x > f'], opts(ws, { mode: 'read-only' }));
@@ -506,7 +506,7 @@ test('denials name their object and clause, alike on both rungs; ordinary errors
   } else {
     assert.ok(g.stderr.includes('Device or resource busy'));
     assert.strictEqual(g.denied, true);
-    assert.deepStrictEqual(g.denials, [{ op: 'write', path: config, address: null, clause: 'defaultProtections' }]);
+    assert.deepStrictEqual(g.denials, [{ op: 'write', path: config, address: null, clause: 'defaultProtections', reason: null }]);
     assert.ok(g.rendering.split('\n').includes(`[denied: write ${config} (defaultProtections)]`));
   }
   // Below denyRead (bwrap's mask: ENOENT; Landlock: EACCES), in a directory
@@ -519,7 +519,7 @@ test('denials name their object and clause, alike on both rungs; ordinary errors
     const r = await confine.bash(`cat '${key}'`, opts(ws, { denyRead: [stable] }));
     assert.ok(!r.stdout.includes('s3cr3t'));
     assert.strictEqual(r.denied, true);
-    assert.deepStrictEqual(r.denials, [{ op: 'read', path: key, address: null, clause: 'denyRead' }]);
+    assert.deepStrictEqual(r.denials, [{ op: 'read', path: key, address: null, clause: 'denyRead', reason: null }]);
   } finally {
     fs.rmSync(key, { force: true });
   }
@@ -530,7 +530,7 @@ test('denials name their object and clause, alike on both rungs; ordinary errors
   try {
     const n = await confine.bash(`exec 3<>/dev/tcp/127.0.0.1/${port}`, opts(ws, { network: 'off' }));
     assert.deepStrictEqual([n.networkDenied, n.denied], [true, false]);
-    assert.deepStrictEqual(n.denials, [{ op: 'connect', path: null, address: `127.0.0.1:${port}`, clause: 'network' }]);
+    assert.deepStrictEqual(n.denials, [{ op: 'connect', path: null, address: `127.0.0.1:${port}`, clause: 'network', reason: null }]);
     assert.ok(n.rendering.includes(`[sandbox: network access denied under read-only mode]\n[denied: connect 127.0.0.1:${port} (network)]`));
     // the rendering is the CLI's, byte for byte
     const bin = confine.findConfine();

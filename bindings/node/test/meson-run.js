@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Meson's entry to the Node suite: checks that the pinned rung can run here
 // (else exit 77, skip, or 1 under CONFINE_MUST_WORK=1), then runs
-// `node --test` on the test files.
+// `node --test` on the test files (those named as arguments, else every
+// *.test.js).
 'use strict';
 
 const { spawnSync } = require('node:child_process');
@@ -46,7 +47,9 @@ async function main() {
   } finally {
     fs.rmSync(ws, { recursive: true, force: true });
   }
-  const files = fs.readdirSync(path.join(__dirname)).filter((f) => f.endsWith('.test.js'))
+  // The files named (a test of its own, ask-host.js), else every *.test.js.
+  const named = process.argv.slice(2);
+  const files = (named.length ? named : fs.readdirSync(path.join(__dirname)).filter((f) => f.endsWith('.test.js')))
     .map((f) => path.join(__dirname, f));
   console.log(`# confine ${confine.findConfine()}, runner ${runner || 'default'}, node ${process.version}`);
   const done = spawnSync(process.execPath, ['--test', ...files], { stdio: 'inherit' });

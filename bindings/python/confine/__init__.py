@@ -36,8 +36,9 @@ The library is found through ``$CONFINE_LIBRARY``, else next to the package
 (a bundled copy, or the library directory recorded by ``meson install``),
 else the loader's search path, else a source checkout's ``build/``.
 """
-from ._api import (BashResult, Clause, Denial, GitHazard, Provider, Result, Rule, Truncated, Verdict,
-                   Wrap, bash, configure, default_provider, probe, run, version, wrap)
+from ._api import (BashResult, Clause, Denial, GitHazard, NetworkDecision, Provider, Result, Rule,
+                   Truncated, Verdict, Wrap, bash, configure, default_provider, probe, run, version,
+                   wrap)
 from ._async import abash, arun
 from ._errors import (ERROR_CODES, DeniedError, Error, FsError, InvalidConfig,
                       InvalidConfigError, InvalidPolicy, InvalidPolicyError,
@@ -49,7 +50,7 @@ from ._version import __version__
 __all__ = [
     "run", "bash", "wrap", "probe", "arun", "abash", "configure", "default_provider",
     "version", "Provider", "Result", "BashResult", "Truncated", "Wrap", "Rule", "Verdict",
-    "GitHazard", "Clause", "Denial", "Error", "SandboxUnavailable", "InvalidPolicy",
+    "GitHazard", "Clause", "Denial", "NetworkDecision", "Error", "SandboxUnavailable", "InvalidPolicy",
     "InvalidConfig", "UsageError", "ERROR_CODES", "POLICY_OPTIONS", "__version__", "DeniedError",
     "FsError", "fs", "SandboxUnavailableError", "InvalidPolicyError", "InvalidConfigError",
     "SpawnFailedError", "ProgramNotFoundError", "ProgramNotExecutableError",

@@ -10,15 +10,16 @@ import errno as _errno
 import os
 from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Union, cast
 
-from . import _ffi, _policy, _values
+from . import _ask, _ffi, _policy, _values
 from ._errors import (RUNNER_FAILURE_SEPARATOR, InvalidPolicy, SandboxUnavailable, UsageError)
 from ._provider import Provider, _name, _provider, _raise, configure, default_provider
-from ._results import (BashResult, Clause, Denial, GitHazard, Result, Rule, Truncated, Verdict,
-                       Wrap)
+from ._results import (BashResult, Clause, Denial, GitHazard, NetworkDecision, Result, Rule,
+                       Truncated, Verdict, Wrap)
 from ._values import POLICY, USAGE
 
 __all__ = ["run", "bash", "wrap", "probe", "version", "Provider", "configure",
-           "default_provider", "Result", "BashResult", "Clause", "Denial", "GitHazard", "Rule",
+           "default_provider", "Result", "BashResult", "Clause", "Denial", "NetworkDecision",
+           "GitHazard", "Rule",
            "Truncated", "Verdict", "Wrap"]
 
 PathArg = Union[str, bytes, "os.PathLike[str]"]
@@ -38,7 +39,8 @@ class _Policy:
 
     ptr: Any = None
 
-    def __init__(self, mode: str, workspace: Optional[PathArg], options: Mapping[str, Any]):
+    def __init__(self, mode: str, workspace: Optional[PathArg], options: Mapping[str, Any],
+                 ask: bool = False):
         lib = _ffi.lib()
         chosen = _policy.check(options, _library_name())
         err = _ffi.ConfineError()
@@ -59,6 +61,11 @@ class _Policy:
                                   ctypes.byref(err)) < 0:
             _raise(err, option="workspace")
         self.ptr = ptr
+        if ask:
+            # A decider (doc/SPEC.md 15, "Ask"): the network off around it
+            # unless `network` says otherwise, as the CLI's --ask-host.
+            ptr.contents.network_ask = True
+            ptr.contents.network = 1  # CONFINE_NETWORK_OFF
         self.mode = mode
         self.mode_value = mode_value.value
         self.confined = bool(lib.confine_mode_is_confined(mode_value.value))
@@ -172,9 +179,11 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
                stdin: StdinArg = None, cwd: Optional[PathArg] = None,
                environ: Optional[Mapping[str, str]] = None,
                max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
-               provider: Optional[Provider] = None, **policy: Any) -> _Running:
+               provider: Optional[Provider] = None, ask_host: Optional[_ask.Decider] = None,
+               loop: Any = None, **policy: Any) -> _Running:
     lib = _ffi.lib()
     items = _argv_list(argv)
+    decide = _ask.check(ask_host, "run")
     timeout_ms = _timeout_ms(timeout, 0)
     capture_limit = _capture_limit(max_output)
     envp = _envp(environ)
@@ -183,7 +192,7 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
     stage_dir = policy.pop("stage", None)
     if stage_dir is not None and mode == "read-only":
         mode = "workspace-write"  # a stage's writes reach nothing real (doc/SPEC.md 21)
-    pol = _Policy(mode, workspace, policy)
+    pol = _Policy(mode, workspace, policy, ask=decide is not None)
     keep: List[Any] = [pol]
     if stage_dir is not None:
         stage_dir = os.path.abspath(os.fsdecode(stage_dir))
@@ -212,6 +221,8 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
     options.stdio[2].kind = _ffi.STDIO_CAPTURE
     options.capture_limit = capture_limit
     options.timeout_ms = timeout_ms
+    if decide is not None:
+        options.ask_host = _ask.callback(decide, keep, loop)
     process = ctypes.c_void_p()
     try:
         kind, fd = _stdin_stdio(stdin, keep)
@@ -282,8 +293,10 @@ def _start_bash(command: str, *, mode: str = "read-only",
                 workspace: Optional[PathArg] = None, timeout: Optional[float] = None,
                 cwd: Optional[PathArg] = None, environ: Optional[Mapping[str, str]] = None,
                 max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
-                provider: Optional[Provider] = None, **policy: Any) -> _Running:
+                provider: Optional[Provider] = None, ask_host: Optional[_ask.Decider] = None,
+                loop: Any = None, **policy: Any) -> _Running:
     lib = _ffi.lib()
+    decide = _ask.check(ask_host, "bash")
     if not isinstance(command, (str, bytes)):
         raise UsageError("command must be a string, not %s" % type(command).__name__,
                          option="command")
@@ -292,7 +305,7 @@ def _start_bash(command: str, *, mode: str = "read-only",
     capture_limit = _capture_limit(max_output)
     envp = _envp(environ)
     prov = _provider(provider)
-    pol = _Policy(mode, workspace, policy)
+    pol = _Policy(mode, workspace, policy, ask=decide is not None)
     keep: List[Any] = [pol]
     keep.append(prov)
     options = _ffi.BashOptions()
@@ -308,6 +321,8 @@ def _start_bash(command: str, *, mode: str = "read-only",
         options.envp = envp.ptr()
     options.timeout_ms = timeout_ms
     options.max_output = capture_limit
+    if decide is not None:
+        options.ask_host = _ask.callback(decide, keep, loop)
     err = _ffi.ConfineError()
     process = ctypes.c_void_p()
     if lib.confine_bash_start(prov.handle, ctypes.byref(options), ctypes.byref(process),
@@ -353,7 +368,8 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
         stdin: StdinArg = None, cwd: Optional[PathArg] = None,
         environ: Optional[Mapping[str, str]] = None,
         max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
-        provider: Optional[Provider] = None, **policy: Any) -> Result:
+        provider: Optional[Provider] = None, ask_host: Optional[_ask.Decider] = None,
+        **policy: Any) -> Result:
     """Runs ``argv`` confined, in this process (no ``confine`` process), and
     returns its :class:`Result`.
 
@@ -378,6 +394,16 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     unenforced; otherwise what was not enforced is in the result's
     ``unenforced``.
 
+    ``ask_host``: the run's decider for hosts on neither network list
+    (doc/SPEC.md 15, "Ask"; see confine._ask): ``decide(host, port)``
+    returns ``True``, ``False``, ``(allow, reason)`` or
+    ``{"allow", "reason"}``, sync or ``async def``, once per host and port
+    a run; it raising, answering anything else or taking more than 20 s
+    refuses the host with a reason saying so. It turns the network off
+    around it unless ``network`` says otherwise (``network={"allow": [...]}``
+    for a list beside it); each decision is in ``network_decisions``, a
+    refusal's reason in its :class:`Denial`'s ``reason``.
+
     Confined runs go through the library's own spawning
     (``confine_spawn_through``, as ``confine run`` does): the runner
     reports the command's start on a status channel, and when a rung fails
@@ -393,14 +419,16 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     """
     return cast(Result, _start_and_finish(lambda: _start_run(
         argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin, cwd=cwd,
-        environ=environ, max_output=max_output, provider=provider, **policy)))
+        environ=environ, max_output=max_output, provider=provider, ask_host=ask_host,
+        **policy)))
 
 
 def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
          timeout: Optional[float] = None, cwd: Optional[PathArg] = None,
          environ: Optional[Mapping[str, str]] = None,
          max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
-         provider: Optional[Provider] = None, **policy: Any) -> BashResult:
+         provider: Optional[Provider] = None, ask_host: Optional[_ask.Decider] = None,
+         **policy: Any) -> BashResult:
     """Runs ``bash -c COMMAND`` confined: the library's bash consumer (SPEC
     9), as ``confine bash`` does. The :class:`BashResult` carries
     ``rendering``, the text to hand an agent's model. ``timeout`` in seconds
@@ -410,7 +438,7 @@ def bash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] 
     would be)."""
     return cast(BashResult, _start_and_finish(lambda: _start_bash(
         command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd, environ=environ,
-        max_output=max_output, provider=provider, **policy)))
+        max_output=max_output, provider=provider, ask_host=ask_host, **policy)))
 
 
 def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
@@ -424,6 +452,7 @@ def wrap(argv: Sequence[PathArg], *, mode: str = "read-only",
     filter. Danger-full-access returns ``argv`` unchanged."""
     lib = _ffi.lib()
     items = _argv_list(argv)
+    _ask.check(policy.pop("ask_host", None), "wrap")  # a wrap argv has no one to ask
     _envp(environ)  # checked before anything else is made
     pol = _Policy(mode, workspace, policy)
     try:

@@ -82,21 +82,27 @@ async def arun(argv: Sequence[PathArg], *, mode: str = "read-only",
                stdin: StdinArg = None, cwd: Optional[PathArg] = None,
                environ: Optional[Mapping[str, str]] = None,
                max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
-               provider: Optional[Provider] = None, **policy: Any) -> Result:
+               provider: Optional[Provider] = None, ask_host: Any = None,
+               **policy: Any) -> Result:
     """:func:`run` for asyncio, with its signature: the start and the wait
     happen on worker threads, so the event loop is never blocked. Cancelling
-    the task kills the run's process tree."""
+    the task kills the run's process tree. An ``async def`` ``ask_host``
+    runs on this task's event loop."""
+    loop = asyncio.get_running_loop()
     return cast(Result, await _settle_async(lambda: _start_run(
         argv, mode=mode, workspace=workspace, timeout=timeout, stdin=stdin, cwd=cwd,
-        environ=environ, max_output=max_output, provider=provider, **policy)))
+        environ=environ, max_output=max_output, provider=provider, ask_host=ask_host,
+        loop=loop, **policy)))
 
 
 async def abash(command: str, *, mode: str = "read-only", workspace: Optional[PathArg] = None,
                 timeout: Optional[float] = None, cwd: Optional[PathArg] = None,
                 environ: Optional[Mapping[str, str]] = None,
                 max_output: int = _ffi.DEFAULT_CAPTURE_LIMIT,
-                provider: Optional[Provider] = None, **policy: Any) -> BashResult:
+                provider: Optional[Provider] = None, ask_host: Any = None,
+                **policy: Any) -> BashResult:
     """:func:`bash` for asyncio, with its signature (see :func:`arun`)."""
+    loop = asyncio.get_running_loop()
     return cast(BashResult, await _settle_async(lambda: _start_bash(
         command, mode=mode, workspace=workspace, timeout=timeout, cwd=cwd, environ=environ,
-        max_output=max_output, provider=provider, **policy)))
+        max_output=max_output, provider=provider, ask_host=ask_host, loop=loop, **policy)))

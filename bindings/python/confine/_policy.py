@@ -103,11 +103,12 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
                                                         for r in _table.under("network"))),
                                     option="network")
         policy.contents.network = 1  # CONFINE_NETWORK_OFF
+        # A nested option is named by its path (doc/SPEC.md 16), as in Node.
         for name, add in (("allow", lib.confine_policy_add_allow_host),
                           ("deny", lib.confine_policy_add_deny_host)):
-            for host in _strings(value.get(name, []), "network", "host names"):
+            for host in _strings(value.get(name, []), "network." + name, "host names"):
                 if add(policy, host, ctypes.byref(err)) < 0:
-                    _raise(err, "network")
+                    _raise(err, "network." + name)
         local = value.get("allow_local", value.get("allowLocal", False))
         policy.contents.network_allow_local = _bool(local, "network.allow_local")
         return
@@ -155,7 +156,7 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
             text = "unlimited"
         elif isinstance(item, bool) or not isinstance(item, (int, float, str)):
             raise InvalidPolicy("policy option 'limits': %s must be a number or a string, "
-                                "not %r" % (key, item), option="limits")
+                                "not %r" % (key, item), option="limits." + str(key))
         elif isinstance(item, float):
             text = repr(item) if not item.is_integer() else str(int(item))
         else:
@@ -163,7 +164,7 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
         err = _ffi.ConfineError()
         if lib.confine_policy_set_limit_text(policy, name.encode(), text.encode(),
                                              ctypes.byref(err)) < 0:
-            _raise(err, "limits")
+            _raise(err, "limits." + str(key))
 
 
 ENV_KEYS = tuple(_table.leaf(r["python"]) for r in _table.under("env"))
@@ -184,12 +185,14 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
     err = _ffi.ConfineError()
     env = policy.contents.env
     for key, item in value.items():
+        keyword = "env"
         name = ENV_ALIASES.get(key, key)
         if name not in ENV_KEYS:
             raise InvalidPolicy("policy option 'env': unknown key %r (known: %s)"
                                 % (key, ", ".join(ENV_KEYS)), option=keyword)
         if item is None:
             continue
+        keyword = "env." + name  # a nested option is named by its path
         if name == "inherit":
             if isinstance(item, bool):
                 item = "all" if item else "none"

@@ -7,6 +7,7 @@ import ctypes
 import math
 import os
 import threading
+import warnings
 from typing import Any, Callable, List, NoReturn, Optional, Sequence, Union
 
 from . import _ffi, _values
@@ -44,7 +45,7 @@ def _name(fn: Callable[[int], Optional[bytes]], value: int) -> Optional[str]:
 # The config keys of SPEC 4 and the Provider keywords they are.
 _PROVIDER_KEYS = {"runnerCommand": "runner_command",
                   "runnerFailureSignatures": "runner_failure_signatures",
-                  "probeTimeoutMs": "probe_timeout", "landlockLauncher": "landlock_launcher"}
+                  "probeTimeoutMs": "probe_timeout_ms", "landlockLauncher": "landlock_launcher"}
 
 
 class Provider:
@@ -56,10 +57,13 @@ class Provider:
     ``"seatbelt"``, ``"gvisor"``: used unprobed, failing closed at run time
     if it cannot run; ``"gvisor"`` is never chosen unless named). ``landlock_launcher`` is landlock-run's path. ``runner_command`` and
     ``runner_failure_signatures`` configure an operator's bwrap-shaped
-    runner; ``probe_timeout`` bounds each probe, in seconds (a whole number of
-    milliseconds: 0.25 is fine, 0.0005 is not). Invalid values
+    runner; ``probe_timeout_ms`` bounds each probe, in milliseconds (the
+    table's unit, config ``probeTimeoutMs``: a positive whole number).
+    ``probe_timeout``, the same bound in seconds (a whole number of
+    milliseconds: 0.25 is fine, 0.0005 is not), is deprecated
+    (DeprecationWarning; giving both is refused). Invalid values
     raise :class:`InvalidConfig` with the library's exact message, a value
-    of the wrong type (``probe_timeout="5"``, ``runner_command="bwrap"``,
+    of the wrong type (``probe_timeout_ms="5"``, ``runner_command="bwrap"``,
     which must be a list, ``runner=5``) :class:`InvalidConfig` naming the
     keyword, a NUL byte or text that is not UTF-8 :class:`UsageError`
     (doc/SPEC.md 16); ``option`` is the keyword.
@@ -69,8 +73,8 @@ class Provider:
                  landlock_launcher: Optional[PathArg] = None,
                  runner_command: Optional[Sequence[str]] = None,
                  runner_failure_signatures: Optional[Sequence[str]] = None,
-                 probe_timeout: Optional[float] = None,
-                 path: Optional[str] = None):
+                 probe_timeout_ms: Optional[int] = None,
+                 path: Optional[str] = None, probe_timeout: Optional[float] = None):
         self._handle: Optional[int] = None
         lib = _ffi.lib()
         config = _ffi.LocalConfig()
@@ -101,7 +105,18 @@ class Provider:
             arr = _ffi.StrArray(signatures)
             self._keep.append(arr)
             config.runner_failure_signatures = arr.ptr()
+        if probe_timeout_ms is not None and probe_timeout is not None:
+            raise InvalidConfig("probe_timeout_ms and probe_timeout (deprecated, seconds) are "
+                                "the same bound: give probe_timeout_ms alone",
+                                option="probe_timeout")
+        if probe_timeout_ms is not None:
+            # The table's unit (doc/SPEC.md 4): passed on as is, so a
+            # fraction or a bound the library refuses gets its message.
+            config.probe_timeout_ms = _values.number(probe_timeout_ms, "probe_timeout_ms", CONFIG)
         if probe_timeout is not None:
+            warnings.warn("confine.Provider(probe_timeout=SECONDS) is deprecated: use "
+                          "probe_timeout_ms=MILLISECONDS (the table's unit, probeTimeoutMs)",
+                          DeprecationWarning, stacklevel=2)
             # Seconds to the whole milliseconds the library wants (0.1 s is
             # 100.00000000000001 ms in binary); a real fraction of a
             # millisecond is passed on, and refused with SPEC 4's message.

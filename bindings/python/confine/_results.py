@@ -80,12 +80,27 @@ class Denial:
     ``clause`` is the policy clause that covers it (``"mode"``: a write
     outside the writable roots; ``"denyRead"``, ``"protectedPaths"``,
     ``"defaultProtections"``, ``"metadata"``, ``"setid"``,
-    ``"unix-sockets"``, ``"network"``)."""
+    ``"unix-sockets"``, ``"network"``). ``reason`` is the run's decider's
+    own for a host it refused (doc/SPEC.md 15, "Ask"), else ``None``."""
 
     op: str
     path: Optional[str]
     address: Optional[str]
     clause: str
+    reason: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class NetworkDecision:
+    """What the network allowlist's proxy decided for one host and port
+    (doc/SPEC.md 15, "Ask"; the JSON's ``sandbox.network.decisions``):
+    ``allow``, and ``by`` one of ``"allowlist"``, ``"denylist"``,
+    ``"decider"``, ``"off"``."""
+
+    host: str
+    port: int
+    allow: bool
+    by: str
 
 
 @dataclass(frozen=True)
@@ -106,8 +121,11 @@ class Result:
     ``clauses`` is the report per clause (:class:`Clause`) as this run held
     it: ``enforcement`` is ``"full"`` only when every clause is enforced.
     ``denials`` lists the refusals this run met, each with its object
-    (:class:`Denial`, at most 32); ``network_denied`` is a refused network
-    access with the policy's network off (the rendering's network marker).
+    (:class:`Denial`, a bounded list: ``denials_dropped`` says how many
+    more there were); ``network_denied`` is a refused network access with
+    the policy's network off (the rendering's network marker).
+    ``network_decisions`` is every decision of the allowlist's proxy, once
+    per host and port (:class:`NetworkDecision`).
     """
 
     exit_code: Optional[int]
@@ -137,6 +155,8 @@ class Result:
     peak_memory: Optional[int] = None
     peak_processes: Optional[int] = None
     cpu_seconds: Optional[float] = None
+    network_decisions: Tuple[NetworkDecision, ...] = ()
+    denials_dropped: int = 0
 
     @property
     def returncode(self) -> int:

@@ -14,7 +14,7 @@ from typing import IO, Any, Callable, Dict, List, Optional, Sequence, Tuple, Uni
 from . import _ffi, _values
 from ._errors import UsageError
 from ._provider import _name
-from ._results import Clause, Denial, GitHazard, Truncated
+from ._results import Clause, Denial, GitHazard, NetworkDecision, Truncated
 from ._values import USAGE
 
 PathArg = Union[str, bytes, "os.PathLike[str]"]
@@ -49,8 +49,15 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
                              path=os.fsdecode(o.denials[i].path) if o.denials[i].path else None,
                              address=(_ffi.text(o.denials[i].address)
                                       if o.denials[i].address else None),
-                             clause=_ffi.text(o.denials[i].clause))
+                             clause=_ffi.text(o.denials[i].clause),
+                             reason=(_ffi.text(o.denials[i].reason)
+                                     if o.denials[i].reason is not None else None))
                       for i in range(o.n_denials)),
+        denials_dropped=int(o.denials_dropped),
+        network_decisions=tuple(NetworkDecision(
+            host=_ffi.text(o.network_decisions[i].host), port=int(o.network_decisions[i].port),
+            allow=bool(o.network_decisions[i].allow), by=_ffi.text(o.network_decisions[i].by))
+            for i in range(o.n_network_decisions)),
         network_denied=bool(o.network_denied),
         limit=({"name": _ffi.text(lib.confine_limit_name(o.limit)), "value": int(o.limit_value),
                 "killed": bool(o.limit_killed)} if o.limit_stopped else None),

@@ -20,8 +20,9 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "options.json
 
 def policy_rows() -> List[Dict[str, Any]]:
     """The rows of doc/SPEC.md 15 (the policy beyond mode and root) that
-    the Python package takes."""
-    return [r for r in ROWS if r["spec"] == "15" and r["python"]]
+    the Python package takes (the decider, ``ask_host``, is the run's:
+    a keyword of run and bash of its own)."""
+    return [r for r in ROWS if r["spec"] == "15" and r["python"] and r["type"] != "decider"]
 
 
 def keywords() -> List[str]:

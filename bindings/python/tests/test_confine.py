@@ -552,7 +552,9 @@ class Policy(Base):
                          lambda: confine.wrap(["true"], **self.kw(**{keyword: value}))):
                 with self.assertRaises(confine.InvalidPolicy) as cm:
                     call()
-                self.assertEqual(cm.exception.option, keyword)
+                # a nested option by its path (doc/SPEC.md 16)
+                self.assertEqual(cm.exception.option, {"env": "env.inherit",
+                                                       "limits": "limits.pids"}.get(keyword, keyword))
                 self.assertEqual(cm.exception.code, "INVALID_POLICY")
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.run(["true"], **self.kw(writable_roots=[not_a_dir]))
@@ -587,7 +589,7 @@ class Policy(Base):
                                   ("forks", 5, "unknown key")):
             with self.assertRaises(confine.InvalidPolicy) as cm:
                 confine.wrap(["true"], **self.kw(limits={key: value}))
-            self.assertEqual(cm.exception.option, "limits")
+            self.assertEqual(cm.exception.option, "limits" if key == "forks" else "limits." + key)
             self.assertIn(words, cm.exception.message)
         w = confine.wrap(["true"], **self.kw(limits={"memory": "256M", "cpu_seconds": 2,
                                                      "pids": None}))
@@ -629,7 +631,7 @@ class Policy(Base):
                            ("x.org:99999", "has a port"), ("", "is empty")):
             with self.assertRaises(confine.InvalidPolicy) as cm:
                 confine.wrap(["true"], **self.kw(network={"allow": [host]}))
-            self.assertEqual(cm.exception.option, "network")
+            self.assertEqual(cm.exception.option, "network.allow")
             self.assertIn(part, cm.exception.message)
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.wrap(["true"], **self.kw(network={"hosts": ["x.org"]}))
@@ -663,15 +665,34 @@ class Policy(Base):
     def test_bad_provider_config(self):
         with self.assertRaises(confine.InvalidConfig):
             confine.Provider(runner="docker")
-        with self.assertRaises(confine.InvalidConfig):
-            confine.Provider(probe_timeout=-1)
-        # a whole number of milliseconds (SPEC 4): 0.1 s is 100 ms, not a
-        # fraction of binary rounding; half a millisecond is refused
-        confine.Provider(probe_timeout=0.1).close()
+        # probe_timeout_ms: the table's unit; the library's message for a
+        # bad one, as the config file's probeTimeoutMs
+        confine.Provider(probe_timeout_ms=100).close()
+        for bad in (-1, 0, 0.5):
+            with self.assertRaises(confine.InvalidConfig) as cm:
+                confine.Provider(probe_timeout_ms=bad)
+            self.assertEqual(cm.exception.message,
+                             "sandbox-local: probeTimeoutMs must be a positive finite number")
         with self.assertRaises(confine.InvalidConfig) as cm:
-            confine.Provider(probe_timeout=0.0005)
-        self.assertEqual(cm.exception.message,
-                         "sandbox-local: probeTimeoutMs must be a positive finite number")
+            confine.Provider(probe_timeout_ms="5")
+        self.assertEqual(cm.exception.option, "probe_timeout_ms")
+        # probe_timeout (seconds) is deprecated and still works: a whole
+        # number of milliseconds (SPEC 4): 0.1 s is 100 ms, not a fraction
+        # of binary rounding; half a millisecond is refused
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            confine.Provider(probe_timeout=0.1).close()
+            with self.assertRaises(confine.InvalidConfig):
+                confine.Provider(probe_timeout=-1)
+            with self.assertRaises(confine.InvalidConfig) as cm:
+                confine.Provider(probe_timeout=0.0005)
+            self.assertEqual(cm.exception.message,
+                             "sandbox-local: probeTimeoutMs must be a positive finite number")
+        self.assertTrue(caught and all(issubclass(w.category, DeprecationWarning)
+                                       for w in caught), caught)
+        with self.assertRaises(confine.InvalidConfig):
+            confine.Provider(probe_timeout=1, probe_timeout_ms=1000)
 
 
 class PolicyEffects(Base):

@@ -727,7 +727,7 @@ static void test_config_errors(void **state) {
 		const char *message;
 	} cases[] = {
 		{ "{\"mdoe\": \"workspace-write\"}",
-		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runnerCommand, "
+		  ": unknown key \"mdoe\" (expected mode, workspaceRoot, runner, runnerCommand, "
 		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
 		  "protectedPaths, unprotect, defaultProtections, denyRead, network, allowUnixSockets, env, "
 		  "requireFull, limits)" },
