@@ -16,8 +16,11 @@ control):
 - the outcome: runner "gvisor", the command's exit code, a missing program
   is SPAWN_FAILED 127 (not a runner failure), a command that prints the
   helper's own failure line and exits 125 is still the command's exit;
-- the rung's private directory is gone after the run, and one left by a
-  helper killed with SIGKILL is swept by the next run (its runsc is gone);
+- the rung's private directory is gone after the run; SIGKILL of confine,
+  or of the helper, while the command writes ends the sandbox (the
+  helper's reaper): no helper, runsc or directory is left and no write
+  lands after (control: the writes grow while the run lives); a run
+  directory whose helper is gone is swept by the next run;
 - as root only: a runsc that fails before making the sandbox (a stand-in on
   PATH that exits 128) is a runner failure, SANDBOX_UNAVAILABLE, naming it;
 - the caller's streams on files: their inodes are untouched (runsc as root
@@ -175,6 +178,14 @@ def runs_left():
         if (alive and _descends(pid)) or (not alive and n not in FOREIGN):
             mine.append(n)
     return mine
+
+
+def dead_pid():
+    """A pid no process has (for a stale run directory's name)."""
+    for pid in range(4000000, 3000000, -1):
+        if not os.path.exists("/proc/%d" % pid):
+            return pid
+    raise RuntimeError("no free pid")
 
 
 def main():
@@ -361,30 +372,62 @@ def half(confine, launcher, helper, user_half):
               not os.path.exists(marker) and not os.path.exists(stage_dir),
               "%d %s" % (r.returncode, r.stderr[-1200:]))
 
-        # Killed: the helper's directory stays, its runsc dies with it, and
-        # the next run sweeps the directory.
-        p = subprocess.Popen([confine] + policy + ["--", "sleep", "60"], env=env, cwd=ws,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
-        left, helper_pid = [], None
-        for _ in range(300):
+        # Killed: confine, or the helper itself, with SIGKILL while the
+        # command writes. The helper dies with confine; its reaper (a
+        # session of its own) ends the sandbox, runsc and the directory
+        # (helper-reaper.c). Control: the ticks grow while the run lives.
+        tick = os.path.join(ws, "tick")
+        writer = ["sh", "-c", "while :; do echo t >> %s; sleep 0.2; done" % tick]
+
+        def ticks():
+            try:
+                with open(tick) as f:
+                    return len(f.read().splitlines())
+            except OSError:
+                return 0
+
+        def wait_for(pred, bound=60):
+            # The bound only proves the end; the check is the state.
+            for _ in range(int(bound / 0.1)):
+                if pred():
+                    return True
+                time.sleep(0.1)
+            return pred()
+
+        for victim in ("confine", "the helper"):
+            if os.path.exists(tick):
+                os.remove(tick)
+            p = subprocess.Popen([confine] + policy + ["--"] + writer, env=env, cwd=ws,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 start_new_session=True)
+            wait_for(lambda: ticks() >= 3)
             left = runs_left()
-            if left:
-                helper_pid = int(left[0].split("-")[1])
-                if os.path.exists(os.path.join(base_dir(), left[0], "pid")):
-                    break
-            time.sleep(0.05)
-        if helper_pid:
-            os.kill(helper_pid, signal.SIGKILL)
-        p.wait(timeout=60)
-        time.sleep(0.5)
-        leftover = subprocess.run(["pgrep", "-f", "run-%d-" % (helper_pid or 0)],
-                                  capture_output=True, text=True).stdout.split()
-        check("a helper killed with SIGKILL leaves its directory, and no runsc",
-              helper_pid is not None and runs_left() == left and not leftover,
-              "%s %s %s" % (left, runs_left(), leftover))
+            helper_pid = int(left[0].split("-")[1]) if left else None
+            grew = ticks()
+            time.sleep(0.6)
+            check("control: the command writes while the run lives (%s)" % victim,
+                  ticks() > grew >= 3, "%d -> %d" % (grew, ticks()))
+            os.kill(p.pid if victim == "confine" else (helper_pid or p.pid), signal.SIGKILL)
+            p.wait(timeout=60)
+
+            def gone():
+                return not runs_left() and not subprocess.run(
+                    ["pgrep", "-f", "run-%d-" % (helper_pid or 0)],
+                    capture_output=True, text=True).stdout.split()
+            ended = wait_for(gone)
+            after = ticks()
+            time.sleep(0.6)
+            check("SIGKILL of %s ends the sandbox: no helper, runsc or directory left, "
+                  "no write after" % victim,
+                  helper_pid is not None and ended and ticks() == after,
+                  "helper %s left %s ticks %d -> %d" % (helper_pid, runs_left(), after, ticks()))
+
+        # The sweep: a run directory whose helper is gone (a reaper that
+        # was killed too) is removed by the next run.
+        stale = os.path.join(base_dir(), "run-%d-stale0" % dead_pid())
+        os.makedirs(os.path.join(stale, "state"))
         run([], ["true"])
-        check("the next run sweeps the killed helper's directory", runs_left() == [],
+        check("the next run sweeps a dead helper's directory", not os.path.exists(stale),
               str(runs_left()))
 
         if not user_half:
