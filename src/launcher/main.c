@@ -42,6 +42,7 @@
 #include "channel.h"
 #include "exec-command.h"
 #include "launcher-args.h"
+#include "lifeline.h"
 #include "parent.h"
 #include "proxy.h"
 #include "ruleset.h"
@@ -389,6 +390,12 @@ int main(int argc, char **argv)
 				report_failure("the process that started landlock-run is gone");
 				return LAUNCHER_EXIT_FAILURE;
 			}
+			/* No channel: the spawner is not ours (a `wrap` argv's
+			 * harness). The spawned process stays a waiter; its
+			 * keeper goes on from here (lifeline.h). */
+			launch.lifeline_fd = lifeline_split(launch.lifeline_fd, &launch.command_pgrp);
+			if (launch.lifeline_fd < 0)
+				return LAUNCHER_EXIT_FAILURE;
 		}
 	}
 
