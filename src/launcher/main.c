@@ -44,6 +44,7 @@
 #include "exec-command.h"
 #include "identity.h"
 #include "launcher-args.h"
+#include "lifeline.h"
 #include "parent.h"
 #include "proxy.h"
 #include "ruleset.h"
@@ -394,6 +395,12 @@ int main(int argc, char **argv)
 				report_failure("the process that started landlock-run is gone");
 				return LAUNCHER_EXIT_FAILURE;
 			}
+			/* No channel: the spawner is not ours (a `wrap` argv's
+			 * harness). The spawned process stays a waiter; its
+			 * keeper goes on from here (lifeline.h). */
+			launch.lifeline_fd = lifeline_split(launch.lifeline_fd, &launch.command_pgrp);
+			if (launch.lifeline_fd < 0)
+				return LAUNCHER_EXIT_FAILURE;
 		}
 	}
 

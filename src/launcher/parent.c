@@ -34,6 +34,7 @@
 
 #include "channel.h"
 #include "exec-command.h"
+#include "lifeline.h"
 #include "ruleset.h"
 
 #ifndef SYS_pidfd_open
@@ -52,6 +53,14 @@ static const int forwarded_signals[] = {
 	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH,
 };
 #define FORWARDED_COUNT (sizeof(forwarded_signals) / sizeof(forwarded_signals[0]))
+
+void parent_handled_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGCHLD);
+	for (size_t i = 0; i < FORWARDED_COUNT; i++)
+		sigaddset(set, forwarded_signals[i]);
+}
 
 void parent_prepare_signals(void)
 {
@@ -127,6 +136,10 @@ static void run_child(const struct launch *launch, int report_fd, pid_t parent)
 	/* Die with the launcher even if it is SIGKILLed (a single-threaded
 	 * process: no thread-exit trap). Checked after, against the race. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent)
+		_exit(LAUNCHER_EXIT_FAILURE);
+	/* Split (lifeline.h): the command joins the spawned launcher's group,
+	 * where the harness's and the terminal's signals find it. */
+	if (launch->command_pgrp > 0 && setpgid(0, launch->command_pgrp) != 0)
 		_exit(LAUNCHER_EXIT_FAILURE);
 	/* The parent made itself (and so this copy) undumpable before the fork;
 	 * this child must be reachable by its parent's pidfd_getfd (the
@@ -252,12 +265,19 @@ static bool ends_the_run(int sig)
 static void forward(const struct run_state *state, const struct signalfd_siginfo *info)
 {
 	int sig = (int)info->ssi_signo;
+	pid_t group = state->launch->command_pgrp > 0 ? state->launch->command_pgrp : getpgrp();
+	/* The spawned launcher passes on its terminal's signals this way
+	 * (lifeline.c): the command's group had them too. */
+	bool from_terminal = info->ssi_code == SI_KERNEL ||
+			     (state->launch->command_pgrp > 0 && info->ssi_code == SI_QUEUE &&
+			      info->ssi_int == LIFELINE_FROM_TERMINAL &&
+			      (pid_t)info->ssi_pid == getppid());
 
 	if (state->command_reaped)
 		return;
 	/* A terminal sends INT, QUIT, WINCH and HUP to its whole foreground
-	 * process group: if the command is still in ours, it has it already. */
-	if (info->ssi_code == SI_KERNEL && getpgid(state->command) == getpgrp())
+	 * process group: if the command is still in it, it has it already. */
+	if (from_terminal && getpgid(state->command) == group)
 		return;
 	/* With a status channel the spawner is the library, which signals the
 	 * run's whole tree, the command included: forwarding would deliver it
@@ -348,6 +368,11 @@ static bool kill_children_via_proc(void)
 	return true;
 }
 
+void parent_kill_children(void)
+{
+	kill_children_via_proc();
+}
+
 static void kill_what_is_left(const struct run_state *state)
 {
 	if (helper_lifeline >= 0) {
@@ -387,9 +412,7 @@ static void end_the_tree(struct run_state *state)
 /* Exits the way the command did. A signal death is re-raised on the
  * launcher with the default disposition and no core dump, so whoever
  * waits for the launcher sees the same signal. */
-static void mirror(int status) __attribute__((noreturn));
-
-static void mirror(int status)
+void parent_mirror(int status)
 {
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
@@ -470,13 +493,9 @@ void launch_and_supervise(const struct launch *launch)
 	sigset_t handled;
 	pid_t parent = getpid();
 	int signal_fd;
-	size_t i;
 
 	helper_lifeline = launch->helper_lifeline;
-	sigemptyset(&handled);
-	sigaddset(&handled, SIGCHLD);
-	for (i = 0; i < FORWARDED_COUNT; i++)
-		sigaddset(&handled, forwarded_signals[i]);
+	parent_handled_signals(&handled);
 	/* Not dumpable before the fork (SPEC 13), so there is no moment when
 	 * the command runs and this process is not yet: the command has the
 	 * same uid and Landlock domain, and could otherwise ptrace it, write
@@ -502,6 +521,9 @@ void launch_and_supervise(const struct launch *launch)
 	}
 	close(report_pipe[1]);
 	state.report_fd = report_pipe[0];
+	/* Both sides, as a shell does: the group holds from the fork on. */
+	if (launch->command_pgrp > 0)
+		setpgid(state.command, launch->command_pgrp);
 
 	listener = launch->listener;
 	if (launch->hooks.parent_attach != NULL) {
@@ -525,5 +547,5 @@ void launch_and_supervise(const struct launch *launch)
 	if (state.start != START_OK || !state.command_reaped)
 		_exit(LAUNCHER_EXIT_FAILURE);
 	record_wait_status(state.command_status);
-	mirror(state.command_status);
+	parent_mirror(state.command_status);
 }

@@ -7,6 +7,7 @@
 #ifndef LAUNCHER_PARENT_H
 #define LAUNCHER_PARENT_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
@@ -71,12 +72,26 @@ struct launch {
 	/* Closed when the run ends, which ends the helper where the domain's
 	 * signal scope keeps kill() from it; -1: none. */
 	int helper_lifeline;
+	/* The process group the command joins (the spawned launcher's, when
+	 * the launcher split: lifeline.h); 0: the launcher's own. */
+	pid_t command_pgrp;
 };
 
 /* First thing in main: ignores SIGPIPE (a status reader that is gone must
  * not kill the launcher before it reports) and remembers the mask and
  * disposition to give the command back. */
 void parent_prepare_signals(void);
+
+/* SIGCHLD and the signals the launcher forwards to the command. */
+void parent_handled_signals(sigset_t *set);
+
+/* SIGKILLs every child of this process (a /proc walk; nothing when /proc
+ * cannot tell). */
+void parent_kill_children(void);
+
+/* Exits the way `status` says: its exit code, or its fatal signal re-raised
+ * with the default disposition and no core dump. */
+void parent_mirror(int status) __attribute__((noreturn));
 
 /* Opens a pidfd of the launcher's parent, close-on-exec. Returns it, or
  * -1 where the kernel has none (before 5.3) or the parent is gone. */

@@ -82,14 +82,20 @@ void cf_clause_unix_sockets(struct cf_clause_list *l, const confine_policy *p) {
 /* Issue 21: without a mount namespace the temp area is the run's own
  * directory, never the host's /tmp. workspace-write on a rung that grants
  * the host's /dev/shm (POSIX semaphores), shared: a gap, stated. */
+/* The rung grants the host's /dev/shm (Landlock's workspace-write). */
+static bool host_shm_granted(const struct cf_clause_list *l, const confine_policy *p) {
+	struct stat st;
+	return p->mode == CONFINE_MODE_WORKSPACE_WRITE && l->h->host_dev_shm &&
+	       stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static void temp_run_dir(struct cf_clause_list *l, const confine_policy *p, bool ww) {
 	const cf_rung_holds *h = l->h;
-	struct stat st;
-	bool shm = ww && h->host_dev_shm && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+	bool shm = ww && host_shm_granted(l, p);
 	const char *gap = shm ? "; the host's /dev/shm is granted writable too (POSIX "
 	                        "semaphores) and shared with other programs: their shared-memory "
 	                        "files there are the command's to touch (no socket there is "
-	                        "reached)"
+	                        "reached), and files the command leaves there outlive the run"
 	                      : "";
 	confine_clause_status status = shm ? CONFINE_CLAUSE_PARTIAL : CONFINE_CLAUSE_ENFORCED;
 	unsigned layers = cf_clause_mode_layers(l) | CONFINE_LAYER_LIBRARY;
@@ -257,6 +263,15 @@ static void limit_temp(struct cf_clause_list *l, const confine_policy *p, const 
 		    "unprivileged user namespaces (user.max_user_namespaces)",
 		    "the launcher needs a mount namespace for a sized tmpfs: the temp area is a "
 		    "directory on the host's filesystem");
+	else if (host_shm_granted(l, p))
+		/* F6: the host's /dev/shm is the second temp area, and no mount
+		 * sizes it (section 7, "/dev/shm on Landlock"). */
+		add(l, clause, value, CONFINE_CLAUSE_PARTIAL, h->limit_temp_sized, "bubblewrap",
+		    "a tmpfs of that size mounted by the launcher over the temp area%s: filling it "
+		    "fails with ENOSPC; the host's /dev/shm, granted writable too, is not sized: "
+		    "files the command leaves there escape the limit and outlive the run",
+		    h->limit_temp_own_dir ? " (the run's own directory, in a mount namespace of its own)"
+		                          : " (bwrap's /tmp)");
 	else
 		add(l, clause, value, CONFINE_CLAUSE_ENFORCED, h->limit_temp_sized, NULL,
 		    "a tmpfs of that size mounted by the launcher over the temp area%s: filling it "
