@@ -74,15 +74,18 @@ static void compute_default_launcher(void) {
 	/* A library loaded from its own build tree (tests, a developer's run)
 	 * uses the launcher built next to it, not a possibly stale or absent
 	 * installed one. */
-	if (dladdr((void *)confine_default_landlock_launcher, &info) && info.dli_fname &&
-	    info.dli_fname[0]) {
+	{
+		/* No answer from dladdr: a statically linked executable (the
+		 * confine command, src/cli/meson.build), which is then the object;
+		 * so is a relative name (the main executable's argv[0], which the
+		 * cwd may no longer resolve). Linux names it exactly. */
+		bool named = dladdr((void *)confine_default_landlock_launcher, &info) &&
+		             info.dli_fname && info.dli_fname[0];
 		char *root = realpath(CONFINE_BUILD_ROOT, NULL);
-		/* A relative name is the main executable's argv[0], which the cwd
-		 * may no longer resolve; Linux names it exactly. */
 		char *object = NULL;
-		if (info.dli_fname[0] != '/')
+		if (!named || info.dli_fname[0] != '/')
 			object = realpath("/proc/self/exe", NULL);
-		if (!object)
+		if (!object && named)
 			object = realpath(info.dli_fname, NULL);
 		if (root && object) {
 			size_t n = strlen(root);

@@ -300,6 +300,52 @@ static void kill_members(const char *dir) {
 	}
 }
 
+/* What is left of the run once its leader has ended: every process the
+ * cgroup lists now, killed once (no rounds, no wait: the removal after the
+ * run does those). The list is short (the run's own), where the group walk
+ * reads every /proc entry handed out since the leader. false where it
+ * cannot be read whole: the caller then walks /proc. */
+bool cf_cgroup_kill_members_now(const struct cf_cgroup *cg) {
+	char path[PATH_MAX + 32], buf[8192];
+	int fd;
+	ssize_t n;
+	const char *dir = NULL;
+	if (!cg || cg->removed)
+		return false;
+	for (int h = 0; h < H_COUNT && !dir; h++)
+		if (cg->path[h][0])
+			dir = cg->path[h];
+	if (!dir)
+		return false;
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof buf - 1);
+	if (n >= 0 && (size_t)n < sizeof buf - 1) {
+		/* whole only if the next read finds the end */
+		char more;
+		if (read(fd, &more, 1) != 0)
+			n = -1;
+	}
+	close(fd);
+	if (n < 0 || (size_t)n >= sizeof buf - 1)
+		return false;
+	buf[n] = '\0';
+	for (char *p = buf; *p;) {
+		char *end;
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid > 0)
+			(void)kill((pid_t)pid, SIGKILL);
+		p = end;
+		while (*p == '\n')
+			p++;
+	}
+	return true;
+}
+
 #ifdef CF_CGROUP_FAKE_TREE
 /* The control files a kernel makes in a new v2 cgroup, as plain files. */
 static const char *const fake_files[] = {

@@ -26,6 +26,11 @@ size_t cf_cgroup_join_fds(const struct cf_cgroup *cgroup, int fds[2]) {
 	return 0;
 }
 
+bool cf_cgroup_kill_members_now(const struct cf_cgroup *cgroup) {
+	(void)cgroup;
+	return false;
+}
+
 void cf_cgroup_finish(struct cf_cgroup *cgroup, confine_outcome *o) {
 	(void)cgroup;
 	(void)o;

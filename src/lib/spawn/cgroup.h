@@ -38,6 +38,10 @@ int cf_cgroup_make(const confine_policy *policy, unsigned holds, struct cf_cgrou
  * hierarchy), close-on-exec. Returns how many (at most 2). */
 size_t cf_cgroup_join_fds(const struct cf_cgroup *cgroup, int fds[2]) CONFINE_HIDDEN;
 
+/* Kills every process the cgroup lists now, once (the run's leader has
+ * ended: what is left of it). false where the list cannot be read whole. */
+bool cf_cgroup_kill_members_now(const struct cf_cgroup *cgroup) CONFINE_HIDDEN;
+
 /* After the run: what it used and whether a limit stopped it, into `o`;
  * kills what is left in it and removes it. */
 void cf_cgroup_finish(struct cf_cgroup *cgroup, confine_outcome *o) CONFINE_HIDDEN;

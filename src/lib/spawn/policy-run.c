@@ -172,6 +172,15 @@ void cf_policy_run_plan(const confine_process *p, struct cf_child_plan *plan) {
 		plan->internal_fds[plan->n_internal++] = plan->cgroup_fd[i];
 }
 
+bool cf_policy_run_kill_rest(const confine_process *p) {
+	const struct cf_policy_run *run = p->policy_run;
+	/* Only a confined command cannot leave its cgroup (doc/SPEC.md 15):
+	 * cgroupfs is read-only inside bwrap and never granted by Landlock. */
+	return run && run->cgroup && p->confined &&
+	       confine_mode_is_confined(p->confined->policy.mode) &&
+	       cf_cgroup_kill_members_now(run->cgroup);
+}
+
 /* The CPU limit's end (RLIMIT_CPU, the launcher): SIGXCPU at the bound, or
  * SIGKILL at the hard bound a second later with the time spent. */
 static void note_cpu_limit(const confine_policy *policy, confine_outcome *o) {

@@ -67,9 +67,11 @@ static void check_leader(confine_process *p) {
 		return;
 	}
 	/* A confined tree never outlives its run: its group, and what is still
-	 * attached below the group's other members. */
+	 * attached below the group's other members: from the run's cgroup's
+	 * list where it has one (a few pids), else by reading /proc. */
 	p->leader_ended = 1;
-	cf_tree_kill_after_leader(p);
+	if (!cf_policy_run_kill_rest(p))
+		cf_tree_kill_after_leader(p);
 	for (;;) {
 		/* wait4: the leader's rusage counts every process it reaped
 		 * below it (the outcome's cpu_seconds). */

@@ -263,6 +263,12 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 /* Adds what the child needs of the policy's part (the run's cgroup's
  * descriptors) to `plan`. */
 void cf_policy_run_plan(const confine_process *p, struct cf_child_plan *plan) CONFINE_HIDDEN;
+/* The leader of a confined run with a cgroup of its own has ended: kills
+ * what the cgroup lists (a superset of the leader's group and what hangs
+ * below it, since the command cannot leave it) and returns true; false
+ * (nothing done) where there is no such cgroup or its list cannot be read,
+ * and the caller walks /proc (cf_tree_kill_after_leader). */
+bool cf_policy_run_kill_rest(const confine_process *p) CONFINE_HIDDEN;
 /* After the run settled: the git-hazard scan into `o`, the temp dir's
  * removal, the cgroup's figures and removal. 0 or -ENOMEM. */
 int cf_policy_run_finish(confine_process *p, confine_outcome *o) CONFINE_HIDDEN;

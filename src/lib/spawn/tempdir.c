@@ -83,15 +83,21 @@ static void sweep_dead_runs(const char *base) {
 	DIR *d = opendir(base);
 	struct dirent *e;
 	struct stat st;
+	uid_t me = geteuid();
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 		int fd;
-		if (strncmp(e->d_name, CF_TEMP_DIR_PREFIX, strlen(CF_TEMP_DIR_PREFIX)) != 0)
+		if (strncmp(e->d_name, CF_TEMP_DIR_PREFIX, strlen(CF_TEMP_DIR_PREFIX)) != 0 ||
+		    (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN))
 			continue;
+		/* cf_temp_dir_is_ours() and the sticky mark from one lstat: a
+		 * directory that fails them (a live pre-lock run's, another
+		 * user's) costs no open. */
 		if ((size_t)snprintf(path, sizeof path, "%s/%s", base, e->d_name) >= sizeof path ||
-		    !cf_temp_dir_is_ours(path))
+		    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != me ||
+		    (st.st_mode & 077) != 0 || !(st.st_mode & S_ISVTX))
 			continue;
 		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
