@@ -16,6 +16,11 @@ empty list with a decider) and --allow-local-network:
   is the proxy's); without --ask-host (--allow-host listed.test) asked.test
   is refused by the list (clause network.allow), the decider never runs,
   and listed.test is decided by the allowlist;
+- a forged question (R3-F1, doc/SPEC.md 15 "Host names"): a SOCKS5 name
+  holding `1\\nask 2 vm` is refused as not a name (a denial naming it
+  escaped), is never asked about, and the next real question (refused.test,
+  which the decider refuses) is not settled by the decider's allow for vm;
+  the controls: vm asked plainly is allowed and reaches the origin;
 - `confine wrap --ask-host` is refused (125: a wrap argv has no one to
   ask), and --ask-host with --network on is INVALID_POLICY (125).
 
@@ -43,6 +48,46 @@ case "$1" in
 asked.test) echo "needed for this task"; exit 0;;
 *) echo "not needed: $1 is outside this task"; echo "a second line, not the reason"; exit 1;;
 esac
+"""
+INJECT_DECIDER = """#!/bin/sh
+echo "$1 $2" >> "%s"
+case "$1" in
+vm) echo "vm is fine"; exit 0;;
+*) echo "refused by policy"; exit 1;;
+esac
+"""
+# Inside the run: SOCKS5 CONNECT by name with the run's credentials; prints
+# the reply code and what the origin sent.
+SOCKS_CLIENT = r"""
+import os, socket, struct, sys, time, urllib.parse
+u = urllib.parse.urlsplit(os.environ["ALL_PROXY"])
+def socks(host):
+    s = socket.create_connection((u.hostname, u.port), timeout=60)
+    s.sendall(b"\x05\x01\x02"); assert s.recv(2) == b"\x05\x02"
+    s.sendall(bytes([1, len(u.username)]) + u.username.encode() + bytes([len(u.password)])
+              + u.password.encode())
+    assert s.recv(2) == b"\x01\x00"
+    s.sendall(b"\x05\x01\x00\x03" + bytes([len(host)]) + host
+              + struct.pack(">H", int(sys.argv[1])))
+    return s
+def fetch(s):
+    r = s.recv(10)
+    got = b""
+    if r[:2] == b"\x05\x00":
+        s.sendall(b"GET /index.html HTTP/1.0\r\nHost: x\r\n\r\n")
+        while True:
+            b = s.recv(4096)
+            if not b:
+                break
+            got += b
+    print("reply %02x %s" % (r[1] if len(r) > 1 else 255, got.decode(errors="replace")))
+if sys.argv[2] == "inject":
+    s1 = socks(b"slow.test 1\nask 2 vm")
+    time.sleep(0.3)
+    fetch(socks(b"refused.test"))
+    fetch(s1)
+else:
+    fetch(socks(b"vm"))
 """
 
 
@@ -159,6 +204,45 @@ def run_table(confine, runner):
                                 "by": "allowlist"} in decisions, "decisions:", decisions)
         print("ok %s %s: control: without --ask-host asked.test is refused (network.allow), "
               "nothing asked" % (runner, user))
+
+        # R3-F1: a name holding a newline forges no question.
+        with open(decider, "w") as f:
+            f.write(INJECT_DECIDER % log)
+        client = os.path.join(base, "socks_client.py")
+        with open(client, "w") as f:
+            f.write(SOCKS_CLIENT)
+        with open(hosts, "w") as f:
+            f.write("127.0.0.1 vm refused.test\n")
+        if os.path.exists(log):
+            os.unlink(log)
+        b = run([confine, "run", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "--", sys.executable, client, str(port), "control"],
+                env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        check("reply 00" in out["stdout"] and BODY in out["stdout"],
+              "control: vm, allowed by the decider, not reached over SOCKS5:", out)
+        os.unlink(log)
+        b = run([confine, "run", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "--", sys.executable, client, str(port), "inject"],
+                env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        check(BODY not in out["stdout"] and "reply 00" not in out["stdout"],
+              "the forged question let refused.test through:", out)
+        check(out["stdout"].count("reply 01") == 1 and "reply 02" in out["stdout"],
+              "the bad name not refused as not a name, or refused.test not by the decider:", out)
+        check(asked() == ["refused.test %d" % port], "the decider was asked a forged question:",
+              asked())
+        decisions = out["sandbox"]["network"]["decisions"]
+        check(decisions == [{"host": "refused.test", "port": port, "decision": "deny",
+                             "by": "decider"}], "network.decisions:", decisions)
+        escaped = '"slow.test\\x201\\x0aask\\x202\\x20vm"'
+        check(any(d.get("reason") == escaped + " is not a DNS name nor an IP address"
+                  for d in out["sandbox"]["denials"]), "no denial naming the bad host escaped:",
+              out["sandbox"]["denials"])
+        check("\nask 2 vm" not in b.stderr and "\nask 2 vm" not in out["stderr"],
+              "the raw host reached a line:", b.stderr)
+        print("ok %s %s: R3-F1: a SOCKS5 name holding a newline is refused as not a name, asks "
+              "nothing, and forges no answer (control: vm allowed and reached)" % (runner, user))
 
         w = run([confine, "wrap", "--runner", runner, "-w", ws, "--ask-host", decider, "--",
                  "true"], env=env)
