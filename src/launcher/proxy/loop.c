@@ -201,13 +201,14 @@ void proxy_refuse_literal(struct conn *c)
 void proxy_refuse_bad_name(struct conn *c, size_t length)
 {
 	struct proxy_refusal r;
-	char word[sizeof(c->host)];
+	char word[sizeof(c->host)], brief[PROXY_REASON_MAX - 40];
 
 	/* The raw bytes never reach a line: the escaped word stands for them. */
 	proxy_escape_host(c->host, length, word, sizeof(word));
+	proxy_escape_host(c->host, length, brief, sizeof(brief));
 	memcpy(c->host, word, sizeof(word));
 	proxy_decide_bad_name(proxy_cfg, &r);
-	snprintf(r.reason, sizeof(r.reason), "%s is not a DNS name nor an IP address", word);
+	snprintf(r.reason, sizeof(r.reason), "%s is not a DNS name nor an IP address", brief);
 	proxy_refuse(c, &r);
 }
 
