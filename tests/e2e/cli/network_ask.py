@@ -21,6 +21,9 @@ empty list with a decider) and --allow-local-network:
   escaped), is never asked about, and the next real question (refused.test,
   which the decider refuses) is not settled by the decider's allow for vm;
   the controls: vm asked plainly is allowed and reaches the origin;
+- a decider that exits 0 at once leaving a child that holds its stdout
+  (R3-F7) allows: the answer is taken when it exits, and the child is
+  killed with its process group (it is gone after the run);
 - `confine wrap --ask-host` is refused (125: a wrap argv has no one to
   ask), and --ask-host with --network on is INVALID_POLICY (125).
 
@@ -89,6 +92,23 @@ if sys.argv[2] == "inject":
 else:
     fetch(socks(b"vm"))
 """
+DAEMON_DECIDER = """#!/bin/sh
+echo "$1 $2" >> "%s"
+sleep 300 &
+echo $! > "%s"
+echo "allowed; a child is left holding this output"
+exit 0
+"""
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def check(cond, what, detail=""):
     if not cond:
         raise AssertionError("%s %s" % (what, detail))
@@ -246,6 +266,24 @@ def run_table(confine, runner):
               "the raw host reached a line:", b.stderr)
         print("ok %s %s: R3-F1: a SOCKS5 name holding a newline is refused as not a name, asks "
               "nothing, and forges no answer (control: vm allowed and reached)" % (runner, user))
+
+        # R3-F7: the answer is the decider's exit, not its stdout's end.
+        pidfile = os.path.join(base, "child.pid")
+        with open(decider, "w") as f:
+            f.write(DAEMON_DECIDER % (log, pidfile))
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "-c", "curl -sS -m 60 %s" % url("vm")], env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        check(BODY in out["stdout"], "a decider that left a child behind was not taken at its "
+              "exit:", out)
+        check(out["sandbox"]["network"]["decisions"] == [
+            {"host": "vm", "port": port, "decision": "allow", "by": "decider"}],
+            "network.decisions:", out["sandbox"]["network"]["decisions"])
+        with open(pidfile) as f:
+            child = int(f.read())
+        check(not alive(child), "the decider's child outlived the run:", child)
+        print("ok %s %s: R3-F7: a decider that exits 0 leaving a child on its stdout allows at "
+              "once; the child is killed with its group" % (runner, user))
 
         w = run([confine, "wrap", "--runner", runner, "-w", ws, "--ask-host", decider, "--",
                  "true"], env=env)
