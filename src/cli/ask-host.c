@@ -22,6 +22,20 @@ static long long now_ms(void) {
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* One read of the decider's output into got; false at its end (or an
+ * error, or nothing more to read now). */
+static bool take_output(int fd, char *got, size_t size, size_t *n) {
+	char scratch[512];
+	ssize_t r = read(fd, scratch, sizeof scratch);
+	if (r > 0) {
+		size_t k = (size_t)r < size - 1 - *n ? (size_t)r : size - 1 - *n;
+		memcpy(got + *n, scratch, k);
+		*n += k;
+		return true;
+	}
+	return r < 0 && errno == EINTR;
+}
+
 bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, size_t size) {
 	const char *command = data;
 	char port_text[16], got[1024];
@@ -53,6 +67,8 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 	pid = fork();
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		/* a group of its own: what it leaves behind is killed with it */
+		(void)setpgid(0, 0);
 		if (dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0)
 			_exit(127);
 		execvp(command, argv);
@@ -66,39 +82,45 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 		snprintf(reason, size, "the decider cannot be run: %s", strerror(errno));
 		return false;
 	}
-	/* Its output until it closes it (or the bound), then its end. */
+	/* Its output until it ends (or the bound): the answer is taken when
+	 * the decider exits, not when its stdout closes (a child it leaves
+	 * behind may hold that open, R3-F7); then its process group is
+	 * killed. */
 	until = now_ms() + CLI_ASK_HOST_SECONDS * 1000LL;
-	while (!done) {
+	while (!ended) {
 		struct pollfd pfd = { .fd = out[0], .events = POLLIN };
 		long long left = until - now_ms();
-		char scratch[512];
-		ssize_t r;
+		siginfo_t si;
 		if (left <= 0)
 			break;
-		if (poll(&pfd, 1, (int)(left > 1000 ? 1000 : left)) <= 0)
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
+			ended = true;
+			break;
+		}
+		if (done) {
+			usleep(10000);
 			continue;
-		r = read(out[0], scratch, sizeof scratch);
-		if (r > 0) {
-			size_t k = (size_t)r < sizeof got - 1 - n ? (size_t)r : sizeof got - 1 - n;
-			memcpy(got + n, scratch, k);
-			n += k;
-		} else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN))
-			done = true;
+		}
+		if (poll(&pfd, 1, (int)(left > 50 ? 50 : left)) <= 0)
+			continue;
+		done = !take_output(out[0], got, sizeof got, &n);
+	}
+	if (ended && !done) {
+		/* what it wrote before it ended is all there is */
+		int fl = fcntl(out[0], F_GETFL);
+		if (fl >= 0)
+			(void)fcntl(out[0], F_SETFL, fl | O_NONBLOCK);
+		while (take_output(out[0], got, sizeof got, &n))
+			;
 	}
 	close(out[0]);
-	while (now_ms() < until && !ended) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		if (w == pid)
-			ended = true;
-		else if (w < 0 && errno != EINTR)
-			break;
-		else
-			usleep(10000);
-	}
-	if (!ended) {
+	kill(-pid, SIGKILL); /* the group: what it left behind */
+	if (!ended)
 		kill(pid, SIGKILL);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!ended) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		snprintf(reason, size, "the decider %s did not answer within %d s", command,
 		         CLI_ASK_HOST_SECONDS);

@@ -13,7 +13,9 @@
 /* confine_spawn_options.ask_host for `data` = COMMAND: runs COMMAND HOST
  * PORT (found on PATH, unconfined: it is the caller's program), its stdin
  * /dev/null, its stderr confine's; exit 0 allows, the first line it
- * prints is the reason. */
+ * prints is the reason. The answer is taken when it exits (a child left
+ * holding its stdout is not waited for); its process group is killed
+ * then. */
 bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, size_t size);
 
 #endif

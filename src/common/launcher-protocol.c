@@ -217,6 +217,38 @@ static bool next_word(const char *text, size_t length, size_t *at, const char **
 	return true;
 }
 
+bool launcher_host_name_valid(const char *name, size_t length)
+{
+	size_t i, label = 0;
+
+	if (name == NULL)
+		return false;
+	if (length > 0 && name[length - 1] == '.')
+		length--; /* one trailing dot: the root */
+	if (length == 0 || length > LAUNCHER_HOST_NAME_MAX)
+		return false;
+	for (i = 0; i < length; i++) {
+		char ch = name[i];
+
+		if (ch == '.') {
+			/* no empty label; none ends with a hyphen */
+			if (label == 0 || name[i - 1] == '-')
+				return false;
+			label = 0;
+			continue;
+		}
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '-'))
+			return false;
+		/* no label starts with a hyphen (nor, so, the name) */
+		if (ch == '-' && label == 0)
+			return false;
+		if (++label > LAUNCHER_HOST_LABEL_MAX)
+			return false;
+	}
+	return label > 0 && name[length - 1] != '-';
+}
+
 static bool host_word(const char *word, size_t length)
 {
 	size_t i;
@@ -315,7 +347,7 @@ int launcher_question_parse(const char *line, size_t length, struct launcher_que
 	    !next_word(line, length, &at, &word, &n) ||
 	    parse_decimal(word, n, 1, 2147483647L, &q.id) != 0 ||
 	    !host_and_port(line, length, &at, &q.host, &q.host_length, &port) || at != length ||
-	    (q.host_length == 1 && q.host[0] == '-'))
+	    !launcher_host_name_valid(q.host, q.host_length))
 		return -EINVAL;
 	q.port = (unsigned)port;
 	*ret = q;

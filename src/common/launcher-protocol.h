@@ -218,8 +218,19 @@ struct launcher_answer {
 	size_t reason_length;
 };
 
+/* A host name the proxy serves and the decider is asked about
+ * (doc/SPEC.md 15, "Host names"): a DNS name of LDH labels (letters,
+ * digits, hyphens; 1 to 63 each, none starting or ending with a hyphen)
+ * joined by dots, at most 253 bytes without the one trailing dot allowed;
+ * an internationalised name only in its punycode (xn--) form. So no name
+ * holds a space, a control byte or starts with "-". */
+#define LAUNCHER_HOST_NAME_MAX 253
+#define LAUNCHER_HOST_LABEL_MAX 63
+bool launcher_host_name_valid(const char *name, size_t length);
+
 /* Parse one line of the ask socket (one trailing "\n" allowed), strictly;
- * 0 and fill, or -EINVAL. */
+ * 0 and fill, or -EINVAL. A question's host must be a valid host name
+ * (launcher_host_name_valid). */
 int launcher_question_parse(const char *line, size_t length, struct launcher_question *ret);
 int launcher_answer_parse(const char *line, size_t length, struct launcher_answer *ret);
 

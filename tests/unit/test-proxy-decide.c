@@ -215,6 +215,90 @@ static void test_ask_lines(void **state)
 	assert_int_equal(launcher_answer_parse("answer x deny\n", 14, &a), -EINVAL);
 }
 
+/* R3-F1: one validator for every door's host (doc/SPEC.md 15, "Host
+ * names"); a name that could forge an ask line or pass as an option is
+ * not a name. */
+static void test_host_names(void **state)
+{
+	static const char *const good[] = { "a", "vm", "registry.npmjs.org", "A.Test",
+					    "x-y.example", "xn--bcher-kva.example", "a.test.",
+					    "1a.2b", "0.0.0.0" };
+	static const char *const bad[] = { "", ".", "-", "--version", "-x.test", "x-.test",
+					   "a..b", ".a", "a b", "slow.test 1\nask 2 vm", "a\rb",
+					   "a\tb", "a_b.test", "a:1", "[::1]", "b\xc3\xbc" "cher.test",
+					   "a/b", "a\"b", "a..", "a.test.." };
+	char label[70], name[300];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_true(launcher_host_name_valid(good[i], strlen(good[i])));
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(launcher_host_name_valid(bad[i], strlen(bad[i])));
+	/* a NUL inside the length is not a name */
+	assert_false(launcher_host_name_valid("a\0b", 3));
+	assert_false(launcher_host_name_valid(NULL, 0));
+	/* bounds: a label of 63, not 64; a name of 253, not 254 (plus the dot) */
+	memset(label, 'a', 64);
+	assert_true(launcher_host_name_valid(label, 63));
+	assert_false(launcher_host_name_valid(label, 64));
+	for (i = 0; i < 253; i++)
+		name[i] = i % 2 ? '.' : 'a';
+	assert_true(launcher_host_name_valid(name, 253));
+	name[253] = '.';
+	assert_true(launcher_host_name_valid(name, 254));
+	name[253] = 'a';
+	name[252] = 'a';
+	name[254] = '\0';
+	assert_false(launcher_host_name_valid(name, 254));
+}
+
+static void test_ask_line_cannot_be_forged(void **state)
+{
+	static const char forged[] = "ask 1 slow.test 1\nask 2 vm 80\n";
+	struct launcher_question q;
+
+	(void)state;
+	/* as one line: more than one line is no question */
+	assert_int_equal(launcher_question_parse(forged, sizeof(forged) - 1, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 3 -x 1\n", 11, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 3 --version 1\n", 18, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 3 - 1\n", 10, &q), -EINVAL);
+	assert_int_equal(launcher_question_parse("ask 3 a_b 1\n", 12, &q), -EINVAL);
+}
+
+static void test_bad_name_is_escaped(void **state)
+{
+	struct proxy_config c = config(true);
+	struct proxy_refusal r;
+	char out[256];
+	static const char raw[] = "slow.test 1\nask 2 vm";
+
+	(void)state;
+	proxy_escape_host(raw, sizeof(raw) - 1, out, sizeof(out));
+	assert_string_equal(out, "\"slow.test\\x201\\x0aask\\x202\\x20vm\"");
+	assert_null(strchr(out, '\n'));
+	proxy_escape_host("a\0\"\\", 4, out, sizeof(out));
+	assert_string_equal(out, "\"a\\x00\\x22\\x5c\"");
+	/* cut to fit, still one quoted word */
+	{
+		char longname[600], small[40];
+
+		memset(longname, '\n', sizeof(longname));
+		proxy_escape_host(longname, sizeof(longname), out, sizeof(out));
+		assert_true(strlen(out) < sizeof(out));
+		assert_null(strchr(out, '\n'));
+		assert_int_equal(out[strlen(out) - 1], '"');
+		proxy_escape_host(longname, sizeof(longname), small, sizeof(small));
+		assert_true(strlen(small) < sizeof(small));
+		assert_non_null(strstr(small, "...\""));
+	}
+	proxy_decide_bad_name(&c, &r);
+	assert_string_equal(r.clause, "network.allow");
+	assert_int_equal(r.socks_code, 0x01);
+	assert_non_null(strstr(r.why, "not a DNS name"));
+}
+
 static void test_refused_and_decision_records(void **state)
 {
 	static const char refused[] = "refused network.ask ask.test 443 not needed\n";
@@ -255,6 +339,9 @@ int main(void)
 		cmocka_unit_test(test_secret_and_base64),
 		cmocka_unit_test(test_ask_lines),
 		cmocka_unit_test(test_refused_and_decision_records),
+		cmocka_unit_test(test_host_names),
+		cmocka_unit_test(test_ask_line_cannot_be_forged),
+		cmocka_unit_test(test_bad_name_is_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -82,6 +82,53 @@ void proxy_decide_literal(const struct proxy_config *config, struct proxy_refusa
 		 "an IP address is refused: the allowlist names hosts (clause network.allow)");
 }
 
+void proxy_decide_bad_name(const struct proxy_config *config, struct proxy_refusal *refusal)
+{
+	memset(refusal, 0, sizeof(*refusal));
+	if (config->off) {
+		set(refusal, 403, 0x02, "network", "network is off");
+		snprintf(refusal->why, sizeof(refusal->why), "%s", off_why);
+		return;
+	}
+	set(refusal, 400, 0x01, "network.allow", "not a host name");
+	snprintf(refusal->why, sizeof(refusal->why),
+		 "the host is not a DNS name (letters, digits and hyphens in dot-separated "
+		 "labels, punycode for an international name) nor an IP address "
+		 "(clause network.allow)");
+}
+
+void proxy_escape_host(const char *raw, size_t length, char *out, size_t size)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, o = 0;
+
+	if (size < 8) {
+		if (size > 0)
+			out[0] = '\0';
+		return;
+	}
+	out[o++] = '"';
+	for (i = 0; i < length; i++) {
+		unsigned char ch = (unsigned char)raw[i];
+
+		if (o + 4 + 5 > size) {
+			memcpy(out + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (ch > 0x20 && ch < 0x7f && ch != '"' && ch != '\\') {
+			out[o++] = (char)ch;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
 bool proxy_decide_address(const struct proxy_config *config, const char *host, uint32_t addr,
 			  struct proxy_refusal *refusal)
 {

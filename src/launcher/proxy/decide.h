@@ -65,6 +65,16 @@ enum proxy_next proxy_decide_name(const struct proxy_config *config,
  * names hosts). */
 void proxy_decide_literal(const struct proxy_config *config, struct proxy_refusal *refusal);
 
+/* A host that is not a DNS name nor an IP literal
+ * (launcher_host_name_valid): refused before anything (doc/SPEC.md 15,
+ * "Host names"). */
+void proxy_decide_bad_name(const struct proxy_config *config, struct proxy_refusal *refusal);
+
+/* The raw host bytes as one quoted, printable word for a log line or a
+ * record: bytes outside 0x21..0x7e, '"' and '\\' as \xHH; cut with "..."
+ * to fit `size` (at least 8). */
+void proxy_escape_host(const char *raw, size_t length, char *out, size_t size);
+
 /* Whether `host`'s address `addr` (IPv4, network order) may be reached;
  * false fills *refusal (clause network.allowLocal). */
 bool proxy_decide_address(const struct proxy_config *config, const char *host, uint32_t addr,

@@ -198,6 +198,20 @@ void proxy_refuse_literal(struct conn *c)
 	proxy_refuse(c, &r);
 }
 
+void proxy_refuse_bad_name(struct conn *c, size_t length)
+{
+	struct proxy_refusal r;
+	char word[sizeof(c->host)], brief[PROXY_REASON_MAX - 40];
+
+	/* The raw bytes never reach a line: the escaped word stands for them. */
+	proxy_escape_host(c->host, length, word, sizeof(word));
+	proxy_escape_host(c->host, length, brief, sizeof(brief));
+	memcpy(c->host, word, sizeof(word));
+	proxy_decide_bad_name(proxy_cfg, &r);
+	snprintf(r.reason, sizeof(r.reason), "%s is not a DNS name nor an IP address", brief);
+	proxy_refuse(c, &r);
+}
+
 void proxy_refuse_socks_command(struct conn *c)
 {
 	struct proxy_refusal r = { .http_status = 403, .socks_code = 0x07,
@@ -277,8 +291,14 @@ void proxy_resolve_and_connect(struct conn *c)
 void proxy_go(struct conn *c)
 {
 	struct proxy_refusal r;
-	size_t n;
+	size_t n = strlen(c->host);
 
+	/* Before anything: a name that is not a DNS name is refused, so no
+	 * space, newline or leading "-" reaches a question or a line. */
+	if (!launcher_host_name_valid(c->host, n)) {
+		proxy_refuse_bad_name(c, n);
+		return;
+	}
 	for (n = 0; c->host[n] != '\0'; n++)
 		if (c->host[n] >= 'A' && c->host[n] <= 'Z')
 			c->host[n] = (char)(c->host[n] - 'A' + 'a');

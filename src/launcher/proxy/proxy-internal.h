@@ -73,6 +73,8 @@ void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal);
 /* An address as the target; a SOCKS command other than CONNECT. */
 void proxy_refuse_literal(struct conn *c);
 void proxy_refuse_socks_command(struct conn *c);
+/* A host that is not a name (its first `length` bytes in c->host). */
+void proxy_refuse_bad_name(struct conn *c, size_t length);
 /* A plain failure (400, 502, 504): no clause. */
 void proxy_fail(struct conn *c, int http_status, unsigned char socks_code, const char *why);
 /* A checked name and port: the allowlist, the decider, then the address. */

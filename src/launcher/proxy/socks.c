@@ -92,7 +92,11 @@ void proxy_socks_step(struct conn *c)
 		}
 		memcpy(c->host, b + 5, name_len);
 		c->host[name_len] = '\0';
-		if (memchr(c->host, '\0', name_len) != NULL || proxy_is_ip_literal(c->host)) {
+		if (memchr(c->host, '\0', name_len) != NULL) {
+			proxy_refuse_bad_name(c, name_len);
+			return;
+		}
+		if (proxy_is_ip_literal(c->host)) {
 			proxy_refuse_literal(c);
 			return;
 		}

@@ -59,8 +59,15 @@ void cf_ask_pump(confine_process *p) {
 		while ((nl = memchr(p->ask_pending, '\n', p->n_ask_pending)) != NULL) {
 			size_t len = (size_t)(nl - p->ask_pending) + 1;
 			struct launcher_question q;
-			if (launcher_question_parse(p->ask_pending, len, &q) == 0)
+			/* Each question once, in the proxy's order; a line that
+			 * repeats or goes back is not answered (a forged line
+			 * cannot settle a real question), and the host is a
+			 * DNS name (launcher_question_parse checks it again). */
+			if (launcher_question_parse(p->ask_pending, len, &q) == 0 &&
+			    q.id > p->ask_last_id) {
+				p->ask_last_id = q.id;
 				answer(p, &q);
+			}
 			memmove(p->ask_pending, p->ask_pending + len, p->n_ask_pending - len);
 			p->n_ask_pending -= len;
 		}

@@ -192,6 +192,8 @@ struct confine_process {
 	void *ask_host_data;
 	char ask_pending[4096];
 	size_t n_ask_pending;
+	long ask_last_id; /* the proxy numbers its questions 1, 2, ...: a line
+	                     whose id is not past this one is no question of its */
 	struct cf_policy_run *policy_run; /* policy-run.c; NULL: nothing to do */
 };
 

@@ -16,6 +16,14 @@ empty list with a decider) and --allow-local-network:
   is the proxy's); without --ask-host (--allow-host listed.test) asked.test
   is refused by the list (clause network.allow), the decider never runs,
   and listed.test is decided by the allowlist;
+- a forged question (R3-F1, doc/SPEC.md 15 "Host names"): a SOCKS5 name
+  holding `1\\nask 2 vm` is refused as not a name (a denial naming it
+  escaped), is never asked about, and the next real question (refused.test,
+  which the decider refuses) is not settled by the decider's allow for vm;
+  the controls: vm asked plainly is allowed and reaches the origin;
+- a decider that exits 0 at once leaving a child that holds its stdout
+  (R3-F7) allows: the answer is taken when it exits, and the child is
+  killed with its process group (it is gone after the run);
 - `confine wrap --ask-host` is refused (125: a wrap argv has no one to
   ask), and --ask-host with --network on is INVALID_POLICY (125).
 
@@ -47,6 +55,61 @@ asked.test) echo "needed for this task"; exit 0;;
 *) echo "not needed: $1 is outside this task"; echo "a second line, not the reason"; exit 1;;
 esac
 """
+INJECT_DECIDER = """#!/bin/sh
+echo "$1 $2" >> "%s"
+case "$1" in
+vm) echo "vm is fine"; exit 0;;
+*) echo "refused by policy"; exit 1;;
+esac
+"""
+# Inside the run: SOCKS5 CONNECT by name with the run's credentials; prints
+# the reply code and what the origin sent.
+SOCKS_CLIENT = r"""
+import os, socket, struct, sys, time, urllib.parse
+u = urllib.parse.urlsplit(os.environ["ALL_PROXY"])
+def socks(host):
+    s = socket.create_connection((u.hostname, u.port), timeout=60)
+    s.sendall(b"\x05\x01\x02"); assert s.recv(2) == b"\x05\x02"
+    s.sendall(bytes([1, len(u.username)]) + u.username.encode() + bytes([len(u.password)])
+              + u.password.encode())
+    assert s.recv(2) == b"\x01\x00"
+    s.sendall(b"\x05\x01\x00\x03" + bytes([len(host)]) + host
+              + struct.pack(">H", int(sys.argv[1])))
+    return s
+def fetch(s):
+    r = s.recv(10)
+    got = b""
+    if r[:2] == b"\x05\x00":
+        s.sendall(b"GET /index.html HTTP/1.0\r\nHost: x\r\n\r\n")
+        while True:
+            b = s.recv(4096)
+            if not b:
+                break
+            got += b
+    print("reply %02x %s" % (r[1] if len(r) > 1 else 255, got.decode(errors="replace")))
+if sys.argv[2] == "inject":
+    s1 = socks(b"slow.test 1\nask 2 vm")
+    time.sleep(0.3)
+    fetch(socks(b"refused.test"))
+    fetch(s1)
+else:
+    fetch(socks(b"vm"))
+"""
+DAEMON_DECIDER = """#!/bin/sh
+echo "$1 $2" >> "%s"
+sleep 300 &
+echo $! > "%s"
+echo "allowed; a child is left holding this output"
+exit 0
+"""
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 WHO = ""
@@ -166,6 +229,68 @@ def run_table(confine, runner):
               in decisions and {"host": "asked.test", "port": port, "decision": "deny",
                                 "by": "allowlist"} in decisions,
               "control: network.decisions are the allowlist's", decisions)
+
+        # R3-F1: a name holding a newline forges no question.
+        with open(decider, "w") as f:
+            f.write(INJECT_DECIDER % log)
+        client = os.path.join(base, "socks_client.py")
+        # the system's: the user half cannot read root's own interpreters
+        python = shutil.which("python3", path="/usr/bin:/bin") or sys.executable
+        with open(client, "w") as f:
+            f.write(SOCKS_CLIENT)
+        with open(hosts, "w") as f:
+            f.write("127.0.0.1 vm refused.test\n")
+        if os.path.exists(log):
+            os.unlink(log)
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "-c", "%s %s %d control" % (python, client, port)],
+                env=env, cwd=ws)
+        check(b.stdout.startswith("{"), "control: no outcome:", b.stdout + b.stderr)
+        out = json.loads(b.stdout)
+        check("reply 00" in out["stdout"] and BODY in out["stdout"],
+              "control: vm, allowed by the decider, not reached over SOCKS5:", out)
+        os.unlink(log)
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "-c", "%s %s %d inject" % (python, client, port)],
+                env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        check(BODY not in out["stdout"] and "reply 00" not in out["stdout"],
+              "the forged question let refused.test through:", out)
+        check(out["stdout"].count("reply 01") == 1 and "reply 02" in out["stdout"],
+              "the bad name not refused as not a name, or refused.test not by the decider:", out)
+        check(asked() == ["refused.test %d" % port], "the decider was asked a forged question:",
+              asked())
+        decisions = out["sandbox"]["network"]["decisions"]
+        check(decisions == [{"host": "refused.test", "port": port, "decision": "deny",
+                             "by": "decider"}], "network.decisions:", decisions)
+        escaped = '"slow.test\\x201\\x0aask\\x202\\x20vm"'
+        check("network: refused (not a host name) %s:%d" % (escaped, port)
+              in out["stderr"] + b.stderr, "no launcher line naming the bad host escaped:",
+              out["stderr"] + b.stderr)
+        check(not any("slow.test" in d.get("address", "") for d in out["sandbox"]["denials"]),
+              "a denial carries the bad host:", out["sandbox"]["denials"])
+        check("\nask 2 vm" not in b.stderr and "\nask 2 vm" not in out["stderr"],
+              "the raw host reached a line:", b.stderr)
+        print("ok %s %s: R3-F1: a SOCKS5 name holding a newline is refused as not a name, asks "
+              "nothing, and forges no answer (control: vm allowed and reached)" % (runner, user))
+
+        # R3-F7: the answer is the decider's exit, not its stdout's end.
+        pidfile = os.path.join(base, "child.pid")
+        with open(decider, "w") as f:
+            f.write(DAEMON_DECIDER % (log, pidfile))
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
+                 "--ask-host", decider, "-c", "curl -sS -m 60 %s" % url("vm")], env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        check(BODY in out["stdout"], "a decider that left a child behind was not taken at its "
+              "exit:", out)
+        check(out["sandbox"]["network"]["decisions"] == [
+            {"host": "vm", "port": port, "decision": "allow", "by": "decider"}],
+            "network.decisions:", out["sandbox"]["network"]["decisions"])
+        with open(pidfile) as f:
+            child = int(f.read())
+        check(not alive(child), "the decider's child outlived the run:", child)
+        print("ok %s %s: R3-F7: a decider that exits 0 leaving a child on its stdout allows at "
+              "once; the child is killed with its group" % (runner, user))
 
         w = run([confine, "wrap", "--runner", runner, "-w", ws, "--ask-host", decider, "--",
                  "true"], env=env)
