@@ -255,24 +255,24 @@ def run_table(confine, runner):
                 env=env, cwd=ws)
         out = json.loads(b.stdout)
         check(BODY not in out["stdout"] and "reply 00" not in out["stdout"],
-              "the forged question let refused.test through:", out)
+              "R3-F1: the forged question does not let refused.test through", out)
         check(out["stdout"].count("reply 01") == 1 and "reply 02" in out["stdout"],
-              "the bad name not refused as not a name, or refused.test not by the decider:", out)
-        check(asked() == ["refused.test %d" % port], "the decider was asked a forged question:",
+              "R3-F1: the bad name is refused as not a name, refused.test by the decider", out)
+        check(asked() == ["refused.test %d" % port], "R3-F1: the decider is asked no forged question",
               asked())
         decisions = out["sandbox"]["network"]["decisions"]
         check(decisions == [{"host": "refused.test", "port": port, "decision": "deny",
-                             "by": "decider"}], "network.decisions:", decisions)
+                             "by": "decider"}], "R3-F1: network.decisions holds the one real question", decisions)
         escaped = '"slow.test\\x201\\x0aask\\x202\\x20vm"'
         check("network: refused (not a host name) %s:%d" % (escaped, port)
-              in out["stderr"] + b.stderr, "no launcher line naming the bad host escaped:",
+              in out["stderr"] + b.stderr, "R3-F1: the launcher line names the bad host escaped",
               out["stderr"] + b.stderr)
         check(not any("slow.test" in d.get("address", "") for d in out["sandbox"]["denials"]),
-              "a denial carries the bad host:", out["sandbox"]["denials"])
+              "R3-F1: no denial carries the bad host", out["sandbox"]["denials"])
         check("\nask 2 vm" not in b.stderr and "\nask 2 vm" not in out["stderr"],
-              "the raw host reached a line:", b.stderr)
-        print("ok %s %s: R3-F1: a SOCKS5 name holding a newline is refused as not a name, asks "
-              "nothing, and forges no answer (control: vm allowed and reached)" % (runner, user))
+              "R3-F1: the raw host reaches no line", b.stderr)
+        TAP.note("R3-F1 (%s %s): a SOCKS5 name holding a newline is refused as not a name, "
+                 "asks nothing, and forges no answer (control: vm allowed and reached)" % (runner, user))
 
         # R3-F7: the answer is the decider's exit, not its stdout's end.
         pidfile = os.path.join(base, "child.pid")
@@ -281,16 +281,15 @@ def run_table(confine, runner):
         b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-local-network",
                  "--ask-host", decider, "-c", "curl -sS -m 60 %s" % url("vm")], env=env, cwd=ws)
         out = json.loads(b.stdout)
-        check(BODY in out["stdout"], "a decider that left a child behind was not taken at its "
-              "exit:", out)
+        check(BODY in out["stdout"], "R3-F7: a decider that leaves a child behind is taken at its exit", out)
         check(out["sandbox"]["network"]["decisions"] == [
             {"host": "vm", "port": port, "decision": "allow", "by": "decider"}],
-            "network.decisions:", out["sandbox"]["network"]["decisions"])
+            "R3-F7: network.decisions holds its allow", out["sandbox"]["network"]["decisions"])
         with open(pidfile) as f:
             child = int(f.read())
-        check(not alive(child), "the decider's child outlived the run:", child)
-        print("ok %s %s: R3-F7: a decider that exits 0 leaving a child on its stdout allows at "
-              "once; the child is killed with its group" % (runner, user))
+        check(not alive(child), "R3-F7: the decider's child does not outlive the run", child)
+        TAP.note("R3-F7 (%s %s): a decider that exits 0 leaving a child on its stdout allows at "
+                 "once; the child is killed with its group" % (runner, user))
 
         w = run([confine, "wrap", "--runner", runner, "-w", ws, "--ask-host", decider, "--",
                  "true"], env=env)

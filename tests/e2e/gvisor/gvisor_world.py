@@ -410,17 +410,26 @@ def half(confine, launcher, helper, user_half):
             os.kill(p.pid if victim == "confine" else (helper_pid or p.pid), signal.SIGKILL)
             p.wait(timeout=60)
 
-            def gone():
-                return not runs_left() and not subprocess.run(
-                    ["pgrep", "-f", "run-%d-" % (helper_pid or 0)],
-                    capture_output=True, text=True).stdout.split()
-            ended = wait_for(gone)
+            def no_process():
+                return not subprocess.run(["pgrep", "-f", "run-%d-" % (helper_pid or 0)],
+                                          capture_output=True, text=True).stdout.split()
+            ended = wait_for(no_process)
             after = ticks()
             time.sleep(0.6)
-            check("SIGKILL of %s ends the sandbox: no helper, runsc or directory left, "
-                  "no write after" % victim,
-                  helper_pid is not None and ended and ticks() == after,
-                  "helper %s left %s ticks %d -> %d" % (helper_pid, runs_left(), after, ticks()))
+            check("SIGKILL of %s ends the sandbox: no helper or runsc left, no write after"
+                  % victim, helper_pid is not None and ended and ticks() == after,
+                  "helper %s ticks %d -> %d" % (helper_pid, after, ticks()))
+            if victim == "confine":
+                # Nobody but the reaper is left to clean up.
+                check("SIGKILL of confine: the reaper removes the run directory",
+                      wait_for(lambda: not runs_left()), str(runs_left()))
+            else:
+                # confine, still alive, ends its run's processes (the reaper
+                # among them, as root in the run's cgroup): the directory
+                # is the next run's sweep's.
+                run([], ["true"])
+                check("SIGKILL of the helper: its directory is gone by the next run",
+                      not runs_left(), str(runs_left()))
 
         # The sweep: a run directory whose helper is gone (a reaper that
         # was killed too) is removed by the next run.

@@ -44,7 +44,7 @@ static void runsc_run(char *const *runsc_base, char *const *verb) {
 			;
 }
 
-static void reap(char *const *runsc_base, const char *id, const char *run_dir) {
+void gv_reap(char *const *runsc_base, const char *id, const char *run_dir) {
 	char *kill_all[] = { (char *)"kill", (char *)"--all", (char *)id, (char *)"KILL", NULL };
 	char *delete_force[] = { (char *)"delete", (char *)"--force", (char *)id, NULL };
 	runsc_run(runsc_base, kill_all);
@@ -90,7 +90,7 @@ int gv_reaper_start(char *const *runsc_base, const char *id, const char *run_dir
 		while (r < 0 && errno == EINTR);
 		if (r == 1)
 			_exit(0);
-		reap(runsc_base, id, run_dir);
+		gv_reap(runsc_base, id, run_dir);
 		_exit(0);
 	}
 	close(life[0]);

@@ -18,6 +18,9 @@ void gv_remove_cgroups(const char *id);
  * included), the reaper kills the sandbox, deletes the container and
  * removes the run directory. */
 int gv_reaper_start(char *const *runsc_base, const char *id, const char *run_dir);
+/* What the reaper does: every process of the sandbox killed, the
+ * container deleted, the run directory and cgroups removed. */
+void gv_reap(char *const *runsc_base, const char *id, const char *run_dir);
 /* The helper has ended runsc and cleaned up itself: the reaper leaves. */
 void gv_reaper_done(int fd);
 

@@ -229,8 +229,10 @@ static void id_of(const char *run_name, char *out, size_t size) {
 	snprintf(out, size, "confine-%.100s", run_name + 4);
 }
 
-/* The next-run sweep: a run directory whose helper no longer runs. */
-static void sweep(const char *base) {
+/* The next-run sweep: a run directory whose helper no longer runs (and
+ * whose reaper did not finish: it was killed too), its sandbox ended
+ * first if one is left. */
+static void sweep(const char *base, const char *runsc) {
 	DIR *dir = opendir(base);
 	struct dirent *e;
 	if (!dir)
@@ -247,11 +249,16 @@ static void sweep(const char *base) {
 		if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
 		snprintf(path, sizeof path, "%.4000s/%s", base, e->d_name);
-		(void)gv_remove_tree(path);
 		{
-			char id[128];
+			char id[128], root_flag[PATH_MAX + 400];
+			char *runsc_base[] = { (char *)runsc, root_flag, NULL, NULL, NULL };
+			if (geteuid() != 0) {
+				runsc_base[2] = (char *)"--rootless";
+				runsc_base[3] = (char *)"--ignore-cgroups";
+			}
+			snprintf(root_flag, sizeof root_flag, "--root=%.4300s/state", path);
 			id_of(e->d_name, id, sizeof id);
-			gv_remove_cgroups(id);
+			gv_reap(runsc_base, id, path);
 		}
 	}
 	closedir(dir);
@@ -464,7 +471,7 @@ int main(int argc, char **argv) {
 
 	if (base_dir(base, sizeof base, why, sizeof why) < 0)
 		return fail("%s", why);
-	sweep(base);
+	sweep(base, runsc);
 	snprintf(run_dir, sizeof run_dir, "%.511s/run-%ld-XXXXXX", base, (long)getpid());
 	if (!mkdtemp(run_dir))
 		return fail("cannot make a run directory under %s: %s", base, strerror(errno));
