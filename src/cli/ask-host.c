@@ -9,12 +9,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ask-host.h"
+#include "output.h"
 
 static long long now_ms(void) {
 	struct timespec ts;
@@ -133,4 +136,101 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !got[0])
 		snprintf(reason, size, "the decider %s cannot be run", command);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Whether canonical `path` lies at or under canonical `root`. */
+static bool at_or_under(const char *path, const char *root) {
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/* The writable root of `policy` that holds `real`, or NULL. */
+static const char *writable_root_of(const confine_policy *policy, const char *real,
+                                    char buf[PATH_MAX]) {
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->workspace_root &&
+	    realpath(policy->workspace_root, buf) && at_or_under(real, buf))
+		return buf;
+	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
+		if (realpath(policy->writable_roots[i], buf) && at_or_under(real, buf))
+			return buf;
+	return NULL;
+}
+
+/* Whether `real` and each directory above it are owned by root or the
+ * caller and writable by neither group nor others; `why` says which not. */
+static bool owned_safely(const char *real, char *why, size_t size) {
+	char path[PATH_MAX];
+	snprintf(path, sizeof path, "%s", real);
+	for (;;) {
+		struct stat st;
+		char *slash;
+		bool sticky_root, foreign;
+		if (stat(path, &st) < 0) {
+			snprintf(why, size, "%s cannot be examined: %s", path, strerror(errno));
+			return false;
+		}
+		/* A sticky directory of root's writable by all (/tmp) lets no
+		 * one but an entry's owner rename or remove it: an ancestor
+		 * that cannot be swapped under the decider. */
+		sticky_root = strcmp(path, real) != 0 && st.st_uid == 0 && S_ISDIR(st.st_mode) &&
+		              (st.st_mode & S_ISVTX);
+		foreign = st.st_uid != 0 && st.st_uid != geteuid();
+		if (!sticky_root && foreign) {
+			snprintf(why, size, "%s is owned by uid %u, neither root nor the caller", path,
+			         (unsigned)st.st_uid);
+			return false;
+		}
+		if (!sticky_root && (st.st_mode & (S_IWGRP | S_IWOTH))) {
+			snprintf(why, size, "%s is writable by group or others", path);
+			return false;
+		}
+		if (strcmp(path, "/") == 0)
+			return true;
+		slash = strrchr(path, '/');
+		if (slash == path)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+int cli_ask_host_resolve(const cli_context *ctx, const char *command, char resolved[PATH_MAX]) {
+	const char *path_env = getenv("PATH");
+	char candidate[PATH_MAX], why[PATH_MAX + 128], root[PATH_MAX];
+	const char *root_found;
+	bool found = false;
+	if (strchr(command, '/')) {
+		found = realpath(command, resolved) != NULL;
+	} else {
+		const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+		while (!found && *p) {
+			const char *end = strchr(p, ':');
+			size_t len = end ? (size_t)(end - p) : strlen(p);
+			struct stat st;
+			if (len == 0)
+				snprintf(candidate, sizeof candidate, "./%s", command);
+			else
+				snprintf(candidate, sizeof candidate, "%.*s/%s", (int)len, p, command);
+			if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
+				found = realpath(candidate, resolved) != NULL;
+			p += len + (end ? 1 : 0);
+		}
+	}
+	if (!found)
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": not found%s (the decider runs unconfined: give "
+		                  "a program outside the run's writable roots)",
+		                  command, strchr(command, '/') ? "" : " on PATH");
+	if ((root_found = writable_root_of(ctx->policy, resolved, root)))
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": %s lies inside the run's writable root \"%s\": the "
+		                  "confined command could replace the decider that judges it",
+		                  command, resolved, root_found);
+	if (!owned_safely(resolved, why, sizeof why))
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": %s: another user could replace the decider", command,
+		                  why);
+	return 0;
 }

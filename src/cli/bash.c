@@ -24,6 +24,7 @@ int cli_command_bash(cli_context *ctx) {
 	confine_error err;
 	sigset_t old_mask;
 	int status, r;
+	static char decider[PATH_MAX];
 
 	memset(&options, 0, sizeof options);
 	options.command = args->bash_command;
@@ -32,8 +33,11 @@ int cli_command_bash(cli_context *ctx) {
 	options.timeout_ms = args->has_timeout ? args->timeout_ms : CONFINE_DEFAULT_TIMEOUT_MS;
 	options.max_output = CONFINE_DEFAULT_CAPTURE_LIMIT;
 	if (args->ask_host) {
+		/* The decider, found once, where the command cannot replace it. */
+		if ((status = cli_ask_host_resolve(ctx, args->ask_host, decider)) != 0)
+			return status;
 		options.ask_host = cli_ask_host;
-		options.ask_host_data = (void *)args->ask_host;
+		options.ask_host_data = decider;
 	}
 
 	cli_supervise_begin(&old_mask);

@@ -86,7 +86,8 @@ const char *cli_help_hint(cli_command command) {
 	"      --ask-host COMMAND\n"                                                          \
 	"                        (run, bash) a host on neither network list is asked of\n"  \
 	"                        COMMAND HOST PORT: exit 0 allows, its first line is the\n" \
-	"                        reason; the answer holds for the run [network.ask]\n"      \
+	"                        reason; the answer holds for the run; COMMAND must lie\n"  \
+	"                        outside the run's writable roots [network.ask]\n"           \
 	"      --stage DIR       (run, bash) write nowhere but DIR (absent or empty): see\n"  \
 	"                        'confine stage --help'\n"                                    \
 	"Limits (SIZE: digits with K, M, G or T; any: \"unlimited\" lifts it) [limits]:\n"    \

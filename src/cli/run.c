@@ -91,6 +91,7 @@ int cli_command_run(cli_context *ctx) {
 	confine_outcome *outcome = NULL;
 	confine_error err;
 	int status;
+	static char decider[PATH_MAX];
 
 	/* The command starts in the workspace: one this user cannot enter is
 	 * confine's refusal (125), before PROGRAM is looked up there. */
@@ -103,6 +104,9 @@ int cli_command_run(cli_context *ctx) {
 		                  ctx->workdir, strerror(errno ? errno : EACCES));
 	/* Before confining: a missing program is not a sandbox problem. */
 	if ((status = resolve_program(ctx, argv[0])) != 0)
+		return status;
+	/* The decider, found once, where the command cannot replace it. */
+	if (args->ask_host && (status = cli_ask_host_resolve(ctx, args->ask_host, decider)) != 0)
 		return status;
 	confine_spawn_options_init(&options);
 	options.argv = argv;
@@ -124,7 +128,7 @@ int cli_command_run(cli_context *ctx) {
 		options.timeout_ms = args->timeout_ms;
 	if (args->ask_host) {
 		options.ask_host = cli_ask_host;
-		options.ask_host_data = (void *)args->ask_host;
+		options.ask_host_data = decider;
 	}
 
 	if (cli_spawn_supervised(confined ? ctx->provider : NULL, ctx->policy, &options, &outcome,

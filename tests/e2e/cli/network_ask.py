@@ -300,6 +300,42 @@ def run_table(confine, runner):
         check(n.returncode == 125 and "network.ask" in n.stderr,
               "--ask-host with --network on is refused (125, network.ask)",
               n.stdout + n.stderr)
+
+        # R3-F6: the decider is found once, before the run, and refused
+        # where the confined command could replace it: inside a writable
+        # root (given by path, or found on a PATH entry there), or under a
+        # directory others may write. Nothing runs. Control: the same
+        # decider outside the workspace is taken (the cases above).
+        planted_dir = os.path.join(ws, ".venv", "bin")
+        os.makedirs(planted_dir, exist_ok=True)
+        planted = os.path.join(planted_dir, "decider")
+        shutil.copy(decider, planted)
+        os.chmod(planted, 0o755)
+        marker = os.path.join(ws, "ran-f6")
+        cmd = ["-w", ws, "-m", "workspace-write", "--runner", runner]
+        r1 = run([confine, "run"] + cmd + ["--ask-host", planted, "--", "touch", marker], env=env)
+        check(r1.returncode == 125 and "inside the run's writable root" in r1.stderr and
+              not os.path.exists(marker),
+              "R3-F6: a decider inside the workspace is refused (125), nothing runs",
+              r1.stdout + r1.stderr)
+        penv = dict(env, PATH=planted_dir + ":" + env.get("PATH", "/usr/bin:/bin"))
+        r2 = run([confine, "bash"] + cmd + ["--ask-host", "decider", "-c", "touch " + marker],
+                 env=penv)
+        check(r2.returncode == 125 and "inside the run's writable root" in r2.stderr and
+              not os.path.exists(marker),
+              "R3-F6: a decider found on a PATH entry in the workspace is refused (125)",
+              r2.stdout + r2.stderr)
+        shared = os.path.join(base, "shared")
+        os.makedirs(shared, exist_ok=True)
+        shutil.copy(decider, os.path.join(shared, "decider"))
+        os.chmod(shared, 0o777)
+        r3 = run([confine, "run"] + cmd + ["--ask-host", os.path.join(shared, "decider"), "--",
+                                          "touch", marker], env=env)
+        os.chmod(shared, 0o755)
+        check(r3.returncode == 125 and "writable by group or others" in r3.stderr and
+              not os.path.exists(marker),
+              "R3-F6: a decider under a directory others may write is refused (125)",
+              r3.stdout + r3.stderr)
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
