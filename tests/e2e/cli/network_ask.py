@@ -301,6 +301,20 @@ def run_table(confine, runner):
               "--ask-host with --network on is refused (125, network.ask)",
               n.stdout + n.stderr)
 
+        # R3-F4: 40 names on neither list, refused by the list (no
+        # decider): 32 denials listed and 8 counted as dropped, each once
+        # (the sum of the channel's count and the stderr scan's counted
+        # every dropped refusal twice: 16).
+        flood = " ".join("curl -s -m 20 -o /dev/null %s;" % url("f%d.test" % i)
+                         for i in range(40))
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-host",
+                 "listed.test", "-c", flood + " true"], env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        sandbox = out.get("sandbox", {})
+        check(len(sandbox.get("denials", [])) == 32 and sandbox.get("denialsDropped") == 8,
+              "R3-F4: 40 refusals are 32 denials and denialsDropped 8",
+              "%d %s" % (len(sandbox.get("denials", [])), sandbox.get("denialsDropped")))
+
         # R3-F6: the decider is found once, before the run, and refused
         # where the confined command could replace it: inside a writable
         # root (given by path, or found on a PATH entry there), or under a
