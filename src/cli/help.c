@@ -80,6 +80,8 @@ const char *cli_help_hint(cli_command command) {
 	"                        set a variable [env.set]\n"                                   \
 	"      --no-default-env-excludes\n"                                                    \
 	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*\n"        \
+	"                        *PASSWD* *PASSPHRASE* *_PWD *_PAT *_AUTH *AUTH_CONFIG*\n"    \
+	"                        *JWT* *COOKIE* *WEBHOOK* *DSN* *DATABASE_URL*\n"            \
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"                                             \

@@ -16,8 +16,15 @@
 #define STAGE "policy"
 #define PATTERN_MAX 255
 
+/* doc/SPEC.md 15, "Environment": the first five the origin's; the rest
+ * names the outside red team found passed (MYSQL_PWD, GITHUB_PAT, NPM_AUTH,
+ * DOCKER_AUTH_CONFIG, CI_JOB_JWT, SENTRY_DSN, SLACK_WEBHOOK_URL,
+ * DATABASE_URL with its password, ...). Not *AUTH* (GIT_AUTHOR_NAME) nor
+ * *SESSION* (DBUS_SESSION_BUS_ADDRESS). */
 static const char *const default_excludes[] = {
-	"*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*", NULL,
+	"*KEY*",      "*SECRET*",     "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*",  "*PASSWD*",
+	"*PASSPHRASE*", "*_PWD",      "*_PAT",   "*_AUTH",     "*AUTH_CONFIG*", "*JWT*",
+	"*COOKIE*",   "*WEBHOOK*",    "*DSN*",   "*DATABASE_URL*", NULL,
 };
 
 const char *const *confine_env_default_excludes(void) {

@@ -15,7 +15,7 @@
 #include "confine.h"
 #include "policy-internal.h"
 
-#define MAX 12
+#define MAX 20
 
 typedef struct env_case {
 	const char *name;
@@ -40,6 +40,14 @@ static const env_case cases[] = {
 	  .envp = { "PATH=/bin", "OPENAI_API_KEY=sk", "github_token=t", "DB_Password=p",
 	            "AWS_SECRET_ACCESS_KEY=s", "GOOGLE_APPLICATION_CREDENTIALS=/c", "HOME=/h" },
 	  .want = { "PATH=/bin", "HOME=/h" } },
+	{ .name = "the names the red team found passing are dropped; look-alikes are kept",
+	  .mode = WW,
+	  .envp = { "MYSQL_PWD=p", "GITHUB_PAT=g", "npm_auth=n", "DOCKER_AUTH_CONFIG=d",
+	            "CI_JOB_JWT=j", "SENTRY_DSN=s", "SLACK_WEBHOOK_URL=w", "DATABASE_URL=u",
+	            "PASSPHRASE=x", "MY_PASSWD=y", "SESSION_COOKIE=c", "GIT_AUTHOR_NAME=a",
+	            "OLDPWD=/o", "LD_LIBRARY_PATH=/l", "SSH_AUTH_SOCK=/s", "XDG_SESSION_ID=1" },
+	  .want = { "GIT_AUTHOR_NAME=a", "OLDPWD=/o", "LD_LIBRARY_PATH=/l", "SSH_AUTH_SOCK=/s",
+	            "XDG_SESSION_ID=1" } },
 	{ .name = "the same under workspace-write",
 	  .mode = WW,
 	  .envp = { "KEYBOARD=us", "TERM=xterm" },
@@ -171,7 +179,18 @@ static void test_default_excludes_are_published(void **state) {
 	assert_string_equal(d[2], "*TOKEN*");
 	assert_string_equal(d[3], "*PASSWORD*");
 	assert_string_equal(d[4], "*CREDENTIAL*");
-	assert_null(d[5]);
+	assert_string_equal(d[5], "*PASSWD*");
+	assert_string_equal(d[6], "*PASSPHRASE*");
+	assert_string_equal(d[7], "*_PWD");
+	assert_string_equal(d[8], "*_PAT");
+	assert_string_equal(d[9], "*_AUTH");
+	assert_string_equal(d[10], "*AUTH_CONFIG*");
+	assert_string_equal(d[11], "*JWT*");
+	assert_string_equal(d[12], "*COOKIE*");
+	assert_string_equal(d[13], "*WEBHOOK*");
+	assert_string_equal(d[14], "*DSN*");
+	assert_string_equal(d[15], "*DATABASE_URL*");
+	assert_null(d[16]);
 }
 
 static void test_glob(void **state) {

@@ -389,7 +389,8 @@ def run(argv: Sequence[PathArg], *, mode: str = "read-only",
     :class:`InvalidPolicy` naming it. In a confined mode the command's
     environment is ``environ`` through the ``env`` policy (by default the
     names matching ``*KEY*``, ``*SECRET*``, ``*TOKEN*``, ``*PASSWORD*``,
-    ``*CREDENTIAL*`` are dropped). ``require_full=True`` raises
+    ``*CREDENTIAL*`` and the others of doc/SPEC.md 15, "Environment", are
+    dropped). ``require_full=True`` raises
     :class:`SandboxUnavailable` rather than run with part of the policy
     unenforced; otherwise what was not enforced is in the result's
     ``unenforced``.
