@@ -183,9 +183,24 @@ static int base_dir(char *out, size_t size, char *why, size_t why_size) {
 	}
 	if (lstat(out, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 077) != 0) {
-		snprintf(why, why_size, "%.400s is not a private directory of uid %u (mode 0700)", out,
-		         (unsigned)geteuid());
-		return -1;
+		/* Under the shared /tmp another user may have made the name
+		 * first (red team R3-F10): never use it; a fresh private one
+		 * of this run's instead (its own sweep's scope, removed after
+		 * the run when empty). Elsewhere it is refused. */
+		char fresh[512];
+		if (strncmp(out, "/tmp/", 5) != 0) {
+			snprintf(why, why_size, "%.400s is not a private directory of uid %u (mode 0700)",
+			         out, (unsigned)geteuid());
+			return -1;
+		}
+		snprintf(fresh, sizeof fresh, "%.400s.XXXXXX", out);
+		if (!mkdtemp(fresh)) {
+			snprintf(why, why_size, "%.400s is not a private directory of uid %u, and a fresh "
+			         "one cannot be made: %s", out, (unsigned)geteuid(), strerror(errno));
+			return -1;
+		}
+		snprintf(out, size, "%s", fresh);
+		return 1;
 	}
 	return 0;
 }
@@ -394,7 +409,7 @@ int main(int argc, char **argv) {
 	bool started = false;
 	pid_t child;
 	gv_stdio io;
-	int child_fd = -1, lifeline = -1;
+	int child_fd = -1, lifeline = -1, base_fresh = 0;
 	pid_t parent = getppid();
 
 	for (; i + 1 < argc; i += 2) {
@@ -469,7 +484,7 @@ int main(int argc, char **argv) {
 		return r == ENOENT ? 127 : 126;
 	}
 
-	if (base_dir(base, sizeof base, why, sizeof why) < 0)
+	if ((base_fresh = base_dir(base, sizeof base, why, sizeof why)) < 0)
 		return fail("%s", why);
 	sweep(base, runsc);
 	snprintf(run_dir, sizeof run_dir, "%.511s/run-%ld-XXXXXX", base, (long)getpid());
@@ -638,6 +653,8 @@ int main(int argc, char **argv) {
 		runsc_error(log, msg, sizeof msg);
 		(void)gv_remove_tree(run_dir);
 		gv_remove_cgroups(id);
+		if (base_fresh)
+			(void)rmdir(base);
 		gv_reaper_done(lifeline);
 		if (WIFSIGNALED(status))
 			return fail("runsc was killed by signal %d before starting the command",
@@ -662,6 +679,8 @@ int main(int argc, char **argv) {
 	record("exit %d", code);
 	(void)gv_remove_tree(run_dir);
 	gv_remove_cgroups(id);
+	if (base_fresh)
+		(void)rmdir(base);
 	gv_reaper_done(lifeline);
 	export_plan_clear(&plan);
 	return code;
