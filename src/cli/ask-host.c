@@ -18,6 +18,7 @@
 
 #include "ask-host.h"
 #include "output.h"
+#include "supervise.h"
 
 static long long now_ms(void) {
 	struct timespec ts;
@@ -39,6 +40,15 @@ static bool take_output(int fd, char *got, size_t size, size_t *n) {
 	return r < 0 && errno == EINTR;
 }
 
+/* The run's own deadline (monotonic ms; 0: none): a question the decider
+ * has not answered by then is refused, so the run's timeout is not held
+ * up by it (red team R3-F2). */
+static long long run_deadline_ms;
+
+void cli_ask_host_deadline(long long timeout_ms) {
+	run_deadline_ms = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+}
+
 bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, size_t size) {
 	const char *command = data;
 	char port_text[16], got[1024];
@@ -48,6 +58,7 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 	long long until;
 	int out[2], devnull, status = 0;
 	bool done = false, ended = false;
+	const char *cut = NULL; /* why the decider was not waited for */
 	pid_t pid;
 
 	snprintf(port_text, sizeof port_text, "%u", port);
@@ -96,6 +107,17 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 		siginfo_t si;
 		if (left <= 0)
 			break;
+		/* The run's end comes first (R3-F2): a signal that ends it was
+		 * forwarded, or its timeout is due; the question is refused so
+		 * the wait goes on to end the run within its bound. */
+		if (cli_supervise_ending()) {
+			cut = "the run is ending (a signal ended it)";
+			break;
+		}
+		if (run_deadline_ms && now_ms() >= run_deadline_ms) {
+			cut = "the run's timeout came first";
+			break;
+		}
 		si.si_pid = 0;
 		if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid) {
 			ended = true;
@@ -125,8 +147,11 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 		;
 	if (!ended) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		snprintf(reason, size, "the decider %s did not answer within %d s", command,
-		         CLI_ASK_HOST_SECONDS);
+		if (cut)
+			snprintf(reason, size, "the decider %s was not waited for: %s", command, cut);
+		else
+			snprintf(reason, size, "the decider %s did not answer within %d s", command,
+			         CLI_ASK_HOST_SECONDS);
 		return false;
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -21,6 +21,10 @@
  * then. */
 bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, size_t size);
 
+/* The run's timeout (ms from now; 0: none), set before the run starts: a
+ * question still open when it is due is refused at once. */
+void cli_ask_host_deadline(long long timeout_ms);
+
 /* COMMAND found once, before the run (execvp's PATH rule), as `resolved`
  * (canonical): refused, INVALID_CONFIG naming it (exit 125, nothing runs),
  * when it is not found, lies inside a writable root of the run's policy

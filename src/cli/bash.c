@@ -38,6 +38,7 @@ int cli_command_bash(cli_context *ctx) {
 			return status;
 		options.ask_host = cli_ask_host;
 		options.ask_host_data = decider;
+		cli_ask_host_deadline(options.timeout_ms);
 	}
 
 	cli_supervise_begin(&old_mask);

@@ -129,6 +129,7 @@ int cli_command_run(cli_context *ctx) {
 	if (args->ask_host) {
 		options.ask_host = cli_ask_host;
 		options.ask_host_data = decider;
+		cli_ask_host_deadline(args->has_timeout ? args->timeout_ms : 0);
 	}
 
 	if (cli_spawn_supervised(confined ? ctx->provider : NULL, ctx->policy, &options, &outcome,

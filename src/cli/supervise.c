@@ -49,6 +49,10 @@ static void forward_signal(int sig) {
 	errno = saved;
 }
 
+bool cli_supervise_ending(void) {
+	return end_armed != 0;
+}
+
 static void kill_after_grace(int sig) {
 	int saved = errno;
 	confine_process *process = supervised_process;

@@ -4,6 +4,7 @@
 #define CONFINE_CLI_SUPERVISE_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 #include "confine.h"
 
@@ -15,6 +16,9 @@
 void cli_supervise_begin(sigset_t *old_mask);
 void cli_supervise_started(confine_process *process, const sigset_t *old_mask);
 void cli_supervise_end(void);
+/* Whether a signal that ends the run (SIGTERM, SIGHUP, SIGQUIT) was
+ * forwarded to it: async-signal-safe to read. */
+bool cli_supervise_ending(void);
 void cli_supervise_release(void);
 
 /* Makes confine a child subreaper (Linux; elsewhere nothing), so the

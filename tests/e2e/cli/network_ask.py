@@ -34,10 +34,12 @@ import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "helpers"))
@@ -94,6 +96,13 @@ if sys.argv[2] == "inject":
     fetch(s1)
 else:
     fetch(socks(b"vm"))
+"""
+CLI_DECIDER_BOUND = 25  # s: src/cli/ask-host.h CLI_ASK_HOST_SECONDS
+SLOW_DECIDER = """#!/bin/sh
+echo "$1 $2" >> "%s"
+sleep 60
+echo "too late"
+exit 0
 """
 DAEMON_DECIDER = """#!/bin/sh
 echo "$1 $2" >> "%s"
@@ -300,6 +309,61 @@ def run_table(confine, runner):
         check(n.returncode == 125 and "network.ask" in n.stderr,
               "--ask-host with --network on is refused (125, network.ask)",
               n.stdout + n.stderr)
+
+        # R3-F2: the run's end is not held up by a decider that takes its
+        # time: with --timeout the open question is refused when the
+        # timeout is due (the reason says so; waiting the decider out would
+        # say "did not answer within 25 s"), and SIGTERM to confine
+        # likewise. The decider's log shows it was asked.
+        slow = os.path.join(base, "slow-decider.sh")
+        slow_log = os.path.join(base, "slow.log")
+        with open(slow, "w") as f:
+            f.write(SLOW_DECIDER % slow_log)
+        os.chmod(slow, 0o755)
+        started = time.monotonic()
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--timeout", "6000",
+                 "--ask-host", slow, "-c", "curl -sS -m 100 %s; sleep 100" % url("slow.test")],
+                env=env, cwd=ws)
+        took = time.monotonic() - started
+        out = json.loads(b.stdout)
+        with open(slow_log) as f:
+            asked_slow = f.read().split()
+        # Waiting the decider out would end the run no sooner than its
+        # 25 s bound: ending before it is the evidence (the refusal's
+        # record, "the run's timeout came first", may not reach the outcome
+        # while the run is torn down). The bound is the decider's.
+        check(out.get("timedOut") is True and asked_slow[:1] == ["slow.test"] and
+              took < CLI_DECIDER_BOUND - 3,
+              "R3-F2: --timeout ends the run while the decider is still deciding",
+              "%s %s %.1f s" % (out.get("timedOut"), asked_slow, took))
+        os.remove(slow_log)
+        p = subprocess.Popen([confine, "run", "--json", "--runner", runner, "-w", ws,
+                              "--ask-host", slow, "--", "sh", "-c",
+                              "curl -sS -m 100 %s; sleep 100" % url("slow.test")],
+                             env=env, cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        for _ in range(600):  # until the question is with the decider
+            if os.path.exists(slow_log):
+                break
+            time.sleep(0.1)
+        p.send_signal(signal.SIGTERM)
+        # The decider would be waited for up to 25 s (then killed): ending
+        # before that is the evidence it was not (the refusal's record may
+        # not reach the outcome: the run is being torn down meanwhile).
+        # The bound is the decider's, not a measure of speed.
+        try:
+            _, err = p.communicate(timeout=CLI_DECIDER_BOUND - 5)
+            ended = True
+        except subprocess.TimeoutExpired:
+            p.kill()
+            _, err = p.communicate()
+            ended = False
+        last = [line for line in err.splitlines() if line.startswith("{")]
+        out = json.loads(last[-1]) if last else {}
+        check(os.path.exists(slow_log) and ended and out.get("signal") == "SIGTERM",
+              "R3-F2: SIGTERM to confine ends the run while the decider is still deciding",
+              "asked %s ended %s signal %s" % (os.path.exists(slow_log), ended,
+                                               out.get("signal")))
 
         # R3-F4: 40 names on neither list, refused by the list (no
         # decider): 32 denials listed and 8 counted as dropped, each once
