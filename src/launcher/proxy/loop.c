@@ -16,7 +16,8 @@
  * the clause) or a SOCKS5 reply, with one "landlock-run: network: ..."
  * line on stderr and a `refused` record on the status channel.
  *
- * Bounds: MAX_CONNS connections (more are accepted and closed at once),
+ * Bounds: MAX_CONNS connections (full: the oldest one not past its head
+ * or SOCKS greeting makes room, else the new one is closed at once),
  * three descriptors each at most, 2 * BUF_SIZE bytes each (256 KiB),
  * allocated when a connection is accepted.
  */
@@ -371,8 +372,24 @@ static void accept_one(int listener)
 	for (i = 0; i < MAX_CONNS && proxy_conns[i].used; i++)
 		;
 	if (i == MAX_CONNS) {
-		close(fd); /* bounded: a flood gets closed connections */
-		return;
+		/* Full. A connection that has not shown the run's credentials
+		 * yet (the head, or SOCKS's greeting) may be anyone's: another
+		 * user holding every slot idle starved the run (red team
+		 * R3-F5). The oldest such one makes room; none: the new one is
+		 * closed (bounded). */
+		size_t oldest = MAX_CONNS;
+		for (i = 0; i < MAX_CONNS; i++) {
+			const struct conn *c = &proxy_conns[i];
+			if ((c->state == ST_HEAD || c->state == ST_SOCKS_AUTH) &&
+			    (oldest == MAX_CONNS || c->deadline < proxy_conns[oldest].deadline))
+				oldest = i;
+		}
+		if (oldest == MAX_CONNS) {
+			close(fd);
+			return;
+		}
+		close_conn(&proxy_conns[oldest]);
+		i = oldest;
 	}
 	proxy_conns[i].up = malloc(BUF_SIZE);
 	proxy_conns[i].down = malloc(BUF_SIZE);

@@ -97,6 +97,20 @@ if sys.argv[2] == "inject":
 else:
     fetch(socks(b"vm"))
 """
+# Outside, as another user: every slot of the run's proxy held idle (no
+# credentials), then "held N" on stdout; it holds them until killed.
+FLOOD = r"""
+import socket, sys, time
+port = int(sys.argv[1]); socks = []
+for _ in range(300):
+    try:
+        socks.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+    except OSError:
+        break
+time.sleep(0.5)
+print("held", len(socks), flush=True)
+time.sleep(120)
+"""
 CLI_DECIDER_BOUND = 25  # s: src/cli/ask-host.h CLI_ASK_HOST_SECONDS
 SLOW_DECIDER = """#!/bin/sh
 echo "$1 $2" >> "%s"
@@ -364,6 +378,51 @@ def run_table(confine, runner):
               "R3-F2: SIGTERM to confine ends the run while the decider is still deciding",
               "asked %s ended %s signal %s" % (os.path.exists(slow_log), ended,
                                                out.get("signal")))
+
+        # R3-F5: another user, without the run's credentials, holds every
+        # slot of its proxy idle before the run's own request: the run's
+        # request still gets through (the oldest unauthenticated connection
+        # makes room), where it was closed at once. As root only (another
+        # user, nobody, floods): the proxy's rule does not look at uids.
+        if os.geteuid() == 0 and shutil.which("runuser"):
+            go = os.path.join(ws, "go")
+            cmd = ("echo \"$HTTP_PROXY\" > proxy-url; while [ ! -e go ]; do sleep 0.1; done; "
+                   "curl -sS -o /dev/null -w 'code=%%{http_code}' -m 20 %s" % url("vm"))
+            p = subprocess.Popen([confine, "bash", "--json", "--runner", runner, "-w", ws,
+                                  "-m", "workspace-write", "--allow-local-network",
+                                  "--allow-host", "vm", "-c", cmd],
+                                 env=env, cwd=ws, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True)
+            proxy_url = os.path.join(ws, "proxy-url")
+            for _ in range(600):
+                if os.path.exists(proxy_url) and os.path.getsize(proxy_url) > 0:
+                    break
+                time.sleep(0.1)
+            with open(proxy_url) as f:
+                proxy_port = f.read().strip().rsplit(":", 1)[-1].strip("/")
+            # where nobody can read it (the checkout may be under /root)
+            flood_dir = tempfile.mkdtemp(prefix="confine-flood-", dir="/var/tmp")
+            os.chmod(flood_dir, 0o755)
+            flood_py = os.path.join(flood_dir, "flood.py")
+            with open(flood_py, "w") as f:
+                f.write(FLOOD)
+            os.chmod(flood_py, 0o644)
+            flood = subprocess.Popen(["runuser", "-u", "nobody", "--", "/usr/bin/python3", flood_py,
+                                      proxy_port], stdout=subprocess.PIPE, text=True)
+            held = flood.stdout.readline().split()
+            with open(go, "w"):
+                pass
+            out_text, _ = p.communicate(timeout=120)
+            flood.kill()
+            flood.wait()
+            shutil.rmtree(flood_dir, ignore_errors=True)
+            out = json.loads(out_text) if out_text.startswith("{") else {}
+            check(len(held) == 2 and int(held[1]) >= 256 and
+                  "code=200" in out.get("stdout", ""),
+                  "R3-F5: another user holding every proxy slot idle does not starve the run",
+                  "%s %s %s" % (held, out.get("stdout", out_text[-300:]),
+                                out.get("stderr", "")[-300:]))
+            os.remove(go)
 
         # R3-F4: 40 names on neither list, refused by the list (no
         # decider): 32 denials listed and 8 counted as dropped, each once
