@@ -86,6 +86,22 @@ void grant_identity_record(const char *path, unsigned long long dev, unsigned lo
 	}
 }
 
+void grant_identity_renew(const char *path)
+{
+	struct stat st;
+	int fd = grant_open(path);
+
+	if (fd < 0)
+		return; /* the grant's own open then fails with its line */
+	if (fstat(fd, &st) == 0)
+		for (size_t i = 0; i < n_recorded; i++)
+			if (strcmp(recorded[i].path, path) == 0) {
+				recorded[i].dev = (unsigned long long)st.st_dev;
+				recorded[i].ino = (unsigned long long)st.st_ino;
+			}
+	close(fd);
+}
+
 bool grant_identity_matches(const char *path, int fd)
 {
 	for (size_t i = 0; i < n_recorded; i++)

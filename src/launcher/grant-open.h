@@ -19,6 +19,10 @@ bool grant_same_inode(int fd, unsigned long long dev, unsigned long long ino);
  * identity.c); past LAUNCHER_IDENTITIES_MAX nothing (the parser holds argv
  * to it). `path` must outlive the run (it points into argv). */
 void grant_identity_record(const char *path, unsigned long long dev, unsigned long long ino);
+/* `path`'s recorded identity becomes what is there now: the launcher's own
+ * mount over it (a staged run's overlay, stage-mount.c), made after
+ * identity.c checked what bwrap bound. */
+void grant_identity_renew(const char *path);
 /* Whether the descriptor `fd`, opened for the grant `path`, is the inode
  * recorded for `path` (true where none was): each writable grant's rule and
  * the supervisor's identity are checked on their own descriptors, so a swap

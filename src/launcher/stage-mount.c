@@ -17,6 +17,7 @@
  * The grants are opened afterwards (main.c), so Landlock's rules name the
  * overlay, not the tree below it.
  */
+#include "grant-open.h"
 #include "stage-mount.h"
 
 #include <errno.h>
@@ -224,6 +225,9 @@ static int mount_root(const char *stage, unsigned index, const char *root)
 			       root, strerror(errno));
 		return LAUNCHER_EXIT_FAILURE;
 	}
+	/* The grant's rule and the supervisor name the overlay now: bwrap's
+	 * bind was checked before it (identity.c). */
+	grant_identity_renew(root);
 	for (i = 0; i < n; i++) {
 		char source[64];
 

@@ -239,6 +239,20 @@ static int print_tree(cf_later_snapshot *s, const char *top, uint64_t *sum, bool
  * lives; they hold nothing a later tool could run, so they read as
  * missing and are no plant. An empty file or directory carrying the mark
  * made by the command is as harmless. */
+static bool stand_in(const char *path, const struct stat *st);
+
+bool cf_later_is_marked(const char *path) {
+#ifdef __linux__
+	char mark;
+	struct stat st;
+	return lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+	       lgetxattr(path, "user.confine.placeholder", &mark, 1) == 1;
+#else
+	(void)path;
+	return false;
+#endif
+}
+
 static bool stand_in(const char *path, const struct stat *st) {
 #ifdef __linux__
 	char mark;

@@ -30,6 +30,11 @@ extern const size_t cf_later_count CONFINE_HIDDEN;
 /* The entry named `name` (a trailing slash allowed), or NULL. */
 const cf_later_entry *cf_later_lookup(const char *name) CONFINE_HIDDEN;
 
+/* Whether `path` carries a run's stand-in mark (spawn/placeholders.c),
+ * empty or not (another run's stand-ins may be inside it): a concurrent
+ * run in the same root makes and removes it while this one starts. */
+bool cf_later_is_marked(const char *path) CONFINE_HIDDEN;
+
 /* Whether the policy protects `entry` (defaultProtections on, and the
  * entry not in `unprotect`). */
 bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entry) CONFINE_HIDDEN;

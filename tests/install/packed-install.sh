@@ -156,7 +156,11 @@ check_exports() {
 check_language_files() {
 	if [ -n "${CONFINE_PYTHON_DIR:-}" ]; then
 		pkg=$1$CONFINE_PYTHON_DIR/confine
-		for f in __init__.py _api.py _async.py _errors.py _ffi.py _policy.py _program.py _provider.py _results.py _running.py _table.py _values.py _version.py fs.py stage.py py.typed options.json _build_config.py; do
+		# every file of the package's source directory (a module added
+		# there and left out of meson.build's install list failed `import
+		# confine` only once installed), and the generated config
+		for f in $(cd "$CONFINE_SOURCE_ROOT/bindings/python/confine" &&
+			ls -- *.py py.typed options.json) _build_config.py; do
 			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
 		done
 		grep -qxF "LIBDIR = \"$CONFINE_LIBDIR\"" "$pkg/_build_config.py" ||
@@ -177,7 +181,8 @@ PY
 	fi
 	if [ -n "${CONFINE_NODE_DIR:-}" ]; then
 		pkg=$1$CONFINE_NODE_DIR
-		for f in index.js options.json lib/call-options.js lib/classify.js lib/command.js lib/errors.js lib/policy-options.js lib/render.js lib/results.js lib/stage.js lib/table.js lib/values.js index.d.ts package.json README.md _build_config.json; do
+		for f in index.js options.json $(cd "$CONFINE_SOURCE_ROOT/bindings/node" && ls -- lib/*.js) \
+			index.d.ts package.json README.md _build_config.json; do
 			[ -f "$pkg/$f" ] || fail "no $pkg/$f"
 		done
 		grep -qF "\"bindir\": \"$CONFINE_BINDIR\"" "$pkg/_build_config.json" ||

@@ -253,6 +253,17 @@ def cases(confine, runner, ws):
     c = clause(outcome(r), "limits.temp")
     if c and c["status"] == "enforced":
         check(r.stdout.strip() == "ENOSPC", "%s temp: filling fails with ENOSPC" % tag, r.stdout)
+    elif c and c["status"] == "partial":
+        # Landlock's workspace-write: the temp area is sized, the host's
+        # /dev/shm it also grants is not (doc/SPEC.md 15, red team F6).
+        check(r.stdout.strip() == "ENOSPC", "%s temp: filling the temp area fails with ENOSPC"
+              % tag, r.stdout)
+        check("/dev/shm" in (c.get("reason") or "") and c.get("needs"),
+              "%s temp: partial, naming /dev/shm and what would hold it" % tag, c)
+        rf = run(base + ["--require-full", "-m", "workspace-write", "--max-temp", "10M", "--",
+                         "true"])
+        check(rf.returncode == 125 and "limits.temp" in rf.stderr,
+              "%s temp: --require-full refuses the partial bound" % tag, rf.stderr[-300:])
     else:
         check(c is not None and c["status"] == "unenforced" and c["needs"],
               "%s temp: unenforced, naming what would hold it" % tag, c)

@@ -994,8 +994,10 @@ static void test_wrap_bwrap_shape(void **state) {
 	argv = json_object_get(object, "argv");
 	n = json_array_size(argv);
 	/* bwrap, its 21 tokens, the launcher's bind (3), "--", the launcher,
-	 * --best-effort, its grants (8, or 10 with /dev/shm), "--", argv */
-	assert_int_equal(n, 1 + 21 + 3 + 3 + (shm ? 10 : 8) + 1 + 3);
+	 * --best-effort, the workspace's --identity (2: doc/SPEC.md 14, "What
+	 * bwrap binds is what was granted"), its grants (8, or 10 with
+	 * /dev/shm), "--", argv */
+	assert_int_equal(n, 1 + 21 + 3 + 3 + 2 + (shm ? 10 : 8) + 1 + 3);
 	{
 		const char *argv0 = json_string_value(json_array_get(argv, 0));
 		assert_true(argv0[0] == '/');
@@ -1011,11 +1013,21 @@ static void test_wrap_bwrap_shape(void **state) {
 		                          "/proc/sys", "--die-with-parent", "--new-session",
 		                          "--cap-drop", "ALL", "--tmpfs", "/tmp", "--bind", work, work,
 		                          "--ro-bind", launcher_real, "/dev/.confine/landlock-run", "--",
-		                          "/dev/.confine/landlock-run", "--best-effort", "--ro", "/",
-		                          "--rw", "/dev/null", "--rw", "/tmp", NULL};
+		                          "/dev/.confine/landlock-run", "--best-effort", "--identity",
+		                          NULL};
+		const char *grants[] = {"--ro", "/", "--rw", "/dev/null", "--rw", "/tmp", NULL};
+		struct stat ws_st;
+		char identity[PATH_MAX + 64];
 		for (at = 0; expected[at]; at++)
 			assert_string_equal(json_string_value(json_array_get(argv, at + 1)), expected[at]);
 		at++;
+		/* DEV:INO:PATH of the workspace, as the library opened it */
+		assert_int_equal(stat(work, &ws_st), 0);
+		snprintf(identity, sizeof identity, "%llu:%llu:%s", (unsigned long long)ws_st.st_dev,
+		         (unsigned long long)ws_st.st_ino, work);
+		assert_string_equal(json_string_value(json_array_get(argv, at++)), identity);
+		for (size_t i = 0; grants[i]; i++)
+			assert_string_equal(json_string_value(json_array_get(argv, at++)), grants[i]);
 		if (shm) {
 			/* granted, but no socket there is reached (issue 21) */
 			assert_string_equal(json_string_value(json_array_get(argv, at++)), "--rw-shared");

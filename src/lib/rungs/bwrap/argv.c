@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
 #include "profiles/stage-roots.h"
@@ -155,9 +156,18 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 		r = push(tokens, "--ro-bind", p->path, p->path);
 		/* A placeholder is made after the argv (spawn/placeholders.c):
 		 * no identity yet; a protected path swapped for a link lands
-		 * the read-only bind elsewhere and leaves itself writable. */
-		if (r == 0 && p->exists)
+		 * the read-only bind elsewhere and leaves itself writable. Nor
+		 * for another run's stand-in there now (marked), which that run
+		 * removes while this one starts (16 runs at once in one
+		 * workspace). */
+		if (r == 0 && p->exists && !cf_later_is_marked(p->path)) {
 			r = cf_bwrap_identity_push(ids, p->path);
+			/* gone since the plan (another run's stand-in, removed):
+			 * nothing to compare; bwrap's bind then finds no source and
+			 * the run fails closed */
+			if (r == -ENOENT)
+				r = 0;
+		}
 	}
 	for (size_t i = 0; r == 0 && i < plan->n_deny; i++) {
 		const char *d = plan->deny[i];
