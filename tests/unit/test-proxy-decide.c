@@ -225,7 +225,7 @@ static void test_host_names(void **state)
 					    "1a.2b", "0.0.0.0" };
 	static const char *const bad[] = { "", ".", "-", "--version", "-x.test", "x-.test",
 					   "a..b", ".a", "a b", "slow.test 1\nask 2 vm", "a\rb",
-					   "a\tb", "a_b.test", "a:1", "[::1]", "b\xc3\xbc" "cher.test",
+					   "a\tb", "a_b.test", "a:1", "[::1]", ("b\xc3\xbc" "cher.test"),
 					   "a/b", "a\"b", "a..", "a.test.." };
 	char label[70], name[300];
 	size_t i;
