@@ -191,6 +191,18 @@ def cgroups_of(pids):
     return found
 
 
+def cgroups_busy(pids):
+    """Whether a cgroup of these owners' runs still holds a process."""
+    for path in cgroups_of(pids):
+        try:
+            with open(os.path.join(path, "cgroup.procs")) as f:
+                if f.read().strip():
+                    return True
+        except OSError:
+            pass
+    return False
+
+
 def children_of(pid):
     """The pids below `pid` (the Node owner's confine), read from /proc."""
     out = []
@@ -250,6 +262,11 @@ def one_kill(kind, stage, confine, runner, ws, base, env, n):
     p.send_signal(signal.SIGKILL)
     p.wait()
     p.stderr.close()
+    # The killed run's own processes end with its lifeline, the launcher
+    # among them (its keeper waits for the command's tree first, which
+    # takes a moment): the sweep below takes what is dead, so it runs once
+    # they have ended. Waited for by their state, never for a time.
+    wait_for(lambda: not processes_tagged(tag) and not cgroups_busy(owners), 10.0)
     # The next run, with the same TMPDIR base: it sweeps what is dead.
     nxt = subprocess.run([confine, "run", "--runner", runner, "-w", ws, "--max-pids", "64",
                           "--", "true"], env=env, capture_output=True, text=True, timeout=120)
