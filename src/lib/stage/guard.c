@@ -92,11 +92,30 @@ int cf_stage_open_parent(const confine_stage *s, size_t root, const char *rel, b
 
 /* Whether the entry `name` at `at` (the real `rel`), and with `deep` all
  * below it, is as the manifest recorded. */
+/* The directory `name` under `at`, opened without following a link, as
+ * the inode `st` that was just examined: -ESTALE when another is there
+ * now (swapped under us), else 0 and *ret, or -errno. */
+static int open_same_dir(int at, const char *name, const struct stat *st, DIR **ret) {
+	struct stat fst;
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &fst) < 0 || fst.st_ino != st->st_ino || fst.st_dev != st->st_dev) {
+		if (fd >= 0)
+			close(fd);
+		return -ESTALE;
+	}
+	if (!(*ret = fdopendir(fd))) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return 0;
+}
+
 static int check_entry(const confine_stage *s, size_t root, int at, const char *name,
                        const char *rel, bool deep, unsigned depth, char *which, size_t size) {
-	struct stat st, fst;
+	struct stat st;
 	bool exists = fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
-	int fd, r = 0;
+	int r = 0;
 	DIR *d;
 	struct dirent *ent;
 	if (!exists && errno != ENOENT)
@@ -108,16 +127,11 @@ static int check_entry(const confine_stage *s, size_t root, int at, const char *
 	}
 	if (!deep || !exists || !S_ISDIR(st.st_mode))
 		return 0;
-	if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    fstat(fd, &fst) < 0 || fst.st_ino != st.st_ino || fst.st_dev != st.st_dev) {
-		if (fd >= 0)
-			close(fd);
-		name_it(which, size, s, root, rel); /* swapped under us */
-		return 1;
-	}
-	if (!(d = fdopendir(fd))) {
-		r = -errno;
-		close(fd);
+	if ((r = open_same_dir(at, name, &st, &d)) != 0) {
+		if (r == -ESTALE) {
+			name_it(which, size, s, root, rel); /* swapped under us */
+			return 1;
+		}
 		return r;
 	}
 	while (r == 0 && (ent = readdir(d))) {
@@ -145,8 +159,8 @@ int cf_stage_conflict(const confine_stage *s, size_t root, const char *rel, bool
 
 static int remove_at(const confine_stage *s, size_t root, int at, const char *name, const char *rel,
                      unsigned depth, char *which, size_t size, size_t *removed) {
-	struct stat st, fst;
-	int fd, r = 0;
+	struct stat st;
+	int r = 0;
 	DIR *d;
 	struct dirent *ent;
 	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -162,16 +176,9 @@ static int remove_at(const confine_stage *s, size_t root, int at, const char *na
 		return -ESTALE;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if ((fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-		    fstat(fd, &fst) < 0 || fst.st_ino != st.st_ino || fst.st_dev != st.st_dev) {
-			if (fd >= 0)
-				close(fd);
-			name_it(which, size, s, root, rel);
-			return -ESTALE;
-		}
-		if (!(d = fdopendir(fd))) {
-			r = -errno;
-			close(fd);
+		if ((r = open_same_dir(at, name, &st, &d)) != 0) {
+			if (r == -ESTALE)
+				name_it(which, size, s, root, rel);
 			return r;
 		}
 		while (r == 0 && (ent = readdir(d))) {
