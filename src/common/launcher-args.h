@@ -45,6 +45,11 @@
 /* --temp-size BYTES:PATH: the temp area PATH becomes a tmpfs of at most
  * BYTES (doc/SPEC.md 15, "Limits"; src/launcher/temp-mount.c). */
 #define LAUNCHER_ARG_TEMP_SIZE "--temp-size"
+/* --private-shm: with --temp-size, /dev/shm too becomes a fresh tmpfs of
+ * the same size in the temp area's mount namespace (the Landlock rung's
+ * workspace-write grant; doc/SPEC.md 15 "Limits"): files the command
+ * leaves there are counted, sized and gone with the run. */
+#define LAUNCHER_ARG_PRIVATE_SHM "--private-shm"
 /* --identity DEV:INO:PATH: PATH, opened without following a link, must be
  * the inode the library saw when it made the argv (st_dev DEV, st_ino INO,
  * decimal), or nothing runs (doc/SPEC.md 7, 14; red team F3: bwrap follows
@@ -76,6 +81,7 @@ enum launcher_flag {
 	LAUNCHER_FLAG_STAGE_ROOT,
 	LAUNCHER_FLAG_RLIMIT,
 	LAUNCHER_FLAG_TEMP_SIZE,
+	LAUNCHER_FLAG_PRIVATE_SHM,
 	LAUNCHER_FLAG_IDENTITY,
 	LAUNCHER_FLAG_COUNT,
 	LAUNCHER_FLAG_UNKNOWN = -1,
@@ -143,6 +149,7 @@ static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_fl
 		[LAUNCHER_FLAG_STAGE_ROOT] = { LAUNCHER_ARG_STAGE_ROOT, true, 0 },
 		[LAUNCHER_FLAG_RLIMIT] = { LAUNCHER_ARG_RLIMIT, true, LAUNCHER_RLIMIT_MAX },
 		[LAUNCHER_FLAG_TEMP_SIZE] = { LAUNCHER_ARG_TEMP_SIZE, true, 1 },
+		[LAUNCHER_FLAG_PRIVATE_SHM] = { LAUNCHER_ARG_PRIVATE_SHM, false, 1 },
 		[LAUNCHER_FLAG_IDENTITY] = { LAUNCHER_ARG_IDENTITY, true, LAUNCHER_IDENTITIES_MAX },
 	};
 

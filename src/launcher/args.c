@@ -122,6 +122,7 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 		parsed.require_supervisor |= flag == LAUNCHER_FLAG_REQUIRE_SUPERVISOR;
 		parsed.proxy_allow_local |= flag == LAUNCHER_FLAG_PROXY_ALLOW_LOCAL;
 		parsed.proxy_off |= flag == LAUNCHER_FLAG_PROXY_OFF;
+		parsed.private_shm |= flag == LAUNCHER_FLAG_PRIVATE_SHM;
 		if (!launcher_flag_def(flag)->takes_value) {
 			i++;
 			continue;
@@ -179,6 +180,8 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 		return USAGE_MISSING_COMMAND;
 	if (parsed.proxy && !parsed.deny_network)
 		return USAGE_PROXY_REQUIRES_DENY_NETWORK;
+	if (parsed.private_shm && parsed.temp_path == NULL)
+		return USAGE_PRIVATE_SHM_REQUIRES_TEMP_SIZE;
 	*ret_invocation = parsed;
 	return USAGE_OK;
 }
@@ -245,6 +248,10 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 		report_failure("usage error: --temp-size requires BYTES:PATH (BYTES %llu to %llu, "
 			       "PATH absolute): %s", LAUNCHER_TEMP_SIZE_MIN, LAUNCHER_TEMP_SIZE_MAX,
 			       bad_argument);
+		break;
+	case USAGE_PRIVATE_SHM_REQUIRES_TEMP_SIZE:
+		report_failure("usage error: %s requires %s", LAUNCHER_ARG_PRIVATE_SHM,
+			       LAUNCHER_ARG_TEMP_SIZE);
 		break;
 	case USAGE_BAD_IDENTITY:
 		report_failure("usage error: --identity requires DEV:INO:PATH (decimal numbers, "

@@ -46,6 +46,7 @@ struct invocation {
 	/* --temp-size BYTES:PATH (temp-mount.h); temp_path NULL: none */
 	unsigned long long temp_size;
 	const char *temp_path;
+	bool private_shm; /* --private-shm: /dev/shm sized too (temp-mount.h) */
 	char **argv;       /* the launcher's own argv, for the grants */
 	char **command;    /* argv after "--"; NULL for --probe */
 };
@@ -70,6 +71,7 @@ enum usage_error {
 	USAGE_BAD_RLIMIT,
 	USAGE_BAD_TEMP_SIZE,
 	USAGE_BAD_IDENTITY,
+	USAGE_PRIVATE_SHM_REQUIRES_TEMP_SIZE,
 };
 
 /* Fills *ret_invocation on success. On an error, bad_argument points at

@@ -212,7 +212,7 @@ int temp_mount(const struct invocation *invocation)
 	/* bwrap's /tmp, where its superblock is ours to change (root): the
 	 * same tmpfs, its binds below kept, sized. As a user it is bwrap's
 	 * outer namespace's: a fresh one instead, below. */
-	if (is_tmpfs_root(path) &&
+	if (!invocation->private_shm && is_tmpfs_root(path) &&
 	    mount(NULL, path, NULL, MS_REMOUNT | kept_flags(path), options) == 0)
 		return 0;
 	/* A tmpfs of the run's own over it, in a mount namespace nothing else
@@ -224,5 +224,17 @@ int temp_mount(const struct invocation *invocation)
 	}
 	snprintf(options, sizeof(options), "size=%llu,mode=%o", invocation->temp_size,
 		 (unsigned)(st.st_mode & 07777));
-	return fresh_tmpfs(path, options);
+	r = fresh_tmpfs(path, options);
+	if (r != 0 || !invocation->private_shm)
+		return r;
+	/* The second temp area (the Landlock rung's workspace-write grant of
+	 * /dev/shm): a tmpfs of the same size, in the same private namespace,
+	 * so what the command leaves there is sized and gone with the run. */
+	if (stat("/dev/shm", &st) < 0 || !S_ISDIR(st.st_mode)) {
+		report_failure("temp: /dev/shm is not a directory");
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	snprintf(options, sizeof(options), "size=%llu,mode=%o", invocation->temp_size,
+		 (unsigned)(st.st_mode & 07777));
+	return fresh_tmpfs("/dev/shm", options);
 }

@@ -11,6 +11,8 @@
  * and a fresh tmpfs is mounted over it in a mount namespace of the
  * launcher's own (a user namespace too, for a caller without
  * CAP_SYS_ADMIN), so the host's disk never holds the run's temp files.
+ * With --private-shm, /dev/shm gets a fresh tmpfs of the same size in
+ * that namespace too (never the host's: bwrap's remount is skipped then).
  */
 #ifndef LAUNCHER_TEMP_MOUNT_H
 #define LAUNCHER_TEMP_MOUNT_H

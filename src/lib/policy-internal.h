@@ -75,6 +75,12 @@ int cf_check_relative_protected(const char *path, confine_error *err) CONFINE_HI
 
 /* `inner` is `outer` or lies below it, path-component-wise. */
 bool cf_path_at_or_under(const char *inner, const char *outer) CONFINE_HIDDEN;
+/* Whether a workspace-write run with limits.temp and its own temp
+ * directory gets /dev/shm as a second sized tmpfs of its own (the
+ * launcher's --private-shm, doc/SPEC.md 15 "Limits"): /dev/shm exists and
+ * no path of the policy lies at or under it (the fresh tmpfs would hide
+ * it). The rungs that grant the host's /dev/shm ask this. */
+bool cf_policy_private_shm(const confine_policy *policy) CONFINE_HIDDEN;
 
 /* Env patterns (env.c). `what` names the key in the message ("env.include"). */
 int cf_env_check_pattern(const char *what, const char *pattern, bool allow_wildcards,

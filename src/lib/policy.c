@@ -366,3 +366,27 @@ bool confine_workdir_usable(const char *path) {
 	/* Searchable with the effective IDs, which are what chdir() checks. */
 	return faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) == 0;
 }
+
+static bool any_under_dev_shm(char *const *paths) {
+	for (size_t i = 0; paths && paths[i]; i++)
+		if (paths[i][0] == '/' && cf_path_at_or_under(paths[i], "/dev/shm"))
+			return true;
+	return false;
+}
+
+bool cf_policy_private_shm(const confine_policy *policy) {
+	struct stat st;
+	if (policy->mode != CONFINE_MODE_WORKSPACE_WRITE || !policy->limits[CONFINE_LIMIT_TEMP] ||
+	    !policy->private_temp || !policy->temp_dir)
+		return false;
+	if (stat("/dev/shm", &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	if (policy->workspace_root && cf_path_at_or_under(policy->workspace_root, "/dev/shm"))
+		return false;
+	/* A denyRead entry there is hidden all the more: no reason to keep
+	 * the host's. */
+	return !any_under_dev_shm(policy->writable_roots) &&
+	       !any_under_dev_shm(policy->protected_paths) &&
+	       !any_under_dev_shm(policy->allow_unix_sockets) &&
+	       !any_under_dev_shm(policy->writable_roots_missing);
+}

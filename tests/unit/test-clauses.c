@@ -298,24 +298,28 @@ static void test_private_temp(void **state) {
 static void test_limit_temp(void **state) {
 	static const struct {
 		confine_runner runner;
-		bool layered, temp_dir, private_temp;
+		bool layered, temp_dir, private_temp, shm_socket;
 		confine_mode mode;
 		confine_clause_status status;
 		unsigned layers;
 		const char *needs_has; /* NULL: no needs */
 	} rows[] = {
-		{ BW, true, false, true, WW, E, L_BWRAP, NULL },
-		{ BW, true, false, true, RO, E, L_BWRAP, NULL },
-		{ BW, false, false, true, WW, U, 0, "the launcher inside bubblewrap" },
-		{ RC, false, false, true, WW, U, 0, "the launcher inside bubblewrap" },
-		/* F6: the host's /dev/shm, granted too, is not sized (partial
-		 * where it exists: the status is adjusted below) */
-		{ LL, false, true, true, WW, P, L_LL, "bubblewrap" },
-		{ LL, false, true, true, RO, E, L_LL, NULL },
-		{ LL, false, false, true, WW, U, 0, "a run confine spawns" },
-		{ SB, false, true, true, RO, U, 0, "sized tmpfs" },
+		{ BW, true, false, true, false, WW, E, L_BWRAP, NULL },
+		{ BW, true, false, true, false, RO, E, L_BWRAP, NULL },
+		{ BW, false, false, true, false, WW, U, 0, "the launcher inside bubblewrap" },
+		{ RC, false, false, true, false, WW, U, 0, "the launcher inside bubblewrap" },
+		/* F6: the granted /dev/shm is made a private sized tmpfs too
+		 * (--private-shm)... */
+		{ LL, false, true, true, false, WW, E, L_LL, NULL },
+		/* ...but not where a socket the policy allows lies in it: the
+		 * host's, not sized (partial where /dev/shm exists: the status
+		 * is adjusted below) */
+		{ LL, false, true, true, true, WW, P, L_LL, "bubblewrap" },
+		{ LL, false, true, true, false, RO, E, L_LL, NULL },
+		{ LL, false, false, true, false, WW, U, 0, "a run confine spawns" },
+		{ SB, false, true, true, false, RO, U, 0, "sized tmpfs" },
 		/* read-only without a temp area: nothing to fill */
-		{ LL, false, false, false, RO, E, 0, NULL },
+		{ LL, false, false, false, false, RO, E, 0, NULL },
 	};
 	(void)state;
 	for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
@@ -323,6 +327,7 @@ static void test_limit_temp(void **state) {
 			                  .private_temp = rows[k].private_temp,
 			                  .temp_dir = rows[k].temp_dir ? (char *)"/tmp/confine-tmp.t"
 			                                               : NULL };
+		char *shm_socket[] = { (char *)"/dev/shm/agent.sock", NULL };
 		/* root: the Landlock rung needs no user namespace for the mount */
 		cf_clause_facts facts = { .runner = rows[k].runner, .layered = rows[k].layered,
 			                  .landlock_abi = 7, .supervisor = true, .root = true };
@@ -335,6 +340,8 @@ static void test_limit_temp(void **state) {
 		const char *needs_has = rows[k].status == P && !shm ? NULL : rows[k].needs_has;
 		policy.limits[CONFINE_LIMIT_TEMP] = 10u << 20;
 		policy.limits_given = 1u << CONFINE_LIMIT_TEMP;
+		if (rows[k].shm_socket)
+			policy.allow_unix_sockets = shm_socket;
 		assert_int_equal(cf_clauses_make(&policy, &facts, &clauses, &n), 0);
 		c = find(clauses, n, "limits.temp", "10 MiB");
 		if (!c)

@@ -82,11 +82,19 @@ void cf_clause_unix_sockets(struct cf_clause_list *l, const confine_policy *p) {
 /* Issue 21: without a mount namespace the temp area is the run's own
  * directory, never the host's /tmp. workspace-write on a rung that grants
  * the host's /dev/shm (POSIX semaphores), shared: a gap, stated. */
-/* The rung grants the host's /dev/shm (Landlock's workspace-write). */
+static bool host_allows_userns(void);
+
+/* The rung grants the host's /dev/shm (Landlock's workspace-write), and
+ * the launcher does not make it a private sized tmpfs (--private-shm with
+ * limits.temp: cf_policy_private_shm, where the temp area itself is sized
+ * in a namespace of its own; limit_temp's other branches say when not). */
 static bool host_shm_granted(const struct cf_clause_list *l, const confine_policy *p) {
 	struct stat st;
-	return p->mode == CONFINE_MODE_WORKSPACE_WRITE && l->h->host_dev_shm &&
-	       stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode);
+	if (p->mode != CONFINE_MODE_WORKSPACE_WRITE || !l->h->host_dev_shm ||
+	    stat("/dev/shm", &st) < 0 || !S_ISDIR(st.st_mode))
+		return false;
+	return !(l->h->limit_temp_sized && l->h->limit_temp_own_dir && cf_clause_has_launcher(l) &&
+	         (l->f->root || host_allows_userns()) && cf_policy_private_shm(p));
 }
 
 static void temp_run_dir(struct cf_clause_list *l, const confine_policy *p, bool ww) {

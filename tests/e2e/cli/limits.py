@@ -253,9 +253,31 @@ def cases(confine, runner, ws):
     c = clause(outcome(r), "limits.temp")
     if c and c["status"] == "enforced":
         check(r.stdout.strip() == "ENOSPC", "%s temp: filling fails with ENOSPC" % tag, r.stdout)
+        # /dev/shm, the second temp area (granted on Landlock, bwrap's own
+        # on bwrap): sized too, and nothing of it reaches the host's
+        # (doc/SPEC.md 15 "Limits", red team F6). The control: the same
+        # fill of the host's /dev/shm unconfined succeeds.
+        name = "cf-lim-shm-%d" % os.getpid()
+        host_shm = os.path.join("/dev/shm", name)
+        control = run([sys.executable, "-c", FILL], env=dict(os.environ, TMPDIR="/dev/shm"))
+        if os.path.exists(os.path.join("/dev/shm", "fill")):
+            os.unlink(os.path.join("/dev/shm", "fill"))
+        check(control.stdout.strip() == "filled 32 MiB",
+              "%s temp control: 32 MiB into the host's /dev/shm unconfined" % tag, control.stdout)
+        shm_fill = FILL.replace('os.path.join(os.environ.get("TMPDIR", "/tmp"), "fill")',
+                                repr(host_shm))
+        r = run(base + ["-m", "workspace-write", "--max-temp", "10M", "--", sys.executable, "-c",
+                        shm_fill])
+        check(r.stdout.strip() == "ENOSPC", "%s temp: filling /dev/shm fails with ENOSPC" % tag,
+              (r.stdout, r.stderr[-300:]))
+        left = os.path.exists(host_shm)
+        if left:
+            os.unlink(host_shm)
+        check(not left, "%s temp: nothing lands in the host's /dev/shm" % tag, host_shm)
     elif c and c["status"] == "partial":
-        # Landlock's workspace-write: the temp area is sized, the host's
-        # /dev/shm it also grants is not (doc/SPEC.md 15, red team F6).
+        # Landlock's workspace-write where a path of the policy lies in
+        # /dev/shm: the temp area is sized, the host's /dev/shm it also
+        # grants is not (doc/SPEC.md 15, red team F6).
         check(r.stdout.strip() == "ENOSPC", "%s temp: filling the temp area fails with ENOSPC"
               % tag, r.stdout)
         check("/dev/shm" in (c.get("reason") or "") and c.get("needs"),
@@ -271,6 +293,41 @@ def cases(confine, runner, ws):
                          "true"])
         check(rf.returncode == 125 and "limits.temp" in rf.stderr,
               "%s temp: --require-full refuses it" % tag, rf.stderr[-300:])
+
+    if runner == "landlock":
+        shm_workspace(confine, tag)
+
+
+def shm_workspace(confine, tag):
+    """A socket in /dev/shm the command may connect to: the launcher cannot
+    make /dev/shm a tmpfs of the run's own (it would hide the socket), so
+    limits.temp is partial, naming /dev/shm, the argv carries no
+    --private-shm, and the socket is reached."""
+    import socket
+    path = "/dev/shm/cf-lim-%d.sock" % os.getpid()
+    srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        srv.bind(path)
+        os.chmod(path, 0o777)
+        srv.listen(4)
+        ws = tempfile.mkdtemp(prefix="cf-lim-ws-", dir=os.environ.get("HOME"))
+        flags = ["--runner", "landlock", "-w", ws, "-m", "workspace-write", "--max-temp", "10M",
+                 "--allow-unix-socket", path]
+        probe = "import socket; s = socket.socket(socket.AF_UNIX); s.connect(%r); print('reached')"
+        r = run([confine, "run", "--json", *flags, "--", sys.executable, "-c", probe % path])
+        c = clause(outcome(r), "limits.temp")
+        check(c is not None and c["status"] == "partial" and "/dev/shm" in (c["reason"] or ""),
+              "%s temp: a socket allowed in /dev/shm leaves it shared: partial" % tag, c)
+        check(r.stdout.strip() == "reached", "%s temp: the allowed socket in /dev/shm is reached"
+              % tag, (r.stdout, r.stderr[-300:]))
+        w = run([confine, "wrap", *flags, "--", "true"])
+        check("--private-shm" not in w.stdout, "%s temp: no --private-shm then" % tag,
+              w.stdout[:300])
+        shutil.rmtree(ws, ignore_errors=True)
+    finally:
+        srv.close()
+        if os.path.exists(path):
+            os.unlink(path)
 
 
 BAD = [("--max-pids", "0", "zero"), ("--max-pids", "-5", "negative"),

@@ -290,6 +290,10 @@ static int landlock_tokens(const confine_policy *policy, const cf_plan *plan, ch
 			r = cf_strv_push(tokens, LAUNCHER_ARG_TEMP_SIZE);
 		if (r == 0)
 			r = cf_strv_push(tokens, word);
+		/* The granted /dev/shm sized and private too, where no path of
+		 * the policy lies in it (F6). */
+		if (r == 0 && grants_dev_shm(policy) && cf_policy_private_shm(policy))
+			r = cf_strv_push(tokens, LAUNCHER_ARG_PRIVATE_SHM);
 	}
 	confine_strv_free(writable);
 	confine_strv_free(enforceable);
