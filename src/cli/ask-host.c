@@ -17,8 +17,12 @@
 #include <unistd.h>
 
 #include "ask-host.h"
+#include "ask-trust.h"
 #include "output.h"
 #include "supervise.h"
+
+/* The decider's environment (ask-trust.h), made once by resolve. */
+static char **decider_env;
 
 static long long now_ms(void) {
 	struct timespec ts;
@@ -83,9 +87,12 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		/* a group of its own: what it leaves behind is killed with it */
 		(void)setpgid(0, 0);
-		if (dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0)
+		/* Never in the workspace, with what the run may plant out of
+		 * its environment (R4-F1). */
+		if (dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || chdir("/") < 0)
 			_exit(127);
-		execvp(command, argv);
+		if (decider_env)
+			execve(command, argv, decider_env);
 		_exit(127);
 	}
 	close(out[1]);
@@ -163,69 +170,53 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* Whether canonical `path` lies at or under canonical `root`. */
-static bool at_or_under(const char *path, const char *root) {
-	size_t n = strlen(root);
-	if (n == 1 && root[0] == '/')
-		return true;
-	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+/* A script's interpreter (its `#!` line's first word), in `out`; false
+ * when `real` is no script. */
+static bool interpreter_of(const char *real, char out[PATH_MAX]) {
+	char line[PATH_MAX + 3];
+	size_t n, len;
+	const char *p;
+	FILE *f = fopen(real, "re");
+	if (!f)
+		return false;
+	n = fread(line, 1, sizeof line - 1, f);
+	fclose(f);
+	line[n] = '\0';
+	if (n < 2 || line[0] != '#' || line[1] != '!')
+		return false;
+	for (p = line + 2; *p == ' ' || *p == '\t'; p++)
+		;
+	len = strcspn(p, " \t\r\n");
+	if (len == 0 || len >= PATH_MAX)
+		return false;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return true;
 }
 
-/* The writable root of `policy` that holds `real`, or NULL. */
-static const char *writable_root_of(const confine_policy *policy, const char *real,
-                                    char buf[PATH_MAX]) {
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->workspace_root &&
-	    realpath(policy->workspace_root, buf) && at_or_under(real, buf))
-		return buf;
-	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
-		if (realpath(policy->writable_roots[i], buf) && at_or_under(real, buf))
-			return buf;
-	return NULL;
-}
-
-/* Whether `real` and each directory above it are owned by root or the
- * caller and writable by neither group nor others; `why` says which not. */
-static bool owned_safely(const char *real, char *why, size_t size) {
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s", real);
-	for (;;) {
-		struct stat st;
-		char *slash;
-		bool sticky_root, foreign;
-		if (stat(path, &st) < 0) {
-			snprintf(why, size, "%s cannot be examined: %s", path, strerror(errno));
-			return false;
-		}
-		/* A sticky directory of root's writable by all (/tmp) lets no
-		 * one but an entry's owner rename or remove it: an ancestor
-		 * that cannot be swapped under the decider. */
-		sticky_root = strcmp(path, real) != 0 && st.st_uid == 0 && S_ISDIR(st.st_mode) &&
-		              (st.st_mode & S_ISVTX);
-		foreign = st.st_uid != 0 && st.st_uid != geteuid();
-		if (!sticky_root && foreign) {
-			snprintf(why, size, "%s is owned by uid %u, neither root nor the caller", path,
-			         (unsigned)st.st_uid);
-			return false;
-		}
-		if (!sticky_root && (st.st_mode & (S_IWGRP | S_IWOTH))) {
-			snprintf(why, size, "%s is writable by group or others", path);
-			return false;
-		}
-		if (strcmp(path, "/") == 0)
-			return true;
-		slash = strrchr(path, '/');
-		if (slash == path)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
-	}
+/* `real` (the decider, or its interpreter) is one the command cannot
+ * replace: 0, else the exit status cli_report() gave. */
+static int refuse_unsafe(const cli_context *ctx, const char *command, const char *what,
+                         const char *real) {
+	char why[PATH_MAX + 128];
+	const char *area = cli_trust_writable_area(ctx->policy, real);
+	if (area)
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": %s%s lies inside the run's writable root \"%s\": "
+		                  "the confined command could replace the decider that judges it",
+		                  command, what, real, area);
+	if (!cli_trust_owned_safely(real, why, sizeof why))
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": %s%s: another user could replace the decider",
+		                  command, what, why);
+	return 0;
 }
 
 int cli_ask_host_resolve(const cli_context *ctx, const char *command, char resolved[PATH_MAX]) {
 	const char *path_env = getenv("PATH");
-	char candidate[PATH_MAX], why[PATH_MAX + 128], root[PATH_MAX];
-	const char *root_found;
+	char candidate[PATH_MAX], interp[PATH_MAX];
 	bool found = false;
+	int status;
 	if (strchr(command, '/')) {
 		found = realpath(command, resolved) != NULL;
 	} else {
@@ -248,14 +239,22 @@ int cli_ask_host_resolve(const cli_context *ctx, const char *command, char resol
 		                  "--ask-host \"%s\": not found%s (the decider runs unconfined: give "
 		                  "a program outside the run's writable roots)",
 		                  command, strchr(command, '/') ? "" : " on PATH");
-	if ((root_found = writable_root_of(ctx->policy, resolved, root)))
+	if ((status = refuse_unsafe(ctx, command, "", resolved)) != 0)
+		return status;
+	/* A script's interpreter runs it: the same rule (R4-F1). */
+	if (interpreter_of(resolved, interp)) {
+		char real[PATH_MAX];
+		char what[PATH_MAX + 32];
+		if (interp[0] != '/' || !realpath(interp, real))
+			return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+			                  "--ask-host \"%s\": its interpreter \"%s\" is not found", command,
+			                  interp);
+		snprintf(what, sizeof what, "its interpreter %s, ", interp);
+		if ((status = refuse_unsafe(ctx, command, what, real)) != 0)
+			return status;
+	}
+	if (!decider_env && cli_ask_env_make(ctx->policy, &decider_env) < 0)
 		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
-		                  "--ask-host \"%s\": %s lies inside the run's writable root \"%s\": the "
-		                  "confined command could replace the decider that judges it",
-		                  command, resolved, root_found);
-	if (!owned_safely(resolved, why, sizeof why))
-		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
-		                  "--ask-host \"%s\": %s: another user could replace the decider", command,
-		                  why);
+		                  "--ask-host \"%s\": out of memory", command);
 	return 0;
 }

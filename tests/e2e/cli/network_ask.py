@@ -33,6 +33,7 @@ import http.server
 import json
 import os
 import pwd
+import shlex
 import shutil
 import signal
 import subprocess
@@ -476,9 +477,78 @@ def run_table(confine, runner):
               not os.path.exists(marker),
               "R3-F6: a decider under a directory others may write is refused (125)",
               r3.stdout + r3.stderr)
+        r4_f1(confine, runner, base, ws, env, url)
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+R4F1_SH = """#!/bin/sh
+pwd > %s
+if echo "$1" | grep -qx listed.test; then echo listed; exit 0; fi
+echo "not listed"; exit 1
+"""
+R4F1_PY = """#!/usr/bin/python3
+import json, sys
+print(json.dumps("not listed")); sys.exit(1)
+"""
+PLANT = "#!/bin/sh\necho planted > %s\nexec /bin/grep \"$@\"\n"
+
+
+def r4_f1(confine, runner, base, ws, env, url):
+    """R4-F1: an outside-the-run decider script runs programs by name
+    (grep, its interpreter's modules): the run plants them on the caller's
+    PATH entry in the workspace (.venv/bin) or a PYTHONPATH there, then
+    asks. The decider runs in "/" with those entries and variables gone,
+    so the plant never runs; the control runs the same decider by hand
+    with the same environment, and the plant does."""
+    cwd_file = os.path.join(base, "r4f1-cwd")
+    victim = os.path.join(base, "r4f1-victim")
+    sh_decider = os.path.join(base, "r4f1-decider.sh")
+    py_decider = os.path.join(base, "r4f1-decider.py")
+    with open(sh_decider, "w") as f:
+        f.write(R4F1_SH % cwd_file)
+    with open(py_decider, "w") as f:
+        f.write(R4F1_PY)
+    os.chmod(sh_decider, 0o755)
+    os.chmod(py_decider, 0o755)
+    venv = os.path.join(ws, ".venv", "bin")
+    pylib = os.path.join(ws, "pylib")
+    os.makedirs(venv, exist_ok=True)
+    os.makedirs(pylib, exist_ok=True)
+    penv = dict(env, PATH=venv + ":/usr/bin:/bin", PYTHONPATH=pylib)
+    plant = ("printf %s > .venv/bin/grep && chmod +x .venv/bin/grep && "
+             "printf %s > pylib/json.py && curl -s -m 20 -o /dev/null %s; "
+             "curl -s -m 20 -o /dev/null %s; true" % (
+                 shlex.quote(PLANT % victim),
+                 shlex.quote("open(%r, 'w').write('planted')\ndumps = repr\n" % victim),
+                 url("refused.test"), url("listed.test")))
+    for decider, kind in ((sh_decider, "grep on PATH"), (py_decider, "a PYTHONPATH module")):
+        for path in (victim, cwd_file):
+            if os.path.exists(path):
+                os.remove(path)
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "-m",
+                 "workspace-write", "--allow-host", "none.test", "--ask-host", decider, "-c",
+                 plant], env=penv, cwd=ws)
+        try:
+            decisions = json.loads(b.stdout)["sandbox"]["network"]["decisions"]
+        except (ValueError, KeyError):
+            decisions = []
+        check(any(d.get("by") == "decider" for d in decisions),
+              "R4-F1 (%s): the decider was asked" % kind, b.stdout[-400:] + b.stderr[-300:])
+        check(not os.path.exists(victim),
+              "R4-F1 (%s): the run's plant did not run in the decider" % kind)
+        if decider == sh_decider:
+            cwd = open(cwd_file).read().strip() if os.path.exists(cwd_file) else None
+            check(cwd == "/", "R4-F1: the decider runs in /, not the workspace", cwd)
+        # Control: the decider by hand, the same environment: the plant runs.
+        subprocess.run([decider, "refused.test", "80"], env=penv, cwd=ws, capture_output=True,
+                       timeout=60)
+        check(os.path.exists(victim),
+              "R4-F1 control (%s): by hand with that environment the plant runs" % kind)
+    for path in (victim, cwd_file):
+        if os.path.exists(path):
+            os.remove(path)
 
 
 def main():
