@@ -30,6 +30,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -45,6 +46,8 @@
 /* A shared lock is refused only while a finishing run holds the exclusive
  * one to remove the placeholder (a moment); past this, fail closed. */
 #define LOCK_WAIT_MS 2000
+/* renameat2(2)'s, by the syscall: not every libc has the wrapper */
+#define RENAME_NOREPLACE_FLAG 1u
 
 struct held {
 	char *path;
@@ -218,34 +221,87 @@ static bool remove_placeholder(const char *path, cf_placeholder_kind kind) {
 	return r == 0;
 }
 
-/* Makes `path`: 0, -EEXIST (something is there now), or -errno. */
+/* Fills the fresh placeholder `fd`: marked, and commondir's text. */
+static int fill(int fd, cf_placeholder_kind kind) {
+	mark(fd);
+	if (kind == CF_PLACEHOLDER_COMMONDIR &&
+	    write(fd, COMMONDIR_TEXT, strlen(COMMONDIR_TEXT)) != (ssize_t)strlen(COMMONDIR_TEXT))
+		return -(errno ? errno : EIO);
+	return 0;
+}
+
+/* Makes `name` in `dir` in place (where no rename can: see make). */
+static int make_in_place(int dir, const char *name, cf_placeholder_kind kind) {
+	int fd, r;
+	if (kind == CF_PLACEHOLDER_DIR) {
+		if (mkdirat(dir, name, 0755) < 0)
+			return -errno;
+		fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0) {
+			mark(fd);
+			close(fd);
+		}
+		return 0;
+	}
+	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	r = fill(fd, kind);
+	close(fd);
+	if (r < 0)
+		(void)unlinkat(dir, name, 0);
+	return r;
+}
+
+/*
+ * Makes `path`: 0, -EEXIST (something is there now), or -errno. Made
+ * whole under a name of its own in the same directory (marked, filled),
+ * then renamed into place without replacing anything: a concurrent run
+ * that plans meanwhile sees no placeholder or a marked one, never an
+ * unmarked stand-in it would take for the user's file and tie its argv
+ * to (16 runs at once in one workspace: its identity check then failed
+ * when this run removed it).
+ */
 static int make(const char *path, cf_placeholder_kind kind) {
+	static unsigned counter;
 	const char *name;
-	int fd, dir = open_parent(path, &name);
+	char tmp[64];
+	int fd, r, dir = open_parent(path, &name);
 	if (dir < 0)
 		return dir;
+	snprintf(tmp, sizeof tmp, ".confine-placeholder.%ld.%u", (long)getpid(),
+	         __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
 	if (kind == CF_PLACEHOLDER_DIR) {
-		int r = mkdirat(dir, name, 0755) < 0 ? -errno : 0;
+		if (mkdirat(dir, tmp, 0755) < 0) {
+			r = -errno;
+			close(dir);
+			return r;
+		}
+		fd = openat(dir, tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	} else {
+		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	}
+	if (fd < 0) {
+		r = -errno;
 		close(dir);
 		return r;
 	}
-	fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0) {
-		int e = errno;
-		close(dir);
-		return -e;
-	}
-	if (kind == CF_PLACEHOLDER_COMMONDIR &&
-	    write(fd, COMMONDIR_TEXT, strlen(COMMONDIR_TEXT)) != (ssize_t)strlen(COMMONDIR_TEXT)) {
-		int e = errno ? errno : EIO;
-		close(fd);
-		(void)unlinkat(dir, name, 0);
-		close(dir);
-		return -e;
-	}
+	r = kind == CF_PLACEHOLDER_DIR ? (mark(fd), 0) : fill(fd, kind);
 	close(fd);
+#ifdef SYS_renameat2
+	if (r == 0 && syscall(SYS_renameat2, dir, tmp, dir, name, RENAME_NOREPLACE_FLAG) < 0)
+		r = -errno;
+#else
+	if (r == 0)
+		r = -ENOSYS;
+#endif
+	if (r < 0)
+		(void)unlinkat(dir, tmp, kind == CF_PLACEHOLDER_DIR ? AT_REMOVEDIR : 0);
+	/* a filesystem without RENAME_NOREPLACE: in place, marked after */
+	if (r == -EINVAL || r == -ENOSYS)
+		r = make_in_place(dir, name, kind);
 	close(dir);
-	return 0;
+	return r;
 }
 
 static void sleep_ms(long ms) {
