@@ -780,7 +780,9 @@ typedef struct confine_local_config {
 	/* Pin the chain to one rung (a chain of one, selected unprobed);
 	 * CONFINE_RUNNER_NONE: the platform's chain. */
 	confine_runner pin;
-	/* The PATH searched for bwrap; NULL: $PATH when the provider is made. */
+	/* The search path for runners (bwrap, runsc, a bare runnerCommand);
+	 * NULL: $CONFINE_RUNNER_PATH when the provider is made, else
+	 * CONFINE_DEFAULT_PATH, never $PATH (doc/SPEC.md 4, red team R4-F9). */
 	const char *path;
 	/* Platform whose chain to use: "linux", "darwin", anything else (empty
 	 * chain); NULL: this host. For tests and explicit pretend-platforms. */

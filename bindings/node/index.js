@@ -27,7 +27,8 @@
  * `confine` is found through $CONFINE_BIN, else next to the library named by
  * $CONFINE_LIBRARY (LIBDIR/../bin/confine, or a build tree's
  * src/cli/confine), else in the directory `meson install` recorded beside
- * an installed package (_build_config.json), else on $PATH; or pass `bin`
+ * an installed package (_build_config.json), else in /usr/local/bin,
+ * /usr/bin or /bin, trusted (never $PATH: red team R4-F10); or pass `bin`
  * per call.
  */
 'use strict';

@@ -24,6 +24,11 @@ const char *cf_path_of(const char *const *envp) {
 	return path ? path : CONFINE_DEFAULT_PATH;
 }
 
+const char *cf_runner_path(void) {
+	const char *path = getenv("CONFINE_RUNNER_PATH");
+	return path && *path ? path : CONFINE_DEFAULT_PATH;
+}
+
 /* Calls `visit` with "<entry>/<name>" for each entry of `path` in order
  * ("./<name>" for an empty entry, as in execvp(3)), skipping entries that
  * are not absolute when `absolute_only`, until `visit` returns non-zero.

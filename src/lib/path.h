@@ -17,6 +17,12 @@
  * this process's $PATH, else CONFINE_DEFAULT_PATH. Points into envp, the
  * environment, or static storage. */
 const char *cf_path_of(const char *const *envp) CONFINE_HIDDEN;
+/* Where runners (bwrap, runsc, a bare runnerCommand) are searched when the
+ * provider names no path (doc/SPEC.md 4, red team R4-F9): the caller's
+ * $CONFINE_RUNNER_PATH, else CONFINE_DEFAULT_PATH; never $PATH, on which
+ * a writable root of an earlier run (.venv/bin, node_modules/.bin) may
+ * lie. */
+const char *cf_runner_path(void) CONFINE_HIDDEN;
 
 /* The exec candidates for `program`, in the order execvp(3) tries them:
  * `program` itself when it contains a slash; else each entry of the PATH

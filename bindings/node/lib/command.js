@@ -43,12 +43,36 @@ function findConfine(env = process.env) {
   }
   const installed = installedBindir();
   if (installed && isExecutable(path.join(installed, 'confine'))) return path.join(installed, 'confine');
-  for (const dir of (env.PATH || '').split(path.delimiter)) {
-    if (!dir || !path.isAbsolute(dir)) continue; // never the current directory
+  // The system's program directories, never $PATH: under `npm run` or
+  // `npx` node_modules/.bin comes first there, where a confined run may
+  // plant a `confine` the next call would run unconfined (red team R4-F10).
+  for (const dir of SYSTEM_DIRS) {
     const candidate = path.join(dir, 'confine');
-    if (isExecutable(candidate)) return candidate;
+    if (isExecutable(candidate) && trusted(candidate)) return candidate;
   }
-  throw new ConfineError('the confine command was not found: set CONFINE_BIN, or put confine on PATH', { code: 'CONFINE_NOT_FOUND' });
+  throw new ConfineError(`the confine command was not found: set CONFINE_BIN, or install confine in ${SYSTEM_DIRS.join(', ')}`, { code: 'CONFINE_NOT_FOUND' });
+}
+
+// CONFINE_DEFAULT_PATH's directories (confine.h), searched in this order.
+const SYSTEM_DIRS = ['/usr/local/bin', '/usr/bin', '/bin'];
+
+/** Whether `file` and every directory above it, as given and as resolved,
+ * are owned by root or this process's user and writable by neither group
+ * nor others (doc/SPEC.md 4's rule for runners). */
+function trusted(file) {
+  const me = typeof process.getuid === 'function' ? process.getuid() : 0;
+  const chain = (start) => {
+    for (let p = start; ; p = path.dirname(p)) {
+      const st = fs.statSync(p);
+      if ((st.uid !== 0 && st.uid !== me) || (st.mode & 0o022)) return false;
+      if (p === path.dirname(p)) return true;
+    }
+  };
+  try {
+    return chain(file) && chain(fs.realpathSync(file));
+  } catch {
+    return false;
+  }
 }
 
 function exec(bin, args, { environ, signal } = {}) {

@@ -571,7 +571,7 @@ static int capture(local_provider *lp, const confine_local_config *config) {
 	lp->launcher = strdup(config->landlock_launcher ? config->landlock_launcher
 	                                                : confine_default_landlock_launcher());
 	lp->platform = strdup(config->platform ? config->platform : cf_host_platform());
-	lp->path = strdup(config->path ? config->path : cf_path_of(NULL));
+	lp->path = strdup(config->path ? config->path : cf_runner_path());
 	if (!lp->launcher || !lp->platform || !lp->path)
 		return -ENOMEM;
 	{

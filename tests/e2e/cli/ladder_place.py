@@ -56,7 +56,9 @@ def cases(confine):
         os.mkdir(other)
         shutil.copy2(bwrap, os.path.join(ws, "bwrap"))
         mark = os.path.join(base, "PLANTED")
-        env = dict(os.environ, PATH=ws + ":" + os.environ.get("PATH", ""))
+        # Runners are searched on CONFINE_RUNNER_PATH (never PATH: R4-F9,
+        # below): one that names the workspace first.
+        env = dict(os.environ, CONFINE_RUNNER_PATH=ws + ":/usr/local/bin:/usr/bin:/bin")
         plant = ("printf '#!/bin/sh\\ntouch %s\\nexec %s \"$@\"\\n' > b.new && chmod 755 b.new "
                  "&& mv b.new bwrap" % (mark, bwrap))
         # the control: unconfined, the plant replaces the runner
@@ -89,6 +91,30 @@ def cases(confine):
             print("FAIL: a planted runner ran")
             return 1
         print("ok a runner inside the workspace is refused, never fallen through (bash, run)")
+        # R4-F9: a writable root on the caller's PATH (.venv/bin,
+        # node_modules/.bin) where an earlier run planted bwrap: the next
+        # runs, read-only and in another workspace, never execute it.
+        # Runners come from CONFINE_RUNNER_PATH or the system's directories.
+        subprocess.run(["sh", "-c", plant], cwd=ws, check=True)
+        path_env = dict(os.environ, PATH=ws + ":" + os.environ.get("PATH", "/usr/bin:/bin"))
+        path_env.pop("CONFINE_RUNNER_PATH", None)
+        for how in (["run", "-m", "read-only", "-w", ws, "--", "true"],
+                    ["run", "-m", "workspace-write", "-w", other, "--", "true"],
+                    ["bash", "-m", "workspace-write", "-w", other, "-c", "true"]):
+            done = subprocess.run([confine] + how, env=path_env, capture_output=True, text=True,
+                                  cwd=other)
+            if os.path.exists(mark):
+                print("FAIL: R4-F9: %s %s executed the bwrap planted on PATH" % (how[0], how[2]))
+                return 1
+            if done.returncode != 0:
+                print("FAIL: R4-F9: %s %s did not run: %s" % (how[0], how[2], done.stderr[-400:]))
+                return 1
+        # control: the plant is there and runs when executed
+        subprocess.run([os.path.join(ws, "bwrap"), "--version"], capture_output=True)
+        if not os.path.exists(mark):
+            print("FAIL: R4-F9 control: the planted bwrap did not run")
+            return 1
+        print("ok R4-F9: a bwrap planted on PATH is never executed (read-only, another workspace)")
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -511,13 +511,13 @@ case_killed_runner() {
 		chmod 755 "$fake/bwrap"
 		runner_fails "bwrap SIGKILLed before setup (run)" \
 			"bwrap was killed by signal SIGKILL before starting the command" \
-			env PATH="$fake:$PATH" "$CONFINE" run --runner bwrap -m workspace-write -w "$WS" -- sh -c "$cmd"
+			env CONFINE_RUNNER_PATH="$fake:/usr/local/bin:/usr/bin:/bin" "$CONFINE" run --runner bwrap -m workspace-write -w "$WS" -- sh -c "$cmd"
 		runner_fails "bwrap SIGKILLed before setup (bash)" \
 			"bwrap was killed by signal SIGKILL before starting the command" \
-			env PATH="$fake:$PATH" "$CONFINE" bash --runner bwrap -m workspace-write -w "$WS" -c "$cmd"
+			env CONFINE_RUNNER_PATH="$fake:/usr/local/bin:/usr/bin:/bin" "$CONFINE" bash --runner bwrap -m workspace-write -w "$WS" -c "$cmd"
 		if other_rung_works; then
 			runs_once_on "bwrap SIGKILLed, natural ladder" landlock \
-				env PATH="$fake:$PATH" "$CONFINE" bash --json -m workspace-write -w "$WS" -c "$cmd"
+				env CONFINE_RUNNER_PATH="$fake:/usr/local/bin:/usr/bin:/bin" "$CONFINE" bash --json -m workspace-write -w "$WS" -c "$cmd"
 		else
 			note "the landlock rung does not run here: no ladder check"
 		fi
@@ -525,7 +525,7 @@ case_killed_runner() {
 		printf '#!/bin/sh\nexit 0\n' > "$fake/bwrap"
 		runner_fails "bwrap exits 0 without running anything" \
 			"bwrap exited with status 0 before starting the command" \
-			env PATH="$fake:$PATH" "$CONFINE" run --runner bwrap -m workspace-write -w "$WS" -- sh -c "$cmd"
+			env CONFINE_RUNNER_PATH="$fake:/usr/local/bin:/usr/bin:/bin" "$CONFINE" run --runner bwrap -m workspace-write -w "$WS" -- sh -c "$cmd"
 		# 3. bwrap sets the sandbox up, and the launcher inside it is killed
 		# by SIGKILL before it starts the command: the real bwrap, with the
 		# in-memory launcher (/proc/self/fd/4) swapped for one that kills
@@ -544,10 +544,10 @@ EOF
 		chmod 755 "$fake/bwrap"
 		runner_fails "the launcher inside bwrap SIGKILLed mid-setup (run)" \
 			"the launcher inside it was killed by signal SIGKILL" \
-			env PATH="$fake:$PATH" "$CONFINE" run --runner bwrap -m workspace-write -w "$WS" -- sh -c "$cmd"
+			env CONFINE_RUNNER_PATH="$fake:/usr/local/bin:/usr/bin:/bin" "$CONFINE" run --runner bwrap -m workspace-write -w "$WS" -- sh -c "$cmd"
 		if other_rung_works; then
 			runs_once_on "the launcher inside bwrap SIGKILLed, natural ladder" landlock \
-				env PATH="$fake:$PATH" "$CONFINE" bash --json -m workspace-write -w "$WS" -c "$cmd"
+				env CONFINE_RUNNER_PATH="$fake:/usr/local/bin:/usr/bin:/bin" "$CONFINE" bash --json -m workspace-write -w "$WS" -c "$cmd"
 		fi
 	else
 		# A configured landlockLauncher (from disk, trusted: ours, in a
@@ -575,7 +575,7 @@ EOF
 		fi
 		runner_fails "the configured launcher SIGKILLed, ladder without bwrap" \
 			"landlock was killed by signal SIGKILL before starting the command" \
-			env PATH="$fake" "$CONFINE" run --config "$BASE/config-KILL.json" -m workspace-write -w "$WS" -- /bin/sh -c "$cmd"
+			env CONFINE_RUNNER_PATH="$fake" "$CONFINE" run --config "$BASE/config-KILL.json" -m workspace-write -w "$WS" -- /bin/sh -c "$cmd"
 	fi
 }
 

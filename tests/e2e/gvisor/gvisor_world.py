@@ -448,7 +448,7 @@ def half(confine, launcher, helper, user_half):
                 with open(os.path.join(fake, "runsc"), "w") as f:
                     f.write("#!/bin/sh\necho 'stand-in runsc refuses' >&2\nexit 128\n")
                 os.chmod(os.path.join(fake, "runsc"), 0o755)
-                fenv = dict(env, PATH=fake + ":" + env.get("PATH", "/usr/bin:/bin"))
+                fenv = dict(env, CONFINE_RUNNER_PATH=fake + ":/usr/local/bin:/usr/bin:/bin")
                 r = run([], ["touch", marker], env=fenv)
                 out = outcome(r.stderr)
                 err = out.get("error") or {}
