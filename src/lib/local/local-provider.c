@@ -558,7 +558,7 @@ static int validate(const confine_local_config *c, confine_error *err) {
 /* Copies the configuration and captures what it depends on from the
  * environment ($PATH, $TMPDIR): the provider's behaviour must not change
  * with a later setenv(), and getenv() from many threads at confine time is
- * unsafe. Then finds every runner, once. 0 or -ENOMEM. */
+ * unsafe. Then finds every runner of the chain, once. 0 or -ENOMEM. */
 static int capture(local_provider *lp, const confine_local_config *config) {
 	const char *tmpdir = getenv("TMPDIR");
 	lp->pin = config->pin;
@@ -597,6 +597,12 @@ static int capture(local_provider *lp, const confine_local_config *config) {
 	};
 	for (size_t i = 0; cf_runners[i] && i < CF_RUNNER_MAX; i++) {
 		const cf_runner_def *def = cf_runners[i];
+		/* Pinned, the chain is that one rung (validate() refuses a pin
+		 * beside runnerCommand); unpinned, a pin-only rung (gVisor) is
+		 * never in it: no other row's program is ever run or named, so
+		 * its PATH search and trust walk are not paid. */
+		if (lp->pin != CONFINE_RUNNER_NONE ? def->id != lp->pin : def->pin_only)
+			continue;
 		if (def->locate(&lp->env, &lp->programs[i]) < 0)
 			return -ENOMEM;
 		if (!lp->operator_runner && def->configured && def->configured(&lp->env))
