@@ -961,6 +961,11 @@ typedef struct confine_stdio {
 #define CONFINE_MAX_TIMEOUT_MS 600000
 #define CONFINE_KILL_GRACE_MS 3000
 
+/* How long the library waits for a run's decider (ask_host) to answer
+ * one question before it refuses the host (doc/SPEC.md 15, "Ask"): past
+ * the packages' 20 s and the CLI's 25 s, inside the proxy's 30 s. */
+#define CONFINE_ASK_HOST_SECONDS 28
+
 typedef struct confine_spawn_options {
 	/* What to run: exactly one of `confined` (a confine() result: its argv
 	 * and facts are used) and `argv` (an unconfined run, danger-full-access). */
@@ -975,12 +980,19 @@ typedef struct confine_spawn_options {
 	size_t capture_limit;             /* per stream; 0: the default 64000 */
 	unsigned timeout_ms;              /* 0: no timeout */
 	/* The decider for a policy with network_ask (doc/SPEC.md 15, "Ask"):
-	 * called from confine_process_wait() / confine_process_poll() (the
-	 * thread that waits) with a host on neither list and its port; true
+	 * called with a host on neither list and its port, on a thread the
+	 * library starts for the question (all signals blocked), while
+	 * confine_process_wait() / confine_process_poll() go on waiting; true
 	 * allows it. It may write a reason (NUL-terminated, at most
 	 * reason_size bytes, one line) the model reads in the refusal. The
-	 * proxy holds the request meanwhile, at most 30 s, then refuses it;
-	 * each answer is kept for the run. NULL: such hosts are refused. */
+	 * wait refuses the host when the decider has not answered within
+	 * CONFINE_ASK_HOST_SECONDS, when the run's timeout is due, when a
+	 * signal that ends the run (SIGTERM, SIGHUP, SIGQUIT, SIGKILL) was
+	 * sent through confine_process_signal(), or when the run ends: the
+	 * run is never held up by it, and an answer after that is dropped.
+	 * So the callback may still be running after the run settled:
+	 * ask_host_data must outlive every call. Each answer is kept for the
+	 * run. NULL: such hosts are refused. */
 	bool (*ask_host)(void *data, const char *host, unsigned port, char *reason,
 	                 size_t reason_size);
 	void *ask_host_data;
@@ -1129,8 +1141,11 @@ typedef struct confine_outcome {
 	size_t n_network_decisions;
 	/* The denials this run met past CONFINE_DENIALS_MAX: counted, not
 	 * listed (one not listed that is met twice counts twice; doc/SPEC.md
-	 * 9). */
+	 * 9), the supervisor's past its own 32 records included. */
 	size_t denials_dropped;
+	/* The decisions past the 256 listed: counted, not listed
+	 * (doc/SPEC.md 15, "Ask"). */
+	size_t network_decisions_dropped;
 } confine_outcome;
 
 CONFINE_API void confine_outcome_free(confine_outcome *outcome);

@@ -151,6 +151,8 @@ export interface Result {
   denialsDropped: number;
   /** Every decision of the network allowlist's proxy, once per host and port. */
   networkDecisions: NetworkDecision[];
+  /** How many decisions past the first 256 `networkDecisions` left out. */
+  networkDecisionsDropped: number;
   timedOut: boolean;
   /** null for danger-full-access. */
   runner: Runner | null;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `--ask-host COMMAND` (ask-host.h). SIGCHLD is blocked while COMMAND
- * runs: the subreaper's handler (supervise.c) would otherwise reap it
- * first.
+ * `--ask-host COMMAND` (ask-host.h). The library calls it on a thread of
+ * its own (doc/SPEC.md 15, "Ask"); COMMAND's pid is kept from the
+ * subreaper's handler (supervise.c), which would otherwise reap it first:
+ * COMMAND waits on a pipe until its pid is kept, so it cannot end before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -58,9 +59,9 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 	char port_text[16], got[1024];
 	char *argv[4];
 	size_t n = 0;
-	sigset_t block, old;
+	sigset_t none;
 	long long until;
-	int out[2], devnull, status = 0;
+	int out[2], hold[2], devnull, status = 0;
 	bool done = false, ended = false;
 	const char *cut = NULL; /* why the decider was not waited for */
 	pid_t pid;
@@ -79,14 +80,24 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 		snprintf(reason, size, "the decider cannot be run: %s", strerror(errno));
 		return false;
 	}
-	sigemptyset(&block);
-	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	if (pipe2(hold, O_CLOEXEC) < 0) {
+		close(devnull);
+		close(out[0]);
+		close(out[1]);
+		snprintf(reason, size, "the decider cannot be run: %s", strerror(errno));
+		return false;
+	}
+	sigemptyset(&none);
 	pid = fork();
 	if (pid == 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+		char go;
+		/* the library's thread blocks every signal: COMMAND takes them */
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		/* a group of its own: what it leaves behind is killed with it */
 		(void)setpgid(0, 0);
+		close(hold[1]);
+		while (read(hold[0], &go, 1) < 0 && errno == EINTR)
+			;
 		/* Never in the workspace, with what the run may plant out of
 		 * its environment (R4-F1). */
 		if (dup2(devnull, 0) < 0 || dup2(out[1], 1) < 0 || chdir("/") < 0)
@@ -95,14 +106,25 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 			execve(command, argv, decider_env);
 		_exit(127);
 	}
+	close(hold[0]);
 	close(out[1]);
 	close(devnull);
 	if (pid < 0) {
+		close(hold[1]);
 		close(out[0]);
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		snprintf(reason, size, "the decider cannot be run: %s", strerror(errno));
 		return false;
 	}
+	if (!cli_supervise_keep_child(pid)) {
+		close(hold[1]);
+		close(out[0]);
+		kill(pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		snprintf(reason, size, "the decider %s has too many questions open", command);
+		return false;
+	}
+	close(hold[1]); /* COMMAND goes on */
 	/* Its output until it ends (or the bound): the answer is taken when
 	 * the decider exits, not when its stdout closes (a child it leaves
 	 * behind may hold that open, R3-F7); then its process group is
@@ -152,8 +174,8 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	cli_supervise_let_child_go(pid);
 	if (!ended) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
 		if (cut)
 			snprintf(reason, size, "the decider %s was not waited for: %s", command, cut);
 		else
@@ -161,7 +183,6 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 			         CLI_ASK_HOST_SECONDS);
 		return false;
 	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	got[n] = '\0';
 	got[strcspn(got, "\r\n")] = '\0';
 	snprintf(reason, size, "%s", got);

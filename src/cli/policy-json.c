@@ -259,6 +259,8 @@ json_t *cli_network_json(const confine_outcome *o) {
 		json_array_append_new(array, item);
 	}
 	json_object_set_new(network, "decisions", array);
+	json_object_set_new(network, "decisionsDropped",
+	                    json_integer((json_int_t)o->network_decisions_dropped));
 	return network;
 }
 

@@ -62,6 +62,37 @@ static void kill_after_grace(int sig) {
 	errno = saved;
 }
 
+/* The deciders' children now running (cli_supervise_keep_child): the
+ * reaper, a signal handler, reads them; the question threads write them. */
+#define KEPT_CHILDREN 16
+static volatile pid_t kept_children[KEPT_CHILDREN];
+
+bool cli_supervise_keep_child(pid_t pid) {
+	for (size_t i = 0; i < KEPT_CHILDREN; i++) {
+		pid_t none = 0;
+		if (__atomic_compare_exchange_n(&kept_children[i], &none, pid, false, __ATOMIC_SEQ_CST,
+		                                __ATOMIC_SEQ_CST))
+			return true;
+	}
+	return false;
+}
+
+void cli_supervise_let_child_go(pid_t pid) {
+	for (size_t i = 0; i < KEPT_CHILDREN; i++) {
+		pid_t was = pid;
+		if (__atomic_compare_exchange_n(&kept_children[i], &was, 0, false, __ATOMIC_SEQ_CST,
+		                                __ATOMIC_SEQ_CST))
+			return;
+	}
+}
+
+static bool kept_child(pid_t pid) {
+	for (size_t i = 0; i < KEPT_CHILDREN; i++)
+		if (__atomic_load_n(&kept_children[i], __ATOMIC_SEQ_CST) == pid)
+			return true;
+	return false;
+}
+
 static const int forwarded_signals[] = { SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,
                                          SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM };
 #define N_FORWARDED (sizeof forwarded_signals / sizeof forwarded_signals[0])
@@ -82,7 +113,7 @@ static void reap_orphans(int sig) {
 			siginfo_t info;
 			memset(&info, 0, sizeof info);
 			if (waitid(P_ALL, 0, &info, WEXITED | WNOHANG | WNOWAIT) < 0 ||
-			    info.si_pid == 0 || info.si_pid == leader)
+			    info.si_pid == 0 || info.si_pid == leader || kept_child(info.si_pid))
 				break;
 			if (waitpid(info.si_pid, NULL, WNOHANG) <= 0)
 				break;

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "confine.h"
 
@@ -19,6 +20,11 @@ void cli_supervise_end(void);
 /* Whether a signal that ends the run (SIGTERM, SIGHUP, SIGQUIT) was
  * forwarded to it: async-signal-safe to read. */
 bool cli_supervise_ending(void);
+/* The decider's child (ask-host.c, on the library's thread for the
+ * question) is its own to reap: the orphan reaper leaves a pid kept here
+ * alone. False when every slot is taken. */
+bool cli_supervise_keep_child(pid_t pid);
+void cli_supervise_let_child_go(pid_t pid);
 void cli_supervise_release(void);
 
 /* Makes confine a child subreaper (Linux; elsewhere nothing), so the

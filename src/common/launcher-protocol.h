@@ -27,6 +27,10 @@
  *   decision <host> <port> allow|deny <by>
  *                         what a name got, once per host and port a run; <by> is
  *                         launcher_decision_by's
+ *   dropped <denied> <refused> <decision>
+ *                         how many records of each kind were not written (past
+ *                         their bound, or no room in the pipe); once, just before
+ *                         `exit`/`signal`, when any is not 0
  *
  * Order: `error` alone (or after `layers`); or `layers`, then either
  * `exec-failed`, or `started`, any number of `denied` (at most
@@ -95,6 +99,7 @@ static inline const char *launcher_supervisor_missing_word(unsigned index)
 #define LAUNCHER_RECORD_DENIED "denied"
 #define LAUNCHER_RECORD_REFUSED "refused"
 #define LAUNCHER_RECORD_DECISION "decision"
+#define LAUNCHER_RECORD_DROPPED "dropped"
 
 /* A host in a record: a name or an address, lower case. */
 #define LAUNCHER_HOST_CHARS "abcdefghijklmnopqrstuvwxyz0123456789.-_:[]"
@@ -122,7 +127,7 @@ static inline const char *launcher_supervisor_missing_word(unsigned index)
  * record (LAUNCHER_RECORD_RESERVE bytes): the library reads the channel
  * when the run has ended, and a full pipe would stall the supervisor. */
 #define LAUNCHER_DENIED_MAX 32
-#define LAUNCHER_RECORD_RESERVE 64
+#define LAUNCHER_RECORD_RESERVE 128
 
 /* A record, newline included, is at most this long: one atomic pipe
  * write (PIPE_BUF). A longer failure line is cut to fit, on stderr too. */
@@ -165,6 +170,7 @@ enum launcher_record_kind {
 	LAUNCHER_RECORD_KIND_DENIED,
 	LAUNCHER_RECORD_KIND_REFUSED,
 	LAUNCHER_RECORD_KIND_DECISION,
+	LAUNCHER_RECORD_KIND_DROPPED,
 };
 
 /* One parsed record. Nothing is allocated: text points into the line. */
@@ -184,6 +190,9 @@ struct launcher_record {
 	const char *host;
 	size_t host_length;
 	bool allow;
+	/* dropped: the records not written, of `denied`, `refused`,
+	 * `decision` */
+	long dropped[3];
 };
 
 /* The clause words of a `refused` record. NULL past the end. */

@@ -14,10 +14,25 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 static int status_fd = -1;
+
+/* The records not written, of `denied`, `refused`, `decision`: counted by
+ * whichever process would have written them (the launcher's supervisor,
+ * the proxy it forks), in a page they share, mapped when the channel is
+ * first opened (before the proxy is forked), and told once in the
+ * `dropped` record before `exit`/`signal`. Without the page each process
+ * counts its own (the supervisor's still reach the record). */
+static unsigned local_dropped[3];
+static unsigned *dropped = local_dropped;
+
+static void count_dropped(int kind)
+{
+	__atomic_add_fetch(&dropped[kind], 1U, __ATOMIC_RELAXED);
+}
 
 int channel_open(int fd)
 {
@@ -26,6 +41,12 @@ int channel_open(int fd)
 	if (flags < 0 || fcntl(fd, F_SETFD, flags | FD_CLOEXEC) < 0)
 		return -errno;
 	status_fd = fd;
+	if (dropped == local_dropped) {
+		void *page = mmap(NULL, sizeof(local_dropped), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (page != MAP_FAILED)
+			dropped = page;
+	}
 	return 0;
 }
 
@@ -152,23 +173,34 @@ void record_denied(const char *clause, const char *op, const char *object)
 	int n, size, queued = 0;
 	unsigned i;
 
-	if (status_fd < 0 || sent >= LAUNCHER_DENIED_MAX ||
-	    launcher_object_encode(object, encoded, sizeof(encoded)) == 0)
+	if (status_fd < 0)
 		return;
+	if (launcher_object_encode(object, encoded, sizeof(encoded)) == 0) {
+		count_dropped(0);
+		return;
+	}
 	n = snprintf(line, sizeof(line), LAUNCHER_RECORD_DENIED " %s %s %s\n", clause, op, encoded);
-	if (n <= 0 || (size_t)n >= sizeof(line))
-		return; /* a path too long for one record is not cut into another */
+	if (n <= 0 || (size_t)n >= sizeof(line)) {
+		count_dropped(0); /* a path too long for one record is not cut into another */
+		return;
+	}
 	for (i = 0; i < (unsigned)n; i++)
 		hash = hash * 33 + (unsigned char)line[i];
 	for (i = 0; i < sent; i++)
 		if (seen[i] == hash)
 			return;
+	if (sent >= LAUNCHER_DENIED_MAX) {
+		count_dropped(0); /* past the bound: counted, each time it is met */
+		return;
+	}
 	/* The library reads the channel when the run has ended: write only
 	 * what the pipe holds now, with room left for `exit`/`signal`. */
 	size = fcntl(status_fd, F_GETPIPE_SZ);
 	if (size >= 0 && (ioctl(status_fd, FIONREAD, &queued) != 0 ||
-			  size - queued < n + LAUNCHER_RECORD_RESERVE))
+			  size - queued < n + LAUNCHER_RECORD_RESERVE)) {
+		count_dropped(0);
 		return;
+	}
 	seen[sent++] = hash;
 	write_all_once(status_fd, line, (size_t)n);
 }
@@ -198,8 +230,12 @@ void record_refused(const char *clause, const char *host, unsigned port, const c
 	size_t i;
 	int n;
 
-	if (status_fd < 0 || sent >= LAUNCHER_REFUSED_MAX)
+	if (status_fd < 0)
 		return;
+	if (sent >= LAUNCHER_REFUSED_MAX) {
+		count_dropped(1);
+		return;
+	}
 	/* the reason is the record's last field: spaces stay, control bytes
 	 * do not */
 	for (i = 0; why[i] != '\0' && i < sizeof(text) - 1; i++)
@@ -207,8 +243,10 @@ void record_refused(const char *clause, const char *host, unsigned port, const c
 	text[i] = '\0';
 	n = snprintf(line, sizeof(line), LAUNCHER_RECORD_REFUSED " %s %s %u %s\n", clause,
 		     host_word(host), port, text);
-	if (n <= 0 || (size_t)n >= sizeof(line) || !pipe_has_room(n))
+	if (n <= 0 || (size_t)n >= sizeof(line) || !pipe_has_room(n)) {
+		count_dropped(1);
 		return;
+	}
 	sent++;
 	write_all_once(status_fd, line, (size_t)n);
 }
@@ -219,18 +257,37 @@ void record_decision(const char *host, unsigned port, bool allow, const char *by
 	char line[LAUNCHER_RECORD_MAX];
 	int n;
 
-	if (status_fd < 0 || sent >= LAUNCHER_DECISIONS_MAX)
+	if (status_fd < 0)
 		return;
+	if (sent >= LAUNCHER_DECISIONS_MAX) {
+		count_dropped(2);
+		return;
+	}
 	n = snprintf(line, sizeof(line), LAUNCHER_RECORD_DECISION " %s %u %s %s\n",
 		     host_word(host), port, allow ? "allow" : "deny", by);
-	if (n <= 0 || (size_t)n >= sizeof(line) || !pipe_has_room(n))
+	if (n <= 0 || (size_t)n >= sizeof(line) || !pipe_has_room(n)) {
+		count_dropped(2);
 		return;
+	}
 	sent++;
 	write_all_once(status_fd, line, (size_t)n);
 }
 
+void record_decision_dropped(void)
+{
+	if (status_fd >= 0)
+		count_dropped(2);
+}
+
 void record_wait_status(int wait_status)
 {
+	unsigned d[3];
+	int k;
+
+	for (k = 0; k < 3; k++)
+		d[k] = __atomic_load_n(&dropped[k], __ATOMIC_RELAXED);
+	if (d[0] || d[1] || d[2])
+		write_record(LAUNCHER_RECORD_DROPPED " %u %u %u\n", d[0], d[1], d[2]);
 	if (WIFSIGNALED(wait_status))
 		write_record(LAUNCHER_RECORD_SIGNAL " %d\n", WTERMSIG(wait_status));
 	else

@@ -43,7 +43,11 @@ void record_denied(const char *clause, const char *op, const char *object);
  * LAUNCHER_REFUSED_MAX and LAUNCHER_DECISIONS_MAX a run. */
 void record_refused(const char *clause, const char *host, unsigned port, const char *why);
 void record_decision(const char *host, unsigned port, bool allow, const char *by);
-/* "exit <code>" or "signal <n>" from a wait status. */
+/* A decision that cannot be recorded (the proxy's table of recorded names
+ * is full): counted in the `dropped` record. */
+void record_decision_dropped(void);
+/* "exit <code>" or "signal <n>" from a wait status, after "dropped <denied>
+ * <refused> <decision>" when any record was not written. */
 void record_wait_status(int wait_status);
 
 #endif

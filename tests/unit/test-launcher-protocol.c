@@ -89,6 +89,12 @@ static const struct record_case cases[] = {
 	{ "denied metadata chmod /x\\x0A\n", INVALID, 0, 0, NULL },    /* uppercase hex */
 	{ "denied metadata chmod /x\\x00\n", INVALID, 0, 0, NULL },    /* an escaped NUL */
 	{ "denied\n", INVALID, 0, 0, NULL },
+	{ "dropped 1 2\n", INVALID, 0, 0, NULL },         /* three counts */
+	{ "dropped 1 2 3 4\n", INVALID, 0, 0, NULL },
+	{ "dropped 01 0 0\n", INVALID, 0, 0, NULL },
+	{ "dropped -1 0 0\n", INVALID, 0, 0, NULL },
+	{ "dropped 1 2 3 \n", INVALID, 0, 0, NULL },
+	{ "dropped\n", INVALID, 0, 0, NULL },
 };
 
 static void test_record(void **state)
@@ -129,6 +135,21 @@ static void test_denied_names_its_clause_and_op(void **state)
 	assert_memory_equal(record.clause, "unix-sockets", record.clause_length);
 	assert_int_equal(record.op_length, strlen("send"));
 	assert_memory_equal(record.op, "send", record.op_length);
+}
+
+/* `dropped <denied> <refused> <decision>`: the records the launcher did
+ * not write (doc/SPEC.md 12; issue 29). */
+static void test_dropped_counts_each_kind(void **state)
+{
+	static const char line[] = "dropped 8 0 4\n";
+	struct launcher_record record;
+
+	(void)state;
+	assert_int_equal(launcher_record_parse(line, strlen(line), &record), 0);
+	assert_int_equal(record.kind, LAUNCHER_RECORD_KIND_DROPPED);
+	assert_int_equal(record.dropped[0], 8);
+	assert_int_equal(record.dropped[1], 0);
+	assert_int_equal(record.dropped[2], 4);
 }
 
 /* Every byte a path may hold survives the trip; the record stays one
@@ -221,7 +242,7 @@ static void test_texts_are_the_contract(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 7];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 8];
 	size_t i, n = 0;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -238,6 +259,7 @@ int main(void)
 			cmocka_unit_test(test_texts_are_the_contract),
 			cmocka_unit_test(test_denied_names_its_clause_and_op),
 			cmocka_unit_test(test_object_encoding_round_trips),
+			cmocka_unit_test(test_dropped_counts_each_kind),
 		};
 		for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 			tests[n++] = more[i];

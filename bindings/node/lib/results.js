@@ -57,6 +57,7 @@ function resultOf(object, mode) {
     networkDecisions: ((sandbox.network && sandbox.network.decisions) || []).map((d) => ({
       host: d.host, port: d.port, allow: d.decision === 'allow', by: d.by,
     })),
+    networkDecisionsDropped: (sandbox.network && sandbox.network.decisionsDropped) || 0,
     timedOut: !!object.timedOut,
     runner: sandbox.runner || null,
     enforcement: sandbox.enforcement || null,

@@ -13,7 +13,11 @@ loop, else on a loop of its own. It has ``ANSWER_SECONDS`` (20 s, both
 packages' bound, inside the CLI's 25 s and the proxy's 30 s): a decider that raises, answers
 anything but a bool, or has not answered by then refuses the host, with a
 reason saying which. A sync decider runs on a thread of its own so that
-the bound holds; one that never returns keeps that (daemon) thread."""
+the bound holds; one that never returns keeps that (daemon) thread. The
+library itself asks on a thread of its own too, and does not wait past
+the run's timeout or its end (red team R3-F2): the callback it calls is
+kept alive a while after the run settles (``_Retainer``), so a question
+still being answered when the run ended returns into live code."""
 from __future__ import annotations
 
 import asyncio
@@ -21,6 +25,7 @@ import concurrent.futures
 import ctypes
 import inspect
 import threading
+import time
 from typing import Any, Callable, List, Mapping, Optional, Tuple
 
 from . import _ffi
@@ -136,6 +141,31 @@ def _late(bound: float) -> str:
     return "the decider did not answer within %g s" % bound
 
 
+# Callbacks of settled runs, kept until no library thread can still be in
+# one: a question handed to it before the run settled returns within the
+# bound (ANSWER_SECONDS), so GRACE past it none is.
+_graveyard: List[Tuple[float, Any]] = []
+_graveyard_lock = threading.Lock()
+
+
+def _grace() -> float:
+    return ANSWER_SECONDS + 30.0
+
+
+class _Retainer:
+    """Held in a run's `keep` list: when the run lets go of it, its
+    callback goes to the graveyard (and older ones leave it)."""
+
+    def __init__(self, fn: Any):
+        self.fn = fn
+
+    def __del__(self) -> None:
+        now = time.monotonic()
+        with _graveyard_lock:
+            _graveyard[:] = [(t, f) for t, f in _graveyard if now - t < _grace()]
+            _graveyard.append((now, self.fn))
+
+
 def callback(decide: Optional[Decider], keep: List[Any],
              loop: Optional[asyncio.AbstractEventLoop] = None) -> Any:
     """confine_spawn_options.ask_host for `decide` (kept alive in `keep`
@@ -155,5 +185,5 @@ def callback(decide: Optional[Decider], keep: List[Any],
         return allow
 
     fn = _ffi.ASK_HOST_FN(call)
-    keep.append(fn)
+    keep.append(_Retainer(fn))
     return fn

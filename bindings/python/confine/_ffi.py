@@ -252,6 +252,7 @@ class Outcome(Structure):
         ("network_decisions", POINTER(NetworkDecision)),
         ("n_network_decisions", c_size_t),
         ("denials_dropped", c_size_t),
+        ("network_decisions_dropped", c_size_t),
     ]
 
 

@@ -125,7 +125,8 @@ class Result:
     more there were); ``network_denied`` is a refused network access with
     the policy's network off (the rendering's network marker).
     ``network_decisions`` is every decision of the allowlist's proxy, once
-    per host and port (:class:`NetworkDecision`).
+    per host and port (:class:`NetworkDecision`), the first 256;
+    ``network_decisions_dropped`` counts those past them.
     """
 
     exit_code: Optional[int]
@@ -157,6 +158,7 @@ class Result:
     cpu_seconds: Optional[float] = None
     network_decisions: Tuple[NetworkDecision, ...] = ()
     denials_dropped: int = 0
+    network_decisions_dropped: int = 0
 
     @property
     def returncode(self) -> int:

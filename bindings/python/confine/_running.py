@@ -54,6 +54,7 @@ def _outcome_fields(o: _ffi.Outcome, mode: str) -> Dict[str, Any]:
                                      if o.denials[i].reason is not None else None))
                       for i in range(o.n_denials)),
         denials_dropped=int(o.denials_dropped),
+        network_decisions_dropped=int(o.network_decisions_dropped),
         network_decisions=tuple(NetworkDecision(
             host=_ffi.text(o.network_decisions[i].host), port=int(o.network_decisions[i].port),
             allow=bool(o.network_decisions[i].allow), by=_ffi.text(o.network_decisions[i].by))

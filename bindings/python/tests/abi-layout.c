@@ -144,6 +144,7 @@ int main(void) {
 	FIELD(confine_outcome, network_decisions);
 	FIELD(confine_outcome, n_network_decisions);
 	FIELD(confine_outcome, denials_dropped);
+	FIELD(confine_outcome, network_decisions_dropped);
 	END();
 	BEGIN(confine_denial);
 	FIELD(confine_denial, op);

@@ -204,6 +204,47 @@ class AskHost(unittest.TestCase):
         finally:
             late.set()
 
+    def test_deciders_that_never_answer_do_not_hold_the_run(self):
+        # R3-F2: a decider that never returns (sync, async on a loop of its
+        # own, async on the caller's loop) does not hold the run past its
+        # timeout: the library asks on a thread of its own and stops
+        # waiting when the run's timeout is due. Waiting it out would end
+        # the run no sooner than the package's bound (ANSWER_SECONDS, 20
+        # s): ending well before it is the evidence (a semantic bound, not
+        # a measure of speed). Each decider is seen to be asked.
+        import time
+        forever = threading.Event()
+        cmd = "curl -sS -m 100 %s; sleep 100" % self.url("localhost")
+        limit = confine._ask.ANSWER_SECONDS - 5
+        try:
+            for flavour in ("sync", "async", "async on the caller's loop"):
+                asked = threading.Event()
+
+                def sync(host, port):
+                    asked.set()
+                    forever.wait(3600)
+                    return True
+
+                async def asleep(host, port):
+                    asked.set()
+                    await asyncio.sleep(3600)
+                    return True
+
+                started = time.monotonic()
+                if flavour == "sync":
+                    r = confine.bash(cmd, **self.kw(ask_host=sync, timeout=3))
+                elif flavour == "async":
+                    r = confine.bash(cmd, **self.kw(ask_host=asleep, timeout=3))
+                else:
+                    r = asyncio.run(confine.abash(cmd, **self.kw(ask_host=asleep, timeout=3)))
+                took = time.monotonic() - started
+                self.assertTrue(asked.is_set(), flavour)
+                self.assertTrue(r.timed_out, (flavour, r))
+                self.assertLess(took, limit, (flavour, "the run waited for the decider"))
+                self.assertNotIn(BODY, r.stdout, flavour)
+        finally:
+            forever.set()
+
     def test_bad_deciders_and_doors(self):
         # Refused before anything runs, as at every door (tests/golden).
         marker = os.path.join(self.ws, "ran")

@@ -47,9 +47,12 @@ const struct proxy_answers *proxy_ask_answers(void)
 
 void proxy_record_decision(const char *host, unsigned port, bool allow, const char *by)
 {
-	if (by == NULL || proxy_answers_find(&recorded, host, port) != NULL ||
-	    !proxy_answers_put(&recorded, host, port, allow, NULL))
+	if (by == NULL || proxy_answers_find(&recorded, host, port) != NULL)
 		return;
+	if (!proxy_answers_put(&recorded, host, port, allow, NULL)) {
+		record_decision_dropped(); /* past the table: counted */
+		return;
+	}
 	record_decision(host, port, allow, by);
 }
 

@@ -15,6 +15,7 @@
 #ifndef CONFINE_SPAWN_SPAWN_H
 #define CONFINE_SPAWN_SPAWN_H
 
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,6 +34,11 @@
 /* Without a pidfd the child's end is noticed by polling, first quickly (the
  * fast path of a short command), then backing off to this bound. */
 #define CF_FALLBACK_MAX_WAIT_MS 50
+
+/* Questions with the decider at once (doc/SPEC.md 15, "Ask"): past it a
+ * question is refused at once. */
+#define CF_ASK_OPEN_MAX 16
+struct cf_ask_job;
 
 /* ---- the child (child.c, child-clone.c / child-fork.c) ---- */
 
@@ -115,6 +121,8 @@ struct cf_status {
 	confine_denial *denials;
 	size_t n_denials;
 	size_t denials_dropped; /* past CONFINE_DENIALS_MAX: counted, not listed */
+	/* The launcher's `dropped` record: the records it did not write */
+	size_t unsent_denied, unsent_refused, unsent_decisions;
 	/* The proxy's `decision` records, in order (freed by cf_status_free). */
 	confine_network_decision *decisions;
 	size_t n_decisions;
@@ -194,6 +202,16 @@ struct confine_process {
 	size_t n_ask_pending;
 	long ask_last_id; /* the proxy numbers its questions 1, 2, ...: a line
 	                     whose id is not past this one is no question of its */
+	/* The questions with the decider now, each on a thread of its own
+	 * (ask.c), and whether a signal that ends the run was sent. */
+	struct cf_ask_open {
+		struct cf_ask_job *job;
+		int fd;          /* readable when the decider has answered */
+		long id;
+		long long until_ms; /* then it is refused */
+	} ask_open[CF_ASK_OPEN_MAX];
+	size_t n_ask_open;
+	volatile sig_atomic_t ask_ending;
 	struct cf_policy_run *policy_run; /* policy-run.c; NULL: nothing to do */
 };
 
@@ -210,8 +228,16 @@ static inline void cf_close_fd(int *fd) {
  * `--ask-fd`, written by the rungs; doc/SPEC.md 15, "Ask"). */
 #define CF_ASK_FD_AT 5
 
-/* Answers every question waiting on the ask socket (doc/SPEC.md 15). */
+/* Hands every question waiting on the ask socket to the decider
+ * (doc/SPEC.md 15). */
 void cf_ask_pump(confine_process *p) CONFINE_HIDDEN;
+/* Answers the open questions the decider has answered, and refuses those
+ * past their bound, the run's timeout, an ending signal or the run's end
+ * (every one when `all`). */
+void cf_ask_settle(confine_process *p, bool all) CONFINE_HIDDEN;
+/* The open questions' descriptors into pfds (at most CF_ASK_OPEN_MAX);
+ * lowers *until (monotonic ms, -1: none) to the first one's bound. */
+int cf_ask_poll_fds(const confine_process *p, struct pollfd *pfds, long long *until) CONFINE_HIDDEN;
 
 /* ---- streams (streams.c) ---- */
 

@@ -125,6 +125,13 @@ static void take_record(struct cf_status *st, const char *line, size_t len) {
 	case LAUNCHER_RECORD_KIND_DECISION:
 		take_decision(st, &rec);
 		break;
+	case LAUNCHER_RECORD_KIND_DROPPED:
+		if (st->started && !st->ended) {
+			st->unsent_denied = (size_t)rec.dropped[0];
+			st->unsent_refused = (size_t)rec.dropped[1];
+			st->unsent_decisions = (size_t)rec.dropped[2];
+		}
+		break;
 	case LAUNCHER_RECORD_KIND_EXIT:
 	case LAUNCHER_RECORD_KIND_SIGNAL:
 		if (st->started && !st->ended) {

@@ -442,6 +442,44 @@ def run_table(confine, runner):
               "R3-F4: 40 refusals are 32 denials and denialsDropped 8",
               "%d %s" % (len(sandbox.get("denials", [])), sandbox.get("denialsDropped")))
 
+        # R3-F4, decisions: 260 names on neither list (no decider), each
+        # refused by the list: 256 decisions listed, and the 4 past them
+        # counted in network.decisionsDropped (they were neither listed nor
+        # counted: 0).
+        many = "for i in $(seq 0 259); do curl -s -m 20 -o /dev/null http://d$i.test:%d/; done" % port
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-host",
+                 "listed.test", "-c", many + "; true"], env=env, cwd=ws, timeout=600)
+        out = json.loads(b.stdout)
+        network = out.get("sandbox", {}).get("network", {})
+        check(len(network.get("decisions", [])) == 256 and network.get("decisionsDropped") == 4,
+              "R3-F4: 260 decisions are 256 listed and decisionsDropped 4",
+              "%d %s" % (len(network.get("decisions", [])), network.get("decisionsDropped")))
+
+        # The supervisor's own bound: 40 chmods it refuses (files outside
+        # the workspace, the errors kept out of the output so only the
+        # channel can tell) are 32 denials and 8 counted in denialsDropped
+        # (past its 32 records they were gone: 0). The files keep their
+        # mode; the control: the same chmod unconfined changes one.
+        outside = os.path.join(base, "outside")
+        os.makedirs(outside, exist_ok=True)
+        for i in range(41):
+            with open(os.path.join(outside, "f%d" % i), "w"):
+                pass
+            os.chmod(os.path.join(outside, "f%d" % i), 0o644)
+        subprocess.run(["chmod", "600", os.path.join(outside, "f40")], check=True)
+        chmods = "for i in $(seq 0 39); do chmod 600 %s/f$i 2>/dev/null; done; true" % outside
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "-m", "workspace-write",
+                 "-c", chmods], env=env, cwd=ws)
+        out = json.loads(b.stdout)
+        sandbox = out.get("sandbox", {})
+        modes = {os.stat(os.path.join(outside, "f%d" % i)).st_mode & 0o777 for i in range(40)}
+        check(os.stat(os.path.join(outside, "f40")).st_mode & 0o777 == 0o600 and
+              modes == {0o644} and len(sandbox.get("denials", [])) == 32 and
+              sandbox.get("denialsDropped") == 8,
+              "the supervisor's 40 refusals are 32 denials and denialsDropped 8 (control: "
+              "unconfined chmod holds)",
+              "%s %d %s" % (modes, len(sandbox.get("denials", [])), sandbox.get("denialsDropped")))
+
         # R3-F6: the decider is found once, before the run, and refused
         # where the confined command could replace it: inside a writable
         # root (given by path, or found on a PATH entry there), or under a
