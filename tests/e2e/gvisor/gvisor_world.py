@@ -32,6 +32,9 @@ control):
   the next commit); the stand-in is gone after the run, the report holds
   the default protection, and the existing `.git/hooks` stays read-only;
 - --require-full refuses (setid is not held), nothing runs;
+- refusals name the rung: a stage, a missing runsc (SANDBOX_UNAVAILABLE,
+  "on the pinned gVisor rung", never the ladder's "Install bubblewrap"),
+  an allowlist (INVALID_POLICY naming --allow-host); nothing runs;
 - the natural ladder never picks gvisor: `confine probe` without --runner;
 - the same as a created user (tests/helpers/as_user.py): runsc --rootless.
 
@@ -377,6 +380,34 @@ def half(confine, launcher, helper, user_half):
               "stage: gVisor cannot stage the run (this rung has no launcher to mount the "
               "overlay" in (err.get("runnerFailure") or err.get("message") or "") and
               not os.path.exists(marker) and not os.path.exists(stage_dir),
+              "%d %s" % (r.returncode, r.stderr[-1200:]))
+        check("the stage refusal names the pinned rung, not the ladder's install advice",
+              "on the pinned gVisor rung (\"gvisor\"), which cannot stage the run" in
+              (err.get("message") or "") and "Install bubblewrap" not in (err.get("message") or ""),
+              err.get("message") or r.stderr[-800:])
+
+        # A pinned gVisor without runsc (a PATH that has none): the refusal
+        # names the rung and what is missing, never "Install bubblewrap".
+        r = run([], [shutil.which("touch") or "/usr/bin/touch", marker],
+                env=dict(env, PATH="/nonexistent-confine-gvisor"))
+        err = outcome(r.stderr).get("error") or {}
+        check("no runsc: SANDBOX_UNAVAILABLE naming the pinned rung and the missing runsc, "
+              "nothing runs",
+              r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
+              "on the pinned gVisor rung (\"gvisor\"), which cannot run here" in
+              (err.get("message") or "") and
+              err.get("runnerFailure") == "runsc (gVisor) is not installed: no trusted runsc on PATH"
+              and "Install bubblewrap" not in (err.get("message") or "") and
+              not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-1200:]))
+
+        # An allowlist: refused (its proxy does not run in the sandbox),
+        # naming the clause and the rung; nothing runs.
+        r = run(["--allow-host", "example.org"], ["touch", marker])
+        err = outcome(r.stderr).get("error") or {}
+        check("an allowlist is INVALID_POLICY naming --allow-host and the gVisor rung, nothing runs",
+              r.returncode == 125 and err.get("code") == "INVALID_POLICY" and
+              "the network allowlist (--allow-host" in (err.get("message") or "") and
+              "on the gVisor rung" in (err.get("message") or "") and not os.path.exists(marker),
               "%d %s" % (r.returncode, r.stderr[-1200:]))
 
         # Killed: confine, or the helper itself, with SIGKILL while the

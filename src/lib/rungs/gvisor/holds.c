@@ -118,6 +118,7 @@ const cf_rung_holds cf_gvisor_holds = {
 	                "before the run, or a save on the host over the name, still reads the "
 	                "file, as ",
 	.allowlist_needs = NEEDS_OTHER_RUNG,
+	.allowlist_refused = true, /* no proxy inside the sandbox (rung.c) */
 	.network_off_by_launcher = false, /* runsc --network=none: its own stack, loopback only */
 	.unix_alone = CONFINE_LAYER_GVISOR,
 	.temp = CF_RUNG_TEMP_TMPFS,
