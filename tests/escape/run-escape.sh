@@ -61,6 +61,8 @@
 #   ESCAPE_HELPER      tests/helpers/escape/escape-helper, built
 #   WRAP_HARNESS       tests/helpers/escape/wrap-harness, built (the wrap path)
 #   CONFINE_MUST_WORK  1: a rung that is unavailable is a failure, not a skip
+#   CONFINE_GVISOR     the build tree's confine-gvisor: staged for the user
+#                      half of --rungs gvisor (beside the staged launcher)
 #
 # Table format: one case per line, fields separated by " :: ":
 #   id :: modes :: expect :: setup :: command :: check :: note
@@ -822,7 +824,21 @@ run_user_half() {
 		nonroot_why="could not copy what the user half runs to a place it can read"
 		return
 	fi
+	# The gVisor rung's helper is found beside the launcher the provider
+	# runs (doc/SPEC.md 22): staged beside the staged launcher, which a
+	# config names (the user cannot be relied on to reach the build tree's).
+	local s_gvisor= s_config=
+	case ",$rungs_wanted," in
+	*,gvisor,*)
+		if [ -n "${CONFINE_GVISOR:-}" ] && [ -n "$s_launcher" ]; then
+			s_gvisor=$(stage_copy "$CONFINE_GVISOR" confine-gvisor) &&
+				printf '{"landlockLauncher": "%s"}\n' "$s_launcher" >"$STAGE/gvisor-config.json" &&
+				chmod 0644 "$STAGE/gvisor-config.json" && s_config=$STAGE/gvisor-config.json ||
+				{ nonroot_why="could not stage confine-gvisor"; return; }
+		fi ;;
+	esac
 	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"}
+		${s_gvisor:+"$s_gvisor"} ${s_config:+"$s_config"}
 		${s_harness:+"$s_harness"} ${s_daemons:+"$s_daemons"} ${s_treegone:+"$s_treegone"})
 	echo "# run-escape: the user half runs from copies in $STAGE"
 	stage_check "$nonroot_uid" "${staged[@]}" ||
@@ -836,7 +852,7 @@ run_user_half() {
 	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
 		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
 		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" WRAP_HARNESS="${s_harness:-}" \
-		CONFINE_MUST_WORK="$must_work" \
+		CONFINE_MUST_WORK="$must_work" ${s_config:+CONFINE_CONFIG="$s_config"} \
 		bash "$s_script" "${args[@]}" "$s_cases") |
 		awk -v off="$tap_n" -v count="$RES/user.tap" '
 			match($0, /^(not )?ok [0-9]+/) {
