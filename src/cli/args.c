@@ -29,6 +29,7 @@ typedef enum option_id {
 	OPT_MAX_BYTES,
 	OPT_BUNDLE,
 	OPT_RUNTIME,
+	OPT_KIND,
 } option_id;
 
 typedef struct option_spec {
@@ -54,6 +55,7 @@ static const option_spec option_table[] = {
 	{ OPT_MAX_BYTES, 0, "--max-bytes", "N", CMD(FS), NULL },
 	{ OPT_BUNDLE, 0, "--bundle", "DIR", CMD(EXPORT), NULL },
 	{ OPT_RUNTIME, 0, "--runtime", "runc|runsc", CMD(EXPORT), NULL },
+	{ OPT_KIND, 0, "--kind", "Pod|SandboxTemplate", CMD(EXPORT), NULL },
 };
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
@@ -248,6 +250,12 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		if (strcmp(value, "runc") != 0 && strcmp(value, "runsc") != 0)
 			return usage_error(args, "invalid %s \"%s\": expected runc or runsc", shown, value);
 		args->oci_runtime = value;
+		return 0;
+	case OPT_KIND:
+		if (strcmp(value, "Pod") != 0 && strcmp(value, "SandboxTemplate") != 0)
+			return usage_error(args, "invalid %s \"%s\": expected Pod or SandboxTemplate", shown,
+			                   value);
+		args->k8s_kind = value;
 		return 0;
 	case OPT_MAX_BYTES: {
 		char *end = NULL;
@@ -498,6 +506,9 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 		if (command == CLI_COMMAND_EXPORT && args->oci_runtime &&
 		    strcmp(args->export_target ? args->export_target : "", "oci") != 0)
 			return usage_error(args, "--runtime is for confine export oci");
+		if (command == CLI_COMMAND_EXPORT && args->k8s_kind &&
+		    strcmp(args->export_target ? args->export_target : "", "k8s") != 0)
+			return usage_error(args, "--kind is for confine export k8s");
 		if (!saw_separator)
 			return usage_error(args, "missing '-- PROGRAM [ARG...]': %s needs a command after '--'",
 			                   command_label(command));

@@ -60,6 +60,7 @@ typedef struct cli_args {
 	const char *export_target;
 	const char *bundle;
 	const char *oci_runtime; /* --runtime runc|runsc (export oci); NULL: runc */
+	const char *k8s_kind;    /* --kind Pod|SandboxTemplate (export k8s); NULL: Pod */
 
 	/* The policy options (issue 16; run, bash, wrap), the rows of
 	 * src/common/options.def. Each list is a

@@ -61,6 +61,8 @@
 #   ESCAPE_HELPER      tests/helpers/escape/escape-helper, built
 #   WRAP_HARNESS       tests/helpers/escape/wrap-harness, built (the wrap path)
 #   CONFINE_MUST_WORK  1: a rung that is unavailable is a failure, not a skip
+#   CONFINE_GVISOR     the build tree's confine-gvisor: staged for the user
+#                      half of --rungs gvisor (beside the staged launcher)
 #
 # Table format: one case per line, fields separated by " :: ":
 #   id :: modes :: expect :: setup :: command :: check :: note
@@ -86,6 +88,10 @@
 #                    changes and the check holds (a policy or runner that
 #                    must not be accepted)
 #           skip     not meaningful on this rung
+#           skip:WHY a case that does not apply to the rung, for the reason
+#                    WHY names: a line "@reason WHY :: TEXT" earlier in the
+#                    table (a word with no such line fails the table). The
+#                    TAP line is a SKIP saying TEXT: "skip:proxy@gvisor"
 #         On the wrap path an override "WORD@wrap-RUNG" (or "WORD@wrap",
 #         every rung) comes first, then "WORD@RUNG", then the leading word.
 # setup   bash run unconfined before the snapshot ("-": none); exit 77 skips
@@ -579,11 +585,33 @@ add_unit() { # ID MODEWORD RUNG EXPECT SETUP COMMAND CHECK ALONE PRE
 	U_command+=("$6") U_check+=("$7") U_alone+=("$8") U_pre+=("$9")
 }
 
+# "@reason WHY :: TEXT": what skip:WHY says (above).
+declare -A skip_reason=()
+# The SKIP detail of an expectation "skip" or "skip:WHY", else nothing.
+skip_detail() { # EXPECT DEFAULT-DETAIL
+	case $1 in
+	skip) echo "$2" ;;
+	skip:*)
+		[ -n "${skip_reason[${1#skip:}]:-}" ] || return 1
+		echo "does not apply to this rung: ${skip_reason[${1#skip:}]}" ;;
+	esac
+}
+
 ids_seen=" "
 lineno=0
 while IFS= read -r line || [ -n "$line" ]; do
 	lineno=$((lineno + 1))
 	case $line in '' | '#'*) continue ;; esac
+	case $line in
+	'@reason '*)
+		word=${line#@reason }
+		word=${word%% :: *}
+		case $word in '' | *[!a-z0-9-]*) die "$cases_file:$lineno: @reason WORD :: TEXT, WORD in [a-z0-9-]" ;; esac
+		[ "${line#* :: }" != "$line" ] && [ -n "${line#* :: }" ] ||
+			die "$cases_file:$lineno: @reason $word :: TEXT: the text is missing"
+		skip_reason[$word]=${line#* :: }
+		continue ;;
+	esac
 	IFS=$'\x1f' read -r id modes expect setup command check note <<<"${line// :: /$'\x1f'}"
 	if [ -z "${note:-}" ] || [ -z "$check" ]; then
 		die "$cases_file:$lineno: expected 7 fields separated by ' :: '"
@@ -615,6 +643,13 @@ while IFS= read -r line || [ -n "$line" ]; do
 		fi
 		for rung in "${rungs[@]}"; do
 			e=$(expect_for "$expect" "$rung")
+			# A skip:WHY whose WHY the table does not define fails it:
+			# no case is dropped for a reason nobody wrote down.
+			for w in "$e" "$(expect_for "$expect" "wrap-$rung" wrap "$rung")"; do
+				case $w in skip:*) skip_detail "$w" - >/dev/null ||
+					die "$cases_file:$lineno: $id: $w: no \"@reason ${w#skip:} :: TEXT\" line before it" ;;
+				esac
+			done
 			if [ -n "${rung_unusable[$rung]:-}" ]; then
 				if [ "$want_run" = 1 ]; then
 					add_unit "$id" "$modeword" "$rung" - - - - "$alone" "${rung_unusable[$rung]}"
@@ -626,15 +661,17 @@ while IFS= read -r line || [ -n "$line" ]; do
 			fi
 			if [ "$want_run" = 0 ]; then
 				:
-			elif [ "$e" = skip ]; then
-				add_unit "$id" "$modeword" "$rung" - - - - "$alone" "not meaningful on this rung"
+			elif [ "${e%%:*}" = skip ]; then
+				add_unit "$id" "$modeword" "$rung" - - - - "$alone" \
+					"$(skip_detail "$e" "not meaningful on this rung")"
 			else
 				add_unit "$id" "$modeword" "$rung" "$e" "$setup" "$command" "$check" "$alone" ""
 			fi
 			[ "$want_wrap" = 1 ] || continue
 			e=$(expect_for "$expect" "wrap-$rung" wrap "$rung")
-			if [ "$e" = skip ]; then
-				add_unit "$id" "$modeword" "wrap-$rung" - - - - "$alone" "not meaningful on this path"
+			if [ "${e%%:*}" = skip ]; then
+				add_unit "$id" "$modeword" "wrap-$rung" - - - - "$alone" \
+					"$(skip_detail "$e" "not meaningful on this path")"
 				continue
 			fi
 			add_unit "$id" "$modeword" "wrap-$rung" "$e" "$setup" "$command" "$check" "$alone" ""
@@ -787,7 +824,21 @@ run_user_half() {
 		nonroot_why="could not copy what the user half runs to a place it can read"
 		return
 	fi
+	# The gVisor rung's helper is found beside the launcher the provider
+	# runs (doc/SPEC.md 22): staged beside the staged launcher, which a
+	# config names (the user cannot be relied on to reach the build tree's).
+	local s_gvisor= s_config=
+	case ",$rungs_wanted," in
+	*,gvisor,*)
+		if [ -n "${CONFINE_GVISOR:-}" ] && [ -n "$s_launcher" ]; then
+			s_gvisor=$(stage_copy "$CONFINE_GVISOR" confine-gvisor) &&
+				printf '{"landlockLauncher": "%s"}\n' "$s_launcher" >"$STAGE/gvisor-config.json" &&
+				chmod 0644 "$STAGE/gvisor-config.json" && s_config=$STAGE/gvisor-config.json ||
+				{ nonroot_why="could not stage confine-gvisor"; return; }
+		fi ;;
+	esac
 	staged=("$s_confine" "$s_helper" "$s_script" "$s_prefix" "$s_cases" ${s_launcher:+"$s_launcher"}
+		${s_gvisor:+"$s_gvisor"} ${s_config:+"$s_config"}
 		${s_harness:+"$s_harness"} ${s_daemons:+"$s_daemons"} ${s_treegone:+"$s_treegone"})
 	echo "# run-escape: the user half runs from copies in $STAGE"
 	stage_check "$nonroot_uid" "${staged[@]}" ||
@@ -801,7 +852,7 @@ run_user_half() {
 	(cd / && runuser -u "$nonroot_user" -- env -i HOME="$nonroot_home" USER="$nonroot_user" \
 		LOGNAME="$nonroot_user" PATH="$PATH" LANG=C.UTF-8 CONFINE="$s_confine" \
 		LANDLOCK_RUN="$s_launcher" ESCAPE_HELPER="$s_helper" WRAP_HARNESS="${s_harness:-}" \
-		CONFINE_MUST_WORK="$must_work" \
+		CONFINE_MUST_WORK="$must_work" ${s_config:+CONFINE_CONFIG="$s_config"} \
 		bash "$s_script" "${args[@]}" "$s_cases") |
 		awk -v off="$tap_n" -v count="$RES/user.tap" '
 			match($0, /^(not )?ok [0-9]+/) {

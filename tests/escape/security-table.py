@@ -53,7 +53,7 @@ def read_cases(path):
     with open(path, encoding='utf-8') as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip('\n')
-            if not line or line.startswith('#'):
+            if not line or line.startswith('#') or line.startswith('@reason '):
                 continue
             fields = line.split(' :: ')
             if len(fields) < 7:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * confine export oci|k8s --bundle DIR [POLICY] -- PROGRAM [ARG...]
+ * confine export oci|k8s --bundle DIR [--runtime R | --kind K] [POLICY] -- PROGRAM [ARG...]
  * (doc/SPEC.md 20). The policy is the context's (resolved and validated
  * as for run and wrap); the plan, the report and the target's files
  * follow, in an order where every refusal comes before anything is
@@ -158,8 +158,8 @@ static int make_empty(const char *dir) {
 
 /* The target's files: DIR/config.json and DIR/rootfs (oci), or
  * DIR/k8s.json and DIR/seccomp.json (k8s). Their names go into `files`. */
-static int write_target(const export_plan *plan, export_target target, const char *dir,
-                        json_t *files) {
+static int write_target(const export_plan *plan, export_target target, export_k8s_kind kind,
+                        const char *dir, json_t *files) {
 	int r = make_dir(dir);
 	char rootfs[PATH_MAX];
 	if (r < 0)
@@ -174,7 +174,7 @@ static int write_target(const export_plan *plan, export_target target, const cha
 		return 0;
 	}
 	if ((r = write_json(dir, "seccomp.json", export_seccomp_profile(), 0644)) < 0 ||
-	    (r = write_json(dir, "k8s.json", export_k8s_objects(plan, "confine-run", K8S_PROFILE_NAME),
+	    (r = write_json(dir, "k8s.json", export_k8s_objects(plan, "confine-run", K8S_PROFILE_NAME, kind),
 	                    0600)) < 0)
 		return r;
 	json_array_append_new(files, json_string("k8s.json"));
@@ -244,7 +244,12 @@ int cli_command_export(cli_context *ctx) {
 		                  export_target_name(target), lost);
 	}
 	files = json_array();
-	r = files ? write_target(&plan, target, bundle, files) : -ENOMEM;
+	r = files ? write_target(&plan, target,
+	                         args->k8s_kind && strcmp(args->k8s_kind, "SandboxTemplate") == 0
+	                                 ? EXPORT_K8S_SANDBOX_TEMPLATE
+	                                 : EXPORT_K8S_POD,
+	                         bundle, files)
+	          : -ENOMEM;
 	export_plan_clear(&plan);
 	if (r < 0) {
 		json_decref(report);

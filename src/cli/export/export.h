@@ -95,9 +95,16 @@ json_t *export_seccomp_profile(void);
 
 /* The bundle's config.json (runtime-spec 1.0.2). NULL: out of memory. */
 json_t *export_oci_config(const export_plan *plan);
-/* A Kubernetes v1 List of a Pod (and, for an allowlist, a NetworkPolicy)
- * holding the same policy; `profile` is the seccomp profile's path under
- * the kubelet's seccomp root. NULL: out of memory. */
-json_t *export_k8s_objects(const export_plan *plan, const char *name, const char *profile);
+typedef enum export_k8s_kind {
+	EXPORT_K8S_POD = 0,          /* "Pod": a Pod and, network off, a NetworkPolicy */
+	EXPORT_K8S_SANDBOX_TEMPLATE, /* "SandboxTemplate": kubernetes-sigs/agent-sandbox's */
+} export_k8s_kind;
+
+/* A Kubernetes v1 List of a Pod (and, for the network off, a
+ * NetworkPolicy), or of one agent-sandbox SandboxTemplate, holding the same
+ * policy; `profile` is the seccomp profile's path under the kubelet's
+ * seccomp root. NULL: out of memory. */
+json_t *export_k8s_objects(const export_plan *plan, const char *name, const char *profile,
+                           export_k8s_kind kind);
 
 #endif

@@ -15,7 +15,10 @@
  *   an allowlist                  -> egress only to the proxy's pods (the
  *                                    proxy itself is the cluster's to run)
  *   process env, args, cwd, user  -> env, command, workingDir, runAsUser
- * runtimeClassName is gvisor: the pod gets a kernel of its own.
+ * runtimeClassName is gvisor: the pod gets a kernel of its own. With
+ * --kind SandboxTemplate the List holds agent-sandbox's SandboxTemplate
+ * instead: the same pod spec as its podTemplate, the network as its own
+ * networkPolicy (below).
  */
 #include <stdio.h>
 #include <string.h>
@@ -103,9 +106,9 @@ static void add_volumes(const export_plan *plan, json_t *volumes, json_t *mounts
 	}
 }
 
-static json_t *pod(const export_plan *plan, const char *name, const char *profile) {
+static json_t *pod_spec(const export_plan *plan, const char *profile) {
 	json_t *command = json_array(), *volumes = json_array(), *mounts = json_array();
-	json_t *container, *spec;
+	json_t *container;
 	for (size_t i = 0; command && plan->argv[i]; i++)
 		json_array_append_new(command, json_string(plan->argv[i]));
 	add_volumes(plan, volumes, mounts);
@@ -113,28 +116,67 @@ static json_t *pod(const export_plan *plan, const char *name, const char *profil
 	                      "command", command, "workingDir", plan->policy->workspace_root, "env",
 	                      env_list(plan), "securityContext", security_context(profile),
 	                      "volumeMounts", mounts);
-	spec = json_pack("{s:s,s:s,s:b,s:b,s:b,s:b,s:b,s:{s:I,s:I,s:b},s:[o],s:o}", "runtimeClassName",
+	return json_pack("{s:s,s:s,s:b,s:b,s:b,s:b,s:b,s:{s:I,s:I,s:b},s:[o],s:o}", "runtimeClassName",
 	                 RUNTIME_CLASS, "restartPolicy", "Never", "automountServiceAccountToken", 0,
 	                 "enableServiceLinks", 0, "hostNetwork", 0, "hostPID", 0, "hostIPC", 0,
 	                 "securityContext", "runAsUser", (json_int_t)plan->uid, "runAsGroup",
 	                 (json_int_t)plan->gid, "runAsNonRoot", plan->uid != 0, "containers", container,
 	                 "volumes", volumes);
+}
+
+static json_t *pod(const export_plan *plan, const char *name, const char *profile) {
 	return json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:{s:s,s:s}},s:o}", "apiVersion", "v1", "kind", "Pod",
 	                 "metadata", "name", name, "labels", "confine.run/name", name, "annotations",
 	                 "confine.run/mode", confine_mode_name(plan->policy->mode),
-	                 "confine.run/image", "replace with the image the command needs", "spec", spec);
+	                 "confine.run/image", "replace with the image the command needs", "spec",
+	                 pod_spec(plan, profile));
 }
 
-static json_t *network_policy(const export_plan *plan, const char *name) {
-	char policy_name[128];
+/* The egress rules of the policy's network: none for the network off,
+ * the proxy's pods for an allowlist. */
+static json_t *egress_rules(const export_plan *plan) {
 	json_t *egress = json_array();
-	bool allowlist = confine_policy_network_allowlist(plan->policy);
-	snprintf(policy_name, sizeof policy_name, "%s-network", name);
-	if (allowlist)
+	if (egress && confine_policy_network_allowlist(plan->policy))
 		json_array_append_new(
 			egress, json_pack("{s:[{s:{s:{s:s}}}],s:[{s:s,s:I}]}", "to", "podSelector",
 			                  "matchLabels", "app.kubernetes.io/name", PROXY_LABEL, "ports",
 			                  "protocol", "TCP", "port", (json_int_t)PROXY_PORT));
+	return egress;
+}
+
+/* kubernetes-sigs/agent-sandbox's SandboxTemplate
+ * (extensions.agents.x-k8s.io/v1alpha1): the same pod as its podTemplate;
+ * the network as the template's own NetworkPolicy, which its controller
+ * makes and selects for every sandbox of the template (no podSelector or
+ * policyTypes of ours: the controller's, default deny). The network on:
+ * Unmanaged, since the controller's default for a Managed template without
+ * rules (public egress only) is not the policy's. Environment injection
+ * by a claim is refused: the env filter's result is the environment. */
+static json_t *sandbox_template(const export_plan *plan, const char *name, const char *profile) {
+	json_t *spec = json_pack("{s:{s:{s:{s:s},s:{s:s,s:s}},s:o},s:s}", "podTemplate", "metadata",
+	                         "labels", "confine.run/name", name, "annotations", "confine.run/mode",
+	                         confine_mode_name(plan->policy->mode), "confine.run/image",
+	                         "replace with the image the command needs", "spec",
+	                         pod_spec(plan, profile), "envVarsInjectionPolicy", "Disallowed");
+	if (!spec)
+		return NULL;
+	if (plan->policy->network == CONFINE_NETWORK_OFF) {
+		json_object_set_new(spec, "networkPolicyManagement", json_string("Managed"));
+		json_object_set_new(spec, "networkPolicy", json_pack("{s:[],s:o}", "ingress", "egress",
+		                                                     egress_rules(plan)));
+	} else {
+		json_object_set_new(spec, "networkPolicyManagement", json_string("Unmanaged"));
+	}
+	return json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:o}", "apiVersion",
+	                 "extensions.agents.x-k8s.io/v1alpha1", "kind", "SandboxTemplate", "metadata",
+	                 "name", name, "labels", "confine.run/name", name, "spec", spec);
+}
+
+static json_t *network_policy(const export_plan *plan, const char *name) {
+	char policy_name[128];
+	json_t *egress = egress_rules(plan);
+	bool allowlist = confine_policy_network_allowlist(plan->policy);
+	snprintf(policy_name, sizeof policy_name, "%s-network", name);
 	return json_pack("{s:s,s:s,s:{s:s,s:{s:s}},s:{s:{s:{s:s}},s:[ss],s:[],s:o}}", "apiVersion",
 	                 "networking.k8s.io/v1", "kind", "NetworkPolicy", "metadata", "name",
 	                 policy_name, "annotations", "confine.run/note",
@@ -145,10 +187,15 @@ static json_t *network_policy(const export_plan *plan, const char *name) {
 	                 "Ingress", "Egress", "ingress", "egress", egress);
 }
 
-json_t *export_k8s_objects(const export_plan *plan, const char *name, const char *profile) {
+json_t *export_k8s_objects(const export_plan *plan, const char *name, const char *profile,
+                           export_k8s_kind kind) {
 	json_t *items = json_array();
 	if (!items)
 		return NULL;
+	if (kind == EXPORT_K8S_SANDBOX_TEMPLATE) {
+		json_array_append_new(items, sandbox_template(plan, name, profile));
+		return json_pack("{s:s,s:s,s:o}", "apiVersion", "v1", "kind", "List", "items", items);
+	}
 	json_array_append_new(items, pod(plan, name, profile));
 	if (plan->policy->network == CONFINE_NETWORK_OFF)
 		json_array_append_new(items, network_policy(plan, name));

@@ -214,7 +214,7 @@ static int check_trusted(const cf_runner_def *def, const char *real, const confi
 static int check_runner(const cf_runner_def *def, const cf_runner_program *prog,
                         const confine_policy *policy, confine_error *err) {
 	if (prog->not_found)
-		return confine_error_sandbox_unavailable(err, policy->mode, prog->not_found);
+		return cf_policy_rung_unavailable(def, policy, "cannot run here", prog->not_found, err);
 	if (!prog->argv || !prog->argv[0])
 		/* Never hand back an argv without its runner. */
 		return confine_error_sandbox_unavailable(err, policy->mode, NULL);
@@ -276,7 +276,8 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	bool in_memory = for_spawn && def->spawn_profile;
 	int r;
 
-	if ((r = cf_policy_check_roots_for_rung(def, policy, err)) < 0)
+	if ((r = cf_policy_check_roots_for_rung(def, policy, err)) < 0 ||
+	    (r = cf_policy_check_allowlist_for_rung(def, policy, err)) < 0)
 		return r;
 
 	/* A run from the in-memory launcher alone runs nothing on disk. */
@@ -378,8 +379,8 @@ static int local_confine(void *data, const char *const *argv, const confine_poli
 	if (!choice.usable || !cf_runner_find(choice.runner))
 		/* A runner that exists but cannot be executed is reported as the
 		 * runner failure it is; otherwise nothing here can confine. */
-		return confine_error_sandbox_unavailable(
-			err, policy->mode, lp->runner_failure[0] ? lp->runner_failure : NULL);
+		return cf_policy_rung_unavailable(cf_runner_find(lp->pin), policy, "cannot run here",
+		                                  lp->runner_failure[0] ? lp->runner_failure : NULL, err);
 	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, false, ret,
 	             err);
 }
@@ -404,7 +405,8 @@ static int local_confine_for_spawn(void *data, const char *const *argv,
 		pthread_mutex_unlock(&lp->spawn_lock);
 		if (!detail[0] && lp->runner_failure[0])
 			snprintf(detail, sizeof detail, "%s", lp->runner_failure);
-		return confine_error_sandbox_unavailable(err, policy->mode, detail[0] ? detail : NULL);
+		return cf_policy_rung_unavailable(cf_runner_find(lp->pin), policy, "cannot run here",
+		                                  detail[0] ? detail : NULL, err);
 	}
 	return build(lp, cf_runner_find(choice.runner), choice.enforcement, argv, policy, true, ret,
 	             err);

@@ -62,6 +62,34 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 	return 0;
 }
 
+int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *policy,
+                               const char *what, const char *detail, confine_error *err) {
+	const char *mode = confine_mode_name(policy->mode);
+	/* The ladder's rungs keep the contract's text (doc/SPEC.md 2); a rung
+	 * only a pin runs is not in it, and "Install bubblewrap" would send
+	 * the caller after what it did not ask for. */
+	if (!def || !def->pin_only || !detail)
+		return confine_error_sandbox_unavailable(err, policy->mode, detail);
+	return cf_error_set(err, EHOSTUNREACH, CONFINE_E_SANDBOX_UNAVAILABLE, "runner", 0,
+	                    "sandbox mode \"%s\" is requested on the pinned %s rung (\"%s\"), which %s; "
+	                    "refusing to run the command unconfined or on another rung. Runner "
+	                    "failure: %s",
+	                    mode ? mode : "?", def->title, def->name, what, detail);
+}
+
+int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_policy *policy,
+                                       confine_error *err) {
+	if (!def->holds || !def->holds->allowlist_refused || !confine_policy_network_allowlist(policy))
+		return 0;
+	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
+	                    "the network allowlist (--allow-host, config \"network\") cannot be held "
+	                    "on the %s rung (\"%s\"): confine's proxy does not run inside its "
+	                    "sandbox; it needs %s (nothing was run)",
+	                    def->title, def->name,
+	                    def->holds->allowlist_needs ? def->holds->allowlist_needs
+	                                                : "another rung");
+}
+
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
                             confine_error *err) {
 	const char *cause;
@@ -131,7 +159,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 			         def->title, clauses[i].reason ? clauses[i].reason : "not held",
 			         clauses[i].needs ? clauses[i].needs : "a Linux rung with the launcher");
 			cf_clauses_free(clauses, n);
-			return confine_error_sandbox_unavailable(err, policy->mode, detail);
+			return cf_policy_rung_unavailable(def, policy, "cannot stage the run", detail, err);
 		}
 	/* `full` only when every clause holds (doc/SPEC.md 15). */
 	if (!cf_clauses_all_enforced(clauses, n))

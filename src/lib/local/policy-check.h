@@ -21,6 +21,19 @@
 int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
                                  const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;
 
+/* SANDBOX_UNAVAILABLE for `def`'s rung that cannot run the call, with the
+ * runner failure `detail`: the contract's text for the ladder's rungs
+ * (doc/SPEC.md 2); for a rung only a pin runs (pin_only), one naming it
+ * and `what` it cannot do ("cannot run here"). Returns the negative errno. */
+int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *policy,
+                               const char *what, const char *detail,
+                               confine_error *err) CONFINE_HIDDEN;
+
+/* INVALID_POLICY for a network allowlist on a rung that refuses one
+ * (holds->allowlist_refused), naming the clause and the rung; 0 otherwise. */
+int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_policy *policy,
+                                       confine_error *err) CONFINE_HIDDEN;
+
 /* The error for a profile generator's failure `r` (< 0): -EINVAL is a
  * policy the rung cannot express; -EACCES, -E2BIG, -ENAMETOOLONG (the
  * Landlock expansion of denyRead) and any other errno are reported with

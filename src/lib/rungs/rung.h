@@ -135,6 +135,9 @@ typedef struct cf_rung_holds {
 	 * the network off is the launcher's seccomp filter (and its refusing
 	 * proxy) rather than the rung's own layer. */
 	const char *allowlist_needs;
+	/* An allowlist is refused on this rung (INVALID_POLICY naming it),
+	 * not run without its proxy. */
+	bool allowlist_refused;
 	bool network_off_by_launcher;
 	/* The layers that hold unix-sockets with the launcher's supervisor,
 	 * beyond it; those that hold it without one (0: nothing does). */

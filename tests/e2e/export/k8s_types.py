@@ -3,7 +3,9 @@
 """`confine export k8s` (doc/SPEC.md 20) parses as Kubernetes objects: every
 field it writes is checked against the type the Kubernetes API reference
 documents for v1.29 (core/v1 List, Pod, PodSpec, Container, SecurityContext,
-Volume...; networking.k8s.io/v1 NetworkPolicy), and a field the table does
+Volume...; networking.k8s.io/v1 NetworkPolicy; with --kind SandboxTemplate,
+kubernetes-sigs/agent-sandbox's extensions.agents.x-k8s.io/v1alpha1
+SandboxTemplate, whose podTemplate must be the Pod's spec), and a field the table does
 not know fails (a typo or an invented field is not an object Kubernetes
 accepts). Then its policy content matches the OCI export's of the same
 policy, field by field: command and args, env, working directory, the
@@ -69,7 +71,21 @@ NETWORK_POLICY_SPEC = {"podSelector": LABEL_SELECTOR,
                        "policyTypes": lst(enum("Ingress", "Egress")),
                        "ingress": lst({"from": lst(PEER), "ports": lst(PORT)}),
                        "egress": lst({"to": lst(PEER), "ports": lst(PORT)})}
+# kubernetes-sigs/agent-sandbox's SandboxTemplate, extensions.agents.x-k8s.io/v1alpha1
+# (its docs/api.md): podTemplate {metadata {labels, annotations}, spec PodSpec}
+# (required), networkPolicy {ingress, egress} (a restricted NetworkPolicySpec:
+# no podSelector or policyTypes, the controller's), networkPolicyManagement
+# Managed|Unmanaged, envVarsInjectionPolicy Allowed|Overrides|Disallowed.
+POD_TEMPLATE = {"metadata": {"labels": mp(STR), "annotations": mp(STR)}, "spec": POD_SPEC}
+TEMPLATE_NETWORK_POLICY = {"ingress": lst({"from": lst(PEER), "ports": lst(PORT)}),
+                           "egress": lst({"to": lst(PEER), "ports": lst(PORT)})}
+SANDBOX_TEMPLATE_SPEC = {"podTemplate": POD_TEMPLATE, "networkPolicy": TEMPLATE_NETWORK_POLICY,
+                         "networkPolicyManagement": enum("Managed", "Unmanaged"),
+                         "envVarsInjectionPolicy": enum("Allowed", "Overrides", "Disallowed")}
+TEMPLATE_KIND = ("extensions.agents.x-k8s.io/v1alpha1", "SandboxTemplate")
 KINDS = {
+    TEMPLATE_KIND: {"apiVersion": STR, "kind": STR, "metadata": OBJECT_META,
+                    "spec": SANDBOX_TEMPLATE_SPEC},
     ("v1", "Pod"): {"apiVersion": STR, "kind": STR, "metadata": OBJECT_META, "spec": POD_SPEC},
     ("networking.k8s.io/v1", "NetworkPolicy"): {"apiVersion": STR, "kind": STR,
                                                 "metadata": OBJECT_META,
@@ -79,7 +95,8 @@ KINDS = {
 # name, a mount's name and path, an env var's name, a policy's podSelector.
 REQUIRED = {id(CONTAINER): ["name"], id(VOLUME): ["name"], id(VOLUME_MOUNT): ["name", "mountPath"],
             id(ENV_VAR): ["name"], id(POD_SPEC): ["containers"],
-            id(NETWORK_POLICY_SPEC): ["podSelector"]}
+            id(NETWORK_POLICY_SPEC): ["podSelector"], id(SANDBOX_TEMPLATE_SPEC): ["podTemplate"],
+            id(POD_TEMPLATE): ["spec"]}
 
 problems = []
 
@@ -132,6 +149,37 @@ def export(confine, target, bundle, policy, argv):
     return json.loads(r.stdout)
 
 
+def template_check(confine, base, policy, argv, tag, network, pod, objects):
+    """--kind SandboxTemplate: agent-sandbox's types, the Pod export's spec as
+    its podTemplate, field by field, and the network as its networkPolicy."""
+    export(confine, "k8s", os.path.join(base, "tmpl"), ["--kind", "SandboxTemplate"] + policy,
+           argv)
+    with open(os.path.join(base, "tmpl", "k8s.json")) as f:
+        listed = json.load(f)
+    items = listed.get("items", [])
+    keys = [(i.get("apiVersion"), i.get("kind")) for i in items]
+    if listed.get("kind") != "List" or keys != [TEMPLATE_KIND]:
+        problems.append("%s: --kind SandboxTemplate wrote %s, expected one %s" % (tag, keys,
+                                                                                   TEMPLATE_KIND))
+        return
+    check(items[0], KINDS[TEMPLATE_KIND], "%s: SandboxTemplate" % tag)
+    spec = items[0]["spec"]
+    if spec.get("podTemplate", {}).get("spec") != pod["spec"]:
+        problems.append("%s: the template's pod spec differs from the Pod export's" % tag)
+    if spec.get("envVarsInjectionPolicy") != "Disallowed":
+        problems.append("%s: a claim could inject environment past the env filter" % tag)
+    off = network[0] == "--allow-host" or network[1] == "off"
+    if off:
+        rules = spec.get("networkPolicy")
+        if spec.get("networkPolicyManagement") != "Managed" or rules is None or \
+                rules.get("ingress") != [] or \
+                rules.get("egress") != objects["items"][1]["spec"]["egress"]:
+            problems.append("%s: the template's networkPolicy is not the NetworkPolicy's rules "
+                            "(%s)" % (tag, rules))
+    elif spec.get("networkPolicyManagement") != "Unmanaged" or "networkPolicy" in spec:
+        problems.append("%s: network on is not an Unmanaged template" % tag)
+
+
 def main():
     confine = sys.argv[1]
     base = tempfile.mkdtemp(prefix="confine-export-k8s-", dir="/var/tmp")
@@ -144,6 +192,16 @@ def main():
         with open(os.path.join(ws, "notes.md"), "w") as f:
             f.write("n")
         argv = ["sh", "-c", "echo hi"]
+        # A word outside the kinds, and --kind on the oci target: USAGE, 125,
+        # nothing written.
+        for words, target in ((["--kind", "Deployment"], "k8s"), (["--kind", "Pod"], "oci")):
+            out = os.path.join(base, "refused")
+            r = subprocess.run([confine, "export", target, "--bundle", out] + words +
+                               ["-w", ws, "--", "true"], capture_output=True, text=True)
+            if r.returncode != 125 or os.path.exists(out) or \
+                    ("Deployment" not in r.stderr and "--kind is for" not in r.stderr):
+                problems.append("export %s %s: not refused as usage (%d %s)" %
+                                (target, words, r.returncode, r.stderr.strip()))
         for network in (["--network", "off"], ["--allow-host", "example.org"],
                         ["--network", "on"]):
             policy = ["-m", "workspace-write", "-w", ws, "--writable", cache, "--protect",
@@ -224,6 +282,7 @@ def main():
                 if not egress or not all(c["status"] == "unenforced" for c in allowed):
                     problems.append("%s: the allowlist is not egress to the proxy, reported "
                                     "unenforced" % tag)
+            template_check(confine, base, policy, argv, tag, network, pod, objects)
             for report in (k8s, oci):
                 if any(c["status"] not in ("enforced", "partial", "unenforced")
                        for c in report["clauses"]):

@@ -26,7 +26,15 @@ control):
 - the caller's streams on files: their inodes are untouched (runsc as root
   fchowns the streams it hands the sandbox; the helper gives it pipes), and
   the data flows both ways;
+- a missing `.git/commondir` (issue 21.3): the spawner's stand-in (".")
+  is bound read-only, so the command cannot plant one naming a directory
+  of hooks it wrote (control: the same plant unconfined runs the hook on
+  the next commit); the stand-in is gone after the run, the report holds
+  the default protection, and the existing `.git/hooks` stays read-only;
 - --require-full refuses (setid is not held), nothing runs;
+- refusals name the rung: a stage, a missing runsc (SANDBOX_UNAVAILABLE,
+  "on the pinned gVisor rung", never the ladder's "Install bubblewrap"),
+  an allowlist (INVALID_POLICY naming --allow-host); nothing runs;
 - the natural ladder never picks gvisor: `confine probe` without --runner;
 - the same as a created user (tests/helpers/as_user.py): runsc --rootless.
 
@@ -352,6 +360,8 @@ def half(confine, launcher, helper, user_half):
               r.returncode == 127 and out.get("error", {}).get("code") == "SPAWN_FAILED",
               "%d %s" % (r.returncode, r.stderr[-800:]))
 
+        git_commondir(confine, env, base)
+
         marker = os.path.join(ws, "ran")
         r = run(["--require-full"], ["touch", marker])
         check("--require-full refuses the rung (setid is not held), nothing runs",
@@ -370,6 +380,34 @@ def half(confine, launcher, helper, user_half):
               "stage: gVisor cannot stage the run (this rung has no launcher to mount the "
               "overlay" in (err.get("runnerFailure") or err.get("message") or "") and
               not os.path.exists(marker) and not os.path.exists(stage_dir),
+              "%d %s" % (r.returncode, r.stderr[-1200:]))
+        check("the stage refusal names the pinned rung, not the ladder's install advice",
+              "on the pinned gVisor rung (\"gvisor\"), which cannot stage the run" in
+              (err.get("message") or "") and "Install bubblewrap" not in (err.get("message") or ""),
+              err.get("message") or r.stderr[-800:])
+
+        # A pinned gVisor without runsc (a PATH that has none): the refusal
+        # names the rung and what is missing, never "Install bubblewrap".
+        r = run([], [shutil.which("touch") or "/usr/bin/touch", marker],
+                env=dict(env, PATH="/nonexistent-confine-gvisor"))
+        err = outcome(r.stderr).get("error") or {}
+        check("no runsc: SANDBOX_UNAVAILABLE naming the pinned rung and the missing runsc, "
+              "nothing runs",
+              r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
+              "on the pinned gVisor rung (\"gvisor\"), which cannot run here" in
+              (err.get("message") or "") and
+              err.get("runnerFailure") == "runsc (gVisor) is not installed: no trusted runsc on PATH"
+              and "Install bubblewrap" not in (err.get("message") or "") and
+              not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-1200:]))
+
+        # An allowlist: refused (its proxy does not run in the sandbox),
+        # naming the clause and the rung; nothing runs.
+        r = run(["--allow-host", "example.org"], ["touch", marker])
+        err = outcome(r.stderr).get("error") or {}
+        check("an allowlist is INVALID_POLICY naming --allow-host and the gVisor rung, nothing runs",
+              r.returncode == 125 and err.get("code") == "INVALID_POLICY" and
+              "the network allowlist (--allow-host" in (err.get("message") or "") and
+              "on the gVisor rung" in (err.get("message") or "") and not os.path.exists(marker),
               "%d %s" % (r.returncode, r.stderr[-1200:]))
 
         # Killed: confine, or the helper itself, with SIGKILL while the
@@ -471,6 +509,67 @@ def half(confine, launcher, helper, user_half):
               verdict.get("runner") != "gvisor", probe_out.stdout[-500:])
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+# The plant of tests/escape/cases.txt's git21-commondir: a common directory
+# of the command's own, hooks and all, named by a new .git/commondir.
+PLANT = r"""
+mkdir -p .evil/hooks .evil/objects .evil/refs
+cp .git/config .evil/config
+printf '#!/bin/sh\ntouch "%s"\n' "$1" > .evil/hooks/pre-commit
+chmod +x .evil/hooks/pre-commit
+echo "seen=$(cat .git/commondir 2>/dev/null || echo missing)"
+echo "$PWD/.evil" > .git/commondir && echo commondir=written || echo commondir=refused
+touch .git/hooks/planted && echo hooks=written || echo hooks=refused
+"""
+
+
+def git_commondir(confine, env, base):
+    git = shutil.which("git")
+    if not git:
+        TAP.skip("the commondir plant", "git is not installed")
+        return
+
+    def repo(name):
+        path = os.path.join(base, name)
+        os.makedirs(path)
+        subprocess.run([git, "-C", path, "init", "-q"], check=True, env=env)
+        commit(path, "base")
+        return path
+
+    def commit(path, message):
+        subprocess.run([git, "-C", path, "-c", "user.name=t", "-c", "user.email=t@example.org",
+                        "commit", "-q", "--allow-empty", "-m", message],
+                       env=env, capture_output=True)
+
+    control, confined = repo("git-control"), repo("git-confined")
+    hooked = {p: os.path.join(base, os.path.basename(p) + ".hooked") for p in (control, confined)}
+    r = subprocess.run(["sh", "-c", PLANT, "plant", hooked[control]], cwd=control, env=env,
+                       capture_output=True, text=True)
+    commit(control, "later")
+    check("control: the commondir plant unconfined runs the planted hook on the next commit",
+          "commondir=written" in r.stdout and os.path.exists(hooked[control]),
+          r.stdout + r.stderr[-400:])
+    r = subprocess.run([confine, "run", "--json", "--runner", "gvisor", "-m", "workspace-write",
+                        "-w", confined, "--", "sh", "-c", PLANT, "plant", hooked[confined]],
+                       cwd=confined, env=env, capture_output=True, text=True, timeout=180)
+    got = facts(r.stdout)
+    detail = "%s rc=%d stderr: %s" % (got, r.returncode, r.stderr[-1500:])
+    check("a missing .git/commondir is a read-only stand-in (\".\") under gVisor",
+          got.get("seen") == "." and got.get("commondir") == "refused", detail)
+    check("an existing .git/hooks stays read-only beside the stand-in",
+          got.get("hooks") == "refused" and
+          not os.path.exists(os.path.join(confined, ".git", "hooks", "planted")), detail)
+    check("the stand-in is gone from the host after the run (no mount point left by runsc)",
+          not os.path.lexists(os.path.join(confined, ".git", "commondir")), detail)
+    commit(confined, "later")
+    check("the commondir plant under gVisor runs no hook on the next commit",
+          not os.path.exists(hooked[confined]), detail)
+    held = [c for c in outcome(r.stderr).get("sandbox", {}).get("clauses", [])
+            if c.get("clause") == "defaultProtections" and
+            (c.get("subject") or "").endswith("/.git/commondir")]
+    check("the report holds .git/commondir (a stand-in for the run)",
+          len(held) == 1 and held[0].get("status") == "enforced", str(held) + detail)
 
 
 if __name__ == "__main__":

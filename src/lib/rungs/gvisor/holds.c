@@ -4,8 +4,9 @@
  * the clause engine (../clauses.c). The rung applies bwrap's mount plan
  * (the same profile, read back as an OCI bundle), so its row reads like a
  * bwrap argv's without the launcher inside: no Landlock, no supervisor (its
- * on-behalf rules: metadata, unix-sockets, setid), no launcher rlimits, no
- * placeholders for protected paths missing at the start. What holds the
+ * on-behalf rules: metadata, unix-sockets, setid), no launcher rlimits; a
+ * run the library spawns gets bwrap's stand-ins for protected paths missing
+ * at the start (spawn/placeholders.c), an argv for others none. What holds the
  * rest is gVisor's kernel (the `gvisor` layer) instead of the host's
  * mounts; the spawner's cgroup does not hold the sandbox (as root runsc
  * moves it into a cgroup of its own; not root, a low process bound there
@@ -110,13 +111,14 @@ const cf_rung_holds cf_gvisor_holds = {
 	.layer = CONFINE_LAYER_GVISOR,
 	.launcher = CF_RUNG_NO_LAUNCHER,
 	.binds_layer = CONFINE_LAYER_GVISOR,
-	.placeholders = false,
+	.placeholders = true, /* a run the library spawns: its spawner makes the stand-ins */
 	.protect = CF_RUNG_HOLDS_BINDS,
 	.defaults = CF_RUNG_HOLDS_BINDS,
 	.deny_by_name = "held by its name: a mount inside gVisor masks the path; a hard link made "
 	                "before the run, or a save on the host over the name, still reads the "
 	                "file, as ",
 	.allowlist_needs = NEEDS_OTHER_RUNG,
+	.allowlist_refused = true, /* no proxy inside the sandbox (rung.c) */
 	.network_off_by_launcher = false, /* runsc --network=none: its own stack, loopback only */
 	.unix_alone = CONFINE_LAYER_GVISOR,
 	.temp = CF_RUNG_TEMP_TMPFS,

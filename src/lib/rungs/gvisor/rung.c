@@ -18,6 +18,7 @@
 #include "config.h"
 #include "rungs/rung.h"
 #include "path.h"
+#include "policy-internal.h"
 #include "policy-limits.h"
 #include "rungs/gvisor/gvisor.h"
 
@@ -124,18 +125,21 @@ static int limit_tokens(const confine_policy *policy, char ***tokens) {
 }
 
 /* "--mode MODE", the limits, then the bwrap profile: the plan the helper
- * reads. */
-static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
+ * reads. `flags` CF_PROFILE_PLACEHOLDERS: a run the library spawns, whose
+ * spawner makes a stand-in on the host for each protected path missing at
+ * the start (spawn/placeholders.c), which the bundle binds read-only. A
+ * bind of a missing path would not do: runsc makes the mount point itself,
+ * through the writable root, and leaves it on the host after the run. */
+static int profile_flags(const confine_policy *policy, unsigned flags, char ***ret) {
 	char **tokens = NULL, **bwrap = NULL;
 	int r;
-	(void)env;
 	if (!confine_mode_is_confined(policy->mode))
 		return -EINVAL;
 	/* An allowlist needs the proxy inside the sandbox, which this rung
 	 * does not run (doc/SPEC.md 22): refused, not widened. */
 	if (confine_policy_network_allowlist(policy))
 		return -EINVAL;
-	if ((r = confine_profile_bwrap(policy, &bwrap)) < 0)
+	if ((r = cf_profile_bwrap_layered(policy, flags, &bwrap, NULL)) < 0)
 		return r;
 	if ((r = cf_strv_push(&tokens, "--mode")) < 0 ||
 	    (r = cf_strv_push(&tokens, confine_mode_name(policy->mode))) < 0 ||
@@ -152,6 +156,12 @@ out:
 	return r;
 }
 
+/* An argv for others (`wrap`): no stand-ins (nobody would remove them). */
+static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
+	(void)env;
+	return profile_flags(policy, 0, ret);
+}
+
 /* A run the library spawns: the same argv, with the helper's status
  * channel at CF_STATUS_FD_AT (it says when runsc made the sandbox, and a
  * runsc failure before that as the runner's). */
@@ -162,7 +172,8 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 	int r;
 	if (!program->argv)
 		return -ENOSYS;
-	if ((r = profile(policy, env, &tokens)) < 0)
+	(void)env;
+	if ((r = profile_flags(policy, CF_PROFILE_PLACEHOLDERS, &tokens)) < 0)
 		return r;
 	snprintf(fd, sizeof fd, "%d", CF_STATUS_FD_AT);
 	for (size_t i = 0; program->argv[i] && r == 0; i++)
@@ -176,7 +187,7 @@ static int spawn_profile(const confine_policy *policy, const cf_runner_env *env,
 		confine_strv_free(argv);
 		return r;
 	}
-	c->spawn_flags |= CONFINE_SPAWN_STATUS_CHANNEL;
+	c->spawn_flags |= CONFINE_SPAWN_STATUS_CHANNEL | CONFINE_SPAWN_PLACEHOLDERS;
 	c->status_fd_at = CF_STATUS_FD_AT;
 	*ret = argv;
 	return 0;
