@@ -108,23 +108,6 @@ bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entr
 	return true;
 }
 
-bool cf_later_covers(const confine_policy *policy, const char *rel, const cf_later_entry **ret) {
-	while (*rel == '/')
-		rel++;
-	for (size_t i = 0; i < cf_later_count; i++) {
-		const cf_later_entry *e = &cf_later_entries[i];
-		size_t len = strlen(e->name);
-		if (strncmp(rel, e->name, len) != 0 || (rel[len] != '\0' && rel[len] != '/'))
-			continue;
-		if (!cf_later_protected(policy, e))
-			continue;
-		if (ret)
-			*ret = e;
-		return true;
-	}
-	return false;
-}
-
 /* The caller's home, canonical (realpath of $HOME), or NULL. */
 static char *home_dir(void) {
 	const char *home = getenv("HOME");

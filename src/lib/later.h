@@ -3,9 +3,11 @@
  * What runs later, beyond git (doc/SPEC.md 15, "What runs later"; issue
  * 28.3): the files and directories that shells, editors, direnv, git and
  * agent tools execute or obey when a person next works in a writable root.
- * They are default protections: read-only on bwrap (existing or not),
- * refused by the file API, and, where a rung cannot hold them (Landlock),
- * reported after the run as a gitHazards entry of kind "planted".
+ * They are default protections: read-only on bwrap (existing or not,
+ * unless a stand-in would break the tool that reads one: cf_later_stand),
+ * refused by the file API, and, where a rung cannot hold them (Landlock,
+ * or nothing stood in), reported after the run as a gitHazards entry of
+ * kind "planted".
  */
 #ifndef CONFINE_LATER_H
 #define CONFINE_LATER_H
@@ -71,15 +73,11 @@ bool cf_later_is_marked(const char *path) CONFINE_HIDDEN;
  * entry not in `unprotect`). */
 bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entry) CONFINE_HIDDEN;
 
-/* Whether `rel` (a path relative to a writable root) lies at or under an
- * entry the policy protects; *ret (if not NULL) the entry. */
-bool cf_later_covers(const confine_policy *policy, const char *rel,
-                     const cf_later_entry **ret) CONFINE_HIDDEN;
-
 /* The file API's name rule (doc/SPEC.md 19), for `path` (canonical or as
  * given, absolute) under the writable root `root`: at or under an entry
- * the policy protects, existing or not, or a `.gitmodules` or
- * `.gitattributes` beside a `.git` (a repository made after the plan). */
+ * the policy protects (at its top, or at the home it holds), existing or
+ * not, or a `.gitmodules` or `.gitattributes` beside a `.git` (a
+ * repository made after the plan). */
 bool cf_later_name_refused(const confine_policy *policy, const char *root,
                            const char *path) CONFINE_HIDDEN;
 
