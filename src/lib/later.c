@@ -25,40 +25,64 @@
 #define STAGE "policy"
 
 /* doc/SPEC.md 15 gives each entry's reason; keep the two in step. */
+#define R CF_LATER_AT_ROOT
+#define H CF_LATER_AT_HOME
+#define RH (CF_LATER_AT_ROOT | CF_LATER_AT_HOME)
+#define DIR_ CF_LATER_STAND_DIR
+#define FILE_ CF_LATER_STAND_FILE
+#define NONE_ CF_LATER_STAND_NONE
 const cf_later_entry cf_later_entries[] = {
-	{ ".gitmodules", false, true },
-	{ ".gitattributes", false, true },
-	{ ".bashrc", false, false },
-	{ ".bash_profile", false, false },
-	{ ".bash_login", false, false },
-	{ ".bash_logout", false, false },
-	{ ".profile", false, false },
-	{ ".zshrc", false, false },
-	{ ".zprofile", false, false },
-	{ ".zshenv", false, false },
-	{ ".zlogin", false, false },
-	{ ".envrc", false, false },
-	{ ".npmrc", false, false },
-	{ ".ripgreprc", false, false },
-	{ ".mcp.json", false, false },
-	{ ".vscode/settings.json", false, false },
-	{ ".vscode/tasks.json", false, false },
-	{ ".vscode/launch.json", false, false },
-	{ ".idea", true, false },
-	{ ".claude/settings.json", false, false },
-	{ ".claude/settings.local.json", false, false },
-	{ ".claude/commands", true, false },
-	{ ".claude/agents", true, false },
-	{ ".claude/skills", true, false },
-	{ "CLAUDE.md", false, false },
-	{ "AGENTS.md", false, false },
-	{ ".pre-commit-config.yaml", false, false },
-	{ ".yarnrc.yml", false, false },
-	{ ".yarnrc", false, false },
-	{ ".husky", true, false },
-	{ ".codex/config.toml", false, false },
-	{ ".cursor", true, false },
+	{ ".gitmodules", false, true, R, DIR_ },
+	{ ".gitattributes", false, true, R, DIR_ },
+	{ ".bashrc", false, false, RH, DIR_ },
+	{ ".bash_profile", false, false, RH, DIR_ },
+	{ ".bash_login", false, false, RH, DIR_ },
+	{ ".bash_logout", false, false, RH, DIR_ },
+	{ ".profile", false, false, RH, DIR_ },
+	{ ".zshrc", false, false, RH, DIR_ },
+	{ ".zprofile", false, false, RH, DIR_ },
+	{ ".zshenv", false, false, RH, DIR_ },
+	{ ".zlogin", false, false, RH, DIR_ },
+	{ ".envrc", false, false, R, DIR_ },
+	{ ".npmrc", false, false, RH, DIR_ },
+	{ ".ripgreprc", false, false, R, DIR_ },
+	{ ".mcp.json", false, false, R, DIR_ },
+	{ ".vscode/settings.json", false, false, R, DIR_ },
+	{ ".vscode/tasks.json", false, false, R, DIR_ },
+	{ ".vscode/launch.json", false, false, R, DIR_ },
+	{ ".idea", true, false, R, DIR_ },
+	{ ".claude/settings.json", false, false, R, DIR_ },
+	{ ".claude/settings.local.json", false, false, R, DIR_ },
+	{ ".claude/commands", true, false, R, DIR_ },
+	{ ".claude/agents", true, false, R, DIR_ },
+	{ ".claude/skills", true, false, R, DIR_ },
+	{ "CLAUDE.md", false, false, R, DIR_ },
+	{ "AGENTS.md", false, false, R, DIR_ },
+	{ ".pre-commit-config.yaml", false, false, R, DIR_ },
+	{ ".yarnrc.yml", false, false, R, DIR_ },
+	{ ".yarnrc", false, false, R, DIR_ },
+	{ ".husky", true, false, R, DIR_ },
+	{ ".codex/config.toml", false, false, R, DIR_ },
+	{ ".cursor", true, false, R, DIR_ },
+	/* red team round 3, F11, and their kind (issue 28) */
+	{ ".hg/hgrc", false, false, R, FILE_ },
+	{ ".cargo/config.toml", false, false, R, FILE_ },
+	{ ".cargo/config", false, false, R, NONE_ },
+	{ ".mise.toml", false, false, R, NONE_ },
+	{ "mise.toml", false, false, R, NONE_ },
+	{ ".pnpmfile.cjs", false, false, R, NONE_ },
+	{ ".python-version", false, false, R, NONE_ },
+	/* the user's global configuration, at the home (issue 28) */
+	{ ".gitconfig", false, false, H, FILE_ },
+	{ ".config/git/config", false, false, H, FILE_ },
+	{ ".hgrc", false, false, H, FILE_ },
 };
+#undef R
+#undef H
+#undef RH
+#undef DIR_
+#undef FILE_
+#undef NONE_
 const size_t cf_later_count = sizeof cf_later_entries / sizeof cf_later_entries[0];
 
 const cf_later_entry *cf_later_lookup(const char *name) {
@@ -84,35 +108,105 @@ bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entr
 	return true;
 }
 
-bool cf_later_covers(const confine_policy *policy, const char *rel, const cf_later_entry **ret) {
-	while (*rel == '/')
-		rel++;
-	for (size_t i = 0; i < cf_later_count; i++) {
-		const cf_later_entry *e = &cf_later_entries[i];
-		size_t len = strlen(e->name);
-		if (strncmp(rel, e->name, len) != 0 || (rel[len] != '\0' && rel[len] != '/'))
-			continue;
-		if (!cf_later_protected(policy, e))
-			continue;
-		if (ret)
-			*ret = e;
-		return true;
+/* The caller's home, canonical (realpath of $HOME), or NULL. */
+static char *home_dir(void) {
+	const char *home = getenv("HOME");
+	return home && home[0] == '/' ? realpath(home, NULL) : NULL;
+}
+
+/* `$XDG_CONFIG_HOME/git/config` where it is set (absolute) and is not
+ * `<home>/.config`: git reads it instead of `<home>/.config/git/config`. */
+static char *xdg_git_config(const char *home) {
+	const char *xdg = getenv("XDG_CONFIG_HOME");
+	char *real, *out = NULL;
+	if (!xdg || xdg[0] != '/' || !(real = realpath(xdg, NULL)))
+		return NULL;
+	if (home && strncmp(real, home, strlen(home)) == 0 &&
+	    strcmp(real + strlen(home), "/.config") == 0) {
+		free(real);
+		return NULL;
 	}
-	return false;
+	if (asprintf(&out, "%s/git/config", real) < 0)
+		out = NULL;
+	free(real);
+	return out;
+}
+
+static const char *holding_root(char *const *roots, const char *path) {
+	for (size_t k = 0; roots && roots[k]; k++)
+		if (cf_path_at_or_under(path, roots[k]))
+			return roots[k];
+	return NULL;
+}
+
+int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_visit visit,
+                  void *ctx) {
+	char path[PATH_MAX], *home, *xdg;
+	const char *home_root;
+	int r = 0;
+	if (!policy->default_protections)
+		return 0;
+	for (size_t k = 0; r == 0 && roots && roots[k]; k++)
+		for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
+			const cf_later_entry *e = &cf_later_entries[i];
+			if (!(e->where & CF_LATER_AT_ROOT) || !cf_later_protected(policy, e) ||
+			    (size_t)snprintf(path, sizeof path, "%s%s%s", roots[k],
+			                     strcmp(roots[k], "/") == 0 ? "" : "/", e->name) >= sizeof path)
+				continue;
+			r = visit(ctx, roots[k], path, e);
+		}
+	home = home_dir();
+	home_root = home ? holding_root(roots, home) : NULL;
+	xdg = home_root ? xdg_git_config(home) : NULL;
+	for (size_t i = 0; r == 0 && home_root && i < cf_later_count; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		const char *xdg_root;
+		if (!(e->where & CF_LATER_AT_HOME) || !cf_later_protected(policy, e))
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s%s%s", home, strcmp(home, "/") == 0 ? "" : "/",
+		                     e->name) < sizeof path)
+			r = visit(ctx, home_root, path, e);
+		if (r == 0 && xdg && strcmp(e->name, ".config/git/config") == 0 &&
+		    (xdg_root = holding_root(roots, xdg)))
+			r = visit(ctx, xdg_root, xdg, e);
+	}
+	free(xdg);
+	free(home);
+	return r;
+}
+
+struct refused_ctx {
+	const char *path;
+	bool refused;
+};
+
+static int refused_visit(void *ctx, const char *root, const char *path,
+                         const cf_later_entry *entry) {
+	struct refused_ctx *c = ctx;
+	(void)root;
+	(void)entry;
+	if (cf_path_at_or_under(c->path, path))
+		c->refused = true;
+	return 0;
 }
 
 bool cf_later_name_refused(const confine_policy *policy, const char *root, const char *path) {
 	size_t n = strlen(root);
-	const char *rel, *base;
+	const char *base;
 	char sibling[PATH_MAX];
 	struct stat st;
 	if (!policy->default_protections)
 		return false;
 	if (strcmp(root, "/") != 0 && (strncmp(path, root, n) != 0 || (path[n] && path[n] != '/')))
 		return false;
-	rel = strcmp(root, "/") == 0 ? path : path + n;
-	if (cf_later_covers(policy, rel, NULL))
-		return true;
+	{
+		/* an entry at this root's top, or at the home it holds */
+		char *const roots[2] = { (char *)root, NULL };
+		struct refused_ctx c = { path, false };
+		(void)cf_later_each(policy, roots, refused_visit, &c);
+		if (c.refused)
+			return true;
+	}
 	base = strrchr(path, '/');
 	if (!base)
 		return false;
@@ -163,6 +257,7 @@ struct cf_later_snapshot {
 	struct later_item *items;
 	size_t n;
 	size_t spent;
+	char *const *roots; /* while it is taken */
 };
 
 static uint64_t mix(uint64_t h, const void *data, size_t len) {
@@ -189,9 +284,15 @@ static uint64_t print_stat(const char *name, const struct stat *st) {
 	return h;
 }
 
+static int print_target(cf_later_snapshot *s, char *const *roots, const char *path, bool dir,
+                        uint64_t *print, bool *incomplete);
+
 /* A directory's whole tree: each entry's print summed (order-free), the
- * walk bounded by the snapshot's budget. */
-static int print_tree(cf_later_snapshot *s, const char *top, uint64_t *sum, bool *incomplete) {
+ * walk bounded by the snapshot's budget. With `roots`, a symbolic link in
+ * it is printed with what it resolves to as well (a later tool follows
+ * it: `.husky/pre-commit -> ../scripts/hook`), not further. */
+static int print_tree(cf_later_snapshot *s, char *const *roots, const char *top, uint64_t *sum,
+                      bool *incomplete) {
 	cf_dirstack stack = { 0 };
 	char *at = NULL;
 	int fd, r = 0;
@@ -217,6 +318,15 @@ static int print_tree(cf_later_snapshot *s, const char *top, uint64_t *sum, bool
 			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 			snprintf(rel, sizeof rel, "%s/%s", at + strlen(top), e->d_name);
+			if (roots && S_ISLNK(st.st_mode)) {
+				char link[PATH_MAX * 2 + 2];
+				uint64_t print = print_stat(rel, &st);
+				snprintf(link, sizeof link, "%s/%s", at, e->d_name);
+				if (print_target(s, NULL, link, true, &print, incomplete) == -ENOMEM)
+					r = -ENOMEM;
+				*sum += print;
+				continue;
+			}
 			*sum += print_stat(rel, &st);
 			if (S_ISDIR(st.st_mode) &&
 			    cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name) == -ENOMEM)
@@ -287,10 +397,12 @@ static bool in_roots(char *const *roots, const char *path) {
 }
 
 /* An entry that is a symbolic link (a dotfile manager's `.bashrc ->
- * dot/bashrc`): what it resolves to is printed too when that lies in a
- * writable root, where the command could rewrite it through the other
+ * dot/bashrc`), or a link inside an entry's tree: what it resolves to is
+ * printed too when that lies in a writable root (`roots`; NULL: the
+ * snapshot's), where the command could rewrite it through the other
  * name; the resolved name is part of the print, so re-pointing the link
- * (or a link on its chain) shows as well. */
+ * (or a link on its chain) shows as well. A directory it resolves to is
+ * printed whole, its own links as links. */
 static int print_target(cf_later_snapshot *s, char *const *roots, const char *path, bool dir,
                         uint64_t *print, bool *incomplete) {
 	char *real = realpath(path, NULL);
@@ -300,11 +412,13 @@ static int print_target(cf_later_snapshot *s, char *const *roots, const char *pa
 		*print = mix(*print, "dangling", 9);
 		return errno == ENOMEM ? -ENOMEM : 0;
 	}
+	if (!roots)
+		roots = s->roots;
 	*print = mix(*print, real, strlen(real) + 1);
 	if (in_roots(roots, real) && lstat(real, &st) == 0) {
 		uint64_t sum = print_stat("->", &st);
 		if (dir && S_ISDIR(st.st_mode))
-			r = print_tree(s, real, &sum, incomplete);
+			r = print_tree(s, NULL, real, &sum, incomplete);
 		*print ^= sum;
 	}
 	free(real);
@@ -320,6 +434,9 @@ static int take_one(cf_later_snapshot *s, char *const *roots, const char *path, 
 	if (!grown)
 		return -ENOMEM;
 	s->items = grown;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->items[i].path, path) == 0)
+			return 0; /* a home that is a root */
 	if (lstat(path, &st) == 0 && stand_in(path, &st)) {
 		print = 1; /* as missing */
 	} else if (lstat(path, &st) == 0) {
@@ -327,7 +444,7 @@ static int take_one(cf_later_snapshot *s, char *const *roots, const char *path, 
 		if (S_ISLNK(st.st_mode))
 			r = print_target(s, roots, path, dir, &print, &incomplete);
 		else if (dir && S_ISDIR(st.st_mode))
-			r = print_tree(s, path, &print, &incomplete);
+			r = print_tree(s, roots, path, &print, &incomplete);
 	} else {
 		print = errno == ENOENT ? 1 : 2; /* missing; cannot be examined */
 	}
@@ -346,23 +463,27 @@ static bool is_root(char *const *roots, const char *dir) {
 	return false;
 }
 
+struct take_ctx {
+	cf_later_snapshot *s;
+	char *const *roots;
+};
+
+static int take_visit(void *ctx, const char *root, const char *path, const cf_later_entry *e) {
+	struct take_ctx *t = ctx;
+	(void)root;
+	return take_one(t->s, t->roots, path, e->dir);
+}
+
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
                            char *const *worktrees, cf_later_snapshot **ret) {
 	cf_later_snapshot *s = calloc(1, sizeof *s);
+	struct take_ctx t = { s, roots };
 	char path[PATH_MAX];
 	int r = 0;
 	if (!s)
 		return -ENOMEM;
-	for (size_t k = 0; r == 0 && roots && roots[k]; k++)
-		for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
-			const cf_later_entry *e = &cf_later_entries[i];
-			if (!cf_later_protected(policy, e))
-				continue;
-			if ((size_t)snprintf(path, sizeof path, "%s%s%s", roots[k],
-			                     strcmp(roots[k], "/") == 0 ? "" : "/", e->name) >= sizeof path)
-				continue;
-			r = take_one(s, roots, path, e->dir);
-		}
+	s->roots = roots;
+	r = cf_later_each(policy, roots, take_visit, &t);
 	/* A nested repository's work tree: what git reads at its top. */
 	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++) {
 		if (is_root(roots, worktrees[k]) || !in_roots(roots, worktrees[k]))
@@ -376,6 +497,7 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 			r = take_one(s, roots, path, e->dir);
 		}
 	}
+	s->roots = NULL;
 	if (r < 0) {
 		cf_later_snapshot_free(s);
 		return r;

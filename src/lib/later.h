@@ -3,9 +3,11 @@
  * What runs later, beyond git (doc/SPEC.md 15, "What runs later"; issue
  * 28.3): the files and directories that shells, editors, direnv, git and
  * agent tools execute or obey when a person next works in a writable root.
- * They are default protections: read-only on bwrap (existing or not),
- * refused by the file API, and, where a rung cannot hold them (Landlock),
- * reported after the run as a gitHazards entry of kind "planted".
+ * They are default protections: read-only on bwrap (existing or not,
+ * unless a stand-in would break the tool that reads one: cf_later_stand),
+ * refused by the file API, and, where a rung cannot hold them (Landlock,
+ * or nothing stood in), reported after the run as a gitHazards entry of
+ * kind "planted".
  */
 #ifndef CONFINE_LATER_H
 #define CONFINE_LATER_H
@@ -17,15 +19,47 @@
 #include "git-hazards.h"
 #include "util.h"
 
+/* How bwrap holds an entry that is missing when a run the library spawns
+ * starts (doc/SPEC.md 15, "What runs later"). */
+typedef enum cf_later_stand {
+	/* the first missing component: an empty directory */
+	CF_LATER_STAND_DIR = 0,
+	/* the missing leaf: an empty file; a missing directory on its way: an
+	 * empty directory, unless it sits right at its root (or home), where
+	 * nothing is stood in and a plant is reported */
+	CF_LATER_STAND_FILE,
+	/* nothing stood in: made during the run, it is reported (planted) */
+	CF_LATER_STAND_NONE,
+} cf_later_stand;
+
+/* Where an entry is: at the top of every writable root, and/or at the
+ * caller's home ($HOME) wherever a writable root holds it. */
+#define CF_LATER_AT_ROOT 1u
+#define CF_LATER_AT_HOME 2u
+
 typedef struct cf_later_entry {
-	const char *name; /* relative to a writable root, no trailing slash */
-	bool dir;         /* a directory: everything in it is protected */
-	bool repo;        /* also at the top of every repository's work tree */
+	const char *name;     /* relative to a writable root, no trailing slash */
+	bool dir;             /* a directory: everything in it is protected */
+	bool repo;            /* also at the top of every repository's work tree */
+	unsigned where;       /* CF_LATER_AT_* */
+	cf_later_stand stand; /* what stands in for it, missing, on bwrap */
 } cf_later_entry;
 
 /* The entries, in doc/SPEC.md's order. */
 extern const cf_later_entry cf_later_entries[] CONFINE_HIDDEN;
 extern const size_t cf_later_count CONFINE_HIDDEN;
+
+/* Each place an entry the policy protects lies under `roots` (canonical,
+ * NULL-terminated): `<root>/<name>` for CF_LATER_AT_ROOT entries, and for
+ * CF_LATER_AT_HOME ones `<home>/<name>` where a root holds the caller's
+ * home (and `$XDG_CONFIG_HOME/git/config` for `.config/git/config`).
+ * `visit` gets the holding root, the absolute path and the entry; a
+ * non-zero return stops the walk and is returned. A path may come twice
+ * (a home that is a root). */
+typedef int (*cf_later_visit)(void *ctx, const char *root, const char *path,
+                              const cf_later_entry *entry);
+int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_visit visit,
+                  void *ctx) CONFINE_HIDDEN;
 
 /* The entry named `name` (a trailing slash allowed), or NULL. */
 const cf_later_entry *cf_later_lookup(const char *name) CONFINE_HIDDEN;
@@ -39,15 +73,11 @@ bool cf_later_is_marked(const char *path) CONFINE_HIDDEN;
  * entry not in `unprotect`). */
 bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entry) CONFINE_HIDDEN;
 
-/* Whether `rel` (a path relative to a writable root) lies at or under an
- * entry the policy protects; *ret (if not NULL) the entry. */
-bool cf_later_covers(const confine_policy *policy, const char *rel,
-                     const cf_later_entry **ret) CONFINE_HIDDEN;
-
 /* The file API's name rule (doc/SPEC.md 19), for `path` (canonical or as
  * given, absolute) under the writable root `root`: at or under an entry
- * the policy protects, existing or not, or a `.gitmodules` or
- * `.gitattributes` beside a `.git` (a repository made after the plan). */
+ * the policy protects (at its top, or at the home it holds), existing or
+ * not, or a `.gitmodules` or `.gitattributes` beside a `.git` (a
+ * repository made after the plan). */
 bool cf_later_name_refused(const confine_policy *policy, const char *root,
                            const char *path) CONFINE_HIDDEN;
 

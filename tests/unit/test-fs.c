@@ -396,6 +396,8 @@ static void test_later_refused_existing_or_not(void **state) {
 		".claude/commands/x.md", ".claude/other", ".idea/workspace.xml", ".husky/pre-commit",
 		".codex/config.toml", ".cursor/rules", "sub/.gitattributes", ".claude/skills/x/SKILL.md",
 		"CLAUDE.md", "AGENTS.md", ".pre-commit-config.yaml", ".yarnrc.yml", ".yarnrc",
+		".hg/hgrc", ".cargo/config.toml", ".cargo/config", ".mise.toml", "mise.toml",
+		".pnpmfile.cjs", ".python-version",
 	};
 	confine_policy policy = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = ws,
 		                  .default_protections = true, .private_temp = true };
@@ -431,6 +433,38 @@ static void test_later_refused_existing_or_not(void **state) {
 	assert_int_equal(unlink(at(ws, ".bashrc.d")), 0);
 	assert_int_equal(rmdir(at(ws, "sub/.git")), 0);
 	assert_int_equal(rmdir(at(ws, "sub")), 0);
+}
+
+/* The home's entries (later.c: .gitconfig, .config/git/config, .hgrc and
+ * the shell files) where a writable root holds $HOME, existing or not;
+ * not at the top of a root that is no home. */
+static void test_later_home_refused(void **state) {
+	static const char *const refused[] = {
+		"h/.gitconfig", "h/.config/git/config", "h/.hgrc", "h/.bashrc", "h/.profile",
+	};
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_error err = { 0 };
+	confine_fs *fs;
+	(void)state;
+	mkdir(at(ws, "h"), 0755);
+	put(at(ws, "h/.gitconfig"), "[user]\n");
+	setenv("HOME", at(ws, "h"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	fs = open_fs(CONFINE_MODE_WORKSPACE_WRITE, NULL);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		expect_denied(confine_fs_write(fs, refused[i], "x", 1, &err), &err, "defaultProtections");
+	assert_true(holds(at(ws, "h/.gitconfig"), "[user]\n"));
+	assert_false(tl_exists(at(ws, "h/.config")));
+	assert_int_equal(confine_fs_write(fs, ".gitconfig", "x", 1, &err), 0);
+	confine_fs_free(fs);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+	assert_int_equal(unlink(at(ws, ".gitconfig")), 0);
+	assert_int_equal(unlink(at(ws, "h/.gitconfig")), 0);
+	assert_int_equal(rmdir(at(ws, "h")), 0);
 }
 
 static void test_git_surface_refused_existing_or_not(void **state) {
@@ -486,6 +520,7 @@ int main(void) {
 		                                teardown),
 		cmocka_unit_test_setup_teardown(test_writes_report_git_hazards, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_later_refused_existing_or_not, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_later_home_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

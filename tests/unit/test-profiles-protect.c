@@ -198,6 +198,22 @@ static const protect_case later_cases[] = {
 	  { "=ws/sub/.git/config", "=ws/sub/.git/hooks", "=ws/sub/.git/info", "=ws/sub/.gitattributes",
 	    "=ws/sub/.gitmodules", NULL },
 	  false, true },
+	{ "what runs later, argv for others: a link inside a protected directory holds its target",
+	  { "f ws/scripts/hook=x", "d ws/.husky", "l ws/.husky/pre-commit=../scripts/hook",
+	    "l ws/.husky/dangling=../nowhere" },
+	  { NULL }, false, false,
+	  { "ws/scripts", NULL }, { "=ws/.husky", "=ws/scripts/hook", NULL }, false, true },
+	{ "what runs later, run by the library: a file stands in where a directory would break "
+	  "the tool, nothing where a stand-in would",
+	  { "d ws/.hg", "d ws/.cargo" }, { NULL }, false, true,
+	  { "ws/.cargo", "ws/.hg", NULL },
+	  { "Dws/.bash_login", "Dws/.bash_logout", "Dws/.bash_profile", "Dws/.bashrc",
+	    "Fws/.cargo/config.toml", "Dws/.claude", "Dws/.codex", "Dws/.cursor", "Dws/.envrc",
+	    "Dws/.gitattributes", "Dws/.gitmodules", "Fws/.hg/hgrc", "Dws/.husky", "Dws/.idea",
+	    "Dws/.mcp.json", "Dws/.npmrc", "Dws/.pre-commit-config.yaml", "Dws/.profile",
+	    "Dws/.ripgreprc", "Dws/.vscode", "Dws/.yarnrc", "Dws/.yarnrc.yml", "Dws/.zlogin",
+	    "Dws/.zprofile", "Dws/.zshenv", "Dws/.zshrc", "Dws/AGENTS.md", "Dws/CLAUDE.md", NULL },
+	  false, false },
 	{ "what runs later, a symlinked .bashrc: its target, and the name reported",
 	  { "f ws/dotfiles/bashrc=x", "l ws/.bashrc=dotfiles/bashrc" }, { NULL }, false, false,
 	  { "ws/dotfiles", NULL }, { "=ws/dotfiles/bashrc", NULL }, false, true },
@@ -330,6 +346,59 @@ static void test_protection_table(void **state) {
 }
 
 /* Read-only writes nowhere: nothing to protect, nothing pinned. */
+/* The home's own entries (later.c: `.gitconfig`, `.config/git/config`,
+ * `.hgrc`, and the shell files) wherever a writable root holds $HOME. */
+static const cf_protected *find(const cf_plan *plan, const char *rel) {
+	for (size_t i = 0; i < plan->n_protected; i++)
+		if (strcmp(plan->protected_paths[i].path, at(rel)) == 0)
+			return &plan->protected_paths[i];
+	return NULL;
+}
+
+static void test_home_entries(void **state) {
+	static const char *const tree[] = { "f ws/h/.gitconfig=[core]\n", "f ws/h/.bashrc=x",
+		                                "d ws/h/.config", NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	(void)state;
+	make_tree(tree);
+	setenv("HOME", at("ws/h"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/h/.gitconfig")));
+	assert_true(e->exists);
+	assert_non_null((e = find(&plan, "ws/h/.bashrc")));
+	assert_non_null((e = find(&plan, "ws/h/.hgrc")));
+	assert_int_equal(e->kind, CF_PLACEHOLDER_FILE); /* a file: a directory breaks hg */
+	assert_false(e->exists);
+	assert_non_null((e = find(&plan, "ws/h/.config/git")));
+	assert_int_equal(e->kind, CF_PLACEHOLDER_DIR);
+	assert_non_null((e = find(&plan, "ws/h/.profile"))); /* shell files at the home too */
+	assert_null(find(&plan, "ws/.gitconfig")); /* not at a root's top */
+	assert_false(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	/* a missing ~/.config is not stood in (it would keep every tool from
+	 * making its configuration there): left to the report */
+	assert_int_equal(rmdir(at("ws/h/.config")), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_null(find(&plan, "ws/h/.config"));
+	assert_false(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	/* an argv for others: listed */
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP, &plan), 0);
+	assert_true(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 static void test_read_only_protects_nothing(void **state) {
 	static const char *const tree[] = { REPO("ws"), NULL };
 	confine_policy *p = NULL;
@@ -477,6 +546,7 @@ static void test_unenforced(void **state) {
 int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_protection_table, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_home_entries, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_bwrap_tokens, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unenforced, fresh, cleanup),

@@ -38,6 +38,13 @@ static int join(char *out, size_t size, const char *root, const char *rel) {
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
+static int later_by_path(void *ctx, const char *root, const char *path,
+                         const cf_later_entry *entry) {
+	(void)root;
+	(void)entry;
+	return protect_by_path(ctx, path);
+}
+
 /* Seatbelt's list (and whether defaults apply): protectedPaths under each
  * root, then `.git/hooks` and `.git/config` of each root whose `.git` is a
  * directory. bwrap's much fuller list is protect.c's. */
@@ -60,15 +67,10 @@ static int plan_protections(const confine_policy *policy, cf_plan *plan) {
 	}
 	if (!policy->default_protections)
 		return 0;
-	/* What runs later (later.c), under every root, existing or not. */
-	for (size_t k = 0; plan->writable[k]; k++)
-		for (size_t i = 0; i < cf_later_count; i++) {
-			if (!cf_later_protected(policy, &cf_later_entries[i]) ||
-			    join(path, sizeof path, plan->writable[k], cf_later_entries[i].name) < 0)
-				continue;
-			if ((r = protect_by_path(plan, path)) < 0)
-				return r;
-		}
+	/* What runs later (later.c), under every root and at the home a root
+	 * holds, existing or not. */
+	if ((r = cf_later_each(policy, plan->writable, later_by_path, plan)) < 0)
+		return r;
 	for (size_t k = 0; plan->writable[k]; k++) {
 		static const char *const targets[] = { ".git/hooks", ".git/config" };
 		if (join(path, sizeof path, plan->writable[k], ".git") < 0 || !is_directory(path))

@@ -41,30 +41,20 @@
 #include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
+#include "profiles/protect-internal.h"
 
-struct collect {
-	const confine_policy *policy;
-	cf_plan *plan;
-	unsigned flags;
-	cf_protected *items;
-	size_t n, cap;
-	char **gitdirs; /* visited */
-	size_t n_gitdirs;
-	size_t entries;
-	bool explicit_now; /* adding protectedPaths entries (not defaults) */
-	bool oom;
-};
+
 
 /* The writable root `path` lies at or under, or NULL (read-only there). */
-static const char *root_of(const cf_plan *plan, const char *path) {
+const char *cf_protect_root_of(const cf_plan *plan, const char *path) {
 	for (size_t i = 0; plan->writable[i]; i++)
 		if (cf_path_at_or_under(path, plan->writable[i]))
 			return plan->writable[i];
 	return NULL;
 }
 
-static void add_item(struct collect *c, const char *path, cf_placeholder_kind kind, bool exists) {
-	const char *root = root_of(c->plan, path);
+void cf_protect_add_item(struct collect *c, const char *path, cf_placeholder_kind kind, bool exists) {
+	const char *root = cf_protect_root_of(c->plan, path);
 	if (c->oom || !root || strcmp(root, path) == 0)
 		return; /* read-only already, or a root itself (never protected) */
 	for (size_t i = 0; i < c->n; i++)
@@ -96,9 +86,7 @@ static void add_item(struct collect *c, const char *path, cf_placeholder_kind ki
 
 /* A default protection that does not hold: the first reason is kept for
  * the report, naming the path. */
-static void defaults_unprotected(struct collect *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void defaults_unprotected(struct collect *c, const char *fmt, ...) {
+void cf_protect_defaults_unprotected(struct collect *c, const char *fmt, ...) {
 	va_list ap;
 	char text[PATH_MAX + 256];
 	c->plan->defaults_unprotected = true;
@@ -113,11 +101,11 @@ static void defaults_unprotected(struct collect *c, const char *fmt, ...) {
 
 /* One directory entry read by the walk: false once the budget is spent
  * (then the report names `dir`, where it ran out). */
-static bool spend(struct collect *c, const char *dir) {
+bool cf_protect_spend(struct collect *c, const char *dir) {
 	if (++c->entries <= cf_git_scan_budget)
 		return true;
 	if (c->entries == cf_git_scan_budget + 1)
-		defaults_unprotected(c,
+		cf_protect_defaults_unprotected(c,
 		                     "the walk's budget of %zu directory entries ran out in %s: "
 		                     "repositories there and after it were not looked for",
 		                     cf_git_scan_budget, dir);
@@ -134,7 +122,7 @@ static bool spend(struct collect *c, const char *dir) {
  * that exists but cannot be resolved (a dangling symlink, a loop, no
  * permission) cannot be reasoned about: `*unprotected`.
  */
-static void protect_path(struct collect *c, const char *candidate, cf_placeholder_kind leaf_kind,
+void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_kind leaf_kind,
                          bool *unprotected) {
 	char prefix[PATH_MAX], missing[PATH_MAX];
 	char *real = realpath(candidate, NULL), *existing = NULL, *slash;
@@ -142,7 +130,7 @@ static void protect_path(struct collect *c, const char *candidate, cf_placeholde
 	size_t len;
 
 	if (real) {
-		add_item(c, real, leaf_kind, true);
+		cf_protect_add_item(c, real, leaf_kind, true);
 		free(real);
 		return;
 	}
@@ -186,10 +174,10 @@ static void protect_path(struct collect *c, const char *candidate, cf_placeholde
 			 * there after all but unresolvable (a dangling symlink the
 			 * command could make resolve, a loop, EACCES) */
 			*unprotected = true;
-		} else if (root_of(c->plan, existing)) {
+		} else if (cf_protect_root_of(c->plan, existing)) {
 			/* the command could create it: stand something in for it */
 			if (c->flags & CF_PLAN_PLACEHOLDERS)
-				add_item(c, missing, leaf ? leaf_kind : CF_PLACEHOLDER_DIR, false);
+				cf_protect_add_item(c, missing, leaf ? leaf_kind : CF_PLACEHOLDER_DIR, false);
 			else
 				*unprotected = true;
 		}
@@ -207,18 +195,18 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 	char path[PATH_MAX];
 	struct stat st;
 	if ((size_t)snprintf(path, sizeof path, "%s/%s", gitdir, name) >= sizeof path) {
-		defaults_unprotected(c, "%s/%s: the path is too long", gitdir, name);
+		cf_protect_defaults_unprotected(c, "%s/%s: the path is too long", gitdir, name);
 		return;
 	}
 	if (lstat(path, &st) < 0) {
 		/* Missing from a canonical, existing gitdir: the entry itself is
 		 * the first missing component. */
 		if (errno != ENOENT)
-			defaults_unprotected(c, "%s cannot be examined: %s", path, strerror(errno));
+			cf_protect_defaults_unprotected(c, "%s cannot be examined: %s", path, strerror(errno));
 		else if (kind != CF_PLACEHOLDER_NONE && (c->flags & CF_PLAN_PLACEHOLDERS))
-			add_item(c, path, kind, false);
-		else if (kind != CF_PLACEHOLDER_NONE && root_of(c->plan, gitdir))
-			defaults_unprotected(c,
+			cf_protect_add_item(c, path, kind, false);
+		else if (kind != CF_PLACEHOLDER_NONE && cf_protect_root_of(c->plan, gitdir))
+			cf_protect_defaults_unprotected(c,
 			                     "%s does not exist, and an argv another process spawns "
 			                     "has nothing to stand in for it",
 			                     path);
@@ -226,12 +214,12 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 		return;
 	}
 	if (!S_ISLNK(st.st_mode)) {
-		add_item(c, path, kind, true); /* the gitdir is canonical: so is this */
+		cf_protect_add_item(c, path, kind, true); /* the gitdir is canonical: so is this */
 		return;
 	}
 	/* the link could be re-pointed */
-	defaults_unprotected(c, "%s is a symbolic link, which the command could re-point", path);
-	protect_path(c, path, kind, &c->plan->defaults_unprotected);
+	cf_protect_defaults_unprotected(c, "%s is a symbolic link, which the command could re-point", path);
+	cf_protect_path(c, path, kind, &c->plan->defaults_unprotected);
 }
 
 static bool seen(struct collect *c, const char *gitdir) {
@@ -259,7 +247,7 @@ static void modules_walk(struct collect *c, const char *dir) {
 		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
 		struct dirent *e;
 		if (fd == -ESTALE)
-			defaults_unprotected(c, "%s changed while it was walked", at);
+			cf_protect_defaults_unprotected(c, "%s changed while it was walked", at);
 		if (fd >= 0 && !d)
 			close(fd);
 		while (d && !c->oom && (e = readdir(d))) {
@@ -268,7 +256,7 @@ static void modules_walk(struct collect *c, const char *dir) {
 			if (e->d_name[0] == '.' &&
 			    (e->d_name[1] == '\0' || (e->d_name[1] == '.' && e->d_name[2] == '\0')))
 				continue;
-			if (!spend(c, at))
+			if (!cf_protect_spend(c, at))
 				break;
 			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 			    !S_ISDIR(st.st_mode))
@@ -298,10 +286,10 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	struct dirent *e;
 	int fd;
 
-	if (c->oom || !root_of(c->plan, gitdir) || seen(c, gitdir))
+	if (c->oom || !cf_protect_root_of(c->plan, gitdir) || seen(c, gitdir))
 		return; /* read-only already, or done */
 	if (c->n_gitdirs > CF_PLAN_MAX_GITDIRS) {
-		defaults_unprotected(c, "more than %d repositories: %s and those after it are not "
+		cf_protect_defaults_unprotected(c, "more than %d repositories: %s and those after it are not "
 		                        "protected",
 		                     CF_PLAN_MAX_GITDIRS, gitdir);
 		return;
@@ -350,7 +338,7 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 				struct stat st;
 				if (e->d_name[0] == '.')
 					continue;
-				if (!spend(c, path))
+				if (!cf_protect_spend(c, path))
 					break;
 				if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 				    !S_ISDIR(st.st_mode))
@@ -384,7 +372,7 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	int n;
 	if ((size_t)snprintf(path, sizeof path, "%s/.git", dir) >= sizeof path)
 		return;
-	add_item(c, path, CF_PLACEHOLDER_NONE, true);
+	cf_protect_add_item(c, path, CF_PLACEHOLDER_NONE, true);
 	if (!cf_git_read_line(dirfd_, ".git", buf, sizeof buf) || strncmp(buf, "gitdir:", 7) != 0)
 		return;
 	line = buf + 7;
@@ -401,42 +389,7 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 		free(real);
 	} else if (errno == ENOENT) {
 		/* Named but missing: the command must not be able to make it. */
-		protect_path(c, path, CF_PLACEHOLDER_DIR, &c->plan->defaults_unprotected);
-	}
-}
-
-static int join(char *out, size_t size, const char *root, const char *rel);
-static bool symlink_on_the_way(const char *root, const char *rel);
-
-/* What runs later (later.c) under `dir`, a writable root or a repository's
- * work tree (`repo_only`: only the entries git reads there): each entry
- * the policy protects, as a protectedPaths entry is, its missing first
- * component stood in for by an empty directory (invisible to git status,
- * and no file can be made at its name). */
-static void protect_later(struct collect *c, const char *dir, bool repo_only) {
-	char path[PATH_MAX];
-	struct stat st;
-	for (size_t i = 0; i < cf_later_count && !c->oom; i++) {
-		const cf_later_entry *e = &cf_later_entries[i];
-		bool unprotected = false;
-		if ((repo_only && !e->repo) || !cf_later_protected(c->policy, e))
-			continue;
-		if (join(path, sizeof path, dir, e->name) < 0) {
-			defaults_unprotected(c, "%s/%s: the path is too long", dir, e->name);
-			continue;
-		}
-		/* A staged run's writes land in the stage, and applying one to
-		 * an entry is refused (doc/SPEC.md 21): no stand-in needed. */
-		if (c->policy->stage_dir && lstat(path, &st) < 0 && errno == ENOENT)
-			continue;
-		if (symlink_on_the_way(dir, e->name))
-			defaults_unprotected(c, "%s: a symbolic link on its way could be re-pointed by the "
-			                        "command", path);
-		protect_path(c, path, CF_PLACEHOLDER_DIR, &unprotected);
-		if (unprotected)
-			defaults_unprotected(c, "%s does not exist, and an argv another process spawns "
-			                        "has nothing to stand in for it (or it cannot be examined)",
-			                     path);
+		cf_protect_path(c, path, CF_PLACEHOLDER_DIR, &c->plan->defaults_unprotected);
 	}
 }
 
@@ -455,7 +408,7 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 		const char *n = e->d_name;
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
-		if (!spend(c, dir))
+		if (!cf_protect_spend(c, dir))
 			break;
 		if (strcmp(n, "HEAD") == 0)
 			head = true;
@@ -486,7 +439,7 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 		if (fstatat(dirfd(d), ".git", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    (size_t)snprintf(path, sizeof path, "%s/.git", dir) < sizeof path) {
 			/* a work tree: what git reads at its top */
-			protect_later(c, dir, true);
+			cf_protect_later(c, dir, true);
 			if (S_ISDIR(st.st_mode)) {
 				gitdir_surface(c, path);
 			} else if (S_ISREG(st.st_mode)) {
@@ -494,7 +447,7 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 			} else if (S_ISLNK(st.st_mode)) {
 				/* the link itself could be re-pointed */
 				char *real = realpath(path, NULL);
-				defaults_unprotected(c, "%s is a symbolic link, which the command could "
+				cf_protect_defaults_unprotected(c, "%s is a symbolic link, which the command could "
 				                        "re-point",
 				                     path);
 				if (real && stat(real, &st) == 0 && S_ISDIR(st.st_mode))
@@ -509,7 +462,7 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 		if (r == -ENOMEM)
 			c->oom = true;
 		else if (r == -ENAMETOOLONG)
-			defaults_unprotected(c, "%s/%s: the path is too long to walk", dir, subdirs[i]);
+			cf_protect_defaults_unprotected(c, "%s/%s: the path is too long to walk", dir, subdirs[i]);
 	}
 done:
 	confine_strv_free(subdirs);
@@ -534,7 +487,7 @@ static void walk(struct collect *c, const char *root) {
 		if (fd >= 0)
 			walk_dir(c, &stack, fd, dir);
 		else if (fd == -ESTALE)
-			defaults_unprotected(c, "%s changed while it was walked", dir);
+			cf_protect_defaults_unprotected(c, "%s changed while it was walked", dir);
 		/* else (EACCES): the command, the same user, cannot enter it either */
 		free(dir);
 		dir = NULL;
@@ -543,20 +496,20 @@ static void walk(struct collect *c, const char *root) {
 	cf_dirstack_clear(&stack);
 }
 
-static int join(char *out, size_t size, const char *root, const char *rel) {
+int cf_protect_join(char *out, size_t size, const char *root, const char *rel) {
 	int n = snprintf(out, size, "%s%s%s", root, strcmp(root, "/") == 0 ? "" : "/", rel);
 	return (n < 0 || (size_t)n >= size) ? -ENAMETOOLONG : 0;
 }
 
 /* A relative protected path under `root`: a symlink on its way inside the
  * root could be re-pointed by the command, so the name is not held. */
-static bool symlink_on_the_way(const char *root, const char *rel) {
+bool cf_protect_symlink_on_the_way(const char *root, const char *rel) {
 	char path[PATH_MAX];
 	size_t off = 0;
 	while (rel[off]) {
 		struct stat st;
 		size_t len = strcspn(rel + off, "/");
-		if (join(path, sizeof path, root, rel) < 0)
+		if (cf_protect_join(path, sizeof path, root, rel) < 0)
 			return true;
 		path[strlen(root) + (strcmp(root, "/") == 0 ? 0 : 1) + off + len] = '\0';
 		if (lstat(path, &st) < 0)
@@ -614,7 +567,7 @@ static int finish(struct collect *c) {
 	}
 	c->n = kept;
 	for (size_t i = 0; i < c->n; i++) {
-		const char *root = root_of(plan, c->items[i].path);
+		const char *root = cf_protect_root_of(plan, c->items[i].path);
 		char dir[PATH_MAX];
 		char *slash;
 		if (!root || strlen(c->items[i].path) >= sizeof dir)
@@ -661,23 +614,23 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	for (size_t i = 0; policy->protected_paths && policy->protected_paths[i]; i++) {
 		const char *p = policy->protected_paths[i];
 		if (p[0] == '/') {
-			protect_path(&c, p, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
+			cf_protect_path(&c, p, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
 			continue;
 		}
 		for (size_t k = 0; plan->writable[k]; k++) {
-			if (join(path, sizeof path, plan->writable[k], p) < 0) {
+			if (cf_protect_join(path, sizeof path, plan->writable[k], p) < 0) {
 				plan->explicit_unprotected = true;
 				continue;
 			}
-			if (symlink_on_the_way(plan->writable[k], p))
+			if (cf_protect_symlink_on_the_way(plan->writable[k], p))
 				plan->explicit_unprotected = true;
-			protect_path(&c, path, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
+			cf_protect_path(&c, path, CF_PLACEHOLDER_FILE, &plan->explicit_unprotected);
 		}
 	}
 	c.explicit_now = false;
 	if (policy->default_protections) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
-			protect_later(&c, plan->writable[k], false);
+			cf_protect_later(&c, plan->writable[k], false);
 			walk(&c, plan->writable[k]);
 		}
 	}

@@ -36,6 +36,7 @@ lands; `--unprotect NAME` lets the run write it (the opt-out works).
 Usage: later_plants.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
 """
+import functools
 import json
 import os
 import pwd
@@ -74,8 +75,20 @@ def repo(path):
 # ---- the table: (setup, where the entry is, what the plant writes, oracle) ----
 
 class Case:
-    def __init__(self, name, entry, setup, text, oracle, in_home=False, where=""):
+    def __init__(self, name, entry, setup, text, oracle, in_home=False, where="",
+                 report_only=False, inside=None, left=None, target=None):
         self.name = name
+        # bwrap stands nothing in for it (a stand-in would break the tool):
+        # a run the library spawns lets it land and reports it, `full`
+        self.report_only = report_only
+        # a command that must still work inside a bwrap run beside the
+        # stand-in (the tool that reads the entry), run in the workspace
+        self.inside = inside
+        # what a bwrap run must not leave on the host (the stand-in's
+        # first component), relative to the entry's root
+        self.left = left
+        self.target_rel = target  # what the plant writes, when not the entry itself
+        self.current_mark = None
         self.where = where        # the entry's directory below its root (a nested work tree)
         self.entry = entry        # relative to its root, as `--unprotect` names it
         self.setup = setup        # setup(ws, home, mark)
@@ -88,6 +101,8 @@ class Case:
 
     @property
     def target(self):
+        if self.target_rel:
+            return os.path.join(self.where, self.target_rel)
         return os.path.join(self.where, {".husky": ".husky/pre-commit",
                                          ".claude/skills": ".claude/skills/later/SKILL.md"}.get(
                                              self.entry, self.entry))
@@ -144,10 +159,128 @@ def git_commit(ws, home):
     git(ws, "commit", "-q", "--allow-empty", "-m", "later", check=False)
 
 
+def git_status_home(ws, home):
+    subprocess.run(["git", "status"], cwd=ws, env=dict(os.environ, HOME=home),
+                   capture_output=True, timeout=60)
+
+
+def gitconfig_setup(ws, home, mark):
+    repo(ws)
+    with open(os.path.join(home, ".gitconfig"), "w") as f:
+        f.write("[user]\n\tname = the user's own\n")
+
+
+def repo_setup(ws, home, mark):
+    repo(ws)
+
+
+def xdg_setup(ws, home, mark):
+    repo(ws)
+    os.mkdir(os.path.join(home, ".config"))
+
+
+NOTED = set()
+
+
+def file_oracle_instead(tool):
+    """The tool is not usable here (cargo is rustup's, the caller's own):
+    the planted file on the host is the oracle, and the log says so."""
+    if tool not in NOTED:
+        NOTED.add(tool)
+        print("note: %s is not usable by %s here: its plants are checked by the file" % (
+            tool, pwd.getpwuid(os.getuid()).pw_name))
+
+
+def hg_usable():
+    return shutil.which("hg") is not None
+
+
+def hg_setup(ws, home, mark):
+    if hg_usable():
+        subprocess.run(["hg", "init", ws], check=True, capture_output=True, timeout=60)
+    else:
+        os.mkdir(os.path.join(ws, ".hg"))
+
+
+def hg_status(case):
+    def oracle(ws, home):
+        if not hg_usable():
+            file_oracle_instead("hg")
+            return content_landed(case, None)(ws, home)
+        subprocess.run(["hg", "status"], cwd=ws, capture_output=True, timeout=60)
+    return oracle
+
+
+@functools.lru_cache(maxsize=None)
+def cargo_usable():
+    try:
+        return subprocess.run(["cargo", "--version"], capture_output=True,
+                              timeout=120).returncode == 0
+    except OSError:
+        return False
+
+
+def crate_setup(ws, home, mark, dot_cargo=True):
+    with open(os.path.join(ws, "Cargo.toml"), "w") as f:
+        f.write('[package]\nname = "later"\nversion = "0.1.0"\nedition = "2021"\n')
+    os.mkdir(os.path.join(ws, "src"))
+    with open(os.path.join(ws, "src", "main.rs"), "w") as f:
+        f.write("fn main() {}\n")
+    if dot_cargo:
+        os.mkdir(os.path.join(ws, ".cargo"))
+        with open(os.path.join(ws, ".cargo", "audit.toml"), "w") as f:
+            f.write("# the project's own\n")
+    # the program the planted configuration names: it marks that it ran
+    with open(mark + ".sh", "w") as f:
+        f.write('#!/bin/sh\ntouch %s\nexec "$@"\n' % mark)
+    os.chmod(mark + ".sh", 0o755)
+
+
+def cargo_inside():
+    """cargo inside a run whose $HOME is the test's: the toolchain rustup
+    installed for the caller, read-only there."""
+    real = os.path.expanduser("~")
+    rustup = os.environ.get("RUSTUP_HOME") or os.path.join(real, ".rustup")
+    cargo = os.environ.get("CARGO_HOME") or os.path.join(real, ".cargo")
+    return ("RUSTUP_HOME=%s CARGO_HOME=%s cargo metadata --offline --format-version 1 >/dev/null"
+            % (rustup, cargo))
+
+
+def cargo_metadata(case):
+    """cargo runs build.rustc-wrapper to ask rustc its version, even for
+    `cargo metadata`."""
+    def oracle(ws, home):
+        if not cargo_usable():
+            file_oracle_instead("cargo")
+            return content_landed(case, None)(ws, home)
+        subprocess.run(["cargo", "metadata", "--offline", "--format-version", "1"], cwd=ws,
+                       capture_output=True, timeout=300)
+    return oracle
+
+
+def husky_link_setup(ws, home, mark):
+    repo(ws)
+    os.mkdir(os.path.join(ws, "scripts"))
+    with open(os.path.join(ws, "scripts", "pre-commit"), "w") as f:
+        f.write("#!/bin/sh\n")
+    os.chmod(os.path.join(ws, "scripts", "pre-commit"), 0o755)
+    os.mkdir(os.path.join(ws, ".husky"))
+    os.symlink("../scripts/pre-commit", os.path.join(ws, ".husky", "pre-commit"))
+    git(ws, "config", "core.hooksPath", ".husky")
+
+
+def pnpm_require(ws, home):
+    """What pnpm does with a .pnpmfile.cjs at install: require() it (pnpm
+    is not installed here; node is)."""
+    subprocess.run(["node", "-e", "require(process.argv[1])", os.path.join(ws, ".pnpmfile.cjs")],
+                   capture_output=True, timeout=60)
+
+
 def content_landed(case, mark):
     """No tool here to run it: the file on the host is the oracle."""
-    def oracle(ws, home):
+    def oracle(ws, home, mark=mark):
         p = case.path(ws, home)
+        mark = mark or case.current_mark
         if os.path.isfile(p) and mark in open(p).read():
             open(mark, "w").close()
     return oracle
@@ -179,7 +312,42 @@ CASES = [
                       "    entry: touch %s\n    language: system\n" % mark, None),
     Case("a missing .yarnrc.yml", ".yarnrc.yml", no_setup,
          lambda mark: "yarnPath: ./evil.cjs # %s\n" % mark, None),
+    # the user's global git configuration, at the home (a file stands in)
+    Case("an existing ~/.gitconfig", ".gitconfig", gitconfig_setup,
+         lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_status_home, in_home=True),
+    Case("a missing ~/.gitconfig", ".gitconfig", repo_setup,
+         lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_status_home, in_home=True,
+         inside="git status --porcelain", left=".gitconfig"),
+    Case("a missing ~/.config/git/config", ".config/git/config", xdg_setup,
+         lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_status_home, in_home=True,
+         inside="git status --porcelain", left=".config/git"),
+    # red team round 3, F11, and their kind
+    Case("a Mercurial repository's missing .hg/hgrc", ".hg/hgrc", hg_setup,
+         lambda mark: "[hooks]\npre-status = touch %s\n" % mark, None,
+         inside="hg status" if hg_usable() else None, left=".hg/hgrc"),
+    Case("a missing .cargo/config.toml in an existing .cargo/", ".cargo/config.toml",
+         crate_setup, lambda mark: '[build]\nrustc-wrapper = "%s.sh"\n' % mark, None,
+         inside=cargo_inside() if cargo_usable() else None, left=".cargo/config.toml"),
+    Case("a missing .cargo/ and .cargo/config", ".cargo/config",
+         lambda ws, home, mark: crate_setup(ws, home, mark, dot_cargo=False),
+         lambda mark: '[build]\nrustc-wrapper = "%s.sh"\n' % mark, None, report_only=True),
+    Case("a missing .pnpmfile.cjs", ".pnpmfile.cjs", no_setup,
+         lambda mark: "require('fs').writeFileSync(%s, '')\n" % json.dumps(mark), pnpm_require,
+         report_only=True),
+    Case("a missing .mise.toml", ".mise.toml", no_setup,
+         lambda mark: '[hooks]\nenter = "touch %s"\n' % mark, None, report_only=True),
+    Case("a missing .python-version", ".python-version", no_setup,
+         lambda mark: "%s/python\n" % mark, None, report_only=True),
+    # a link inside a protected directory: a later tool follows it
+    Case("a link in .husky/ to a hook elsewhere in the workspace", ".husky",
+         husky_link_setup, lambda mark: "touch %s\n" % mark, git_commit,
+         target="scripts/pre-commit"),
 ]
+for _c in CASES:
+    if _c.entry == ".hg/hgrc":
+        _c.oracle = hg_status(_c)
+    elif _c.entry.startswith(".cargo/"):
+        _c.oracle = cargo_metadata(_c)
 
 
 def plant_command(case, ws, home, mark):
@@ -216,17 +384,25 @@ class World:
         return (["--config", self.config, "--runner", self.runner, "-m", "workspace-write",
                  "-w", ws, "--writable", home] + opts)
 
+    @staticmethod
+    def env(home):
+        """confine's own $HOME is the test's home: the home's entries
+        (.gitconfig, .config/git/config, .hgrc) are planned there."""
+        env = dict(os.environ, HOME=home)
+        env.pop("XDG_CONFIG_HOME", None)
+        return env
+
     def run(self, ws, home, opts, command):
         done = subprocess.run([self.confine, "bash", "--json"] + self.common(ws, home, opts)
                               + ["-c", command], capture_output=True, text=True, cwd=self.base,
-                              timeout=300)
+                              env=self.env(home), timeout=300)
         check(done.stdout.strip(), "confine bash printed nothing:", (done.returncode, done.stderr))
         return json.loads(done.stdout)
 
     def wrap(self, ws, home, command):
         done = subprocess.run([self.confine, "wrap"] + self.common(ws, home, [])
                               + ["--", "bash", "-c", command], capture_output=True, text=True,
-                              cwd=self.base, timeout=300)
+                              cwd=self.base, env=self.env(home), timeout=300)
         check(done.returncode == 0, "confine wrap failed:", done.stderr)
         wrapped = json.loads(done.stdout)
         ran = subprocess.run(wrapped["argv"], cwd=ws, env=wrapped["env"], start_new_session=True,
@@ -236,6 +412,7 @@ class World:
 
 
 def landed(case, ws, home, mark):
+    case.current_mark = mark
     oracle = case.oracle or content_landed(case, mark)
     oracle(ws, home)
     return os.path.exists(mark)
@@ -272,7 +449,7 @@ def one_case(w, case):
     hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
     root = home if case.in_home else ws
     entry_path = case.reported(root)
-    if w.runner == "bwrap":
+    if w.runner == "bwrap" and not case.report_only:
         check(not landed(case, ws, home, mark), "bwrap run: the plant landed:", (label, out))
         check(sandbox["enforcement"] == "full" and "defaultProtections" not in sandbox["unenforced"],
               "bwrap run: not full:", (label, sandbox["enforcement"], sandbox["unenforced"]))
@@ -281,13 +458,35 @@ def one_case(w, case):
         if case.setup is no_setup or case.entry == ".gitattributes":
             first = os.path.join(root, case.entry.split("/")[0])
             check(not os.path.lexists(first), "bwrap run: left on the host:", (label, first))
+        if case.left:
+            check(not os.path.lexists(os.path.join(root, case.left)),
+                  "bwrap run: the stand-in was left on the host:", (label, case.left))
+    elif w.runner == "bwrap":
+        # nothing stands in (it would break the tool): it lands and is
+        # reported, and the run is full, as for a repository the run makes
+        check(landed(case, ws, home, mark), "bwrap run: did not land (proves nothing):", label)
+        check((entry_path, "planted") in hazards, "bwrap run: not reported as planted:",
+              (label, hazards))
+        check(sandbox["enforcement"] == "full" and "defaultProtections" not in sandbox["unenforced"],
+              "bwrap run: not full:", (label, sandbox["enforcement"], sandbox["unenforced"]))
     else:
         check(landed(case, ws, home, mark), "landlock run: did not land (proves nothing):", label)
         check((entry_path, "planted") in hazards, "landlock run: not reported as planted:",
               (label, hazards))
         check("defaultProtections" in sandbox["unenforced"], "landlock run: clause not listed:",
               (label, sandbox["unenforced"]))
-    print("ok run %s: %s" % (label, "prevented" if w.runner == "bwrap" else "landed, reported"))
+    print("ok run %s: %s" % (label, "prevented" if w.runner == "bwrap" and not case.report_only
+                             else "landed, reported"))
+
+    # the tool that reads the entry still works beside what stands in for it
+    if case.inside:
+        ws, home, mark = w.fresh(case, "inside")
+        out = w.run(ws, home, [], "cd %s && %s" % (ws, case.inside))
+        check(out.get("error") is None and out["exitCode"] == 0 and
+              "Is a directory" not in out["stderr"] and "unable to access" not in out["stderr"],
+              "the tool does not work beside the stand-in:", (label, out.get("exitCode"),
+                                                              out.get("stderr")))
+        print("ok inside %s: %r works" % (label, case.inside))
 
     # the opt-out: --unprotect NAME lets the same run write it
     ws, home, mark = w.fresh(case, "unprotect")
@@ -310,7 +509,7 @@ def one_case(w, case):
 
     # wrap, spawned: what exists is held on bwrap; the rest is listed
     ws, home, mark = w.fresh(case, "wrap")
-    existed = os.path.lexists(entry_path)
+    existed = os.path.lexists(case.reported(home if case.in_home else ws))
     wrapped, ran = w.wrap(ws, home, plant_command(case, ws, home, mark))
     got = landed(case, ws, home, mark)
     if w.runner == "bwrap" and existed:
@@ -324,8 +523,10 @@ def one_case(w, case):
     # the file API
     ws, home, mark = w.fresh(case, "fs")
     done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [])[4:]
-                          + ["append" if case.in_home else "write", case.path(ws, home)],
-                          input=case.text(mark), capture_output=True, text=True, timeout=60)
+                          + ["append" if os.path.exists(case.path(ws, home)) else "write",
+                             case.path(ws, home)],
+                          input=case.text(mark), capture_output=True, text=True,
+                          env=w.env(home), timeout=60)
     check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
           "fs: not refused:", (label, done.returncode, done.stdout, done.stderr))
     if os.path.exists(case.path(ws, home)):
@@ -388,7 +589,7 @@ def symlink_cases(w):
     for name in ("dot/bashrc", ".bashrc"):
         done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [])[4:]
                               + ["append", os.path.join(ws, name)], input="touch %s\n" % mark,
-                              capture_output=True, text=True, timeout=60)
+                              capture_output=True, text=True, env=w.env(home), timeout=60)
         check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
               "fs: a symlinked entry's target not refused:", (name, done.stdout, done.stderr))
     check(not landed(case, ws, home, mark), "fs: the plant landed:", user)

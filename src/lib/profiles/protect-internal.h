@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bwrap's protections plan (protect.c), shared with the part that plans
+ * what runs later (protect-later.c).
+ */
+#ifndef CONFINE_PROFILES_PROTECT_INTERNAL_H
+#define CONFINE_PROFILES_PROTECT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "confine.h"
+#include "profiles/plan.h"
+#include "util.h"
+
+struct collect {
+	const confine_policy *policy;
+	cf_plan *plan;
+	unsigned flags;
+	cf_protected *items;
+	size_t n, cap;
+	char **gitdirs; /* visited */
+	size_t n_gitdirs;
+	size_t entries;
+	bool explicit_now; /* adding protectedPaths entries (not defaults) */
+	bool oom;
+};
+
+/* The writable root `path` lies at or under, or NULL (read-only there). */
+const char *cf_protect_root_of(const cf_plan *plan, const char *path) CONFINE_HIDDEN;
+/* `path` (canonical) is to be bound read-only; `kind` stands in if missing. */
+void cf_protect_add_item(struct collect *c, const char *path, cf_placeholder_kind kind,
+              bool exists) CONFINE_HIDDEN;
+/* A default protection that does not hold: the first reason is kept. */
+void cf_protect_defaults_unprotected(struct collect *c, const char *fmt, ...) CONFINE_HIDDEN
+	__attribute__((format(printf, 2, 3)));
+/* One directory entry read by a walk: false once the budget is spent. */
+bool cf_protect_spend(struct collect *c, const char *dir) CONFINE_HIDDEN;
+/* `candidate` stays read-only: resolved, or its first missing component
+ * stood in for (`leaf_kind` for the candidate itself); else *unprotected. */
+void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_kind leaf_kind,
+                  bool *unprotected) CONFINE_HIDDEN;
+int cf_protect_join(char *out, size_t size, const char *root, const char *rel) CONFINE_HIDDEN;
+/* A symlink on the way from `root` to `rel` (which the command could re-point). */
+bool cf_protect_symlink_on_the_way(const char *root, const char *rel) CONFINE_HIDDEN;
+
+/* protect-later.c: what runs later (later.c) under `dir`, a writable root
+ * or a repository's work tree (`repo_only`: the entries git reads there). */
+void cf_protect_later(struct collect *c, const char *dir, bool repo_only) CONFINE_HIDDEN;
+
+#endif
