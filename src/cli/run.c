@@ -83,18 +83,6 @@ static int emit_outcome(const confine_outcome *outcome, const confine_error *err
 	return cli_emit_json_to(stderr, cli_outcome_json(outcome, false, error), last);
 }
 
-/* Pinned to bwrap, the run's temp area is bwrap's own --tmpfs /tmp (the
- * launcher inside is granted that, never a host directory: the bwrap rung's
- * inner policy): a host directory made for it would go unused, and making
- * one costs a sweep of the temp base, a mkdir, a lock and a removal per run
- * (doc/SPEC.md 15). Unpinned, the rung is not known before the argv. */
-static bool rung_has_own_tmp(const cli_context *ctx) {
-	confine_runner pin = ctx->args->has_runner   ? ctx->args->runner
-	                     : ctx->config.has_runner ? ctx->config.runner
-	                                              : CONFINE_RUNNER_NONE;
-	return pin == CONFINE_RUNNER_BWRAP;
-}
-
 int cli_command_run(cli_context *ctx) {
 	const cli_args *args = ctx->args;
 	const char *const *argv = (const char *const *)args->program_argv;
@@ -127,9 +115,8 @@ int cli_command_run(cli_context *ctx) {
 	options.workdir = ctx->workdir ? ctx->workdir : ctx->policy->workspace_root;
 	/* The run's private temp area where the rung has no mount namespace:
 	 * made before the argv that grants it; the spawner removes it after the
-	 * run (doc/SPEC.md 15). None when pinned to bwrap (its own /tmp). */
-	if (confined && !rung_has_own_tmp(ctx) &&
-	    confine_policy_make_temp_dir(ctx->policy, NULL, &err) < 0)
+	 * run (doc/SPEC.md 15). */
+	if (confined && confine_policy_make_temp_dir(ctx->policy, NULL, &err) < 0)
 		return cli_report_error(ctx, &err);
 	/* stdin and stdout are the caller's; stderr goes to the caller live and
 	 * is kept (bounded) for the denial marker and a runner's own words. */

@@ -386,17 +386,17 @@ def half(confine, launcher, helper, user_half):
               (err.get("message") or "") and "Install bubblewrap" not in (err.get("message") or ""),
               err.get("message") or r.stderr[-800:])
 
-        # A pinned gVisor without runsc (a PATH that has none): the refusal
+        # A pinned gVisor without runsc (a runner path that has none): the refusal
         # names the rung and what is missing, never "Install bubblewrap".
         r = run([], [shutil.which("touch") or "/usr/bin/touch", marker],
-                env=dict(env, PATH="/nonexistent-confine-gvisor"))
+                env=dict(env, CONFINE_RUNNER_PATH="/nonexistent-confine-gvisor"))
         err = outcome(r.stderr).get("error") or {}
         check("no runsc: SANDBOX_UNAVAILABLE naming the pinned rung and the missing runsc, "
               "nothing runs",
               r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
               "on the pinned gVisor rung (\"gvisor\"), which cannot run here" in
               (err.get("message") or "") and
-              err.get("runnerFailure") == "runsc (gVisor) is not installed: no trusted runsc on PATH"
+              err.get("runnerFailure") == "runsc (gVisor) is not installed: no trusted runsc on the runner path"
               and "Install bubblewrap" not in (err.get("message") or "") and
               not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-1200:]))
 

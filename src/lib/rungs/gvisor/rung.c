@@ -61,7 +61,7 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		ret->not_found = strdup("runsc (gVisor) is not installed: no trusted runsc on PATH");
+		ret->not_found = strdup("runsc (gVisor) is not installed: no trusted runsc on the runner path");
 		return ret->not_found ? 0 : -ENOMEM;
 	}
 	if (helper_path(env, helper, sizeof helper) < 0 || !(real = realpath(helper, NULL))) {
