@@ -513,15 +513,19 @@ check_prefix_node() {
 		fail "the installed package names the source tree: $(cat "$work_root/refs.txt")"
 	fi
 	work=$(mktemp -d "$work_root/work.XXXXXX")
-	(cd "$project" && PATH=$prefix/bin:$PATH node_check "$prefix/bin/confine" "$work") ||
+	(cd "$project" && KEEP_BIN=1 CONFINE_BIN=$prefix/bin/confine node_check "$prefix/bin/confine" "$work") ||
 		fail "the Node package installed from $tgz"
 	echo "packed Node package: ok ($(basename "$tgz") into a new project)"
 }
 
 # Requires `confine` from the current directory's resolution (NODE_PATH or
-# node_modules), checks it runs $1, and confines a write in $2.
+# node_modules), checks it runs $1, and confines a write in $2. With
+# KEEP_BIN=1 the caller's CONFINE_BIN stays (a packed package has no
+# recorded install, and never searches $PATH: doc/SPEC.md 4, R4-F10).
 node_check() {
-	env -u CONFINE_BIN -u CONFINE_LIBRARY node - "$1" "$2" <<'JS'
+	keep=${KEEP_BIN:-}
+	[ "$keep" = 1 ] || unset CONFINE_BIN
+	env -u CONFINE_LIBRARY node - "$1" "$2" <<'JS'
 'use strict';
 const assert = require('node:assert');
 const fs = require('node:fs');
