@@ -382,7 +382,7 @@ class Contract:
 
     # -- the error object, from every output (SPEC 16) --
     def errors(self):
-        untrusted = {"PATH": self.untrusted}
+        untrusted = {"CONFINE_RUNNER_PATH": self.untrusted}
         nowhere = os.path.join(self.base, "no-such-dir")
         for label, args, where, env, failure in [
             ("wrap usage", ["wrap", "--frob", "--", "true"], "stdout", None, False),
@@ -464,7 +464,7 @@ class Contract:
         self.expect("probe --json seatbelt on Linux", ["probe", "--json", "--runner", "seatbelt"],
                     "probe", absent=unusable + ["runnerFailure"], status=1)
         self.expect("probe --json untrusted bwrap", ["probe", "--json", "--runner", "bwrap"],
-                    "probe", absent=unusable, status=1, env={"PATH": self.untrusted})
+                    "probe", absent=unusable, status=1, env={"CONFINE_RUNNER_PATH": self.untrusted})
         if runner_ok:
             self.expect("probe --json", ["probe", "--json", "--config", self.config], "probe",
                         absent=["reason", "runnerFailure"], status=0)
