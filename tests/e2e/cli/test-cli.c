@@ -2125,7 +2125,7 @@ static void test_unavailable_exact_line(void **state) {
 	       "confine: %s Runner failure: cannot execute /nonexistent/landlock-run: No such file "
 	       "or directory\n",
 	       message);
-	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"),
 	       ARGS("run", "--config", config, "-m", "workspace-write", "-w", work, "--", "/bin/sh",
 	            "-c", cmd));
 	expect_status(&r, 125);
@@ -2134,7 +2134,7 @@ static void test_unavailable_exact_line(void **state) {
 	assert_false(exists(side));
 	result_free(&r);
 
-	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"),
 	       ARGS("bash", "--json", "--config", config, "-m", "workspace-write", "-w", work, "-c",
 	            cmd));
 	expect_status(&r, 125);
@@ -2149,7 +2149,7 @@ static void test_unavailable_exact_line(void **state) {
 	assert_false(exists(side));
 	result_free(&r);
 
-	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"),
 	       ARGS("wrap", "--config", config, "-w", work, "--", "true"));
 	expect_status(&r, 125);
 	/* wrap probes: a chain whose rungs both fail is plainly unavailable */
@@ -2166,12 +2166,12 @@ static void test_unavailable_exact_line(void **state) {
 	result_free(&r);
 
 	/* a verdict, not a failure of confine: exit 1 */
-	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--config", config));
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"), ARGS("probe", "--config", config));
 	expect_status(&r, 1);
 	assert_true(strncmp(r.out, "runner: none", 12) == 0);
 	result_free(&r);
 
-	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
 	expect_status(&r, 1);
 	object = json_of(&r);
 	assert_false(json_bool(object, "usable"));
@@ -2286,7 +2286,7 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	 * writable workspace is refused for that reason first */
 	path_in(ws, work, "stripped-ws");
 	mkdir(ws, 0755);
-	run_in(&r, NULL, ENV("PATH=/nonexistent"),
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"),
 	       ARGS("run", "--config", config, "-m", "workspace-write", "-w", ws, "--", "/bin/sh",
 	            "-c", cmd));
 	expect_status(&r, 125);
@@ -2298,7 +2298,7 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 	assert_false(exists(side));
 	result_free(&r);
 
-	run_in(&r, NULL, ENV("PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
+	run_in(&r, NULL, ENV("CONFINE_RUNNER_PATH=/nonexistent"), ARGS("probe", "--json", "--config", config));
 	expect_status(&r, 1);
 	object = json_of(&r);
 	assert_false(json_bool(object, "usable"));
@@ -2311,7 +2311,7 @@ static void test_stripped_launcher_is_a_runner_failure(void **state) {
 /* A bwrap found only where others could write is named in the runner
  * failure with why (doc/SPEC.md 4's trust rule), never silently skipped. */
 static void test_untrusted_bwrap_is_named(void **state) {
-	char dir[PATH_MAX], bwrap[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32], env[PATH_MAX + 8];
+	char dir[PATH_MAX], bwrap[PATH_MAX], side[PATH_MAX], cmd[PATH_MAX + 32], env[PATH_MAX + 24];
 	char detail[2 * PATH_MAX + 128], expected[4 * PATH_MAX];
 	json_t *object;
 	result r;
@@ -2324,7 +2324,7 @@ static void test_untrusted_bwrap_is_named(void **state) {
 	write_file(bwrap, "#!/bin/sh\nexit 0\n");
 	assert_int_equal(chmod(bwrap, 0755), 0);
 	assert_int_equal(chmod(dir, 0777), 0);
-	FORMAT(env, sizeof env, "PATH=%s", dir);
+	FORMAT(env, sizeof env, "CONFINE_RUNNER_PATH=%s", dir);
 	FORMAT(detail, sizeof detail,
 	       "runner %s is not trusted: %s is writable by group or others; refusing to run it",
 	       bwrap, dir);
