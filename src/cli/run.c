@@ -43,6 +43,15 @@ static int program_failure(const char *program, int e, bool hidden_in_tmp) {
 	                message, NULL);
 }
 
+/* Whether the spawn failed at the command's own exec (the library's
+ * "cannot execute" text, spawn/start.c and status.c), not while setting
+ * the sandbox up: a placeholder that could not be made (ENOENT) is not a
+ * missing program. */
+static bool exec_failed(const confine_error *err) {
+	static const char prefix[] = "cannot execute \"";
+	return strncmp(err->message, prefix, sizeof prefix - 1) == 0;
+}
+
 /*
  * Resolves PROGRAM the way the sandbox's exec will (execvp(3): a name with
  * a slash is a path, relative ones from the workspace root where the
@@ -139,7 +148,7 @@ int cli_command_run(cli_context *ctx) {
 		drop_temp_dir(ctx);
 		cli_stage_drop(ctx);
 		if (confined && err.code == CONFINE_E_SPAWN &&
-		    (err.sys_errno == ENOENT || err.sys_errno == EACCES)) {
+		    (err.sys_errno == ENOENT || err.sys_errno == EACCES) && exec_failed(&err)) {
 			bool in_tmp = argv[0][0] == '/' && path_inside(argv[0], "/tmp") &&
 			              !path_inside(argv[0], ctx->policy->workspace_root);
 			return program_failure(argv[0], err.sys_errno, in_tmp);

@@ -363,6 +363,11 @@ bool cf_later_is_marked(const char *path) {
 #endif
 }
 
+bool cf_later_is_stand_in(const char *path) {
+	struct stat st;
+	return lstat(path, &st) == 0 && stand_in(path, &st);
+}
+
 static bool stand_in(const char *path, const struct stat *st) {
 #ifdef __linux__
 	char mark;

@@ -69,6 +69,11 @@ const cf_later_entry *cf_later_lookup(const char *name) CONFINE_HIDDEN;
  * run in the same root makes and removes it while this one starts. */
 bool cf_later_is_marked(const char *path) CONFINE_HIDDEN;
 
+/* Whether `path` is a run's stand-in as made (marked; an empty file or an
+ * empty directory): it holds nothing, and the run that made it removes it
+ * at any moment, so a plan takes it for missing. */
+bool cf_later_is_stand_in(const char *path) CONFINE_HIDDEN;
+
 /* Whether the policy protects `entry` (defaultProtections on, and the
  * entry not in `unprotect`). */
 bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entry) CONFINE_HIDDEN;

@@ -150,6 +150,44 @@ static void test_two_runs_at_once(void **state) {
 	confine_argv_free(b);
 }
 
+static bool pinned(const confine_argv *c, const char *path) {
+	for (size_t i = 1; c->argv[i] && c->argv[i + 1]; i++)
+		if (strcmp(c->argv[i], "--bind") == 0 && strcmp(c->argv[i + 1], path) == 0)
+			return true;
+	return false;
+}
+
+/* 16 runs at once in one workspace: B plans while A's stand-in `.claude`
+ * is there, and takes it for missing: B's own placeholder at `.claude`,
+ * not a pin of A's directory with one inside it. A ending before B's
+ * spawner holds it removes it; B then makes its own (before, B's profile
+ * named an inode that was gone: "the filesystem could not be read"). */
+static void test_another_runs_stand_in_is_missing(void **state) {
+	confine_argv *a = layered_argv(), *b;
+	struct cf_placeholders *pa = NULL, *pb = NULL;
+	char v[4];
+	(void)state;
+	assert_int_equal(cf_placeholders_make(a, &pa, NULL), 0);
+	if (getxattr(at("ws/.claude"), "user.confine.placeholder", v, sizeof v) < 0) {
+		print_message("# this filesystem keeps no user extended attribute: no mark to read\n");
+		cf_placeholders_release(pa);
+		confine_argv_free(a);
+		return;
+	}
+	b = layered_argv();
+	assert_true(bound(b, at("ws/.claude")));
+	assert_false(pinned(b, at("ws/.claude")));
+	assert_false(bound(b, at("ws/.claude/settings.json")));
+	cf_placeholders_release(pa);
+	assert_false(exists(at("ws/.claude")));
+	assert_int_equal(cf_placeholders_make(b, &pb, NULL), 0);
+	assert_true(exists(at("ws/.claude")));
+	cf_placeholders_release(pb);
+	assert_false(exists(at("ws/.claude")));
+	confine_argv_free(a);
+	confine_argv_free(b);
+}
+
 /* Changed on the host meanwhile: the user's now, kept. */
 static void test_a_changed_placeholder_is_kept(void **state) {
 	confine_argv *c = layered_argv();
@@ -292,6 +330,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_made_before_removed_after, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_runs_at_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_another_runs_stand_in_is_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_changed_placeholder_is_kept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_left_by_a_dead_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_the_users_empty_file_is_not_removed, setup,

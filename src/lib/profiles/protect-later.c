@@ -85,7 +85,7 @@ static bool missing_below(const char *base, const char *path, bool *top_dir) {
 		size_t len = strcspn(path + off, "/");
 		memcpy(part, path, off + len);
 		part[off + len] = '\0';
-		if (lstat(part, &st) < 0) {
+		if (lstat(part, &st) < 0 || cf_later_is_stand_in(part)) {
 			*top_dir = depth == 0 && path[off + len] != '\0';
 			return true;
 		}

@@ -112,6 +112,17 @@ bool cf_protect_spend(struct collect *c, const char *dir) {
 	return false;
 }
 
+/* Whether the canonical `path`, below a writable root, is another run's
+ * stand-in (spawn/placeholders.c): 16 runs at once in one workspace make
+ * and remove `.vscode` and the like while each plans. Taken for missing,
+ * it gets this run's own placeholder (adopted while it lasts, under a
+ * shared lock), never a pin or an identity of an inode about to go. */
+static bool in_stand_in(struct collect *c, const char *path) {
+	const char *root = cf_protect_root_of(c->plan, path);
+	return (c->flags & CF_PLAN_PLACEHOLDERS) && root && strcmp(root, path) != 0 &&
+	       cf_later_is_stand_in(path);
+}
+
 /*
  * `candidate` (absolute; its directory need not be canonical) is to stay
  * read-only. Existing: its resolved path is protected (a symlink protects
@@ -154,7 +165,13 @@ void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_ki
 			break;
 		}
 		*slash = '\0';
-		if ((existing = realpath(prefix, NULL)) || errno == ENOMEM)
+		if ((existing = realpath(prefix, NULL)) && in_stand_in(c, existing)) {
+			/* another run's stand-in: missing as far as this run goes */
+			free(existing);
+			existing = NULL;
+			continue;
+		}
+		if (existing || errno == ENOMEM)
 			break;
 	}
 	if (!existing) {
@@ -168,7 +185,8 @@ void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_ki
 		int n = snprintf(missing, sizeof missing, "%s%s%.*s", existing,
 		                 strcmp(existing, "/") == 0 ? "" : "/", (int)first_len, first);
 		if (n < 0 || (size_t)n >= sizeof missing || strstr(first, "/..") ||
-		    strncmp(first, "..", 2) == 0 || lstat(missing, &st) == 0 || errno != ENOENT) {
+		    strncmp(first, "..", 2) == 0 ||
+		    ((lstat(missing, &st) == 0 || errno != ENOENT) && !in_stand_in(c, missing))) {
 			/* too long; a `..` after a missing component (which one the
 			 * command would create depends on what it creates first); or
 			 * there after all but unresolvable (a dangling symlink the

@@ -378,8 +378,10 @@ static int make_parents(const char *path) {
  * nothing to hold (an existing path that is not one), or -errno. */
 static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholder_kind kind) {
 	long waited = 0;
-	bool parents_made = false;
-	for (int attempt = 0; attempt < 4; attempt++) {
+	/* Each turn that finds the name changed under it looks again: a
+	 * concurrent run makes and removes the same stand-ins (and the
+	 * directories above them) while this one starts. */
+	for (int attempt = 0; attempt < 16; attempt++) {
 		struct stat st, now;
 		bool made = false;
 		int fd, r;
@@ -398,9 +400,8 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 			}
 			if (r == -EEXIST)
 				continue; /* made meanwhile: look again */
-			if (r == -ENOENT && !parents_made) {
+			if (r == -ENOENT) {
 				/* a directory on its way went meanwhile */
-				parents_made = true;
 				if ((r = make_parents(path)) < 0)
 					return r;
 				continue;
@@ -412,6 +413,8 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 		if ((fd = open_placeholder(path, kind)) < 0) {
 			if (made)
 				return -errno;
+			if (errno == ENOENT)
+				continue; /* another run's stand-in, removed meanwhile */
 			return 0; /* not something a placeholder could be */
 		}
 		if (made)
