@@ -4,8 +4,11 @@
 
 ``doors.py bad``: bad-inputs.json. The Python package and the Node package
 must refuse each row's value with the row's error code, name the option
-(the error's ``option`` and its message), and run nothing; the CLI must
-exit 125 for the equivalent flag or config key.
+(the error's ``option``), give the row's message byte for byte (doc/SPEC.md
+16, "One text per refusal": {name} the option as the door spells it), and
+run nothing; the CLI must exit 125 for the equivalent flag or config key,
+and where the row says ``cliMessage`` its line is the same text (its own
+notes of the flag that carried the value aside).
 
 ``doors.py accepted``: accepted-inputs.json. wrap() of each package and
 ``confine wrap`` must take each row's values and echo the same policy.
@@ -111,7 +114,45 @@ def cli_door(entry, ws):
     return done.returncode, done.stderr.decode("utf-8", "replace").strip()
 
 
-def refusal_problem(got, code, option):
+def known_options(door):
+    """The door's policy options, in the table's order, as its message
+    for an unknown one lists them ({known} in a row's message)."""
+    out = []
+    with open(os.path.join(HERE, "..", "..", "bindings", "node", "options.json")) as f:
+        rows = json.load(f)["options"]
+    for r in rows:
+        if r["spec"] == "15" and r[door] and r["type"] != "decider":
+            head = r[door].split(".")[0]
+            if head not in out:
+                out.append(head)
+    return ", ".join(out)
+
+
+def expected_message(row, door, ws):
+    """The row's message at `door` (doc/SPEC.md 16, "One text per
+    refusal"): one text for every door, {name} the option as that door
+    spells it (the row's option there); a per-door text only where the
+    door's own bound differs."""
+    text = row["message"]
+    if isinstance(text, dict):
+        text = text[door]
+    name = row[door]["option"] if door in ("python", "node") else None
+    if name is not None:
+        text = text.replace("{name}", name).replace("{known}", known_options(door))
+    return place(text, ws)
+
+
+def cli_text(stderr):
+    """The CLI's first line as the library's text: `confine: ` and the
+    CLI's own notes of where a value came from (`invalid FLAG: `, `FLAG
+    "VALUE": `, ` (given with FLAG)`) dropped (doc/SPEC.md 16)."""
+    line = stderr.splitlines()[0] if stderr else ""
+    line = line[len("confine: "):] if line.startswith("confine: ") else line
+    line = re.sub(r" \(given with -{1,2}[\w-]+\)", "", line)
+    return re.sub(r'^(?:invalid -{1,2}[\w-]+: |-{1,2}[\w-]+ "(?:[^"\\]|\\.)*": )', "", line)
+
+
+def refusal_problem(got, code, option, message):
     """Why `got` is not the expected refusal, or None."""
     if got.get("ran"):
         return "it ran"
@@ -119,9 +160,8 @@ def refusal_problem(got, code, option):
         return "code %s, expected %s (%s)" % (got["code"], code, got["message"])
     if got["option"] != option:
         return "option %r, expected %r (%s)" % (got["option"], option, got["message"])
-    names = {option, camel(option), option.split(".")[0]}
-    if not any(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(n), got["message"]) for n in names):
-        return "the message does not name %s: %s" % (option, got["message"])
+    if got["message"] != message:
+        return "the message %r, expected %r" % (got["message"], message)
     return None
 
 
@@ -161,12 +201,19 @@ def accepted(rows, ws):
     return 1 if failed else 0
 
 
+def doors_parent():
+    """Where a test's directories go: under ~/.cache (made if missing), not
+    /tmp, which is never writable to a confined command (doc/SPEC.md 3)."""
+    parent = os.path.join(os.environ.get("HOME") or "/tmp", ".cache")
+    os.makedirs(parent, exist_ok=True)
+    return parent
+
+
 def main():
     global OUT
     kind = sys.argv[1] if len(sys.argv) > 1 else "bad"
     rows = json.load(open(TABLES[kind]))["rows"]
-    base = tempfile.mkdtemp(prefix="doors.", dir=os.path.join(
-        os.environ.get("HOME") or "/tmp", ".cache"))
+    base = tempfile.mkdtemp(prefix="doors.", dir=doors_parent())
     ws = os.path.join(base, "ws")
     OUT = os.path.join(base, "outside")
     os.makedirs(os.path.join(ws, "sub"))
@@ -205,14 +252,21 @@ def main():
             continue
         if door == "cli":
             status, stderr = cli_door(row["cli"], ws)
-            problem = None if status == 125 else "exit %d, expected 125 (%s)" % (status, stderr)
+            want_exit = row.get("exit", 125)
+            problem = (None if status == want_exit
+                       else "exit %d, expected %d (%s)" % (status, want_exit, stderr))
+            if problem is None and row.get("cliMessage"):
+                want = expected_message(row, "cli", ws)
+                if cli_text(stderr) != want:
+                    problem = "the message %r, expected %r" % (cli_text(stderr), want)
             for name in ("config.json",):
                 if os.path.exists(os.path.join(ws, name)):
                     os.unlink(os.path.join(ws, name))
         else:
             got = python_door(row[door], ws) if door == "python" else node.get(row["name"])
             problem = ("no answer from node-door.js" if got is None
-                       else refusal_problem(got, row["code"], row[door]["option"]))
+                       else refusal_problem(got, row["code"], row[door]["option"],
+                                            expected_message(row, door, ws)))
         after = tree(base)
         if after != before:
             problem = (problem + "; " if problem else "") + "the tree changed: %s" % sorted(

@@ -433,8 +433,7 @@ def main():
     kind = sys.argv[1] if len(sys.argv) > 1 else "check"
     if kind == "check":
         return check()
-    base = tempfile.mkdtemp(prefix="table.", dir=os.path.join(
-        os.environ.get("HOME") or "/tmp", ".cache"))
+    base = tempfile.mkdtemp(prefix="table.", dir=doors.doors_parent())
     ws = os.path.join(base, "ws")
     doors.OUT = os.path.join(base, "outside")
     os.makedirs(os.path.join(ws, "sub"))

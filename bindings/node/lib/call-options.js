@@ -5,7 +5,7 @@
 // spawned for a call that is wrong), and the CLI arguments they become.
 const path = require('node:path');
 const { InvalidPolicyError, InvalidConfigError, UsageError } = require('./errors');
-const { show, typeName, checkString } = require('./values');
+const { show, typeName, wrongType, checkString } = require('./values');
 const { POLICY_OPTIONS } = require('./policy-options');
 const { helpText, checkVersion } = require('./command');
 const table = require('./table');
@@ -52,7 +52,7 @@ function checkOptions(options, { timeout = true, call = 'run' } = {}) {
     if (CALL_OPTIONS.has(option)) continue;
     const spec = POLICY_OPTIONS[option];
     if (!spec) {
-      throw new InvalidPolicyError(`unknown policy option ${JSON.stringify(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
+      throw new InvalidPolicyError(`unknown policy option ${show(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
     }
     policy.push({ option, args: spec.toArgs(value, option) });
   }
@@ -97,7 +97,7 @@ function checkOptions(options, { timeout = true, call = 'run' } = {}) {
  * is left out, as child_process does), each checked. */
 function checkEnviron(environ) {
   if (typeof environ !== 'object' || Array.isArray(environ)) {
-    throw new UsageError(`environ must be an object of names to strings, not ${typeName(environ)}`, { option: 'environ' });
+    throw wrongType('usage', 'environ', 'an object of names to strings', environ);
   }
   for (const [name, value] of Object.entries(environ)) {
     if (value === undefined) continue;
@@ -132,9 +132,8 @@ async function contextArgs(bin, command, options) {
 /** The argv of run() and wrap(): a non-empty array of strings, each
  * without NUL (no number or Buffer coerced: what runs is what was given). */
 function checkArgv(argv) {
-  if (!Array.isArray(argv) || argv.length === 0) {
-    throw new UsageError('argv must be a non-empty array of strings (use bash() for a shell command)', { option: 'argv' });
-  }
+  if (!Array.isArray(argv)) throw wrongType('usage', 'argv', 'an array of arguments', argv);
+  if (argv.length === 0) throw new UsageError('argv must not be empty', { option: 'argv' });
   for (const word of argv) checkString(word, 'argv', 'usage');
   if (argv[0] === '') throw new UsageError('argv[0] is an empty string', { option: 'argv' });
   return argv;
@@ -145,12 +144,16 @@ function checkArgv(argv) {
  * given (bash: 120000; run: none, as `confine run`). */
 function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
   if (options.timeout === undefined || options.timeout === null) return fallback;
-  if (typeof options.timeout !== 'number' || !Number.isFinite(options.timeout)) {
-    throw new UsageError(`timeout must be a number of milliseconds, not ${typeName(options.timeout)} ${show(options.timeout)}`, { option: 'timeout' });
+  // The messages speak in milliseconds, as the library's and the other
+  // doors' do (doc/SPEC.md 16, "One text per refusal").
+  if (typeof options.timeout !== 'number') throw wrongType('usage', 'timeout', 'a number', options.timeout);
+  if (!Number.isFinite(options.timeout)) {
+    throw new UsageError(`timeout ${show(options.timeout)} is not a finite number`, { option: 'timeout' });
   }
-  const ms = Math.round(options.timeout);
-  if (!(ms >= 1) || ms > MAX_TIMEOUT_MS) {
-    throw new UsageError(`timeout must be 1 to ${MAX_TIMEOUT_MS} ms, not ${show(options.timeout)}`, { option: 'timeout' });
+  const ms = options.timeout > 0 ? Math.max(1, Math.round(options.timeout)) : Math.round(options.timeout);
+  if (ms < 1) throw new UsageError(`timeout ${ms} ms is below the minimum of 1 ms`, { option: 'timeout' });
+  if (ms > MAX_TIMEOUT_MS) {
+    throw new UsageError(`timeout ${ms} ms exceeds the maximum of ${MAX_TIMEOUT_MS} ms`, { option: 'timeout' });
   }
   return ms;
 }
@@ -160,11 +163,10 @@ function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
 function maxOutputArg(options) {
   const value = options.maxOutput;
   if (value === undefined || value === null) return CAPTURE_LIMIT;
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-    throw new UsageError(`maxOutput must be a whole number of bytes, 0 or more, not ${show(value)}`, { option: 'maxOutput' });
-  }
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw wrongType('usage', 'maxOutput', 'a whole number', value);
+  if (value < 0) throw new UsageError(`maxOutput ${show(value)} is below the minimum of 0`, { option: 'maxOutput' });
   if (value > MAX_OUTPUT_LIMIT) {
-    throw new UsageError(`maxOutput ${value} exceeds the maximum of ${MAX_OUTPUT_LIMIT} bytes`, { option: 'maxOutput' });
+    throw new UsageError(`maxOutput ${show(value)} exceeds the maximum of ${MAX_OUTPUT_LIMIT}`, { option: 'maxOutput' });
   }
   return value;
 }

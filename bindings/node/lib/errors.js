@@ -95,41 +95,56 @@ class FsError extends ConfineError {
 
 /*
  * The CLI names a value by the flag that carried it ("invalid --network:",
- * "(given with -w)"); the caller of this package never typed a flag, so an
- * error from the CLI names the option of the call instead, as the Python
- * package names its keyword. Longest first, whole words only.
+ * "--allow-host \"x\": ", "(given with -w)"); the caller of this package
+ * never typed a flag, so an error read from the CLI is given as the
+ * library's own text, as the Python package gets it (doc/SPEC.md 16, "One
+ * text per refusal"): the CLI's wrappers dropped, any flag left named by
+ * the option of the call. The flags and options are the table's
+ * (./table.js), longest first, whole words only; the few that are not
+ * options of the table (-c, --config, --max-bytes) are listed here.
  */
-const FLAG_OPTIONS = [
-  ['--no-default-env-excludes', 'env.defaultExcludes'], ['--no-default-protections', 'defaultProtections'],
-  ['--allow-local-network', 'network.allowLocal'], ['--allow-unix-socket', 'allowUnixSockets'],
-  ['--env-inherit', 'env.inherit'], ['--env-include', 'env.include'], ['--env-exclude', 'env.exclude'],
-  ['--require-full', 'requireFull'], ['--allow-host', 'network.allow'], ['--deny-host', 'network.deny'],
-  ['--deny-read', 'denyRead'], ['--workspace', 'workspace'], ['--max-bytes', 'maxBytes'],
-  ['--writable', 'writableRoots'], ['--env-set', 'env.set'], ['--protect', 'protectedPaths'],
-  ['--network', 'network'], ['--timeout', 'timeout'], ['--config', 'config'], ['--runner', 'runner'],
-  ['--mode', 'mode'], ['-w', 'workspace'], ['-m', 'mode'], ['-c', 'command'],
-].map(([flag, option]) => [new RegExp(`(?<![\\w-])${flag}(?![\\w-])`, 'g'), option]);
+const FLAG_OPTIONS = (() => {
+  const rows = require('./table').ROWS.filter((r) => r.node && r.flag);
+  const pairs = rows.map((r) => [r.flag, r.node])
+    .concat(rows.filter((r) => r.short).map((r) => [r.short, r.node]))
+    .concat([['-c', 'command'], ['--config', 'config'], ['--max-bytes', 'maxBytes']]);
+  return pairs.sort((x, y) => y[0].length - x[0].length)
+    .map(([flag, option]) => [flag, option, new RegExp(`(?<![\\w-])${flag}(?![\\w-])`, 'g')]);
+})();
+const optionOfFlag = (flag) => (FLAG_OPTIONS.find(([f]) => f === flag) || [])[1] || null;
 
-/** `message` with each CLI flag replaced by the option's name, and the
- * first option it named (null when none). */
+/** `message` as the library's text (the CLI's wrappers dropped, each flag
+ * left replaced by the option's name), and the option it names (null when
+ * none). */
 function inOptionWords(message) {
   let first = null;
+  let text = message;
+  // "... (given with -w) ...": the CLI's note of the flag
+  text = text.replace(/ \(given with (-{1,2}[\w-]+)\)/g, (m, flag) => {
+    first = first || optionOfFlag(flag);
+    return '';
+  });
+  // "invalid --network: TEXT", "--allow-host \"VALUE\": TEXT"
+  const wrapped = /^(?:invalid (-{1,2}[\w-]+): |(-{1,2}[\w-]+) "(?:[^"\\]|\\.)*": )/.exec(text);
+  if (wrapped) {
+    first = optionOfFlag(wrapped[1] || wrapped[2]) || first;
+    text = text.slice(wrapped[0].length);
+  }
   let at = Infinity;
-  let text = message.replace(/ \(given with (-w|--workspace)\)/g, ' (given as workspace)');
-  for (const [pattern, option] of FLAG_OPTIONS) {
+  for (const [, option, pattern] of FLAG_OPTIONS) {
     pattern.lastIndex = 0;
     const found = pattern.exec(text);
-    if (found && found.index < at) {
+    if (found && found.index < at && first === null) {
       at = found.index;
       first = option;
     }
     text = text.replace(pattern, option);
   }
-  if (first === null && / \(given as workspace\)/.test(text)) first = 'workspace';
   // The library's own messages start with the config key at fault
   // ("denyRead entry ...", "network.allow entry ...").
   const lead = /^([a-zA-Z]+(?:\.[a-zA-Z]+)?)\b/.exec(text);
   if (first === null && lead && isPolicyOption(lead[1].split('.')[0])) first = lead[1];
+  if (first === null && /^workspace root /.test(text)) first = 'workspace';
   return { text, option: first };
 }
 

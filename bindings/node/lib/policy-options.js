@@ -2,7 +2,7 @@
 'use strict';
 
 const { InvalidPolicyError } = require('./errors');
-const { show, checkString, checkStrings, checkBoolean, checkObject } = require('./values');
+const { show, wrongType, checkString, checkStrings, checkBoolean, checkObject } = require('./values');
 const table = require('./table');
 
 // ---- policy options: one table ---------------------------------------------
@@ -19,7 +19,7 @@ const table = require('./table');
  * refused the same way.
  */
 const list = (flag) => (value, option) => {
-  const items = checkStrings(value, option, 'policy', 'paths (strings)', { oneAllowed: true });
+  const items = checkStrings(value, option, 'policy', 'paths', { oneAllowed: true });
   for (const item of items) {
     if (item === '') throw new InvalidPolicyError(`${option}: an empty path`, { option });
   }
@@ -62,7 +62,7 @@ const NESTED = {
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
         checkObject(value, option, 'policy', NETWORK_KEYS);
         const hosts = (key, flag) => (value[key] === undefined ? []
-          : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names (strings)')
+          : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names')
             .flatMap((h) => [flag, h]));
         if (value.allowLocal !== undefined) checkBoolean(value.allowLocal, `${option}.allowLocal`, 'policy');
         const allow = hosts('allow', flagOf('network.allow'));
@@ -70,9 +70,11 @@ const NESTED = {
           ...hosts('deny', flagOf('network.deny')),
           ...(value.allowLocal ? [flagOf('network.allowLocal')] : [])];
       }
+      if (typeof value !== 'string') throw wrongType('policy', option, '"on", "off" or an object', value);
       if (value !== 'on' && value !== 'off') {
-        if (typeof value === 'string') checkString(value, option, 'policy');
-        throw new InvalidPolicyError(`${option}: expected "on", "off" or {allow, deny, allowLocal}, got ${show(value)}`, { option });
+        checkString(value, option, 'policy');
+        // The library's wording (confine_network_parse).
+        throw new InvalidPolicyError(`network ${show(value)} is not a network setting (expected on or off)`, { option });
       }
       return [flagOf('network'), value];
     },
@@ -84,15 +86,17 @@ const NESTED = {
       const args = [];
       if (value.inherit !== undefined) {
         const inherit = value.inherit === true ? 'all' : value.inherit === false ? 'none' : value.inherit;
+        if (typeof inherit !== 'string') throw wrongType('policy', `${option}.inherit`, '"all" or "none"', inherit);
         if (inherit !== 'all' && inherit !== 'none') {
-          if (typeof inherit === 'string') checkString(inherit, `${option}.inherit`, 'policy');
-          throw new InvalidPolicyError(`${option}.inherit: expected "all" or "none" (or a boolean), got ${show(value.inherit)}`, { option: `${option}.inherit` });
+          checkString(inherit, `${option}.inherit`, 'policy');
+          // The library's wording (confine_env_inherit_parse).
+          throw new InvalidPolicyError(`env.inherit ${show(inherit)} is not an inherit setting (expected all or none)`, { option: `${option}.inherit` });
         }
         args.push(flagOf('env.inherit'), inherit);
       }
       for (const key of ['include', 'exclude']) {
         if (value[key] === undefined) continue;
-        for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns (strings)')) {
+        for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns')) {
           args.push(flagOf(`env.${key}`), p);
         }
       }
@@ -118,17 +122,17 @@ const NESTED = {
   limits: {
     flags: Object.values(LIMIT_FLAGS),
     toArgs: (value, option) => {
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InvalidPolicyError(`policy option ${option}: expected {${Object.keys(LIMIT_FLAGS).join(', ')}}`, { option });
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) throw wrongType('policy', option, 'an object', value);
       const args = [];
       for (const [key, item] of Object.entries(value)) {
         const flag = LIMIT_FLAGS[key];
-        if (!flag) throw new InvalidPolicyError(`policy option ${option}: unknown key ${JSON.stringify(key)} (expected ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
+        if (!flag) throw new InvalidPolicyError(`${option}: unknown key ${show(key)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
         if (item === null) {
           args.push(flag, 'unlimited');
         } else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'string') {
           args.push(flag, String(item));
         } else {
-          throw new InvalidPolicyError(`policy option ${option}.${key}: expected a number or a string, got ${show(item)}`, { option });
+          throw wrongType('policy', `${option}.${key}`, 'a number or a string', item);
         }
       }
       return args;

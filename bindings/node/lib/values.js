@@ -23,6 +23,9 @@ const FAMILY = {
   config: (message, option) => new InvalidConfigError(message, { option }),
 };
 
+/** The value as every door's message quotes it (doc/SPEC.md 16, "One text
+ * per refusal"): a string as JSON quotes it, a number as JSON writes it;
+ * bounded to 200 characters. */
 const show = (value) => {
   let text;
   try {
@@ -32,7 +35,25 @@ const show = (value) => {
   }
   return text.length > 200 ? `${text.slice(0, 197)}...` : text;
 };
-const typeName = (value) => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value);
+/** What a value of the wrong type is, in JSON's words, the same at every
+ * door: `a string "5"`, `a number 5`, `a boolean true`, `null`, `an
+ * array`, `an object`; another type by its name. */
+const described = (value) => {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'boolean': return `a boolean ${value}`;
+    case 'number': return `a number ${show(value)}`;
+    case 'string': return `a string ${show(value)}`;
+    case 'object': return 'an object';
+    case 'undefined': return 'undefined';
+    default: return `a ${typeof value}`;
+  }
+};
+const typeName = described;
+/** A value of the wrong type refused: `OPTION must be EXPECTED, not
+ * DESCRIBED` (doc/SPEC.md 16, "One text per refusal"). */
+const wrongType = (family, option, expected, value) => FAMILY[family](`${option} must be ${expected}, not ${described(value)}`, option);
 const wellFormed = (s) => (typeof s.isWellFormed === 'function' ? s.isWellFormed()
   : !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s));
 
@@ -40,13 +61,13 @@ const wellFormed = (s) => (typeof s.isWellFormed === 'function' ? s.isWellFormed
  * refuses "". */
 function checkString(value, option, family, { allowEmpty = true } = {}) {
   if (typeof value !== 'string') {
-    throw FAMILY[family](`${option} must be a string, not ${typeName(value)} ${show(value)}`, option);
+    throw wrongType(family, option, 'a string', value);
   }
   if (value.includes('\0')) {
     throw new UsageError(`${option} ${show(value)} holds a NUL byte (a C string would end there)`, { option });
   }
   if (!wellFormed(value)) {
-    throw new UsageError(`${option} ${show(value)} is not valid Unicode text (a lone surrogate cannot reach confine as given)`, { option });
+    throw new UsageError(`${option} ${show(value)} is not valid UTF-8 text`, { option });
   }
   if (!allowEmpty && value === '') throw new UsageError(`${option} is an empty string`, { option });
   return value;
@@ -56,26 +77,26 @@ function checkString(value, option, family, { allowEmpty = true } = {}) {
 function checkStrings(value, option, family, what, { oneAllowed = false, allowEmpty = true } = {}) {
   if (typeof value === 'string' && oneAllowed) value = [value];
   if (!Array.isArray(value)) {
-    throw FAMILY[family](`${option} must be an array of ${what}, not ${typeName(value)} ${show(value)}`, option);
+    throw wrongType(family, option, `an array of ${what}`, value);
   }
   return value.map((item) => checkString(item, option, family, { allowEmpty }));
 }
 
 function checkBoolean(value, option, family) {
-  if (typeof value !== 'boolean') throw FAMILY[family](`${option} must be true or false, not ${show(value)}`, option);
+  if (typeof value !== 'boolean') throw wrongType(family, option, 'true or false', value);
   return value;
 }
 
 function checkObject(value, option, family, known) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw FAMILY[family](`${option} must be an object {${known.join(', ')}}, not ${typeName(value)} ${show(value)}`, option);
+    throw wrongType(family, option, 'an object', value);
   }
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw FAMILY[family](`${option}: unknown key ${JSON.stringify(key)} (expected ${known.join(', ')})`, option);
+      throw FAMILY[family](`${option}: unknown key ${show(key)} (known: ${known.join(', ')})`, option);
     }
   }
   return value;
 }
 
-module.exports = { FAMILY, show, typeName, checkString, checkStrings, checkBoolean, checkObject };
+module.exports = { FAMILY, show, described, typeName, wrongType, checkString, checkStrings, checkBoolean, checkObject };

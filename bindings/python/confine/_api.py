@@ -133,8 +133,7 @@ def _envp(environ: Optional[Mapping[str, str]]) -> Optional[_ffi.StrArray]:
     if environ is None:
         return None
     if not isinstance(environ, Mapping):
-        _values.fail(USAGE, "environ", "environ must be a mapping of names to values, not %s"
-                     % type(environ).__name__)
+        _values.wrong_type(USAGE, "environ", "an object of names to strings", environ)
     entries = []
     for name, value in environ.items():
         raw_name = _values.path(name, "environ", USAGE)
@@ -298,8 +297,7 @@ def _start_bash(command: str, *, mode: str = "read-only",
     lib = _ffi.lib()
     decide = _ask.check(ask_host, "bash")
     if not isinstance(command, (str, bytes)):
-        raise UsageError("command must be a string, not %s" % type(command).__name__,
-                         option="command")
+        _values.wrong_type(USAGE, "command", "a string", command)
     command_bytes = _values.path(command, "command", USAGE, allow_empty=False)
     timeout_ms = _timeout_ms(timeout, _ffi.DEFAULT_TIMEOUT_MS)
     capture_limit = _capture_limit(max_output)

@@ -98,9 +98,10 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
         err = _ffi.ConfineError()
         for name in value:
             if name not in NETWORK_KEYS:
-                raise InvalidPolicy("policy option 'network': unknown key %r (expected %s)"
-                                    % (name, ", ".join(_table.leaf(r["python"])
-                                                        for r in _table.under("network"))),
+                raise InvalidPolicy("network: unknown key %s (known: %s)"
+                                    % (_values.show(name), ", ".join(
+                                        _table.leaf(r["python"])
+                                        for r in _table.under("network"))),
                                     option="network")
         policy.contents.network = 1  # CONFINE_NETWORK_OFF
         # A nested option is named by its path (doc/SPEC.md 16), as in Node.
@@ -115,9 +116,7 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
     if isinstance(value, bool):  # network=False reads as "off"
         value = "on" if value else "off"
     if not isinstance(value, (str, bytes)):
-        raise InvalidPolicy('policy option \'network\': expected "on", "off" or the allowlist '
-                            '{"allow", "deny", "allow_local"}, not %r' % (value,),
-                            option="network")
+        _values.wrong_type(_values.POLICY, "network", '"on", "off" or an object', value)
     word = _values.text(value, "network", _values.POLICY)
     parsed = ctypes.c_int()
     err = _ffi.ConfineError()
@@ -144,19 +143,18 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
     a bad one (zero, negative, a fraction, a bad suffix, too large) is the
     same InvalidPolicy the CLI and the config file give."""
     if not isinstance(value, Mapping):
-        raise InvalidPolicy("policy option 'limits': expected a mapping with keys %s, not %r"
-                            % (", ".join(LIMIT_KEYS), type(value).__name__), option="limits")
+        _values.wrong_type(_values.POLICY, "limits", "an object", value)
     lib = _ffi.lib()
     for key, item in value.items():
         name = LIMIT_ALIASES.get(key, key)
         if name not in LIMIT_KEYS:
-            raise InvalidPolicy("policy option 'limits': unknown key %r (known: %s)"
-                                % (key, ", ".join(LIMIT_KEYS)), option="limits")
+            raise InvalidPolicy("limits: unknown key %s (known: %s)"
+                                % (_values.show(key), ", ".join(LIMIT_KEYS)), option="limits")
         if item is None:
             text = "unlimited"
         elif isinstance(item, bool) or not isinstance(item, (int, float, str)):
-            raise InvalidPolicy("policy option 'limits': %s must be a number or a string, "
-                                "not %r" % (key, item), option="limits." + str(key))
+            _values.wrong_type(_values.POLICY, "limits." + str(key), "a number or a string",
+                               item)
         elif isinstance(item, float):
             text = repr(item) if not item.is_integer() else str(int(item))
         else:
@@ -179,8 +177,7 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
     the config's spelling, is accepted too)."""
     keyword = "env"
     if not isinstance(value, Mapping):
-        raise InvalidPolicy("policy option 'env': expected a mapping with keys %s, not %r"
-                            % (", ".join(ENV_KEYS), type(value).__name__), option=keyword)
+        _values.wrong_type(_values.POLICY, keyword, "an object", value)
     lib = _ffi.lib()
     err = _ffi.ConfineError()
     env = policy.contents.env
@@ -188,8 +185,8 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
         keyword = "env"
         name = ENV_ALIASES.get(key, key)
         if name not in ENV_KEYS:
-            raise InvalidPolicy("policy option 'env': unknown key %r (known: %s)"
-                                % (key, ", ".join(ENV_KEYS)), option=keyword)
+            raise InvalidPolicy("env: unknown key %s (known: %s)"
+                                % (_values.show(key), ", ".join(ENV_KEYS)), option=keyword)
         if item is None:
             continue
         keyword = "env." + name  # a nested option is named by its path
@@ -197,8 +194,7 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
             if isinstance(item, bool):
                 item = "all" if item else "none"
             if not isinstance(item, (str, bytes)):
-                raise InvalidPolicy("policy option 'env': inherit must be \"all\" or \"none\", "
-                                    "not %r" % (item,), option=keyword)
+                _values.wrong_type(_values.POLICY, keyword, '"all" or "none"', item)
             parsed = ctypes.c_int()
             if lib.confine_env_inherit_parse(_values.text(item, keyword, _values.POLICY),
                                              ctypes.byref(parsed),
@@ -217,9 +213,9 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
             if isinstance(item, Mapping):
                 entries = []
                 for k, v in item.items():
-                    if not isinstance(k, str) or not isinstance(v, str):
-                        raise InvalidPolicy("policy option 'env': set maps names to string "
-                                            "values, got %r: %r" % (k, v), option=keyword)
+                    for part in (k, v):
+                        if not isinstance(part, str):
+                            _values.wrong_type(_values.POLICY, keyword, "a string", part)
                     entries.append(_values.text(k, keyword, _values.POLICY) + b"=" +
                                    _values.path(v, keyword, _values.POLICY))
             else:
@@ -278,9 +274,9 @@ def check(options: Mapping[str, Any], library: str) -> Dict[str, Any]:
     for keyword, value in options.items():
         option = OPTIONS.get(keyword)
         if option is None:
-            known = ", ".join(sorted(OPTIONS))
-            raise InvalidPolicy("unknown policy option %r (known: %s)" % (keyword, known),
-                                option=keyword)
+            known = ", ".join(_table.keywords())
+            raise InvalidPolicy("unknown policy option %s (known: %s)"
+                                % (_values.show(keyword), known), option=keyword)
         if value is None:
             continue
         if option.apply is None:

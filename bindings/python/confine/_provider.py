@@ -197,8 +197,7 @@ def _provider(provider: Any) -> Provider:
     if provider is None:
         return default_provider()
     if not isinstance(provider, Provider):
-        raise UsageError("provider must be a confine.Provider, not %s"
-                         % type(provider).__name__, option="provider")
+        _values.wrong_type(_values.USAGE, "provider", "a confine.Provider", provider)
     return provider
 
 

@@ -189,10 +189,9 @@ def _stdin_stdio(stdin: StdinArg, keep: List[Any]) -> Tuple[int, int]:
 
 def _argv_list(argv: Sequence[PathArg]) -> List[bytes]:
     """The argv words, each checked (no NUL), argv[0] not empty."""
-    if isinstance(argv, (str, bytes, os.PathLike)):
-        raise UsageError("argv must be a list of arguments, not a string "
-                         "(use confine.bash() for a shell command)", option="argv")
     items = _values.paths(argv, "argv", USAGE, "arguments")
-    if not items or not items[0]:
+    if not items:
         raise UsageError("argv must not be empty", option="argv")
+    if not items[0]:
+        raise UsageError("argv[0] is an empty string", option="argv")
     return items

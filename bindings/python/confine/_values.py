@@ -24,6 +24,7 @@ only what was checked (doc/SPEC.md 16, "Values the packages hand over"):
 from __future__ import annotations
 
 import ctypes
+import json
 import math
 import os
 from typing import Any, List, NoReturn, Optional
@@ -35,10 +36,62 @@ POLICY = "policy"
 CONFIG = "config"
 
 
+def _json_text(text: str) -> str:
+    """``text`` as JSON quotes it, as Node's JSON.stringify does: control
+    characters escaped, a lone surrogate as ``\\udXXX``, the rest as is."""
+    quoted = json.dumps(text, ensure_ascii=False)
+    return "".join("\\u%04x" % ord(c) if 0xD800 <= ord(c) <= 0xDFFF else c for c in quoted)
+
+
 def show(value: Any) -> str:
-    """The value as a message quotes it (bounded)."""
-    text = repr(value)
+    """The value as every door's message quotes it (doc/SPEC.md 16, "One
+    text per refusal"): a string as JSON quotes it (bytes read as UTF-8,
+    each other byte a lone surrogate, as os.fsdecode does), a number as
+    JSON writes it; bounded to 200 characters."""
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "surrogateescape")
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+        if isinstance(value, bytes):
+            value = value.decode("utf-8", "surrogateescape")
+    if isinstance(value, str):
+        text = _json_text(value)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    elif value is None:
+        text = "null"
+    elif isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        text = str(int(value))
+    else:
+        text = repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def described(value: Any) -> str:
+    """What a value of the wrong type is, in JSON's words, the same at
+    every door: ``a string "5"``, ``a number 5``, ``a boolean true``,
+    ``null``, ``an array``, ``an object``; another type by its name."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean " + show(value)
+    if isinstance(value, (int, float)):
+        return "a number " + show(value)
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return "a string " + show(value)
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    if callable(value):
+        return "a function"
+    return "a " + type(value).__name__
+
+
+def wrong_type(family: str, option: str, expected: str, value: Any) -> NoReturn:
+    """Refuses a value of the wrong type: ``OPTION must be EXPECTED, not
+    DESCRIBED`` (doc/SPEC.md 16, "One text per refusal")."""
+    fail(family, option, "%s must be %s, not %s" % (option, expected, described(value)))
 
 
 def fail(family: str, option: str, message: str) -> NoReturn:
@@ -73,7 +126,7 @@ def text(value: Any, option: str, family: str, *, allow_empty: bool = True) -> b
             fail(USAGE, option, "%s %s is not valid UTF-8 text" % (option, show(value)))
         raw = value
     else:
-        fail(family, option, "%s must be a string, not %s" % (option, type(value).__name__))
+        wrong_type(family, option, "a string", value)
     return _checked(raw, value, option, allow_empty)
 
 
@@ -81,15 +134,13 @@ def path(value: Any, option: str, family: str, *, allow_empty: bool = True) -> b
     """A path, an argv word or an env value: ``str``, ``bytes`` or
     ``os.PathLike``, as ``os.fsencode`` makes it."""
     if not isinstance(value, (str, bytes, os.PathLike)):
-        fail(family, option, "%s must be a string or a path, not %s"
-             % (option, type(value).__name__))
+        wrong_type(family, option, "a string", value)
     try:
         raw = os.fsencode(value)
     except UnicodeEncodeError:
-        fail(USAGE, option, "%s %s cannot be encoded for the filesystem" % (option, show(value)))
+        fail(USAGE, option, "%s %s is not valid UTF-8 text" % (option, show(value)))
     except TypeError:
-        fail(family, option, "%s must be a string or a path, not %s"
-             % (option, type(value).__name__))
+        wrong_type(family, option, "a string", value)
     return _checked(raw, value, option, allow_empty)
 
 
@@ -100,11 +151,9 @@ def items(value: Any, option: str, family: str, what: str, *,
     if isinstance(value, (str, bytes, os.PathLike)):
         if one_allowed:
             return [value]
-        fail(family, option, "%s must be a list of %s, not a single string %s"
-             % (option, what, show(value)))
+        wrong_type(family, option, "an array of " + what, value)
     if not isinstance(value, (list, tuple)):
-        fail(family, option, "%s must be a list of %s, not %s"
-             % (option, what, type(value).__name__))
+        wrong_type(family, option, "an array of " + what, value)
     return list(value)
 
 
@@ -122,28 +171,32 @@ def paths(value: Any, option: str, family: str, what: str, *,
 
 def boolean(value: Any, option: str, family: str) -> bool:
     if not isinstance(value, bool):
-        fail(family, option, "%s must be True or False, not %s" % (option, show(value)))
+        wrong_type(family, option, "true or false", value)
     return value
 
 
 def number(value: Any, option: str, family: str) -> float:
     """A real number (an int or a float, never a bool or a string)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        fail(family, option, "%s must be a number, not %s" % (option, show(value)))
+        wrong_type(family, option, "a number", value)
     return float(value)
 
 
 def seconds(value: Any, option: str, *, upper_ms: Optional[int]) -> int:
     """Seconds (a positive number) as whole milliseconds, 1 to ``upper_ms``:
-    past the bound it is refused, never cut to it."""
+    past the bound it is refused, never cut to it. The message speaks in
+    milliseconds, as the library's and the other doors' do (doc/SPEC.md
+    16): ``timeout 600001 ms exceeds the maximum of 600000 ms``."""
     secs = number(value, option, USAGE)
-    if not math.isfinite(secs) or secs <= 0:
-        fail(USAGE, option, "%s must be a positive number of seconds, not %s"
-             % (option, show(value)))
-    ms = max(1, int(round(secs * 1000)))
+    if not math.isfinite(secs):
+        fail(USAGE, option, "%s %s is not a finite number" % (option, show(value)))
+    ms = int(round(secs * 1000))
+    if secs > 0:
+        ms = max(1, ms)
+    if ms < 1:
+        fail(USAGE, option, "%s %d ms is below the minimum of 1 ms" % (option, ms))
     if upper_ms is not None and ms > upper_ms:
-        fail(USAGE, option, "%s %s exceeds the maximum of %g seconds"
-             % (option, show(value), upper_ms / 1000))
+        fail(USAGE, option, "%s %d ms exceeds the maximum of %d ms" % (option, ms, upper_ms))
     return ms
 
 
@@ -154,9 +207,9 @@ SIZE_MAX = ctypes.c_size_t(-1).value
 def count(value: Any, option: str, *, lower: int = 0, upper: int = SIZE_MAX) -> int:
     """A whole number (not a bool), ``lower`` to ``upper``."""
     if isinstance(value, bool) or not isinstance(value, int):
-        fail(USAGE, option, "%s must be a whole number, not %s" % (option, show(value)))
+        wrong_type(USAGE, option, "a whole number", value)
     if value < lower:
-        fail(USAGE, option, "%s must be %d or more, not %d" % (option, lower, value))
+        fail(USAGE, option, "%s %d is below the minimum of %d" % (option, value, lower))
     if value > upper:
         fail(USAGE, option, "%s %d exceeds the maximum of %d" % (option, value, upper))
     return value
