@@ -364,8 +364,9 @@ test('limits: every bad value is the CLI\'s INVALID_POLICY naming it; good ones 
   }
   await assert.rejects(confine.wrap(['true'], opts(ws, { limits: { forks: 5 } })),
     (e) => e instanceof confine.InvalidPolicyError && e.option === 'limits');
+  // a nested value is named by its path, as in Python (doc/SPEC.md 16)
   await assert.rejects(confine.wrap(['true'], opts(ws, { limits: { fileSize: true } })),
-    (e) => e instanceof confine.InvalidPolicyError && e.option === 'limits');
+    (e) => e instanceof confine.InvalidPolicyError && e.option === 'limits.fileSize');
   const w = await confine.wrap(['true'], opts(ws, { limits: { memory: '256M', cpuSeconds: 2, pids: null } }));
   assert.deepStrictEqual(w.policy.limits, { memory: 256 * 1024 * 1024, cpuSeconds: 2 });
   assert.ok(w.argv.includes('cpu=2'));

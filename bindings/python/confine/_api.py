@@ -144,6 +144,21 @@ def _envp(environ: Optional[Mapping[str, str]]) -> Optional[_ffi.StrArray]:
     return _ffi.StrArray(entries)
 
 
+def render(outcome: Any, timeout_ms: int) -> str:
+    """What a model is shown of a run's outcome (doc/SPEC.md 9): the
+    library's rendering, as bash() gives it (tests/golden/render.json pins
+    it, run here by golden_render.py as by the C and Node suites)."""
+    shown = _ffi.BashResult()
+    shown.outcome = outcome
+    shown.timeout_ms = timeout_ms
+    raw = _ffi.lib().confine_bash_render(ctypes.byref(shown))
+    if not raw:
+        raise MemoryError()
+    rendering = ctypes.string_at(raw).decode("utf-8", "replace")
+    _ffi.free(raw)
+    return rendering
+
+
 def _timeout_ms(timeout: Optional[float], default: int) -> int:
     """The timeout in seconds as milliseconds, 0.001 to 600 (SPEC 10's
     --timeout, 1 to 600000 ms, at every door): past the bound it is
@@ -267,15 +282,7 @@ def _start_run(argv: Sequence[PathArg], *, mode: str = "read-only",
                     _ffi.text(o.runner_failure_detail) or None)
                 raise SandboxUnavailable(message, runner_failure=detail,
                                          stage=e.stage.decode() if e.stage else None)
-            # What a model would be shown of this run too (doc/SPEC.md 9).
-            shown = _ffi.BashResult()
-            shown.outcome = outcome
-            shown.timeout_ms = timeout_ms
-            raw = lib.confine_bash_render(ctypes.byref(shown))
-            if not raw:
-                raise MemoryError()
-            rendering = ctypes.string_at(raw).decode("utf-8", "replace")
-            _ffi.free(raw)
+            rendering = render(outcome, timeout_ms)
             staged = None
             if stage_dir is not None:
                 from .stage import Stage

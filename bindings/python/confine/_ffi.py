@@ -19,6 +19,7 @@ from ctypes import (POINTER, Structure, c_bool, c_char, c_char_p, c_double, c_in
                     c_size_t, c_uint, c_void_p)
 from typing import List, Optional, Sequence
 
+from . import _table
 from ._errors import Error, UsageError
 from ._version import __version__
 
@@ -57,9 +58,11 @@ ENV_INHERIT_ALL = 0
 ENV_INHERIT_NONE = 1
 
 ERROR_MESSAGE_MAX = 8192
-DEFAULT_CAPTURE_LIMIT = 64000
+# The capture cap and the timeout's bound are the table of options' (the
+# rows max_output and timeout; doc/SPEC.md 9, 10), as Node reads them.
+DEFAULT_CAPTURE_LIMIT: int = _table.row("max_output")["default"]  # type: ignore[index]
 DEFAULT_TIMEOUT_MS = 120000
-MAX_TIMEOUT_MS = 600000
+MAX_TIMEOUT_MS: int = _table.row("timeout")["max"]  # type: ignore[index]
 
 # ---- structs ----------------------------------------------------------------
 

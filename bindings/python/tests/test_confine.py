@@ -568,7 +568,7 @@ class Policy(Base):
         self.assertIn("does not exist", clause[0].reason)
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.run(["true"], **self.kw(env={"bogus": 1}))
-        self.assertIn("'bogus'", cm.exception.message)
+        self.assertIn('"bogus"', cm.exception.message)
         # across options: confine_policy_validate
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.run(["true"], **self.kw(deny_read=[self.ws]))
@@ -635,7 +635,7 @@ class Policy(Base):
             self.assertIn(part, cm.exception.message)
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.wrap(["true"], **self.kw(network={"hosts": ["x.org"]}))
-        self.assertIn("'hosts'", cm.exception.message)
+        self.assertIn('"hosts"', cm.exception.message)
 
     def test_usage_errors(self):
         for call in (lambda: confine.run([], **self.kw()),
