@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* The confine command's help texts (doc/SPEC.md 10) and the words naming
- * its commands. The option lines of POLICY_OPTIONS are checked against the
- * table of options (src/common/options.def) by the unit test
- * test-options-table: every flag a command takes is in its help, with its
- * config key in brackets. */
+ * its commands. The option lines of POLICY_OPTIONS (every command's),
+ * RUN_POLICY_OPTIONS (run, bash) and LIMIT_OPTIONS (run, bash, wrap) are
+ * checked against the table of options (src/common/options.def): by the
+ * unit test test-options-table, every flag a command takes is in its help
+ * with its config key in brackets; by tests/helpers/doc_flags.py (the
+ * doc suite), no help names a flag its command does not take. */
 #include <stddef.h>
 
 #include "args.h"
@@ -84,14 +86,20 @@ const char *cli_help_hint(cli_command command) {
 	"                        *JWT* *COOKIE* *WEBHOOK* *DSN* *DATABASE_URL*\n"            \
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
-	"                        [requireFull]\n"                                             \
+	"                        [requireFull]\n"
+
+/* The run's own (run, bash: the table's ON_RUN rows). */
+#define RUN_POLICY_OPTIONS                                                                   \
 	"      --ask-host COMMAND\n"                                                          \
-	"                        (run, bash) a host on neither network list is asked of\n"  \
+	"                        a host on neither network list is asked of\n"              \
 	"                        COMMAND HOST PORT: exit 0 allows, its first line is the\n" \
 	"                        reason; the answer holds for the run; COMMAND must lie\n"  \
 	"                        outside the run's writable roots [network.ask]\n"           \
-	"      --stage DIR       (run, bash) write nowhere but DIR (absent or empty): see\n"  \
-	"                        'confine stage --help'\n"                                    \
+	"      --stage DIR       write nowhere but DIR (absent or empty): see\n"             \
+	"                        'confine stage --help'\n"
+
+/* A confined command's (run, bash, wrap: the table's ON_CONFINED rows). */
+#define LIMIT_OPTIONS                                                                        \
 	"Limits (SIZE: digits with K, M, G or T; any: \"unlimited\" lifts it) [limits]:\n"    \
 	"      --max-pids N      processes at once (default 4096 where the run's cgroup\n"   \
 	"                        holds it) [limits.pids]\n"                                   \
@@ -192,7 +200,7 @@ static const char help_run[] =
 	"                        when nothing ran, {\"error\":{...}} (signal is a name,\n"
 	"                        \"SIGTERM\"; a field is absent where it does not apply)\n"
 	"  -h, --help            show this help\n"
-	"\n" POLICY_OPTIONS
+	"\n" POLICY_OPTIONS RUN_POLICY_OPTIONS LIMIT_OPTIONS
 	"\n"
 	"Exit status: the program's; 128+N when signal N killed it; 127 when PROGRAM\n"
 	"is not found, 126 when it is not executable (nothing ran); 125 when confine\n"
@@ -238,7 +246,7 @@ static const char help_bash[] =
 	"                        SIGTERM, and SIGKILL 3000 ms later\n"
 	"  -c COMMAND            the bash command to run\n"
 	"  -h, --help            show this help\n"
-	"\n" POLICY_OPTIONS
+	"\n" POLICY_OPTIONS RUN_POLICY_OPTIONS LIMIT_OPTIONS
 	"\n"
 	"Exit status: the command's exit code; 128+N when signal N killed it (a\n"
 	"timeout kills with SIGTERM or SIGKILL); 125 when confine fails, including\n"
@@ -267,7 +275,7 @@ static const char help_wrap[] =
 	"\n"
 	"Options:\n" COMMON_OPTIONS
 	"  -h, --help            show this help\n"
-	"\n" POLICY_OPTIONS
+	"\n" POLICY_OPTIONS LIMIT_OPTIONS
 	"\n"
 	"Exit status: 0 when the wrap is printed; 125 with the error object.\n";
 
