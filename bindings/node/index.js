@@ -45,7 +45,7 @@ const { classifyDenial, classifyRunnerFailure } = require('./lib/classify');
 const { render } = require('./lib/render');
 const { findConfine, exec } = require('./lib/command');
 const {
-  MODES, KILL_GRACE_MS, checkOptions, contextArgs, checkArgv, timeoutArg, maxOutputArg,
+  MODES, KILL_GRACE_MS, checkOptions, contextArgs, checkArgv, timeoutArg, maxOutputArg, CAPTURE_LIMIT,
   checkStdin, checkProbeOptions,
 } = require('./lib/call-options');
 const { parseJsonLine, failure, resultOf, clausesOf } = require('./lib/results');
@@ -286,6 +286,12 @@ async function bash(command, options = {}) {
   checkOptions(options);
   if (options.stdin !== undefined && options.stdin !== null) {
     throw new UsageError('bash() takes no stdin (the command gets /dev/null): use run()', { option: 'stdin' });
+  }
+  // `confine bash` keeps the library's cap (doc/SPEC.md 9) and has no flag
+  // for another: a different maxOutput is refused, never silently ignored.
+  if (options.maxOutput !== undefined && options.maxOutput !== null &&
+      maxOutputArg(options) !== CAPTURE_LIMIT) {
+    throw new UsageError(`maxOutput ${options.maxOutput} is run()'s: bash() keeps the default ${CAPTURE_LIMIT} bytes of each stream`, { option: 'maxOutput' });
   }
   const bin = options.bin || findConfine(options.environ || process.env);
   const { result, timeoutMs, rendering } = await bashJson(command, options, bin);
