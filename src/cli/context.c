@@ -151,7 +151,9 @@ static int add_entries(cli_context *ctx, const char *key, char *const *from_conf
 		r = add(ctx->policy, path, &err);
 		free(owned);
 		if (r < 0)
-			return cli_report(ctx, err.code, "%s \"%s\": %s", flag, from_flags[i], err.message);
+			/* the value bounded: the library's text names it whole */
+			return cli_report(ctx, err.code, "%s \"%.64s%s\": %s", flag, from_flags[i],
+			                  strlen(from_flags[i]) > 64 ? "..." : "", err.message);
 	}
 	return 0;
 }

@@ -172,9 +172,9 @@ def cli_wrap(words, ws, config=None):
 
 def node_values(value):
     """A value as node-door.js gets it through JSON: bytes are text that is
-    not UTF-8 there (a lone surrogate)."""
-    if isinstance(value, bytes):
-        return {"$lone": True}
+    not UTF-8 there (a lone surrogate, \\udcXX for the byte XX)."""
+    if isinstance(value, bytes):  # each byte that is not UTF-8 a lone surrogate, as Python's
+        return value.decode("utf-8", "surrogateescape")
     if isinstance(value, list):
         return [node_values(v) for v in value]
     if isinstance(value, dict):
@@ -273,6 +273,23 @@ def python_call(call, kw, ws):
         return {"code": None, "message": "%s: %s" % (type(e).__name__, e)}
 
 
+def same_text(row, got):
+    """The packages' messages are one text (doc/SPEC.md 16, "One text per
+    refusal"): each package's spelling of the option aside."""
+    if "python" not in got or "node" not in got:
+        return []
+    texts = {}
+    for door in ("python", "node"):
+        message = got[door].get("message") or ""
+        for name in {row[door], row["key"]}:  # the door's spelling, or the library's key
+            message = re.sub(r"(?<![\w.-])%s(?![\w-])" % re.escape(name), "{name}", message)
+        texts[door] = message
+    if texts["python"] == texts["node"]:
+        return []
+    return ["the packages' texts differ: python %r, node %r" % (texts["python"][:200],
+                                                                texts["node"][:200])]
+
+
 def cases(ws):
     all_rows = table()
     rows = policy_rows(all_rows)
@@ -323,6 +340,7 @@ def cases(ws):
         problems = ["%s: %s, expected %s%s" % (door, g.get("code") or "accepted", codes[door],
                                                " (%s)" % g.get("message", "")[:160])
                     for door, g in got.items() if g.get("code") != codes[door]]
+        problems += same_text(row, got)
         checks += 1
         lines.append((label, problems))
     for row, kind, value, listed, codes in providers:
