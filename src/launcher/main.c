@@ -261,8 +261,10 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	if (invocation->deny_network) {
 		/* Off reads as it did without the proxy: a refused connect is
 		 * ECONNREFUSED, what bwrap's namespace answers (doc/SPEC.md 15). */
+		/* Under the allowlist a direct connect is captured (carried to
+		 * the proxy, decided by name); off keeps refusing it at once. */
 		supervise_set_proxy(setup->sv, htonl(INADDR_LOOPBACK), htons((uint16_t)port),
-				    config.off ? ECONNREFUSED : EACCES);
+				    config.off ? ECONNREFUSED : EACCES, config.off ? NULL : token);
 		seccomp_filter_allow_tcp();
 		r = seccomp_filter_build(invocation->deny_network, filter);
 		if (r < 0) {

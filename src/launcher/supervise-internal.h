@@ -94,6 +94,8 @@ struct supervise {
 	uint32_t proxy_addr;
 	uint16_t proxy_port;
 	int proxy_refusal; /* the errno of a refused IP address */
+	/* Transparent capture: the run's secret for the preamble, or "". */
+	char capture_token[33];
 	int listener;
 	struct seccomp_notif *req;
 	struct seccomp_notif_resp *resp;
@@ -194,7 +196,12 @@ struct sv_blocking_op {
 	bool is_mmsg;
 	unsigned int mmsg_index;
 	uint64_t msglen_addr;
+	/* A captured connect: once connected (a non-blocking socket waited
+	 * for, at most SV_CAPTURE_SECONDS), these bytes are sent first. */
+	const unsigned char *preamble;
+	size_t preamble_len;
 };
+#define SV_CAPTURE_SECONDS 10
 
 /* Sets up the wait set (supervise_new); returns 0 or -errno. */
 int sv_waits_init(struct supervise *sv);

@@ -50,6 +50,7 @@
 #include <netinet/in.h>
 #include <unistd.h>
 
+#include "capture-parse.h"
 #include "supervise-internal.h"
 #include "supervise-report.h"
 
@@ -114,8 +115,12 @@ static bool connect_may_wait(int sock)
 	return type != SOCK_DGRAM && type != SOCK_RAW;
 }
 
-void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal)
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal,
+			 const char *capture_token)
 {
+	sv->capture_token[0] = '\0';
+	if (capture_token != NULL && strlen(capture_token) == CAPTURE_TOKEN_LENGTH)
+		memcpy(sv->capture_token, capture_token, CAPTURE_TOKEN_LENGTH + 1);
 	sv->proxy = true;
 	sv->proxy_refusal = refusal;
 	sv->proxy_addr = addr;
@@ -183,6 +188,39 @@ static int check_address(struct sv_call *call, int sock, struct sockaddr_storage
 	return 1;
 }
 
+/*
+ * Transparent capture (doc/SPEC.md 15): a TCP connect to an IPv4 address
+ * that is not the proxy's is made to the proxy instead, by a waiter
+ * (even for a non-blocking socket: the preamble follows the handshake),
+ * which then sends the preamble naming the address and port the command
+ * asked for. The proxy decides by the name the command's first bytes
+ * carry. Returns 1 with *ret set (the call's result or pending), or 0
+ * when the connect is not captured.
+ */
+static int capture_connect(struct sv_call *call, int sock, const struct sockaddr_storage *addr,
+			   socklen_t len, int64_t *ret)
+{
+	static unsigned char preamble[CAPTURE_PREAMBLE_LENGTH];
+	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+	struct sockaddr_in proxy = { .sin_family = AF_INET };
+	struct sv_blocking_op op = { .sock = sock, .connect = true,
+		.addr = (struct sockaddr *)&proxy, .addrlen = sizeof(proxy),
+		.preamble = preamble, .preamble_len = sizeof(preamble) };
+	const struct supervise *sv = call->sv;
+
+	if (!sv->proxy || sv->capture_token[0] == '\0' || addr->ss_family != AF_INET ||
+	    len < sizeof(*in) || socket_option(sock, SO_TYPE) != SOCK_STREAM)
+		return 0;
+	if (in->sin_addr.s_addr == sv->proxy_addr && in->sin_port == sv->proxy_port)
+		return 0;
+	proxy.sin_addr.s_addr = sv->proxy_addr;
+	proxy.sin_port = sv->proxy_port;
+	/* The waiter is forked from here, so it reads this copy as it is now. */
+	capture_write_preamble(preamble, sv->capture_token, in->sin_addr.s_addr, in->sin_port);
+	*ret = sv_call_valid(call) ? sv_wait_start(call, &op) : -ENOENT;
+	return 1;
+}
+
 static int64_t do_connect(struct sv_call *call)
 {
 	const __u64 *args = call->req->data.args;
@@ -202,6 +240,10 @@ static int64_t do_connect(struct sv_call *call)
 	sock = sv_command_fd(call, (int)args[0]);
 	if (sock < 0)
 		return sock;
+	if (capture_connect(call, sock, &addr, len, &result) == 1) {
+		close(sock);
+		return result;
+	}
 	sv_target_init(&pinned);
 	r = check_address(call, sock, &addr, &len, &pinned);
 	if (r < 0) {

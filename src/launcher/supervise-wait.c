@@ -61,6 +61,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -154,6 +155,37 @@ void sv_waits_free(struct supervise *sv)
 	sv->wait_timer = sv->wait_epoll = -1;
 }
 
+/* A captured connect (supervise-net.c): waits for the handshake on a
+ * non-blocking socket too (bounded), then sends the preamble before the
+ * command can. Returns 0 or -errno. */
+static int64_t send_preamble(const struct sv_blocking_op *op, int64_t result)
+{
+	struct pollfd p = { .fd = op->sock, .events = POLLOUT };
+	int error = 0;
+	socklen_t len = sizeof(error);
+	size_t sent = 0;
+
+	if (result == -EINPROGRESS) {
+		if (poll(&p, 1, SV_CAPTURE_SECONDS * 1000) != 1)
+			return -ETIMEDOUT;
+		if (getsockopt(op->sock, SOL_SOCKET, SO_ERROR, &error, &len) != 0 || error != 0)
+			return error != 0 ? -error : -errno;
+		result = 0;
+	}
+	while (result == 0 && sent < op->preamble_len) {
+		ssize_t n = send(op->sock, op->preamble + sent, op->preamble_len - sent,
+				 MSG_NOSIGNAL);
+
+		if (n > 0)
+			sent += (size_t)n;
+		else if (n < 0 && errno == EAGAIN && poll(&p, 1, SV_CAPTURE_SECONDS * 1000) == 1)
+			continue;
+		else if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+	return result;
+}
+
 /* The waiter: the call, blocking as the command asked, then its result. */
 static void waiter(const struct sv_blocking_op *op, int out, pid_t parent)
     __attribute__((noreturn));
@@ -167,6 +199,8 @@ static void waiter(const struct sv_blocking_op *op, int out, pid_t parent)
 		_exit(1);
 	if (op->connect) {
 		result = connect(op->sock, op->addr, op->addrlen) == 0 ? 0 : -errno;
+		if (op->preamble != NULL)
+			result = send_preamble(op, result);
 	} else {
 		/* Our copy of the message: credentials name the sender, which
 		 * the kernel checks against the sending process (this one). */

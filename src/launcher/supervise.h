@@ -136,8 +136,12 @@ void supervise_free(struct supervise *sv);
  * with an address are notified, and an IPv4 or IPv6 one is refused
  * (with `refusal`, a positive errno: EACCES for the allowlist, ECONNREFUSED
  * with the network off) unless it is exactly addr:port (IPv4, network byte
- * order): the proxy; and listen on an IP socket is refused. Call before
- * supervise_child_install. */
-void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal);
+ * order): the proxy; and listen on an IP socket is refused. With
+ * capture_token (the run's secret; NULL: none), a TCP connect to any other
+ * IPv4 address is carried to the proxy instead, which decides it by the
+ * name the client sends (doc/SPEC.md 15, "Transparent capture"). Call
+ * before supervise_child_install. */
+void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int refusal,
+			 const char *capture_token);
 
 #endif /* CONFINE_LAUNCHER_SUPERVISE_H */

@@ -141,7 +141,7 @@ static void answer_and_close(struct conn *c, int http_status, unsigned char sock
 		unsigned char reply[10] = { 5, socks_code, 0, 1, 0, 0, 0, 0, 0, 0 };
 
 		proxy_queue_down(c, reply, sizeof(reply));
-	} else {
+	} else if (c->kind != KIND_CAPTURE) {
 		char body[800], head[320];
 		int bn = snprintf(body, sizeof(body), "confine: %s\n", why);
 		int hn;
@@ -346,6 +346,10 @@ static void head_step(struct conn *c)
 
 	if (c->up_len == 0)
 		return;
+	if (c->kind >= KIND_CAPTURE || (c->kind == KIND_UNKNOWN && c->up[0] == 0)) {
+		proxy_capture_step(c);
+		return;
+	}
 	if (c->kind == KIND_SOCKS || (c->kind == KIND_UNKNOWN && c->up[0] == 5)) {
 		c->kind = KIND_SOCKS;
 		proxy_socks_step(c);
@@ -523,6 +527,8 @@ static void expire(void)
 			snprintf(why, sizeof(why), "%s \"%s\" timed out",
 				 c->state == ST_RESOLVE ? "resolving" : "connecting to", c->host);
 			proxy_fail(c, 504, 0x04, why);
+		} else if (c->kind == KIND_CAPTURE && c->state == ST_HEAD) {
+			proxy_capture_expired(c);
 		} else {
 			close_conn(c);
 		}

@@ -9,6 +9,8 @@
  *   resolve.c  the hosts files and one DNS A query over UDP
  *   decide.c   pure: what a name, a port, an address get (decide.h)
  *   ask.c      the decider for names not on the list (ask.h)
+ *   capture.c  transparent capture: a direct connect the supervisor carried
+ *              here, decided by its SNI or Host (capture-parse.c, pure)
  *
  * One process, one thread: this state is the loop's, shared by the rooms.
  */
@@ -32,7 +34,10 @@
 
 enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_ASK, ST_RESOLVE, ST_CONNECT, ST_RELAY,
 	     ST_CLOSING };
-enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS };
+/* KIND_CAPTURE*: a connect the supervisor carried here (capture.c); a
+ * refused one is closed with no byte, an HTTP one answered 403. */
+enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS, KIND_CAPTURE,
+	    KIND_CAPTURE_HTTP };
 
 struct conn {
 	bool used;
@@ -87,6 +92,11 @@ void proxy_resolve_and_connect(struct conn *c);
 /* http.c, socks.c: a request head in c->up. */
 void proxy_http_request(struct conn *c, size_t end);
 void proxy_socks_step(struct conn *c);
+
+/* capture.c: a head that starts with the supervisor's preamble; a
+ * captured connection that sent nothing by its deadline. */
+void proxy_capture_step(struct conn *c);
+void proxy_capture_expired(struct conn *c);
 
 /* resolve.c */
 void proxy_load_hosts(const char *path);

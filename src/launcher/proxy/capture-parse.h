@@ -1,0 +1,57 @@
+/*
+ * Transparent capture's parsers (doc/SPEC.md 15, "Transparent capture"):
+ * pure, no I/O, unit-tested (tests/unit/test-capture-parse.c).
+ *
+ * A captured connection starts with the supervisor's preamble (the run's
+ * secret, the address and port the command connected to), then the
+ * command's own first bytes, from which the proxy takes the name it
+ * decides by: a TLS ClientHello's server_name (SNI), or a plain HTTP/1
+ * request's Host header. Never the address.
+ */
+#ifndef CONFINE_LAUNCHER_CAPTURE_PARSE_H
+#define CONFINE_LAUNCHER_CAPTURE_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "\0CFC", the token (CAPTURE_TOKEN_LENGTH hex digits), the IPv4 address
+ * (network order, 4 bytes) and the port (network order, 2 bytes). No
+ * client of the proxy starts with a NUL byte (HTTP, SOCKS5's 0x05). */
+#define CAPTURE_MAGIC "\0CFC"
+#define CAPTURE_MAGIC_LENGTH 4
+#define CAPTURE_TOKEN_LENGTH 32
+#define CAPTURE_PREAMBLE_LENGTH (CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 4 + 2)
+
+enum capture_result {
+	CAPTURE_MORE,    /* not enough bytes yet */
+	CAPTURE_OK,      /* a preamble, or a name */
+	CAPTURE_NO_NAME, /* not TLS nor HTTP, or a ClientHello with no SNI */
+	CAPTURE_BAD,     /* malformed, a wrong secret, two Host headers */
+};
+
+enum capture_protocol { CAPTURE_UNKNOWN, CAPTURE_TLS, CAPTURE_HTTP };
+
+/* Writes the preamble (CAPTURE_PREAMBLE_LENGTH bytes) into out. addr and
+ * port in network order. */
+void capture_write_preamble(unsigned char *out, const char *token, uint32_t addr,
+			    uint16_t port);
+
+/* Reads a preamble from the first len bytes of buf, checking the token
+ * (constant time). CAPTURE_OK with *addr and *port (network order). */
+enum capture_result capture_parse_preamble(const unsigned char *buf, size_t len,
+					   const char *token, uint32_t *addr, uint16_t *port);
+
+/*
+ * The name in the command's first bytes (len of them): TLS (a handshake
+ * record holding a ClientHello, its server_name of type host_name) or
+ * HTTP/1 (a request line, then one Host header; its port cut off, an
+ * IPv6 literal kept in brackets). *protocol says which it looked like
+ * (also with CAPTURE_MORE and CAPTURE_BAD). The name, at most
+ * name_size - 1 bytes, is copied raw: the caller validates it.
+ * A ClientHello cut across TLS records is CAPTURE_NO_NAME.
+ */
+enum capture_result capture_parse_name(const unsigned char *buf, size_t len,
+				       enum capture_protocol *protocol, char *name,
+				       size_t name_size);
+
+#endif
