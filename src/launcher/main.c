@@ -282,6 +282,17 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	 * the caller set wins. */
 	if (config.off && setenv("PIP_RETRIES", "0", 0) != 0)
 		return LAUNCHER_EXIT_FAILURE;
+	/* Names inside the run (doc/SPEC.md 15): glibc asks its nameserver
+	 * over TCP, a connect the supervisor captures and the proxy answers. */
+	if (!config.off) {
+		const char *was = getenv("RES_OPTIONS");
+		char options[512];
+		int n = snprintf(options, sizeof(options), "%s%suse-vc", was != NULL ? was : "",
+				 was != NULL && *was != '\0' ? " " : "");
+
+		if (n < 0 || (size_t)n >= sizeof(options) || setenv("RES_OPTIONS", options, 1) != 0)
+			return LAUNCHER_EXIT_FAILURE;
+	}
 	if (setenv("ALL_PROXY", socks, 1) != 0 || setenv("all_proxy", socks, 1) != 0 ||
 	    setenv("NO_PROXY", "", 1) != 0 || setenv("no_proxy", "", 1) != 0 ||
 	    setenv("NODE_USE_ENV_PROXY", "1", 1) != 0)

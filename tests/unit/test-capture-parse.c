@@ -214,6 +214,70 @@ static void test_other_protocols_have_no_name(void **state)
 			 CAPTURE_NO_NAME);
 }
 
+/* "allowed.test" A, id 0xabcd, RD */
+static const unsigned char query_a[] = { 0xab, 0xcd, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0,
+					 7, 'A', 'l', 'l', 'o', 'w', 'e', 'd', 4, 't', 'e', 's',
+					 't', 0, 0, 1, 0, 1 };
+
+static void test_dns_question_and_reply(void **state)
+{
+	unsigned char out[128];
+	char name[256];
+	unsigned qtype = 0;
+	size_t end = 0, n;
+	uint32_t addr = htonl(0xc6120001);
+
+	(void)state;
+	assert_int_equal(capture_dns_question(query_a, sizeof(query_a), name, sizeof(name), &qtype,
+					      &end), CAPTURE_OK);
+	assert_string_equal(name, "allowed.test");
+	assert_int_equal(qtype, 1);
+	assert_int_equal(end, sizeof(query_a));
+	n = capture_dns_reply(query_a, end, 0, &addr, out, sizeof(out));
+	assert_int_equal(n, sizeof(query_a) + 16);
+	assert_int_equal(out[0], 0xab);
+	assert_int_equal(out[1], 0xcd);
+	assert_int_equal(out[2], 0x85); /* QR, AA, RD */
+	assert_int_equal(out[3], 0x80); /* RA, NOERROR */
+	assert_int_equal(out[5], 1);    /* one question */
+	assert_int_equal(out[7], 1);    /* one answer */
+	assert_memory_equal(out + sizeof(query_a), "\xc0\x0c\x00\x01\x00\x01", 6);
+	assert_memory_equal(out + n - 4, "\xc6\x12\x00\x01", 4);
+	/* no record, REFUSED */
+	n = capture_dns_reply(query_a, end, 5, NULL, out, sizeof(out));
+	assert_int_equal(n, sizeof(query_a));
+	assert_int_equal(out[3], 0x85);
+	assert_int_equal(out[7], 0);
+	assert_int_equal(capture_dns_reply(query_a, end, 0, &addr, out, 20), 0);
+}
+
+static void test_dns_question_refused_shapes(void **state)
+{
+	unsigned char q[sizeof(query_a)];
+	char name[256];
+	unsigned qtype;
+	size_t end;
+
+	(void)state;
+	memcpy(q, query_a, sizeof(q));
+	q[2] = 0x80; /* a response, not a query */
+	assert_int_equal(capture_dns_question(q, sizeof(q), name, sizeof(name), &qtype, &end),
+			 CAPTURE_BAD);
+	memcpy(q, query_a, sizeof(q));
+	q[5] = 2; /* two questions */
+	assert_int_equal(capture_dns_question(q, sizeof(q), name, sizeof(name), &qtype, &end),
+			 CAPTURE_BAD);
+	memcpy(q, query_a, sizeof(q));
+	q[12] = 0xc0; /* a compression pointer */
+	assert_int_equal(capture_dns_question(q, sizeof(q), name, sizeof(name), &qtype, &end),
+			 CAPTURE_BAD);
+	/* cut short, and a name longer than the room */
+	assert_int_equal(capture_dns_question(query_a, sizeof(query_a) - 1, name, sizeof(name),
+					      &qtype, &end), CAPTURE_BAD);
+	assert_int_equal(capture_dns_question(query_a, sizeof(query_a), name, 8, &qtype, &end),
+			 CAPTURE_BAD);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_http_host),
 		cmocka_unit_test(test_http_without_one_host),
 		cmocka_unit_test(test_other_protocols_have_no_name),
+		cmocka_unit_test(test_dns_question_and_reply),
+		cmocka_unit_test(test_dns_question_refused_shapes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

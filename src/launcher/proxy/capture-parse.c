@@ -205,3 +205,54 @@ enum capture_result capture_parse_name(const unsigned char *buf, size_t len,
 	*protocol = CAPTURE_HTTP;
 	return http_name(buf, len, name, name_size);
 }
+
+enum capture_result capture_dns_question(const unsigned char *q, size_t len, char *name,
+					 size_t name_size, unsigned *qtype, size_t *question_end)
+{
+	size_t at = 12, n = 0;
+
+	/* a query (QR 0), opcode QUERY, exactly one question */
+	if (len < 12 || (q[2] & 0xf8) != 0 || be16(q + 4) != 1)
+		return CAPTURE_BAD;
+	while (at < len && q[at] != 0) {
+		size_t label = q[at];
+
+		if (label > 63 || at + 1 + label > len || n + label + 2 > name_size)
+			return CAPTURE_BAD; /* a compression pointer has no place here */
+		if (n > 0)
+			name[n++] = '.';
+		memcpy(name + n, q + at + 1, label);
+		n += label;
+		at += 1 + label;
+	}
+	if (at + 5 > len || n == 0)
+		return CAPTURE_BAD;
+	name[n] = '\0';
+	for (; n > 0; n--)
+		if (name[n - 1] >= 'A' && name[n - 1] <= 'Z')
+			name[n - 1] = (char)(name[n - 1] - 'A' + 'a');
+	*qtype = (unsigned)be16(q + at + 1);
+	*question_end = at + 5;
+	return CAPTURE_OK;
+}
+
+size_t capture_dns_reply(const unsigned char *q, size_t question_end, unsigned rcode,
+			 const uint32_t *addr, unsigned char *out, size_t out_size)
+{
+	static const unsigned char record[] = { 0xc0, 12, 0, CAPTURE_DNS_TYPE_A, 0, 1,
+						0, 0, 0, CAPTURE_DNS_TTL, 0, 4 };
+	size_t n = question_end + (addr != NULL ? sizeof(record) + 4 : 0);
+
+	if (n > out_size || question_end < 12)
+		return 0;
+	memcpy(out, q, question_end);
+	out[2] = (unsigned char)(0x84 | (q[2] & 0x01)); /* QR, AA, the query's RD */
+	out[3] = (unsigned char)(0x80 | (rcode & 0x0f)); /* RA */
+	memset(out + 6, 0, 6);
+	out[7] = addr != NULL ? 1 : 0;
+	if (addr != NULL) {
+		memcpy(out + question_end, record, sizeof(record));
+		memcpy(out + question_end + sizeof(record), addr, 4);
+	}
+	return n;
+}

@@ -54,4 +54,23 @@ enum capture_result capture_parse_name(const unsigned char *buf, size_t len,
 				       enum capture_protocol *protocol, char *name,
 				       size_t name_size);
 
+/*
+ * DNS inside the run (doc/SPEC.md 15, "Names inside the run"): one query
+ * message (RFC 1035 4.1, without TCP's two length bytes) asking one
+ * question. CAPTURE_OK with the name (lower case, no trailing dot),
+ * *qtype and *question_end (the offset past the question).
+ */
+enum capture_result capture_dns_question(const unsigned char *q, size_t len, char *name,
+					 size_t name_size, unsigned *qtype, size_t *question_end);
+
+/* The reply to that query (question_end from capture_dns_question): its id
+ * and question, rcode (0 NOERROR, 2 SERVFAIL, 5 REFUSED), and one A record
+ * when addr is not NULL (network order). Returns its length (without the
+ * TCP length bytes), or 0 when out (out_size bytes) is too small. */
+size_t capture_dns_reply(const unsigned char *q, size_t question_end, unsigned rcode,
+			 const uint32_t *addr, unsigned char *out, size_t out_size);
+
+#define CAPTURE_DNS_TYPE_A 1
+#define CAPTURE_DNS_TTL 60
+
 #endif

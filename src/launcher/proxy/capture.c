@@ -12,6 +12,16 @@
  * asked for is never connected to (only the name's, as resolved here).
  * Once connected the bytes already read go on unchanged: TLS is never
  * intercepted, an HTTP request is not rewritten.
+ *
+ * Names inside the run: a captured connect to port 53 (any address: the
+ * run's resolv.conf names the host's nameserver, and RES_OPTIONS=use-vc
+ * makes glibc ask over TCP) is answered here, never forwarded: an A
+ * question gets a placeholder address from 198.18.0.0/15 (RFC 2544's
+ * benchmark range, routed nowhere) kept for that name for the run,
+ * AAAA and every other type no record. A captured connect to a
+ * placeholder is then decided by its name at once (any protocol, server
+ * first too); one no name was given is refused.
+ *
  * Refused: no name (another protocol, a ClientHello without SNI, nothing
  * sent within HEAD_SECONDS), an IP literal as the name, a malformed head;
  * a refused TLS or unknown connection is closed with no byte (a 403 would
@@ -22,7 +32,91 @@
 #include <string.h>
 
 #include "capture-parse.h"
+#include "launcher-protocol.h"
 #include "proxy-internal.h"
+
+#define PLACEHOLDER_BASE 0xc6120000U /* 198.18.0.0 */
+#define PLACEHOLDER_MASK 0xfffe0000U /* /15 */
+#define PLACEHOLDERS_MAX 1024
+
+static char placeholders[PLACEHOLDERS_MAX][254];
+static size_t n_placeholders;
+
+/* The placeholder address of name (network order), given the first time
+ * it is asked for; false when PLACEHOLDERS_MAX names have one. */
+static bool placeholder_for(const char *name, uint32_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < n_placeholders && strcmp(placeholders[i], name) != 0; i++)
+		;
+	if (i == n_placeholders) {
+		if (i == PLACEHOLDERS_MAX || strlen(name) >= sizeof(placeholders[i]))
+			return false;
+		memcpy(placeholders[i], name, strlen(name) + 1);
+		n_placeholders++;
+	}
+	*addr = htonl(PLACEHOLDER_BASE + 1U + (uint32_t)i);
+	return true;
+}
+
+static bool is_placeholder(uint32_t addr)
+{
+	return (ntohl(addr) & PLACEHOLDER_MASK) == PLACEHOLDER_BASE;
+}
+
+/* The name a placeholder stands for, or NULL. */
+static const char *placeholder_name(uint32_t addr)
+{
+	uint32_t h = ntohl(addr);
+
+	if (!is_placeholder(addr) || h == PLACEHOLDER_BASE ||
+	    h - PLACEHOLDER_BASE - 1U >= n_placeholders)
+		return NULL;
+	return placeholders[h - PLACEHOLDER_BASE - 1U];
+}
+
+/* Answers every whole query in c->up (TCP: two length bytes each), while
+ * the answer has room. A malformed one ends the connection. */
+static void dns_step(struct conn *c)
+{
+	unsigned char reply[2 + 512];
+
+	while (c->up_len >= 2 && BUF_SIZE - c->down_len >= sizeof(reply)) {
+		size_t len = (size_t)c->up[0] << 8 | c->up[1], qend, n;
+		char name[256];
+		unsigned qtype, rcode = 0;
+		uint32_t addr;
+		bool answer = false;
+
+		if (c->up_len < 2 + len) {
+			c->kind = KIND_CAPTURE; /* a failure closes it with no byte */
+			if (2 + len > HEAD_MAX)
+				proxy_fail(c, 400, 0, "a DNS query longer than 8 KiB");
+			else
+				c->kind = KIND_CAPTURE_DNS;
+			return;
+		}
+		if (capture_dns_question(c->up + 2, len, name, sizeof(name), &qtype, &qend) !=
+		    CAPTURE_OK) {
+			c->kind = KIND_CAPTURE;
+			proxy_fail(c, 400, 0, "not a DNS query");
+			return;
+		}
+		if (!launcher_host_name_valid(name, strlen(name)))
+			rcode = 5; /* REFUSED */
+		else if (qtype == CAPTURE_DNS_TYPE_A && !(answer = placeholder_for(name, &addr)))
+			rcode = 2; /* SERVFAIL: no placeholder left */
+		n = capture_dns_reply(c->up + 2, qend, rcode, answer ? &addr : NULL, reply + 2,
+				      sizeof(reply) - 2);
+		reply[0] = (unsigned char)(n >> 8);
+		reply[1] = (unsigned char)n;
+		proxy_queue_down(c, reply, n + 2);
+		c->up_len -= 2 + len;
+		memmove(c->up, c->up + 2 + len, c->up_len);
+		c->deadline = proxy_now() + HEAD_SECONDS;
+	}
+}
 
 /* No name to decide by: refused as an address is, naming the address the
  * command asked for. */
@@ -46,7 +140,12 @@ void proxy_capture_step(struct conn *c)
 	enum capture_protocol protocol;
 	char name[sizeof(c->host)];
 	uint16_t port;
+	const char *known;
 
+	if (c->kind == KIND_CAPTURE_DNS) {
+		dns_step(c);
+		return;
+	}
 	if (c->kind == KIND_UNKNOWN) {
 		enum capture_result r =
 		    capture_parse_preamble(c->up, c->up_len, proxy_cfg->token, &c->addr, &port);
@@ -62,6 +161,20 @@ void proxy_capture_step(struct conn *c)
 		c->port = ntohs(port);
 		c->up_len -= CAPTURE_PREAMBLE_LENGTH;
 		memmove(c->up, c->up + CAPTURE_PREAMBLE_LENGTH, c->up_len);
+		if (c->port == 53) {
+			c->kind = KIND_CAPTURE_DNS;
+			dns_step(c);
+			return;
+		}
+		if ((known = placeholder_name(c->addr)) != NULL) {
+			memcpy(c->host, known, strlen(known) + 1);
+			proxy_go(c);
+			return;
+		}
+		if (is_placeholder(c->addr)) {
+			refuse_unnamed(c, "is a placeholder no name was resolved to");
+			return;
+		}
 		if (c->up_len == 0)
 			return;
 	}

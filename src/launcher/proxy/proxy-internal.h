@@ -37,7 +37,7 @@ enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_ASK, ST_RESOLVE, ST_CO
 /* KIND_CAPTURE*: a connect the supervisor carried here (capture.c); a
  * refused one is closed with no byte, an HTTP one answered 403. */
 enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS, KIND_CAPTURE,
-	    KIND_CAPTURE_HTTP };
+	    KIND_CAPTURE_HTTP, KIND_CAPTURE_DNS };
 
 struct conn {
 	bool used;

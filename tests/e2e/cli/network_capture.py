@@ -23,13 +23,20 @@ control, which shows the same program reaches its target:
   sends no SNI) and no name at all (HTTP/1.0 without Host): refused,
   clause network.allow;
 - without --allow-local-network the name's loopback address is refused
-  (network.allowLocal), as through the proxy.
+  (network.allowLocal), as through the proxy;
+- names inside the run (the proxy answers DNS over TCP with placeholders):
+  curl --noproxy and Node 20's fetch by name, the proxy variables removed,
+  reach allowed.test; fetch of other.test fails, a denial of the outcome;
+  Python's create_connection by name to a server that speaks first gets
+  its banner (decided by the placeholder's name, no bytes needed); a
+  name's AAAA question gets no address.
 
 Usage: network_capture.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
 import http.server
 import json
 import os
+import shlex
 import shutil
 import socket
 import ssl
@@ -85,6 +92,25 @@ try:
 except OSError as e:
     print("FAILED:%s" % e)
 """
+NODE_FETCH = r"""
+fetch(process.argv[1]).then((r) => r.text()).then((t) => console.log('GOT ' + t.trim()),
+  (e) => console.log('FAILED ' + e.message + ' ' + (e.cause && (e.cause.code || e.cause.message))));
+"""
+PY_BANNER = r"""
+import socket, sys
+try:
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=20)
+    print(s.recv(100).decode())
+except OSError as e:
+    print("FAILED:%s" % e)
+"""
+PY_AAAA = r"""
+import socket, sys
+try:
+    print(socket.getaddrinfo(sys.argv[1], 80, socket.AF_INET6))
+except OSError as e:
+    print("NONE:%s" % e)
+"""
 NODE_HTTP = r"""
 const http = require('http');
 const [address, port, host] = process.argv.slice(1);
@@ -126,6 +152,17 @@ def run_table(confine, runner, user):
             decoy_port = serve(decoy, "127.0.0.2")
         except OSError:
             TAP.note("no 127.0.0.2 here: the decoy case is skipped")
+        banner = socket.socket()
+        banner.bind(("127.0.0.1", 0))
+        banner.listen(8)
+
+        def speak_first():
+            while True:
+                c, _ = banner.accept()
+                c.sendall(b"banner-first")
+                c.close()
+        threading.Thread(target=speak_first, daemon=True).start()
+        banner_port = banner.getsockname()[1]
         hosts = os.path.join(base, "hosts")
         with open(hosts, "w") as f:
             f.write("127.0.0.1 allowed.test other.test\n")
@@ -150,7 +187,7 @@ def run_table(confine, runner, user):
 
         def denials(argv):
             b = run([confine, "bash", "--json", "--runner", runner, "-w", ws] + flags
-                    + ["-c", " ".join("'%s'" % a for a in argv)], env)
+                    + ["-c", " ".join(shlex.quote(a) for a in argv)], env)
             return json.loads(b.stdout)["sandbox"]
 
         py = [sys.executable, "-c", PY_DIRECT]
@@ -164,6 +201,35 @@ def run_table(confine, runner, user):
                                  "https://allowed.test:%d/index.html" % tls_port], how)
             check(BODY in r.stdout, "%s (%s): curl --noproxy over TLS with SNI allowed.test "
                   "reaches the origin" % (name, how), (r.stdout, r.stderr))
+            r = confined(curl + ["http://allowed.test:%d/index.html" % port], how)
+            check(BODY in r.stdout, "%s (%s): curl --noproxy by name (resolved inside the "
+                  "run) reaches the origin" % (name, how), (r.stdout, r.stderr))
+            if shutil.which("node"):
+                r = confined(["node", "-e", NODE_FETCH, "http://allowed.test:%d/index.html"
+                              % port], how)
+                check(("GOT " + BODY) in r.stdout, "%s (%s): Node's fetch by name, no proxy "
+                      "variables, reaches the origin" % (name, how), (r.stdout, r.stderr))
+            r = confined([sys.executable, "-c", PY_BANNER, "allowed.test", str(banner_port)],
+                         how)
+            check("banner-first" in r.stdout, "%s (%s): a server that speaks first, reached "
+                  "by name" % (name, how), (r.stdout, r.stderr))
+        control = run([sys.executable, "-c", PY_BANNER, "127.0.0.1", str(banner_port)], env)
+        check("banner-first" in control.stdout, "control: unconfined, the server that speaks "
+              "first answers", control.stdout)
+        r = confined([sys.executable, "-c", PY_AAAA, "allowed.test"])
+        check(r.stdout.startswith("NONE:"), "%s: a name has no IPv6 address inside the run"
+              % name, (r.stdout, r.stderr))
+        if shutil.which("node"):
+            fetch_other = ["node", "-e", NODE_FETCH, "http://other.test:%d/index.html" % port]
+            r = confined(fetch_other)
+            s = denials(fetch_other)
+            # Closed with no byte (decided by the placeholder's name before
+            # any): undici fails the fetch, or leaves it pending and exits.
+            check(not r.stdout.startswith("GOT") and BODY not in r.stdout
+                  and {"op": "connect", "address": "other.test:%d" % port, "clause": "network"}
+                  in s["denials"],
+                  "%s: Node's fetch of other.test by name fails, a denial of the outcome"
+                  % name, (r.stdout, r.stderr, s["denials"]))
         control = run(py + ["127.0.0.1", str(port), "other.test"], env)
         check(BODY in control.stdout, "control: unconfined, the same direct connect naming "
               "other.test reaches the origin", control.stdout)
