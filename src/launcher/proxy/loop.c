@@ -377,14 +377,16 @@ static void accept_one(int listener)
 		;
 	if (i == MAX_CONNS) {
 		/* Full. A connection that has not shown the run's credentials
-		 * yet (the head, or SOCKS's greeting) may be anyone's: another
+		 * yet (the head, or SOCKS's greeting; a capture's preamble
+		 * carries them) may be anyone's: another
 		 * user holding every slot idle starved the run (red team
 		 * R3-F5). The oldest such one makes room; none: the new one is
 		 * closed (bounded). */
 		size_t oldest = MAX_CONNS;
 		for (i = 0; i < MAX_CONNS; i++) {
 			const struct conn *c = &proxy_conns[i];
-			if ((c->state == ST_HEAD || c->state == ST_SOCKS_AUTH) &&
+			if (((c->state == ST_HEAD && c->kind < KIND_CAPTURE) ||
+			     c->state == ST_SOCKS_AUTH) &&
 			    (oldest == MAX_CONNS || c->deadline < proxy_conns[oldest].deadline))
 				oldest = i;
 		}
