@@ -31,6 +31,7 @@
 #define DIR_ CF_LATER_STAND_DIR
 #define FILE_ CF_LATER_STAND_FILE
 #define NONE_ CF_LATER_STAND_NONE
+#define BELOW_ CF_LATER_STAND_BELOW
 const cf_later_entry cf_later_entries[] = {
 	{ ".gitmodules", false, true, R, DIR_ },
 	{ ".gitattributes", false, true, R, DIR_ },
@@ -76,6 +77,27 @@ const cf_later_entry cf_later_entries[] = {
 	{ ".gitconfig", false, false, H, FILE_ },
 	{ ".config/git/config", false, false, H, FILE_ },
 	{ ".hgrc", false, false, H, FILE_ },
+	/* red team round 4, F3: agents' instructions and hooks, editors' MCP
+	 * servers, zsh's log-out file; the home's keys, PATH, units, helpers */
+	{ "CLAUDE.local.md", false, false, R, DIR_ },
+	{ ".claude/CLAUDE.md", false, false, R, DIR_ },
+	{ ".claude/rules", true, false, R, DIR_ },
+	{ ".claude/hooks", true, false, R, DIR_ },
+	{ ".vscode/mcp.json", false, false, R, DIR_ },
+	{ ".gemini", true, false, R, DIR_ },
+	{ "GEMINI.md", false, false, R, DIR_ },
+	{ ".github/copilot-instructions.md", false, false, R, BELOW_ },
+	{ ".cursorrules", false, false, R, DIR_ },
+	{ ".windsurfrules", false, false, R, DIR_ },
+	{ ".clinerules", true, false, R, DIR_ },
+	{ ".zlogout", false, false, RH, DIR_ },
+	{ ".ssh", true, false, H, DIR_ },
+	{ ".local/bin", true, false, H, BELOW_ },
+	{ ".bash_aliases", false, false, H, DIR_ },
+	{ ".config/systemd/user", true, false, H, BELOW_ },
+	{ ".docker/config.json", false, false, H, FILE_ },
+	{ ".gnupg", true, false, H, NONE_ },
+	{ ".claude.json", false, false, H, NONE_ },
 };
 #undef R
 #undef H
@@ -83,6 +105,7 @@ const cf_later_entry cf_later_entries[] = {
 #undef DIR_
 #undef FILE_
 #undef NONE_
+#undef BELOW_
 const size_t cf_later_count = sizeof cf_later_entries / sizeof cf_later_entries[0];
 
 const cf_later_entry *cf_later_lookup(const char *name) {

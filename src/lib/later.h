@@ -30,6 +30,11 @@ typedef enum cf_later_stand {
 	CF_LATER_STAND_FILE,
 	/* nothing stood in: made during the run, it is reported (planted) */
 	CF_LATER_STAND_NONE,
+	/* the first missing component: an empty directory, as _DIR, unless it
+	 * sits right at its root (or home), where nothing is stood in and a
+	 * plant is reported (a read-only `.github/` or `~/.local/` would stop
+	 * the run making `.github/workflows/` or `~/.local/share/`) */
+	CF_LATER_STAND_BELOW,
 } cf_later_stand;
 
 /* Where an entry is: at the top of every writable root, and/or at the

@@ -379,8 +379,8 @@ static void git_surface_refused_existing_or_not(void) {
 	assert_int_equal(confine_fs_write(fs, ".git/refs/heads/config", "x", 1, &err), 0);
 	assert_int_equal(confine_fs_mkdir(fs, ".git/refs/heads/hooks", &err), 0);
 	assert_int_equal(confine_fs_remove(fs, ".git/refs/heads/hooks", &err), 0);
-	assert_int_equal(confine_fs_write(fs, ".github", "x", 1, &err), 0);
-	assert_int_equal(confine_fs_remove(fs, ".github", &err), 0);
+	assert_int_equal(confine_fs_write(fs, ".gitlab", "x", 1, &err), 0);
+	assert_int_equal(confine_fs_remove(fs, ".gitlab", &err), 0);
 	assert_int_equal(confine_fs_remove(fs, "notes", &err), 0);
 	confine_fs_free(fs);
 	put(at(ws, ".git/config"), "[core]\n");
@@ -397,7 +397,10 @@ static void test_later_refused_existing_or_not(void **state) {
 		".codex/config.toml", ".cursor/rules", "sub/.gitattributes", ".claude/skills/x/SKILL.md",
 		"CLAUDE.md", "AGENTS.md", ".pre-commit-config.yaml", ".yarnrc.yml", ".yarnrc",
 		".hg/hgrc", ".cargo/config.toml", ".cargo/config", ".mise.toml", "mise.toml",
-		".pnpmfile.cjs", ".python-version",
+		".pnpmfile.cjs", ".python-version", "CLAUDE.local.md", ".claude/CLAUDE.md",
+		".claude/rules/x.md", ".claude/hooks/x.sh", ".vscode/mcp.json", ".gemini/settings.json",
+		"GEMINI.md", ".github/copilot-instructions.md", ".cursorrules", ".windsurfrules",
+		".clinerules", ".clinerules/x.md", ".zlogout",
 	};
 	confine_policy policy = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = ws,
 		                  .default_protections = true, .private_temp = true };
@@ -441,6 +444,9 @@ static void test_later_refused_existing_or_not(void **state) {
 static void test_later_home_refused(void **state) {
 	static const char *const refused[] = {
 		"h/.gitconfig", "h/.config/git/config", "h/.hgrc", "h/.bashrc", "h/.profile",
+		"h/.ssh/authorized_keys", "h/.ssh/config", "h/.local/bin/git", "h/.bash_aliases",
+		"h/.config/systemd/user/x.service", "h/.docker/config.json", "h/.gnupg/gpg-agent.conf",
+		"h/.claude.json", "h/.zlogout",
 	};
 	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
 	confine_error err = { 0 };
@@ -456,6 +462,8 @@ static void test_later_home_refused(void **state) {
 	assert_true(holds(at(ws, "h/.gitconfig"), "[user]\n"));
 	assert_false(tl_exists(at(ws, "h/.config")));
 	assert_int_equal(confine_fs_write(fs, ".gitconfig", "x", 1, &err), 0);
+	/* the home's own entries are not at the top of a root that is no home */
+	assert_int_equal(confine_fs_write(fs, ".claude.json", "x", 1, &err), 0);
 	confine_fs_free(fs);
 	if (saved)
 		setenv("HOME", saved, 1);
@@ -463,6 +471,7 @@ static void test_later_home_refused(void **state) {
 		unsetenv("HOME");
 	free(saved);
 	assert_int_equal(unlink(at(ws, ".gitconfig")), 0);
+	assert_int_equal(unlink(at(ws, ".claude.json")), 0);
 	assert_int_equal(unlink(at(ws, "h/.gitconfig")), 0);
 	assert_int_equal(rmdir(at(ws, "h")), 0);
 }

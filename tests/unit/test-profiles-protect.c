@@ -33,7 +33,7 @@
 #include "profiles/plan.h"
 #include "testlib.h"
 
-#define MAX_ITEMS 32
+#define MAX_ITEMS 48
 
 /* A repository as `git init` leaves it, the part that matters here. */
 #define REPO(p) "d " p "/.git", "d " p "/.git/hooks", "d " p "/.git/info", "d " p "/.git/objects", \
@@ -53,12 +53,15 @@ typedef struct protect_case {
 
 /* Every entry of what runs later, missing in an empty root: the first
  * missing component of each, an empty directory (doc/SPEC.md 15). */
-#define LATER_PLACEHOLDERS(p) "D" p "/.bash_login", "D" p "/.bash_logout", "D" p "/.bash_profile", \
-	"D" p "/.bashrc", "D" p "/.claude", "D" p "/.codex", "D" p "/.cursor", "D" p "/.envrc", \
+#define LATER_PLACEHOLDERS(p) "D" p "/.bash_login", "D" p "/.bash_logout", \
+	"D" p "/.bash_profile", "D" p "/.bashrc", "D" p "/.claude", "D" p "/.clinerules", \
+	"D" p "/.codex", "D" p "/.cursor", "D" p "/.cursorrules", "D" p "/.envrc", "D" p "/.gemini", \
 	"D" p "/.gitattributes", "D" p "/.gitmodules", "D" p "/.husky", "D" p "/.idea", \
 	"D" p "/.mcp.json", "D" p "/.npmrc", "D" p "/.pre-commit-config.yaml", "D" p "/.profile", \
-	"D" p "/.ripgreprc", "D" p "/.vscode", "D" p "/.yarnrc", "D" p "/.yarnrc.yml", "D" p "/.zlogin", \
-	"D" p "/.zprofile", "D" p "/.zshenv", "D" p "/.zshrc", "D" p "/AGENTS.md", "D" p "/CLAUDE.md"
+	"D" p "/.ripgreprc", "D" p "/.vscode", "D" p "/.windsurfrules", "D" p "/.yarnrc", \
+	"D" p "/.yarnrc.yml", "D" p "/.zlogin", "D" p "/.zlogout", "D" p "/.zprofile", \
+	"D" p "/.zshenv", "D" p "/.zshrc", "D" p "/AGENTS.md", "D" p "/CLAUDE.local.md", \
+	"D" p "/CLAUDE.md", "D" p "/GEMINI.md"
 
 
 static const protect_case cases[] = {
@@ -208,11 +211,13 @@ static const protect_case later_cases[] = {
 	  { "d ws/.hg", "d ws/.cargo" }, { NULL }, false, true,
 	  { "ws/.cargo", "ws/.hg", NULL },
 	  { "Dws/.bash_login", "Dws/.bash_logout", "Dws/.bash_profile", "Dws/.bashrc",
-	    "Fws/.cargo/config.toml", "Dws/.claude", "Dws/.codex", "Dws/.cursor", "Dws/.envrc",
-	    "Dws/.gitattributes", "Dws/.gitmodules", "Fws/.hg/hgrc", "Dws/.husky", "Dws/.idea",
-	    "Dws/.mcp.json", "Dws/.npmrc", "Dws/.pre-commit-config.yaml", "Dws/.profile",
-	    "Dws/.ripgreprc", "Dws/.vscode", "Dws/.yarnrc", "Dws/.yarnrc.yml", "Dws/.zlogin",
-	    "Dws/.zprofile", "Dws/.zshenv", "Dws/.zshrc", "Dws/AGENTS.md", "Dws/CLAUDE.md", NULL },
+	    "Fws/.cargo/config.toml", "Dws/.claude", "Dws/.clinerules", "Dws/.codex", "Dws/.cursor",
+	    "Dws/.cursorrules", "Dws/.envrc", "Dws/.gemini", "Dws/.gitattributes", "Dws/.gitmodules",
+	    "Fws/.hg/hgrc", "Dws/.husky", "Dws/.idea", "Dws/.mcp.json", "Dws/.npmrc",
+	    "Dws/.pre-commit-config.yaml", "Dws/.profile", "Dws/.ripgreprc", "Dws/.vscode",
+	    "Dws/.windsurfrules", "Dws/.yarnrc", "Dws/.yarnrc.yml", "Dws/.zlogin", "Dws/.zlogout",
+	    "Dws/.zprofile", "Dws/.zshenv", "Dws/.zshrc", "Dws/AGENTS.md", "Dws/CLAUDE.local.md",
+	    "Dws/CLAUDE.md", "Dws/GEMINI.md", NULL },
 	  false, false },
 	{ "what runs later, a symlinked .bashrc: its target, and the name reported",
 	  { "f ws/dotfiles/bashrc=x", "l ws/.bashrc=dotfiles/bashrc" }, { NULL }, false, false,

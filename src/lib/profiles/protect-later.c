@@ -104,8 +104,9 @@ static void protect_later_one(struct collect *c, const char *base, const char *p
                               const cf_later_entry *e) {
 	struct stat st;
 	bool unprotected = false, top_dir = false;
-	cf_placeholder_kind kind = e->stand == CF_LATER_STAND_DIR ? CF_PLACEHOLDER_DIR
-	                                                          : CF_PLACEHOLDER_FILE;
+	cf_placeholder_kind kind = e->stand == CF_LATER_STAND_DIR || e->stand == CF_LATER_STAND_BELOW
+	                                  ? CF_PLACEHOLDER_DIR
+	                                  : CF_PLACEHOLDER_FILE;
 	/* A staged run's writes land in the stage, and applying one to an
 	 * entry is refused (doc/SPEC.md 21): no stand-in needed. */
 	if (c->policy->stage_dir && lstat(path, &st) < 0 && errno == ENOENT)
