@@ -73,4 +73,8 @@ int cf_fs_resolve_for_write(confine_fs *fs, const char *op, const char *path, bo
                             int *ret_dirfd, char *name, size_t name_size,
                             confine_error *err) CONFINE_HIDDEN;
 
+/* The O_PATH directory fd the handle opened for the root at canonical
+ * `path` exactly (not one above it), or -1 (stage/apply.c). */
+int cf_fs_root_fd(const confine_fs *fs, const char *path) CONFINE_HIDDEN;
+
 #endif

@@ -530,6 +530,13 @@ int cf_fs_open_for_read(confine_fs *fs, const char *op, const char *path, int fl
 
 /* For the stage's apply (stage-apply.c): the same resolution and policy
  * decision a harness write gets, handing over the parent's descriptor. */
+int cf_fs_root_fd(const confine_fs *fs, const char *path) {
+	for (size_t i = 0; i < fs->n_roots; i++)
+		if (strcmp(fs->roots[i].path, path) == 0)
+			return fs->roots[i].fd;
+	return -1;
+}
+
 int cf_fs_resolve_for_write(confine_fs *fs, const char *op, const char *path, bool holds,
                             int *ret_dirfd, char *name, size_t name_size, confine_error *err) {
 	struct target t;

@@ -356,6 +356,18 @@ static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwr
 	if (cf_stage_join(real, sizeof real, root->real, rel) < 0 ||
 	    cf_stage_join(up, sizeof up, root->upper, rel) < 0)
 		return note(rep, shown, CONFINE_APPLY_FAILED, strerror(ENAMETOOLONG));
+	/* git's state in a repository the stage holds, or made (git-state.c) */
+	{
+		char gitdir[PATH_MAX], msg[4 * PATH_MAX + 128];
+		const char *which = NULL;
+		if (cf_stage_git_state(s, c->root, rel, gitdir, sizeof gitdir, &which)) {
+			snprintf(msg, sizeof msg,
+			         "apply \"%s\": denied by defaultProtections: %s/%s is what git reads, runs "
+			         "or obeys later in the repository %s",
+			         real, gitdir, which, gitdir);
+			return note(rep, shown, CONFINE_APPLY_REFUSED, msg);
+		}
+	}
 	if (st->conflict)
 		return note(rep, shown, st->check_failed ? CONFINE_APPLY_FAILED : CONFINE_APPLY_CONFLICT,
 		            st->conflict_msg);
@@ -460,6 +472,52 @@ static int check_all(confine_stage *s, step *steps, size_t n_steps, confine_erro
 	return 0;
 }
 
+/* Each staged root is the directory the stage was made from: the fd the
+ * file handle resolves every write beneath (opened once, by the path)
+ * has the device and inode the manifest recorded, and every check of
+ * this apply starts from that fd, never from the path again. A root
+ * moved aside and replaced by another directory, or by a link, since
+ * the run is refused whole: nothing of the stage would land where the
+ * run wrote. */
+static int hold_roots(confine_stage *s, confine_fs *fs, confine_error *err) {
+	for (size_t i = 0; i < s->n_roots; i++) {
+		cf_stage_root *root = &s->roots[i];
+		const cf_stage_entry *e = cf_stage_entry_of(s, i, "");
+		int fd = cf_fs_root_fd(fs, root->real), named;
+		struct stat st, at_name;
+		bool same;
+		if (fd >= 0 && fstat(fd, &st) < 0)
+			return cf_error_set(err, errno, CONFINE_E_FS, STAGE, errno,
+			                    "apply: cannot examine the staged root %s: %s", root->real,
+			                    strerror(errno));
+		/* and its path names that directory itself, not a link to it */
+		named = open(root->real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (named < 0 || fstat(named, &at_name) < 0 || !S_ISDIR(at_name.st_mode) ||
+		    (fd >= 0 && (at_name.st_dev != st.st_dev || at_name.st_ino != st.st_ino)))
+			fd = -1;
+		if (named >= 0)
+			close(named);
+		/* a manifest from before the root's identity was kept: its
+		 * own entry's inode */
+		same = fd >= 0 && S_ISDIR(st.st_mode) &&
+		       (root->has_id ? root->dev == (uint64_t)st.st_dev && root->ino == (uint64_t)st.st_ino
+		                     : e && e->ino == (uint64_t)st.st_ino);
+		if (!same)
+			return cf_error_set(err, ESTALE, CONFINE_E_DENIED, STAGE, 0,
+			                    "apply: the staged root %s is not the directory the run was "
+			                    "staged from (it was moved, replaced or made a symbolic link "
+			                    "since): nothing applied",
+			                    root->real);
+		root->fd = fd;
+	}
+	return 0;
+}
+
+static void release_roots(confine_stage *s) {
+	for (size_t i = 0; i < s->n_roots; i++)
+		s->roots[i].fd = -1;
+}
+
 int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwrite,
                         confine_apply_entry **ret, size_t *ret_n, confine_error *err) {
 	confine_policy *policy = NULL;
@@ -473,7 +531,7 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_apply needs a stage and result pointers");
 	if ((r = run_policy(s, &policy, err)) < 0 || (r = confine_fs_open(policy, &fs, err)) < 0 ||
-	    (r = cf_stage_collect(s, false, &ch, &n, err)) < 0)
+	    (r = hold_roots(s, fs, err)) < 0 || (r = cf_stage_collect(s, false, &ch, &n, err)) < 0)
 		goto out;
 	if (!(steps = calloc(2 * n + 1, sizeof *steps))) {
 		r = cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM, "out of memory");
@@ -516,6 +574,7 @@ out:
 		free(steps[i].conflict_msg);
 	free(steps);
 	cf_stage_changes_clear(ch, n);
+	release_roots(s);
 	confine_fs_free(fs);
 	confine_policy_free(policy);
 	return r;

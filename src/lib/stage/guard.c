@@ -39,7 +39,10 @@ int cf_stage_open_parent(const confine_stage *s, size_t root, const char *rel, b
                          size_t which_size) {
 	char prefix[PATH_MAX];
 	const char *p = rel, *slash;
-	int fd = open(s->roots[root].real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* during apply, the root it checked (apply.c's hold_roots) */
+	int fd = s->roots[root].fd >= 0
+	                 ? openat(s->roots[root].fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+	                 : open(s->roots[root].real, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while ((slash = strchr(p, '/'))) {

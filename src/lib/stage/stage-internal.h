@@ -44,6 +44,12 @@ typedef struct cf_stage_root {
 	char *upper; /* DIR/roots/N/upper */
 	cf_stage_entry *entries; /* sorted by path */
 	size_t n_entries;
+	/* its identity when the stage was made (has_id: the manifest says) */
+	bool has_id;
+	uint64_t dev, ino;
+	/* during apply: the root as apply's file handle opened it and checked
+	 * it against dev/ino (borrowed), which every check starts from; -1 */
+	int fd;
 } cf_stage_root;
 
 struct confine_stage {
@@ -111,6 +117,14 @@ int cf_stage_remove_checked(const confine_stage *stage, size_t root, int at, con
 
 /* Whether `name` (at `dirfd`) is an overlayfs whiteout. */
 bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CONFINE_HIDDEN;
+
+/* git-state.c: with the run's defaultProtections, whether `rel` below
+ * root `root` lies in a gitdir (a `.git`, or a bare repository in the
+ * stage or the real tree) at git's config, hooks, info, commondir or its
+ * rebase/sequencer state: the gitdir's real path to `gitdir`, the
+ * component to `*which`. */
+bool cf_stage_git_state(const confine_stage *s, size_t root, const char *rel, char *gitdir,
+                        size_t gitdir_size, const char **which) CONFINE_HIDDEN;
 
 /* "a/b" joined: `root` (absolute) and `rel` ("" allowed), into `out`. */
 int cf_stage_join(char *out, size_t size, const char *root, const char *rel) CONFINE_HIDDEN;

@@ -205,11 +205,21 @@ int confine_stage_create(const char *dir, const confine_policy *policy, confine_
 	                  ns_of(now), policy->default_protections ? "true" : "false");
 	for (size_t i = 0; r == 0 && roots[i]; i++) {
 		struct stat st;
+		/* The root's identity: apply refuses a root replaced since
+		 * (moved aside, a new directory or a link put at its path). */
+		int rootfd = open(roots[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (rootfd < 0 || fstat(rootfd, &st) < 0) {
+			r = -errno;
+			if (rootfd >= 0)
+				close(rootfd);
+			break;
+		}
 		r = cf_buf_puts(&b, "{\"root\":");
 		if (r == 0)
 			r = put_string(&b, roots[i]);
 		if (r == 0)
-			r = cf_buf_puts(&b, "},\n");
+			r = cf_buf_printf(&b, ",\"dev\":%" PRIu64 ",\"ino\":%" PRIu64 "},\n",
+			                  (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 		for (const char *part = "upper"; r == 0 && part; part = strcmp(part, "upper") == 0 ? "work" : NULL) {
 			snprintf(path, sizeof path, "%s/roots", dir);
 			(void)mkdir(path, 0700);
@@ -221,22 +231,16 @@ int confine_stage_create(const char *dir, const confine_policy *policy, confine_
 		}
 		/* overlayfs's root takes the upper directory's attributes: give it
 		 * the real root's permission bits. */
-		if (r == 0 && stat(roots[i], &st) == 0) {
+		if (r == 0) {
 			snprintf(path, sizeof path, "%s/roots/%zu/upper", dir, i);
 			(void)chmod(path, st.st_mode & 07777);
 		}
-		if (r == 0) {
-			int rootfd = open(roots[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (rootfd < 0)
+		if (r == 0 && (fstat(rootfd, &st) < 0 || (r = put_entry(&b, i, "", &st)) < 0 ||
+		               (r = walk(&b, i, rootfd, "", &count)) < 0)) {
+			if (r == 0)
 				r = -errno;
-			else if (fstat(rootfd, &st) < 0 || (r = put_entry(&b, i, "", &st)) < 0 ||
-			         (r = walk(&b, i, rootfd, "", &count)) < 0) {
-				if (r == 0)
-					r = -errno;
-			}
-			if (rootfd >= 0)
-				close(rootfd);
 		}
+		close(rootfd);
 	}
 	for (size_t i = 0; r == 0 && policy->protected_paths && policy->protected_paths[i]; i++) {
 		r = cf_buf_puts(&b, "{\"protected\":");
@@ -352,6 +356,12 @@ static int read_manifest(confine_stage *s, const char *text, confine_error *err)
 			snprintf(upper, sizeof upper, "%s/roots/%zu/upper", s->dir, s->n_roots);
 			s->roots[s->n_roots].real = get_string(line, "root");
 			s->roots[s->n_roots].upper = strdup(upper);
+			s->roots[s->n_roots].fd = -1;
+			if (get_number(line, "dev", &v) && v >= 0) {
+				s->roots[s->n_roots].dev = (uint64_t)v;
+				s->roots[s->n_roots].has_id = get_number(line, "ino", &v) && v >= 0;
+				s->roots[s->n_roots].ino = (uint64_t)v;
+			}
 			s->n_roots++;
 			if (!s->roots[s->n_roots - 1].real || !s->roots[s->n_roots - 1].upper)
 				return oom(err);

@@ -11,7 +11,10 @@ link, gives a `stage diff --patch` that
 - a copy whose binary file differs from the one the patch names is refused
   by `git apply --check` (the control: the check can fail);
 - names each change it leaves out (`.git`, another root) in a `# confine:`
-  line, and the `.git` changes are listed apart in `--json`'s `git`."""
+  line, and the `.git` changes are listed apart in `--json`'s `git`;
+- apply refuses git's rebase/sequencer state and a bare repository's
+  config and hooks the stage holds (the later, unconfined `git rebase
+  --continue` and `git push` as the oracle, with the unconfined control)."""
 import json
 import os
 import shutil
@@ -145,7 +148,87 @@ def case_patch(confine, runner, base):
     check(not differ, "stage apply gives the same tree", differ)
 
 
-CASES = [case_patch]
+def git_ok(cwd, *args, **kw):
+    r = subprocess.run(GIT + list(args), cwd=cwd, capture_output=True, text=True, timeout=120,
+                       **kw)
+    check(r.returncode == 0, "git " + " ".join(args), r.stderr)
+    return r
+
+
+def paused_rebase(base, name):
+    """A repository with an interactive rebase stopped at a `break`: the
+    next `git rebase --continue` obeys .git/rebase-merge/git-rebase-todo."""
+    ws = os.path.join(base, name)
+    os.makedirs(ws)
+    git_ok(ws, "init", "-q")
+    for n in ("one", "two"):
+        with open(os.path.join(ws, n), "w") as f:
+            f.write(n + "\n")
+        git_ok(ws, "add", n)
+        git_ok(ws, "commit", "-q", "-m", n)
+    git_ok(ws, "rebase", "-q", "-i", "HEAD~1",
+           env=dict(os.environ, GIT_SEQUENCE_EDITOR="sed -i '1i break'"))
+    check(os.path.isdir(os.path.join(ws, ".git", "rebase-merge")), "the rebase is paused")
+    return ws
+
+
+# What the command plants: an `exec` line in the paused rebase's todo, a
+# cherry-pick's sequencer todo, and a bare repository with a pre-receive
+# hook (run by the next `git push` into it).
+PLANT = r"""
+set -e
+printf 'exec touch %(mark)s.rebase\n' >> .git/rebase-merge/git-rebase-todo
+mkdir -p .git/sequencer && printf 'exec touch %(mark)s.seq\n' > .git/sequencer/todo
+git init -q --bare evil.git
+printf '#!/bin/sh\ntouch %(mark)s.push\n' > evil.git/hooks/pre-receive
+chmod +x evil.git/hooks/pre-receive
+echo fine > fine.txt
+"""
+
+
+def later_git(ws, mark):
+    """The later, unconfined git: which of the plants ran."""
+    subprocess.run(GIT + ["rebase", "--continue"], cwd=ws, capture_output=True, timeout=120,
+                   env=dict(os.environ, GIT_EDITOR="true"))
+    if os.path.isdir(os.path.join(ws, "evil.git")):
+        subprocess.run(GIT + ["push", "-q", os.path.join(ws, "evil.git"), "HEAD:refs/heads/x"],
+                       cwd=ws, capture_output=True, timeout=120)
+    return {k for k in ("rebase", "push") if os.path.exists("%s.%s" % (mark, k))}
+
+
+def case_git_state(confine, runner, base):
+    """Red team round 4, F4: apply never lands git's rebase/sequencer state
+    or a bare repository's config and hooks (doc/SPEC.md 21)."""
+    # the control: the same plant unconfined; the later git runs both
+    ws = paused_rebase(base, "control")
+    mark = os.path.join(base, "control-mark")
+    r = subprocess.run(["sh", "-c", PLANT % {"mark": mark}], cwd=ws, capture_output=True,
+                       text=True)
+    check(r.returncode == 0, "control plant", r.stderr)
+    check(later_git(ws, mark) == {"rebase", "push"}, "control: the later git ran the plants",
+          later_git(ws, mark))
+
+    ws = paused_rebase(base, "repo")
+    mark = os.path.join(base, "staged-mark")
+    stage = os.path.join(base, "stage")
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--", "sh", "-c",
+             PLANT % {"mark": mark}], cwd=ws)
+    check(r.returncode == 0, "staged run", r.stderr)
+    a = run([confine, "stage", "apply", stage, "--json"])
+    check(a.returncode == 1, "apply: some refused", (a.returncode, a.stderr))
+    results = {e["path"]: e for e in json.loads(a.stdout)["results"]}
+    check(results["fine.txt"]["outcome"] == "applied", "an ordinary file lands", results)
+    for p in (".git/rebase-merge/git-rebase-todo", ".git/sequencer", ".git/sequencer/todo",
+              "evil.git/config", "evil.git/hooks", "evil.git/hooks/pre-receive"):
+        check(p in results and results[p]["outcome"] == "refused" and
+              "denied by defaultProtections" in results[p]["message"],
+              "apply: git's state refused", (p, results.get(p)))
+    check(not os.path.exists(os.path.join(ws, ".git", "sequencer")), "no sequencer state lands")
+    check(later_git(ws, mark) == set(), "the later git ran a plant apply landed",
+          later_git(ws, mark))
+
+
+CASES = [case_patch, case_git_state]
 
 
 def main():

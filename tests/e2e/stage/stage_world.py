@@ -13,6 +13,8 @@ created user:
 - a host-side edit of a file after the run began is a named conflict, the
   rest is applied, --overwrite applies it;
 - a protected path (.git/hooks, .git/config) is never applied;
+- a workspace root replaced after the run (moved aside and a new
+  directory or a link put at its path) is refused whole by apply;
 - kill -9 of confine mid-run leaves the tree as it was, nothing of the run
   survives, and the stage is readable and discardable;
 - a stage inside the workspace, or not empty, is refused before anything
@@ -193,6 +195,37 @@ def case_protected(confine, runner, base):
     check(not os.path.exists(os.path.join(ws, ".git/hooks/post-checkout")), "no hook lands")
     after = snapshot(ws)
     check(after.get(".git/config") == before.get(".git/config"), ".git/config unchanged")
+
+
+def case_root_replaced(confine, runner, base):
+    """Red team round 4, F7: the workspace root moved aside after the run
+    and another directory (or a link, even to the original) put at its
+    path: apply refuses, naming the root, and nothing lands anywhere; the
+    control: the root put back, the same stage applies."""
+    ws, wr = make_tree(base)
+    stage = os.path.join(base, "stage")
+    r = staged_run(confine, runner, ws, wr, stage, ["sh", "-c", "echo staged > new.txt"])
+    check(r.returncode == 0, "staged run", r.stderr)
+    aside = ws + ".aside"
+    os.rename(ws, aside)
+    for how in ("a new directory", "a symbolic link to the original"):
+        if how == "a new directory":
+            os.mkdir(ws)
+        else:
+            os.rmdir(ws)
+            os.symlink(aside, ws)
+        a = run([confine, "stage", "apply", stage])
+        check(a.returncode == 125 and ws in a.stderr and "not the directory the run was staged"
+              in a.stderr, "apply into a replaced root: refused, naming it",
+              (how, a.returncode, a.stdout, a.stderr))
+        check(not os.path.exists(os.path.join(ws, "new.txt")) and
+              not os.path.exists(os.path.join(aside, "new.txt")),
+              "apply into a replaced root: nothing landed", how)
+    os.unlink(ws)
+    os.rename(aside, ws)
+    a = run([confine, "stage", "apply", stage])
+    check(a.returncode == 0 and open(os.path.join(ws, "new.txt")).read() == "staged\n",
+          "control: the root put back, the stage applies", (a.returncode, a.stdout, a.stderr))
 
 
 def case_kill9(confine, runner, base):
@@ -519,7 +552,8 @@ def case_host_under_every_kind(confine, runner, base):
 
 
 
-CASES = [case_world, case_discard, case_conflict, case_protected, case_kill9, case_refusals,
+CASES = [case_world, case_discard, case_conflict, case_protected, case_root_replaced, case_kill9,
+         case_refusals,
          case_opaque_and_link_out, case_no_userns, case_clause_and_require_full,
          case_host_below_deleted_dir, case_host_under_every_kind]
 
