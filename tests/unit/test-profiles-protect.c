@@ -404,6 +404,21 @@ static void test_home_entries(void **state) {
 	free(saved);
 }
 
+/* An unknown `unprotect` name is refused naming every entry, the last
+ * one included (the list is never cut as the table grows). */
+static void test_unprotect_names_every_entry(void **state) {
+	const cf_later_entry *last = &cf_later_entries[cf_later_count - 1];
+	confine_error err = { 0 };
+	char tail[128];
+	(void)state;
+	assert_int_equal(cf_later_check_unprotect(".nope", &err), -EINVAL);
+	assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+	for (size_t i = 0; i < cf_later_count; i++)
+		assert_non_null(strstr(err.message, cf_later_entries[i].name));
+	snprintf(tail, sizeof tail, "%s%s)", last->name, last->dir ? "/" : "");
+	assert_non_null(strstr(err.message, tail));
+}
+
 static void test_read_only_protects_nothing(void **state) {
 	static const char *const tree[] = { REPO("ws"), NULL };
 	confine_policy *p = NULL;
@@ -552,6 +567,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_protection_table, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_home_entries, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_bwrap_tokens, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unenforced, fresh, cleanup),
