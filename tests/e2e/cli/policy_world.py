@@ -387,6 +387,20 @@ def test_env(w):
         check("MY_SERVICE_TOKEN=kept" in out.splitlines(), "env: include lost", out)
         check("PLAIN_VAR=plain" in out.splitlines(), "env: inherited lost", out)
         check("SET_ME=1" in out.splitlines(), "env: set lost", out)
+    # R4-F5: session secrets, connection strings, *_PASS, *_PW and any value
+    # holding a URL with a password are dropped; the login session's names stay
+    r4 = {"BW_SESSION": "r4-bw", "AZURE_STORAGE_CONNECTION_STRING": "r4-az",
+          "SMTP_PASS": "r4-smtp", "DB_PW": "r4-pw",
+          "PG_URL": "postgres://app:r4-url@db/x",
+          "DBUS_SESSION_BUS_ADDRESS": "unix:path=/r4/bus", "XDG_SESSION_TYPE": "r4-tty",
+          "GIT_REMOTE": "ssh://git@r4.example/a"}
+    env4 = dict(os.environ, **r4)
+    for code, out, err, _ in w.both("read-only", [], "env", env4):
+        for secret in ("r4-bw", "r4-az", "r4-smtp", "r4-pw", "r4-url"):
+            check(secret not in out, "env (R4-F5): %s passed" % secret, out)
+        for name in ("DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_TYPE", "GIT_REMOTE"):
+            check("%s=%s" % (name, r4[name]) in out.splitlines(), "env (R4-F5): %s lost" % name,
+                  out)
     results = w.both("read-only", ["--env-inherit", "none", "--env-include", "PLAIN_VAR"],
                      "echo \"[$PLAIN_VAR][$HOME]\"", env)
     for code, out, err, _ in results:
