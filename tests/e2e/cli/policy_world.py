@@ -721,8 +721,46 @@ def test_refusals(w):
               "protectedPaths" in done.stderr, "requireFull", done.stderr)
 
 
+def test_config_the_run_may_write(w):
+    # R4-F11: a configuration inside the workspace (or hard-linked there)
+    # is refused before anything runs; the control shows a confined run
+    # rewrites it (the next run's policy), and read-only may use it
+    inside = os.path.join(w.ws, "confine.json")
+    marker = os.path.join(w.ws, "r4f11-ran")
+    shutil.copy(w.config, inside)
+    control = w.bash("workspace-write", [], "echo '{\"mode\": \"danger-full-access\"}' > "
+                     "confine.json")
+    check(control["exitCode"] == 0 and "danger-full-access" in open(inside).read(),
+          "control: the run did not rewrite the configuration in the workspace", control)
+    shutil.copy(w.config, inside)
+    for door in ("run", "wrap"):
+        done = subprocess.run([w.confine, door, "--config", inside, "--runner", w.runner, "-m",
+                               "workspace-write", "-w", w.ws, "--", "touch", marker],
+                              capture_output=True, text=True)
+        check(done.returncode == 125 and "INVALID_CONFIG" in done.stdout + done.stderr
+              if door == "wrap" else done.returncode == 125, "%s took %s" % (door, inside),
+              done.stdout + done.stderr)
+        check("lies inside the run's writable root" in done.stderr and inside in done.stderr
+              and not os.path.exists(marker), "%s: the refusal names the file" % door,
+              done.stderr)
+    done = subprocess.run([w.confine, "run", "--config", inside, "--runner", w.runner, "-m",
+                           "read-only", "-w", w.ws, "--", "true"], capture_output=True, text=True)
+    check(done.returncode == 0, "read-only refused a configuration it cannot write", done.stderr)
+    os.unlink(inside)
+    os.link(w.config, inside)
+    try:
+        done = subprocess.run([w.confine, "run", "--config", w.config, "--runner", w.runner,
+                               "-m", "workspace-write", "-w", w.ws, "--", "touch", marker],
+                              capture_output=True, text=True)
+        check(done.returncode == 125 and "hard links" in done.stderr and
+              not os.path.exists(marker), "a configuration linked into the workspace",
+              done.stderr)
+    finally:
+        os.unlink(inside)
+
+
 USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_keeps_listing",
-             "test_refusals")
+             "test_refusals", "test_config_the_run_may_write")
 
 
 def main():
@@ -759,7 +797,8 @@ def cases(confine, launcher, runner, only):
                  test_deny_read, test_deny_read_keeps_listing, test_deny_read_patterns, test_env, test_network,
                  test_denials,
                  test_multiprocessing,
-                 test_cc_read_only, test_temp_area_workspace_write, test_refusals]
+                 test_cc_read_only, test_temp_area_workspace_write, test_refusals,
+                 test_config_the_run_may_write]
         for t in tests:
             if only is not None and t.__name__ not in only:
                 continue
