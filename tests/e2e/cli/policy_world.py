@@ -283,6 +283,43 @@ def test_deny_read(w):
     os.unlink(outside)
 
 
+def test_deny_read_hard_link(w):
+    """R4-F8: a denied file with a second name (a hard link) in the
+    workspace: the command reads the content through the link (the
+    control: the attack works), and the report says denyRead partial,
+    naming the links; without the link it is enforced (the check can
+    fail)."""
+    outside = os.path.join(w.other, "id_ed25519")
+    link = os.path.join(w.ws, "innocent.txt")
+    with open(outside, "w") as f:
+        f.write(SECRET + "\n")
+
+    def status(clauses):
+        return [(c["status"], c["reason"] or "") for c in clauses
+                if c["clause"] == "denyRead" and c["subject"] == outside]
+    try:
+        out = w.bash("read-only", ["--deny-read", outside], "cat '%s'; echo done" % outside)
+        check(SECRET not in out["stdout"], "denyRead: the file itself was read", out["stdout"])
+        check([s for s, _ in status(out["sandbox"]["clauses"])] == ["enforced"],
+              "denyRead with one link is not enforced", status(out["sandbox"]["clauses"]))
+        os.link(outside, link)
+        for mode in ("read-only", "workspace-write"):
+            out = w.bash(mode, ["--deny-read", outside], "cat innocent.txt")
+            check(SECRET in out["stdout"],
+                  "control (%s): the link did not read the denied content" % mode, out)
+            got = status(out["sandbox"]["clauses"])
+            check(len(got) == 1 and got[0][0] == "partial" and "hard links" in got[0][1],
+                  "denyRead with a hard link is not reported partial (%s)" % mode, got)
+            wrapped = w.wrap(mode, ["--deny-read", outside], ["cat", "innocent.txt"])
+            got = status(wrapped["clauses"])
+            check(len(got) == 1 and got[0][0] == "partial" and "hard links" in got[0][1],
+                  "wrap: denyRead with a hard link is not reported partial (%s)" % mode, got)
+    finally:
+        for path in (link, outside):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
 def test_deny_read_keeps_listing(w):
     """A denied path's ancestors stay listable (issue 28.4, doc/SPEC.md
     15): `ls /`, `ls` of the home that holds the denied `.ssh`, `find .`
@@ -759,7 +796,8 @@ def test_config_the_run_may_write(w):
         os.unlink(inside)
 
 
-USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_keeps_listing",
+USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_hard_link",
+             "test_deny_read_keeps_listing",
              "test_refusals", "test_config_the_run_may_write")
 
 
@@ -794,7 +832,8 @@ def cases(confine, launcher, runner, only):
             return "runner %s is not usable here: %s" % (runner, probe.stderr)
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
-                 test_deny_read, test_deny_read_keeps_listing, test_deny_read_patterns, test_env, test_network,
+                 test_deny_read, test_deny_read_hard_link, test_deny_read_keeps_listing,
+                 test_deny_read_patterns, test_env, test_network,
                  test_denials,
                  test_multiprocessing,
                  test_cc_read_only, test_temp_area_workspace_write, test_refusals,
