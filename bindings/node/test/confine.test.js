@@ -575,9 +575,9 @@ test('a config the run may write is refused (R4-F11)', async () => {
   const inside = path.join(ws, 'confine.json');
   fs.copyFileSync(configPath, inside);
   const marker = path.join(ws, 'r4f11-ran');
-  for (const call of [confine.run(['touch', marker], opts(ws, { config: inside, mode: 'workspace-write' })),
-    confine.wrap(['true'], opts(ws, { config: inside, mode: 'workspace-write' }))]) {
-    await assert.rejects(call, (e) => e instanceof confine.InvalidConfigError && e.message.includes(inside) &&
+  for (const call of [() => confine.run(['touch', marker], opts(ws, { config: inside, mode: 'workspace-write' })),
+    () => confine.wrap(['true'], opts(ws, { config: inside, mode: 'workspace-write' }))]) {
+    await assert.rejects(call(), (e) => e instanceof confine.InvalidConfigError && e.message.includes(inside) &&
       e.message.includes("lies inside the run's writable root"));
   }
   assert.ok(!fs.existsSync(marker));
