@@ -213,7 +213,10 @@ CONFINE_API int confine_env_inherit_parse(const char *text, confine_env_inherit 
  * A variable of the caller's environment is kept when
  *   (inherit == ALL or it matches an `include`) and
  *   (it matches an `include` or it matches no `exclude` and, with
- *    default_excludes, none of *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*)
+ *    default_excludes, none of confine_env_default_excludes() unless it is
+ *    one of the login session's names (DBUS_SESSION_BUS_ADDRESS,
+ *    XDG_SESSION_*, ...), and its value holds no URL with a password,
+ *    `scheme://user:password@`; doc/SPEC.md 15, "Environment")
  * ("include wins"); then every `set` entry NAME=VALUE replaces or adds NAME.
  */
 typedef struct confine_env_policy {
@@ -225,7 +228,9 @@ typedef struct confine_env_policy {
 } confine_env_policy;
 
 /* The names the default excludes drop (case-insensitive), NULL-terminated:
- * "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*". Static. */
+ * "*KEY*", "*SECRET*", "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*", ...,
+ * "*SESSION*", "*CONNECTION_STRING*", "*_PASS", "*_PW" (doc/SPEC.md 15,
+ * "Environment"). Static. */
 CONFINE_API const char *const *confine_env_default_excludes(void);
 
 /*

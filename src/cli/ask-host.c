@@ -220,6 +220,7 @@ static bool interpreter_of(const char *real, char out[PATH_MAX]) {
 static int refuse_unsafe(const cli_context *ctx, const char *command, const char *what,
                          const char *real) {
 	char why[PATH_MAX + 128];
+	struct stat st;
 	const char *area = cli_trust_writable_area(ctx->policy, real);
 	if (area)
 		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
@@ -230,6 +231,16 @@ static int refuse_unsafe(const cli_context *ctx, const char *command, const char
 		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
 		                  "--ask-host \"%s\": %s%s: another user could replace the decider",
 		                  command, what, why);
+	/* A second name of the same file may lie where the run writes: the
+	 * run would rewrite the decider through it (R4-F6). A link shares the
+	 * file's filesystem, so only a writable place there can hold one. */
+	if (stat(real, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+	    (area = cli_trust_writable_on_device(ctx->policy, st.st_dev)) != NULL)
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": %s%s has %lu hard links, and the run may write "
+		                  "\"%s\" on the same filesystem: a link there would let the confined "
+		                  "command rewrite the decider that judges it (use a copy with one link)",
+		                  command, what, real, (unsigned long)st.st_nlink, area);
 	return 0;
 }
 

@@ -52,6 +52,24 @@ const char *cli_trust_writable_area(const confine_policy *policy, const char *pa
 	return NULL;
 }
 
+static bool on_device(const char *path, dev_t dev) {
+	struct stat st;
+	return path && stat(path, &st) == 0 && st.st_dev == dev;
+}
+
+const char *cli_trust_writable_on_device(const confine_policy *policy, dev_t dev) {
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && on_device(policy->workspace_root, dev))
+		return policy->workspace_root;
+	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
+		if (on_device(policy->writable_roots[i], dev))
+			return policy->writable_roots[i];
+	if (on_device(policy->temp_dir, dev))
+		return policy->temp_dir;
+	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && on_device("/dev/shm", dev))
+		return "/dev/shm";
+	return NULL;
+}
+
 bool cli_trust_owned_safely(const char *real, char *why, size_t size) {
 	char path[PATH_MAX];
 	snprintf(path, sizeof path, "%s", real);

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <confine.h>
 
@@ -16,6 +17,11 @@ bool cli_trust_at_or_under(const char *path, const char *root);
  * (the workspace under workspace-write, a writable root, one to be made,
  * the run's temp directory, /dev/shm under workspace-write), or NULL. */
 const char *cli_trust_writable_area(const confine_policy *policy, const char *path);
+
+/* A place of `policy` the confined command may write (as
+ * cli_trust_writable_area lists them) that lies on filesystem `dev`, or
+ * NULL: where a hard link to a file of `dev` could be (R4-F6). */
+const char *cli_trust_writable_on_device(const confine_policy *policy, dev_t dev);
 
 /* Whether canonical `real` and each directory above it are owned by root
  * or the caller and writable by neither group nor others (a sticky

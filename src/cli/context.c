@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "ask-trust.h"
 #include "context.h"
 #include "output.h"
 
@@ -327,6 +329,33 @@ void cli_stage_drop(cli_context *ctx) {
 		(void)confine_stage_discard(ctx->policy->stage_dir, NULL);
 }
 
+/* The configuration is not the run's to change (doc/SPEC.md 16, "A
+ * configuration the run may write"; R4-F11): a file inside a place the
+ * confined command may write, or with a second name (a hard link) on a
+ * filesystem where it may write, could be rewritten by this run and set
+ * the next run's policy. Refused before anything runs. */
+static int refuse_writable_config(cli_context *ctx) {
+	const char *path = ctx->config.path;
+	char real[PATH_MAX];
+	const char *area;
+	struct stat st;
+	if (!path || !confine_mode_is_confined(ctx->policy->mode) || !realpath(path, real))
+		return 0;
+	if ((area = cli_trust_writable_area(ctx->policy, real)) != NULL)
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "%s: the configuration lies inside the run's writable root \"%s\": "
+		                  "the confined command could rewrite the policy of the next run",
+		                  path, area);
+	if (stat(real, &st) == 0 && st.st_nlink > 1 &&
+	    (area = cli_trust_writable_on_device(ctx->policy, st.st_dev)) != NULL)
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "%s: the configuration has %lu hard links, and the run may write "
+		                  "\"%s\" on the same filesystem: the confined command could rewrite "
+		                  "the policy of the next run through a link there",
+		                  path, (unsigned long)st.st_nlink, area);
+	return 0;
+}
+
 int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {
 	int status;
 	memset(ctx, 0, sizeof *ctx);
@@ -338,6 +367,8 @@ int cli_context_open(cli_context *ctx, const cli_args *args, bool with_policy) {
 	if (with_policy && (status = resolve_policy(ctx)) != 0)
 		return status;
 	if (with_policy && (status = build_policy_options(ctx)) != 0)
+		return status;
+	if (with_policy && (status = refuse_writable_config(ctx)) != 0)
 		return status;
 	return 0;
 }

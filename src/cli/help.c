@@ -84,6 +84,8 @@ const char *cli_help_hint(cli_command command) {
 	"                        keep *KEY* *SECRET* *TOKEN* *PASSWORD* *CREDENTIAL*\n"        \
 	"                        *PASSWD* *PASSPHRASE* *_PWD *_PAT *_AUTH *AUTH_CONFIG*\n"    \
 	"                        *JWT* *COOKIE* *WEBHOOK* *DSN* *DATABASE_URL*\n"            \
+	"                        *SESSION* (not the login session's) *CONNECTION_STRING*\n"  \
+	"                        *_PASS *_PW, and values holding scheme://user:pw@\n"        \
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"

@@ -4,7 +4,11 @@
  * context.c and here, through output.c) {"error":{...}} with exit 125. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "launcher-args.h"
 
 #include "context.h"
 #include "output.h"
@@ -59,6 +63,28 @@ static json_t *rule_json(const confine_rule *rule) {
 
 /* Long on purpose: it builds one JSON object field by field, in the order
  * the contract lists them (doc/SPEC.md 10). */
+/* The library names the calling process as the argv's spawner (its
+ * lifeline, doc/SPEC.md 13, "The wrap argv's lifeline"); this process
+ * only prints the argv and exits: the harness that spawns it is our parent.
+ * Only a --starter before the runner's first "--" is the launcher's (the
+ * command after it is the caller's, untouched). */
+static int name_the_harness(confine_argv *confined) {
+	char pid[16];
+	snprintf(pid, sizeof pid, "%ld", (long)getppid());
+	for (size_t i = 0; confined->argv[i] && strcmp(confined->argv[i], LAUNCHER_ARG_END) != 0;
+	     i++) {
+		char *copy;
+		if (strcmp(confined->argv[i], LAUNCHER_ARG_STARTER) != 0 || !confined->argv[i + 1])
+			continue;
+		if (!(copy = strdup(pid)))
+			return -ENOMEM;
+		free(confined->argv[i + 1]);
+		confined->argv[i + 1] = copy;
+		return 0;
+	}
+	return 0;
+}
+
 int cli_command_wrap(cli_context *ctx) {
 	const cli_args *args = ctx->args;
 	confine_argv *confined = NULL;
@@ -133,6 +159,11 @@ int cli_command_wrap(cli_context *ctx) {
 		                    &confined, &err) < 0) {
 			json_decref(env_json);
 			return cli_report_error(ctx, &err);
+		}
+		if (name_the_harness(confined) < 0) {
+			json_decref(env_json);
+			confine_argv_free(confined);
+			return cli_report(ctx, CONFINE_E_SYSTEM, "out of memory");
 		}
 		r = strict_string_array(confined->argv, &argv_json, &bad);
 		if (r == 0)

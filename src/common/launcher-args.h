@@ -56,6 +56,12 @@
  * links in a bind's source and target, so a component swapped for a link
  * between `wrap` and the spawn moved a writable bind onto another tree). */
 #define LAUNCHER_ARG_IDENTITY "--identity"
+/* --starter PID: without a status channel, the process that must be the
+ * launcher's parent when it starts (the harness a `wrap` argv was made
+ * for: its lifeline, doc/SPEC.md 13, "The wrap argv's lifeline"; red team
+ * R4-F2). Another parent (init or a subreaper: the harness died before
+ * the spawn) runs nothing. */
+#define LAUNCHER_ARG_STARTER "--starter"
 /* Ends the flags; the command follows. */
 #define LAUNCHER_ARG_END "--"
 
@@ -83,6 +89,7 @@ enum launcher_flag {
 	LAUNCHER_FLAG_TEMP_SIZE,
 	LAUNCHER_FLAG_PRIVATE_SHM,
 	LAUNCHER_FLAG_IDENTITY,
+	LAUNCHER_FLAG_STARTER,
 	LAUNCHER_FLAG_COUNT,
 	LAUNCHER_FLAG_UNKNOWN = -1,
 };
@@ -151,6 +158,7 @@ static inline const struct launcher_flag_def *launcher_flag_def(enum launcher_fl
 		[LAUNCHER_FLAG_TEMP_SIZE] = { LAUNCHER_ARG_TEMP_SIZE, true, 1 },
 		[LAUNCHER_FLAG_PRIVATE_SHM] = { LAUNCHER_ARG_PRIVATE_SHM, false, 1 },
 		[LAUNCHER_FLAG_IDENTITY] = { LAUNCHER_ARG_IDENTITY, true, LAUNCHER_IDENTITIES_MAX },
+		[LAUNCHER_FLAG_STARTER] = { LAUNCHER_ARG_STARTER, true, 1 },
 	};
 
 	return flag >= 0 && flag < LAUNCHER_FLAG_COUNT ? &defs[flag] : NULL;

@@ -57,6 +57,25 @@ static bool parse_descriptor(const char *text, int *ret_fd)
 	return true;
 }
 
+/* --starter PID: decimal, 1 to 2^31 - 1 (at most 10 digits). */
+static bool parse_pid(const char *text, int *ret_pid)
+{
+	long long value = 0;
+	size_t i;
+
+	if (text[0] == '\0' || strlen(text) > 10)
+		return false;
+	for (i = 0; text[i] != '\0'; i++) {
+		if (text[i] < '0' || text[i] > '9')
+			return false;
+		value = value * 10 + (text[i] - '0');
+	}
+	if (value < 1 || value > 2147483647LL)
+		return false;
+	*ret_pid = (int)value;
+	return true;
+}
+
 /* --temp-size BYTES:PATH: decimal bytes within the bounds, then an
  * absolute path. */
 static bool parse_temp_size(const char *text, struct invocation *parsed)
@@ -160,6 +179,11 @@ enum usage_error parse_arguments(int argc, char **argv, struct invocation *ret_i
 					*bad_argument = missing ? "" : argv[i + 1];
 					return USAGE_BAD_IDENTITY;
 				}
+			} else if (flag == LAUNCHER_FLAG_STARTER) {
+				if (missing || !parse_pid(argv[i + 1], &parsed.starter)) {
+					*bad_argument = missing ? "" : argv[i + 1];
+					return USAGE_BAD_STARTER;
+				}
 			} else if (flag == LAUNCHER_FLAG_STATUS_FD) {
 				if (missing || !parse_descriptor(argv[i + 1], &parsed.status_fd))
 					return USAGE_STATUS_FD_REQUIRES_NUMBER;
@@ -256,6 +280,10 @@ int report_usage_error(enum usage_error error, const char *bad_argument)
 	case USAGE_BAD_IDENTITY:
 		report_failure("usage error: --identity requires DEV:INO:PATH (decimal numbers, "
 			       "PATH absolute): %s", bad_argument);
+		break;
+	case USAGE_BAD_STARTER:
+		report_failure("usage error: --starter requires a process id (decimal, 1 or more): %s",
+			       bad_argument);
 		break;
 	case USAGE_OK:
 		break;

@@ -7,7 +7,8 @@
  *                 --allow-unix-socket PATH |
  *                 --status-fd N | --best-effort | --deny-network |
  *                 --require-supervisor | --rlimit NAME=N |
- *                 --temp-size BYTES:PATH | --identity DEV:INO:PATH]...
+ *                 --temp-size BYTES:PATH | --identity DEV:INO:PATH |
+ *                 --starter PID]...
  *                 -- PROGRAM [ARG...]
  *   landlock-run --probe
  */
@@ -26,6 +27,9 @@ struct invocation {
 	/* the supervisor's absence is a launcher failure, not a partial run */
 	bool require_supervisor;
 	int status_fd;     /* -1: none */
+	/* --starter PID: the parent the launcher must have (launcher-args.h);
+	 * 0: whichever it has */
+	int starter;
 	/* The network allowlist (--proxy-allow, with --deny-network): the
 	 * launcher hosts the proxy (proxy.h). */
 	bool proxy;
@@ -53,6 +57,7 @@ struct invocation {
 
 enum usage_error {
 	USAGE_OK,
+	USAGE_BAD_STARTER,
 	USAGE_PROBE_TAKES_NO_ARGUMENTS,
 	USAGE_RO_REQUIRES_PATH,
 	USAGE_RW_REQUIRES_PATH,

@@ -408,6 +408,17 @@ int main(int argc, char **argv)
 				report_failure("the process that started landlock-run is gone");
 				return LAUNCHER_EXIT_FAILURE;
 			}
+			/* The harness the argv was made for died before the
+			 * spawn: the parent is init or a subreaper, whose death
+			 * is no harness's, and the run would go on orphaned
+			 * (R4-F2). A reaper was alive when the harness died, so
+			 * its pid is never the harness's. */
+			if (invocation.starter > 0 && getppid() != invocation.starter) {
+				report_failure("the process the argv was made for (pid %d) is not its "
+					       "parent (pid %d): it is gone, and nothing runs without "
+					       "it", invocation.starter, (int)getppid());
+				return LAUNCHER_EXIT_FAILURE;
+			}
 			/* No channel: the spawner is not ours (a `wrap` argv's
 			 * harness). The spawned process stays a waiter; its
 			 * keeper goes on from here (lifeline.h). */

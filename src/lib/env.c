@@ -17,14 +17,25 @@
 #define PATTERN_MAX 255
 
 /* doc/SPEC.md 15, "Environment": the first five the origin's; the rest
- * names the outside red team found passed (MYSQL_PWD, GITHUB_PAT, NPM_AUTH,
- * DOCKER_AUTH_CONFIG, CI_JOB_JWT, SENTRY_DSN, SLACK_WEBHOOK_URL,
- * DATABASE_URL with its password, ...). Not *AUTH* (GIT_AUTHOR_NAME) nor
- * *SESSION* (DBUS_SESSION_BUS_ADDRESS). */
+ * names outside red teams found passed (round 3: MYSQL_PWD, GITHUB_PAT,
+ * NPM_AUTH, DOCKER_AUTH_CONFIG, CI_JOB_JWT, SENTRY_DSN, SLACK_WEBHOOK_URL,
+ * DATABASE_URL with its password, ...; round 4, R4-F5: BW_SESSION,
+ * OP_SESSION_*, AZURE_STORAGE_CONNECTION_STRING, SMTP_PASS, DB_PW). Not
+ * *AUTH* (GIT_AUTHOR_NAME). */
 static const char *const default_excludes[] = {
 	"*KEY*",      "*SECRET*",     "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*",  "*PASSWD*",
 	"*PASSPHRASE*", "*_PWD",      "*_PAT",   "*_AUTH",     "*AUTH_CONFIG*", "*JWT*",
-	"*COOKIE*",   "*WEBHOOK*",    "*DSN*",   "*DATABASE_URL*", NULL,
+	"*COOKIE*",   "*WEBHOOK*",    "*DSN*",   "*DATABASE_URL*", "*SESSION*",
+	"*CONNECTION_STRING*", "*_PASS", "*_PW", NULL,
+};
+
+/* Names *SESSION* matches that name the login session, not a credential:
+ * D-Bus's bus address (authenticated by uid), logind's session
+ * (XDG_SESSION_ID, _TYPE, _CLASS, _DESKTOP), the desktop's name and X11's
+ * session manager address. Kept unless an exclude names them. */
+static const char *const default_keeps[] = {
+	"DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_*", "DESKTOP_SESSION", "GDMSESSION",
+	"SESSION_MANAGER", NULL,
 };
 
 const char *const *confine_env_default_excludes(void) {
@@ -114,6 +125,38 @@ int cf_env_check_assignment(const char *assignment, confine_error *err) {
 	return cf_env_check_pattern("env.set", name, false, err);
 }
 
+static bool is_scheme_char(char c) {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '+' || c == '-' || c == '.';
+}
+
+/* Whether `value` holds a URL with a password in it: `scheme://user:pw@`
+ * anywhere (doc/SPEC.md 15, "Environment"; R4-F5: DATABASE_URL under any
+ * name, a proxy's credentials). The scheme is a letter then letters,
+ * digits, + - .; the user part may be empty (`redis://:pw@host`); the
+ * userinfo ends at the first '@' before any '/', '?' or '#'. A user with
+ * no password (`ssh://git@host`) is not a credential. */
+bool cf_env_value_has_credentials(const char *value) {
+	for (const char *at = strstr(value, "://"); at; at = strstr(at + 1, "://")) {
+		const char *s = at;
+		bool colon = false;
+		while (s > value && is_scheme_char(s[-1]))
+			s--;
+		if (s == at || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+			continue;
+		for (const char *c = at + 3; *c && !strchr("/?#", *c); c++) {
+			if (*c == ':')
+				colon = true;
+			else if (*c == '@') {
+				if (colon)
+					return true;
+				break;
+			}
+		}
+	}
+	return false;
+}
+
 static bool matches_any(char *const *patterns, const char *name, size_t len) {
 	for (size_t i = 0; patterns && patterns[i]; i++)
 		if (cf_env_pattern_match(patterns[i], name, len))
@@ -129,7 +172,10 @@ static bool keep_variable(const confine_env_policy *env, const char *name, size_
 		return true; /* include wins */
 	if (matches_any(env->exclude, name, len))
 		return false;
-	if (env->default_excludes && matches_any((char *const *)default_excludes, name, len))
+	if (env->default_excludes && matches_any((char *const *)default_excludes, name, len) &&
+	    !matches_any((char *const *)default_keeps, name, len))
+		return false;
+	if (env->default_excludes && cf_env_value_has_credentials(name + len + 1))
 		return false;
 	return true;
 }

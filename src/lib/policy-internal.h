@@ -88,5 +88,6 @@ int cf_env_check_pattern(const char *what, const char *pattern, bool allow_wildc
 int cf_env_check_assignment(const char *assignment, confine_error *err) CONFINE_HIDDEN;
 /* Case-insensitive glob (`*`, `?`) over a whole name of `name_len` bytes. */
 bool cf_env_pattern_match(const char *pattern, const char *name, size_t name_len) CONFINE_HIDDEN;
+bool cf_env_value_has_credentials(const char *value) CONFINE_HIDDEN;
 
 #endif

@@ -48,6 +48,30 @@ static const env_case cases[] = {
 	            "OLDPWD=/o", "LD_LIBRARY_PATH=/l", "SSH_AUTH_SOCK=/s", "XDG_SESSION_ID=1" },
 	  .want = { "GIT_AUTHOR_NAME=a", "OLDPWD=/o", "LD_LIBRARY_PATH=/l", "SSH_AUTH_SOCK=/s",
 	            "XDG_SESSION_ID=1" } },
+	{ .name = "round 4 (R4-F5): session secrets, connection strings, _PASS, _PW; the login "
+	          "session's names kept",
+	  .mode = RO,
+	  .envp = { "BW_SESSION=b", "OP_SESSION_my=o", "APP_SESSION_ID=a",
+	            "AZURE_STORAGE_CONNECTION_STRING=c", "SMTP_PASS=p", "DB_PW=w",
+	            "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus", "XDG_SESSION_ID=3",
+	            "XDG_SESSION_TYPE=tty", "DESKTOP_SESSION=gnome", "GDMSESSION=gnome",
+	            "SESSION_MANAGER=local/h:@/tmp/.ICE-unix/1", "PASSENGER=x", "COMPASS=y" },
+	  .want = { "DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus", "XDG_SESSION_ID=3",
+	            "XDG_SESSION_TYPE=tty", "DESKTOP_SESSION=gnome", "GDMSESSION=gnome",
+	            "SESSION_MANAGER=local/h:@/tmp/.ICE-unix/1", "PASSENGER=x", "COMPASS=y" } },
+	{ .name = "a value holding a URL with a password is dropped under any name (R4-F5)",
+	  .mode = WW,
+	  .envp = { "PG_URL=postgres://app:hunter2@db:5432/x", "http_proxy=http://u:p@proxy:3128",
+	            "BROKER=redis://:pw@cache", "ARGS=--db=mysql://root:r@h/d",
+	            "REMOTE=ssh://git@github.com/a/b", "SITE=https://example.com/a:b@c",
+	            "SERVER=http://[::1]:8080/", "NOTE=a://b:c", "ODD=1://u:p@h" },
+	  .want = { "REMOTE=ssh://git@github.com/a/b", "SITE=https://example.com/a:b@c",
+	            "SERVER=http://[::1]:8080/", "NOTE=a://b:c", "ODD=1://u:p@h" } },
+	{ .name = "include wins over the value rule",
+	  .mode = RO,
+	  .include = { "PG_URL" },
+	  .envp = { "PG_URL=postgres://app:hunter2@db/x", "OTHER_URL=postgres://a:b@db/x" },
+	  .want = { "PG_URL=postgres://app:hunter2@db/x" } },
 	{ .name = "the same under workspace-write",
 	  .mode = WW,
 	  .envp = { "KEYBOARD=us", "TERM=xterm" },
@@ -190,7 +214,11 @@ static void test_default_excludes_are_published(void **state) {
 	assert_string_equal(d[13], "*WEBHOOK*");
 	assert_string_equal(d[14], "*DSN*");
 	assert_string_equal(d[15], "*DATABASE_URL*");
-	assert_null(d[16]);
+	assert_string_equal(d[16], "*SESSION*");
+	assert_string_equal(d[17], "*CONNECTION_STRING*");
+	assert_string_equal(d[18], "*_PASS");
+	assert_string_equal(d[19], "*_PW");
+	assert_null(d[20]);
 }
 
 static void test_glob(void **state) {

@@ -135,9 +135,10 @@ static void test_library_argv_parses(void **state)
 		if (i == LAUNCHER_FLAG_PROBE || i == LAUNCHER_FLAG_PROXY_HOSTS ||
 		    i == LAUNCHER_FLAG_RO || i == LAUNCHER_FLAG_PROXY_OFF ||
 		    i == LAUNCHER_FLAG_STAGE || i == LAUNCHER_FLAG_STAGE_ROOT ||
-		    i == LAUNCHER_FLAG_IDENTITY)
+		    i == LAUNCHER_FLAG_IDENTITY || i == LAUNCHER_FLAG_STARTER)
 			continue; /* the stage: a staged run's policy (SPEC 21);
-				   * --identity: the bwrap rung's, test_identity_values */
+				   * --identity: the bwrap rung's, test_identity_values;
+				   * --starter: the argv for others (test_starter) */
 		if (!seen[i])
 			fail_msg("the library never writes %s",
 				 launcher_flag_def((enum launcher_flag)i)->word);
@@ -340,12 +341,38 @@ static void test_identity_values(void **state)
 	confine_strv_free(ids);
 }
 
+/* --starter PID (R4-F2): a positive decimal pid, once; anything else is
+ * its usage error naming the value. */
+static void test_starter(void **state)
+{
+	static const char *const bad_values[] = { "", "0", "-1", "1x", "2147483648", "12345678901" };
+	char *argv[] = { (char *)"landlock-run", (char *)LAUNCHER_ARG_STARTER, NULL,
+			 (char *)LAUNCHER_ARG_END, (char *)"true", NULL };
+	struct invocation invocation;
+	const char *bad = NULL;
+
+	(void)state;
+	argv[2] = (char *)"4242";
+	assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_OK);
+	assert_int_equal(invocation.starter, 4242);
+	argv[2] = (char *)"2147483647";
+	assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_OK);
+	assert_int_equal(invocation.starter, 2147483647);
+	for (size_t i = 0; i < sizeof bad_values / sizeof bad_values[0]; i++) {
+		argv[2] = (char *)bad_values[i];
+		bad = NULL;
+		assert_int_equal(parse_arguments(5, argv, &invocation, &bad), USAGE_BAD_STARTER);
+		assert_string_equal(bad, bad_values[i]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table_words_are_distinct_and_found),
 		cmocka_unit_test(test_library_argv_parses),
 		cmocka_unit_test(test_identity_values),
+		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_installed_library_reads_no_test_hook),
 		cmocka_unit_test(test_off_argv_parses),
 		cmocka_unit_test(test_probe_argv_parses),

@@ -667,6 +667,7 @@ static void test_landlock_argv_and_dialect(void **state) {
 	confine_argv *out = NULL;
 	confine_policy ww = { .mode = CONFINE_MODE_WORKSPACE_WRITE, .workspace_root = workspace };
 	static const char *const tail[] = { "--", "echo", "a b", "--", NULL };
+	char pid[16];
 	struct stat shm;
 	/* /dev/shm is granted where it exists (POSIX semaphores), shared: no
 	 * socket there is reached. No temp_dir was made: no temp area, and
@@ -677,21 +678,25 @@ static void test_landlock_argv_and_dialect(void **state) {
 	write_script(launcher, sizeof launcher, "full-launcher", "echo 'landlock: fully enforced'");
 	p = linux_provider(launcher, 5000);
 	assert_int_equal(confine_confine(p, echo_argv, &ww, &out, NULL), 0);
-	assert_int_equal(out->argc, 11 + k);
+	/* The argv for others names its spawner, this process (R4-F2). */
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	assert_int_equal(out->argc, 13 + k);
 	assert_string_equal(out->argv[0], launcher);
-	assert_string_equal(out->argv[1], "--ro");
-	assert_string_equal(out->argv[2], "/");
-	assert_string_equal(out->argv[3], "--rw");
-	assert_string_equal(out->argv[4], "/dev/null");
+	assert_string_equal(out->argv[1], "--starter");
+	assert_string_equal(out->argv[2], pid);
+	assert_string_equal(out->argv[3], "--ro");
+	assert_string_equal(out->argv[4], "/");
+	assert_string_equal(out->argv[5], "--rw");
+	assert_string_equal(out->argv[6], "/dev/null");
 	if (k) {
-		assert_string_equal(out->argv[5], "--rw-shared");
-		assert_string_equal(out->argv[6], "/dev/shm");
+		assert_string_equal(out->argv[7], "--rw-shared");
+		assert_string_equal(out->argv[8], "/dev/shm");
 	}
-	assert_string_equal(out->argv[5 + k], "--rw");
-	assert_string_equal(out->argv[6 + k], workspace);
+	assert_string_equal(out->argv[7 + k], "--rw");
+	assert_string_equal(out->argv[8 + k], workspace);
 	for (size_t i = 0; tail[i]; i++)
-		assert_string_equal(out->argv[7 + k + i], tail[i]);
-	assert_null(out->argv[11 + k]);
+		assert_string_equal(out->argv[9 + k + i], tail[i]);
+	assert_null(out->argv[13 + k]);
 	assert_int_equal(out->runner, CONFINE_RUNNER_LANDLOCK);
 	assert_report_agrees(out);
 	assert_string_equal(out->denial_signatures[0], "permission denied");

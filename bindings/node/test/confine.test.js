@@ -570,6 +570,36 @@ test('env: a secret variable is absent, set and include apply', async () => {
   assert.strictEqual(w.env.CONFINE_TEST_PLAIN, 'p-1');
 });
 
+test('a config the run may write is refused (R4-F11)', async () => {
+  const { ws } = workspace();
+  const inside = path.join(ws, 'confine.json');
+  fs.copyFileSync(configPath, inside);
+  const marker = path.join(ws, 'r4f11-ran');
+  for (const call of [() => confine.run(['touch', marker], opts(ws, { config: inside, mode: 'workspace-write' })),
+    () => confine.wrap(['true'], opts(ws, { config: inside, mode: 'workspace-write' }))]) {
+    await assert.rejects(call(), (e) => e instanceof confine.InvalidConfigError && e.message.includes(inside) &&
+      e.message.includes("lies inside the run's writable root"));
+  }
+  assert.ok(!fs.existsSync(marker));
+  const r = await confine.run(['true'], opts(ws, { config: inside, mode: 'read-only' }));
+  assert.strictEqual(r.exitCode, 0); // read-only cannot write it: taken
+});
+
+test('env (R4-F5): session secrets, connection strings, _PASS, _PW, URL passwords are absent', async () => {
+  const { ws } = workspace();
+  const environ = { ...process.env, BW_SESSION: 'r4-bw', AZURE_STORAGE_CONNECTION_STRING: 'r4-az',
+    SMTP_PASS: 'r4-smtp', DB_PW: 'r4-pw', PG_URL: 'postgres://a:r4-url@db/x',
+    DBUS_SESSION_BUS_ADDRESS: 'unix:path=/r4/bus', XDG_SESSION_TYPE: 'r4-tty' };
+  const r = await confine.run(['env'], opts(ws, { environ }));
+  for (const secret of ['r4-bw', 'r4-az', 'r4-smtp', 'r4-pw', 'r4-url']) assert.ok(!r.stdout.includes(secret), secret);
+  const lines = r.stdout.split('\n');
+  assert.ok(lines.includes('DBUS_SESSION_BUS_ADDRESS=unix:path=/r4/bus'));
+  assert.ok(lines.includes('XDG_SESSION_TYPE=r4-tty'));
+  const w = await confine.wrap(['env'], opts(ws, { environ }));
+  assert.ok(!('PG_URL' in w.env) && !('BW_SESSION' in w.env));
+  assert.strictEqual(w.env.XDG_SESSION_TYPE, 'r4-tty');
+});
+
 test('network off blocks a loopback TCP connect to a server this test runs', async () => {
   const { ws } = workspace();
   const accepted = []; // what each connection sent, in accept order

@@ -832,6 +832,25 @@ class PolicyEffects(Base):
         r = confine.run(["env"], environ=environ, mode="danger-full-access", **self.kw())
         self.assertIn("CONFINE_TEST_API_KEY=k-1", r.stdout.splitlines())
 
+    def test_round4_env_excludes(self):
+        # R4-F5: session secrets, connection strings, *_PASS, *_PW, a value
+        # holding a URL with a password; the login session's names stay
+        environ = dict(os.environ, BW_SESSION="r4-bw", AZURE_STORAGE_CONNECTION_STRING="r4-az",
+                       SMTP_PASS="r4-smtp", DB_PW="r4-pw", PG_URL="postgres://a:r4-url@db/x",
+                       DBUS_SESSION_BUS_ADDRESS="unix:path=/r4/bus", XDG_SESSION_TYPE="r4-tty")
+        r = confine.run(["env"], environ=environ, **self.kw())
+        for secret in ("r4-bw", "r4-az", "r4-smtp", "r4-pw", "r4-url"):
+            self.assertNotIn(secret, r.stdout)
+        lines = r.stdout.splitlines()
+        self.assertIn("DBUS_SESSION_BUS_ADDRESS=unix:path=/r4/bus", lines)
+        self.assertIn("XDG_SESSION_TYPE=r4-tty", lines)
+        w = confine.wrap(["env"], environ=environ, **self.kw())
+        self.assertNotIn("PG_URL", w.env)
+        self.assertNotIn("BW_SESSION", w.env)
+        self.assertEqual(w.env["XDG_SESSION_TYPE"], "r4-tty")
+        r = confine.run(["env"], environ=environ, env={"include": ["PG_URL"]}, **self.kw())
+        self.assertIn("PG_URL=postgres://a:r4-url@db/x", r.stdout.splitlines())  # include wins
+
     def test_network_off_blocks_a_loopback_tcp_connect(self):
         import socket
         server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "patterns.h"
 #include "policy-internal.h"
@@ -243,6 +244,14 @@ static void deny_masked(struct cf_clause_list *l, const char *d, const char *rea
 		add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
 }
 
+/* The names of a regular file `real` (st_nlink); 1 for anything else. */
+static unsigned long hard_links(const char *real) {
+	struct stat st;
+	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode))
+		return 1;
+	return (unsigned long)st.st_nlink;
+}
+
 static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
                              const cf_plan *plan) {
 	for (size_t i = 0; p->deny_read && p->deny_read[i]; i++) {
@@ -250,6 +259,7 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 		char *real = realpath(d, NULL);
 		bool exists = real && listed(plan->deny, real);
 		bool in_writable = false;
+		unsigned long links;
 		for (size_t k = 0; exists && plan->writable[k] && !in_writable; k++)
 			in_writable = cf_path_at_or_under(real, plan->writable[k]);
 		if (!exists)
@@ -262,6 +272,18 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 		else if (l->h->deny_read_open && l->h->deny_read_open(p, plan, real))
 			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, l->h->deny_read_gap.needs, "%s",
 			    l->h->deny_read_gap.why);
+		else if ((links = hard_links(real)) > 1)
+			/* Every rung denies by path (a mask, a rule on the
+			 * directories above): another name of the same file is
+			 * another path, read as its own place allows (R4-F8). */
+			add(l, "denyRead", d, CONFINE_CLAUSE_PARTIAL,
+			    l->h->binds_layer ? l->h->binds_layer |
+			                            (cf_clause_mode_layers(l) & CONFINE_LAYER_LANDLOCK)
+			                      : cf_clause_mode_layers(l),
+			    NULL,
+			    "it has %lu hard links: another name of the file, outside the denied path "
+			    "(in the workspace, say), reads its content",
+			    links);
 		else if (l->h->binds_layer)
 			deny_masked(l, d, real, in_writable,
 			            in_writable || (p->workspace_root &&

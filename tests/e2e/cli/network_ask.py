@@ -516,6 +516,7 @@ def run_table(confine, runner):
               "R3-F6: a decider under a directory others may write is refused (125)",
               r3.stdout + r3.stderr)
         r4_f1(confine, runner, base, ws, env, url)
+        r4_f6(confine, runner, base, ws, env)
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -587,6 +588,47 @@ def r4_f1(confine, runner, base, ws, env, url):
     for path in (victim, cwd_file):
         if os.path.exists(path):
             os.remove(path)
+
+
+def r4_f6(confine, runner, base, ws, env):
+    """R4-F6: a decider (or its #! interpreter) outside the run with a
+    second name, a hard link, in the workspace: the run rewrites the
+    decider through the link. Such a decider is refused (125, nothing
+    runs); the control shows a confined run does rewrite it through the
+    link, and the same decider with one link is taken."""
+    decider = os.path.join(base, "r4f6-decider")
+    interp = os.path.join(base, "r4f6-sh")
+    script = os.path.join(base, "r4f6-script")
+    marker = os.path.join(ws, "ran-r4f6")
+    with open(decider, "w") as f:
+        f.write("#!/bin/sh\necho no; exit 1\n")
+    shutil.copy("/bin/sh", interp)
+    with open(script, "w") as f:
+        f.write("#!%s\necho no; exit 1\n" % interp)
+    for path in (decider, interp, script):
+        os.chmod(path, 0o755)
+    cmd = ["-w", ws, "-m", "workspace-write", "--runner", runner]
+    for target, ask, kind in ((decider, decider, "the decider"),
+                              (interp, script, "its interpreter")):
+        link = os.path.join(ws, "r4f6-link")
+        os.link(target, link)
+        r = run([confine, "run"] + cmd + ["--ask-host", ask, "--", "touch", marker], env=env)
+        check(r.returncode == 125 and "hard links" in r.stderr and not os.path.exists(marker),
+              "R4-F6: %s with a hard link in the workspace is refused (125), nothing runs" % kind,
+              r.stdout + r.stderr)
+        if target == decider:
+            # Control: a confined run rewrites the decider through the link.
+            c = run([confine, "run"] + cmd + ["--", "sh", "-c",
+                    "printf '#!/bin/sh\\necho rewritten; exit 0\\n' > r4f6-link"],
+                    env=env, cwd=ws)
+            check(c.returncode == 0 and "rewritten" in open(decider).read(),
+                  "R4-F6 control: a confined run rewrites the decider through the link",
+                  c.stdout + c.stderr)
+        os.remove(link)
+        r = run([confine, "run"] + cmd + ["--ask-host", ask, "--", "touch", marker], env=env)
+        check(r.returncode == 0 and os.path.exists(marker),
+              "R4-F6 control: %s with one link is taken" % kind, r.stdout + r.stderr)
+        os.remove(marker)
 
 
 def main():

@@ -283,6 +283,43 @@ def test_deny_read(w):
     os.unlink(outside)
 
 
+def test_deny_read_hard_link(w):
+    """R4-F8: a denied file with a second name (a hard link) in the
+    workspace: the command reads the content through the link (the
+    control: the attack works), and the report says denyRead partial,
+    naming the links; without the link it is enforced (the check can
+    fail)."""
+    outside = os.path.join(w.other, "id_ed25519")
+    link = os.path.join(w.ws, "innocent.txt")
+    with open(outside, "w") as f:
+        f.write(SECRET + "\n")
+
+    def status(clauses):
+        return [(c["status"], c["reason"] or "") for c in clauses
+                if c["clause"] == "denyRead" and c["subject"] == outside]
+    try:
+        out = w.bash("read-only", ["--deny-read", outside], "cat '%s'; echo done" % outside)
+        check(SECRET not in out["stdout"], "denyRead: the file itself was read", out["stdout"])
+        check([s for s, _ in status(out["sandbox"]["clauses"])] == ["enforced"],
+              "denyRead with one link is not enforced", status(out["sandbox"]["clauses"]))
+        os.link(outside, link)
+        for mode in ("read-only", "workspace-write"):
+            out = w.bash(mode, ["--deny-read", outside], "cat innocent.txt")
+            check(SECRET in out["stdout"],
+                  "control (%s): the link did not read the denied content" % mode, out)
+            got = status(out["sandbox"]["clauses"])
+            check(len(got) == 1 and got[0][0] == "partial" and "hard links" in got[0][1],
+                  "denyRead with a hard link is not reported partial (%s)" % mode, got)
+            wrapped = w.wrap(mode, ["--deny-read", outside], ["cat", "innocent.txt"])
+            got = status(wrapped["clauses"])
+            check(len(got) == 1 and got[0][0] == "partial" and "hard links" in got[0][1],
+                  "wrap: denyRead with a hard link is not reported partial (%s)" % mode, got)
+    finally:
+        for path in (link, outside):
+            if os.path.exists(path):
+                os.unlink(path)
+
+
 def test_deny_read_keeps_listing(w):
     """A denied path's ancestors stay listable (issue 28.4, doc/SPEC.md
     15): `ls /`, `ls` of the home that holds the denied `.ssh`, `find .`
@@ -387,6 +424,20 @@ def test_env(w):
         check("MY_SERVICE_TOKEN=kept" in out.splitlines(), "env: include lost", out)
         check("PLAIN_VAR=plain" in out.splitlines(), "env: inherited lost", out)
         check("SET_ME=1" in out.splitlines(), "env: set lost", out)
+    # R4-F5: session secrets, connection strings, *_PASS, *_PW and any value
+    # holding a URL with a password are dropped; the login session's names stay
+    r4 = {"BW_SESSION": "r4-bw", "AZURE_STORAGE_CONNECTION_STRING": "r4-az",
+          "SMTP_PASS": "r4-smtp", "DB_PW": "r4-pw",
+          "PG_URL": "postgres://app:r4-url@db/x",
+          "DBUS_SESSION_BUS_ADDRESS": "unix:path=/r4/bus", "XDG_SESSION_TYPE": "r4-tty",
+          "GIT_REMOTE": "ssh://git@r4.example/a"}
+    env4 = dict(os.environ, **r4)
+    for code, out, err, _ in w.both("read-only", [], "env", env4):
+        for secret in ("r4-bw", "r4-az", "r4-smtp", "r4-pw", "r4-url"):
+            check(secret not in out, "env (R4-F5): %s passed" % secret, out)
+        for name in ("DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_TYPE", "GIT_REMOTE"):
+            check("%s=%s" % (name, r4[name]) in out.splitlines(), "env (R4-F5): %s lost" % name,
+                  out)
     results = w.both("read-only", ["--env-inherit", "none", "--env-include", "PLAIN_VAR"],
                      "echo \"[$PLAIN_VAR][$HOME]\"", env)
     for code, out, err, _ in results:
@@ -707,8 +758,47 @@ def test_refusals(w):
               "protectedPaths" in done.stderr, "requireFull", done.stderr)
 
 
-USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_keeps_listing",
-             "test_refusals")
+def test_config_the_run_may_write(w):
+    # R4-F11: a configuration inside the workspace (or hard-linked there)
+    # is refused before anything runs; the control shows a confined run
+    # rewrites it (the next run's policy), and read-only may use it
+    inside = os.path.join(w.ws, "confine.json")
+    marker = os.path.join(w.ws, "r4f11-ran")
+    shutil.copy(w.config, inside)
+    control = w.bash("workspace-write", [], "echo '{\"mode\": \"danger-full-access\"}' > "
+                     "confine.json")
+    check(control["exitCode"] == 0 and "danger-full-access" in open(inside).read(),
+          "control: the run did not rewrite the configuration in the workspace", control)
+    shutil.copy(w.config, inside)
+    for door in ("run", "wrap"):
+        done = subprocess.run([w.confine, door, "--config", inside, "--runner", w.runner, "-m",
+                               "workspace-write", "-w", w.ws, "--", "touch", marker],
+                              capture_output=True, text=True)
+        check(done.returncode == 125 and "INVALID_CONFIG" in done.stdout + done.stderr
+              if door == "wrap" else done.returncode == 125, "%s took %s" % (door, inside),
+              done.stdout + done.stderr)
+        check("lies inside the run's writable root" in done.stderr and inside in done.stderr
+              and not os.path.exists(marker), "%s: the refusal names the file" % door,
+              done.stderr)
+    done = subprocess.run([w.confine, "run", "--config", inside, "--runner", w.runner, "-m",
+                           "read-only", "-w", w.ws, "--", "true"], capture_output=True, text=True)
+    check(done.returncode == 0, "read-only refused a configuration it cannot write", done.stderr)
+    os.unlink(inside)
+    os.link(w.config, inside)
+    try:
+        done = subprocess.run([w.confine, "run", "--config", w.config, "--runner", w.runner,
+                               "-m", "workspace-write", "-w", w.ws, "--", "touch", marker],
+                              capture_output=True, text=True)
+        check(done.returncode == 125 and "hard links" in done.stderr and
+              not os.path.exists(marker), "a configuration linked into the workspace",
+              done.stderr)
+    finally:
+        os.unlink(inside)
+
+
+USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_hard_link",
+             "test_deny_read_keeps_listing",
+             "test_refusals", "test_config_the_run_may_write")
 
 
 def main():
@@ -742,10 +832,12 @@ def cases(confine, launcher, runner, only):
             return "runner %s is not usable here: %s" % (runner, probe.stderr)
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
-                 test_deny_read, test_deny_read_keeps_listing, test_deny_read_patterns, test_env, test_network,
+                 test_deny_read, test_deny_read_hard_link, test_deny_read_keeps_listing,
+                 test_deny_read_patterns, test_env, test_network,
                  test_denials,
                  test_multiprocessing,
-                 test_cc_read_only, test_temp_area_workspace_write, test_refusals]
+                 test_cc_read_only, test_temp_area_workspace_write, test_refusals,
+                 test_config_the_run_may_write]
         for t in tests:
             if only is not None and t.__name__ not in only:
                 continue

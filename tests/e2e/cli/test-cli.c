@@ -1109,6 +1109,7 @@ static void test_wrap_bwrap_shape(void **state) {
 static void test_wrap_landlock_pinned(void **state) {
 	const char *config = launcher_config();
 	json_t *object, *rules, *rule;
+	char me[16];
 	result r;
 	(void)state;
 	RUN(&r, "wrap", "--config", config, "--runner", "landlock", "-m", "workspace-write", "-w",
@@ -1119,14 +1120,17 @@ static void test_wrap_landlock_pinned(void **state) {
 	 * socket there is reached. wrap makes no temp dir, and the host's
 	 * /tmp is never granted: no temp area (privateTemp "none", partial
 	 * for the shared /dev/shm, so in the unenforced summary). */
+	/* Its spawner is named: the harness that ran `confine wrap`, this
+	 * test (R4-F2, doc/SPEC.md 13). */
+	snprintf(me, sizeof me, "%ld", (long)getpid());
 	if (access("/dev/shm", F_OK) == 0)
 		expect_strings(json_object_get(object, "argv"),
-		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw-shared",
-		                    "/dev/shm", "--rw", work, "--", "true"));
+		               KEYS(launcher_path, "--starter", me, "--ro", "/", "--rw", "/dev/null",
+		                    "--rw-shared", "/dev/shm", "--rw", work, "--", "true"));
 	else
 		expect_strings(json_object_get(object, "argv"),
-		               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--rw", work, "--",
-		                    "true"));
+		               KEYS(launcher_path, "--starter", me, "--ro", "/", "--rw", "/dev/null",
+		                    "--rw", work, "--", "true"));
 	assert_string_equal(json_str(object, "runner"), "landlock");
 	assert_true(strcmp(json_str(object, "enforcement"), "full") == 0 ||
 	            strcmp(json_str(object, "enforcement"), "partial") == 0);
@@ -1158,7 +1162,8 @@ static void test_wrap_landlock_pinned(void **state) {
 	expect_status(&r, 0);
 	object = json_of(&r);
 	expect_strings(json_object_get(object, "argv"),
-	               KEYS(launcher_path, "--ro", "/", "--rw", "/dev/null", "--", "true"));
+	               KEYS(launcher_path, "--starter", me, "--ro", "/", "--rw", "/dev/null", "--",
+	                    "true"));
 	json_decref(object);
 	result_free(&r);
 }

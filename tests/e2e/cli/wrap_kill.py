@@ -217,6 +217,74 @@ def at_start(confine, config, runner, work):
                         % (runner, left))
 
 
+def spawn_orphaned(confine, config, runner, work, marker, strip):
+    """R4-F2: a helper (the harness) runs `confine wrap`, forks the child
+    that will spawn the argv, and exits before the spawn; the child execs
+    the argv once it has been reparented (to init or a subreaper). With
+    `strip`, the argv loses its --starter (the launcher before R4-F2).
+    Returns (the command ran, the run's output); the output pipe's end of
+    file is the run's end, so no time decides."""
+    r, w = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.close(r)
+            wrapped = wrap(confine, config, runner, work, ["sh", "-c", "touch " + marker])
+            argv = wrapped["argv"]
+            if strip and "--starter" in argv:
+                i = argv.index("--starter")
+                del argv[i:i + 2]
+            go_r, go_w = os.pipe()
+            me = os.getpid()
+            if os.fork() == 0:
+                os.close(go_w)
+                os.read(go_r, 1)  # end of file: the helper has exited
+                while os.getppid() == me:
+                    time.sleep(0.01)  # its exit reparents us next
+                os.dup2(w, 1)
+                os.dup2(w, 2)
+                os.execvpe(argv[0], argv, wrapped["env"])
+        finally:
+            os._exit(0)
+    os.close(w)
+    os.waitpid(helper, 0)
+    out = b""
+    while True:
+        chunk = os.read(r, 4096)
+        if not chunk:
+            break
+        out += chunk
+    os.close(r)
+    ran = os.path.exists(marker)
+    if ran:
+        os.unlink(marker)
+    return ran, out.decode(errors="replace").strip()
+
+
+def harness_gone(confine, config, runner, work):
+    """R4-F2: the harness dies before the argv is spawned. On the Landlock
+    rung the launcher refuses (its parent is not the harness the argv
+    names): the command never runs; the control, the same argv without
+    --starter, runs orphaned. On the bwrap rung bwrap's --die-with-parent
+    has the same window, known-open: counted and printed, never a pass."""
+    marker = os.path.join(work, "r4f2-ran")
+    ran, out = spawn_orphaned(confine, config, runner, work, marker, False)
+    if runner == "bwrap":
+        print("# known-open R4-F2 (bwrap): a harness gone before the spawn: the command %s"
+              % ("ran, orphaned" if ran else "did not run"))
+        return
+    if ran or "is not its parent" not in out:
+        failures.append("R4-F2: the harness gone before the spawn, the command ran: %s" % out)
+    else:
+        print("ok R4-F2: the harness gone before the spawn, nothing ran: %s" % out)
+    ran, out = spawn_orphaned(confine, config, runner, work, marker, True)
+    if not ran:
+        failures.append("R4-F2 control: without --starter the orphaned argv did not run: "
+                        "the check cannot fail (%s)" % out)
+    else:
+        print("ok R4-F2 control: without --starter the orphaned argv runs")
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     confine, launcher, runner = os.path.abspath(args[0]), os.path.abspath(args[1]), args[2]
@@ -241,6 +309,7 @@ def main():
         for group in (False, True):
             after_start(confine, config, runner, work, group)
         at_start(confine, config, runner, work)
+        harness_gone(confine, config, runner, work)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher-args.h"
 #include "launcher-protocol.h"
@@ -44,9 +45,29 @@ static int locate(const cf_runner_env *env, cf_runner_program *ret) {
 	return ret->argv ? 0 : -ENOMEM;
 }
 
+/* The argv another process spawns (wrap, confine_confine): its lifeline
+ * is its parent, named here as the calling process (--starter), so a
+ * launcher whose harness died before the spawn runs nothing (doc/SPEC.md
+ * 13, "The wrap argv's lifeline"; R4-F2). `confine wrap` names its own
+ * parent instead. */
 static int profile(const confine_policy *policy, const cf_runner_env *env, char ***ret) {
+	char pid[16];
+	char **tokens = NULL, **grants = NULL;
+	int r;
 	(void)env;
-	return confine_profile_landlock(policy, ret);
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	if ((r = cf_strv_push(&tokens, LAUNCHER_ARG_STARTER)) < 0 ||
+	    (r = cf_strv_push(&tokens, pid)) < 0 || (r = confine_profile_landlock(policy, &grants)) < 0)
+		goto out;
+	for (size_t i = 0; grants && grants[i]; i++)
+		if ((r = cf_strv_push(&tokens, grants[i])) < 0)
+			goto out;
+	*ret = tokens;
+	tokens = NULL;
+out:
+	confine_strv_free(grants);
+	confine_strv_free(tokens);
+	return r < 0 ? r : 0;
 }
 
 /* The sealed in-memory launcher the library carries, exec'd by descriptor:
