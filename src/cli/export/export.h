@@ -58,6 +58,7 @@ typedef struct export_plan {
 	char **env;                   /* after the env filter, a name once; owned */
 	unsigned uid, gid;            /* who runs the export (the command's user) */
 	bool runsc;                   /* oci: for gVisor's runsc, not runc */
+	bool crun;                    /* oci: for crun: the host's / bound entry by entry */
 	const char *bundle;           /* the directory written (borrowed) */
 } export_plan;
 
@@ -93,6 +94,10 @@ void export_report_describe_lost(json_t *report, char *out, size_t size);
  * runtime-spec LinuxSeccomp object, without notify rules. */
 json_t *export_seccomp_profile(void);
 
+/* crun: the host's top-level symbolic links (/bin -> usr/bin) made again
+ * in the bundle's `rootfs`, each entry of / that is a directory or a file
+ * being a bind of its own (oci.c). 0 or -errno. */
+int export_oci_root_links(const char *rootfs);
 /* The bundle's config.json (runtime-spec 1.0.2). NULL: out of memory. */
 json_t *export_oci_config(const export_plan *plan);
 typedef enum export_k8s_kind {

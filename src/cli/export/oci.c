@@ -3,16 +3,86 @@
  * The OCI target: a runtime-spec 1.0.2 config.json from the plan
  * (doc/SPEC.md 20). The mount order is the plan's and it matters:
  *   1. the host's / onto the bundle's empty rootfs, recursively read-only
- *      (`rro`: every mount below it too, as bwrap's --ro-bind / /);
+ *      (`rro`: every mount below it too, as bwrap's --ro-bind / /); for
+ *      crun each entry of / on its own (crun 1.8 mounts every later
+ *      destination under a bind onto the root itself, not in it), its
+ *      top-level links made again in rootfs;
  *   2. a fresh /proc, /dev, /dev/pts and /dev/shm over it;
  *   3. the private /tmp, then the writable roots and the pins, then the
  *      protected paths read-only over them (the library's profile order);
  *   4. denyRead last, as linux.maskedPaths (the runtime masks after every
  *      mount: an empty read-only directory, or /dev/null over a file).
  */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "export.h"
+
+/* The entries of the host's / in name order (a bundle that does not
+ * change between two exports of one host); `.`, `..` and /proc and /dev,
+ * which the bundle mounts afresh, left out. NULL-terminated, or NULL. */
+static char **root_entries(void) {
+	struct dirent **list;
+	char **names;
+	int n = scandir("/", &list, NULL, alphasort), k = 0;
+	if (n < 0)
+		return NULL;
+	names = calloc((size_t)n + 1, sizeof *names);
+	for (int i = 0; i < n; i++) {
+		const char *name = list[i]->d_name;
+		if (names && strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+		    strcmp(name, "proc") != 0 && strcmp(name, "dev") != 0 && !(names[k] = strdup(name))) {
+			for (int j = 0; j < k; j++)
+				free(names[j]);
+			free(names);
+			names = NULL;
+		} else if (names && names[k])
+			k++;
+		free(list[i]);
+	}
+	free(list);
+	return names;
+}
+
+static void free_entries(char **names) {
+	for (size_t i = 0; names && names[i]; i++)
+		free(names[i]);
+	free(names);
+}
+
+int export_oci_root_links(const char *rootfs) {
+	char **names = root_entries();
+	int r = 0;
+	if (!names)
+		return -errno ? -errno : -ENOMEM;
+	for (size_t i = 0; r == 0 && names[i]; i++) {
+		char host[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
+		struct stat st;
+		ssize_t n;
+		snprintf(host, sizeof host, "/%s", names[i]);
+		if (lstat(host, &st) < 0 || !S_ISLNK(st.st_mode))
+			continue;
+		if ((n = readlink(host, target, sizeof target - 1)) < 0) {
+			r = -errno;
+			break;
+		}
+		target[n] = '\0';
+		snprintf(link, sizeof link, "%s/%s", rootfs, names[i]);
+		/* A re-export replaces its own link; anything else there (a
+		 * mount point the runtime made) is left alone, and refused. */
+		if (lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && unlink(link) < 0)
+			r = -errno;
+		else if (symlink(target, link) < 0)
+			r = -errno;
+	}
+	free_entries(names);
+	return r;
+}
 
 static json_t *strings(const char *const *words) {
 	json_t *array = json_array();
@@ -25,6 +95,16 @@ static json_t *mount(const char *destination, const char *type, const char *sour
                      const char *const *options) {
 	return json_pack("{s:s,s:s,s:s,s:o}", "destination", destination, "type", type, "source",
 	                 source, "options", strings(options));
+}
+
+/* crun (1.8) opens an `rbind`'s target as a directory: a file is bound
+ * with `bind` there (a file has no mounts below it to carry). */
+static const char *const *bind_options(const export_plan *plan, const char *source,
+                                       const char *const *dir, const char *const *file) {
+	struct stat st;
+	if (plan->crun && stat(source, &st) == 0 && !S_ISDIR(st.st_mode))
+		return file;
+	return dir;
 }
 
 static json_t *mounts(const export_plan *plan) {
@@ -43,9 +123,29 @@ static json_t *mounts(const export_plan *plan) {
 		                           NULL };
 	static const char *const tmp[] = { "nosuid", "nodev", "mode=1777", NULL };
 	static const char *const rw[] = { "rbind", "rw", "nosuid", "nodev", NULL };
+	static const char *const file[] = { "bind", "ro", "nosuid", "nodev", NULL };
+	static const char *const file_rw[] = { "bind", "rw", "nosuid", "nodev", NULL };
 	json_t *array = json_array();
 
-	json_array_append_new(array, mount("/", "bind", "/", root));
+	if (plan->crun) {
+		char **names = root_entries();
+		if (!names) {
+			json_decref(array);
+			return NULL;
+		}
+		for (size_t i = 0; array && names[i]; i++) {
+			char path[PATH_MAX];
+			struct stat st;
+			snprintf(path, sizeof path, "/%s", names[i]);
+			/* A file at the top (/.dockerenv) is a plain bind: crun
+			 * opens an rbind's target as a directory. */
+			if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode))
+				json_array_append_new(array, mount(path, "bind", path,
+				                                   S_ISDIR(st.st_mode) ? root : file));
+		}
+		free_entries(names);
+	} else
+		json_array_append_new(array, mount("/", "bind", "/", root));
 	json_array_append_new(array, mount("/proc", "proc", "proc", proc));
 	json_array_append_new(array, mount("/dev", "tmpfs", "tmpfs", dev));
 	json_array_append_new(array, mount("/dev/pts", "devpts", "devpts", pts));
@@ -57,10 +157,12 @@ static json_t *mounts(const export_plan *plan) {
 			json_array_append_new(array, mount(m->destination, "tmpfs", "tmpfs", tmp));
 			break;
 		case EXPORT_MOUNT_BIND_RW:
-			json_array_append_new(array, mount(m->destination, "bind", m->source, rw));
+			json_array_append_new(array, mount(m->destination, "bind", m->source,
+			                                   bind_options(plan, m->source, rw, file_rw)));
 			break;
 		case EXPORT_MOUNT_BIND_RO:
-			json_array_append_new(array, mount(m->destination, "bind", m->source, ro));
+			json_array_append_new(array, mount(m->destination, "bind", m->source,
+			                                   bind_options(plan, m->source, ro, file)));
 			break;
 		}
 	}
@@ -141,6 +243,8 @@ static json_t *linux_section(const export_plan *plan) {
 json_t *export_oci_config(const export_plan *plan) {
 	return json_pack("{s:s,s:o,s:{s:s,s:b},s:o,s:o,s:{s:s,s:s}}", "ociVersion", "1.0.2", "process",
 	                 process(plan), "root", "path", "rootfs", "readonly", 1, "mounts", mounts(plan),
-	                 "linux", linux_section(plan), "annotations", "org.confine.export", plan->runsc ? "oci runsc" : "oci runc",
+	                 "linux", linux_section(plan), "annotations", "org.confine.export", plan->runsc  ? "oci runsc"
+	                 : plan->crun ? "oci crun"
+	                              : "oci runc",
 	                 "org.confine.mode", confine_mode_name(plan->policy->mode));
 }

@@ -37,8 +37,8 @@ def main():
         ("no command", ["oci", "--bundle", out] + W, "USAGE", "missing '-- PROGRAM"),
         ("--runner", ["oci", "--bundle", out, "--runner", "bwrap"] + W + ["--", "true"], "USAGE",
          "unknown option '--runner'"),
-        ("a bad --runtime", ["oci", "--bundle", out, "--runtime", "crun"] + W + ["--", "true"],
-         "USAGE", "expected runc or runsc"),
+        ("a bad --runtime", ["oci", "--bundle", out, "--runtime", "kata"] + W + ["--", "true"],
+         "USAGE", "expected runc, crun or runsc"),
         ("danger-full-access", ["oci", "--bundle", out, "-m", "danger-full-access"] + W +
          ["--", "true"], "INVALID_POLICY", "danger-full-access has no sandbox to export"),
         ("a bundle inside the workspace", ["oci", "--bundle", os.path.join(ws, "b"), "-m",
