@@ -12,6 +12,8 @@
  *      protected paths read-only over them (the library's profile order);
  *   4. denyRead last, as linux.maskedPaths (the runtime masks after every
  *      mount: an empty read-only directory, or /dev/null over a file).
+ * The limits (doc/SPEC.md 20, "Limits"): cgroup resources as root, rlimits
+ * in the process, the temp area's size on its tmpfs.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -53,6 +55,16 @@ static void free_entries(char **names) {
 	for (size_t i = 0; names && names[i]; i++)
 		free(names[i]);
 	free(names);
+}
+
+bool export_oci_cgroup_limits(const export_plan *plan) {
+	return plan->uid == 0;
+}
+
+bool export_oci_cgroup_pids(const export_plan *plan) {
+	/* runsc's own cgroup would count gVisor's host threads against a
+	 * process bound: there it is RLIMIT_NPROC, in gVisor's kernel. */
+	return plan->uid == 0 && !plan->runsc;
 }
 
 int export_oci_root_links(const char *rootfs) {
@@ -121,12 +133,20 @@ static json_t *mounts(const export_plan *plan) {
 		                           "mode=0620", NULL };
 	static const char *const shm[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=65536k",
 		                           NULL };
-	static const char *const tmp[] = { "nosuid", "nodev", "mode=1777", NULL };
+	static const char *const tmp_unsized[] = { "nosuid", "nodev", "mode=1777", NULL };
+	const char *tmp[5] = { "nosuid", "nodev", "mode=1777", NULL, NULL };
+	char size[40];
 	static const char *const rw[] = { "rbind", "rw", "nosuid", "nodev", NULL };
 	static const char *const file[] = { "bind", "ro", "nosuid", "nodev", NULL };
 	static const char *const file_rw[] = { "bind", "rw", "nosuid", "nodev", NULL };
 	json_t *array = json_array();
 
+	if (export_limit_given(plan->policy, CONFINE_LIMIT_TEMP)) {
+		snprintf(size, sizeof size, "size=%llu",
+		         (unsigned long long)plan->policy->limits[CONFINE_LIMIT_TEMP]);
+		tmp[3] = size;
+	} else
+		memcpy(tmp, tmp_unsized, sizeof tmp_unsized);
 	if (plan->crun) {
 		char **names = root_entries();
 		if (!names) {
@@ -185,8 +205,33 @@ static json_t *mounts(const export_plan *plan) {
 	return array;
 }
 
+/* The rlimits of the policy's limits (both halves the limit): pids as
+ * RLIMIT_NPROC where no cgroup holds it (runsc: gVisor's kernel counts the
+ * sandbox's tasks; not root: the exporter's processes on the host). */
+static json_t *rlimits(const export_plan *plan) {
+	static const struct {
+		confine_limit limit;
+		const char *type;
+	} rows[] = {
+		{ CONFINE_LIMIT_PIDS, "RLIMIT_NPROC" },
+		{ CONFINE_LIMIT_CPU_SECONDS, "RLIMIT_CPU" },
+		{ CONFINE_LIMIT_FILE_SIZE, "RLIMIT_FSIZE" },
+		{ CONFINE_LIMIT_OPEN_FILES, "RLIMIT_NOFILE" },
+	};
+	json_t *array = json_array();
+	for (size_t i = 0; array && i < sizeof rows / sizeof rows[0]; i++) {
+		json_int_t value = (json_int_t)plan->policy->limits[rows[i].limit];
+		if (!export_limit_given(plan->policy, rows[i].limit) ||
+		    (rows[i].limit == CONFINE_LIMIT_PIDS && export_oci_cgroup_pids(plan)))
+			continue;
+		json_array_append_new(array, json_pack("{s:s,s:I,s:I}", "type", rows[i].type, "hard",
+		                                       value, "soft", value));
+	}
+	return array;
+}
+
 static json_t *process(const export_plan *plan) {
-	json_t *args = json_array(), *env = json_array(), *caps = json_object();
+	json_t *args = json_array(), *env = json_array(), *caps = json_object(), *object, *limits;
 	json_int_t uid = 0, gid = plan->uid == 0 ? (json_int_t)plan->gid : 0;
 	static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
 		                            "ambient" };
@@ -200,10 +245,15 @@ static json_t *process(const export_plan *plan) {
 	/* Not root: root of its own user namespace, the caller on the host (an
 	 * unprivileged runtime maps one id, and runc wants that one to be 0:
 	 * `runc spec --rootless` does the same). */
-	return json_pack("{s:b,s:{s:I,s:I},s:o,s:o,s:s,s:o,s:b}", "terminal", 0, "user", "uid",
-	                 uid, "gid", gid, "args", args, "env", env,
-	                 "cwd", plan->policy->workspace_root, "capabilities", caps, "noNewPrivileges",
-	                 1);
+	object = json_pack("{s:b,s:{s:I,s:I},s:o,s:o,s:s,s:o,s:b}", "terminal", 0, "user", "uid",
+	                   uid, "gid", gid, "args", args, "env", env, "cwd",
+	                   plan->policy->workspace_root, "capabilities", caps, "noNewPrivileges", 1);
+	limits = rlimits(plan);
+	if (object && limits && json_array_size(limits) > 0)
+		json_object_set_new(object, "rlimits", limits);
+	else
+		json_decref(limits);
+	return object;
 }
 
 static json_t *namespaces(const export_plan *plan) {
@@ -233,6 +283,21 @@ static json_t *linux_section(const export_plan *plan) {
 		json_array_append_new(masked, json_string(plan->masked[i]));
 	object = json_pack("{s:o,s:o,s:o,s:o}", "namespaces", namespaces(plan), "maskedPaths", masked,
 	                   "readonlyPaths", strings(readonly), "seccomp", export_seccomp_profile());
+	if (object && export_oci_cgroup_limits(plan)) {
+		json_t *resources = json_object();
+		if (export_oci_cgroup_pids(plan) && export_limit_given(plan->policy, CONFINE_LIMIT_PIDS))
+			json_object_set_new(resources, "pids",
+			                    json_pack("{s:I}", "limit",
+			                              (json_int_t)plan->policy->limits[CONFINE_LIMIT_PIDS]));
+		if (export_limit_given(plan->policy, CONFINE_LIMIT_MEMORY))
+			json_object_set_new(resources, "memory",
+			                    json_pack("{s:I}", "limit",
+			                              (json_int_t)plan->policy->limits[CONFINE_LIMIT_MEMORY]));
+		if (json_object_size(resources) > 0)
+			json_object_set_new(object, "resources", resources);
+		else
+			json_decref(resources);
+	}
 	if (object && plan->uid != 0) {
 		json_object_set_new(object, "uidMappings", id_mapping(plan->uid));
 		json_object_set_new(object, "gidMappings", id_mapping(plan->gid));
