@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The confine command's help texts (doc/SPEC.md 10) and the words naming
  * its commands. The option lines of POLICY_OPTIONS (every command's),
- * RUN_POLICY_OPTIONS (run, bash) and LIMIT_OPTIONS (run, bash, wrap) are
+ * RUN_POLICY_OPTIONS (run, bash) and LIMIT_OPTIONS (run, bash, wrap, export) are
  * checked against the table of options (src/common/options.def): by the
  * unit test test-options-table, every flag a command takes is in its help
  * with its config key in brackets; by tests/helpers/doc_flags.py (the
@@ -380,7 +380,7 @@ static const char help_export[] =
 	"                        \"reason\",\"needs\"}]} on stdout instead; when it fails,\n"
 	"                        {\"error\":{\"code\",\"message\"}}\n"
 	"  -h, --help            show this help\n"
-	"\n" POLICY_OPTIONS
+	"\n" POLICY_OPTIONS LIMIT_OPTIONS
 	"\n"
 	"With --require-full an export that loses a clause is refused\n"
 	"(SANDBOX_UNAVAILABLE, naming the clauses) and nothing is written.\n"
