@@ -650,6 +650,19 @@ CONFINE_API int confine_argv_copy(const confine_argv *confined, confine_argv **r
  */
 CONFINE_API int confine_error_sandbox_unavailable(confine_error *err, confine_mode mode,
                                                   const char *runner_failure_detail);
+/*
+ * The same for a call pinned to `pin` that cannot run: a rung only a pin
+ * runs (not in the platform's ladder) gets its own text, naming the rung
+ * and its runner failure, instead of the ladder's "Install bubblewrap ..."
+ * (doc/SPEC.md 22); every other rung, CONFINE_RUNNER_NONE and a NULL
+ * detail get confine_error_sandbox_unavailable()'s. The local provider's
+ * own refusals are these texts; this is for a caller that probed the pin
+ * itself (`confine wrap --runner`). Returns -EHOSTUNREACH. `err` may be
+ * NULL.
+ */
+CONFINE_API int confine_error_pinned_unavailable(confine_error *err, confine_runner pin,
+                                                 confine_mode mode,
+                                                 const char *runner_failure_detail);
 
 /* ------------------------------------------------------------------------ */
 /* Classifiers (SPEC 8): pure functions                                     */

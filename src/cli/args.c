@@ -54,7 +54,7 @@ static const option_spec option_table[] = {
 	{ OPT_COMMAND, 'c', NULL, "COMMAND", CMD(BASH), NULL },
 	{ OPT_MAX_BYTES, 0, "--max-bytes", "N", CMD(FS), NULL },
 	{ OPT_BUNDLE, 0, "--bundle", "DIR", CMD(EXPORT), NULL },
-	{ OPT_RUNTIME, 0, "--runtime", "runc|runsc", CMD(EXPORT), NULL },
+	{ OPT_RUNTIME, 0, "--runtime", "runc|crun|runsc", CMD(EXPORT), NULL },
 	{ OPT_KIND, 0, "--kind", "Pod|SandboxTemplate", CMD(EXPORT), NULL },
 };
 
@@ -247,8 +247,10 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		args->bundle = value;
 		return 0;
 	case OPT_RUNTIME:
-		if (strcmp(value, "runc") != 0 && strcmp(value, "runsc") != 0)
-			return usage_error(args, "invalid %s \"%s\": expected runc or runsc", shown, value);
+		if (strcmp(value, "runc") != 0 && strcmp(value, "crun") != 0 &&
+		    strcmp(value, "runsc") != 0)
+			return usage_error(args, "invalid %s \"%s\": expected runc, crun or runsc", shown,
+			                   value);
 		args->oci_runtime = value;
 		return 0;
 	case OPT_KIND:

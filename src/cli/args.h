@@ -59,7 +59,7 @@ typedef struct cli_args {
 	/* export: the target word after `export` and --bundle DIR. */
 	const char *export_target;
 	const char *bundle;
-	const char *oci_runtime; /* --runtime runc|runsc (export oci); NULL: runc */
+	const char *oci_runtime; /* --runtime runc|crun|runsc (export oci); NULL: runc */
 	const char *k8s_kind;    /* --kind Pod|SandboxTemplate (export k8s); NULL: Pod */
 
 	/* The policy options (issue 16; run, bash, wrap), the rows of

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The confine command's help texts (doc/SPEC.md 10) and the words naming
  * its commands. The option lines of POLICY_OPTIONS (every command's),
- * RUN_POLICY_OPTIONS (run, bash) and LIMIT_OPTIONS (run, bash, wrap) are
+ * RUN_POLICY_OPTIONS (run, bash) and LIMIT_OPTIONS (run, bash, wrap, export) are
  * checked against the table of options (src/common/options.def): by the
  * unit test test-options-table, every flag a command takes is in its help
  * with its config key in brackets; by tests/helpers/doc_flags.py (the
@@ -354,7 +354,8 @@ static const char help_export[] =
 	"DIR/rootfs, for 'runc run -b DIR ID': the host's / read-only, the writable\n"
 	"roots, protected paths read-only, denyRead masked, a private /tmp, a network\n"
 	"namespace with loopback only for --network off, the filtered environment, no\n"
-	"capabilities, no new privileges and the launcher's seccomp deny-list. k8s:\n"
+	"capabilities, no new privileges, the launcher's seccomp deny-list and the\n"
+	"limits given (cgroup resources as root, rlimits, the /tmp size). k8s:\n"
 	"DIR/k8s.json (a v1 List: a Pod with runtimeClassName gvisor and, with the\n"
 	"network off, a NetworkPolicy) and DIR/seccomp.json (its Localhost profile).\n"
 	"Every export reports each clause: enforced, partial (held differently) or\n"
@@ -363,8 +364,9 @@ static const char help_export[] =
 	"Options:\n"
 	"      --bundle DIR      the directory to write (made if missing; not inside a\n"
 	"                        writable root)\n"
-	"      --runtime runc|runsc\n"
+	"      --runtime runc|crun|runsc\n"
 	"                        oci: the runtime the bundle is for (default runc;\n"
+	"                        crun: the host's / bound entry by entry;\n"
 	"                        runsc: run it with 'runsc --oci-seccomp\n"
 	"                        --network=none' for the network off)\n"
 	"      --kind Pod|SandboxTemplate\n"
@@ -380,7 +382,7 @@ static const char help_export[] =
 	"                        \"reason\",\"needs\"}]} on stdout instead; when it fails,\n"
 	"                        {\"error\":{\"code\",\"message\"}}\n"
 	"  -h, --help            show this help\n"
-	"\n" POLICY_OPTIONS
+	"\n" POLICY_OPTIONS LIMIT_OPTIONS
 	"\n"
 	"With --require-full an export that loses a clause is refused\n"
 	"(SANDBOX_UNAVAILABLE, naming the clauses) and nothing is written.\n"

@@ -150,8 +150,8 @@ int cli_command_wrap(cli_context *ctx) {
 			}
 			if (!probe.verdict.usable) {
 				json_decref(env_json);
-				confine_error_sandbox_unavailable(&err, ctx->policy->mode,
-				                                  probe.runner_failed ? probe.reason : NULL);
+				confine_error_pinned_unavailable(&err, args->runner, ctx->policy->mode,
+				                                 probe.runner_failed ? probe.reason : NULL);
 				return cli_report_error(ctx, &err);
 			}
 		}

@@ -65,7 +65,7 @@ static void test_usage_errors(void **state) {
 		{ W("export", "oci", "--bundle", "b", "ls"), CLI_COMMAND_EXPORT, "missing '--' before the command" },
 		{ W("export", "oci", "--bundle", "b"), CLI_COMMAND_EXPORT, "missing '-- PROGRAM [ARG...]'" },
 		{ W("export", "oci", "--bundle", "b", "--runner", "bwrap", "--", "ls"), CLI_COMMAND_EXPORT, "unknown option '--runner' for 'confine export'" },
-		{ W("export", "oci", "--bundle", "b", "--runtime", "crun", "--", "ls"), CLI_COMMAND_EXPORT, "invalid --runtime \"crun\": expected runc or runsc" },
+		{ W("export", "oci", "--bundle", "b", "--runtime", "kata", "--", "ls"), CLI_COMMAND_EXPORT, "invalid --runtime \"kata\": expected runc, crun or runsc" },
 		{ W("export", "k8s", "--bundle", "b", "--runtime", "runsc", "--", "ls"), CLI_COMMAND_EXPORT, "--runtime is for confine export oci" },
 		{ W("run", "--bundle", "b", "--", "ls"), CLI_COMMAND_RUN, "unknown option '--bundle' for 'confine run'" },
 		{ W("fs"), CLI_COMMAND_FS, "missing OPERATION" },

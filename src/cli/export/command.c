@@ -167,6 +167,7 @@ static int write_target(const export_plan *plan, export_target target, export_k8
 	if (target == EXPORT_TARGET_OCI) {
 		snprintf(rootfs, sizeof rootfs, "%s/rootfs", dir);
 		if ((r = make_dir(rootfs)) < 0 || (plan->runsc && (r = make_empty(dir)) < 0) ||
+		    (plan->crun && (r = export_oci_root_links(rootfs)) < 0) ||
 		    (r = write_json(dir, "config.json", export_oci_config(plan), 0600)) < 0)
 			return r;
 		json_array_append_new(files, json_string("config.json"));
@@ -220,6 +221,7 @@ int cli_command_export(cli_context *ctx) {
 	}
 	r = export_plan_make(ctx->policy, args->program_argv, &plan, error, sizeof error);
 	plan.runsc = args->oci_runtime && strcmp(args->oci_runtime, "runsc") == 0;
+	plan.crun = args->oci_runtime && strcmp(args->oci_runtime, "crun") == 0;
 	plan.bundle = bundle;
 	if (r < 0) {
 		export_plan_clear(&plan);

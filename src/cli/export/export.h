@@ -58,10 +58,18 @@ typedef struct export_plan {
 	char **env;                   /* after the env filter, a name once; owned */
 	unsigned uid, gid;            /* who runs the export (the command's user) */
 	bool runsc;                   /* oci: for gVisor's runsc, not runc */
+	bool crun;                    /* oci: for crun: the host's / bound entry by entry */
 	const char *bundle;           /* the directory written (borrowed) */
 } export_plan;
 
 #define EXPORT_ERROR_MAX 512
+
+/* A limit the policy sets (doc/SPEC.md 15, "Limits"): given by the caller,
+ * not lifted. The default process bound is not exported: it is the
+ * spawner's cgroup's, which an engine does not have. */
+static inline bool export_limit_given(const confine_policy *p, confine_limit limit) {
+	return (p->limits_given & (1u << limit)) && p->limits[limit] != 0;
+}
 
 /* oci --runtime runsc: an empty file in the bundle, bound read-only over
  * each denied file (runsc has no maskedPaths). */
@@ -93,6 +101,16 @@ void export_report_describe_lost(json_t *report, char *out, size_t size);
  * runtime-spec LinuxSeccomp object, without notify rules. */
 json_t *export_seccomp_profile(void);
 
+/* crun: the host's top-level symbolic links (/bin -> usr/bin) made again
+ * in the bundle's `rootfs`, each entry of / that is a directory or a file
+ * being a bind of its own (oci.c). 0 or -errno. */
+int export_oci_root_links(const char *rootfs);
+/* Whether the bundle carries limits as linux.resources (a cgroup the
+ * runtime makes): for a root exporter; runsc's process bound is still an
+ * rlimit (oci.c). */
+bool export_oci_cgroup_limits(const export_plan *plan);
+/* Whether the process bound is linux.resources.pids (else RLIMIT_NPROC). */
+bool export_oci_cgroup_pids(const export_plan *plan);
 /* The bundle's config.json (runtime-spec 1.0.2). NULL: out of memory. */
 json_t *export_oci_config(const export_plan *plan);
 typedef enum export_k8s_kind {

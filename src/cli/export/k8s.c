@@ -15,6 +15,9 @@
  *   an allowlist                  -> egress only to the proxy's pods (the
  *                                    proxy itself is the cluster's to run)
  *   process env, args, cwd, user  -> env, command, workingDir, runAsUser
+ *   limits.memory, limits.temp    -> resources.limits.memory, the /tmp
+ *                                    emptyDir's sizeLimit (the others have
+ *                                    no pod field: the report says so)
  * runtimeClassName is gvisor: the pod gets a kernel of its own. With
  * --kind SandboxTemplate the List holds agent-sandbox's SandboxTemplate
  * instead: the same pod spec as its podTemplate, the network as its own
@@ -87,8 +90,13 @@ static void add_volumes(const export_plan *plan, json_t *volumes, json_t *mounts
 		                                        p->writable_roots[i], "readOnly", 0));
 	}
 	if (plan->private_tmp) {
-		json_array_append_new(volumes,
-		                      json_pack("{s:s,s:{s:s}}", "name", "tmp", "emptyDir", "medium", "Memory"));
+		json_t *empty = json_pack("{s:s}", "medium", "Memory");
+		if (empty && export_limit_given(p, CONFINE_LIMIT_TEMP)) {
+			char size[32];
+			snprintf(size, sizeof size, "%llu", (unsigned long long)p->limits[CONFINE_LIMIT_TEMP]);
+			json_object_set_new(empty, "sizeLimit", json_string(size));
+		}
+		json_array_append_new(volumes, json_pack("{s:s,s:o}", "name", "tmp", "emptyDir", empty));
 		json_array_append_new(mounts, json_pack("{s:s,s:s}", "name", "tmp", "mountPath", "/tmp"));
 	}
 	/* Protected paths and default protections inside a volume: the same
@@ -116,6 +124,14 @@ static json_t *pod_spec(const export_plan *plan, const char *profile) {
 	                      "command", command, "workingDir", plan->policy->workspace_root, "env",
 	                      env_list(plan), "securityContext", security_context(profile),
 	                      "volumeMounts", mounts);
+	/* A quantity is a string; plain digits are bytes. */
+	if (container && export_limit_given(plan->policy, CONFINE_LIMIT_MEMORY)) {
+		char memory[32];
+		snprintf(memory, sizeof memory, "%llu",
+		         (unsigned long long)plan->policy->limits[CONFINE_LIMIT_MEMORY]);
+		json_object_set_new(container, "resources",
+		                    json_pack("{s:{s:s}}", "limits", "memory", memory));
+	}
 	return json_pack("{s:s,s:s,s:b,s:b,s:b,s:b,s:b,s:{s:I,s:I,s:b},s:[o],s:o}", "runtimeClassName",
 	                 RUNTIME_CLASS, "restartPolicy", "Never", "automountServiceAccountToken", 0,
 	                 "enableServiceLinks", 0, "hostNetwork", 0, "hostPID", 0, "hostIPC", 0,

@@ -22,6 +22,7 @@
 #define L_MASKS "maskedPaths"     /* linux.maskedPaths */
 #define L_PROCESS "process"       /* process.env, capabilities, noNewPrivileges */
 #define L_POLICY "networkPolicy"  /* a k8s NetworkPolicy */
+#define L_RESOURCES "resources"   /* OCI linux.resources (a cgroup) / k8s resources.limits */
 
 #define NO_LANDLOCK "the runtime-spec has no Landlock field"
 #define NO_SUPERVISOR                                                                          \
@@ -274,6 +275,100 @@ static void report_mechanisms(json_t *r, const export_plan *plan, export_target 
 		    "network off");
 }
 
+/* One requested limit on the OCI target (oci.c): a cgroup as root, an
+ * rlimit in the process, the temp area's tmpfs size. */
+static void limit_oci(json_t *r, const export_plan *plan, confine_limit limit, const char *clause,
+                      const char *value) {
+	bool cgroup = export_oci_cgroup_limits(plan);
+	switch (limit) {
+	case CONFINE_LIMIT_PIDS:
+		if (export_oci_cgroup_pids(plan))
+			add(r, clause, value, "enforced", L_RESOURCES, NULL,
+			    "linux.resources.pids: the container's cgroup", NULL);
+		else
+			add(r, clause, value, "enforced", L_PROCESS, NULL,
+			    plan->runsc ? "RLIMIT_NPROC in gVisor's kernel: every task of the sandbox"
+			                : "RLIMIT_NPROC: the tasks of the container's user namespace's user",
+			    NULL);
+		return;
+	case CONFINE_LIMIT_MEMORY:
+		if (cgroup && plan->runsc)
+			add(r, clause, value, "partial", L_RESOURCES, NULL,
+			    "linux.resources.memory: runsc's own cgroup, where gVisor's kernel and gofer "
+			    "count with the command",
+			    NULL);
+		else if (cgroup)
+			add(r, clause, value, "enforced", L_RESOURCES, NULL,
+			    "linux.resources.memory: the container's cgroup", NULL);
+		else
+			add(r, clause, value, "unenforced", NULL, NULL,
+			    "not root: a rootless runtime makes no cgroup to hold it, so it is not written",
+			    "the runtime run as root");
+		return;
+	case CONFINE_LIMIT_TEMP:
+		add(r, clause, value, plan->private_tmp ? "enforced" : "unenforced",
+		    plan->private_tmp ? L_MOUNTS : NULL, NULL,
+		    plan->private_tmp ? "the size of the private /tmp's tmpfs"
+		                      : "no private temp area: privateTemp is off",
+		    plan->private_tmp ? NULL : "privateTemp");
+		return;
+	case CONFINE_LIMIT_CPU_SECONDS:
+	case CONFINE_LIMIT_FILE_SIZE:
+	case CONFINE_LIMIT_OPEN_FILES:
+		break;
+	}
+	add(r, clause, value, "enforced", L_PROCESS, NULL, "process.rlimits", NULL);
+}
+
+/* One requested limit on the k8s target (k8s.c). */
+static void limit_k8s(json_t *r, const export_plan *plan, confine_limit limit, const char *clause,
+                      const char *value) {
+	switch (limit) {
+	case CONFINE_LIMIT_MEMORY:
+		add(r, clause, value, "partial", L_RESOURCES, NULL,
+		    "resources.limits.memory: the container's cgroup, which under a sandboxed runtime "
+		    "class also counts the sandbox's own kernel",
+		    NULL);
+		return;
+	case CONFINE_LIMIT_TEMP:
+		add(r, clause, value, plan->private_tmp ? "partial" : "unenforced",
+		    plan->private_tmp ? L_MOUNTS : NULL, NULL,
+		    plan->private_tmp ? "the /tmp emptyDir's sizeLimit: the kubelet evicts the pod past "
+		                        "it rather than refusing the write"
+		                      : "no private temp area: privateTemp is off",
+		    plan->private_tmp ? NULL : "privateTemp");
+		return;
+	case CONFINE_LIMIT_PIDS:
+		add(r, clause, value, "unenforced", NULL, NULL,
+		    "a pod spec has no process bound: the kubelet's podPidsLimit, set for the node, is "
+		    "the nearest",
+		    "the kubelet's podPidsLimit");
+		return;
+	case CONFINE_LIMIT_CPU_SECONDS:
+	case CONFINE_LIMIT_FILE_SIZE:
+	case CONFINE_LIMIT_OPEN_FILES:
+		break;
+	}
+	add(r, clause, value, "unenforced", NULL, NULL, "a pod spec has no rlimits", NULL);
+}
+
+/* The limits the policy sets, each a clause "limits.<key>" (doc/SPEC.md
+ * 15), the value its subject. */
+static void report_limits(json_t *r, const export_plan *plan, export_target target) {
+	for (unsigned i = 0; i < CONFINE_LIMIT_COUNT; i++) {
+		confine_limit limit = (confine_limit)i;
+		char clause[64], value[64];
+		if (!export_limit_given(plan->policy, limit))
+			continue;
+		snprintf(clause, sizeof clause, "limits.%s", confine_limit_name(limit));
+		confine_limit_format(limit, plan->policy->limits[i], value, sizeof value);
+		if (target == EXPORT_TARGET_OCI)
+			limit_oci(r, plan, limit, clause, value);
+		else
+			limit_k8s(r, plan, limit, clause, value);
+	}
+}
+
 /* Whether a record makes the export partial (and --require-full refuse
  * it): any clause not enforced, but the default protections and
  * allowUnixSockets, which are listed and never make a run partial
@@ -293,6 +388,7 @@ json_t *export_report(const export_plan *plan, export_target target, bool *ret_f
 	report_deny_read(report, plan, target);
 	report_network(report, plan, target);
 	report_mechanisms(report, plan, target);
+	report_limits(report, plan, target);
 	*ret_full = true;
 	for (size_t i = 0; i < json_array_size(report); i++)
 		if (counts(json_array_get(report, i)))

@@ -77,6 +77,15 @@ int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *p
 	                    mode ? mode : "?", def->title, def->name, what, detail);
 }
 
+int confine_error_pinned_unavailable(confine_error *err, confine_runner pin, confine_mode mode,
+                                     const char *runner_failure_detail) {
+	confine_policy policy;
+	memset(&policy, 0, sizeof policy);
+	policy.mode = mode;
+	return cf_policy_rung_unavailable(cf_runner_find(pin), &policy, "cannot run here",
+	                                  runner_failure_detail, err);
+}
+
 int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                        confine_error *err) {
 	if (!def->holds || !def->holds->allowlist_refused || !confine_policy_network_allowlist(policy))

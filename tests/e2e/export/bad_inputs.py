@@ -37,8 +37,8 @@ def main():
         ("no command", ["oci", "--bundle", out] + W, "USAGE", "missing '-- PROGRAM"),
         ("--runner", ["oci", "--bundle", out, "--runner", "bwrap"] + W + ["--", "true"], "USAGE",
          "unknown option '--runner'"),
-        ("a bad --runtime", ["oci", "--bundle", out, "--runtime", "crun"] + W + ["--", "true"],
-         "USAGE", "expected runc or runsc"),
+        ("a bad --runtime", ["oci", "--bundle", out, "--runtime", "kata"] + W + ["--", "true"],
+         "USAGE", "expected runc, crun or runsc"),
         ("danger-full-access", ["oci", "--bundle", out, "-m", "danger-full-access"] + W +
          ["--", "true"], "INVALID_POLICY", "danger-full-access has no sandbox to export"),
         ("a bundle inside the workspace", ["oci", "--bundle", os.path.join(ws, "b"), "-m",
@@ -60,6 +60,13 @@ def main():
          "INVALID_CONFIG", "bad.json"),
         ("requireFull", ["k8s", "--bundle", out, "--require-full"] + W + ["--", "true"],
          "SANDBOX_UNAVAILABLE", "requireFull: the k8s export does not hold"),
+        ("a limit of zero", ["oci", "--bundle", out, "--max-pids", "0"] + W + ["--", "true"],
+         "INVALID_POLICY", "limits.pids \"0\" is zero"),
+        ("a limit below its bound", ["k8s", "--bundle", out, "--max-memory", "10"] + W +
+         ["--", "true"], "INVALID_POLICY", "below the smallest limit"),
+        ("requireFull with a limit a pod cannot hold",
+         ["k8s", "--bundle", out, "--require-full", "--max-pids", "9"] + W + ["--", "true"],
+         "SANDBOX_UNAVAILABLE", "limits.pids (9)"),
         ("an argument that is not UTF-8", ["oci", "--bundle", out] + W + ["--", "echo", b"\xff"],
          "USAGE", "not valid UTF-8"),
     ]

@@ -17,6 +17,7 @@ Usage: k8s_types.py CONFINE
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -100,6 +101,11 @@ REQUIRED = {id(CONTAINER): ["name"], id(VOLUME): ["name"], id(VOLUME_MOUNT): ["n
 
 problems = []
 
+# The API's resource.Quantity, as its serialized form: a number, then a
+# binary or decimal suffix, or an exponent.
+QUANTITY = re.compile(r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)"
+                      r"(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$")
+
 
 def check(value, kind, path):
     if isinstance(kind, dict):
@@ -178,6 +184,46 @@ def template_check(confine, base, policy, argv, tag, network, pod, objects):
                             "(%s)" % (tag, rules))
     elif spec.get("networkPolicyManagement") != "Unmanaged" or "networkPolicy" in spec:
         problems.append("%s: network on is not an Unmanaged template" % tag)
+
+
+def limits_check(confine, base, ws, argv):
+    """The limits policy: memory and the temp size are Quantities, the same
+    numbers as the bundle's; the limits a pod spec cannot hold are reported
+    unenforced, never dropped."""
+    policy = ["-m", "workspace-write", "-w", ws, "--max-memory", "64M", "--max-temp", "8M",
+              "--max-pids", "50", "--max-open-files", "100", "--max-cpu", "30"]
+    k8s = export(confine, "k8s", os.path.join(base, "k8s-limits"), policy, argv)
+    oci = export(confine, "oci", os.path.join(base, "oci-limits"), policy, argv)
+    with open(os.path.join(base, "k8s-limits", "k8s.json")) as f:
+        pod = json.load(f)["items"][0]
+    with open(os.path.join(base, "oci-limits", "config.json")) as f:
+        config = json.load(f)
+    check(pod, KINDS[("v1", "Pod")], "limits: Pod")
+    memory = pod["spec"]["containers"][0].get("resources", {}).get("limits", {}).get("memory")
+    tmp = [v["emptyDir"] for v in pod["spec"]["volumes"] if v["name"] == "tmp"]
+    size = tmp[0].get("sizeLimit") if tmp else None
+    for name, value in (("resources.limits.memory", memory), ("the /tmp sizeLimit", size)):
+        if not isinstance(value, str) or not QUANTITY.match(value):
+            problems.append("limits: %s %r is not a Quantity" % (name, value))
+    if memory != str(64 << 20) or size != str(8 << 20):
+        problems.append("limits: memory %r, sizeLimit %r: not 64 MiB and 8 MiB" % (memory, size))
+    tmpfs = [m for m in config["mounts"] if m["destination"] == "/tmp"]
+    if not tmpfs or "size=%d" % (8 << 20) not in tmpfs[0]["options"]:
+        problems.append("limits: the bundle's /tmp is not sized as the pod's (%s)" % tmpfs)
+    rlimits = {r["type"]: r["hard"] for r in config["process"].get("rlimits", [])}
+    if rlimits.get("RLIMIT_NOFILE") != 100 or rlimits.get("RLIMIT_CPU") != 30:
+        problems.append("limits: the bundle's rlimits are %s" % rlimits)
+    if os.getuid() == 0 and (config["linux"].get("resources") !=
+                             {"pids": {"limit": 50}, "memory": {"limit": 64 << 20}}):
+        problems.append("limits: the bundle's resources are %s" % config["linux"].get("resources"))
+    statuses = {c["clause"]: c["status"] for c in k8s["clauses"]}
+    want = {"limits.memory": "partial", "limits.temp": "partial", "limits.pids": "unenforced",
+            "limits.openFiles": "unenforced", "limits.cpuSeconds": "unenforced"}
+    if any(statuses.get(k) != v for k, v in want.items()) or k8s["enforcement"] != "partial":
+        problems.append("limits: the k8s report says %s" % statuses)
+    if not all(any(c["clause"] == k for c in oci["clauses"]) for k in want):
+        problems.append("limits: the OCI report leaves a limit out: %s" %
+                        [c["clause"] for c in oci["clauses"]])
 
 
 def main():
@@ -287,6 +333,7 @@ def main():
                 if any(c["status"] not in ("enforced", "partial", "unenforced")
                        for c in report["clauses"]):
                     problems.append("%s: a clause status outside the contract" % tag)
+        limits_check(confine, base, ws, argv)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     for p in problems:

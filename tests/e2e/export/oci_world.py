@@ -13,12 +13,20 @@ on the host, so a probe that cannot see the effect fails the control):
   reached (network on: reached);
 - env: the filter's secret-named variable is absent, a plain one present;
 - seccomp: shmget(2) is refused with EPERM (the launcher's deny-list);
+- --max-pids 12: fewer than 12 children can be made (40 unconfined): as
+  root the container's pids cgroup, under runsc and rootless RLIMIT_NPROC;
 - --require-full: refused with 125, the lost clause named, nothing written;
 - runc only: the same facts as a created user (tests/helpers/as_user.py),
   the bundle run rootless (`runc --root STATE --rootless=true run`) in the
   user namespace the export adds for a non-root exporter.
 
-RUNTIME runc: `runc run -b DIR ID`, the runtime's defaults. RUNTIME runsc: the
+RUNTIME runc: `runc run -b DIR ID`, the runtime's defaults. RUNTIME crun: the
+bundle exported with `--runtime crun` (the host's / bound entry by entry),
+run with `crun run -b DIR ID`; on a host whose cgroups are a hybrid with
+controllers on the cgroup2 mount (crun 1.8 refuses that layout: "cgroups
+in hybrid mode not supported"), in a private mount namespace where an
+empty tmpfs stands over /sys/fs/cgroup/unified, so crun sees the v1 layout
+it supports (the host's own mounts are untouched). RUNTIME runsc: the
 bundle exported with `--runtime runsc`, run with `runsc --oci-seccomp
 --network=none run -bundle DIR ID` (`--network=host` for the network-on
 control): runsc applies linux.seccomp only when told, and keeps a network
@@ -88,6 +96,25 @@ def shm():
         return "error:" + os.strerror(ctypes.get_errno())
     libc.shmctl(shmid, 0, None)
     return "made"
+def forks():
+    # Children that wait on a pipe, 40 at most: how many could be made.
+    r, w = os.pipe()
+    pids = []
+    for _ in range(40):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            os.close(w)
+            os.read(r, 1)
+            os._exit(0)
+        pids.append(pid)
+    os.close(w)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    return str(len(pids))
+print("forks=" + forks())
 print("ws_write=" + attempt(lambda: write(os.path.join(ws, "landed"))))
 print("outside_write=" + attempt(lambda: write(outside)))
 print("hook_write=" + attempt(lambda: write(os.path.join(ws, ".git", "hooks", "post-commit"))))
@@ -99,6 +126,19 @@ print("plain=" + os.environ.get("CONFINE_TEST_PLAIN", "absent"))
 print("shmget=" + attempt(shm))
 print("cwd=" + os.getcwd())
 """
+
+
+def cgroup_layout():
+    """The argv prefix crun needs on this host's cgroup layout (above)."""
+    try:
+        with open("/sys/fs/cgroup/unified/cgroup.controllers") as f:
+            hybrid = f.read().strip() != ""
+    except OSError:
+        hybrid = False
+    if not hybrid:
+        return []
+    return ["unshare", "-m", "--propagation", "private", "sh", "-c",
+            'mount -t tmpfs -o mode=0755 confine-test /sys/fs/cgroup/unified && exec "$@"', "sh"]
 
 
 def facts(text):
@@ -182,6 +222,8 @@ def half(confine, runtime, user_half):
         check("control: the secret is in the caller's environment",
               host.get("secret") == SECRET, str(host))
         check("control: shmget works unconfined", host.get("shmget") == "made", str(host))
+        check("control: 40 processes can be made unconfined", host.get("forks") == "40",
+              str(host))
         for path in (outside, os.path.join(ws, "landed"),
                      os.path.join(ws, ".git", "hooks", "post-commit")):
             os.remove(path)
@@ -207,6 +249,8 @@ def half(confine, runtime, user_half):
                        "-b", bundle, cid]
             elif runtime == "runc":
                 cmd = [runtime, "run", "-b", bundle, cid]
+            elif runtime == "crun":
+                cmd = cgroup_layout() + [runtime, "run", "-b", bundle, cid]
             else:
                 # What the bundle cannot say to runsc (doc/SPEC.md 20): apply
                 # linux.seccomp, and which network stack to give the sandbox.
@@ -215,11 +259,12 @@ def half(confine, runtime, user_half):
                        cid]
             run = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
                                  text=True, timeout=120)
-            subprocess.run([runtime] + (["--root", os.path.join(base, "state")] if user_half
-                                        else []) + ["delete", "-f", cid], capture_output=True)
+            subprocess.run((cgroup_layout() if runtime == "crun" else []) + [runtime] +
+                           (["--root", os.path.join(base, "state")] if user_half else []) +
+                           ["delete", "-f", cid], capture_output=True)
             return facts(run.stdout), (report, run)
 
-        got, extra = export_and_run(["--network", "off"], "off")
+        got, extra = export_and_run(["--network", "off", "--max-pids", "12"], "off")
         if got is not None:
             report, run = extra
             detail = str(got) + " stderr: " + run.stderr[-2000:]
@@ -250,9 +295,15 @@ def half(confine, runtime, user_half):
                 check("shmget is refused (the deny-list)",
                       got.get("shmget") == "error:" + os.strerror(1), detail)
                 check("the command starts in the workspace", got.get("cwd") == ws, detail)
+                check("--max-pids 12 holds (fewer than 12 children besides the probe)",
+                      got.get("forks", "").isdigit() and 0 < int(got["forks"]) < 12, detail)
+                check("the report says how the process bound holds",
+                      any(c["clause"] == "limits.pids" and c["subject"] == "12" and
+                          c["status"] == "enforced" for c in report["clauses"]),
+                      str(report["clauses"]))
                 check("the report says how network off holds",
                       any(c["clause"] == "network" and
-                          c["status"] == ("enforced" if runtime == "runc" else "partial")
+                          c["status"] == ("partial" if runtime == "runsc" else "enforced")
                           for c in report["clauses"]), str(report["clauses"]))
                 check("the report never says full with the supervisor's clauses lost",
                       report["enforcement"] == "partial", str(report))

@@ -399,6 +399,26 @@ def half(confine, launcher, helper, user_half):
               err.get("runnerFailure") == "runsc (gVisor) is not installed: no trusted runsc on the runner path"
               and "Install bubblewrap" not in (err.get("message") or "") and
               not os.path.exists(marker), "%d %s" % (r.returncode, r.stderr[-1200:]))
+        # The same for an argv handed out (`wrap` probes the pin itself):
+        # the control is the same wrap with runsc on the runner path.
+        wrap_words = [confine, "wrap", "--runner", "gvisor", "-m", "read-only", "-w", ws, "--",
+                      "true"]
+        control = subprocess.run(wrap_words, env=env, capture_output=True, text=True, cwd=ws,
+                                 timeout=180)
+        r = subprocess.run(wrap_words, capture_output=True, text=True, cwd=ws, timeout=180,
+                           env=dict(env, CONFINE_RUNNER_PATH="/nonexistent-confine-gvisor"))
+        try:
+            err = json.loads(r.stdout).get("error") or {}
+        except ValueError:
+            err = {}
+        check("control: wrap --runner gvisor hands out an argv where runsc is",
+              control.returncode == 0 and '"argv"' in control.stdout,
+              "%d %s" % (control.returncode, control.stdout[-600:] + control.stderr[-600:]))
+        check("no runsc: wrap's refusal names the pinned rung, never the ladder's install advice",
+              r.returncode == 125 and err.get("code") == "SANDBOX_UNAVAILABLE" and
+              "on the pinned gVisor rung (\"gvisor\"), which cannot run here" in
+              (err.get("message") or "") and "Install bubblewrap" not in (err.get("message") or ""),
+              "%d %s %s" % (r.returncode, r.stdout[-800:], r.stderr[-400:]))
 
         # An allowlist: refused (its proxy does not run in the sandbox),
         # naming the clause and the rung; nothing runs.
