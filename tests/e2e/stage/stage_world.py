@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stagelib  # noqa: E402
-from stagelib import SKIP, check, run, snapshot  # noqa: E402,F401
+from stagelib import SKIP, Skip, check, run, snapshot  # noqa: E402,F401
 
 
 # The command: the changes, then what it sees, as JSON on stdout.
@@ -331,8 +331,7 @@ def case_no_userns(confine, runner, base):
     alone): the run is refused naming what is missing, nothing runs, and
     the stage made for it is gone again."""
     if not shutil.which("unshare"):
-        print("# no unshare(1): the forced no-user-namespace case is skipped")
-        return
+        raise Skip("no unshare(1): the forced no-user-namespace case cannot be made")
     ws, wr = make_tree(base)
     stage = os.path.join(base, "stage")
     before = snapshot(ws)
@@ -341,8 +340,7 @@ def case_no_userns(confine, runner, base):
     r = run(["unshare", "-U", "-r", "sh", "-c", script, "sh", confine, "run", "--runner", runner,
              "-w", ws, "--stage", stage, "--", "sh", "-c", "echo no > new.txt"], cwd=ws)
     if r.returncode == 77:
-        print("# cannot set user.max_user_namespaces in a namespace here: case skipped")
-        return
+        raise Skip("cannot set user.max_user_namespaces in a namespace here")
     # A non-root user's namespace maps root away: a root-owned bwrap is
     # then "owned by another user" and refused by the trust rule first.
     named = "user namespaces" in r.stderr or (
