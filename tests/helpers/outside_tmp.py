@@ -44,7 +44,9 @@ def _stage_parent():
                        "under /var/lib: no trusted place for the launcher's copy" % home)
 
 
-def launcher_outside_tmp(launcher):
+def launcher_outside_tmp(launcher, beside=()):
+    """`beside`: programs found beside the launcher (confine-gvisor), staged
+    with it."""
     global _copy
     if not launcher:
         return launcher
@@ -59,6 +61,11 @@ def launcher_outside_tmp(launcher):
         shutil.copyfile(real, copy)
         os.chmod(copy, 0o755)
         _copy = copy
+    for program in beside:
+        dst = os.path.join(os.path.dirname(_copy), os.path.basename(program))
+        if not os.path.exists(dst):
+            shutil.copyfile(os.path.realpath(program), dst)
+            os.chmod(dst, 0o755)
     return _copy
 
 
