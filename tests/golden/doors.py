@@ -14,8 +14,15 @@ notes of the flag that carried the value aside).
 ``confine wrap`` must take each row's values and echo the same policy.
 
 Environment (set by Meson): CONFINE_LIBRARY (the built library),
-CONFINE_BIN (the built confine), CONFINE_TEST_NODE (node, or empty: the
-Node door is then reported as skipped, a failure under CONFINE_MUST_WORK=1).
+CONFINE_BIN (the built confine), CONFINE_TEST_LAUNCHER (the built
+landlock-run), CONFINE_TEST_NODE (node, or empty: the Node door is then
+reported as skipped, a failure under CONFINE_MUST_WORK=1).
+
+An accepted value reaches the ladder, whose bwrap rung checks the on-disk
+launcher by the trust rule (doc/SPEC.md 14): a build under /tmp is rightly
+not trusted, so every door's accepted call names a staged copy
+(tests/helpers/outside_tmp.py): Python's provider, the CLI's and Node's
+config file. A refused value never gets that far.
 """
 import json
 import os
@@ -29,13 +36,32 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TABLES = {"bad": os.path.join(HERE, "bad-inputs.json"),
           "accepted": os.path.join(HERE, "accepted-inputs.json")}
 sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
+sys.path.insert(0, os.path.join(HERE, "..", "helpers"))
 import confine  # noqa: E402
+from outside_tmp import launcher_config, launcher_outside_tmp  # noqa: E402
 
 CLI = os.environ["CONFINE_BIN"]
 NODE = os.environ.get("CONFINE_TEST_NODE") or None
 
 
 OUT = ""  # the directory outside the workspace ({out}), set by main()
+LAUNCHER = None  # the staged launcher's config file, path and provider, set by trust()
+PROVIDER_LAUNCHER = None
+PROVIDER = None
+
+
+def trust(directory):
+    """Stages the launcher (outside_tmp.py) and writes a config naming it in
+    `directory`; sets LAUNCHER (the config's path) and PROVIDER (Python's),
+    and CONFINE_TEST_DOOR_CONFIG for node-door.js."""
+    global LAUNCHER, PROVIDER, PROVIDER_LAUNCHER
+    built = os.environ.get("CONFINE_TEST_LAUNCHER")
+    if not built:
+        raise AssertionError("CONFINE_TEST_LAUNCHER is not set")
+    LAUNCHER = launcher_config(built, directory)
+    PROVIDER_LAUNCHER = launcher_outside_tmp(built)
+    PROVIDER = confine.Provider(landlock_launcher=PROVIDER_LAUNCHER)
+    os.environ["CONFINE_TEST_DOOR_CONFIG"] = LAUNCHER
 
 
 def place(value, ws):
@@ -175,13 +201,14 @@ def accepted(rows, ws):
         kw = {"workspace": ws, "mode": "workspace-write"}
         kw.update(place(row["python"], ws))
         try:
-            echoed["python"] = confine.wrap(["true"], **kw).policy
+            echoed["python"] = confine.wrap(["true"], provider=PROVIDER, **kw).policy
         except confine.Error as e:
             echoed["python"] = "refused: %s %s" % (e.code, e.message)
         args = [a.encode() for a in place(row["cli"], ws)]
         if b"-m" not in args:
             args = [b"-m", b"workspace-write"] + args
-        done = subprocess.run([CLI.encode(), b"wrap", b"-w", ws.encode()] + args + [b"--", b"true"],
+        done = subprocess.run([CLI.encode(), b"wrap", b"--config=" + LAUNCHER.encode(),
+                               b"-w", ws.encode()] + args + [b"--", b"true"],
                               capture_output=True, cwd=ws, env=dict(os.environ, CONFINE_CONFIG=""),
                               timeout=60)
         out = json.loads(done.stdout or b"{}")
@@ -220,6 +247,7 @@ def main():
     os.makedirs(OUT)
     os.chdir(ws)  # relative values are taken from here at every door
     if kind == "accepted":
+        trust(base)
         try:
             return accepted(rows, ws)
         finally:

@@ -149,9 +149,14 @@ def policy_rows(rows):
             and r["python"] and r["node"] and r["flag"] and r["type"] != "decider"]
 
 
-def cli_wrap(words, ws, config=None):
-    """{"code"} or {"policy"} from `confine wrap`."""
+def cli_wrap(words, ws, config=None, trusted=False):
+    """{"code"} or {"policy"} from `confine wrap`; `trusted`: naming the
+    staged launcher (doors.trust()), as an accepted value's call must."""
     args = [CLI.encode(), b"wrap"]
+    if trusted and config is None:
+        args.append(b"--config=" + doors.LAUNCHER.encode())
+    elif trusted and "landlockLauncher" not in config:
+        config = merge({"landlockLauncher": doors.PROVIDER_LAUNCHER}, config)
     if "workspaceRoot" not in (config or {}):
         args += [b"-w", ws.encode()]
     if "mode" not in (config or {}):
@@ -194,8 +199,10 @@ def node_door(kind, rows, ws):
     return {r["name"]: r for r in map(json.loads, done.stdout.splitlines())}
 
 
-def python_wrap(kw, ws):
+def python_wrap(kw, ws, trusted=False):
     kw = merge({"workspace": ws, "mode": "workspace-write"}, kw)
+    if trusted:
+        kw["provider"] = doors.PROVIDER
     try:
         return {"policy": confine.wrap(["true"], **kw).policy}
     except confine.Error as e:
@@ -378,9 +385,9 @@ def cases(ws):
                                            ("%d entries, the bound" % len(value)
                                             if isinstance(value, list) and len(value) > 9
                                             else repr(value)))
-        echoed = {"python": python_wrap(kwargs(row, "python", value), ws),
-                  "cli": cli_wrap(flag_words(row, value), ws),
-                  "config": cli_wrap([], ws, nest(row["key"], value))}
+        echoed = {"python": python_wrap(kwargs(row, "python", value), ws, trusted=True),
+                  "cli": cli_wrap(flag_words(row, value), ws, trusted=True),
+                  "config": cli_wrap([], ws, nest(row["key"], value), trusted=True)}
         if NODE:
             n = node_good.get("%s %d" % (row["node"], i)) or {}
             echoed["node"] = {"policy": n["policy"]} if "policy" in n else n
@@ -459,6 +466,7 @@ def main():
     for i in range(300):  # the directories of a list past its bound
         os.makedirs(os.path.join(doors.OUT, "d%d" % i))
     os.chdir(ws)
+    doors.trust(base)
     try:
         return cases(ws)
     finally:

@@ -8,6 +8,12 @@ was skipped, as it does for the escape table (tests/escape/run-escape.sh).
     tap.skip("what", "why")                      # ok N - what # SKIP why
     tap.todo(cond, "what", "why open")           # not ok N - what # TODO why
     tap.note("text")                             # "# text": meson ignores it
+    tap.guard("what", fn, *args)                 # runs fn: an exception is one
+                                                 # not ok line, and the run goes on
+    tap.ok("what")                               # inside fn: a case whose checks
+                                                 # (raising on failure) all held
+    tap.user_half(prefix, script, argv, binaries)  # root: the same table again
+                                                 # as a created user, folded in
     status = run_as_created_user(..., relay=tap.relay("user"))
     return tap.done()                            # prints 1..N; 0, or 1 on a failure
     return tap.skip_all("why")                   # 1..0 # SKIP why (exit 0, or 1
@@ -29,6 +35,10 @@ _PLAN = re.compile(r"^1\.\.(\d+)\s*(?:#\s*[Ss][Kk][Ii][Pp]\S*\s*(.*))?$")
 
 def _one_line(text):
     return " ".join(str(text).split())
+
+
+class Skip(Exception):
+    """Raised by a case under guard(): it is skipped, the message its reason."""
 
 
 class Tap:
@@ -58,6 +68,39 @@ class Tap:
             self.failed.append(what)
         self._case(bool(cond), what, "", "" if cond else detail)
         return bool(cond)
+
+    def ok(self, what):
+        """A case that passed: for suites whose check() raises AssertionError,
+        so reaching this line is the proof; the failure is guard()'s line."""
+        self._case(True, what)
+
+    def guard(self, what, fn, *args, **kwargs):
+        """Runs fn (one case, or a group printing an ok() per case). An
+        exception it raises (a failed check, a timeout, a bad reply) is one
+        `not ok - what: the exception` and the next case still runs; Skip(why)
+        is `ok - what # SKIP why`.
+        Returns fn's value, or None after a failure."""
+        try:
+            return fn(*args, **kwargs)
+        except Skip as e:
+            self.skip(what, str(e))
+            return None
+        except Exception as e:  # any: a case that crashed failed
+            self.check(False, what, "%s: %s" % (type(e).__name__, str(e)[-1500:]))
+            return None
+
+    def user_half(self, prefix, script, argv, binaries,
+                  keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG")):
+        """Root only: the script again as a user made for it, from staged
+        copies (as_user.py), its TAP folded into this run as "user: ..."
+        cases; its end status one case more."""
+        from as_user import run_as_created_user, SKIP
+        r = run_as_created_user(prefix, script, argv, binaries, keep_env=keep_env,
+                                relay=self.relay("user"))
+        if r == SKIP:
+            self.skip("the created user's half", "no useradd/runuser here")
+        else:
+            self.check(r == 0, "the created user's half ended well", "status %d" % r)
 
     def skip(self, what, why):
         self._case(True, what, " # SKIP " + _one_line(why))

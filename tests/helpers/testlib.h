@@ -33,8 +33,10 @@ void tl_check(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  * label is not copied. */
 void tl_check_label(const char *label);
 
-/* Prints the tally; returns the exit status: 0 when every check passed, 1
- * when one failed or none ran (a run that proved nothing is not a pass). */
+/* Prints the tally (and, with CONFINE_TEST_TAP=1, TAP's plan: each
+ * tl_check is a TAP line); returns the exit status: 0 when every check
+ * passed, 1 when one failed or none ran (a run that proved nothing is not a
+ * pass). */
 int tl_checks_done(void);
 
 /* ---- mechanisms that may be absent ---- */
@@ -42,9 +44,13 @@ int tl_checks_done(void);
 /* Whether CONFINE_MUST_WORK=1: an absent mechanism is then a failure. */
 bool tl_must_work(void);
 
-/* For a mechanism that is absent (`why`): prints the reason and returns
- * TL_SKIP, or 1 under CONFINE_MUST_WORK=1. */
+/* For a mechanism that is absent (`why`): prints the reason (with
+ * CONFINE_TEST_TAP=1 as `1..0 # SKIP why`) and returns TL_SKIP, or fails
+ * under CONFINE_MUST_WORK=1. */
 int tl_skip_or_fail(const char *why);
+
+/* main's exit status: TL_SKIP becomes 0 with CONFINE_TEST_TAP=1. */
+int tl_exit(int status);
 
 /* ---- the launcher on disk ---- */
 

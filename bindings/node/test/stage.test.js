@@ -21,7 +21,12 @@ fs.mkdirSync(root, { recursive: true });
 const base = fs.mkdtempSync(path.join(root, 'node-stage.'));
 const configPath = path.join(base, 'config.json');
 fs.writeFileSync(configPath, JSON.stringify(LAUNCHER ? { landlockLauncher: LAUNCHER } : {}));
-test.after(() => fs.rmSync(base, { recursive: true, force: true }));
+// A stage left undiscarded holds overlayfs's work/work, mode 000: root
+// removes it anyway, another user must give itself the bits first.
+test.after(() => {
+  spawnSync('chmod', ['-R', 'u+rwX', base]);
+  fs.rmSync(base, { recursive: true, force: true });
+});
 
 let n = 0;
 function tree() {

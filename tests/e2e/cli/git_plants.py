@@ -23,8 +23,9 @@ renamed, a symlink) check the file on the host instead of a marker.
 
 Usage: git_plants.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 As root, the table runs again as a throwaway user (useradd, runuser,
-userdel -r) unless --no-nonroot. Exit 77 (skip) when RUNNER does not work
-here, unless CONFINE_MUST_WORK=1.
+userdel -r) unless --no-nonroot, from staged copies. TAP
+(tests/helpers/tap.py): one line per case, the user half's folded in; a
+skip of the whole when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
 """
 import json
 import os
@@ -37,9 +38,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 ID = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "protocol.file.allow=always",
       "-c", "init.defaultBranch=main"]
 
@@ -384,7 +385,7 @@ def run_case(w, i, case):
         else:
             check("protectedPaths" in sandbox["unenforced"] and sandbox["enforcement"] == "partial",
                   "landlock: protectedPaths not reported:", (label, sandbox))
-    print("ok %s: %s" % (label, "prevented" if not landed else "landed and reported"))
+    TAP.ok("%s: %s" % (label, "prevented" if not landed else "landed and reported"))
 
 
 def fsmonitor_repo(ws, base, worktree_config=False):
@@ -434,7 +435,7 @@ def fs_plants(w):
                 check(not os.path.exists(mark), "fs: git status ran the plant:", label)
             else:
                 check(os.path.exists(mark), "control: the attack did not work:", label)
-        print("ok %s: refused" % label)
+        TAP.ok("%s: refused" % label)
     # An include file in the worktree is a project file: written, reported.
     ws = os.path.join(w.base, "fs-include")
     mark = os.path.join(w.base, "marks", "fs-include")
@@ -451,7 +452,7 @@ def fs_plants(w):
     check("git would run it unconfined" in done.stderr, "fs: no warning:", done.stderr)
     archive_oracle()(ws)
     check(os.path.exists(mark), "fs: the reported setting does not run (proves nothing)", "")
-    print("ok fs write of an included config file: reported [%s]" % user)
+    TAP.ok("fs write of an included config file: reported [%s]" % user)
 
 
 def deep_tree(w):
@@ -499,7 +500,7 @@ def deep_tree(w):
               and "requireFull: " in message and "defaultProtections (" in message
               and "is a symbolic link" in message,
               "requireFull's refusal does not name the clause and its reason:", message)
-    print("ok a 12-level node_modules tree [%s, %s]: %s" % (
+    TAP.ok("a 12-level node_modules tree [%s, %s]: %s" % (
         w.runner, pwd.getpwuid(os.getuid()).pw_name,
         "full" if w.runner == "bwrap" else "reported"))
 
@@ -527,42 +528,38 @@ def git_still_works(w):
           "git did not work under the protections:", (w.runner, out["stdout"], out["stderr"]))
     log = git(ws, "log", "--oneline").stdout
     check(" b\n" in log and " a\n" in log, "the commits are not there:", log)
-    print("ok git still works [%s, %s]" % (w.runner, pwd.getpwuid(os.getuid()).pw_name))
+    TAP.ok("git still works [%s, %s]" % (w.runner, pwd.getpwuid(os.getuid()).pw_name))
 
 
-def run_table(confine, launcher, runner, must_work):
+def run_table(confine, launcher, runner):
+    """Runs the cases (TAP); returns None, or why the runner cannot run here."""
     w = World(confine, launcher, runner)
     try:
         probe = subprocess.run([confine, "bash", "--json", "--config", w.config, "--runner",
                                 runner, "-m", "read-only", "-w", w.base, "-c", "true"],
                                capture_output=True, text=True)
         if probe.returncode != 0:
-            print("runner %s is not usable here: %s" % (runner, probe.stderr))
-            return 1 if must_work else SKIP
+            return "runner %s is not usable here: %s" % (runner, probe.stderr)
         for i, case in enumerate(CASES):
-            run_case(w, i, case)
-        fs_plants(w)
-        deep_tree(w)
-        git_still_works(w)
-        return 0
+            TAP.guard("%s [%s]" % (case.name, runner), run_case, w, i, case)
+        TAP.guard("fs plants [%s]" % runner, fs_plants, w)
+        TAP.guard("a 12-level node_modules tree [%s]" % runner, deep_tree, w)
+        TAP.guard("git still works [%s]" % runner, git_still_works, w)
+        return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
 
 
-def as_throwaway_user(argv):
-    """The same table as a user made for it (root only), from staged copies
-    that user can read (tests/helpers/as_user.py)."""
-    return run_as_created_user("cfplant", __file__, argv, argv[:2], keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"))
-
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
     confine, launcher, runner = args[0], args[1], args[2]
-    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
-    r = run_table(confine, launcher, runner, must_work)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    r = as_throwaway_user(args)
-    return 0 if r == SKIP and not must_work else r
+    why = run_table(confine, launcher, runner)
+    if why:
+        return TAP.skip_all(why)
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        # the same table as a user made for it, from staged copies
+        TAP.user_half("cfplant", __file__, args, args[:2])
+    return TAP.done()
 
 
 if __name__ == "__main__":

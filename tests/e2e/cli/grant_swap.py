@@ -19,29 +19,25 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    status = cases(args[0], args[1])
+    TAP.guard("the swapped grants", cases, args[0], args[1])
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
-        user = run_as_created_user("cfswap", __file__, args, args[:2])
-        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
-            print("# the non-root half was skipped")
-        elif user != 0:
-            print("FAIL the non-root half (%d)" % user)
-            status = 1
-    return status
+        # the same cases as a user made for it, from staged copies
+        TAP.user_half("cfswap", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return TAP.done()
 
 
 def cases(confine, launcher):
     parent = os.path.join(os.environ.get("HOME") or "/", ".cache", "confine-tests")
     os.makedirs(parent, exist_ok=True)
     base = os.path.realpath(tempfile.mkdtemp(prefix="grant-swap.", dir=parent))
-    failed = 0
+    user = "root" if os.getuid() == 0 else "uid %d" % os.getuid()
     try:
         config = os.path.join(base, "config.json")
         with open(config, "w") as f:
@@ -54,12 +50,11 @@ def cases(confine, launcher):
         os.rmdir(root)
         os.symlink(victim, root)
         subprocess.run(["sh", "-c", "touch '%s/control'" % root], check=True)
-        if not os.path.exists(os.path.join(victim, "control")):
-            print("FAIL control: a write through the link did not land")
-            return 1
+        if not TAP.check(os.path.exists(os.path.join(victim, "control")),
+                         "%s control: a write through the link lands unconfined" % user):
+            return
         os.unlink(os.path.join(victim, "control"))
         os.unlink(root)
-        ran = 0
         for runner in ("bwrap", "landlock"):
             os.mkdir(root)
             mark = os.path.join(victim, "wrote-" + runner)
@@ -67,8 +62,13 @@ def cases(confine, launcher):
                                    "-m", "workspace-write", "-w", ws, "--writable", root, "--",
                                    "sh", "-c", "touch '%s/wrote-%s'" % (root, runner)],
                                   capture_output=True, text=True)
+            what = "%s %s: a root swapped for a link fails closed" % (runner, user)
             if done.returncode != 0:
-                print("# %s: wrap unavailable here: %s" % (runner, done.stdout.strip()))
+                why = "wrap unavailable here: %s" % done.stdout.strip()
+                if os.environ.get("CONFINE_MUST_WORK") == "1":
+                    TAP.check(False, what, why + " (CONFINE_MUST_WORK=1)")
+                else:
+                    TAP.skip(what, why)
                 os.rmdir(root)
                 continue
             wrapped = json.loads(done.stdout)
@@ -77,20 +77,12 @@ def cases(confine, launcher):
             run = subprocess.run(wrapped["argv"], env=wrapped["env"], cwd=ws,
                                  capture_output=True, text=True)
             os.unlink(root)
-            ran += 1
             if os.path.exists(mark):
-                print("FAIL %s: the grant followed the swapped link: %s" % (runner, run.stderr))
-                failed = 1
-            elif run.returncode == 0:
-                print("FAIL %s: the run went on after the swap: %s" % (runner, run.stderr))
-                failed = 1
+                TAP.check(False, what, "the grant followed the swapped link: " + run.stderr)
             else:
-                print("ok %s: a root swapped for a link fails closed (%d: %s)"
-                      % (runner, run.returncode, run.stderr.strip().splitlines()[-1:]))
-        if ran == 0:
-            print("no rung ran")
-            return 1 if os.environ.get("CONFINE_MUST_WORK") == "1" else SKIP
-        return failed
+                TAP.check(run.returncode != 0, what, "the run went on after the swap: " + run.stderr)
+                TAP.note("%s: exit %d: %s" % (runner, run.returncode,
+                                              run.stderr.strip().splitlines()[-1:]))
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

@@ -29,6 +29,7 @@ save or after it.
   partial up front. On Landlock protectedPaths is partial anyway.
 
 Usage: host_save.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+TAP (tests/helpers/tap.py): one line per case, the user half's folded in.
 """
 import json
 import os
@@ -40,9 +41,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 SECRET = "s3cr3t-before"
 SAVED = "s3cr3t-saved-during-the-run"
 # Reads F, says it is ready, waits for the host's save, reads F again.
@@ -137,11 +138,12 @@ def judge(label, before, after, enforcement, unenforced, expect_held):
           "%s: expected the denial to %s; reported %s %s, read before %r after %r"
           % (label, "hold" if expect_held else "be reported", enforcement, unenforced, before,
              after))
-    print("ok %s: before %s, after %s; %s %s" % (label, before, after, enforcement, unenforced))
+    TAP.ok("%s: before %s, after %s; %s %s" % (label, before, after, enforcement, unenforced))
     return leaked
 
 
-def run_table(confine, launcher, runner, must_work):
+def run_table(confine, launcher, runner):
+    """Runs the cases (TAP); returns None, or why the runner cannot run here."""
     w = World(confine, launcher, runner)
     user = pwd.getpwuid(os.getuid()).pw_name
     try:
@@ -149,81 +151,94 @@ def run_table(confine, launcher, runner, must_work):
                                 "read-only", "-w", w.base, "--", "true"], capture_output=True,
                                text=True)
         if probe.returncode != 0:
-            print("runner %s is not usable here: %s" % (runner, probe.stderr))
-            return 1 if must_work else SKIP
+            return "runner %s is not usable here: %s" % (runner, probe.stderr)
         inside = os.path.join(w.ws, ".env")
         outside = os.path.join(w.home, ".npmrc")
 
-        # The control: unconfined, the save changes what the name reads.
-        with open(inside, "w") as f:
-            f.write(SECRET + "\n")
-        before, after, _ = rendezvous(["bash", "-c", SCRIPT, "script", inside], inside)
-        check((before, after) == (SECRET, SAVED), "control:", (before, after))
+        def control():
+            # unconfined, the save changes what the name reads
+            with open(inside, "w") as f:
+                f.write(SECRET + "\n")
+            before, after, _ = rendezvous(["bash", "-c", SCRIPT, "script", inside], inside)
+            check((before, after) == (SECRET, SAVED), "control:", (before, after))
+            TAP.ok("%s %s: control: unconfined, the save changes what the name reads"
+                   % (runner, user))
+        TAP.guard("%s %s: control" % (runner, user), control)
 
-        # Inside the workspace: reported partial on both rungs; on bwrap the
-        # save detaches the mask and the command reads the new content.
-        with open(inside, "w") as f:
-            f.write(SECRET + "\n")
-        leaked = judge("%s %s: workspace-write, denyRead inside the workspace" % (runner, user),
-                       *w.in_process("workspace-write", inside), expect_held=False)
-        if runner == "bwrap":
-            check(leaked == [SAVED], "bwrap: the detached mask was not what the test saw:", leaked)
+        def inside_ws():
+            # reported partial on both rungs; on bwrap the save detaches the
+            # mask and the command reads the new content
+            with open(inside, "w") as f:
+                f.write(SECRET + "\n")
+            leaked = judge("%s %s: workspace-write, denyRead inside the workspace" % (runner, user),
+                           *w.in_process("workspace-write", inside), expect_held=False)
+            if runner == "bwrap":
+                check(leaked == [SAVED], "bwrap: the detached mask was not what the test saw:",
+                      leaked)
+        TAP.guard("%s %s: workspace-write, denyRead inside the workspace" % (runner, user),
+                  inside_ws)
 
         # Outside the writable roots: the Landlock layer holds it (in-process).
         for mode in ("workspace-write", "read-only"):
-            with open(outside, "w") as f:
-                f.write(SECRET + "\n")
-            judge("%s %s: %s, denyRead outside the writable roots" % (runner, user, mode),
-                  *w.in_process(mode, outside), expect_held=True)
+            def outside_roots(mode=mode):
+                with open(outside, "w") as f:
+                    f.write(SECRET + "\n")
+                judge("%s %s: %s, denyRead outside the writable roots" % (runner, user, mode),
+                      *w.in_process(mode, outside), expect_held=True)
+            TAP.guard("%s %s: %s, denyRead outside the writable roots" % (runner, user, mode),
+                      outside_roots)
 
         # An argv for others: layered too (doc/SPEC.md 14), so the launcher's
         # Landlock layer holds it on both rungs.
-        with open(outside, "w") as f:
-            f.write(SECRET + "\n")
-        judge("%s %s: wrap argv, denyRead outside the writable roots" % (runner, user),
-              *w.wrapped("workspace-write", outside), expect_held=True)
+        def wrapped():
+            with open(outside, "w") as f:
+                f.write(SECRET + "\n")
+            judge("%s %s: wrap argv, denyRead outside the writable roots" % (runner, user),
+                  *w.wrapped("workspace-write", outside), expect_held=True)
+        TAP.guard("%s %s: wrap argv, denyRead outside the writable roots" % (runner, user),
+                  wrapped)
 
         # protectedPaths: the command tries to write before and after the
         # save; what it wrote that is still there is what the report must own.
         prod = os.path.join(w.ws, "prod.yaml")
         for how in ("in-process", "wrap"):
-            with open(prod, "w") as f:
-                f.write("prod\n")
-            run = w.in_process if how == "in-process" else w.wrapped
-            before, after, enforcement, unenforced = run("workspace-write", prod, "--protect",
-                                                         WRITE_SCRIPT)
-            with open(prod) as f:
-                final = f.read().strip()
-            wrote = final.startswith("evil")
-            reported = "protectedPaths" in unenforced and enforcement == "partial"
-            check(not wrote or reported, "%s %s %s: wrote %r yet reported %s %s"
-                  % (runner, user, how, final, enforcement, unenforced))
-            if runner == "bwrap":
-                # the write before the save is refused; after it, it lands
-                check(before == "REFUSED" and after == "WROTE" and final == "evil-after",
-                      "bwrap %s: expected the save to open the name:" % how, (before, after, final))
-            print("ok %s %s: %s, protectedPaths saved over on the host: before %s, after %s, "
-                  "final %r; %s %s" % (runner, user, how, before, after, final, enforcement,
-                                       unenforced))
-        return 0
+            def protected(how=how):
+                with open(prod, "w") as f:
+                    f.write("prod\n")
+                run = w.in_process if how == "in-process" else w.wrapped
+                before, after, enforcement, unenforced = run("workspace-write", prod, "--protect",
+                                                             WRITE_SCRIPT)
+                with open(prod) as f:
+                    final = f.read().strip()
+                wrote = final.startswith("evil")
+                reported = "protectedPaths" in unenforced and enforcement == "partial"
+                check(not wrote or reported, "%s %s %s: wrote %r yet reported %s %s"
+                      % (runner, user, how, final, enforcement, unenforced))
+                if runner == "bwrap":
+                    # the write before the save is refused; after it, it lands
+                    check(before == "REFUSED" and after == "WROTE" and final == "evil-after",
+                          "bwrap %s: expected the save to open the name:" % how,
+                          (before, after, final))
+                TAP.ok("%s %s: %s, protectedPaths saved over on the host: before %s, after %s, "
+                       "final %r; %s %s" % (runner, user, how, before, after, final, enforcement,
+                                            unenforced))
+            TAP.guard("%s %s: %s, protectedPaths saved over on the host" % (runner, user, how),
+                      protected)
+        return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
 
 
-def as_throwaway_user(argv):
-    """The same table as a user made for it (root only), from staged copies
-    that user can read (tests/helpers/as_user.py)."""
-    return run_as_created_user("cfdeny", __file__, argv, argv[:2], keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"))
-
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
     confine, launcher, runner = args[0], args[1], args[2]
-    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
-    r = run_table(confine, launcher, runner, must_work)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    r = as_throwaway_user(args)
-    return 0 if r == SKIP and not must_work else r
+    why = run_table(confine, launcher, runner)
+    if why:
+        return TAP.skip_all(why)
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        # the same table as a user made for it, from staged copies
+        TAP.user_half("cfdeny", __file__, args, args[:2])
+    return TAP.done()
 
 
 if __name__ == "__main__":

@@ -46,6 +46,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "helpers"))
 from as_user import run_as_created_user  # noqa: E402
+from outside_tmp import launcher_outside_tmp  # noqa: E402
 from tap import Tap  # noqa: E402
 
 TAP = Tap()
@@ -64,7 +65,8 @@ class PythonOwner:
         confine = PythonOwner.confine
         kw = {}
         if os.environ.get("CONFINE_TEST_LAUNCHER"):
-            kw["landlock_launcher"] = os.environ["CONFINE_TEST_LAUNCHER"]
+            # a staged copy: a build's under /tmp is not trusted (doc/SPEC.md 14)
+            kw["landlock_launcher"] = launcher_outside_tmp(os.environ["CONFINE_TEST_LAUNCHER"])
         provider = confine.Provider(runner=runner, **kw)
         read, write = os.pipe()
         sys.stdout.flush()

@@ -20,30 +20,25 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
+USER = "root" if os.getuid() == 0 else "uid %d" % os.getuid()
 
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    status = cases(args[0])
+    if not shutil.which("bwrap"):
+        return TAP.skip_all("no bwrap here")
+    TAP.guard("%s: the planted runners" % USER, cases, args[0])
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
-        user = run_as_created_user("cfplace", __file__, args, args[:1])
-        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
-            print("# the non-root half was skipped")
-        elif user != 0:
-            print("FAIL the non-root half (%d)" % user)
-            status = 1
-    return status
+        # the same cases as a user made for it, from staged copies
+        TAP.user_half("cfplace", __file__, args, args[:1], keep_env=("CONFINE_MUST_WORK",))
+    return TAP.done()
 
 
 def cases(confine):
     bwrap = shutil.which("bwrap")
-    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
-    if not bwrap:
-        print("no bwrap here")
-        return 1 if must_work else SKIP
     # outside /tmp (bwrap's private /tmp) and trusted: ours, 0755 all the way
     parent = os.path.join(os.environ.get("HOME") or "/", ".cache", "confine-tests")
     os.makedirs(parent, exist_ok=True)
@@ -67,10 +62,11 @@ def cases(confine):
         shutil.copy2(bwrap, os.path.join(control_ws, "bwrap"))
         subprocess.run(["sh", "-c", plant], cwd=control_ws, check=True)
         subprocess.run([os.path.join(control_ws, "bwrap"), "--version"], capture_output=True)
-        if not os.path.exists(mark):
-            print("FAIL control: the planted runner did not run")
-            return 1
+        if not TAP.check(os.path.exists(mark),
+                         "%s control: unconfined, the plant replaces the runner" % USER):
+            return
         os.unlink(mark)
+        what = "%s: a runner inside the workspace is refused, never fallen through (bash, run)" % USER
         for how in (["bash", "--json", "-m", "workspace-write", "-w", ws, "-c", plant],
                     ["run", "-m", "workspace-write", "-w", ws, "--", "sh", "-c", plant]):
             done = subprocess.run([confine] + how, env=env, capture_output=True, text=True,
@@ -82,15 +78,13 @@ def cases(confine):
             else:
                 refused = done.returncode == 125
             if not refused or "lies inside the workspace" not in text:
-                print("FAIL: %s ran with its runner inside the workspace: %s" % (how[0], text))
-                return 1
+                TAP.check(False, what, "%s ran with its runner inside the workspace: %s"
+                          % (how[0], text))
+                return
         # the next, ordinary run must not execute a replaced runner
         subprocess.run([confine, "run", "-m", "workspace-write", "-w", other, "--", "true"],
                        env=env, capture_output=True, cwd=other)
-        if os.path.exists(mark):
-            print("FAIL: a planted runner ran")
-            return 1
-        print("ok a runner inside the workspace is refused, never fallen through (bash, run)")
+        TAP.check(not os.path.exists(mark), what, "a planted runner ran")
         # R4-F9: a writable root on the caller's PATH (.venv/bin,
         # node_modules/.bin) where an earlier run planted bwrap: the next
         # runs, read-only and in another workspace, never execute it.
@@ -98,24 +92,23 @@ def cases(confine):
         subprocess.run(["sh", "-c", plant], cwd=ws, check=True)
         path_env = dict(os.environ, PATH=ws + ":" + os.environ.get("PATH", "/usr/bin:/bin"))
         path_env.pop("CONFINE_RUNNER_PATH", None)
+        what = "%s R4-F9: a bwrap planted on PATH is never executed (read-only, another workspace)" % USER
         for how in (["run", "-m", "read-only", "-w", ws, "--", "true"],
                     ["run", "-m", "workspace-write", "-w", other, "--", "true"],
                     ["bash", "-m", "workspace-write", "-w", other, "-c", "true"]):
             done = subprocess.run([confine] + how, env=path_env, capture_output=True, text=True,
                                   cwd=other)
             if os.path.exists(mark):
-                print("FAIL: R4-F9: %s %s executed the bwrap planted on PATH" % (how[0], how[2]))
-                return 1
+                TAP.check(False, what, "%s %s executed the bwrap planted on PATH" % (how[0], how[2]))
+                return
             if done.returncode != 0:
-                print("FAIL: R4-F9: %s %s did not run: %s" % (how[0], how[2], done.stderr[-400:]))
-                return 1
+                TAP.check(False, what, "%s %s did not run: %s" % (how[0], how[2], done.stderr[-400:]))
+                return
         # control: the plant is there and runs when executed
         subprocess.run([os.path.join(ws, "bwrap"), "--version"], capture_output=True)
-        if not os.path.exists(mark):
-            print("FAIL: R4-F9 control: the planted bwrap did not run")
-            return 1
-        print("ok R4-F9: a bwrap planted on PATH is never executed (read-only, another workspace)")
-        return 0
+        TAP.check(os.path.exists(mark), "%s R4-F9 control: the planted bwrap runs when executed"
+                  % USER)
+        TAP.ok(what)  # every run above was checked and returned on a failure
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

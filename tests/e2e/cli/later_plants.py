@@ -34,7 +34,8 @@ write` refuses every one (`denied by defaultProtections`) and nothing
 lands; `--unprotect NAME` lets the run write it (the opt-out works).
 
 Usage: later_plants.py CONFINE LAUNCHER RUNNER [--no-nonroot]
-Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
+TAP (tests/helpers/tap.py): one line per case, the user half's folded in; a
+skip of the whole when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
 """
 import functools
 import json
@@ -47,9 +48,9 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 ID = ["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"]
 
 
@@ -203,7 +204,7 @@ def file_oracle_instead(tool):
     the planted file on the host is the oracle, and the log says so."""
     if tool not in NOTED:
         NOTED.add(tool)
-        print("note: %s is not usable by %s here: its plants are checked by the file" % (
+        TAP.note("%s is not usable by %s here: its plants are checked by the file" % (
             tool, pwd.getpwuid(os.getuid()).pw_name))
 
 
@@ -595,7 +596,7 @@ def one_case(w, case):
               (label, hazards))
         check("defaultProtections" in sandbox["unenforced"], "landlock run: clause not listed:",
               (label, sandbox["unenforced"]))
-    print("ok run %s: %s" % (label, "prevented" if w.runner == "bwrap" and not case.report_only
+    TAP.ok("run %s: %s" % (label, "prevented" if w.runner == "bwrap" and not case.report_only
                              else "landed, reported"))
 
     # the tool that reads the entry still works beside what stands in for it
@@ -607,7 +608,7 @@ def one_case(w, case):
               "unable to access" not in out["stderr"],
               "the tool does not work beside the stand-in:", (label, out.get("exitCode"),
                                                               out.get("stderr")))
-        print("ok inside %s: %r works" % (label, case.inside))
+        TAP.ok("inside %s: %r works" % (label, case.inside))
 
     # the opt-out: --unprotect NAME lets the same run write it
     ws, home, mark = w.fresh(case, "unprotect")
@@ -625,7 +626,7 @@ def one_case(w, case):
         out = w.run(ws, home, opts, plant_command(case, ws, home, mark))
         check(landed(case, ws, home, mark), "--unprotect .claude/*: the run could not write it:",
               (label, out["stderr"]))
-    print("ok unprotect %s" % label)
+    TAP.ok("unprotect %s" % label)
 
     # wrap, spawned: what exists is held on bwrap; the rest is listed
     ws, home, mark = w.fresh(case, "wrap")
@@ -638,7 +639,7 @@ def one_case(w, case):
         check(got, "wrap: did not land (proves nothing):", label)
         check("defaultProtections" in wrapped["unenforced"], "wrap: not listed:",
               (label, wrapped["unenforced"]))
-    print("ok wrap %s: %s" % (label, "held" if not got else "landed, listed"))
+    TAP.ok("wrap %s: %s" % (label, "held" if not got else "landed, listed"))
 
     # the file API
     ws, home, mark = w.fresh(case, "fs")
@@ -652,7 +653,7 @@ def one_case(w, case):
     if os.path.exists(case.path(ws, home)):
         os.chmod(case.path(ws, home), 0o755)  # a hook, had it landed
     check(not landed(case, ws, home, mark), "fs: the plant landed:", label)
-    print("ok fs %s: refused" % label)
+    TAP.ok("fs %s: refused" % label)
 
 
 # ---- a symlinked entry (issue 28, red team F5): `.bashrc -> dot/bashrc` ----
@@ -696,12 +697,12 @@ def symlink_cases(w):
               (label, sandbox["unenforced"]))
         if w.runner == "bwrap" and held:
             check(not got, "bwrap run: the link's target was written:", (label, out))
-            print("ok symlink %s: prevented, listed" % label)
+            TAP.ok("symlink %s: prevented, listed" % label)
             continue
         check(got, "run: did not land (proves nothing):", label)
         check((os.path.join(ws, ".bashrc"), "planted") in hazards, "run: not reported as planted:",
               (label, hazards))
-        print("ok symlink %s: landed, reported" % label)
+        TAP.ok("symlink %s: landed, reported" % label)
 
     # the file API: the target is refused through either name
     ws, home, mark = w.fresh(case, "link-fs")
@@ -713,7 +714,7 @@ def symlink_cases(w):
         check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
               "fs: a symlinked entry's target not refused:", (name, done.stdout, done.stderr))
     check(not landed(case, ws, home, mark), "fs: the plant landed:", user)
-    print("ok symlink fs [%s, %s]: refused through either name" % (w.runner, user))
+    TAP.ok("symlink fs [%s, %s]: refused through either name" % (w.runner, user))
 
 
 def made_repositories(w):
@@ -730,23 +731,23 @@ def made_repositories(w):
           "a made repository's .gitattributes: not reported:", (w.runner, user, hazards))
     check(not [h for h in hazards if "/plain/" in h[0]], "a made repository: a false plant:",
           (w.runner, user, hazards))
-    print("ok made repositories [%s, %s]: reported, no false plant" % (w.runner, user))
+    TAP.ok("made repositories [%s, %s]: reported, no false plant" % (w.runner, user))
 
 
-def run_table(confine, launcher, runner, must_work):
+def run_table(confine, launcher, runner):
+    """Runs the cases (TAP); returns None, or why the runner cannot run here."""
     w = World(confine, launcher, runner)
     try:
         probe = subprocess.run([confine, "bash", "--json", "--config", w.config, "--runner",
                                 runner, "-m", "read-only", "-w", w.base, "-c", "true"],
                                capture_output=True, text=True)
         if probe.returncode != 0:
-            print("runner %s is not usable here: %s" % (runner, probe.stderr))
-            return 1 if must_work else SKIP
+            return "runner %s is not usable here: %s" % (runner, probe.stderr)
         for case in CASES:
-            one_case(w, case)
-        symlink_cases(w)
-        made_repositories(w)
-        return 0
+            TAP.guard("%s [%s]" % (case.name, runner), one_case, w, case)
+        TAP.guard("symlinked entries [%s]" % runner, symlink_cases, w)
+        TAP.guard("made repositories [%s]" % runner, made_repositories, w)
+        return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
 
@@ -754,13 +755,13 @@ def run_table(confine, launcher, runner, must_work):
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
     confine, launcher, runner = args[0], args[1], args[2]
-    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
-    r = run_table(confine, launcher, runner, must_work)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    r = run_as_created_user("cflater", __file__, args, args[:2],
-                            keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG"))
-    return 0 if r == SKIP and not must_work else r
+    why = run_table(confine, launcher, runner)
+    if why:
+        return TAP.skip_all(why)
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        # the same table as a user made for it, from staged copies
+        TAP.user_half("cflater", __file__, args, args[:2])
+    return TAP.done()
 
 
 if __name__ == "__main__":

@@ -8,8 +8,13 @@ Usage: layers_order.py CONFINE
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from outside_tmp import launcher_config  # noqa: E402
 
 ORDER = ["bwrap", "landlock", "landlock-partial", "seccomp", "supervisor", "seatbelt",
          "confine", "runnerCommand"]
@@ -21,6 +26,19 @@ def layers(argv):
 
 
 def main():
+    # probe and wrap check the on-disk launcher, which a build's under /tmp
+    # is not trusted to be (doc/SPEC.md 14): a staged copy, named in a config
+    config_dir = tempfile.mkdtemp(prefix="cf-layers-config-")
+    try:
+        if os.environ.get("CONFINE_TEST_LAUNCHER"):
+            os.environ["CONFINE_CONFIG"] = launcher_config(os.environ["CONFINE_TEST_LAUNCHER"],
+                                                           config_dir)
+        return check_layers()
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
+
+
+def check_layers():
     confine = sys.argv[1]
     failures = 0
     checked = 0

@@ -42,9 +42,9 @@ import threading
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 BODY = "hello-from-the-origin"
 
 
@@ -308,7 +308,7 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
         sink6.bind(("::1", 0))
         families.append("6")
     except OSError:
-        print("no IPv6 loopback here: the IPv6 inbound cases are skipped")
+        TAP.skip("%s %s inbound over IPv6" % (runner, user), "no IPv6 loopback here")
     try:
         for kind, script in (("tcp", PY_LISTEN), ("udp", PY_UDP_IN)):
             for fam in families:
@@ -327,7 +327,7 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
                 check(inside.startswith("FAILED"), name + ": must not be reachable:", inside)
                 check(outside == "OK", name + ": the unconfined control must be reachable:",
                       outside)
-                print("ok %s: confined %s, control %s" % (name, inside, outside))
+                TAP.ok("%s: confined %s, control %s" % (name, inside, outside))
     finally:
         sink4.close()
         if sink6 is not None:
@@ -377,7 +377,7 @@ def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
                                   PY_SOCKS_HOST, str(proxy_port), how, token, str(port)], env=env)
                 check(r.stdout.strip() == want, "%s: %s, socks5 %s:" % (runner, who, how),
                       (r.stdout, r.stderr))
-            print("ok %s %s: the run's proxy refuses %s without the run's secret (HTTP 407, "
+            TAP.ok("%s %s: the run's proxy refuses %s without the run's secret (HTTP 407, "
                   "CONNECT 407, SOCKS5 no method / auth failed); with it, reached (control)"
                   % (runner, user, who))
     finally:
@@ -526,7 +526,7 @@ def run_table(confine, launcher, runner):
             v6 = serve_http(site, socket.AF_INET6, "::1")
             cases.append(("ipv6", PY_V6, [str(v6.server_address[1])]))
         except OSError:
-            print("no IPv6 loopback here: the IPv6 case is skipped")
+            TAP.skip("%s %s: ipv6 confined" % (runner, user), "no IPv6 loopback here")
         for name, script, args in cases:
             before = len(udp.got)
             inside, outside = attack(confine, runner, flags, ws, script, *args, env=env)
@@ -535,7 +535,7 @@ def run_table(confine, launcher, runner):
                   outside)
             if name.startswith("udp"):
                 check(len(udp.got) == before + 1, "udp: only the control may arrive:", udp.got)
-            print("ok %s %s: %s confined (%s), control %s" % (runner, user, name, inside, outside))
+            TAP.ok("%s %s: %s confined (%s), control %s" % (runner, user, name, inside, outside))
         inbound_cases(confine, runner, flags, ws, env, user)
         inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=report["argv"][:-1],
                       spawn_env=report["env"])
@@ -566,7 +566,7 @@ def run_table(confine, launcher, runner):
         check(c.recv(100) == b"listener", "control: 127.0.0.2 on the proxy's port answers")
         c.close()
         listener.close()
-        print("ok %s %s: the proxy's port on 127.0.0.2 not reached (%s), control OK"
+        TAP.ok("%s %s: the proxy's port on 127.0.0.2 not reached (%s), control OK"
               % (runner, user, out.strip()))
         # The proxy variables cleared: a direct request resolves nothing.
         r = confined("env -u HTTP_PROXY -u http_proxy -u ALL_PROXY -u all_proxy "
@@ -583,7 +583,7 @@ def run_table(confine, launcher, runner):
                     + ["--", sys.executable, "-c", PY_SOCKS] + args, env=env)
             check(r.stdout.strip() == "REPLY:%d" % code, "%s socks %s:" % (runner, how),
                   (r.stdout, r.stderr))
-        print("ok %s %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git%s); "
+        TAP.ok("%s %s: allowed.test reached (curl http/CONNECT/SOCKS5, urllib, git%s); "
               "other.test 403; local address refused; direct, udp, ipv6, raw, io_uring, "
               "cleared variables, SOCKS UDP and IP refused"
               % (runner, user, ", wrap argv"))
@@ -591,11 +591,6 @@ def run_table(confine, launcher, runner):
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
-
-def as_throwaway_user(argv):
-    """The same table as a user made for it (root only), from staged copies
-    that user can read (tests/helpers/as_user.py)."""
-    return run_as_created_user("cfnet", __file__, argv, argv[:2], keep_env=("CONFINE_MUST_WORK",))
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
@@ -616,12 +611,15 @@ def main():
 def run_with(confine, launcher, runner, args):
     probe = run([confine, "wrap", "--runner", runner, "--", "true"])
     if probe.returncode != 0:
-        print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
-        return 0 if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
-    r = run_table(confine, launcher, runner)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    return as_throwaway_user(args)
+        return TAP.skip_all("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
+    # One table in one world (an origin, a sink, a workspace): each case a
+    # TAP line; a failed check ends the table there, as one `not ok`.
+    TAP.guard("%s: the allowlist table, from the step after the last ok" % runner,
+              run_table, confine, launcher, runner)
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        # the same table as a user made for it, from staged copies
+        TAP.user_half("cfnet", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return TAP.done()
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "helpers"))
+from outside_tmp import launcher_config  # noqa: E402
 from tap import Tap  # noqa: E402
 
 TAP = Tap()
@@ -66,6 +67,20 @@ except Exception as e:
 
 def main():
     confine, runner = sys.argv[1], sys.argv[2]
+    # wrap names the on-disk launcher, which a build's under /tmp is not
+    # trusted to be (doc/SPEC.md 14): a staged copy, named in a config
+    config_dir = tempfile.mkdtemp(prefix="cf-off-config-")
+    try:
+        os.chmod(config_dir, 0o755)
+        if os.environ.get("CONFINE_TEST_LAUNCHER"):
+            os.environ["CONFINE_CONFIG"] = launcher_config(os.environ["CONFINE_TEST_LAUNCHER"],
+                                                           config_dir)
+        return run_all(confine, runner)
+    finally:
+        shutil.rmtree(config_dir, ignore_errors=True)
+
+
+def run_all(confine, runner):
     probe = subprocess.run([confine, "wrap", "--runner", runner, "--", "true"],
                            capture_output=True, text=True)
     if probe.returncode != 0:

@@ -22,7 +22,8 @@ so) and a host whose seccomp filters refuse the supervisor's listener
 launcher's notice is not a runner failure).
 
 Usage: spawn_wrap.py CONFINE LAUNCHER [RUNNER]
-Exit 77 (skip) when no runner works here, unless CONFINE_MUST_WORK=1.
+TAP (tests/helpers/tap.py), one line per case; limit 12 (known open) a TODO;
+a skip of the whole when no runner works here, unless CONFINE_MUST_WORK=1.
 """
 import json
 import os
@@ -35,8 +36,9 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 
 
 def wrap(confine, config, args, prefix=()):
@@ -49,7 +51,7 @@ def wrap(confine, config, args, prefix=()):
     if done.returncode == 125 and wrapped.get("error", {}).get("code") == "SANDBOX_UNAVAILABLE":
         return None
     if done.returncode != 0:
-        sys.exit("confine wrap failed (%d): %s" % (done.returncode, wrapped))
+        raise AssertionError("confine wrap failed (%d): %s" % (done.returncode, wrapped))
     return wrapped
 
 
@@ -188,14 +190,17 @@ def layered_checks(confine, config, runner, base, work, outside):
         done = spawn(w)
         detail = runner_failure(w, done)
         assert done.returncode == 1 and detail and detail.startswith("bwrap: "), done
+    TAP.ok("%s: limits 2 and 3 closed for the spawned argv (controls escaped), "
+           "the rules tell runner from command" % runner)
     # Still open (SECURITY.md, limit 12): a command that prints a runner's
     # prefix at the start of a line and exits with its status reads as that
-    # runner's failure to a harness that has only stderr.
+    # runner's failure to a harness that has only stderr. Known open: TODO
+    # (meson fails it once it passes, so the table is updated then).
     w = wrap(confine, config, pin + ["-w", work, "--", "sh", "-c",
                                      "echo 'landlock-run: faked' >&2; exit 125"])
-    assert runner_failure(w, spawn(w)) == "landlock-run: faked"
-    print("ok: %s: limits 2 and 3 closed for the spawned argv (controls escaped), "
-          "the rules tell runner from command" % runner)
+    TAP.todo(runner_failure(w, spawn(w)) != "landlock-run: faked",
+             "%s: limit 12: a command faking the launcher's failure line is told from it"
+             % runner, "known open, SECURITY.md limit 12: a harness with only stderr cannot")
 
 
 def other_host_checks(confine, config, runner, work, outside, deny):
@@ -253,8 +258,8 @@ def other_host_checks(confine, config, runner, work, outside, deny):
     assert done.returncode == 125 and error["code"] == "SANDBOX_UNAVAILABLE", done
     assert error["runnerFailure"].startswith("requireFull: ") and \
         "nested-listener" in error["runnerFailure"], error
-    print("ok: %s: a host without Landlock and one refusing the supervisor's listener "
-          "read as predicted" % runner)
+    TAP.ok("%s: a host without Landlock and one refusing the supervisor's listener "
+           "read as predicted" % runner)
 
 
 def main():
@@ -282,36 +287,48 @@ def main():
         wrapped = wrap(confine, config, runner + ["-m", "workspace-write", "-w", work,
                                                   "--", "sh", "-c", script])
         if wrapped is None:
-            print("no sandbox backend is usable here")
-            return 1 if must_work else SKIP
-        assert wrapped["argv"][-3:] == ["sh", "-c", script], wrapped["argv"]
-        if pin:
-            assert wrapped["runner"] == pin[0], wrapped["runner"]
-        done = spawn(wrapped)
-        with open(inside_file) as f:
-            assert f.read() == "in\n", "the write inside the workspace did not land"
-        assert not os.path.exists(outside_file), "the write outside the workspace landed"
-        assert denied(wrapped, done), \
-            "exit %d, stderr %r: not a denial in this runner's dialect %r" % (
-                done.returncode, done.stderr, wrapped["denialSignatures"])
-
-        ro_file = os.path.join(work, "read-only")
-        wrapped = wrap(confine, config, runner + ["-m", "read-only", "-w", work,
-                                                  "--", "sh", "-c", "echo x > read-only"])
-        done = spawn(wrapped)
-        assert not os.path.exists(ro_file), "a read-only write landed"
-        assert denied(wrapped, done), done.stderr
-
+            return TAP.skip_all("no sandbox backend is usable here")
         runner_name = wrapped["runner"]
+
+        def workspace_write():
+            assert wrapped["argv"][-3:] == ["sh", "-c", script], wrapped["argv"]
+            if pin:
+                assert wrapped["runner"] == pin[0], wrapped["runner"]
+            done = spawn(wrapped)
+            with open(inside_file) as f:
+                assert f.read() == "in\n", "the write inside the workspace did not land"
+            assert not os.path.exists(outside_file), "the write outside the workspace landed"
+            assert denied(wrapped, done), \
+                "exit %d, stderr %r: not a denial in this runner's dialect %r" % (
+                    done.returncode, done.stderr, wrapped["denialSignatures"])
+            TAP.ok("%s: a spawned workspace-write argv writes inside, is denied outside"
+                   % runner_name)
+        TAP.guard("%s: a spawned workspace-write argv" % runner_name, workspace_write)
+
+        def read_only():
+            ro_file = os.path.join(work, "read-only")
+            w = wrap(confine, config, runner + ["-m", "read-only", "-w", work,
+                                                "--", "sh", "-c", "echo x > read-only"])
+            done = spawn(w)
+            assert not os.path.exists(ro_file), "a read-only write landed"
+            assert denied(w, done), done.stderr
+            TAP.ok("%s: a spawned read-only argv's write is denied, in its dialect" % runner_name)
+        TAP.guard("%s: a spawned read-only argv" % runner_name, read_only)
+
         if runner_name in ("bwrap", "landlock"):
-            layered_checks(confine, config, runner_name, base, work, outside)
+            TAP.guard("%s: limits 2 and 3 for the spawned argv" % runner_name, layered_checks,
+                      confine, config, runner_name, base, work, outside)
             deny = os.environ.get("CONFINE_TEST_SECCOMP_DENY")
+            what = "%s: a host without Landlock and one refusing the supervisor's listener" \
+                % runner_name
             if deny:
-                other_host_checks(confine, config, runner_name, work, outside, deny)
+                TAP.guard(what, other_host_checks, confine, config, runner_name, work, outside,
+                          deny)
             elif must_work:
-                sys.exit("CONFINE_TEST_SECCOMP_DENY is not set (CONFINE_MUST_WORK=1)")
-        print("ok: %s confined a spawn of its wrap output" % runner_name)
-        return 0
+                TAP.check(False, what, "CONFINE_TEST_SECCOMP_DENY is not set (CONFINE_MUST_WORK=1)")
+            else:
+                TAP.skip(what, "CONFINE_TEST_SECCOMP_DENY is not set")
+        return TAP.done()
     finally:
         shutil.rmtree(base, ignore_errors=True)
 

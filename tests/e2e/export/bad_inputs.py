@@ -15,6 +15,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
+
 
 def main():
     confine = sys.argv[1]
@@ -70,7 +75,6 @@ def main():
         ("an argument that is not UTF-8", ["oci", "--bundle", out] + W + ["--", "echo", b"\xff"],
          "USAGE", "not valid UTF-8"),
     ]
-    failures = 0
     try:
         for name, argv, code, part in cases:
             for json_mode in (False, True):
@@ -95,12 +99,10 @@ def main():
                     ok = ok and r.stdout == b""
                 ok = ok and not os.path.exists(out)
                 tag = name + (" (--json)" if json_mode else "")
-                print(("ok   " if ok else "FAIL ") + tag +
-                      ("" if ok else ": %d %r %r" % (r.returncode, r.stdout[:300], stderr[-300:])))
-                failures += not ok
+                TAP.check(ok, tag, "%d %r %r" % (r.returncode, r.stdout[:300], stderr[-300:]))
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    return 1 if failures else 0
+    return TAP.done()
 
 
 if __name__ == "__main__":

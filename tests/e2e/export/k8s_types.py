@@ -23,6 +23,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
+
 API_VERSION = "v1.29"
 STR, INT, BOOL = "string", "integer", "boolean"
 
@@ -151,7 +156,8 @@ def export(confine, target, bundle, policy, argv):
                        ["--"] + argv, capture_output=True, text=True,
                        env=dict(os.environ, CONFINE_TEST_API_TOKEN="x", CONFINE_TEST_PLAIN="p"))
     if r.returncode != 0:
-        raise SystemExit("FAIL export %s: %s" % (target, r.stdout + r.stderr))
+        TAP.check(False, "confine export %s" % target, r.stdout + r.stderr)
+        raise SystemExit(TAP.done())
     return json.loads(r.stdout)
 
 
@@ -336,11 +342,10 @@ def main():
         limits_check(confine, base, ws, argv)
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    for p in problems:
-        print("FAIL " + p)
-    if not problems:
-        print("ok   the k8s export's fields are %s's types and match the OCI export" % API_VERSION)
-    return 1 if problems else 0
+    # one case: every field of every export checked (the problems are its detail)
+    TAP.check(not problems, "the k8s export's fields are %s's types and match the OCI export"
+              % API_VERSION, "; ".join(problems))
+    return TAP.done()
 
 
 if __name__ == "__main__":

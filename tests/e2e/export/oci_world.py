@@ -33,8 +33,9 @@ control): runsc applies linux.seccomp only when told, and keeps a network
 stack of its own whatever the bundle's namespaces say.
 
 Usage: oci_world.py CONFINE RUNTIME
-Exit 77 (skip) when RUNTIME is not installed or this is not root, unless
-CONFINE_MUST_WORK=1 and RUNTIME is installed.
+TAP (tests/helpers/tap.py), one line per check, the rootless half's folded in;
+a skip of the whole when RUNTIME is not installed or this is not root,
+unless CONFINE_MUST_WORK=1 and RUNTIME is installed.
 """
 import json
 import os
@@ -46,26 +47,29 @@ import tempfile
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 SECRET = "s3cr3t-export-value"
 MUST = os.environ.get("CONFINE_MUST_WORK") == "1"
 failures = []
 
 
 def check(name, ok, detail=""):
-    print(("ok   " if ok else "FAIL ") + name + ("" if ok else ": " + detail))
+    """One TAP case (tests/helpers/tap.py)."""
+    TAP.check(ok, name, detail)
     if not ok:
         failures.append(name)
 
 
 def skip(reason, installed):
+    """TAP's skip of the whole, with the reason; a failure under
+    CONFINE_MUST_WORK=1 when the runtime is installed."""
     if MUST and installed:
-        print("FAIL (CONFINE_MUST_WORK=1): " + reason)
-        sys.exit(1)
-    print("SKIP: " + reason)
-    sys.exit(SKIP)
+        TAP.check(False, "the bundle can run here (CONFINE_MUST_WORK=1)", reason)
+        sys.exit(TAP.done())
+    TAP.skip_all(reason)
+    sys.exit(0)
 
 
 # The probe run inside the bundle and, as the control, on the host. One
@@ -175,13 +179,16 @@ def main():
     if not installed:
         skip(runtime + " is not installed", False)
     if os.geteuid() != 0 and not user_half:
-        skip("the bundle is run by " + runtime + " as root", installed)
-    status = half(confine, runtime, user_half)
-    if status == 0 and not user_half and runtime == "runc":
-        print("-- as a created user, rootless")
-        sys.stdout.flush()
-        status = run_as_created_user("cfx", __file__, [confine, runtime], [confine])
-    return status
+        # a root-only case: skipped with its reason for any other caller, even
+        # under CONFINE_MUST_WORK=1 (the host can run it; this caller cannot)
+        skip("root only: the bundle is run by " + runtime + " as root, and its rootless "
+             "half by a user root creates", False)
+    half(confine, runtime, user_half)
+    if not user_half and runtime == "runc":
+        # rootless, as a user made for it, from staged copies (as_user.py)
+        TAP.user_half("cfx", __file__, [confine, runtime], [confine],
+                      keep_env=("CONFINE_MUST_WORK",))
+    return TAP.done()
 
 
 def half(confine, runtime, user_half):
@@ -322,10 +329,7 @@ def half(confine, runtime, user_half):
               "%d %s" % (exp.returncode, exp.stderr[-1500:]))
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    if failures:
-        print("%d failed: %s" % (len(failures), ", ".join(failures)))
-        return 1
-    return 0
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":

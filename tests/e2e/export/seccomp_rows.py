@@ -15,6 +15,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
+
 
 def main():
     root, confine = sys.argv[1], sys.argv[2]
@@ -27,9 +32,8 @@ def main():
     bundle = os.path.join(work, "bundle")
     r = subprocess.run([confine, "export", "oci", "--bundle", bundle, "-w", work, "--",
                         "true"], capture_output=True, text=True)
-    if r.returncode != 0:
-        print("FAIL export: " + r.stderr)
-        return 1
+    if not TAP.check(r.returncode == 0, "confine export oci writes a bundle", r.stderr):
+        return TAP.done()
     with open(os.path.join(bundle, "config.json")) as f:
         profile = json.load(f)["linux"]["seccomp"]
     subprocess.run(["rm", "-rf", work])
@@ -39,27 +43,22 @@ def main():
         exported.update(rule["names"])
         if rule["action"] != "SCMP_ACT_ERRNO" or rule.get("errnoRet") != 1:
             bad.append(rule)
-    ok = True
     missing = launcher - exported
-    if missing:
-        print("FAIL the export lacks launcher rows: " + ", ".join(sorted(missing)))
-        ok = False
+    TAP.check(not missing, "the export has every row of the launcher's table (%d rows, %d names)"
+              % (len(launcher), len(exported)), "it lacks: " + ", ".join(sorted(missing)))
     # Rows the export has beyond the native table are the compat ABIs'
     # (i386's socketcall and ipc, the *_time64 calls): all in the launcher's
     # compat tables' comments.
     extra = exported - launcher
-    for name in sorted(extra):
-        if not re.search(r"\b%s\b" % re.escape(name), text):
-            print("FAIL the export denies %s, which the launcher does not" % name)
-            ok = False
-    if bad:
-        print("FAIL rules that are not EPERM: %s" % bad)
-        ok = False
-    if profile["defaultAction"] != "SCMP_ACT_ALLOW" or "listenerPath" in profile:
-        print("FAIL the profile is not an allow-by-default deny-list without a listener")
-        ok = False
-    print("ok   %d launcher rows, %d exported names" % (len(launcher), len(exported)))
-    return 0 if ok else 1
+    foreign = [name for name in sorted(extra) if not re.search(r"\b%s\b" % re.escape(name), text)]
+    TAP.check(not foreign, "the export denies nothing the launcher does not",
+              "it denies: " + ", ".join(foreign))
+    TAP.check(not bad, "every rule is EPERM", "rules that are not: %s" % bad)
+    TAP.check(profile["defaultAction"] == "SCMP_ACT_ALLOW" and "listenerPath" not in profile,
+              "the profile is an allow-by-default deny-list without a listener",
+              "defaultAction %s, listenerPath %s" % (profile["defaultAction"],
+                                                     profile.get("listenerPath")))
+    return TAP.done()
 
 
 if __name__ == "__main__":

@@ -27,10 +27,11 @@
 # stay absent. Nothing measures speed: the only bounds are generous ones
 # that prove something ended, each with its comment.
 #
-# Exit 0 (every check passed), 1 (one failed, or none ran), 77 (the rung or
-# a mechanism the case needs is absent here; a failure under
-# CONFINE_MUST_WORK=1). A check printed "not ok ... # TODO" is a known,
-# reported product gap: shown, not counted.
+# TAP: one numbered line per check, the plan last; exit 0 (every check
+# passed) or 1 (one failed, or none ran). The rung or a mechanism the case
+# needs absent here is TAP's skip with the reason (`1..0 # SKIP why`; a
+# failure under CONFINE_MUST_WORK=1). A check printed "not ok ... # TODO"
+# is a known, reported product gap: counted as known-open, not failed.
 #
 # Environment: CONFINE_TEST_CLI (confine), FAULTS_HELPER (faults-helper).
 set -u
@@ -44,7 +45,7 @@ export CONFINE_CONFIG=
 case $RUNG in bwrap | landlock) ;; *) echo "faults.sh: unknown rung $RUNG" >&2; exit 2 ;; esac
 OTHER=$([ "$RUNG" = bwrap ] && echo landlock || echo bwrap)
 
-# ---- TAP-style tally ----
+# ---- TAP (meson's protocol 'tap'): one numbered line per check ----
 
 n_checks=0
 n_failed=0
@@ -53,27 +54,46 @@ check() { # check OK|FAIL-expression-result DESCRIPTION
 	shift
 	n_checks=$((n_checks + 1))
 	if [ "$result" = 0 ]; then
-		echo "ok - $RUNG $CASE: $*"
+		echo "ok $n_checks - $RUNG $CASE: $*"
 	else
 		n_failed=$((n_failed + 1))
-		echo "not ok - $RUNG $CASE: $*"
+		echo "not ok $n_checks - $RUNG $CASE: $*"
 	fi
 }
 ok() { check 0 "$@"; }
 bad() { check 1 "$@"; }
-todo() { echo "not ok - $RUNG $CASE: $* # TODO known gap, reported"; }
+# A known, reported product gap: counted as known-open (meson's expected fail).
+todo() {
+	n_checks=$((n_checks + 1))
+	echo "not ok $n_checks - $RUNG $CASE: $* # TODO known gap, reported"
+}
 note() { echo "# $*"; }
 
+# The plan last; a run that checked nothing failed.
 finish() {
+	if [ "$n_checks" -eq 0 ]; then
+		bad "no check ran"
+	fi
 	echo "# $((n_checks - n_failed))/$n_checks checks passed"
-	[ "$n_checks" -gt 0 ] && [ "$n_failed" -eq 0 ] && exit 0
+	echo "1..$n_checks"
+	[ "$n_failed" -eq 0 ] && exit 0
 	exit 1
 }
 
+# The rung or a mechanism the case needs is absent: TAP's skip of the whole
+# (or of the rest), with the reason; a failure under CONFINE_MUST_WORK=1.
 skip() {
-	echo "# SKIP: $*"
-	[ "${CONFINE_MUST_WORK:-}" = 1 ] && exit 1
-	exit 77
+	if [ "${CONFINE_MUST_WORK:-}" = 1 ]; then
+		bad "this host can run the case (CONFINE_MUST_WORK=1): $*"
+		finish
+	fi
+	if [ "$n_checks" -eq 0 ]; then
+		echo "1..0 # SKIP $*"
+		exit 0
+	fi
+	n_checks=$((n_checks + 1))
+	echo "ok $n_checks - $RUNG $CASE: the rest # SKIP $*"
+	finish
 }
 
 # Shows a file's lines as TAP comments.
@@ -112,6 +132,7 @@ cleanup() {
 	# A user left behind is host state this run leaked: say so, fail.
 	if [ $leaked = 1 ]; then
 		echo "not ok - $RUNG $CASE: userdel -r $CLEANUP_USER failed: the user is left on the host"
+		echo "Bail out! a created user is left on the host"
 		exit 1
 	fi
 }

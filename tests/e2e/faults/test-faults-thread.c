@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
 	}
 	rung = strcmp(argv[1], "bwrap") == 0 ? CONFINE_RUNNER_BWRAP : CONFINE_RUNNER_LANDLOCK;
 	if ((rc = tl_require_rung(rung, launcher, &v)) != 0)
-		return rc;
+		return tl_exit(rc);
 	if (tl_make_workdir("faults-thread", base, sizeof base) < 0)
 		return 1;
 	snprintf(workspace, sizeof workspace, "%s/ws", base);

@@ -2,7 +2,7 @@
 """confine.run(..., stage=DIR) from Python (issue 31, doc/SPEC.md 21): the
 result's stage lists the changes, renders a patch, applies the named paths
 and then the rest, and is discarded; the real tree is untouched until then.
-argv: RUNNER (bwrap or landlock)."""
+argv: RUNNER (bwrap or landlock). TAP (tests/helpers/tap.py)."""
 import os
 import shutil
 import sys
@@ -10,7 +10,10 @@ import tempfile
 
 import confine
 
-SKIP = 77
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
+from tap import Tap  # noqa: E402
+
+TAP = Tap()
 
 
 def check(cond, what, detail=""):
@@ -60,32 +63,36 @@ def main():
             r = confine.run(["sh", "-c", "echo two >> a.txt; echo new > b.txt"], workspace=ws,
                             stage=stage)
         except confine.SandboxUnavailable as e:
-            print("no rung here: %s" % e)
-            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
-        check(r.exit_code == 0, "the staged run", r.stderr)
-        check([c.status for c in r.clauses if c.clause == "stage"] == ["enforced"],
-              "a stage clause, enforced", r.clauses)
-        check(open(os.path.join(ws, "a.txt")).read() == "one\n"
-              and not os.path.exists(os.path.join(ws, "b.txt")), "the real tree is untouched")
-        got = sorted((c.path, c.change) for c in r.stage.changes)
-        check(got == [("a.txt", "modified"), ("b.txt", "added")], "changes", got)
-        check("+++ b/b.txt" in r.stage.patch(), "patch()")
-        applied = r.stage.apply(["b.txt"])
-        check([(a.path, a.outcome) for a in applied] == [("b.txt", "applied")], "apply(paths)",
-              applied)
-        check(open(os.path.join(ws, "a.txt")).read() == "one\n", "only the named path")
-        applied = r.stage.apply()
-        check([(a.path, a.outcome) for a in applied] == [("a.txt", "applied")], "apply()", applied)
-        check(open(os.path.join(ws, "a.txt")).read() == "one\ntwo\n", "the rest landed")
-        r.stage.discard()
-        check(not os.path.exists(stage), "discard()")
-        print("ok 1 - python %s stage changes, patch, apply, discard" % runner)
-        case_host_below_deleted_dir(base, runner)
-        print("ok 2 - python %s F4: host work below a deleted directory is a conflict" % runner)
-        print("1..2")
-        return 0
+            return TAP.skip_all("no rung here: %s" % e)
+        TAP.guard("python %s stage changes, patch, apply, discard" % runner, first, r, ws, stage,
+                  runner)
+        what = "python %s F4: host work below a deleted directory is a conflict" % runner
+        TAP.guard(what, lambda: (case_host_below_deleted_dir(base, runner), TAP.ok(what)))
+        return TAP.done()
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def first(r, ws, stage, runner):
+    """The first case: the staged run's changes, patch, apply and discard."""
+    check(r.exit_code == 0, "the staged run", r.stderr)
+    check([c.status for c in r.clauses if c.clause == "stage"] == ["enforced"],
+          "a stage clause, enforced", r.clauses)
+    check(open(os.path.join(ws, "a.txt")).read() == "one\n"
+          and not os.path.exists(os.path.join(ws, "b.txt")), "the real tree is untouched")
+    got = sorted((c.path, c.change) for c in r.stage.changes)
+    check(got == [("a.txt", "modified"), ("b.txt", "added")], "changes", got)
+    check("+++ b/b.txt" in r.stage.patch(), "patch()")
+    applied = r.stage.apply(["b.txt"])
+    check([(a.path, a.outcome) for a in applied] == [("b.txt", "applied")], "apply(paths)",
+          applied)
+    check(open(os.path.join(ws, "a.txt")).read() == "one\n", "only the named path")
+    applied = r.stage.apply()
+    check([(a.path, a.outcome) for a in applied] == [("a.txt", "applied")], "apply()", applied)
+    check(open(os.path.join(ws, "a.txt")).read() == "one\ntwo\n", "the rest landed")
+    r.stage.discard()
+    check(not os.path.exists(stage), "discard()")
+    TAP.ok("python %s stage changes, patch, apply, discard" % runner)
 
 
 if __name__ == "__main__":

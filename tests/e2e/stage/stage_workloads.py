@@ -165,8 +165,7 @@ def case_git_commit(confine, runner, base):
 
 def case_npm(confine, runner, base):
     if not shutil.which("npm") or not shutil.which("node"):
-        print("# npm is not installed here: the npm case is skipped")
-        return
+        raise stagelib.Skip("npm is not installed here")
     pkg = os.path.join(base, "tiny")
     os.makedirs(pkg)
     with open(os.path.join(pkg, "package.json"), "w") as f:

@@ -4,7 +4,8 @@ the assertion, the subprocess call, the tree snapshot, the case table run
 once per rung, and main(): a launcher config outside /tmp, the rung probe
 (skip where the rung cannot run, unless CONFINE_MUST_WORK=1), then, as
 root, the same table again as a created user from staged copies
-(tests/helpers/as_user.py).
+(tests/helpers/as_user.py), its cases folded in. TAP (tests/helpers/tap.py):
+one line per case, a skip with its reason.
 
     sys.exit(stagelib.main(__file__, CASES, user_prefix="cfstg",
                            prefix="cf-stage-", tools=("git",)))
@@ -20,9 +21,9 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from as_user import run_as_created_user  # noqa: E402
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from tap import Skip, Tap  # noqa: E402,F401 (Skip: a case raises it)
 
 SKIP = 77
-
 
 def check(cond, what, detail=""):
     if not cond:
@@ -52,33 +53,27 @@ def snapshot(top):
     return out
 
 
-def run_table(cases, confine, runner, prefix, base_mode=None):
+def run_table(tap, cases, confine, runner, prefix, base_mode=None):
     user = "root" if os.getuid() == 0 else "uid %d" % os.getuid()
-    failed = 0
-    for n, case in enumerate(cases, 1):
+    for case in cases:
         base = tempfile.mkdtemp(prefix=prefix)
         if base_mode is not None:
             os.chmod(base, base_mode)
+        label = "%s %s %s" % (runner, user, case.__name__)
         try:
-            case(confine, runner, base)
-            print("ok %d - %s %s %s" % (n, runner, user, case.__name__))
-        except AssertionError as e:
-            failed += 1
-            print("not ok %d - %s %s %s: %s" % (n, runner, user, case.__name__, e))
+            tap.guard(label, lambda: (case(confine, runner, base), tap.ok(label)))
         finally:
             subprocess.run(["chmod", "-R", "u+rwX", base], capture_output=True)
             shutil.rmtree(base, ignore_errors=True)
-    print("1..%d" % len(cases))
-    return 1 if failed else 0
 
 
 def main(script, cases, user_prefix, prefix, tools=(), base_mode=None):
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
     confine, launcher, runner = args[0], args[1], args[2]
+    tap = Tap()
     for tool in tools:
         if not shutil.which(tool):
-            print("# SKIP %s is not installed" % tool)
-            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
+            return tap.skip_all("%s is not installed" % tool)
     config_dir = tempfile.mkdtemp(prefix=prefix + "config-")
     try:
         config = os.path.join(config_dir, "launcher.json")
@@ -87,12 +82,10 @@ def main(script, cases, user_prefix, prefix, tools=(), base_mode=None):
         os.environ["CONFINE_CONFIG"] = config
         probe = run([confine, "wrap", "--runner", runner, "--", "true"])
         if probe.returncode != 0:
-            print("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
-            return SKIP if os.environ.get("CONFINE_MUST_WORK") != "1" else 1
-        r = run_table(cases, confine, runner, prefix, base_mode)
+            return tap.skip_all("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
+        run_table(tap, cases, confine, runner, prefix, base_mode)
     finally:
         shutil.rmtree(config_dir, ignore_errors=True)
-    if r != 0 or os.getuid() != 0 or "--no-nonroot" in sys.argv:
-        return r
-    return run_as_created_user(user_prefix, script, args, args[:2],
-                               keep_env=("CONFINE_MUST_WORK",))
+    if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
+        tap.user_half(user_prefix, script, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return tap.done()
