@@ -34,13 +34,16 @@ static bool under_root(const char *path, const char *root) {
 }
 
 const char *cli_trust_writable_area(const confine_policy *policy, const char *path) {
-	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->workspace_root &&
-	    under_root(path, policy->workspace_root))
+	bool granted = policy->mode == CONFINE_MODE_WORKSPACE_WRITE;
+	if (granted && policy->workspace_root && under_root(path, policy->workspace_root))
 		return policy->workspace_root;
-	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
+	/* Writable roots are granted under workspace-write alone (under
+	 * read-only they are "not granted", doc/SPEC.md 10). */
+	for (size_t i = 0; granted && policy->writable_roots && policy->writable_roots[i]; i++)
 		if (under_root(path, policy->writable_roots[i]))
 			return policy->writable_roots[i];
-	for (size_t i = 0; policy->writable_roots_missing && policy->writable_roots_missing[i]; i++)
+	for (size_t i = 0; granted && policy->writable_roots_missing && policy->writable_roots_missing[i];
+	     i++)
 		if (under_root(path, policy->writable_roots_missing[i]))
 			return policy->writable_roots_missing[i];
 	if (policy->temp_dir && under_root(path, policy->temp_dir))
@@ -60,7 +63,9 @@ static bool on_device(const char *path, dev_t dev) {
 const char *cli_trust_writable_on_device(const confine_policy *policy, dev_t dev) {
 	if (policy->mode == CONFINE_MODE_WORKSPACE_WRITE && on_device(policy->workspace_root, dev))
 		return policy->workspace_root;
-	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
+	for (size_t i = 0; policy->mode == CONFINE_MODE_WORKSPACE_WRITE && policy->writable_roots &&
+	                   policy->writable_roots[i];
+	     i++)
 		if (on_device(policy->writable_roots[i], dev))
 			return policy->writable_roots[i];
 	if (on_device(policy->temp_dir, dev))

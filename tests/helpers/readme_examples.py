@@ -38,8 +38,11 @@ def main():
             os.makedirs(os.path.join(home, d))
         # A wrap argv names the on-disk launcher, which confine refuses to
         # run from a build tree under /tmp (doc/SPEC.md 14): the examples
-        # get a copy outside it, as an installed confine has its own.
-        config = os.path.join(home, "confine.json")
+        # get a copy outside it, as an installed confine has its own. The
+        # configuration lies beside the examples' home, not in it: the
+        # examples' workspace is the home, and a configuration the run may
+        # write is refused (doc/SPEC.md 16, R4-F11).
+        config = home + ".json"
         with open(config, "w") as f:
             json.dump({"landlockLauncher": launcher_outside_tmp(
                 os.path.join(build, "src", "launcher", "landlock-run"))}, f)
@@ -71,6 +74,8 @@ def main():
         return 0
     finally:
         shutil.rmtree(home, ignore_errors=True)
+        if os.path.exists(home + ".json"):
+            os.unlink(home + ".json")
 
 
 if __name__ == "__main__":
