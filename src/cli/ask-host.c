@@ -191,28 +191,24 @@ bool cli_ask_host(void *data, const char *host, unsigned port, char *reason, siz
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-/* A script's interpreter (its `#!` line's first word), in `out`; false
- * when `real` is no script. */
-static bool interpreter_of(const char *real, char out[PATH_MAX]) {
-	char line[PATH_MAX + 3];
-	size_t n, len;
-	const char *p;
+/* The words of `real`'s `#!` line, the interpreter first (the kernel
+ * passes the rest of the line as one argument; `env -S` splits it, so
+ * every word counts): how many, 0 when it is no script. */
+static size_t shebang_words(const char *real, char line[PATH_MAX + 3], char *words[16]) {
+	size_t n, count = 0;
+	char *save = NULL, *w;
 	FILE *f = fopen(real, "re");
 	if (!f)
-		return false;
-	n = fread(line, 1, sizeof line - 1, f);
+		return 0;
+	n = fread(line, 1, PATH_MAX + 2, f);
 	fclose(f);
 	line[n] = '\0';
 	if (n < 2 || line[0] != '#' || line[1] != '!')
-		return false;
-	for (p = line + 2; *p == ' ' || *p == '\t'; p++)
-		;
-	len = strcspn(p, " \t\r\n");
-	if (len == 0 || len >= PATH_MAX)
-		return false;
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return true;
+		return 0;
+	line[strcspn(line, "\r\n")] = '\0';
+	for (w = strtok_r(line + 2, " \t", &save); w && count < 16; w = strtok_r(NULL, " \t", &save))
+		words[count++] = w;
+	return count;
 }
 
 /* `real` (the decider, or its interpreter) is one the command cannot
@@ -244,9 +240,85 @@ static int refuse_unsafe(const cli_context *ctx, const char *command, const char
 	return 0;
 }
 
+/* One path an argument of a `#!` line names (`/x`, `-I/x`, `a=/x`, or a
+ * relative one, which the decider's cwd `/` resolves): one the command
+ * could write or replace is refused like the interpreter (red team,
+ * round 5: `#!/bin/sh WORKSPACE/evil` ran a planted script unconfined). */
+static int refuse_unsafe_word(const cli_context *ctx, const char *command, const char *word) {
+	char segment[PATH_MAX], path[PATH_MAX + 1], real[PATH_MAX], what[PATH_MAX + 48];
+	const char *p = word;
+	while (*p) {
+		size_t len = strcspn(p, ":=,;");
+		const char *start = p;
+		if (len > 0 && len < sizeof segment && memchr(p, '/', len)) {
+			memcpy(segment, p, len);
+			segment[len] = '\0';
+			start = segment[0] == '-' ? strchr(segment, '/') : segment;
+			snprintf(path, sizeof path, "%s%s", start[0] == '/' ? "" : "/", start);
+			snprintf(what, sizeof what, "its #! line's argument %s, ", word);
+			if (cli_trust_writable_area(ctx->policy, path))
+				return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+				                  "--ask-host \"%s\": %s%s lies inside the run's writable "
+				                  "root \"%s\": the confined command could replace what the "
+				                  "decider runs",
+				                  command, what, path, cli_trust_writable_area(ctx->policy, path));
+			if (realpath(path, real)) {
+				int status = refuse_unsafe(ctx, command, what, real);
+				if (status != 0)
+					return status;
+			} else {
+				/* missing: where it would be made, its directory resolved */
+				char *slash = strrchr(path, '/');
+				*slash = '\0';
+				if (realpath(path[0] ? path : "/", real) &&
+				    cli_trust_writable_area(ctx->policy, real))
+					return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+					                  "--ask-host \"%s\": %s%s lies inside the run's "
+					                  "writable root \"%s\": the confined command could "
+					                  "make what the decider runs",
+					                  command, what, real,
+					                  cli_trust_writable_area(ctx->policy, real));
+			}
+		}
+		p += len;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+/* A script's interpreter runs it, with its `#!` line's arguments, and an
+ * interpreter may be a script in turn (the kernel follows four): each the
+ * same rule as the decider (R4-F1; red team, round 5). */
+static int refuse_unsafe_script(const cli_context *ctx, const char *command, const char *real,
+                                int depth) {
+	char line[PATH_MAX + 3], interp[PATH_MAX], what[PATH_MAX + 32];
+	char *words[16];
+	size_t n = shebang_words(real, line, words);
+	int status;
+	if (n == 0)
+		return 0;
+	if (depth >= 4)
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": its interpreters nest deeper than the kernel "
+		                  "follows",
+		                  command);
+	if (words[0][0] != '/' || !realpath(words[0], interp))
+		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
+		                  "--ask-host \"%s\": its interpreter \"%s\" is not found", command,
+		                  words[0]);
+	snprintf(what, sizeof what, "its interpreter %s, ", words[0]);
+	if ((status = refuse_unsafe(ctx, command, what, interp)) != 0)
+		return status;
+	for (size_t i = 1; i < n; i++)
+		if ((status = refuse_unsafe_word(ctx, command, words[i])) != 0)
+			return status;
+	return refuse_unsafe_script(ctx, command, interp, depth + 1);
+}
+
 int cli_ask_host_resolve(const cli_context *ctx, const char *command, char resolved[PATH_MAX]) {
 	const char *path_env = getenv("PATH");
-	char candidate[PATH_MAX], interp[PATH_MAX];
+	char candidate[PATH_MAX];
 	bool found = false;
 	int status;
 	if (strchr(command, '/')) {
@@ -274,17 +346,8 @@ int cli_ask_host_resolve(const cli_context *ctx, const char *command, char resol
 	if ((status = refuse_unsafe(ctx, command, "", resolved)) != 0)
 		return status;
 	/* A script's interpreter runs it: the same rule (R4-F1). */
-	if (interpreter_of(resolved, interp)) {
-		char real[PATH_MAX];
-		char what[PATH_MAX + 32];
-		if (interp[0] != '/' || !realpath(interp, real))
-			return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
-			                  "--ask-host \"%s\": its interpreter \"%s\" is not found", command,
-			                  interp);
-		snprintf(what, sizeof what, "its interpreter %s, ", interp);
-		if ((status = refuse_unsafe(ctx, command, what, real)) != 0)
-			return status;
-	}
+	if ((status = refuse_unsafe_script(ctx, command, resolved, 0)) != 0)
+		return status;
 	if (!decider_env && cli_ask_env_make(ctx->policy, &decider_env) < 0)
 		return cli_report(ctx, CONFINE_E_INVALID_CONFIG,
 		                  "--ask-host \"%s\": out of memory", command);

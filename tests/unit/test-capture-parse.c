@@ -276,6 +276,28 @@ static void test_dns_question_refused_shapes(void **state)
 					      &qtype, &end), CAPTURE_BAD);
 	assert_int_equal(capture_dns_question(query_a, sizeof(query_a), name, 8, &qtype, &end),
 			 CAPTURE_BAD);
+	/* a NUL or a dot inside a label: the text form would read another
+	 * name (red team, round 5) */
+	memcpy(q, query_a, sizeof(q));
+	q[15] = '\0';
+	assert_int_equal(capture_dns_question(q, sizeof(q), name, sizeof(name), &qtype, &end),
+			 CAPTURE_BAD);
+	q[15] = '.';
+	assert_int_equal(capture_dns_question(q, sizeof(q), name, sizeof(name), &qtype, &end),
+			 CAPTURE_BAD);
+}
+
+/* A NUL inside a Host: the name is not what the origin reads. */
+static void test_http_host_with_a_nul(void **state)
+{
+	static const char text[] = "GET / HTTP/1.1\r\nHost: allowed.test\0other.test\r\n\r\n";
+	enum capture_protocol p = CAPTURE_UNKNOWN;
+	char name[256];
+
+	(void)state;
+	assert_int_equal(capture_parse_name((const unsigned char *)text, sizeof(text) - 1, &p, name,
+					    sizeof(name)),
+			 CAPTURE_BAD);
 }
 
 int main(void)
@@ -291,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_other_protocols_have_no_name),
 		cmocka_unit_test(test_dns_question_and_reply),
 		cmocka_unit_test(test_dns_question_refused_shapes),
+		cmocka_unit_test(test_http_host_with_a_nul),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

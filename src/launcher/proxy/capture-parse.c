@@ -43,7 +43,9 @@ static size_t be16(const unsigned char *p)
 static enum capture_result copy_name(const unsigned char *from, size_t n, char *name,
 				     size_t name_size)
 {
-	if (n == 0 || n >= name_size)
+	/* A NUL inside would cut the name short of what the origin reads
+	 * (red team, round 5: `allowed.test\0other`): not a name. */
+	if (n == 0 || n >= name_size || memchr(from, '\0', n))
 		return CAPTURE_BAD;
 	memcpy(name, from, n);
 	name[n] = '\0';
@@ -219,6 +221,8 @@ enum capture_result capture_dns_question(const unsigned char *q, size_t len, cha
 
 		if (label > 63 || at + 1 + label > len || n + label + 2 > name_size)
 			return CAPTURE_BAD; /* a compression pointer has no place here */
+		if (memchr(q + at + 1, '\0', label) || memchr(q + at + 1, '.', label))
+			return CAPTURE_BAD; /* a name the text form would misread */
 		if (n > 0)
 			name[n++] = '.';
 		memcpy(name + n, q + at + 1, label);

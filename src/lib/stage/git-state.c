@@ -3,8 +3,8 @@
  * What apply never lands in a repository (doc/SPEC.md 21, "git's state
  * in the stage"; red team round 4, F4): below a gitdir, whether the real
  * tree held it when the run began or the stage made it (a `.git`, or a
- * bare repository: HEAD beside objects/ and refs/, in the stage or the
- * real tree), what git reads and runs code from (config,
+ * bare repository, or a common directory: bare_gitdir, in the stage or
+ * the real tree), what git reads and runs code from (config,
  * config.worktree, commondir, hooks, info) and the state a later `git
  * rebase --continue`, `cherry-pick --continue` or `revert --continue`
  * obeys (rebase-merge/, rebase-apply/, sequencer/: their todo's `exec`
@@ -40,10 +40,16 @@ static bool seen_as(const confine_stage *s, size_t root, const char *dir, const 
 }
 
 /* A bare repository's layout (git's is_git_directory, without the
- * validation of HEAD's content): HEAD, objects/, refs/. */
+ * validation of HEAD's content): HEAD beside objects/ and refs/, or HEAD
+ * beside a `commondir` file (objects, refs, config and hooks are then
+ * the common directory's); and that common directory itself, objects/
+ * beside refs/ with no HEAD, whose config and hooks git reads for every
+ * repository that names it (red team, round 5: a bare repository split
+ * by commondir landed its hooks). */
 static bool bare_gitdir(const confine_stage *s, size_t root, const char *dir) {
-	return seen_as(s, root, dir, "HEAD", false) && seen_as(s, root, dir, "objects", true) &&
-	       seen_as(s, root, dir, "refs", true);
+	if (seen_as(s, root, dir, "objects", true) && seen_as(s, root, dir, "refs", true))
+		return true;
+	return seen_as(s, root, dir, "HEAD", false) && seen_as(s, root, dir, "commondir", false);
 }
 
 static bool name_is(const char *p, size_t len, const char *name) {

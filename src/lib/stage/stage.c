@@ -147,11 +147,40 @@ static bool dir_is_empty(const char *dir) {
 	return empty;
 }
 
+/* `dir` with its directory resolved (every link on the way followed) and
+ * its own name kept: 0, or -errno (-EINVAL for a last name of "." or
+ * ".."). */
+static int canonical_stage(const char *dir, char *out, size_t size) {
+	char parent[PATH_MAX], *real;
+	const char *name;
+	size_t len = strlen(dir);
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (len >= sizeof parent)
+		return -ENAMETOOLONG;
+	memcpy(parent, dir, len);
+	parent[len] = '\0';
+	name = strrchr(parent, '/') + 1;
+	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	parent[name - parent - 1 > 0 ? name - parent - 1 : 1] = '\0';
+	if (!(real = realpath(parent, NULL)))
+		return -errno;
+	if ((size_t)snprintf(out, size, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/",
+	                     dir + (name - parent)) >= size) {
+		free(real);
+		return -ENAMETOOLONG;
+	}
+	free(real);
+	out[strlen(out) - (strlen(dir) - len)] = '\0';
+	return 0;
+}
+
 int confine_stage_create(const char *dir, const confine_policy *policy, confine_error *err) {
 	cf_plan plan;
 	char **roots = NULL;
 	cf_buf b = { 0 };
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX], tmp[PATH_MAX], canon[PATH_MAX];
 	struct timespec now;
 	size_t count = 0;
 	int r, fd = -1;
@@ -162,6 +191,22 @@ int confine_stage_create(const char *dir, const confine_policy *policy, confine_
 	if (policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
 		                    "a stage is for workspace-write (the mode writes nowhere else)");
+	/* Judged where it really lies: a symbolic link on its way (`L/st`
+	 * with L a link to the workspace) must not carry it into a place the
+	 * command writes (red team, round 5). */
+	if ((r = canonical_stage(dir, canon, sizeof canon)) < 0)
+		return r == -ENAMETOOLONG || r == -EINVAL
+		               ? cf_error_set(err, -r, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
+		                              "the stage %s: %s", dir,
+		                              r == -EINVAL ? "its last name must be a directory name"
+		                                           : strerror(-r))
+		               : fs_fail(err, "resolve", dir, -r);
+	dir = canon;
+	if (cf_path_at_or_under(dir, "/dev/shm"))
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "the stage %s lies in /dev/shm, which a confined command may "
+		                    "write: the command would write its own stage",
+		                    dir);
 	if ((r = cf_plan_make(policy, 0, &plan)) < 0)
 		return r == -ENOMEM ? oom(err)
 		                    : cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, STAGE, -r,

@@ -517,6 +517,7 @@ def run_table(confine, runner):
               r3.stdout + r3.stderr)
         r4_f1(confine, runner, base, ws, env, url)
         r4_f6(confine, runner, base, ws, env)
+        r5_shebang(confine, runner, base, ws, env)
         return 0
     finally:
         shutil.rmtree(base, ignore_errors=True)
@@ -629,6 +630,47 @@ def r4_f6(confine, runner, base, ws, env):
         check(r.returncode == 0 and os.path.exists(marker),
               "R4-F6 control: %s with one link is taken" % kind, r.stdout + r.stderr)
         os.remove(marker)
+
+
+def r5_shebang(confine, runner, base, ws, env):
+    """Red team (round 5): a decider outside the run whose #! line hands
+    the interpreter a script in the workspace (`#!/bin/sh WS/evil`,
+    `#!/usr/bin/env -S WS/evil`), or whose interpreter is itself such a
+    script: the run writes evil, and the decider runs it unconfined. Each
+    is refused (125, nothing runs); the control runs the same decider by
+    hand and shows the planted script is what it executes."""
+    evil = os.path.join(ws, "r5-evil")
+    marker = os.path.join(ws, "ran-r5")
+    planted = os.path.join(base, "r5-planted")
+    interp = os.path.join(base, "r5-interp")
+    with open(interp, "w") as f:
+        f.write("#!/bin/sh %s\n" % evil)
+    deciders = {"argument": "#!/bin/sh %s\n" % evil,
+                "env -S": "#!/usr/bin/env -S %s\n" % evil,
+                "nested interpreter": "#!%s\n" % interp}
+    os.chmod(interp, 0o755)
+    cmd = ["-w", ws, "-m", "workspace-write", "--runner", runner]
+    for kind, text in deciders.items():
+        decider = os.path.join(base, "r5-decider")
+        with open(decider, "w") as f:
+            f.write(text)
+        os.chmod(decider, 0o755)
+        r = run([confine, "run"] + cmd + ["--ask-host", decider, "--", "touch", marker], env=env)
+        check(r.returncode == 125 and "writable root" in r.stderr and not os.path.exists(marker),
+              "round 5: a decider whose #! %s names the workspace is refused (125)" % kind,
+              r.stdout + r.stderr)
+        # Control: what the decider would run is the run's to write.
+        with open(evil, "w") as f:
+            f.write("#!/bin/sh\ntouch %s\n" % planted)
+        os.chmod(evil, 0o755)
+        c = subprocess.run([decider, "example.test", "80"], cwd="/", capture_output=True,
+                           timeout=60)
+        check(os.path.exists(planted),
+              "round 5 control (%s): run by hand, the decider runs the planted script" % kind,
+              (c.returncode, c.stderr[-300:]))
+        for path in (planted, evil):
+            if os.path.exists(path):
+                os.remove(path)
 
 
 def main():

@@ -41,6 +41,7 @@ Exit 77 (skip) when RUNNER does not work here, unless CONFINE_MUST_WORK=1.
 import glob
 import json
 import os
+import shlex
 import shutil
 import socket
 import subprocess
@@ -794,6 +795,33 @@ def test_config_the_run_may_write(w):
               done.stderr)
     finally:
         os.unlink(inside)
+    # Red team, round 5: the workspace by another name, a bind mount of it
+    # (root only, in a mount namespace of its own so the host's mounts are
+    # untouched): the configuration there is the same file, and refused.
+    if os.getuid() == 0 and shutil.which("unshare"):
+        alias = tempfile.mkdtemp(prefix="cf-alias-")
+        shutil.copy(w.config, inside)
+        try:
+            script = ("mount --bind %s %s && exec %s run --config %s --runner %s -m "
+                      "workspace-write -w %s -- touch %s" %
+                      (shlex.quote(w.ws), shlex.quote(alias), shlex.quote(w.confine),
+                       shlex.quote(os.path.join(alias, "confine.json")), shlex.quote(w.runner),
+                       shlex.quote(w.ws), shlex.quote(marker)))
+            done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                                   script], capture_output=True, text=True)
+            check(done.returncode == 125 and "lies inside the run's writable root" in done.stderr
+                  and not os.path.exists(marker),
+                  "a configuration in a bind mount of the workspace is refused", done.stderr)
+            # control: through the alias the run's writes reach the file
+            script = ("mount --bind %s %s && echo x >> %s/confine.json" %
+                      (shlex.quote(w.ws), shlex.quote(alias), shlex.quote(alias)))
+            subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                           check=True)
+            check(open(inside).read().endswith("x\n"),
+                  "control: the alias is the workspace's own file")
+        finally:
+            os.unlink(inside)
+            os.rmdir(alias)
 
 
 USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_hard_link",

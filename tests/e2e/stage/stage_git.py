@@ -174,7 +174,9 @@ def paused_rebase(base, name):
 
 # What the command plants: an `exec` line in the paused rebase's todo, a
 # cherry-pick's sequencer todo, and a bare repository with a pre-receive
-# hook (run by the next `git push` into it).
+# hook (run by the next `git push` into it), and one split by `commondir`
+# (HEAD beside commondir; config and hooks in the common directory: red
+# team, round 5).
 PLANT = r"""
 set -e
 printf 'exec touch %(mark)s.rebase\n' >> .git/rebase-merge/git-rebase-todo
@@ -182,6 +184,10 @@ mkdir -p .git/sequencer && printf 'exec touch %(mark)s.seq\n' > .git/sequencer/t
 git init -q --bare evil.git
 printf '#!/bin/sh\ntouch %(mark)s.push\n' > evil.git/hooks/pre-receive
 chmod +x evil.git/hooks/pre-receive
+git init -q --bare common && mkdir split && mv common/HEAD split/HEAD
+echo ../common > split/commondir
+printf '#!/bin/sh\ntouch %(mark)s.split\n' > common/hooks/pre-receive
+chmod +x common/hooks/pre-receive
 echo fine > fine.txt
 """
 
@@ -193,7 +199,10 @@ def later_git(ws, mark):
     if os.path.isdir(os.path.join(ws, "evil.git")):
         subprocess.run(GIT + ["push", "-q", os.path.join(ws, "evil.git"), "HEAD:refs/heads/x"],
                        cwd=ws, capture_output=True, timeout=120)
-    return {k for k in ("rebase", "push") if os.path.exists("%s.%s" % (mark, k))}
+    if os.path.isdir(os.path.join(ws, "split")):
+        subprocess.run(GIT + ["push", "-q", os.path.join(ws, "split"), "HEAD:refs/heads/x"],
+                       cwd=ws, capture_output=True, timeout=120)
+    return {k for k in ("rebase", "push", "split") if os.path.exists("%s.%s" % (mark, k))}
 
 
 def case_git_state(confine, runner, base):
@@ -205,7 +214,8 @@ def case_git_state(confine, runner, base):
     r = subprocess.run(["sh", "-c", PLANT % {"mark": mark}], cwd=ws, capture_output=True,
                        text=True)
     check(r.returncode == 0, "control plant", r.stderr)
-    check(later_git(ws, mark) == {"rebase", "push"}, "control: the later git ran the plants",
+    check(later_git(ws, mark) == {"rebase", "push", "split"},
+          "control: the later git ran the plants",
           later_git(ws, mark))
 
     ws = paused_rebase(base, "repo")
@@ -219,7 +229,9 @@ def case_git_state(confine, runner, base):
     results = {e["path"]: e for e in json.loads(a.stdout)["results"]}
     check(results["fine.txt"]["outcome"] == "applied", "an ordinary file lands", results)
     for p in (".git/rebase-merge/git-rebase-todo", ".git/sequencer", ".git/sequencer/todo",
-              "evil.git/config", "evil.git/hooks", "evil.git/hooks/pre-receive"):
+              "evil.git/config", "evil.git/hooks", "evil.git/hooks/pre-receive",
+              "split/commondir", "common/config", "common/hooks",
+              "common/hooks/pre-receive"):
         check(p in results and results[p]["outcome"] == "refused" and
               "denied by defaultProtections" in results[p]["message"],
               "apply: git's state refused", (p, results.get(p)))

@@ -291,6 +291,26 @@ def case_refusals(confine, runner, base):
     r = run([confine, "stage", "discard", full])
     check(r.returncode == 125 and os.path.exists(os.path.join(full, "x")),
           "discard removes nothing that is not a stage", r.stderr)
+    # Red team, round 5: a link on the stage's way into the workspace
+    # (`L/st`, L -> the workspace) is judged where it leads.
+    link = os.path.join(base, "to-ws")
+    os.symlink(ws, link)
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", os.path.join(link, "st"),
+             "--", "true"], cwd=ws)
+    check(r.returncode == 125 and "writable root" in r.stderr and
+          not os.path.exists(os.path.join(ws, "st")),
+          "a stage reached through a link into the workspace is refused, none made",
+          (r.returncode, r.stderr))
+    # control: the same name through the link lands in the workspace
+    os.mkdir(os.path.join(link, "st"))
+    check(os.path.isdir(os.path.join(ws, "st")), "control: the link leads into the workspace")
+    os.rmdir(os.path.join(ws, "st"))
+    os.unlink(link)
+    shm = "/dev/shm/confine-stage-test-%d" % os.getpid()
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", shm, "--", "true"], cwd=ws)
+    check(r.returncode == 125 and "/dev/shm" in r.stderr and not os.path.exists(shm),
+          "a stage in /dev/shm (a confined command may write there) is refused",
+          (r.returncode, r.stderr))
 
 
 def case_opaque_and_link_out(confine, runner, base):
