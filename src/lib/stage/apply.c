@@ -64,7 +64,7 @@ void confine_apply_entries_free(confine_apply_entry *entries, size_t n) {
 }
 
 /* The policy the run had, for its protections. */
-static int run_policy(const confine_stage *s, confine_policy **ret, confine_error *err) {
+int cf_stage_run_policy(const confine_stage *s, confine_policy **ret, confine_error *err) {
 	confine_policy *p;
 	int r = confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, s->roots[0].real, &p, err);
 	if (r < 0)
@@ -530,7 +530,7 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 	if (!s || !ret || !ret_n)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_apply needs a stage and result pointers");
-	if ((r = run_policy(s, &policy, err)) < 0 || (r = confine_fs_open(policy, &fs, err)) < 0 ||
+	if ((r = cf_stage_run_policy(s, &policy, err)) < 0 || (r = confine_fs_open(policy, &fs, err)) < 0 ||
 	    (r = hold_roots(s, fs, err)) < 0 || (r = cf_stage_collect(s, false, &ch, &n, err)) < 0)
 		goto out;
 	if (!(steps = calloc(2 * n + 1, sizeof *steps))) {

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fs-internal.h"
 #include "stage/stage-internal.h"
 
 #define STAGE "stage"
@@ -200,8 +201,29 @@ static int note(cf_buf *notes, const char *path, const char *why) {
 	return r == 0 ? cf_buf_puts(notes, "\n") : r;
 }
 
+/* Whether apply would refuse the change (its own rules: git's state in
+ * the stage, and what the policy's protections deny): a patch that
+ * carried it would land through `git apply` what apply holds back (red
+ * team, round 5). */
+static bool apply_refuses(const confine_stage *stage, confine_fs *fs, const cf_change *c) {
+	char real[PATH_MAX], gitdir[PATH_MAX], name[NAME_MAX + 1];
+	const char *which = NULL;
+	confine_error fe = { 0 };
+	int dirfd = -1;
+	if (cf_stage_git_state(stage, c->root, c->rel, gitdir, sizeof gitdir, &which))
+		return true;
+	if (cf_stage_join(real, sizeof real, stage->roots[c->root].real, c->rel) < 0)
+		return false;
+	(void)cf_fs_resolve_for_write(fs, "apply", real, false, &dirfd, name, sizeof name, &fe);
+	if (dirfd >= 0)
+		close(dirfd);
+	return fe.code == CONFINE_E_DENIED;
+}
+
 int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
                         confine_error *err) {
+	confine_policy *policy = NULL;
+	confine_fs *fs = NULL;
 	cf_change *ch;
 	size_t n;
 	cf_buf out = { 0 }, notes = { 0 };
@@ -209,19 +231,31 @@ int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
 	if (!stage || !ret_text || !ret_len)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_ARGUMENT, STAGE, 0,
 		                    "confine_stage_patch needs a stage and result pointers");
-	if ((r = cf_stage_collect(stage, false, &ch, &n, err)) < 0)
+	if ((r = cf_stage_run_policy(stage, &policy, err)) < 0)
 		return r;
-	for (size_t i = 0; r == 0 && i < n; i++)
+	r = confine_fs_open(policy, &fs, err);
+	confine_policy_free(policy);
+	if (r < 0)
+		return r;
+	if ((r = cf_stage_collect(stage, false, &ch, &n, err)) < 0) {
+		confine_fs_free(fs);
+		return r;
+	}
+	for (size_t i = 0; r == 0 && i < n; i++) {
 		if (ch[i].root != 0 || ch[i].pub.git)
 			r = note(&notes, ch[i].pub.path,
 			         ch[i].pub.git ? "under .git" : "outside the workspace root");
+		else if ((ch[i].left_out = apply_refuses(stage, fs, &ch[i])))
+			r = note(&notes, ch[i].pub.path, "apply refuses it: a protected path");
+	}
+	confine_fs_free(fs);
 	for (size_t i = 0; r == 0 && i < n; i++) {
 		const cf_change *c = &ch[i];
 		const cf_stage_root *root = &stage->roots[0];
 		char real[PATH_MAX], up[PATH_MAX];
 		struct stat rst, ust;
 		bool has_real, has_up, special = false;
-		if (c->root != 0 || c->pub.git)
+		if (c->root != 0 || c->pub.git || c->left_out)
 			continue;
 		if (cf_stage_join(real, sizeof real, root->real, c->rel) < 0 ||
 		    cf_stage_join(up, sizeof up, root->upper, c->rel) < 0)

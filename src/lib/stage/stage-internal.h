@@ -69,6 +69,7 @@ typedef struct cf_change {
 	char *rel;
 	char *from_rel; /* RENAMED */
 	bool real_is_dir; /* DELETED of a directory / a directory replaced */
+	bool left_out;    /* patch.c: apply would refuse it */
 } cf_change;
 
 /* diff.c: every change, sorted by path; `binary`: each file's `binary`
@@ -123,6 +124,11 @@ bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CO
  * stage or the real tree) at git's config, hooks, info, commondir or its
  * rebase/sequencer state: the gitdir's real path to `gitdir`, the
  * component to `*which`. */
+/* The policy apply writes under: the stage's roots, their protections and
+ * denyRead, as the run had them (apply.c). */
+int cf_stage_run_policy(const confine_stage *s, confine_policy **ret,
+                        confine_error *err) CONFINE_HIDDEN;
+
 bool cf_stage_git_state(const confine_stage *s, size_t root, const char *rel, char *gitdir,
                         size_t gitdir_size, const char **which) CONFINE_HIDDEN;
 

@@ -240,7 +240,37 @@ def case_git_state(confine, runner, base):
           later_git(ws, mark))
 
 
-CASES = [case_patch, case_git_state]
+def case_patch_leaves_out_protected(confine, runner, base):
+    """Red team, round 5: --patch carried what apply refuses (CLAUDE.md,
+    .envrc, .claude/settings.json), so `git apply` landed it. The patch
+    names each as left out and holds none; the control: the stage does
+    hold them (the listing has them)."""
+    ws, wr = make_repo(base)
+    stage = os.path.join(base, "stage-protected")
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--", "sh", "-c",
+             "mkdir -p .claude && echo '{}' > .claude/settings.json && echo evil > CLAUDE.md && "
+             "echo 'touch x' > .envrc && echo ok > fine.txt"], cwd=ws)
+    check(r.returncode == 0, "the staged run", (r.returncode, r.stderr))
+    d = run([confine, "stage", "diff", stage, "--json"])
+    listed = {c["path"] for c in json.loads(d.stdout)["changes"]}
+    protected = ("CLAUDE.md", ".envrc", ".claude/settings.json")
+    check(all(p in listed for p in protected + ("fine.txt",)),
+          "control: the stage holds the protected files", sorted(listed))
+    p = run([confine, "stage", "diff", stage, "--patch"])
+    check(p.returncode == 0, "stage diff --patch", p.stderr)
+    for name in protected:
+        check("# confine: not in this patch (apply refuses it: a protected path): %s\n" % name
+              in p.stdout, "the patch names what apply refuses", (name, p.stdout[:600]))
+    copy = os.path.join(base, "copy-protected")
+    shutil.copytree(ws, copy, symlinks=True)
+    g = run(["git", "apply", "-"], cwd=copy, input=p.stdout)
+    check(g.returncode == 0, "git apply", g.stderr)
+    check(os.path.exists(os.path.join(copy, "fine.txt")), "the ordinary file lands")
+    check(not any(os.path.exists(os.path.join(copy, n)) for n in protected),
+          "git apply of the patch lands nothing apply refuses")
+
+
+CASES = [case_patch, case_git_state, case_patch_leaves_out_protected]
 
 
 def main():
