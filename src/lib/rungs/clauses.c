@@ -3,14 +3,18 @@
  * reading the rung's clause table (cf_rung_holds, rung.h). */
 #include "rungs/clauses-internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "dirstack.h"
 #include "patterns.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -244,12 +248,57 @@ static void deny_masked(struct cf_clause_list *l, const char *d, const char *rea
 		add(l, "denyRead", d, CONFINE_CLAUSE_ENFORCED, layers, NULL, NULL);
 }
 
-/* The names of a regular file `real` (st_nlink); 1 for anything else. */
-static unsigned long hard_links(const char *real) {
+/* Entries a denied directory's walk for hard links reads at most. */
+#define DENY_LINK_WALK_MAX 20000
+
+/* The names of a regular file `real` (st_nlink), or of the most-linked
+ * regular file below a directory `real` (`*which` that file; red team,
+ * round 5: a file inside a denied directory, linked elsewhere, read
+ * while the report said enforced); 1 for anything else; 0 when the
+ * directory holds more than the walk reads (then it cannot be told). */
+static unsigned long hard_links(const char *real, char *which, size_t which_size) {
+	cf_dirstack stack = { 0 };
+	unsigned long most = 1;
+	size_t seen = 0;
 	struct stat st;
-	if (stat(real, &st) < 0 || !S_ISREG(st.st_mode))
+	char *at = NULL;
+	int fd;
+	snprintf(which, which_size, "%s", real);
+	if (stat(real, &st) < 0)
 		return 1;
-	return (unsigned long)st.st_nlink;
+	if (S_ISREG(st.st_mode))
+		return (unsigned long)st.st_nlink;
+	if (!S_ISDIR(st.st_mode) || cf_dirstack_push_root(&stack, real) < 0)
+		return 1;
+	while (most && (fd = cf_dirstack_pop_open(&stack, &at, NULL)) != -ENOENT) {
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *e;
+		if (fd >= 0 && !d)
+			close(fd);
+		while (d && most && (e = readdir(d))) {
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+				continue;
+			if (++seen > DENY_LINK_WALK_MAX) {
+				most = 0;
+				break;
+			}
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			if (S_ISDIR(st.st_mode))
+				(void)cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name);
+			else if (S_ISREG(st.st_mode) && (unsigned long)st.st_nlink > most) {
+				most = (unsigned long)st.st_nlink;
+				snprintf(which, which_size, "%s/%s", at, e->d_name);
+			}
+		}
+		if (d)
+			closedir(d);
+		free(at);
+		at = NULL;
+	}
+	free(at);
+	cf_dirstack_clear(&stack);
+	return most;
 }
 
 static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
@@ -259,7 +308,8 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 		char *real = realpath(d, NULL);
 		bool exists = real && listed(plan->deny, real);
 		bool in_writable = false;
-		unsigned long links;
+		unsigned long links = 1;
+		char which[PATH_MAX + NAME_MAX + 2];
 		for (size_t k = 0; exists && plan->writable[k] && !in_writable; k++)
 			in_writable = cf_path_at_or_under(real, plan->writable[k]);
 		if (!exists)
@@ -272,18 +322,32 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 		else if (l->h->deny_read_open && l->h->deny_read_open(p, plan, real))
 			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, l->h->deny_read_gap.needs, "%s",
 			    l->h->deny_read_gap.why);
-		else if ((links = hard_links(real)) > 1)
+		else if ((links = hard_links(real, which, sizeof which)) != 1) {
 			/* Every rung denies by path (a mask, a rule on the
 			 * directories above): another name of the same file is
 			 * another path, read as its own place allows (R4-F8). */
+			char why[sizeof which + 160];
+			if (links == 0)
+				snprintf(why, sizeof why,
+				         "it holds more than %d entries, which were not looked through for "
+				         "files with other names (hard links) that read their content",
+				         DENY_LINK_WALK_MAX);
+			else if (strcmp(which, real) == 0)
+				snprintf(why, sizeof why,
+				         "it has %lu hard links: another name of the file, outside the denied "
+				         "path (in the workspace, say), reads its content",
+				         links);
+			else
+				snprintf(why, sizeof why,
+				         "%s, below it, has %lu hard links: another name of that file, "
+				         "outside the denied path, reads its content",
+				         which, links);
 			add(l, "denyRead", d, CONFINE_CLAUSE_PARTIAL,
 			    l->h->binds_layer ? l->h->binds_layer |
 			                            (cf_clause_mode_layers(l) & CONFINE_LAYER_LANDLOCK)
 			                      : cf_clause_mode_layers(l),
-			    NULL,
-			    "it has %lu hard links: another name of the file, outside the denied path "
-			    "(in the workspace, say), reads its content",
-			    links);
+			    NULL, "%s", why);
+		}
 		else if (l->h->binds_layer)
 			deny_masked(l, d, real, in_writable,
 			            in_writable || (p->workspace_root &&

@@ -319,6 +319,34 @@ def test_deny_read_hard_link(w):
         for path in (link, outside):
             if os.path.exists(path):
                 os.unlink(path)
+    # Red team, round 5: a file inside a denied directory, linked into the
+    # workspace: read through the link (the control), and partial, naming
+    # the file; without the link, enforced.
+    secret_dir = os.path.join(w.other, "secret-dir")
+    inner = os.path.join(secret_dir, "deep", "key")
+    os.makedirs(os.path.dirname(inner))
+    with open(inner, "w") as f:
+        f.write(SECRET + "\n")
+
+    def dir_status(clauses):
+        return [(c["status"], c["reason"] or "") for c in clauses
+                if c["clause"] == "denyRead" and c["subject"] == secret_dir]
+    try:
+        out = w.bash("read-only", ["--deny-read", secret_dir], "cat '%s'; echo done" % inner)
+        check(SECRET not in out["stdout"] and
+              [st for st, _ in dir_status(out["sandbox"]["clauses"])] == ["enforced"],
+              "a denied directory without links is enforced", dir_status(out["sandbox"]["clauses"]))
+        os.link(inner, link)
+        out = w.bash("read-only", ["--deny-read", secret_dir], "cat innocent.txt")
+        check(SECRET in out["stdout"], "control: the link read the denied directory's file", out)
+        got = dir_status(out["sandbox"]["clauses"])
+        check(len(got) == 1 and got[0][0] == "partial" and inner in got[0][1] and
+              "hard links" in got[0][1],
+              "a denied directory holding a linked file is reported partial, naming it", got)
+    finally:
+        if os.path.exists(link):
+            os.unlink(link)
+        shutil.rmtree(secret_dir, ignore_errors=True)
 
 
 def test_deny_read_keeps_listing(w):
