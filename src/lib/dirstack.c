@@ -2,6 +2,7 @@
 /* The directories a walk still has to visit (dirstack.h). */
 #include "dirstack.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -81,4 +82,36 @@ void cf_dirstack_clear(cf_dirstack *s) {
 	free(s->items);
 	s->items = NULL;
 	s->n = s->cap = 0;
+}
+
+int cf_dirstack_walk(const char *root, cf_dirstack_visit visit, void *ctx) {
+	cf_dirstack stack = { 0 };
+	char *at = NULL;
+	int fd, r = cf_dirstack_push_root(&stack, root);
+	while (r == 0 && (fd = cf_dirstack_pop_open(&stack, &at, NULL)) != -ENOENT) {
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *e;
+		if (fd >= 0 && !d)
+			close(fd);
+		while (r == 0 && d && (e = readdir(d))) {
+			struct stat st;
+			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+			    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			r = visit(ctx, dirfd(d), at, e->d_name, &st);
+			if (r == 0 && S_ISDIR(st.st_mode)) {
+				int pushed = cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name);
+				r = pushed < 0 ? pushed : 0;
+			} else if (r == 1) {
+				r = 0;
+			}
+		}
+		if (d)
+			closedir(d);
+		free(at);
+		at = NULL;
+	}
+	free(at);
+	cf_dirstack_clear(&stack);
+	return r;
 }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "util.h"
@@ -45,5 +46,16 @@ int cf_dirstack_pop_open(cf_dirstack *s, char **ret_path, dev_t *ret_dev) CONFIN
  * early did not reach. */
 const char *cf_dirstack_peek(const cf_dirstack *s) CONFINE_HIDDEN;
 void cf_dirstack_clear(cf_dirstack *s) CONFINE_HIDDEN;
+
+/* One entry a walk read (`st` not followed; `dirfd` its directory, open).
+ * 0: go on (a directory is entered), 1: go on but do not enter it, < 0:
+ * stop, the walk returns it. */
+typedef int (*cf_dirstack_visit)(void *ctx, int dirfd, const char *dir, const char *name,
+                                 const struct stat *st);
+/* Walks the tree below `root` (canonical) depth-first, every entry but
+ * "." and ".." visited; a directory that cannot be opened, or is not what
+ * its listing said (-ESTALE), is not entered. 0, or what `visit` stopped
+ * with, or -ENOMEM, -ENAMETOOLONG, or the root's -errno. */
+int cf_dirstack_walk(const char *root, cf_dirstack_visit visit, void *ctx) CONFINE_HIDDEN;
 
 #endif

@@ -3,16 +3,13 @@
  * reading the rung's clause table (cf_rung_holds, rung.h). */
 #include "rungs/clauses-internal.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "dirstack.h"
 #include "patterns.h"
@@ -251,54 +248,42 @@ static void deny_masked(struct cf_clause_list *l, const char *d, const char *rea
 /* Entries a denied directory's walk for hard links reads at most. */
 #define DENY_LINK_WALK_MAX 20000
 
+struct links_walk {
+	unsigned long most;
+	size_t seen;
+	char *which;
+	size_t which_size;
+};
+
+static int count_links(void *ctx, int dirfd, const char *dir, const char *name,
+                       const struct stat *st) {
+	struct links_walk *w = ctx;
+	(void)dirfd;
+	if (++w->seen > DENY_LINK_WALK_MAX)
+		return -E2BIG;
+	if (S_ISREG(st->st_mode) && (unsigned long)st->st_nlink > w->most) {
+		w->most = (unsigned long)st->st_nlink;
+		snprintf(w->which, w->which_size, "%s/%s", dir, name);
+	}
+	return 0;
+}
+
 /* The names of a regular file `real` (st_nlink), or of the most-linked
  * regular file below a directory `real` (`*which` that file; red team,
  * round 5: a file inside a denied directory, linked elsewhere, read
  * while the report said enforced); 1 for anything else; 0 when the
  * directory holds more than the walk reads (then it cannot be told). */
 static unsigned long hard_links(const char *real, char *which, size_t which_size) {
-	cf_dirstack stack = { 0 };
-	unsigned long most = 1;
-	size_t seen = 0;
+	struct links_walk w = { 1, 0, which, which_size };
 	struct stat st;
-	char *at = NULL;
-	int fd;
 	snprintf(which, which_size, "%s", real);
 	if (stat(real, &st) < 0)
 		return 1;
 	if (S_ISREG(st.st_mode))
 		return (unsigned long)st.st_nlink;
-	if (!S_ISDIR(st.st_mode) || cf_dirstack_push_root(&stack, real) < 0)
+	if (!S_ISDIR(st.st_mode))
 		return 1;
-	while (most && (fd = cf_dirstack_pop_open(&stack, &at, NULL)) != -ENOENT) {
-		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-		struct dirent *e;
-		if (fd >= 0 && !d)
-			close(fd);
-		while (d && most && (e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			if (++seen > DENY_LINK_WALK_MAX) {
-				most = 0;
-				break;
-			}
-			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			if (S_ISDIR(st.st_mode))
-				(void)cf_dirstack_push_child(&stack, dirfd(d), at, e->d_name);
-			else if (S_ISREG(st.st_mode) && (unsigned long)st.st_nlink > most) {
-				most = (unsigned long)st.st_nlink;
-				snprintf(which, which_size, "%s/%s", at, e->d_name);
-			}
-		}
-		if (d)
-			closedir(d);
-		free(at);
-		at = NULL;
-	}
-	free(at);
-	cf_dirstack_clear(&stack);
-	return most;
+	return cf_dirstack_walk(real, count_links, &w) == -E2BIG ? 0 : w.most;
 }
 
 static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
