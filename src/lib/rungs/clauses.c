@@ -283,7 +283,8 @@ static unsigned long hard_links(const char *real, char *which, size_t which_size
 		return (unsigned long)st.st_nlink;
 	if (!S_ISDIR(st.st_mode))
 		return 1;
-	return cf_dirstack_walk(real, count_links, &w) == -E2BIG ? 0 : w.most;
+	/* a walk cut short (the bound, memory, a name too long) cannot tell */
+	return cf_dirstack_walk(real, count_links, &w) == 0 ? w.most : 0;
 }
 
 static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
@@ -314,8 +315,9 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 			char why[sizeof which + 160];
 			if (links == 0)
 				snprintf(why, sizeof why,
-				         "it holds more than %d entries, which were not looked through for "
-				         "files with other names (hard links) that read their content",
+				         "it holds more than %d entries, or could not be read whole: what lies "
+				         "below it was not looked through for files with other names (hard "
+				         "links) that read their content",
 				         DENY_LINK_WALK_MAX);
 			else if (strcmp(which, real) == 0)
 				snprintf(why, sizeof why,
