@@ -127,7 +127,7 @@ const cf_later_entry cf_later_entries[] = {
 	{ ".xinitrc", false, false, H, FILE_ },
 	{ ".config/environment.d", true, false, H, LEAF_ },
 	{ ".config/systemd/user.conf", false, false, H, LEAF_ },
-	{ ".config/git/attributes", false, false, H, FILE_ },
+	{ ".config/git/attributes", false, false, H, LEAF_ },
 	{ ".lessfilter", false, false, H, FILE_ },
 	{ ".gdbinit", false, false, H, FILE_ },
 	{ ".config/gdb", true, false, H, LEAF_ },
