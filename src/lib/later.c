@@ -32,6 +32,7 @@
 #define FILE_ CF_LATER_STAND_FILE
 #define NONE_ CF_LATER_STAND_NONE
 #define BELOW_ CF_LATER_STAND_BELOW
+#define LEAF_ CF_LATER_STAND_LEAF
 const cf_later_entry cf_later_entries[] = {
 	{ ".gitmodules", false, true, R, DIR_ },
 	{ ".gitattributes", false, true, R, DIR_ },
@@ -98,6 +99,48 @@ const cf_later_entry cf_later_entries[] = {
 	{ ".docker/config.json", false, false, H, FILE_ },
 	{ ".gnupg", true, false, H, NONE_ },
 	{ ".claude.json", false, false, H, NONE_ },
+	/* issue 28, the outside red team: what else runs from a home */
+	{ ".local/lib", true, false, H, LEAF_ },
+	{ ".vimrc", false, false, H, FILE_ },
+	{ ".gvimrc", false, false, H, FILE_ },
+	{ ".exrc", false, false, H, FILE_ },
+	{ ".vim", true, false, H, LEAF_ },
+	{ ".config/nvim", true, false, H, LEAF_ },
+	{ ".local/share/nvim/site", true, false, H, LEAF_ },
+	{ ".emacs", false, false, H, FILE_ },
+	{ ".emacs.el", false, false, H, FILE_ },
+	{ ".emacs.d", true, false, H, LEAF_ },
+	{ ".config/emacs", true, false, H, LEAF_ },
+	{ ".bash_completion", false, false, H, FILE_ },
+	{ ".local/share/bash-completion", true, false, H, LEAF_ },
+	{ ".inputrc", false, false, H, FILE_ },
+	{ ".tmux.conf", false, false, H, FILE_ },
+	{ ".config/tmux", true, false, H, LEAF_ },
+	{ ".config/fish", true, false, H, LEAF_ },
+	{ ".config/starship.toml", false, false, H, LEAF_ },
+	{ ".config/direnv", true, false, H, LEAF_ },
+	{ ".local/share/direnv/allow", true, false, H, LEAF_ },
+	{ ".config/autostart", true, false, H, LEAF_ },
+	{ ".xprofile", false, false, H, FILE_ },
+	{ ".xsessionrc", false, false, H, FILE_ },
+	{ ".xsession", false, false, H, FILE_ },
+	{ ".xinitrc", false, false, H, FILE_ },
+	{ ".config/environment.d", true, false, H, LEAF_ },
+	{ ".config/systemd/user.conf", false, false, H, LEAF_ },
+	{ ".config/git/attributes", false, false, H, LEAF_ },
+	{ ".lessfilter", false, false, H, FILE_ },
+	{ ".gdbinit", false, false, H, FILE_ },
+	{ ".config/gdb", true, false, H, LEAF_ },
+	{ ".ipython", true, false, H, LEAF_ },
+	{ ".config/Code/User/settings.json", false, false, H, LEAF_ },
+	{ ".config/Code/User/tasks.json", false, false, H, LEAF_ },
+	{ ".config/Code/User/mcp.json", false, false, H, LEAF_ },
+	{ ".vscode/extensions", true, false, H, DIR_ },
+	{ ".codex/AGENTS.md", false, false, H, DIR_ },
+	{ ".cargo/env", false, false, H, FILE_ },
+	{ ".cargo/bin", true, false, H, LEAF_ },
+	{ ".pip/pip.conf", false, false, H, FILE_ },
+	{ ".config/pip/pip.conf", false, false, H, FILE_ },
 };
 #undef R
 #undef H
@@ -106,6 +149,7 @@ const cf_later_entry cf_later_entries[] = {
 #undef FILE_
 #undef NONE_
 #undef BELOW_
+#undef LEAF_
 const size_t cf_later_count = sizeof cf_later_entries / sizeof cf_later_entries[0];
 
 const cf_later_entry *cf_later_lookup(const char *name) {
@@ -155,17 +199,25 @@ static char *xdg_git_config(const char *home) {
 	return out;
 }
 
+/* The writable root that holds `path` strictly below its top, or NULL (a
+ * root that is an entry itself, or lies inside one, is that grant asked
+ * for by name: doc/SPEC.md 15). */
 static const char *holding_root(char *const *roots, const char *path) {
 	for (size_t k = 0; roots && roots[k]; k++)
-		if (cf_path_at_or_under(path, roots[k]))
+		if (cf_path_at_or_under(path, roots[k]) && strcmp(path, roots[k]) != 0)
 			return roots[k];
 	return NULL;
+}
+
+int cf_later_visit_held(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
+                        const cf_later_entry *e) {
+	const char *root = holding_root(roots, path);
+	return root ? visit(ctx, root, path, e) : 0;
 }
 
 int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_visit visit,
                   void *ctx) {
 	char path[PATH_MAX], *home, *xdg;
-	const char *home_root;
 	int r = 0;
 	if (!policy->default_protections)
 		return 0;
@@ -178,21 +230,25 @@ int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_vis
 				continue;
 			r = visit(ctx, roots[k], path, e);
 		}
+	/* Every entry at the caller's home, wherever its own path lies in a
+	 * writable root: the home, a root above it or one below it
+	 * (`--writable ~/.config` holds `~/.config/git/config`). */
 	home = home_dir();
-	home_root = home ? holding_root(roots, home) : NULL;
-	xdg = home_root ? xdg_git_config(home) : NULL;
-	for (size_t i = 0; r == 0 && home_root && i < cf_later_count; i++) {
+	xdg = home ? xdg_git_config(home) : NULL;
+	for (size_t i = 0; r == 0 && home && i < cf_later_count; i++) {
 		const cf_later_entry *e = &cf_later_entries[i];
-		const char *xdg_root;
-		if (!(e->where & CF_LATER_AT_HOME) || !cf_later_protected(policy, e))
+		if (!cf_later_protected(policy, e))
 			continue;
 		if ((size_t)snprintf(path, sizeof path, "%s%s%s", home, strcmp(home, "/") == 0 ? "" : "/",
 		                     e->name) < sizeof path)
-			r = visit(ctx, home_root, path, e);
-		if (r == 0 && xdg && strcmp(e->name, ".config/git/config") == 0 &&
-		    (xdg_root = holding_root(roots, xdg)))
-			r = visit(ctx, xdg_root, xdg, e);
+			r = cf_later_visit_held(roots, path, visit, ctx, e);
+		if (r == 0 && xdg && strcmp(e->name, ".config/git/config") == 0)
+			r = cf_later_visit_held(roots, xdg, visit, ctx, e);
 	}
+	/* What the user's git configuration includes, and its hooks directory
+	 * (later-git.c), where a writable root holds them. */
+	if (r == 0)
+		r = cf_later_git_each(policy, home, xdg, roots, visit, ctx);
 	free(xdg);
 	free(home);
 	return r;
@@ -247,7 +303,7 @@ bool cf_later_name_refused(const confine_policy *policy, const char *root, const
 }
 
 int cf_later_check_unprotect(const char *name, confine_error *err) {
-	char list[4096]; /* every name, ~900 bytes today: room for more, never cut */
+	char list[4096]; /* every name, ~1,700 bytes today: room for more, never cut */
 	size_t off = 0;
 	if (name && cf_later_lookup(name))
 		return 0;

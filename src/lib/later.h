@@ -35,6 +35,11 @@ typedef enum cf_later_stand {
 	 * plant is reported (a read-only `.github/` or `~/.local/` would stop
 	 * the run making `.github/workflows/` or `~/.local/share/`) */
 	CF_LATER_STAND_BELOW,
+	/* the entry itself (an empty directory, or file) when the directory it
+	 * lies in exists; nothing when a directory on its way is missing (a
+	 * read-only `~/.local/share/` or `~/.config/Code/` would stop the run
+	 * making its siblings), where a plant is reported */
+	CF_LATER_STAND_LEAF,
 } cf_later_stand;
 
 /* Where an entry is: at the top of every writable root, and/or at the
@@ -65,6 +70,18 @@ typedef int (*cf_later_visit)(void *ctx, const char *root, const char *path,
                               const cf_later_entry *entry);
 int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_visit visit,
                   void *ctx) CONFINE_HIDDEN;
+
+/* `visit(ctx, root, path, e)` when a root in `roots` holds `path` strictly
+ * below its top; else 0. */
+int cf_later_visit_held(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
+                        const cf_later_entry *e) CONFINE_HIDDEN;
+
+/* later-git.c: the files the user's (and the system's) git configuration
+ * includes, and its `core.hooksPath`, each visited (an entry of its own
+ * basename, at the home) where a root holds it; `home` and `xdg` (the
+ * `$XDG_CONFIG_HOME/git/config` git reads instead, or NULL) canonical. */
+int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
+                      char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
 
 /* The entry named `name` (a trailing slash allowed), or NULL. */
 const cf_later_entry *cf_later_lookup(const char *name) CONFINE_HIDDEN;

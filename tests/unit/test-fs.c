@@ -476,6 +476,53 @@ static void test_later_home_refused(void **state) {
 	assert_int_equal(rmdir(at(ws, "h")), 0);
 }
 
+/* A root above the home holds every entry at the home (.claude/ too), the
+ * outside red team's home entries, and what the home's git configuration
+ * includes (relative to the including file, `~/`, includeIf) or names as
+ * core.hooksPath, existing or not; a file it includes itself ends; a file
+ * nothing includes is writable (issue 28). */
+static void test_later_home_includes_refused(void **state) {
+	static const char *const refused[] = {
+		"h/.claude/settings.json", "h/.claude/commands/x.md", "h/CLAUDE.md",
+		"h/.codex/config.toml", "h/.vimrc", "h/.tmux.conf", "h/.inputrc",
+		"h/.local/lib/python3.11/site-packages/x.pth", "h/.config/nvim/init.lua",
+		"h/.config/autostart/x.desktop", "h/.local/share/bash-completion/completions/git",
+		"h/inc/a", "h/inc/b", "h/inc/c", "h/hooks/pre-commit", "h/.config/fish/config.fish",
+	};
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_error err = { 0 };
+	confine_fs *fs;
+	(void)state;
+	mkdir(at(ws, "h"), 0755);
+	mkdir(at(ws, "h/inc"), 0755);
+	put(at(ws, "h/.gitconfig"), "[include]\n\tpath = inc/a ; a comment\n"
+	                            "[core]\n\thooksPath = \"~/hooks\"\n"
+	                            "[include]\n\tpath = .gitconfig\n");
+	put(at(ws, "h/inc/a"), "[includeIf \"gitdir:~/w/\"]\n\tpath = b\n");
+	put(at(ws, "h/inc/b"), "[include] path = ~/inc/c\n");
+	setenv("HOME", at(ws, "h"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	unsetenv("GIT_CONFIG_GLOBAL");
+	fs = open_fs(CONFINE_MODE_WORKSPACE_WRITE, NULL);
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		expect_denied(confine_fs_write(fs, refused[i], "x", 1, &err), &err, "defaultProtections");
+	assert_true(holds(at(ws, "h/inc/a"), "[includeIf \"gitdir:~/w/\"]\n\tpath = b\n"));
+	assert_false(tl_exists(at(ws, "h/inc/c")));
+	assert_int_equal(confine_fs_write(fs, "h/inc/d", "x", 1, &err), 0);
+	confine_fs_free(fs);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+	assert_int_equal(unlink(at(ws, "h/inc/d")), 0);
+	assert_int_equal(unlink(at(ws, "h/inc/a")), 0);
+	assert_int_equal(unlink(at(ws, "h/inc/b")), 0);
+	assert_int_equal(rmdir(at(ws, "h/inc")), 0);
+	assert_int_equal(unlink(at(ws, "h/.gitconfig")), 0);
+	assert_int_equal(rmdir(at(ws, "h")), 0);
+}
+
 static void test_git_surface_refused_existing_or_not(void **state) {
 	(void)state;
 	each_path(git_surface_refused_existing_or_not);
@@ -530,6 +577,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_writes_report_git_hazards, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_later_refused_existing_or_not, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_later_home_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_later_home_includes_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -73,12 +73,13 @@ static void protect_links_in(struct collect *c, const char *top) {
 
 /* Whether `path` (under `base`, its root or home) is missing somewhere:
  * *top_dir set when the first missing component is a directory right
- * below `base` (not the entry's leaf). */
-static bool missing_below(const char *base, const char *path, bool *top_dir) {
+ * below `base` (not the entry's leaf); *on_way when it is any directory
+ * (not the leaf). */
+static bool missing_below(const char *base, const char *path, bool *top_dir, bool *on_way) {
 	char part[PATH_MAX];
 	size_t off = strlen(base) + (strcmp(base, "/") == 0 ? 0 : 1), depth = 0;
 	struct stat st;
-	*top_dir = false;
+	*top_dir = *on_way = false;
 	if (strlen(path) >= sizeof part)
 		return false;
 	while (path[off]) {
@@ -87,6 +88,7 @@ static bool missing_below(const char *base, const char *path, bool *top_dir) {
 		part[off + len] = '\0';
 		if (lstat(part, &st) < 0 || cf_later_is_stand_in(part)) {
 			*top_dir = depth == 0 && path[off + len] != '\0';
+			*on_way = path[off + len] != '\0';
 			return true;
 		}
 		off += len;
@@ -103,8 +105,9 @@ static bool missing_below(const char *base, const char *path, bool *top_dir) {
 static void protect_later_one(struct collect *c, const char *base, const char *path,
                               const cf_later_entry *e) {
 	struct stat st;
-	bool unprotected = false, top_dir = false;
-	cf_placeholder_kind kind = e->stand == CF_LATER_STAND_DIR || e->stand == CF_LATER_STAND_BELOW
+	bool unprotected = false, top_dir = false, on_way = false;
+	cf_placeholder_kind kind = e->stand == CF_LATER_STAND_DIR || e->stand == CF_LATER_STAND_BELOW ||
+	                                   (e->stand == CF_LATER_STAND_LEAF && e->dir)
 	                                  ? CF_PLACEHOLDER_DIR
 	                                  : CF_PLACEHOLDER_FILE;
 	/* A staged run's writes land in the stage, and applying one to an
@@ -118,7 +121,9 @@ static void protect_later_one(struct collect *c, const char *base, const char *p
 	 * the library spawns stands nothing in and reports a plant instead
 	 * (later.c; an argv for others cannot, and lists the entry). */
 	if ((c->flags & CF_PLAN_PLACEHOLDERS) && e->stand != CF_LATER_STAND_DIR &&
-	    missing_below(base, path, &top_dir) && (e->stand == CF_LATER_STAND_NONE || top_dir))
+	    missing_below(base, path, &top_dir, &on_way) &&
+	    (e->stand == CF_LATER_STAND_NONE || top_dir ||
+	     (e->stand == CF_LATER_STAND_LEAF && on_way)))
 		return;
 	cf_protect_path(c, path, kind, &unprotected);
 	if (unprotected)

@@ -95,8 +95,13 @@ SIBLINGS = {
 
 class Case:
     def __init__(self, name, entry, setup, text, oracle, in_home=False, where="",
-                 report_only=False, inside=None, left=None, target=None):
+                 report_only=False, inside=None, left=None, target=None, grant=None,
+                 report=None):
         self.name = name
+        # the home's writable root: None, the home itself; "..", the
+        # directory above it; else a directory below it (".config")
+        self.grant = grant
+        self.report = report      # the path reported, below the home, when not the entry
         # bwrap stands nothing in for it (a stand-in would break the tool):
         # a run the library spawns lets it land and reports it, `full`
         self.report_only = report_only
@@ -125,7 +130,7 @@ class Case:
         return os.path.join(self.where, DIR_TARGETS.get(self.entry, self.entry))
 
     def reported(self, root):
-        return os.path.join(root, self.where, self.entry)
+        return os.path.join(root, self.where, self.report or self.entry)
 
 
 def no_setup(ws, home, mark):
@@ -194,6 +199,67 @@ def repo_setup(ws, home, mark):
 def xdg_setup(ws, home, mark):
     repo(ws)
     os.mkdir(os.path.join(home, ".config"))
+
+
+def python3():
+    return "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+
+
+@functools.lru_cache(maxsize=None)
+def user_site_rel():
+    """The user site-packages below a home, as the python here names it."""
+    v = subprocess.run([python3(), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                       capture_output=True, text=True, check=True).stdout.strip()
+    return ".local/lib/python%s/site-packages" % v
+
+
+def python_starts(ws, home):
+    """Any later python: site runs each `import` line of a user site .pth."""
+    env = dict(os.environ, HOME=home)
+    env.pop("PYTHONNOUSERSITE", None)
+    env.pop("PYTHONUSERBASE", None)
+    subprocess.run([python3(), "-c", "pass"], env=env, capture_output=True, timeout=60)
+
+
+def vim_starts(ws, home):
+    subprocess.run(["vim", "-X", "-i", "NONE", "-n", "-c", "qa!"], env=dict(os.environ, HOME=home),
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+
+
+def tmux_starts(ws, home):
+    sock = os.path.join(home, "..", "tmux.sock")
+    env = dict(os.environ, HOME=home)
+    subprocess.run(["tmux", "-S", sock, "new-session", "-d", "true"], env=env,
+                   stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    subprocess.run(["tmux", "-S", sock, "kill-server"], env=env, capture_output=True, timeout=60)
+
+
+def include_setup(what):
+    """~/.gitconfig names a file (or hooks directory) in ~/dot/, the only
+    writable root holding the home (a dotfiles checkout)."""
+    def setup(ws, home, mark):
+        repo(ws)
+        os.mkdir(os.path.join(home, "dot"))
+        with open(os.path.join(home, ".gitconfig"), "w") as f:
+            f.write("[user]\n\tname = u\n\temail = u@example.com\n" + what)
+    return setup
+
+
+def included_setup(ws, home, mark):
+    include_setup("[include]\n\tpath = ~/dot/gitconfig\n")(ws, home, mark)
+    with open(os.path.join(home, "dot", "gitconfig"), "w") as f:
+        f.write("[alias]\n\tst = status\n")
+
+
+def git_commit_home(ws, home):
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "later"], cwd=ws,
+                   env=dict(os.environ, HOME=home), capture_output=True, timeout=60)
+
+
+def git_c_status(ws, home):
+    """`git -c` on top of the user's configuration: the include still runs."""
+    subprocess.run(["git", "-c", "color.ui=never", "status"], cwd=ws,
+                   env=dict(os.environ, HOME=home), capture_output=True, timeout=60)
 
 
 NOTED = set()
@@ -459,6 +525,48 @@ CASES = [
     Case("a missing ~/.claude.json", ".claude.json", no_setup,
          lambda mark: '{"mcpServers": {"x": {"command": "touch %s"}}}\n' % mark, None,
          in_home=True, report_only=True),
+    # the outside red team (issue 28): what else runs from a home
+    Case("a .pth in an existing ~/.local/lib/pythonX.Y/site-packages/", ".local/lib",
+         lambda ws, home, mark: mkdirs("~/" + user_site_rel())(ws, home, mark),
+         lambda mark: "import os; open(%r, 'w').close()\n" % mark, python_starts, in_home=True,
+         target=user_site_rel() + "/later.pth"),
+    Case("a missing ~/.local/lib/ in an existing ~/.local/ (usercustomize)", ".local/lib",
+         mkdirs("~/.local/share"), lambda mark: "open(%r, 'w').close()\n" % mark,
+         python_starts, in_home=True, target=user_site_rel() + "/usercustomize.py",
+         left=".local/lib"),
+    Case("a missing ~/.vimrc", ".vimrc", no_setup, lambda mark: "silent !touch %s\n" % mark,
+         vim_starts, in_home=True, left=".vimrc", inside="HOME=../home vim -X -i NONE -n -c qa!"),
+    Case("a missing ~/.tmux.conf", ".tmux.conf", no_setup,
+         lambda mark: 'run-shell "touch %s"\n' % mark, tmux_starts, in_home=True,
+         left=".tmux.conf"),
+    Case("a missing ~/.config/nvim/ in an existing ~/.config/", ".config/nvim",
+         mkdirs("~/.config"), lambda mark: "vim.fn.system('touch %s')\n" % mark, None,
+         in_home=True, target=".config/nvim/init.lua", left=".config/nvim"),
+    # a writable root below the home, and one above it
+    Case("a missing ~/.config/git/config, ~/.config the root", ".config/git/config", xdg_setup,
+         lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_status_home, in_home=True,
+         grant=".config", left=".config/git"),
+    Case("a missing ~/.local/bin/, ~/.local the root", ".local/bin", mkdirs("~/.local"),
+         lambda mark: "#!/bin/sh\ntouch %s\n" % mark, local_bin_git, in_home=True,
+         grant=".local", left=".local/bin"),
+    Case("an existing ~/.bashrc, the root above the home", ".bashrc", bashrc_setup,
+         lambda mark: "touch %s\n" % mark, bash_interactive, in_home=True, grant=".."),
+    Case("a missing ~/.claude/settings.json, the root above the home", ".claude/settings.json",
+         no_setup, lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark, None,
+         in_home=True, grant="..", left=".claude"),
+    # what ~/.gitconfig includes, and its hooks directory, in a root (~/dot)
+    Case("an existing file ~/.gitconfig includes, in a root", ".gitconfig", included_setup,
+         lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_status_home,
+         in_home=True, grant="dot", target="dot/gitconfig", report="dot/gitconfig"),
+    Case("a missing file ~/.gitconfig includes (includeIf), in a root", ".gitconfig",
+         include_setup('[includeIf "gitdir:/"]\n\tpath = ../home/dot/local.inc\n'),
+         lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_c_status,
+         in_home=True, grant="dot", target="dot/local.inc", report="dot/local.inc",
+         left="dot/local.inc"),
+    Case("a missing core.hooksPath ~/.gitconfig names, in a root", ".gitconfig",
+         include_setup("[core]\n\thooksPath = ~/dot/hooks\n"),
+         lambda mark: "#!/bin/sh\ntouch %s\n" % mark, git_commit_home, in_home=True,
+         grant="dot", target="dot/hooks/pre-commit", report="dot/hooks", left="dot/hooks"),
     # a link inside a protected directory: a later tool follows it
     Case("a link in .husky/ to a hook elsewhere in the workspace", ".husky",
          husky_link_setup, lambda mark: "touch %s\n" % mark, git_commit,
@@ -495,15 +603,22 @@ class World:
         self.n += 1
         d = os.path.join(self.base, "%s-%d" % (tag, self.n))
         ws, home = os.path.join(d, "ws"), os.path.join(d, "home")
+        if case.grant == "..":
+            # the root above the home holds no workspace (a root inside
+            # another is a case of its own)
+            home = os.path.join(d, "above", "home")
         os.makedirs(ws)
         os.makedirs(home)
         mark = os.path.join(self.base, "marks", "%s-%d" % (tag, self.n))
         case.setup(ws, home, mark)
         return ws, home, mark
 
-    def common(self, ws, home, opts):
+    def common(self, ws, home, opts, case=None):
+        grant = home
+        if case is not None and case.grant:
+            grant = os.path.normpath(os.path.join(home, case.grant))
         return (["--config", self.config, "--runner", self.runner, "-m", "workspace-write",
-                 "-w", ws, "--writable", home] + opts)
+                 "-w", ws, "--writable", grant] + opts)
 
     @staticmethod
     def env(home):
@@ -513,15 +628,15 @@ class World:
         env.pop("XDG_CONFIG_HOME", None)
         return env
 
-    def run(self, ws, home, opts, command):
-        done = subprocess.run([self.confine, "bash", "--json"] + self.common(ws, home, opts)
+    def run(self, ws, home, opts, command, case=None):
+        done = subprocess.run([self.confine, "bash", "--json"] + self.common(ws, home, opts, case)
                               + ["-c", command], capture_output=True, text=True, cwd=self.base,
                               env=self.env(home), timeout=300)
         check(done.stdout.strip(), "confine bash printed nothing:", (done.returncode, done.stderr))
         return json.loads(done.stdout)
 
-    def wrap(self, ws, home, command):
-        done = subprocess.run([self.confine, "wrap"] + self.common(ws, home, [])
+    def wrap(self, ws, home, command, case=None):
+        done = subprocess.run([self.confine, "wrap"] + self.common(ws, home, [], case)
                               + ["--", "bash", "-c", command], capture_output=True, text=True,
                               cwd=self.base, env=self.env(home), timeout=300)
         check(done.returncode == 0, "confine wrap failed:", done.stderr)
@@ -564,7 +679,7 @@ def one_case(w, case):
 
     # run
     ws, home, mark = w.fresh(case, "run")
-    out = w.run(ws, home, [], plant_command(case, ws, home, mark))
+    out = w.run(ws, home, [], plant_command(case, ws, home, mark), case)
     check(out.get("error") is None, "the run failed:", (label, out))
     sandbox = out["sandbox"]
     hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
@@ -602,7 +717,7 @@ def one_case(w, case):
     # the tool that reads the entry still works beside what stands in for it
     if case.inside:
         ws, home, mark = w.fresh(case, "inside")
-        out = w.run(ws, home, [], "cd %s && %s" % (ws, case.inside))
+        out = w.run(ws, home, [], "cd %s && %s" % (ws, case.inside), case)
         check(out.get("error") is None and out["exitCode"] == 0 and
               "is a directory" not in out["stderr"].lower() and
               "unable to access" not in out["stderr"],
@@ -612,7 +727,8 @@ def one_case(w, case):
 
     # the opt-out: --unprotect NAME lets the same run write it
     ws, home, mark = w.fresh(case, "unprotect")
-    out = w.run(ws, home, ["--unprotect", case.entry], plant_command(case, ws, home, mark))
+    out = w.run(ws, home, ["--unprotect", case.entry], plant_command(case, ws, home, mark),
+                case)
     check(out.get("error") is None, "the unprotected run failed:", (label, out))
     first = case.entry.split("/")[0]
     if first not in SIBLINGS or w.runner != "bwrap" or case.setup is not no_setup:
@@ -623,7 +739,7 @@ def one_case(w, case):
         # placeholder stays (doc/SPEC.md 15); unprotected too, the file lands.
         opts = [x for o in SIBLINGS[first] for x in ("--unprotect", o)]
         ws, home, mark = w.fresh(case, "unprotect-all")
-        out = w.run(ws, home, opts, plant_command(case, ws, home, mark))
+        out = w.run(ws, home, opts, plant_command(case, ws, home, mark), case)
         check(landed(case, ws, home, mark), "--unprotect .claude/*: the run could not write it:",
               (label, out["stderr"]))
     TAP.ok("unprotect %s" % label)
@@ -631,7 +747,7 @@ def one_case(w, case):
     # wrap, spawned: what exists is held on bwrap; the rest is listed
     ws, home, mark = w.fresh(case, "wrap")
     existed = os.path.lexists(case.reported(home if case.in_home else ws))
-    wrapped, ran = w.wrap(ws, home, plant_command(case, ws, home, mark))
+    wrapped, ran = w.wrap(ws, home, plant_command(case, ws, home, mark), case)
     got = landed(case, ws, home, mark)
     if w.runner == "bwrap" and existed:
         check(not got, "bwrap wrap: an existing entry was written:", (label, ran.stderr))
@@ -643,7 +759,7 @@ def one_case(w, case):
 
     # the file API
     ws, home, mark = w.fresh(case, "fs")
-    done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [])[4:]
+    done = subprocess.run([w.confine, "fs", "--json"] + w.common(ws, home, [], case)[4:]
                           + ["append" if os.path.exists(case.path(ws, home)) else "write",
                              case.path(ws, home)],
                           input=case.text(mark), capture_output=True, text=True,

@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the user's git configuration brings in from elsewhere (doc/SPEC.md
+ * 15, "What runs later"; issue 28): the files its `include.path` and
+ * `includeIf.<condition>.path` name, and the directory `core.hooksPath`
+ * names, read from `~/.gitconfig`, `~/.config/git/config` (or
+ * `$XDG_CONFIG_HOME/git/config`, `$GIT_CONFIG_GLOBAL`) and the system's
+ * `/etc/gitconfig` (`$GIT_CONFIG_SYSTEM`). Each is git configuration, or
+ * git's hooks, for every repository the user touches later: where a
+ * writable root holds one, it is held as the home's git configuration is
+ * (later.c's visit, so bwrap, the fingerprint, the file API and stage
+ * apply alike). Every condition counts as true (the next repository may
+ * meet it); includes nest to git's own depth (10).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "later.h"
+#include "policy-internal.h"
+
+/* git's MAX_INCLUDE_DEPTH (config.c) */
+#define INCLUDE_DEPTH 10
+/* a configuration file read whole; a longer one is read to here */
+#define CONFIG_MAX (1024 * 1024)
+
+struct git_walk {
+	char *const *roots;
+	const char *home;
+	cf_later_visit visit;
+	void *ctx;
+	int r;
+};
+
+/* `path` made canonical as far as it exists (its deepest existing
+ * ancestor resolved, the rest appended): a writable root is canonical. */
+static bool canonical(const char *path, char *out, size_t size) {
+	char head[PATH_MAX], *real;
+	size_t len = strlen(path);
+	if (path[0] != '/' || len >= sizeof head)
+		return false;
+	memcpy(head, path, len + 1);
+	for (;;) {
+		char *slash;
+		if ((real = realpath(head, NULL))) {
+			const char *rest = path + strlen(head);
+			int n = snprintf(out, size, "%s%s", strcmp(real, "/") == 0 && *rest ? "" : real,
+			                 rest);
+			free(real);
+			return n >= 0 && (size_t)n < size;
+		}
+		if (!(slash = strrchr(head, '/')) || slash == head) {
+			int n = snprintf(out, size, "%s", path);
+			return n >= 0 && (size_t)n < size;
+		}
+		*slash = '\0';
+	}
+}
+
+static void visit_target(struct git_walk *w, const char *path, bool dir) {
+	char canon[PATH_MAX];
+	const char *base;
+	cf_later_entry e;
+	if (w->r || !canonical(path, canon, sizeof canon) || !(base = strrchr(canon, '/')) ||
+	    !base[1])
+		return;
+	e.name = base + 1; /* the entry's own base: the directory it lies in */
+	e.dir = dir;
+	e.repo = false;
+	e.where = CF_LATER_AT_HOME;
+	e.stand = dir ? CF_LATER_STAND_DIR : CF_LATER_STAND_FILE;
+	w->r = cf_later_visit_held(w->roots, canon, w->visit, w->ctx, &e);
+}
+
+/* A pathname value as git reads it (git-config(1), "pathname"): `~/`
+ * is the home; a relative one is relative to `dir` (the including
+ * file's directory), or NULL when git reads it relative to something
+ * else. */
+static bool expand(const struct git_walk *w, const char *value, const char *dir, char *out,
+                   size_t size) {
+	int n;
+	if (value[0] == '~' && value[1] == '/')
+		n = w->home ? snprintf(out, size, "%s%s", w->home, value + 1) : -1;
+	else if (value[0] == '/')
+		n = snprintf(out, size, "%s", value);
+	else if (dir && value[0] && strncmp(value, "%(prefix)/", 10) != 0)
+		n = snprintf(out, size, "%s/%s", dir, value);
+	else
+		n = -1;
+	return n >= 0 && (size_t)n < size;
+}
+
+/* One value: quotes removed, escapes taken, a comment cut off. */
+static void unquote(const char *in, char *out, size_t size) {
+	bool quoted = false;
+	size_t o = 0;
+	while (*in == ' ' || *in == '\t')
+		in++;
+	for (; *in && o + 1 < size; in++) {
+		if (*in == '"') {
+			quoted = !quoted;
+			continue;
+		}
+		if (!quoted && (*in == '#' || *in == ';'))
+			break;
+		if (*in == '\\' && in[1]) {
+			in++;
+			out[o++] = *in == 'n' ? '\n' : *in == 't' ? '\t' : *in;
+			continue;
+		}
+		out[o++] = *in;
+	}
+	while (o && (out[o - 1] == ' ' || out[o - 1] == '\t'))
+		o--;
+	out[o] = '\0';
+}
+
+static void read_config(struct git_walk *w, const char *file, int depth);
+
+/* One `key = value` line in `section` (lower case; a subsection after a
+ * dot, as git names it: `includeif.gitdir:~/w/.path`). */
+static void one_setting(struct git_walk *w, const char *file, const char *section,
+                        const char *line, int depth) {
+	char key[64], value[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
+	const char *eq = strchr(line, '=');
+	size_t klen;
+	bool include, hooks;
+	if (!eq)
+		return;
+	klen = (size_t)(eq - line);
+	while (klen && (line[klen - 1] == ' ' || line[klen - 1] == '\t'))
+		klen--;
+	if (klen >= sizeof key)
+		return;
+	memcpy(key, line, klen);
+	key[klen] = '\0';
+	include = strcasecmp(key, "path") == 0 &&
+	          (strcmp(section, "include") == 0 || strncmp(section, "includeif.", 10) == 0);
+	hooks = strcasecmp(key, "hookspath") == 0 && strcmp(section, "core") == 0;
+	if (!include && !hooks)
+		return;
+	unquote(eq + 1, value, sizeof value);
+	snprintf(dir, sizeof dir, "%s", file);
+	if (strrchr(dir, '/'))
+		*strrchr(dir, '/') = '\0';
+	if (hooks) {
+		/* relative: in each repository's work tree, as `.husky` is */
+		if (expand(w, value, NULL, path, sizeof path)) {
+			visit_target(w, path, true);
+		} else if (value[0] && value[0] != '~') {
+			for (size_t k = 0; w->roots && w->roots[k] && !w->r; k++)
+				if ((size_t)snprintf(path, sizeof path, "%s/%s", w->roots[k], value) <
+				    sizeof path)
+					visit_target(w, path, true);
+		}
+		return;
+	}
+	if (!expand(w, value, dir, path, sizeof path))
+		return;
+	visit_target(w, path, false);
+	read_config(w, path, depth + 1);
+}
+
+static void read_config(struct git_walk *w, const char *file, int depth) {
+	char section[PATH_MAX] = "", *text, *line, *next;
+	FILE *f;
+	size_t n;
+	if (w->r || depth > INCLUDE_DEPTH || !(f = fopen(file, "re")))
+		return;
+	text = malloc(CONFIG_MAX + 1);
+	if (!text) {
+		fclose(f);
+		w->r = -ENOMEM;
+		return;
+	}
+	n = fread(text, 1, CONFIG_MAX, f);
+	fclose(f);
+	text[n] = '\0';
+	for (line = text; line && !w->r; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		while (*line == '[') {
+			/* `[section]`, `[section "sub"]`, `[section.sub]`: lower-cased
+			 * but for a quoted subsection; a setting may follow on the line */
+			char *end = strchr(line, ']');
+			size_t o = 0;
+			bool quoted = false;
+			if (!end)
+				break;
+			for (char *p = line + 1; p < end && o + 1 < sizeof section; p++) {
+				if (*p == '"') {
+					quoted = !quoted;
+					continue;
+				}
+				if (*p == ' ' && !quoted) {
+					section[o++] = '.';
+					continue;
+				}
+				section[o++] = quoted ? *p : (char)tolower((unsigned char)*p);
+			}
+			section[o] = '\0';
+			line = end + 1;
+			while (*line == ' ' || *line == '\t')
+				line++;
+		}
+		if (*line && *line != '#' && *line != ';')
+			one_setting(w, file, section, line, depth);
+	}
+	free(text);
+}
+
+int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
+                      char *const *roots, cf_later_visit visit, void *ctx) {
+	const cf_later_entry *gitconfig = cf_later_lookup(".gitconfig");
+	const cf_later_entry *xdg_entry = cf_later_lookup(".config/git/config");
+	const char *global = getenv("GIT_CONFIG_GLOBAL"), *system = getenv("GIT_CONFIG_SYSTEM");
+	char path[PATH_MAX];
+	struct git_walk w = { roots, home, visit, ctx, 0 };
+	if (!policy->default_protections)
+		return 0;
+	if (cf_later_protected(policy, gitconfig)) {
+		const char *sys = system && system[0] == '/' ? system : "/etc/gitconfig";
+		visit_target(&w, sys, false);
+		read_config(&w, sys, 1);
+		if (global && global[0] == '/') {
+			visit_target(&w, global, false);
+			read_config(&w, global, 1);
+		} else if (home && (size_t)snprintf(path, sizeof path, "%s/.gitconfig", home) <
+		                       sizeof path) {
+			read_config(&w, path, 1);
+		}
+	}
+	if (!global && cf_later_protected(policy, xdg_entry)) {
+		if (xdg)
+			read_config(&w, xdg, 1);
+		else if (home && (size_t)snprintf(path, sizeof path, "%s/.config/git/config", home) <
+		                     sizeof path)
+			read_config(&w, path, 1);
+	}
+	return w.r;
+}
