@@ -134,6 +134,34 @@ def test_writable_roots(w):
     out = w.bash("workspace-write", ["--writable", "npm-cache"],
                  "touch '%s/rel' && echo ok" % w.cache)
     check(out["stdout"] == "ok\n", "writableRoots: relative flag", out)
+    # A workspace inside another writable root (`-w D/ws --writable D`):
+    # both writable, through confine and through a spawned wrap argv (bound
+    # in the other order, bwrap's outer bind hid the inner one and the
+    # launcher refused the run: 125, nothing ran); outside D still refused.
+    outer = os.path.join(w.base, "outer")
+    inner = os.path.join(outer, "ws")
+    os.makedirs(inner)
+    opts = ["--config", w.config, "--runner", w.runner, "-m", "workspace-write", "-w", inner,
+            "--writable", outer]
+    for n in ("a", "b"):
+        command = "echo %s > '%s/in-%s' && echo %s > '%s/out-%s' && echo ok; " \
+                  "echo x > '%s/escaped-%s'" % (n, inner, n, n, outer, n, w.other, n)
+        if n == "a":
+            done = subprocess.run([w.confine, "bash"] + opts + ["-c", command],
+                                  capture_output=True, text=True, cwd=w.base)
+        else:
+            wrap = subprocess.run([w.confine, "wrap"] + opts + ["--", "sh", "-c", command],
+                                  capture_output=True, text=True, cwd=w.base)
+            check(wrap.returncode == 0, "nested roots: wrap refused", wrap.stderr)
+            done = w.spawn_wrapped(json.loads(wrap.stdout))
+        # confine bash renders the escape's refusal after the output.
+        check(done.stdout.startswith("ok\n"), "nested roots (%s): the writes did not land" % n,
+              "%d %r %r" % (done.returncode, done.stdout, done.stderr[-600:]))
+        check(os.path.isfile(os.path.join(inner, "in-" + n)) and
+              os.path.isfile(os.path.join(outer, "out-" + n)),
+              "nested roots (%s): files missing" % n, os.listdir(outer))
+        check(not os.path.exists(os.path.join(w.other, "escaped-" + n)),
+              "nested roots (%s): a write outside both roots landed" % n)
 
 
 def git(ws, *args):

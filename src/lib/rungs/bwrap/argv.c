@@ -27,6 +27,7 @@
  * earlier one).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,25 @@ static bool cf_bwrap_sizes_temp(const confine_policy *policy, unsigned flags) {
 	       (policy->mode == CONFINE_MODE_WORKSPACE_WRITE || policy->private_temp);
 }
 
+/* The writable roots in the order they are bound: shorter paths first, so
+ * a root inside another (`-w D/ws --writable D`) is bound after it, on top
+ * of it: bound before, the outer bind would hide it, and the launcher's
+ * identity check (the path must be a mount's root) would refuse the run.
+ * After `prev` (SIZE_MAX to start) the next by (length, index); SIZE_MAX
+ * when none is left. No allocation: the list is short (bounded). */
+static size_t next_outer(char *const *roots, size_t prev) {
+	size_t prev_len = prev == SIZE_MAX ? 0 : strlen(roots[prev]);
+	size_t best = SIZE_MAX, best_len = 0;
+
+	for (size_t i = 0; roots[i]; i++) {
+		size_t len = strlen(roots[i]);
+		bool after = prev == SIZE_MAX || len > prev_len || (len == prev_len && i > prev);
+		if (after && (best == SIZE_MAX || len < best_len))
+			best = i, best_len = len;
+	}
+	return best;
+}
+
 /* `ids`: where the launcher's --identity pairs go, or NULL (identity.c). */
 static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsigned flags,
                         char ***tokens, char ***ids) {
@@ -130,7 +150,7 @@ static int bwrap_tokens(const confine_policy *policy, const cf_plan *plan, unsig
 	/* Each bind from the host with the identity of its source, checked
 	 * inside by the launcher: bwrap follows links in both of a bind's
 	 * paths (red team F3). */
-	for (size_t i = 0; r == 0 && plan->writable[i]; i++)
+	for (size_t i = SIZE_MAX; r == 0 && (i = next_outer(plan->writable, i)) != SIZE_MAX;)
 		if ((r = push(tokens, "--bind", plan->writable[i], plan->writable[i])) == 0)
 			r = cf_bwrap_identity_push(ids, plan->writable[i]);
 	/* Pins: each directory on the way to a protected path bound onto
