@@ -9,11 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#if HAVE_SYS_OPENAT2
-#include <linux/openat2.h>
-#include <sys/syscall.h>
-#endif
-
+#include "canonical.h"
 #include "policy-internal.h"
 #include "provider-internal.h"
 #include "util.h"
@@ -53,46 +49,6 @@ void confine_provider_free(confine_provider *provider) {
 }
 
 /* What every confine call checks before a backend sees it. */
-/*
- * Whether `path` is certainly what realpath(3) would return for it, proved
- * with one openat2(2) instead of realpath's readlink(2) per component (the
- * check runs on every confine() call): absolute, no empty, "." or ".."
- * component, no trailing slash, and the kernel found no symlink on the way
- * (RESOLVE_NO_SYMLINKS refuses one in any component, the last included).
- * false means "not proved", never "not canonical": the caller then asks
- * realpath, as it always did, for the verdict and the message.
- */
-static bool canonical_fast(const char *path) {
-#if HAVE_SYS_OPENAT2
-	struct open_how how;
-	const char *p = path;
-	long fd;
-	if (p[0] != '/')
-		return false;
-	if (p[1] != '\0') {
-		for (p++;; p++) {
-			size_t len = strcspn(p, "/");
-			if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
-				return false;
-			p += len;
-			if (*p == '\0')
-				break;
-		}
-	}
-	memset(&how, 0, sizeof how);
-	how.flags = O_PATH | O_CLOEXEC;
-	how.resolve = RESOLVE_NO_SYMLINKS;
-	fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
-	if (fd < 0)
-		return false;
-	close((int)fd);
-	return true;
-#else
-	(void)path;
-	return false;
-#endif
-}
-
 static int check_call(confine_provider *provider, const char *const *argv,
                       const confine_policy *policy, confine_argv **ret, confine_error *err) {
 	int r;
@@ -119,7 +75,7 @@ static int check_call(confine_provider *provider, const char *const *argv,
 	/* A policy may be built by hand rather than by confine_policy_resolve():
 	 * the grant must still be the directory itself, canonical, so "/tmp/..",
 	 * a symlink or "/" cannot widen workspace-write to everything. */
-	if (!canonical_fast(policy->workspace_root)) {
+	if (!cf_canonical_fast(policy->workspace_root)) {
 		char *canonical = realpath(policy->workspace_root, NULL);
 		int e = errno;
 		bool resolved = canonical != NULL;

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "canonical.h"
 #include "dirstack.h"
 #include "git-dir.h"
 #include "git-hazards.h"
@@ -136,7 +137,7 @@ static bool in_stand_in(struct collect *c, const char *path) {
 void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_kind leaf_kind,
                          bool *unprotected) {
 	char prefix[PATH_MAX], missing[PATH_MAX];
-	char *real = realpath(candidate, NULL), *existing = NULL, *slash;
+	char *real = cf_realpath(candidate), *existing = NULL, *slash;
 	struct stat st;
 	size_t len;
 
@@ -165,7 +166,7 @@ void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_ki
 			break;
 		}
 		*slash = '\0';
-		if ((existing = realpath(prefix, NULL)) && in_stand_in(c, existing)) {
+		if ((existing = cf_realpath(prefix)) && in_stand_in(c, existing)) {
 			/* another run's stand-in: missing as far as this run goes */
 			free(existing);
 			existing = NULL;
@@ -402,7 +403,7 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	                   : snprintf(path, sizeof path, "%s/%s", dir, line);
 	if (n < 0 || (size_t)n >= sizeof path)
 		return;
-	if ((real = realpath(path, NULL))) {
+	if ((real = cf_realpath(path))) {
 		gitdir_surface(c, real);
 		free(real);
 	} else if (errno == ENOENT) {

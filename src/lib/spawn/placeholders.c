@@ -22,6 +22,8 @@
  * one). A run killed with SIGKILL leaves its placeholders; the next run
  * that relies on them removes them.
  */
+#include "config.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,9 @@
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/xattr.h>
+#endif
+#if HAVE_SYS_OPENAT2
+#include <linux/openat2.h>
 #endif
 
 #include "policy-internal.h"
@@ -131,12 +136,63 @@ static bool pristine(int fd, cf_placeholder_kind kind) {
 }
 
 /*
+ * open_parent()'s walk in one openat2(2): the first `len` bytes of `path`
+ * opened as a directory with no symlink followed in any component. -ENOSYS
+ * when it cannot say (no openat2 here, a "." or ".." component, a name
+ * too long for the buffer): the caller walks.
+ */
+static int open_dir_at_once(const char *path, size_t len) {
+#if HAVE_SYS_OPENAT2
+	static int unsupported;
+	char dir[PATH_MAX];
+	struct open_how how;
+	long fd;
+	if (__atomic_load_n(&unsupported, __ATOMIC_RELAXED) || len >= sizeof dir)
+		return -ENOSYS;
+	memcpy(dir, path, len);
+	dir[len] = '\0';
+	if (len == 0) {
+		dir[0] = '/';
+		dir[1] = '\0';
+	}
+	for (const char *p = dir + 1; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return -ENOSYS;
+		p += n;
+		if (*p == '/')
+			p++;
+	}
+	memset(&how, 0, sizeof how);
+	how.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC;
+	how.resolve = RESOLVE_NO_SYMLINKS;
+	fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof how);
+	if (fd >= 0)
+		return (int)fd;
+	if (errno == ENOSYS || errno == EPERM) {
+		/* no openat2, or a seccomp filter refusing it: walk, always */
+		__atomic_store_n(&unsupported, 1, __ATOMIC_RELAXED);
+		return -ENOSYS;
+	}
+	return -errno;
+#else
+	(void)path;
+	(void)len;
+	return -ENOSYS;
+#endif
+}
+
+/*
  * The directory holding `path` (absolute and canonical: no symlink in it),
  * opened one component at a time from / without following any symlink.
  * The library may be root, and a concurrent run's command may write the
  * workspace: a directory on the way swapped for a symlink meanwhile makes
  * this fail (ELOOP, ENOTDIR) instead of leading a placeholder, or its
  * removal, elsewhere. *name: the last component. An fd, or -errno.
+ * Where the kernel has openat2(2), one call does the same walk
+ * (RESOLVE_NO_SYMLINKS: no symlink in any component; issue 33, a
+ * workspace-write run makes this walk a few hundred times); a path with a
+ * "." or ".." component, or no openat2, walks as before.
  */
 static int open_parent(const char *path, const char **name) {
 	const char *p = path, *slash = strrchr(path, '/');
@@ -144,6 +200,8 @@ static int open_parent(const char *path, const char **name) {
 	if (path[0] != '/' || !slash || !slash[1])
 		return -EINVAL;
 	*name = slash + 1;
+	if ((fd = open_dir_at_once(path, (size_t)(slash - path))) != -ENOSYS)
+		return fd;
 	if ((fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -errno;
 	while (p < slash) {
