@@ -467,6 +467,25 @@ def test_env(w):
         for name in ("DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_TYPE", "GIT_REMOTE"):
             check("%s=%s" % (name, r4[name]) in out.splitlines(), "env (R4-F5): %s lost" % name,
                   out)
+    # R5-env: a user-only URL credential, DBPASS, *AUTH*, *BEARER*, *BASIC*, a
+    # password holding '/'; git's author, XAUTHORITY and SSH_AUTH_SOCK stay
+    r5 = {"REPO_URL": "https://r5-tok@github.com/o/r", "DBPASS": "r5-dbpass",
+          "HTTP_AUTHORIZATION": "r5-auth", "API_BEARER": "r5-bearer",
+          "BASIC_CRED_B64": "r5-basic", "PG_URI": "postgres://a:r5-sl/ash@db/x",
+          "GIT_AUTHOR_NAME": "r5 author", "XAUTHORITY": "/r5/.Xauthority",
+          "SSH_AUTH_SOCK": "/r5/agent.sock"}
+    env5 = dict(os.environ, **r5)
+    for code, out, err, _ in w.both("read-only", [], "env", env5):
+        for secret in ("r5-tok", "r5-dbpass", "r5-auth", "r5-bearer", "r5-basic", "r5-sl"):
+            check(secret not in out, "env (R5-env): %s passed" % secret, out)
+        for name in ("GIT_AUTHOR_NAME", "XAUTHORITY", "SSH_AUTH_SOCK"):
+            check("%s=%s" % (name, r5[name]) in out.splitlines(), "env (R5-env): %s lost" % name,
+                  out)
+    # control: with the default excludes off, every one of them reaches the command
+    for code, out, err, _ in w.both("read-only", ["--no-default-env-excludes"], "env", env5):
+        for secret in ("r5-tok", "r5-dbpass", "r5-auth", "r5-bearer", "r5-basic", "r5-sl"):
+            check(secret in out, "env (R5-env) control: %s absent without the excludes" % secret,
+                  out)
     results = w.both("read-only", ["--env-inherit", "none", "--env-include", "PLAIN_VAR"],
                      "echo \"[$PLAIN_VAR][$HOME]\"", env)
     for code, out, err, _ in results:
