@@ -958,6 +958,19 @@ typedef struct confine_find_options {
 CONFINE_API int confine_find_program(const char *name, const confine_find_options *options,
                                      char **ret);
 
+/*
+ * Whether `path` (absolute) is the directory `root` or lies below it: by
+ * name (as given, and against `root` resolved), and by identity, the device
+ * and inode of `path` and of each directory above it against `root`'s, so
+ * that the same directory reached by another name (a bind mount of it) is
+ * `root` too (doc/SPEC.md 14, 16; red team round 5: a launcher and a
+ * configuration under `/mnt/alias`, a bind mount of the workspace). A
+ * `root` of "/" holds everything. A `path` that does not exist yet is
+ * judged by the directories above it that do. Reads the file system; no
+ * allocation.
+ */
+CONFINE_API bool confine_path_within(const char *path, const char *root);
+
 /* ------------------------------------------------------------------------ */
 /* Spawning (SPEC 9)                                                        */
 

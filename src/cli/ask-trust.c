@@ -24,31 +24,10 @@ bool cli_trust_at_or_under(const char *path, const char *root) {
 	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
-/* `path` at or under `root`, compared canonically where `root` exists and
- * as given too (a path that does not exist yet is compared lexically). */
+/* `path` at or under `root`: by name and by identity (a bind mount of the
+ * root is the root), the library's one rule (confine_path_within). */
 static bool under_root(const char *path, const char *root) {
-	char real[PATH_MAX], walk[PATH_MAX];
-	struct stat rs;
-	if (cli_trust_at_or_under(path, root))
-		return true;
-	if (realpath(root, real) && cli_trust_at_or_under(path, real))
-		return true;
-	/* The same directory by another name, a bind mount of it (red team,
-	 * round 5: a configuration under /mnt/alias of the workspace): by
-	 * its device and inode, on every directory above `path`. */
-	if (path[0] != '/' || stat(root, &rs) != 0 || !S_ISDIR(rs.st_mode) ||
-	    strlen(path) >= sizeof walk)
-		return false;
-	memcpy(walk, path, strlen(path) + 1);
-	for (;;) {
-		struct stat st;
-		char *slash;
-		if (stat(walk, &st) == 0 && st.st_dev == rs.st_dev && st.st_ino == rs.st_ino)
-			return true;
-		if (!(slash = strrchr(walk, '/')) || slash == walk)
-			return false;
-		*slash = '\0';
-	}
+	return confine_path_within(path, root);
 }
 
 const char *cli_trust_writable_area(const confine_policy *policy, const char *path) {

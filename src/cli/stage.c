@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "commands.h"
+#include "output.h"
+#include "path-quote.h"
 #include "stage.h"
 
 /* An answer that is not "all of it" (a conflict, a refused path): 1. */
@@ -35,18 +37,55 @@ static int fail(bool json, const confine_error *err) {
 	return cli_report_failure(json, err->code, err->message);
 }
 
+/* `name` under `key`, exact (JSON's escapes); a name that is not UTF-8,
+ * which JSON cannot hold, as valid UTF-8 (each invalid byte U+FFFD) with
+ * its exact bytes git-quoted under `key`Quoted (doc/SPEC.md 21). */
+static void set_name(json_t *o, const char *key, const char *name) {
+	json_t *exact = json_string(name);
+	if (exact) {
+		json_object_set_new(o, key, exact);
+		return;
+	}
+	json_object_set_new(o, key, cli_json_string_lossy(name, strlen(name)));
+	{
+		size_t need = cf_quote_path(NULL, 0, NULL, name);
+		char *text = malloc(need + 1), quoted_key[32];
+		snprintf(quoted_key, sizeof quoted_key, "%sQuoted", key);
+		if (text) {
+			cf_quote_path(text, need + 1, NULL, name);
+			json_object_set_new(o, quoted_key, json_string(text));
+			free(text);
+		}
+	}
+}
+
 static json_t *change_json(const confine_stage_change *c) {
 	json_t *o = json_object();
 	char type[2] = { c->type, 0 };
-	json_object_set_new(o, "path", json_string(c->path));
+	set_name(o, "path", c->path);
 	json_object_set_new(o, "change", json_string(confine_change_kind_name(c->change)));
 	if (c->from)
-		json_object_set_new(o, "from", json_string(c->from));
+		set_name(o, "from", c->from);
 	json_object_set_new(o, "type", json_string(type));
 	json_object_set_new(o, "size", json_integer((json_int_t)c->size));
 	json_object_set_new(o, "mode", json_integer((json_int_t)c->mode));
 	json_object_set_new(o, "binary", json_boolean(c->binary));
 	return o;
+}
+
+/* `name` as git quotes a path (path-quote.h, red team round 5: a name
+ * holding a newline or a terminal escape must not forge a line or reach
+ * the terminal); the JSON output keeps names exact. */
+static void put_name(FILE *to, const char *name) {
+	size_t need = cf_quote_path(NULL, 0, NULL, name);
+	char *text = malloc(need + 1);
+	if (!text) {
+		fputs("\"(out of memory)\"", to);
+		return;
+	}
+	cf_quote_path(text, need + 1, NULL, name);
+	fputs(text, to);
+	free(text);
 }
 
 static int emit(json_t *value) {
@@ -86,12 +125,13 @@ static int stage_diff(confine_stage *s, bool json, bool patch) {
 			for (size_t i = 0; i < n; i++) {
 				if (ch[i].git != (pass == 1))
 					continue;
-				if (ch[i].from)
-					printf("%-8s %s -> %s\n", confine_change_kind_name(ch[i].change),
-					       ch[i].from, ch[i].path);
-				else
-					printf("%-8s %s%s\n", confine_change_kind_name(ch[i].change),
-					       ch[i].path, ch[i].binary ? " (binary)" : "");
+				printf("%-8s ", confine_change_kind_name(ch[i].change));
+				if (ch[i].from) {
+					put_name(stdout, ch[i].from);
+					fputs(" -> ", stdout);
+				}
+				put_name(stdout, ch[i].path);
+				printf("%s\n", !ch[i].from && ch[i].binary ? " (binary)" : "");
 			}
 		status = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
 	}
@@ -121,7 +161,7 @@ static int stage_apply(confine_stage *s, const char *const *paths, bool overwrit
 		json_t *o = json_object(), *list = json_array();
 		for (size_t i = 0; i < n; i++) {
 			json_t *item = json_object();
-			json_object_set_new(item, "path", json_string(e[i].path));
+			set_name(item, "path", e[i].path);
 			json_object_set_new(item, "outcome", json_string(outcome_name(e[i].outcome)));
 			if (e[i].message)
 				json_object_set_new(item, "message", json_string(e[i].message));
@@ -132,8 +172,9 @@ static int stage_apply(confine_stage *s, const char *const *paths, bool overwrit
 	} else {
 		for (size_t i = 0; i < n; i++) {
 			FILE *to = e[i].outcome == CONFINE_APPLY_APPLIED ? stdout : stderr;
-			fprintf(to, "%s %s%s%s\n", outcome_name(e[i].outcome), e[i].path,
-			        e[i].message ? ": " : "", e[i].message ? e[i].message : "");
+			fprintf(to, "%s ", outcome_name(e[i].outcome));
+			put_name(to, e[i].path);
+			fprintf(to, "%s%s\n", e[i].message ? ": " : "", e[i].message ? e[i].message : "");
 		}
 		status = fflush(stdout) == 0 ? 0 : CLI_EXIT_FAILURE;
 	}

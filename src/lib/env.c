@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "policy-internal.h"
 #include "util.h"
@@ -20,22 +21,29 @@
  * names outside red teams found passed (round 3: MYSQL_PWD, GITHUB_PAT,
  * NPM_AUTH, DOCKER_AUTH_CONFIG, CI_JOB_JWT, SENTRY_DSN, SLACK_WEBHOOK_URL,
  * DATABASE_URL with its password, ...; round 4, R4-F5: BW_SESSION,
- * OP_SESSION_*, AZURE_STORAGE_CONNECTION_STRING, SMTP_PASS, DB_PW). Not
- * *AUTH* (GIT_AUTHOR_NAME). */
+ * OP_SESSION_*, AZURE_STORAGE_CONNECTION_STRING, SMTP_PASS, DB_PW; round 5,
+ * R5-env: DBPASS, *AUTH* (HTTP_AUTHORIZATION, AUTH_HEADER), *BEARER*,
+ * *BASIC*). *AUTH* spares git's author names, XAUTHORITY and
+ * SSH_AUTH_SOCK by name (default_keeps). */
 static const char *const default_excludes[] = {
 	"*KEY*",      "*SECRET*",     "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*",  "*PASSWD*",
 	"*PASSPHRASE*", "*_PWD",      "*_PAT",   "*_AUTH",     "*AUTH_CONFIG*", "*JWT*",
 	"*COOKIE*",   "*WEBHOOK*",    "*DSN*",   "*DATABASE_URL*", "*SESSION*",
-	"*CONNECTION_STRING*", "*_PASS", "*_PW", NULL,
+	"*CONNECTION_STRING*", "*_PASS", "*_PW", "*PASS", "*AUTH*", "*BEARER*", "*BASIC*", NULL,
 };
 
 /* Names *SESSION* matches that name the login session, not a credential:
  * D-Bus's bus address (authenticated by uid), logind's session
  * (XDG_SESSION_ID, _TYPE, _CLASS, _DESKTOP), the desktop's name and X11's
- * session manager address. Kept unless an exclude names them. */
+ * session manager address. Then the names *AUTH* and *PASS match that
+ * hold no secret: git's author (a commit needs it), XAUTHORITY and
+ * SSH_AUTH_SOCK (paths: the file and the socket are the filesystem
+ * policy's to keep, doc/SPEC.md 15), and words ending in "pass". Kept
+ * unless an exclude names them. */
 static const char *const default_keeps[] = {
 	"DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_*", "DESKTOP_SESSION", "GDMSESSION",
-	"SESSION_MANAGER", NULL,
+	"SESSION_MANAGER", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
+	"XAUTHORITY", "SSH_AUTH_SOCK", "*COMPASS", "*BYPASS", NULL,
 };
 
 const char *const *confine_env_default_excludes(void) {
@@ -130,29 +138,53 @@ static bool is_scheme_char(char c) {
 	       c == '+' || c == '-' || c == '.';
 }
 
-/* Whether `value` holds a URL with a password in it: `scheme://user:pw@`
- * anywhere (doc/SPEC.md 15, "Environment"; R4-F5: DATABASE_URL under any
- * name, a proxy's credentials). The scheme is a letter then letters,
- * digits, + - .; the user part may be empty (`redis://:pw@host`); the
- * userinfo ends at the first '@' before any '/', '?' or '#'. A user with
- * no password (`ssh://git@host`) is not a credential. */
+/* The schemes whose user part is a login name, not a secret
+ * (`ssh://git@host`, `git+ssh://git@host`). */
+static bool login_scheme(const char *s, const char *end) {
+	static const char *const names[] = { "ssh", "git+ssh", "ssh+git", "sftp", NULL };
+	for (size_t i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]);
+		if ((size_t)(end - s) == n && strncasecmp(s, names[i], n) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether `value` holds a URL with credentials in it (doc/SPEC.md 15,
+ * "Environment"; R4-F5: DATABASE_URL under any name, a proxy's
+ * credentials; R5-env: `https://TOKEN@host`, a password holding `/?#`).
+ * The scheme is a letter then letters, digits, + - .; the URL runs to the
+ * first white space. Credentials: an '@' before the first '/', '?' or '#'
+ * after "://" (a user with or without a password; on a login scheme, ssh,
+ * only with a password), or an '@' after it when a ':' before it is
+ * followed by something other than a port's digits (`user:pa/ss@host`,
+ * not `host:8080/pkg@1.0`). */
 bool cf_env_value_has_credentials(const char *value) {
 	for (const char *at = strstr(value, "://"); at; at = strstr(at + 1, "://")) {
-		const char *s = at;
-		bool colon = false;
+		const char *s = at, *auth = at + 3, *delim, *c, *colon = NULL;
+		size_t url_len;
 		while (s > value && is_scheme_char(s[-1]))
 			s--;
 		if (s == at || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
 			continue;
-		for (const char *c = at + 3; *c && !strchr("/?#", *c); c++) {
+		url_len = strcspn(auth, " \t\n\r\f\v");
+		delim = auth + strcspn(auth, "/?#");
+		if (delim > auth + url_len)
+			delim = auth + url_len;
+		for (c = auth; c < delim && *c != '@'; c++)
 			if (*c == ':')
-				colon = true;
-			else if (*c == '@') {
-				if (colon)
-					return true;
-				break;
-			}
+				colon = c;
+		if (c < delim) { /* an '@' in the authority */
+			if (c > auth && (colon || !login_scheme(s, at)))
+				return true;
+			continue;
 		}
+		if (!colon || !memchr(delim, '@', (size_t)(auth + url_len - delim)))
+			continue;
+		for (c = colon + 1; c < delim && *c >= '0' && *c <= '9'; c++)
+			;
+		if (c < delim || c == colon + 1)
+			return true; /* not a port: a password running past '/', '?' or '#' */
 	}
 	return false;
 }

@@ -229,3 +229,39 @@ int confine_find_program(const char *name, const confine_find_options *options, 
 	*ret = f.found;
 	return 0;
 }
+
+/* ---- confine_path_within ---- */
+
+static bool lexically_within(const char *path, const char *root) {
+	size_t n = strlen(root);
+	if (n == 1 && root[0] == '/')
+		return true;
+	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+bool confine_path_within(const char *path, const char *root) {
+	char real[PATH_MAX], walk[PATH_MAX];
+	struct stat rs;
+	size_t len;
+	if (!path || !root || !root[0])
+		return false;
+	if (lexically_within(path, root))
+		return true;
+	if (realpath(root, real) && lexically_within(path, real))
+		return true;
+	/* The same directory by another name, a bind mount of it: by its
+	 * device and inode, on `path` and every directory above it. */
+	len = strlen(path);
+	if (path[0] != '/' || stat(root, &rs) != 0 || !S_ISDIR(rs.st_mode) || len >= sizeof walk)
+		return false;
+	memcpy(walk, path, len + 1);
+	for (;;) {
+		struct stat st;
+		char *slash;
+		if (stat(walk, &st) == 0 && st.st_dev == rs.st_dev && st.st_ino == rs.st_ino)
+			return true;
+		if (!(slash = strrchr(walk, '/')) || slash == walk)
+			return false;
+		*slash = '\0';
+	}
+}

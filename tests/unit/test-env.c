@@ -15,7 +15,7 @@
 #include "confine.h"
 #include "policy-internal.h"
 
-#define MAX 20
+#define MAX 24
 
 typedef struct env_case {
 	const char *name;
@@ -67,6 +67,30 @@ static const env_case cases[] = {
 	            "SERVER=http://[::1]:8080/", "NOTE=a://b:c", "ODD=1://u:p@h" },
 	  .want = { "REMOTE=ssh://git@github.com/a/b", "SITE=https://example.com/a:b@c",
 	            "SERVER=http://[::1]:8080/", "NOTE=a://b:c", "ODD=1://u:p@h" } },
+	{ .name = "round 5 (R5-env): DBPASS, *AUTH*, *BEARER*, *BASIC*; git's author, XAUTHORITY, "
+	          "SSH_AUTH_SOCK and words ending in pass kept",
+	  .mode = WW,
+	  .envp = { "DBPASS=p", "MYSQLPASS=q", "HTTP_AUTHORIZATION=Bearer x", "AUTH_HEADER=h",
+	            "OAUTH2_CLIENT=c", "BEARER=b", "API_BEARER_VALUE=v", "BASIC_AUTH_USER=u",
+	            "HTTPBASIC=h", "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=e", "GIT_AUTHOR_DATE=d",
+	            "XAUTHORITY=/home/u/.Xauthority", "SSH_AUTH_SOCK=/s", "COMPASS=y",
+	            "PROXY_BYPASS=z", "PATH=/bin", "HOME=/h", "LANG=C.UTF-8", "TERM=xterm" },
+	  .want = { "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=e", "GIT_AUTHOR_DATE=d",
+	            "XAUTHORITY=/home/u/.Xauthority", "SSH_AUTH_SOCK=/s", "COMPASS=y",
+	            "PROXY_BYPASS=z", "PATH=/bin", "HOME=/h", "LANG=C.UTF-8", "TERM=xterm" } },
+	{ .name = "round 5 (R5-env): a user-only credential, a password holding / ? #; ssh's login "
+	          "name, ports and @ in a path kept",
+	  .mode = RO,
+	  .envp = { "REPO=https://ghp_abc123@github.com/o/r.git", "MIRROR=git clone http://tok@h/x",
+	            "U1=postgres://app:pa/ss@db/x", "U2=redis://:p?w@cache", "U3=amqp://u:p#w@mq",
+	            "U4=mysql://root:p@ss@h/d", "REMOTE=ssh://git@github.com/a/b",
+	            "REMOTE2=git+ssh://git@host/r", "REG=https://npm.pkg.github.com/@org",
+	            "CDN=https://unpkg.com:443/react@18", "LOCAL=http://localhost:8080/a@b",
+	            "EMPTY=https://@host/x", "TWO=see https://x.org/ and a@b" },
+	  .want = { "REMOTE=ssh://git@github.com/a/b", "REMOTE2=git+ssh://git@host/r",
+	            "REG=https://npm.pkg.github.com/@org", "CDN=https://unpkg.com:443/react@18",
+	            "LOCAL=http://localhost:8080/a@b", "EMPTY=https://@host/x",
+	            "TWO=see https://x.org/ and a@b" } },
 	{ .name = "include wins over the value rule",
 	  .mode = RO,
 	  .include = { "PG_URL" },
@@ -218,7 +242,11 @@ static void test_default_excludes_are_published(void **state) {
 	assert_string_equal(d[17], "*CONNECTION_STRING*");
 	assert_string_equal(d[18], "*_PASS");
 	assert_string_equal(d[19], "*_PW");
-	assert_null(d[20]);
+	assert_string_equal(d[20], "*PASS");
+	assert_string_equal(d[21], "*AUTH*");
+	assert_string_equal(d[22], "*BEARER*");
+	assert_string_equal(d[23], "*BASIC*");
+	assert_null(d[24]);
 }
 
 static void test_glob(void **state) {

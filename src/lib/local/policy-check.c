@@ -15,12 +15,14 @@
 #include "rungs/clauses.h"
 #include "spawn/cgroup.h"
 
-/* Whether canonical `path` is `dir` or lies below it; a `dir` of "/" never
+/* Whether canonical `path` is `dir` or lies below it, by name or by
+ * identity (confine_path_within: a launcher reached through a bind mount
+ * of the workspace is inside it, red team round 5); a `dir` of "/" never
  * counts (workspace-write refuses it as a root). */
 static bool inside(const char *path, const char *dir) {
 	if (!dir || (dir[0] == '/' && dir[1] == '\0'))
 		return false;
-	return cf_path_at_or_under(path, dir);
+	return confine_path_within(path, dir);
 }
 
 static int refuse_place(confine_error *err, const confine_policy *policy, const char *real,
@@ -45,6 +47,9 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 		if (inside(real, policy->writable_roots[i]))
 			return refuse_place(err, policy, real, "the writable root",
 			                    policy->writable_roots[i]);
+	/* The run's own temp area is the command's to write as well. */
+	if (policy->temp_dir && inside(real, policy->temp_dir))
+		return refuse_place(err, policy, real, "the temp area", policy->temp_dir);
 	/* A rung that grants the host's /dev/shm could have its runner
 	 * replaced by this very run. */
 	if (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "fs-internal.h"
+#include "path-quote.h"
 #include "stage/stage-internal.h"
 
 #define STAGE "stage"
@@ -101,13 +102,39 @@ static bool is_binary(const char *s, size_t len) {
 	return memchr(s, 0, len < 8000 ? len : 8000) != NULL;
 }
 
+/* `prefix` and `name` as git quotes a path (path-quote.h: a name holding a
+ * newline or an escape cannot forge a line of the patch). */
+static int put_path(cf_buf *b, const char *prefix, const char *name) {
+	size_t need = cf_quote_path(NULL, 0, prefix, name);
+	char *text = malloc(need + 1);
+	int r;
+	if (!text)
+		return -ENOMEM;
+	cf_quote_path(text, need + 1, prefix, name);
+	r = cf_buf_puts(b, text);
+	free(text);
+	return r;
+}
+
+/* "diff --git A B\n" for the paths `a` and `b`. */
+static int put_diff_line(cf_buf *out, const char *a, const char *b) {
+	int r = cf_buf_puts(out, "diff --git ");
+	if (r == 0)
+		r = put_path(out, "a/", a);
+	if (r == 0)
+		r = cf_buf_puts(out, " ");
+	if (r == 0)
+		r = put_path(out, "b/", b);
+	return r == 0 ? cf_buf_puts(out, "\n") : r;
+}
+
 /* One file's diff, old (`a`, may be absent) to new (`b`, may be absent). */
 static int file_diff(cf_buf *out, const char *path, const char *a, size_t alen, bool a_exists,
                      const char *a_mode, const char *b, size_t blen, bool b_exists,
                      const char *b_mode) {
 	size_t na = count_lines(a, alen), nb = count_lines(b, blen);
 	bool same = alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
-	int r = cf_buf_printf(out, "diff --git a/%s b/%s\n", path, path);
+	int r = put_diff_line(out, path, path);
 	if (r == 0 && !a_exists)
 		r = cf_buf_printf(out, "new file mode %s\n", b_mode);
 	else if (r == 0 && !b_exists)
@@ -126,8 +153,17 @@ static int file_diff(cf_buf *out, const char *path, const char *a, size_t alen, 
 	}
 	if (same)
 		return r; /* an empty file made or removed */
-	r = cf_buf_printf(out, "--- %s%s\n+++ %s%s\n", a_exists ? "a/" : "/dev/null",
-	                  a_exists ? path : "", b_exists ? "b/" : "/dev/null", b_exists ? path : "");
+	/* As git writes them: a name holding a space ends in a tab (GNU
+	 * patch's rule for where the name stops). */
+	r = cf_buf_puts(out, "--- ");
+	if (r == 0)
+		r = a_exists ? put_path(out, "a/", path) : cf_buf_puts(out, "/dev/null");
+	if (r == 0)
+		r = cf_buf_puts(out, a_exists && strchr(path, ' ') ? "\t\n+++ " : "\n+++ ");
+	if (r == 0)
+		r = b_exists ? put_path(out, "b/", path) : cf_buf_puts(out, "/dev/null");
+	if (r == 0)
+		r = cf_buf_puts(out, b_exists && strchr(path, ' ') ? "\t\n" : "\n");
 	if (r == 0)
 		r = cf_buf_printf(out, "@@ -%d,%zu +%d,%zu @@\n", na ? 1 : 0, na, nb ? 1 : 0, nb);
 	if (r == 0)
@@ -188,16 +224,16 @@ static int tree_deleted(cf_buf *out, const char *rel, const char *real) {
 	return r;
 }
 
-/* A change the patch leaves out, named (a path with a newline would end
- * the line: it is named escaped). */
+/* A change the patch leaves out, named (quoted as git would: a path with a
+ * newline would end the line). */
 static int note(cf_buf *notes, const char *path, const char *why) {
 	int r = cf_buf_puts(notes, "# confine: not in this patch (");
 	if (r == 0)
 		r = cf_buf_puts(notes, why);
 	if (r == 0)
 		r = cf_buf_puts(notes, "): ");
-	for (const char *p = path; r == 0 && *p; p++)
-		r = *p == '\n' ? cf_buf_puts(notes, "\\n") : cf_buf_append(notes, p, 1);
+	if (r == 0)
+		r = put_path(notes, NULL, path);
 	return r == 0 ? cf_buf_puts(notes, "\n") : r;
 }
 
@@ -263,10 +299,17 @@ int confine_stage_patch(confine_stage *stage, char **ret_text, size_t *ret_len,
 		has_real = lstat(real, &rst) == 0;
 		has_up = c->pub.change != CONFINE_CHANGE_DELETED && lstat(up, &ust) == 0;
 		if (c->pub.change == CONFINE_CHANGE_RENAMED) {
-			r = cf_buf_printf(&out,
-			                  "diff --git a/%s b/%s\nsimilarity index 100%%\nrename from %s\n"
-			                  "rename to %s\n",
-			                  c->from_rel, c->rel, c->from_rel, c->rel);
+			r = put_diff_line(&out, c->from_rel, c->rel);
+			if (r == 0)
+				r = cf_buf_puts(&out, "similarity index 100%\nrename from ");
+			if (r == 0)
+				r = put_path(&out, NULL, c->from_rel);
+			if (r == 0)
+				r = cf_buf_puts(&out, "\nrename to ");
+			if (r == 0)
+				r = put_path(&out, NULL, c->rel);
+			if (r == 0)
+				r = cf_buf_puts(&out, "\n");
 			continue;
 		}
 		if (has_real && S_ISDIR(rst.st_mode)) {

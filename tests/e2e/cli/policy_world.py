@@ -495,6 +495,25 @@ def test_env(w):
         for name in ("DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_TYPE", "GIT_REMOTE"):
             check("%s=%s" % (name, r4[name]) in out.splitlines(), "env (R4-F5): %s lost" % name,
                   out)
+    # R5-env: a user-only URL credential, DBPASS, *AUTH*, *BEARER*, *BASIC*, a
+    # password holding '/'; git's author, XAUTHORITY and SSH_AUTH_SOCK stay
+    r5 = {"REPO_URL": "https://r5-tok@github.com/o/r", "DBPASS": "r5-dbpass",
+          "HTTP_AUTHORIZATION": "r5-auth", "API_BEARER": "r5-bearer",
+          "BASIC_CRED_B64": "r5-basic", "PG_URI": "postgres://a:r5-sl/ash@db/x",
+          "GIT_AUTHOR_NAME": "r5 author", "XAUTHORITY": "/r5/.Xauthority",
+          "SSH_AUTH_SOCK": "/r5/agent.sock"}
+    env5 = dict(os.environ, **r5)
+    for code, out, err, _ in w.both("read-only", [], "env", env5):
+        for secret in ("r5-tok", "r5-dbpass", "r5-auth", "r5-bearer", "r5-basic", "r5-sl"):
+            check(secret not in out, "env (R5-env): %s passed" % secret, out)
+        for name in ("GIT_AUTHOR_NAME", "XAUTHORITY", "SSH_AUTH_SOCK"):
+            check("%s=%s" % (name, r5[name]) in out.splitlines(), "env (R5-env): %s lost" % name,
+                  out)
+    # control: with the default excludes off, every one of them reaches the command
+    for code, out, err, _ in w.both("read-only", ["--no-default-env-excludes"], "env", env5):
+        for secret in ("r5-tok", "r5-dbpass", "r5-auth", "r5-bearer", "r5-basic", "r5-sl"):
+            check(secret in out, "env (R5-env) control: %s absent without the excludes" % secret,
+                  out)
     results = w.both("read-only", ["--env-inherit", "none", "--env-include", "PLAIN_VAR"],
                      "echo \"[$PLAIN_VAR][$HOME]\"", env)
     for code, out, err, _ in results:
@@ -882,6 +901,63 @@ def test_config_the_run_may_write(w):
             os.rmdir(alias)
 
 
+def test_launcher_through_alias(w):
+    """Red team, round 5 (R5-bind-alias): a landlockLauncher a configuration
+    names through a bind mount of the workspace (/mnt/alias/landlock-run)
+    was judged by its path, so a run that wrote the workspace replaced it
+    and the next probe ran it as root. Judged by identity now: refused
+    (root only: the alias is a bind mount, made in a mount namespace of
+    its own so the host's mounts are untouched)."""
+    if os.getuid() != 0 or not shutil.which("unshare"):
+        return "skip: a bind mount needs root and unshare(1)"
+    with open(w.config) as f:
+        launcher = json.load(f)["landlockLauncher"]
+    planted = os.path.join(w.ws, "landlock-run")
+    shutil.copy(launcher, planted)
+    os.chmod(planted, 0o755)
+    alias = tempfile.mkdtemp(prefix="cf-launcher-alias-", dir=w.base)
+    config = os.path.join(w.base, "alias-launcher.json")
+    with open(config, "w") as f:
+        json.dump({"landlockLauncher": os.path.join(alias, "landlock-run")}, f)
+    marker = os.path.join(w.ws, "r5-launcher-ran")
+    try:
+        # On the bwrap rung `run` execs the in-memory launcher inside bwrap:
+        # nothing on disk runs, so only the on-disk argv (wrap) is judged.
+        for door in ("run", "wrap") if w.runner == "landlock" else ("wrap",):
+            script = ("mount --bind %s %s && exec %s %s --config %s --runner %s -m "
+                      "workspace-write -w %s -- touch %s" %
+                      (shlex.quote(w.ws), shlex.quote(alias), shlex.quote(w.confine), door,
+                       shlex.quote(config), shlex.quote(w.runner), shlex.quote(w.ws),
+                       shlex.quote(marker)))
+            done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                                   script], capture_output=True, text=True)
+            check(done.returncode == 125 and "lies inside the workspace" in done.stderr
+                  and not os.path.exists(marker),
+                  "%s: a launcher in a bind mount of the workspace is refused" % door,
+                  (done.returncode, done.stdout[-300:], done.stderr[-600:]))
+        # control: through the alias a run's write replaces the launcher (the
+        # workspace's own file), and the same configuration with the launcher
+        # outside the workspace runs
+        script = ("mount --bind %s %s && printf '#!/bin/sh\\necho planted\\n' > %s/landlock-run"
+                  % (shlex.quote(w.ws), shlex.quote(alias), shlex.quote(alias)))
+        subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                       check=True)
+        check(open(planted).read() == "#!/bin/sh\necho planted\n",
+              "control: the alias's launcher is the workspace's own file")
+        with open(config, "w") as f:
+            json.dump({"landlockLauncher": launcher}, f)
+        done = subprocess.run([w.confine, "run", "--config", config, "--runner", w.runner, "-m",
+                               "workspace-write", "-w", w.ws, "--", "touch", marker],
+                              capture_output=True, text=True)
+        check(done.returncode == 0 and os.path.exists(marker),
+              "control: the launcher outside the workspace runs", done.stderr[-600:])
+    finally:
+        for p in (planted, marker, config):
+            if os.path.exists(p):
+                os.unlink(p)
+        os.rmdir(alias)
+
+
 USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_hard_link",
              "test_deny_read_keeps_listing",
              "test_refusals", "test_config_the_run_may_write")
@@ -923,7 +999,7 @@ def cases(confine, launcher, runner, only):
                  test_denials,
                  test_multiprocessing,
                  test_cc_read_only, test_temp_area_workspace_write, test_refusals,
-                 test_config_the_run_may_write]
+                 test_config_the_run_may_write, test_launcher_through_alias]
         for t in tests:
             if only is not None and t.__name__ not in only:
                 continue

@@ -270,7 +270,117 @@ def case_patch_leaves_out_protected(confine, runner, base):
           "git apply of the patch lands nothing apply refuses")
 
 
-CASES = [case_patch, case_git_state, case_patch_leaves_out_protected]
+# Red team round 5 (R5-names-raw): names a listing or a patch header must
+# not print raw: a newline then a forged header, a terminal escape, a tab,
+# a quote, a backslash, a byte that is not UTF-8.
+EVIL_NAMES = [b"x\n+++ b/evil", b"esc\x1b[2Jclear", b"tab\tname", b'quo"te',
+              b"back\\slash", b"latin\xe9"]
+
+
+def git_quoted(name):
+    """A name as git's core.quotePath writes it (the oracle, computed here)."""
+    named = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r"}
+    if not any(c < 0x20 or c >= 0x7f or c in b'"\\' for c in name):
+        return name.decode()
+    out = '"'
+    for c in name:
+        if c in b'"\\':
+            out += "\\" + chr(c)
+        elif c in named:
+            out += "\\" + named[c]
+        elif c < 0x20 or c >= 0x7f:
+            out += "\\%03o" % c
+        else:
+            out += chr(c)
+    return out + '"'
+
+
+def case_names_quoted(confine, runner, base):
+    """Red team, round 5: `stage diff` printed names raw, so a name holding
+    a newline and `+++ b/evil`, or an escape sequence, forged a line of the
+    listing or the patch and reached the terminal. Names are quoted as git
+    quotes them (the listing, `--patch` headers); `git apply --check`
+    accepts the patch, and `git apply` lands the very names; `--json`
+    keeps them exact. The control: git itself, over the same names,
+    quotes them the same way (so the oracle is git's)."""
+    ws, wr = make_repo(base)
+    stage = os.path.join(base, "stage-names")
+    bws = os.fsencode(ws)
+    # A name that exists before the run, and is modified and renamed.
+    with open(os.path.join(bws, b"old\nname"), "wb") as f:
+        f.write(b"before\n")
+    check(run(GIT + ["add", "-A"], cwd=ws).returncode == 0 and
+          run(GIT + ["commit", "-qm", "names"], cwd=ws).returncode == 0, "git commit")
+    # Each name made by printf's octal escapes: the argv stays ASCII.
+    def octal(n):
+        return "".join("\\%03o" % c for c in n)
+    made = "; ".join(("mkdir -p \"$(printf '%s')\"; " % octal(n.rsplit(b"/", 1)[0])
+                      if b"/" in n else "") +
+                     "printf 'evil\\n' > \"$(printf '%s')\"" % octal(n) for n in EVIL_NAMES)
+    script = ("set -e; %s; mv \"$(printf 'old\\nname')\" \"$(printf 'new\\nname')\""
+              % made).encode()
+    r = subprocess.run([os.fsencode(confine), b"run", b"--runner", os.fsencode(runner), b"-w",
+                        bws, b"--stage", os.fsencode(stage), b"--", b"sh", b"-c", script],
+                       cwd=ws, capture_output=True, timeout=120)
+    check(r.returncode == 0, "the staged run", (r.returncode, r.stderr))
+    listing = subprocess.run([confine, "stage", "diff", stage], capture_output=True,
+                             timeout=120).stdout
+    lines = listing.split(b"\n")
+    check(b"\x1b" not in listing and not any(l.startswith(b"+++") for l in lines),
+          "the listing holds no escape and no forged line", listing)
+    for name in EVIL_NAMES:
+        check(("added    %s" % git_quoted(name)).encode() in lines,
+              "the listing names it quoted", (name, listing))
+    check(('renamed  %s -> %s' % (git_quoted(b"old\nname"), git_quoted(b"new\nname"))).encode()
+          in lines, "a rename's names quoted", listing)
+    # --json keeps every UTF-8 name exact (JSON's own escapes)
+    d = json.loads(subprocess.run([confine, "stage", "diff", stage, "--json"],
+                                  capture_output=True, timeout=120).stdout)
+    paths = {c["path"] for c in d["changes"]}
+    for name in EVIL_NAMES[:-1] + [b"new\nname"]:
+        check(name.decode() in paths, "--json keeps the name exact", (name, sorted(paths)))
+    odd = [c for c in d["changes"] if c.get("pathQuoted")]
+    check([(c["path"], c["pathQuoted"]) for c in odd] == [("latin\ufffd", git_quoted(b"latin\xe9"))],
+          "a name JSON cannot hold: U+FFFD, and its bytes git-quoted", odd)
+    p = subprocess.run([confine, "stage", "diff", stage, "--patch"], capture_output=True,
+                       timeout=120)
+    check(p.returncode == 0, "stage diff --patch", p.stderr)
+    plines = p.stdout.split(b"\n")
+    check(b"\x1b" not in p.stdout and b"+++ b/evil" not in plines,
+          "the patch holds no escape and no forged header", p.stdout[:600])
+    for name in EVIL_NAMES:
+        q = git_quoted(b"b/" + name).encode() + (b"\t" if b" " in name else b"")
+        check(b"+++ " + q in plines, "the patch header is quoted", (q, p.stdout[:800]))
+    # control: git quotes the same names the same way
+    ctl = os.path.join(base, "ctl")
+    shutil.copytree(ws, ctl, symlinks=True)
+    for name in EVIL_NAMES:
+        os.makedirs(os.path.dirname(os.path.join(os.fsencode(ctl), name)), exist_ok=True)
+        with open(os.path.join(os.fsencode(ctl), name), "wb") as f:
+            f.write(b"evil\n")
+    check(run(GIT + ["add", "-A"], cwd=ctl).returncode == 0, "control: git add")
+    gd = subprocess.run(GIT + ["-c", "core.quotePath=true", "diff", "--cached"], cwd=ctl,
+                        capture_output=True, timeout=120).stdout.split(b"\n")
+    for name in EVIL_NAMES:
+        check(b"+++ " + git_quoted(b"b/" + name).encode() + (b"\t" if b" " in name else b"")
+              in gd,
+              "control: git writes the header so", (name, gd[:40]))
+    copy = os.path.join(base, "copy-names")
+    shutil.copytree(ws, copy, symlinks=True)
+    g = subprocess.run(["git", "apply", "--check", "-"], cwd=copy, input=p.stdout,
+                       capture_output=True, timeout=120)
+    check(g.returncode == 0, "git apply --check accepts the quoted patch", g.stderr)
+    g = subprocess.run(["git", "apply", "-"], cwd=copy, input=p.stdout, capture_output=True,
+                       timeout=120)
+    check(g.returncode == 0, "git apply", g.stderr)
+    bcopy = os.fsencode(copy)
+    for name in EVIL_NAMES + [b"new\nname"]:
+        check(os.path.exists(os.path.join(bcopy, name)), "git apply lands the very name", name)
+    check(not os.path.exists(os.path.join(bcopy, b"old\nname")) and
+          not os.path.exists(os.path.join(bcopy, b"evil")), "nothing else lands")
+
+
+CASES = [case_patch, case_git_state, case_patch_leaves_out_protected, case_names_quoted]
 
 
 def main():
