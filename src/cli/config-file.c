@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,15 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
 			                    "%s: key \"env.set\": \"%s\" must be a string, not %s", path,
 			                    name, json_type_words(item));
 		}
+		if (strchr(name, '=')) {
+			/* NAME=VALUE would split at it: another name, another value
+			 * (doc/SPEC.md 15, "Environment"; one text at every door). */
+			confine_strv_free(list);
+			return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE,
+			                    "%s: key \"env.set\": env.set name \"%s\" holds '=': a variable "
+			                    "name is printable ASCII without spaces or '='",
+			                    path, name);
+		}
 		if (asprintf(&assignment, "%s=%s", name, json_string_value(item)) < 0) {
 			confine_strv_free(list);
 			return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
@@ -400,6 +410,44 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 	return 0;
 }
 
+/* A number as JSON (JavaScript's Number#toString) writes it: the shortest
+ * digits that read back as the same double, `1e+30`, `0.000001`,
+ * `18446744073709552000`; the text Python and Node hand over for the same
+ * number (doc/SPEC.md 15, "Limits"). */
+static void json_number_text(double v, char *out, size_t size) {
+	char buf[40], digits[20], zeros[24];
+	int k = 0, n, precision;
+	const char *sign = v < 0 ? "-" : "";
+	if (v == 0 || !isfinite(v)) {
+		snprintf(out, size, v == 0 ? "0" : isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+		return;
+	}
+	for (precision = 1; precision < 17; precision++) {
+		snprintf(buf, sizeof buf, "%.*e", precision - 1, fabs(v));
+		if (strtod(buf, NULL) == fabs(v))
+			break;
+	}
+	snprintf(buf, sizeof buf, "%.*e", precision - 1, fabs(v));
+	for (const char *c = buf; *c && *c != 'e'; c++)
+		if (*c >= '0' && *c <= '9' && k < (int)sizeof digits - 1)
+			digits[k++] = *c;
+	while (k > 1 && digits[k - 1] == '0')
+		k--;
+	digits[k] = '\0';
+	n = atoi(strchr(buf, 'e') + 1) + 1; /* where the decimal point goes */
+	memset(zeros, '0', sizeof zeros - 1);
+	zeros[sizeof zeros - 1] = '\0';
+	if (k <= n && n <= 21)
+		snprintf(out, size, "%s%s%.*s", sign, digits, n - k, zeros);
+	else if (0 < n && n <= 21)
+		snprintf(out, size, "%s%.*s.%s", sign, n, digits, digits + n);
+	else if (-6 < n && n <= 0)
+		snprintf(out, size, "%s0.%.*s%s", sign, -n, zeros, digits);
+	else
+		snprintf(out, size, "%s%c%s%se%c%d", sign, digits[0], k > 1 ? "." : "", digits + 1,
+		         n - 1 >= 0 ? '+' : '-', abs(n - 1));
+}
+
 /* limits: {"pids": 256, "memory": "2G", ...}. Only the shape is judged
  * here; each value goes to the library as text, so a bad one is the same
  * INVALID_POLICY at every door (a number is spelled as JSON gave it:
@@ -425,11 +473,10 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 		} else if (json_is_string(item)) {
 			snprintf(text, sizeof text, "%s", json_string_value(item));
 		} else if (json_is_number(item)) {
-			double v = json_number_value(item);
-			if (v == (double)(long long)v && v > -1e18 && v < 1e18)
-				snprintf(text, sizeof text, "%lld", (long long)v);
+			if (json_is_integer(item) && llabs((long long)json_integer_value(item)) <= (1LL << 53))
+				snprintf(text, sizeof text, "%lld", (long long)json_integer_value(item));
 			else
-				snprintf(text, sizeof text, "%.17g", v);
+				json_number_text(json_number_value(item), text, sizeof text);
 		} else {
 			return config_error(errbuf, size, EINVAL,
 			                    "%s: key \"limits.%s\" must be a number, a string or null, not %s",
