@@ -135,7 +135,10 @@ const NESTED = {
         if (!flag) throw new InvalidPolicyError(`${option}: unknown key ${show(key)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
         if (item === null) {
           args.push(flag, 'unlimited');
-        } else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'string') {
+        } else if (typeof item === 'string') {
+          // checked first: a NUL or a lone surrogate never reaches confine
+          args.push(flag, checkString(item, `${option}.${key}`, 'policy'));
+        } else if (typeof item === 'number' && Number.isFinite(item)) {
           args.push(flag, String(item));
         } else {
           throw wrongType('policy', `${option}.${key}`, 'a number or a string', item);

@@ -157,7 +157,8 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
             _values.wrong_type(_values.POLICY, "limits." + str(key), "a number or a string",
                                item)
         elif isinstance(item, str):
-            text = item
+            # checked first: "5\0" must not reach C as "5" (doc/SPEC.md 16)
+            text = _values.text(item, "limits." + str(key), _values.POLICY).decode()
         else:
             # A number as JSON (JavaScript) writes it, as every door hands
             # it over (doc/SPEC.md 15, "Limits").
