@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +11,7 @@
 #include <unistd.h>
 
 #include "config-file.h"
+#include "config-words.h"
 
 /* A configuration is a handful of keys; anything this big is not one, and
  * the cap keeps a mistaken `--config /dev/zero` from eating memory. */
@@ -78,19 +78,17 @@ static int config_error(char *errbuf, size_t size, int errnum, const char *fmt, 
 	return -errnum;
 }
 
-static const char *json_type_words(const json_t *value) {
-	switch (json_typeof(value)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value of unknown type";
+/* A value of the wrong JSON type: `FILE: KEY must be EXPECTED, not
+ * DESCRIBED`, the text every door gives after the file's name
+ * (doc/SPEC.md 16, "One text per refusal"). */
+static int wrong_type(char *errbuf, size_t size, const char *path, const char *key,
+                      const char *expected, const json_t *value) {
+	char described[256];
+	cli_json_described(value, described, sizeof described);
+	return config_error(errbuf, size, EINVAL, "%s: %s must be %s, not %s", path, key, expected,
+	                    described);
 }
+
 
 /* Reads the whole file (bounded), NUL-terminated. Only a regular file: a
  * FIFO with no writer would block open(2) and read(2) for ever, a device
@@ -172,8 +170,7 @@ static int cf_push(char ***list, const char *s) {
 static int take_string(const char *path, const char *key, const json_t *value, char **ret,
                        char *errbuf, size_t size) {
 	if (!json_is_string(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"%s\" must be a string, not %s",
-		                    path, key, json_type_words(value));
+		return wrong_type(errbuf, size, path, key, "a string", value);
 	*ret = strdup(json_string_value(value));
 	return *ret ? 0 : config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
 }
@@ -200,16 +197,12 @@ static int take_string_list(const char *path, const char *key, const json_t *val
 	size_t n, i;
 	char **list;
 	if (!json_is_array(value))
-		return config_error(errbuf, size, EINVAL,
-		                    "%s: key \"%s\" must be an array of strings, not %s", path, key,
-		                    json_type_words(value));
+		return wrong_type(errbuf, size, path, key, cli_config_list_words(key), value);
 	n = json_array_size(value);
 	for (i = 0; i < n; i++) {
 		const json_t *item = json_array_get(value, i);
 		if (!json_is_string(item))
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"%s\" must be an array of strings; element %zu is %s",
-			                    path, key, i, json_type_words(item));
+			return wrong_type(errbuf, size, path, key, "a string", item);
 		if (refuse_empty_strings && json_string_value(item)[0] == '\0')
 			return config_error(errbuf, size, EINVAL,
 			                    "%s: key \"%s\": element %zu is an empty string", path, key, i);
@@ -231,8 +224,7 @@ static int take_string_list(const char *path, const char *key, const json_t *val
 static int take_bool(const char *path, const char *key, const json_t *value, bool *has,
                      bool *ret, char *errbuf, size_t size) {
 	if (!json_is_boolean(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"%s\" must be a boolean, not %s",
-		                    path, key, json_type_words(value));
+		return wrong_type(errbuf, size, path, key, "true or false", value);
 	*ret = json_is_true(value);
 	*has = true;
 	return 0;
@@ -284,9 +276,7 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
 	json_t *item;
 	char **list = NULL;
 	if (!json_is_object(value))
-		return config_error(errbuf, size, EINVAL,
-		                    "%s: key \"env.set\" must be an object of strings, not %s", path,
-		                    json_type_words(value));
+		return wrong_type(errbuf, size, path, "env.set", "an object", value);
 	json_object_foreach((json_t *)value, name, item) {
 		confine_policy scratch;
 		confine_error err;
@@ -294,9 +284,7 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
 		int r;
 		if (!json_is_string(item)) {
 			confine_strv_free(list);
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"env.set\": \"%s\" must be a string, not %s", path,
-			                    name, json_type_words(item));
+			return wrong_type(errbuf, size, path, "env.set", "a string", item);
 		}
 		if (strchr(name, '=')) {
 			/* NAME=VALUE would split at it: another name, another value
@@ -373,16 +361,13 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 	const char *key;
 	json_t *item;
 	if (!json_is_object(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"env\" must be an object, not %s",
-		                    path, json_type_words(value));
+		return wrong_type(errbuf, size, path, "env", "an object", value);
 	json_object_foreach((json_t *)value, key, item) {
 		int r;
 		if (strcmp(key, "inherit") == 0) {
 			confine_error err;
 			if (!json_is_string(item))
-				return config_error(errbuf, size, EINVAL,
-				                    "%s: key \"env.inherit\" must be a string, not %s", path,
-				                    json_type_words(item));
+				return wrong_type(errbuf, size, path, "env.inherit", "\"all\" or \"none\"", item);
 			if (confine_env_inherit_parse(json_string_value(item), &config->env_inherit, &err) < 0)
 				return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE,
 				                    "%s: key \"env.inherit\": %s", path, err.message);
@@ -410,44 +395,6 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 	return 0;
 }
 
-/* A number as JSON (JavaScript's Number#toString) writes it: the shortest
- * digits that read back as the same double, `1e+30`, `0.000001`,
- * `18446744073709552000`; the text Python and Node hand over for the same
- * number (doc/SPEC.md 15, "Limits"). */
-static void json_number_text(double v, char *out, size_t size) {
-	char buf[40], digits[20], zeros[24];
-	int k = 0, n, precision;
-	const char *sign = v < 0 ? "-" : "";
-	if (v == 0 || !isfinite(v)) {
-		snprintf(out, size, v == 0 ? "0" : isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
-		return;
-	}
-	for (precision = 1; precision < 17; precision++) {
-		snprintf(buf, sizeof buf, "%.*e", precision - 1, fabs(v));
-		if (strtod(buf, NULL) == fabs(v))
-			break;
-	}
-	snprintf(buf, sizeof buf, "%.*e", precision - 1, fabs(v));
-	for (const char *c = buf; *c && *c != 'e'; c++)
-		if (*c >= '0' && *c <= '9' && k < (int)sizeof digits - 1)
-			digits[k++] = *c;
-	while (k > 1 && digits[k - 1] == '0')
-		k--;
-	digits[k] = '\0';
-	n = atoi(strchr(buf, 'e') + 1) + 1; /* where the decimal point goes */
-	memset(zeros, '0', sizeof zeros - 1);
-	zeros[sizeof zeros - 1] = '\0';
-	if (k <= n && n <= 21)
-		snprintf(out, size, "%s%s%.*s", sign, digits, n - k, zeros);
-	else if (0 < n && n <= 21)
-		snprintf(out, size, "%s%.*s.%s", sign, n, digits, digits + n);
-	else if (-6 < n && n <= 0)
-		snprintf(out, size, "%s0.%.*s%s", sign, -n, zeros, digits);
-	else
-		snprintf(out, size, "%s%c%s%se%c%d", sign, digits[0], k > 1 ? "." : "", digits + 1,
-		         n - 1 >= 0 ? '+' : '-', abs(n - 1));
-}
-
 /* limits: {"pids": 256, "memory": "2G", ...}. Only the shape is judged
  * here; each value goes to the library as text, so a bad one is the same
  * INVALID_POLICY at every door (a number is spelled as JSON gave it:
@@ -458,8 +405,7 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 	const char *key;
 	json_t *item;
 	if (!json_is_object(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"limits\" must be an object, not %s",
-		                    path, json_type_words(value));
+		return wrong_type(errbuf, size, path, "limits", "an object", value);
 	json_object_foreach((json_t *)value, key, item) {
 		confine_limit limit;
 		char text[512];
@@ -476,11 +422,11 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 			if (json_is_integer(item) && llabs((long long)json_integer_value(item)) <= (1LL << 53))
 				snprintf(text, sizeof text, "%lld", (long long)json_integer_value(item));
 			else
-				json_number_text(json_number_value(item), text, sizeof text);
+				cli_json_number_text(json_number_value(item), text, sizeof text);
 		} else {
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"limits.%s\" must be a number, a string or null, not %s",
-			                    path, key, json_type_words(item));
+			char full[128];
+			snprintf(full, sizeof full, "limits.%s", key);
+			return wrong_type(errbuf, size, path, full, "a number or a string", item);
 		}
 		free(config->limits[limit]);
 		if (!(config->limits[limit] = strdup(text)))
@@ -495,8 +441,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	if (strcmp(key, "mode") == 0) {
 		confine_error err;
 		if (!json_is_string(value))
-			return config_error(errbuf, size, EINVAL, "%s: key \"mode\" must be a string, not %s",
-			                    path, json_type_words(value));
+			return wrong_type(errbuf, size, path, "mode", "a string", value);
 		if (confine_mode_parse(json_string_value(value), &config->mode, &err) < 0)
 			return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE, "%s: key \"mode\": %s",
 			                    path, err.message);
@@ -514,8 +459,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		 * gVisor rung runs only when named). */
 		confine_error err;
 		if (!json_is_string(value))
-			return config_error(errbuf, size, EINVAL, "%s: key \"runner\" must be a string, not %s",
-			                    path, json_type_words(value));
+			return wrong_type(errbuf, size, path, "runner", "a string", value);
 		if (confine_runner_parse(json_string_value(value), &config->runner, &err) < 0)
 			return config_error(errbuf, size, EINVAL, "%s: key \"runner\": %s", path,
 			                    err.message);
@@ -540,9 +484,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		/* Its type only: the value (a positive whole number) is judged when
 		 * the provider is made, after the signatures, in SPEC 4's order. */
 		if (!json_is_number(value))
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"probeTimeoutMs\" must be a number, not %s", path,
-			                    json_type_words(value));
+			return wrong_type(errbuf, size, path, "probeTimeoutMs", "a number", value);
 		config->probe_timeout_ms = json_number_value(value);
 		config->has_probe_timeout = true;
 		return 0;
@@ -568,10 +510,8 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		if (json_is_object(value))
 			return apply_network_object(path, value, config, errbuf, size);
 		if (!json_is_string(value))
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"network\" must be \"on\", \"off\" or an object "
-			                    "{\"allow\", \"deny\", \"allowLocal\"}, not %s", path,
-			                    json_type_words(value));
+			return wrong_type(errbuf, size, path, "network", "\"on\", \"off\" or an object",
+			                  value);
 		if (confine_network_parse(json_string_value(value), &config->network, &err) < 0)
 			return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE, "%s: key \"network\": %s",
 			                    path, err.message);
@@ -625,7 +565,7 @@ int cli_config_load(const char *path, cli_config *ret, char *errbuf, size_t errb
 	if (!json_is_object(root)) {
 		r = config_error(errbuf, errbuf_size, EINVAL,
 		                 "%s: the configuration must be a JSON object, not %s", path,
-		                 json_type_words(root));
+		                 cli_json_type_words(root));
 		json_decref(root);
 		return r;
 	}
