@@ -154,6 +154,16 @@ def known_options(door):
     return ", ".join(out)
 
 
+def config_key(row):
+    """The row's option as a config file spells it (the table's key for
+    the Python keyword), or None."""
+    if not row.get("python"):
+        return None
+    with open(os.path.join(HERE, "..", "..", "bindings", "node", "options.json")) as f:
+        keys = {r["python"]: r["key"] for r in json.load(f)["options"] if r["key"]}
+    return keys.get(row["python"]["option"])
+
+
 def expected_message(row, door, ws):
     """The row's message at `door` (doc/SPEC.md 16, "One text per
     refusal"): one text for every door, {name} the option as that door
@@ -161,10 +171,11 @@ def expected_message(row, door, ws):
     door's own bound differs."""
     text = row["message"]
     if isinstance(text, dict):
-        text = text[door]
-    name = row[door]["option"] if door in ("python", "node") else None
+        text = text.get(door) or text["node"]
+    name = row[door]["option"] if door in ("python", "node") else config_key(row)
     if name is not None:
-        text = text.replace("{name}", name).replace("{known}", known_options(door))
+        text = text.replace("{name}", name).replace(
+            "{known}", known_options("node" if door == "cli" else door))
     return place(text, ws)
 
 
@@ -175,7 +186,7 @@ def cli_text(stderr):
     dropped (doc/SPEC.md 16)."""
     line = stderr.splitlines()[0] if stderr else ""
     line = line[len("confine: "):] if line.startswith("confine: ") else line
-    line = re.sub(r'^/\S*/config\.json: key "[\w.]+": ', "", line)
+    line = re.sub(r'^/\S*/config\.json: (?:key "[\w.]+": )?', "", line)
     line = re.sub(r" \(given with -{1,2}[\w-]+\)", "", line)
     return re.sub(r'^(?:invalid -{1,2}[\w-]+: |-{1,2}[\w-]+ "(?:[^"\\]|\\.)*": )', "", line)
 
