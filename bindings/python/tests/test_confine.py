@@ -905,7 +905,7 @@ class PolicyEffects(Base):
                 self.assertNotEqual(r.exit_code, 0, r)
                 self.assertNotIn("connected", r.stdout)
                 self.assertNotIn("network", r.unenforced)
-            r = confine.bash(probe, network=False, **self.kw())
+            r = confine.bash(probe, network="off", **self.kw())
             self.assertNotEqual(r.exit_code, 0, r)
             self.assertEqual(accepted_before_a_sentinel(), [],
                              "a connection got out with network off")
