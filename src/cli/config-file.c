@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "config-file.h"
+#include "config-words.h"
 
 /* A configuration is a handful of keys; anything this big is not one, and
  * the cap keeps a mistaken `--config /dev/zero` from eating memory. */
@@ -77,19 +78,17 @@ static int config_error(char *errbuf, size_t size, int errnum, const char *fmt, 
 	return -errnum;
 }
 
-static const char *json_type_words(const json_t *value) {
-	switch (json_typeof(value)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "an array";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER:
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value of unknown type";
+/* A value of the wrong JSON type: `FILE: KEY must be EXPECTED, not
+ * DESCRIBED`, the text every door gives after the file's name
+ * (doc/SPEC.md 16, "One text per refusal"). */
+static int wrong_type(char *errbuf, size_t size, const char *path, const char *key,
+                      const char *expected, const json_t *value) {
+	char described[256];
+	cli_json_described(value, described, sizeof described);
+	return config_error(errbuf, size, EINVAL, "%s: %s must be %s, not %s", path, key, expected,
+	                    described);
 }
+
 
 /* Reads the whole file (bounded), NUL-terminated. Only a regular file: a
  * FIFO with no writer would block open(2) and read(2) for ever, a device
@@ -171,8 +170,7 @@ static int cf_push(char ***list, const char *s) {
 static int take_string(const char *path, const char *key, const json_t *value, char **ret,
                        char *errbuf, size_t size) {
 	if (!json_is_string(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"%s\" must be a string, not %s",
-		                    path, key, json_type_words(value));
+		return wrong_type(errbuf, size, path, key, "a string", value);
 	*ret = strdup(json_string_value(value));
 	return *ret ? 0 : config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
 }
@@ -199,16 +197,12 @@ static int take_string_list(const char *path, const char *key, const json_t *val
 	size_t n, i;
 	char **list;
 	if (!json_is_array(value))
-		return config_error(errbuf, size, EINVAL,
-		                    "%s: key \"%s\" must be an array of strings, not %s", path, key,
-		                    json_type_words(value));
+		return wrong_type(errbuf, size, path, key, cli_config_list_words(key), value);
 	n = json_array_size(value);
 	for (i = 0; i < n; i++) {
 		const json_t *item = json_array_get(value, i);
 		if (!json_is_string(item))
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"%s\" must be an array of strings; element %zu is %s",
-			                    path, key, i, json_type_words(item));
+			return wrong_type(errbuf, size, path, key, "a string", item);
 		if (refuse_empty_strings && json_string_value(item)[0] == '\0')
 			return config_error(errbuf, size, EINVAL,
 			                    "%s: key \"%s\": element %zu is an empty string", path, key, i);
@@ -230,8 +224,7 @@ static int take_string_list(const char *path, const char *key, const json_t *val
 static int take_bool(const char *path, const char *key, const json_t *value, bool *has,
                      bool *ret, char *errbuf, size_t size) {
 	if (!json_is_boolean(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"%s\" must be a boolean, not %s",
-		                    path, key, json_type_words(value));
+		return wrong_type(errbuf, size, path, key, "true or false", value);
 	*ret = json_is_true(value);
 	*has = true;
 	return 0;
@@ -283,9 +276,7 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
 	json_t *item;
 	char **list = NULL;
 	if (!json_is_object(value))
-		return config_error(errbuf, size, EINVAL,
-		                    "%s: key \"env.set\" must be an object of strings, not %s", path,
-		                    json_type_words(value));
+		return wrong_type(errbuf, size, path, "env.set", "an object", value);
 	json_object_foreach((json_t *)value, name, item) {
 		confine_policy scratch;
 		confine_error err;
@@ -293,9 +284,16 @@ static int take_env_set(const char *path, const json_t *value, char ***ret, char
 		int r;
 		if (!json_is_string(item)) {
 			confine_strv_free(list);
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"env.set\": \"%s\" must be a string, not %s", path,
-			                    name, json_type_words(item));
+			return wrong_type(errbuf, size, path, "env.set", "a string", item);
+		}
+		if (strchr(name, '=')) {
+			/* NAME=VALUE would split at it: another name, another value
+			 * (doc/SPEC.md 15, "Environment"; one text at every door). */
+			confine_strv_free(list);
+			return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE,
+			                    "%s: key \"env.set\": env.set name \"%s\" holds '=': a variable "
+			                    "name is printable ASCII without spaces or '='",
+			                    path, name);
 		}
 		if (asprintf(&assignment, "%s=%s", name, json_string_value(item)) < 0) {
 			confine_strv_free(list);
@@ -363,16 +361,13 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 	const char *key;
 	json_t *item;
 	if (!json_is_object(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"env\" must be an object, not %s",
-		                    path, json_type_words(value));
+		return wrong_type(errbuf, size, path, "env", "an object", value);
 	json_object_foreach((json_t *)value, key, item) {
 		int r;
 		if (strcmp(key, "inherit") == 0) {
 			confine_error err;
 			if (!json_is_string(item))
-				return config_error(errbuf, size, EINVAL,
-				                    "%s: key \"env.inherit\" must be a string, not %s", path,
-				                    json_type_words(item));
+				return wrong_type(errbuf, size, path, "env.inherit", "\"all\" or \"none\"", item);
 			if (confine_env_inherit_parse(json_string_value(item), &config->env_inherit, &err) < 0)
 				return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE,
 				                    "%s: key \"env.inherit\": %s", path, err.message);
@@ -410,8 +405,7 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 	const char *key;
 	json_t *item;
 	if (!json_is_object(value))
-		return config_error(errbuf, size, EINVAL, "%s: key \"limits\" must be an object, not %s",
-		                    path, json_type_words(value));
+		return wrong_type(errbuf, size, path, "limits", "an object", value);
 	json_object_foreach((json_t *)value, key, item) {
 		confine_limit limit;
 		char text[512];
@@ -425,15 +419,14 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 		} else if (json_is_string(item)) {
 			snprintf(text, sizeof text, "%s", json_string_value(item));
 		} else if (json_is_number(item)) {
-			double v = json_number_value(item);
-			if (v == (double)(long long)v && v > -1e18 && v < 1e18)
-				snprintf(text, sizeof text, "%lld", (long long)v);
+			if (json_is_integer(item) && llabs((long long)json_integer_value(item)) <= (1LL << 53))
+				snprintf(text, sizeof text, "%lld", (long long)json_integer_value(item));
 			else
-				snprintf(text, sizeof text, "%.17g", v);
+				cli_json_number_text(json_number_value(item), text, sizeof text);
 		} else {
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"limits.%s\" must be a number, a string or null, not %s",
-			                    path, key, json_type_words(item));
+			char full[128];
+			snprintf(full, sizeof full, "limits.%s", key);
+			return wrong_type(errbuf, size, path, full, "a number or a string", item);
 		}
 		free(config->limits[limit]);
 		if (!(config->limits[limit] = strdup(text)))
@@ -448,8 +441,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	if (strcmp(key, "mode") == 0) {
 		confine_error err;
 		if (!json_is_string(value))
-			return config_error(errbuf, size, EINVAL, "%s: key \"mode\" must be a string, not %s",
-			                    path, json_type_words(value));
+			return wrong_type(errbuf, size, path, "mode", "a string", value);
 		if (confine_mode_parse(json_string_value(value), &config->mode, &err) < 0)
 			return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE, "%s: key \"mode\": %s",
 			                    path, err.message);
@@ -467,8 +459,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		 * gVisor rung runs only when named). */
 		confine_error err;
 		if (!json_is_string(value))
-			return config_error(errbuf, size, EINVAL, "%s: key \"runner\" must be a string, not %s",
-			                    path, json_type_words(value));
+			return wrong_type(errbuf, size, path, "runner", "a string", value);
 		if (confine_runner_parse(json_string_value(value), &config->runner, &err) < 0)
 			return config_error(errbuf, size, EINVAL, "%s: key \"runner\": %s", path,
 			                    err.message);
@@ -493,9 +484,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		/* Its type only: the value (a positive whole number) is judged when
 		 * the provider is made, after the signatures, in SPEC 4's order. */
 		if (!json_is_number(value))
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"probeTimeoutMs\" must be a number, not %s", path,
-			                    json_type_words(value));
+			return wrong_type(errbuf, size, path, "probeTimeoutMs", "a number", value);
 		config->probe_timeout_ms = json_number_value(value);
 		config->has_probe_timeout = true;
 		return 0;
@@ -521,10 +510,8 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 		if (json_is_object(value))
 			return apply_network_object(path, value, config, errbuf, size);
 		if (!json_is_string(value))
-			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"network\" must be \"on\", \"off\" or an object "
-			                    "{\"allow\", \"deny\", \"allowLocal\"}, not %s", path,
-			                    json_type_words(value));
+			return wrong_type(errbuf, size, path, "network", "\"on\", \"off\" or an object",
+			                  value);
 		if (confine_network_parse(json_string_value(value), &config->network, &err) < 0)
 			return config_error(errbuf, size, CLI_CONFIG_POLICY_VALUE, "%s: key \"network\": %s",
 			                    path, err.message);
@@ -578,7 +565,7 @@ int cli_config_load(const char *path, cli_config *ret, char *errbuf, size_t errb
 	if (!json_is_object(root)) {
 		r = config_error(errbuf, errbuf_size, EINVAL,
 		                 "%s: the configuration must be a JSON object, not %s", path,
-		                 json_type_words(root));
+		                 cli_json_type_words(root));
 		json_decref(root);
 		return r;
 	}

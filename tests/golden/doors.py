@@ -154,6 +154,16 @@ def known_options(door):
     return ", ".join(out)
 
 
+def config_key(row):
+    """The row's option as a config file spells it (the table's key for
+    the Python keyword), or None."""
+    if not row.get("python"):
+        return None
+    with open(os.path.join(HERE, "..", "..", "bindings", "node", "options.json")) as f:
+        keys = {r["python"]: r["key"] for r in json.load(f)["options"] if r["key"]}
+    return keys.get(row["python"]["option"])
+
+
 def expected_message(row, door, ws):
     """The row's message at `door` (doc/SPEC.md 16, "One text per
     refusal"): one text for every door, {name} the option as that door
@@ -161,19 +171,22 @@ def expected_message(row, door, ws):
     door's own bound differs."""
     text = row["message"]
     if isinstance(text, dict):
-        text = text[door]
-    name = row[door]["option"] if door in ("python", "node") else None
+        text = text.get(door) or text["node"]
+    name = row[door]["option"] if door in ("python", "node") else config_key(row)
     if name is not None:
-        text = text.replace("{name}", name).replace("{known}", known_options(door))
+        text = text.replace("{name}", name).replace(
+            "{known}", known_options("node" if door == "cli" else door))
     return place(text, ws)
 
 
 def cli_text(stderr):
     """The CLI's first line as the library's text: `confine: ` and the
     CLI's own notes of where a value came from (`invalid FLAG: `, `FLAG
-    "VALUE": `, ` (given with FLAG)`) dropped (doc/SPEC.md 16)."""
+    "VALUE": `, ` (given with FLAG)`, a config file's `FILE: key "KEY": `)
+    dropped (doc/SPEC.md 16)."""
     line = stderr.splitlines()[0] if stderr else ""
     line = line[len("confine: "):] if line.startswith("confine: ") else line
+    line = re.sub(r'^/\S*/config\.json: (?:key "[\w.]+": )?', "", line)
     line = re.sub(r" \(given with -{1,2}[\w-]+\)", "", line)
     return re.sub(r'^(?:invalid -{1,2}[\w-]+: |-{1,2}[\w-]+ "(?:[^"\\]|\\.)*": )', "", line)
 
@@ -259,9 +272,14 @@ def main():
         node = node_door("bad", ws)
     checks = []
     for row in rows:
-        for door in ("python", "node", "cli"):
+        for door in ("python", "node"):
             if row[door] is not None:
-                checks.append((row, door))
+                checks.append((row, door, row[door]))
+        # the CLI: one entry, or a list of them (the flag and the config
+        # key, each a door of its own)
+        for entry in (row["cli"] if isinstance(row["cli"], list) else [row["cli"]]):
+            if entry is not None:
+                checks.append((row, "cli", entry))
     print("1..%d" % (len(checks) + 1))
     failed = 0
     if tree(base) != before:
@@ -269,8 +287,9 @@ def main():
         print("not ok 1 - node: a call ran: %s" % sorted(tree(base) ^ before))
     else:
         print("ok 1 - node: no call ran")
-    for i, (row, door) in enumerate(checks, 2):
-        label = "%s: %s" % (door, row["name"])
+    for i, (row, door, entry) in enumerate(checks, 2):
+        label = "%s%s: %s" % (door, " (config)" if door == "cli" and "config" in entry else "",
+                              row["name"])
         if door == "node" and not NODE:
             if os.environ.get("CONFINE_MUST_WORK") == "1":
                 print("not ok %d - %s # node is missing, but CONFINE_MUST_WORK=1" % (i, label))
@@ -279,7 +298,7 @@ def main():
                 print("ok %d - %s # SKIP node not found" % (i, label))
             continue
         if door == "cli":
-            status, stderr = cli_door(row["cli"], ws)
+            status, stderr = cli_door(entry, ws)
             want_exit = row.get("exit", 125)
             problem = (None if status == want_exit
                        else "exit %d, expected %d (%s)" % (status, want_exit, stderr))
@@ -291,7 +310,7 @@ def main():
                 if os.path.exists(os.path.join(ws, name)):
                     os.unlink(os.path.join(ws, name))
         else:
-            got = python_door(row[door], ws) if door == "python" else node.get(row["name"])
+            got = python_door(entry, ws) if door == "python" else node.get(row["name"])
             problem = ("no answer from node-door.js" if got is None
                        else refusal_problem(got, row["code"], row[door]["option"],
                                             expected_message(row, door, ws)))

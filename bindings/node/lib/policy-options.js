@@ -19,10 +19,10 @@ const table = require('./table');
  * refused the same way.
  */
 const list = (flag) => (value, option) => {
+  // An empty entry is confine's to refuse, in the library's words (one
+  // text at every door, doc/SPEC.md 16); a relative writable root or socket
+  // is taken from this process's current directory, where confine runs.
   const items = checkStrings(value, option, 'policy', 'paths', { oneAllowed: true });
-  for (const item of items) {
-    if (item === '') throw new InvalidPolicyError(`${option}: an empty path`, { option });
-  }
   return items.flatMap((item) => [flag, item]);
 };
 
@@ -85,7 +85,8 @@ const NESTED = {
       checkObject(value, option, 'policy', ENV_KEYS);
       const args = [];
       if (value.inherit !== undefined) {
-        const inherit = value.inherit === true ? 'all' : value.inherit === false ? 'none' : value.inherit;
+        // a boolean is the wrong type, as at every door (doc/SPEC.md 16)
+        const inherit = value.inherit;
         if (typeof inherit !== 'string') throw wrongType('policy', `${option}.inherit`, '"all" or "none"', inherit);
         if (inherit !== 'all' && inherit !== 'none') {
           checkString(inherit, `${option}.inherit`, 'policy');
@@ -103,9 +104,14 @@ const NESTED = {
       if (value.set !== undefined) {
         checkObject(value.set, `${option}.set`, 'policy', Object.keys(value.set || {}));
         for (const [k, v] of Object.entries(value.set)) {
-          checkString(k, `${option}.set`, 'policy', { allowEmpty: false });
+          // An empty name is confine's to refuse, in the library's words.
+          checkString(k, `${option}.set`, 'policy');
           checkString(v, `${option}.set`, 'policy');
-          if (k.includes('=')) throw new InvalidPolicyError(`${option}.set: the name ${show(k)} holds '='`, { option: `${option}.set` });
+          // NAME=VALUE would split at it: one text at every door
+          // (doc/SPEC.md 15, "Environment").
+          if (k.includes('=')) {
+            throw new InvalidPolicyError(`env.set name ${show(k)} holds '=': a variable name is printable ASCII without spaces or '='`, { option: `${option}.set` });
+          }
           args.push(flagOf('env.set'), `${k}=${v}`);
         }
       }
@@ -129,7 +135,10 @@ const NESTED = {
         if (!flag) throw new InvalidPolicyError(`${option}: unknown key ${show(key)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
         if (item === null) {
           args.push(flag, 'unlimited');
-        } else if ((typeof item === 'number' && Number.isFinite(item)) || typeof item === 'string') {
+        } else if (typeof item === 'string') {
+          // checked first: a NUL or a lone surrogate never reaches confine
+          args.push(flag, checkString(item, `${option}.${key}`, 'policy'));
+        } else if (typeof item === 'number' && Number.isFinite(item)) {
           args.push(flag, String(item));
         } else {
           throw wrongType('policy', `${option}.${key}`, 'a number or a string', item);

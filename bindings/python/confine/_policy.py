@@ -50,20 +50,22 @@ def _paths(value: Any, keyword: str, absolute: bool) -> List[bytes]:
     ``absolute``."""
     out = []
     for raw in _values.paths(value, keyword, _values.POLICY, "paths", one_allowed=True):
-        if not raw:
-            raise InvalidPolicy("policy option %r: an empty path" % keyword, option=keyword)
-        # A relative pattern (`**/.env`, `*.pem`) matches under every root,
-        # as the CLI's flags do (doc/SPEC.md 15); a literal is where we are.
-        if absolute and not os.path.isabs(raw) and not any(c in raw for c in b"*?["):
+        # An empty entry is the library's to refuse, in its words (every
+        # door's text, doc/SPEC.md 16). A relative writable root or socket
+        # is taken from the current directory of this process, as the
+        # CLI's flags are (never the call's `cwd`); a glob is left for the
+        # library to refuse by name (doc/SPEC.md 15, "Validation").
+        if raw and absolute and not os.path.isabs(raw) and not any(c in raw for c in b"*?["):
             raw = os.path.join(os.fsencode(os.getcwd()), raw)
         out.append(raw)
     return out
 
 
 def _strings(value: Any, keyword: str, what: str) -> List[bytes]:
-    """Text values (host names, env patterns): one or a list, each UTF-8
-    without a NUL."""
-    return _values.texts(value, keyword, _values.POLICY, what, one_allowed=True)
+    """Text values (host names, env patterns): a list, each UTF-8 without a
+    NUL. One string is refused, as at every door (doc/SPEC.md 16: only a
+    path list of section 15 takes one path)."""
+    return _values.texts(value, keyword, _values.POLICY, what)
 
 
 def _bool(value: Any, keyword: str) -> bool:
@@ -113,9 +115,8 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
         local = value.get("allow_local", value.get("allowLocal", False))
         policy.contents.network_allow_local = _bool(local, "network.allow_local")
         return
-    if isinstance(value, bool):  # network=False reads as "off"
-        value = "on" if value else "off"
-    if not isinstance(value, (str, bytes)):
+    # A boolean is the wrong type, as at every door (doc/SPEC.md 16).
+    if isinstance(value, bool) or not isinstance(value, (str, bytes)):
         _values.wrong_type(_values.POLICY, "network", '"on", "off" or an object', value)
     word = _values.text(value, "network", _values.POLICY)
     parsed = ctypes.c_int()
@@ -155,10 +156,13 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
         elif isinstance(item, bool) or not isinstance(item, (int, float, str)):
             _values.wrong_type(_values.POLICY, "limits." + str(key), "a number or a string",
                                item)
-        elif isinstance(item, float):
-            text = repr(item) if not item.is_integer() else str(int(item))
+        elif isinstance(item, str):
+            # checked first: "5\0" must not reach C as "5" (doc/SPEC.md 16)
+            text = _values.text(item, "limits." + str(key), _values.POLICY).decode()
         else:
-            text = str(item)
+            # A number as JSON (JavaScript) writes it, as every door hands
+            # it over (doc/SPEC.md 15, "Limits").
+            text = _values.json_number(item)
         err = _ffi.ConfineError()
         if lib.confine_policy_set_limit_text(policy, name.encode(), text.encode(),
                                              ctypes.byref(err)) < 0:
@@ -191,9 +195,7 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
             continue
         keyword = "env." + name  # a nested option is named by its path
         if name == "inherit":
-            if isinstance(item, bool):
-                item = "all" if item else "none"
-            if not isinstance(item, (str, bytes)):
+            if isinstance(item, bool) or not isinstance(item, (str, bytes)):
                 _values.wrong_type(_values.POLICY, keyword, '"all" or "none"', item)
             parsed = ctypes.c_int()
             if lib.confine_env_inherit_parse(_values.text(item, keyword, _values.POLICY),
@@ -210,16 +212,21 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
                 if add(policy, pattern, ctypes.byref(err)) < 0:
                     _raise(err, keyword)
         else:  # set
-            if isinstance(item, Mapping):
-                entries = []
-                for k, v in item.items():
-                    for part in (k, v):
-                        if not isinstance(part, str):
-                            _values.wrong_type(_values.POLICY, keyword, "a string", part)
-                    entries.append(_values.text(k, keyword, _values.POLICY) + b"=" +
-                                   _values.path(v, keyword, _values.POLICY))
-            else:
-                entries = _strings(item, keyword, "NAME=VALUE entries")
+            # An object of names to values, as at every door (a list of
+            # NAME=VALUE is refused: doc/SPEC.md 16).
+            if not isinstance(item, Mapping):
+                _values.wrong_type(_values.POLICY, keyword, "an object", item)
+            entries = []
+            for k, v in item.items():
+                for part in (k, v):
+                    if not isinstance(part, str):
+                        _values.wrong_type(_values.POLICY, keyword, "a string", part)
+                name_bytes = _values.text(k, keyword, _values.POLICY)
+                if b"=" in name_bytes:
+                    # NAME=VALUE would split at it: another name, another
+                    # value (doc/SPEC.md 15, "Environment").
+                    raise InvalidPolicy(_values.env_name_with_equals(k), option=keyword)
+                entries.append(name_bytes + b"=" + _values.path(v, keyword, _values.POLICY))
             for entry in entries:
                 if lib.confine_policy_add_env_set(policy, entry, ctypes.byref(err)) < 0:
                     _raise(err, keyword)

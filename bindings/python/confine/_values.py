@@ -67,6 +67,49 @@ def show(value: Any) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
+def json_number(value: Any) -> str:
+    """A number as JSON (JavaScript's Number#toString) writes it, the same
+    text at every door (doc/SPEC.md 15, "Limits"): ``1e+30``, ``1.5``,
+    ``18446744073709552000`` for 2**64 + 1 (a whole number past 2**53 is
+    the double JSON reads it as). An int up to 2**53 is exact."""
+    if isinstance(value, int) and abs(value) <= 2 ** 53:
+        return str(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        return "Infinity" if value > 0 else "-Infinity"
+    if not math.isfinite(number):
+        return "NaN" if number != number else ("Infinity" if number > 0 else "-Infinity")
+    if number == 0:
+        return "0"
+    sign = "-" if number < 0 else ""
+    mantissa, _, exponent = ("%r" % abs(number)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction.rstrip("0")).lstrip("0") if fraction != "0" else whole.lstrip("0")
+    point = len(whole.lstrip("0")) if whole.strip("0") else -(len(fraction) - len(fraction.lstrip("0")))
+    point += int(exponent or 0)
+    digits = digits.rstrip("0") or "0"
+    k, n = len(digits), point
+    if k <= n <= 21:
+        text = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        text = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        text = "0." + "0" * -n + digits
+    else:
+        e = n - 1
+        text = digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + ("+" if e >= 0 else "-") \
+            + str(abs(e))
+    return sign + text
+
+
+def env_name_with_equals(name: Any) -> str:
+    """The one text for an env.set name holding '=' (doc/SPEC.md 15,
+    "Environment"), the same at every door."""
+    return ("env.set name %s holds '=': a variable name is printable ASCII without "
+            "spaces or '='" % show(name))
+
+
 def described(value: Any) -> str:
     """What a value of the wrong type is, in JSON's words, the same at
     every door: ``a string "5"``, ``a number 5``, ``a boolean true``,

@@ -583,7 +583,8 @@ class Policy(Base):
         for key, value, words in (("pids", 0, "is zero"), ("pids", -1, "is negative"),
                                   ("memory", 1.5, "after the number"),
                                   ("memory", "2X", "after the number"),
-                                  ("cpu_seconds", 10 ** 30, "past the largest"),
+                                  ("cpu_seconds", 10 ** 30, "after the number"),
+                                  ("pids", 10 ** 7, "past the largest"),
                                   ("open_files", "many", "is not a number"),
                                   ("fileSize", True, "a number or a string"),
                                   ("forks", 5, "unknown key")):
@@ -905,7 +906,7 @@ class PolicyEffects(Base):
                 self.assertNotEqual(r.exit_code, 0, r)
                 self.assertNotIn("connected", r.stdout)
                 self.assertNotIn("network", r.unenforced)
-            r = confine.bash(probe, network=False, **self.kw())
+            r = confine.bash(probe, network="off", **self.kw())
             self.assertNotEqual(r.exit_code, 0, r)
             self.assertEqual(accepted_before_a_sentinel(), [],
                              "a connection got out with network off")

@@ -731,15 +731,15 @@ static void test_config_errors(void **state) {
 		  "runnerFailureSignatures, probeTimeoutMs, landlockLauncher, writableRoots, "
 		  "protectedPaths, unprotect, defaultProtections, denyRead, network, allowUnixSockets, env, "
 		  "requireFull, limits)" },
-		{ "{\"mode\": 2}", ": key \"mode\" must be a string, not a number" },
+		{ "{\"mode\": 2}", ": mode must be a string, not a number 2" },
 		{ "{\"mode\": \"wide-open\"}",
 		  ": key \"mode\": unknown sandbox mode \"wide-open\" (expected read-only, "
 		  "workspace-write or danger-full-access)" },
 		{ "{\"workspaceRoot\": \"relative\"}",
 		  ": key \"workspaceRoot\" must be an absolute path, got \"relative\"" },
 		{ "{\"runnerCommand\": [\"x\", false]}",
-		  ": key \"runnerCommand\" must be an array of strings; element 1 is a boolean" },
-		{ "{\"probeTimeoutMs\": \"soon\"}", ": key \"probeTimeoutMs\" must be a number, not a string" },
+		  ": runnerCommand must be a string, not a boolean false" },
+		{ "{\"probeTimeoutMs\": \"soon\"}", ": probeTimeoutMs must be a number, not a string \"soon\"" },
 		{ "[\"mode\"]", ": the configuration must be a JSON object, not an array" },
 		{ "{\n  \"mode\": \"read-only\"\n  \"probeTimeoutMs\": 100\n}\n",
 		  ":3:18: malformed JSON: '}' expected near '\"probeTimeoutMs\"'" },
