@@ -279,8 +279,8 @@ static int resolve(struct assembler *as)
 /* ---- the program --------------------------------------------------------- */
 
 /* The network allowlist (seccomp_filter_allow_tcp): with --deny-network,
- * socket(AF_INET, SOCK_STREAM, 0 or IPPROTO_TCP) is let through for the
- * proxy; the supervisor decides where it may connect. */
+ * socket(AF_INET or AF_INET6, SOCK_STREAM, 0 or IPPROTO_TCP) is let
+ * through for the proxy; the supervisor decides where it may connect. */
 static bool allow_tcp;
 
 void seccomp_filter_allow_tcp(void)
@@ -312,8 +312,12 @@ static void emit_rule(struct assembler *as, enum rule rule, bool deny_network)
 			break;
 		}
 		if (allow_tcp) {
+			unsigned inet = new_label(as);
+
 			jump_if_equal(as, AF_VSOCK, deny, NEXT);
-			jump_if_equal(as, AF_INET, NEXT, refuse);
+			jump_if_equal(as, AF_INET, inet, NEXT);
+			jump_if_equal(as, AF_INET6, inet, refuse);
+			place(as, inet);
 			/* the type without SOCK_NONBLOCK and SOCK_CLOEXEC */
 			load(as, ARG_LOW_WORD(1));
 			emit(as, BPF_ALU | BPF_AND | BPF_K, 0xf, NEXT, NEXT);

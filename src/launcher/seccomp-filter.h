@@ -23,7 +23,8 @@ struct seccomp_program {
  * then refuses to run: never unfiltered), or -E2BIG. Pure. */
 int seccomp_filter_build(bool deny_network, struct seccomp_program *ret_program);
 /* Before seccomp_filter_build: the network allowlist's one way out, a TCP
- * socket (AF_INET, SOCK_STREAM, protocol 0 or TCP) despite --deny-network. */
+ * socket (AF_INET or AF_INET6, SOCK_STREAM, protocol 0 or TCP) despite
+ * --deny-network. */
 void seccomp_filter_allow_tcp(void);
 
 /* Installs program on this thread; no_new_privs must be set. Returns 0 or

@@ -127,22 +127,53 @@ void supervise_set_proxy(struct supervise *sv, uint32_t addr, uint16_t port, int
 	sv->proxy_port = port;
 }
 
-/* With the allowlist's proxy: an IP address is the proxy's or refused.
+/* An IP address as 16 bytes (IPv4 v4-mapped) and its port (network
+ * order); false for another family or a short address. */
+static bool ip_address(const struct sockaddr_storage *addr, socklen_t len, unsigned char *out,
+		       uint16_t *port)
+{
+	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)addr;
+
+	if (len >= sizeof(*in) && addr->ss_family == AF_INET) {
+		memset(out, 0, 10);
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &in->sin_addr, 4);
+		*port = in->sin_port;
+		return true;
+	}
+	if (len >= sizeof(*in6) && addr->ss_family == AF_INET6) {
+		memcpy(out, &in6->sin6_addr, 16);
+		*port = in6->sin6_port;
+		return true;
+	}
+	return false;
+}
+
+/* Whether 16 bytes and a port are the proxy's ::ffff:127.0.0.1:<port>. */
+static bool is_proxy(const struct supervise *sv, const unsigned char *addr, uint16_t port)
+{
+	static const unsigned char mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(addr, mapped, 12) == 0 && memcmp(addr + 12, &sv->proxy_addr, 4) == 0 &&
+	       port == sv->proxy_port;
+}
+
+/* With the allowlist's proxy: an IP address is the proxy's or refused,
+ * IPv4 or IPv6 (v4-mapped: an AF_INET6 socket reaches the proxy so).
  * (Landlock's TCP rule allows the proxy's port on every address, and the
  * deny-list lets only TCP sockets be made: this decides the address.) */
 static int check_ip_address(const struct supervise *sv, const struct sockaddr_storage *addr,
 			    socklen_t len)
 {
-	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
+	unsigned char ip[16];
+	uint16_t port;
 
 	if (!sv->proxy || len < sizeof(sa_family_t))
 		return 0;
-	if (addr->ss_family == AF_INET6)
-		return -sv->proxy_refusal;
-	if (addr->ss_family != AF_INET)
+	if (addr->ss_family != AF_INET && addr->ss_family != AF_INET6)
 		return 0;
-	if (len < sizeof(*in) || in->sin_addr.s_addr != sv->proxy_addr ||
-	    in->sin_port != sv->proxy_port)
+	if (!ip_address(addr, len, ip, &port) || !is_proxy(sv, ip, port))
 		return -sv->proxy_refusal;
 	return 0;
 }
@@ -189,34 +220,49 @@ static int check_address(struct sv_call *call, int sock, struct sockaddr_storage
 }
 
 /*
- * Transparent capture (doc/SPEC.md 15): a TCP connect to an IPv4 address
- * that is not the proxy's is made to the proxy instead, by a waiter
- * (even for a non-blocking socket: the preamble follows the handshake),
- * which then sends the preamble naming the address and port the command
- * asked for. The proxy decides by the name the command's first bytes
- * carry. Returns 1 with *ret set (the call's result or pending), or 0
- * when the connect is not captured.
+ * Transparent capture (doc/SPEC.md 15): a TCP connect to an IPv4 or IPv6
+ * address that is not the proxy's is made to the proxy instead, by a
+ * waiter (even for a non-blocking socket: the preamble follows the
+ * handshake), which then sends the preamble naming the address and port
+ * the command asked for. The proxy decides by the name the command's
+ * first bytes carry. An AF_INET6 socket reaches the proxy at
+ * ::ffff:127.0.0.1 with IPV6_V6ONLY cleared (the socket is not bound yet:
+ * its connect binds it). Returns 1 with *ret set (the call's result or
+ * pending), or 0 when the connect is not captured.
  */
 static int capture_connect(struct sv_call *call, int sock, const struct sockaddr_storage *addr,
 			   socklen_t len, int64_t *ret)
 {
 	static unsigned char preamble[CAPTURE_PREAMBLE_LENGTH];
-	const struct sockaddr_in *in = (const struct sockaddr_in *)addr;
 	struct sockaddr_in proxy = { .sin_family = AF_INET };
+	struct sockaddr_in6 proxy6 = { .sin6_family = AF_INET6 };
 	struct sv_blocking_op op = { .sock = sock, .connect = true,
 		.addr = (struct sockaddr *)&proxy, .addrlen = sizeof(proxy),
 		.preamble = preamble, .preamble_len = sizeof(preamble) };
 	const struct supervise *sv = call->sv;
+	unsigned char ip[16];
+	uint16_t port;
+	int off = 0;
 
-	if (!sv->proxy || sv->capture_token[0] == '\0' || addr->ss_family != AF_INET ||
-	    len < sizeof(*in) || socket_option(sock, SO_TYPE) != SOCK_STREAM)
-		return 0;
-	if (in->sin_addr.s_addr == sv->proxy_addr && in->sin_port == sv->proxy_port)
-		return 0;
+	if (!sv->proxy || sv->capture_token[0] == '\0' || !ip_address(addr, len, ip, &port) ||
+	    socket_option(sock, SO_TYPE) != SOCK_STREAM || is_proxy(sv, ip, port) ||
+	    socket_option(sock, SO_DOMAIN) != addr->ss_family)
+		return 0; /* another family's address: the kernel's answer, or EACCES */
 	proxy.sin_addr.s_addr = sv->proxy_addr;
 	proxy.sin_port = sv->proxy_port;
+	if (addr->ss_family == AF_INET6) {
+		proxy6.sin6_addr.s6_addr[10] = proxy6.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&proxy6.sin6_addr.s6_addr[12], &sv->proxy_addr, 4);
+		proxy6.sin6_port = sv->proxy_port;
+		op.addr = (struct sockaddr *)&proxy6;
+		op.addrlen = sizeof(proxy6);
+		if (setsockopt(sock, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off)) != 0) {
+			*ret = -ENETUNREACH;
+			return 1;
+		}
+	}
 	/* The waiter is forked from here, so it reads this copy as it is now. */
-	capture_write_preamble(preamble, sv->capture_token, in->sin_addr.s_addr, in->sin_port);
+	capture_write_preamble(preamble, sv->capture_token, ip, port);
 	*ret = sv_call_valid(call) ? sv_wait_start(call, &op) : -ENOENT;
 	return 1;
 }

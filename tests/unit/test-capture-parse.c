@@ -19,33 +19,42 @@ static const char token[] = "0123456789abcdef0123456789abcdef";
 static void test_preamble_round_trip(void **state)
 {
 	unsigned char buf[CAPTURE_PREAMBLE_LENGTH + 3];
-	uint32_t addr = 0;
+	/* an IPv4 address travels v4-mapped: ::ffff:93.184.216.34 */
+	static const unsigned char mapped[16] = { [10] = 0xff, [11] = 0xff, 0x5d, 0xb8, 0xd8, 0x22 };
+	static const unsigned char v6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
+	unsigned char addr[16] = { 0 };
 	uint16_t port = 0;
 
 	(void)state;
-	capture_write_preamble(buf, token, htonl(0x5db8d822), htons(443));
+	capture_write_preamble(buf, token, mapped, htons(443));
 	memcpy(buf + CAPTURE_PREAMBLE_LENGTH, "GET", 3);
-	assert_int_equal(capture_parse_preamble(buf, sizeof(buf), token, &addr, &port), CAPTURE_OK);
-	assert_int_equal(ntohl(addr), 0x5db8d822);
+	assert_int_equal(capture_parse_preamble(buf, sizeof(buf), token, addr, &port), CAPTURE_OK);
+	assert_memory_equal(addr, mapped, 16);
 	assert_int_equal(ntohs(port), 443);
+	capture_write_preamble(buf, token, v6, htons(80));
+	assert_int_equal(capture_parse_preamble(buf, sizeof(buf), token, addr, &port), CAPTURE_OK);
+	assert_memory_equal(addr, v6, 16);
+	assert_int_equal(ntohs(port), 80);
 	/* a head cut short waits; a prefix that is not the magic does not */
-	assert_int_equal(capture_parse_preamble(buf, 10, token, &addr, &port), CAPTURE_MORE);
-	assert_int_equal(capture_parse_preamble(buf, 2, token, &addr, &port), CAPTURE_MORE);
-	assert_int_equal(capture_parse_preamble((const unsigned char *)"\0CFX", 4, token, &addr,
+	assert_int_equal(capture_parse_preamble(buf, 10, token, addr, &port), CAPTURE_MORE);
+	assert_int_equal(capture_parse_preamble(buf, CAPTURE_PREAMBLE_LENGTH - 1, token, addr, &port),
+			 CAPTURE_MORE);
+	assert_int_equal(capture_parse_preamble(buf, 2, token, addr, &port), CAPTURE_MORE);
+	assert_int_equal(capture_parse_preamble((const unsigned char *)"\0CFX", 4, token, addr,
 						&port), CAPTURE_BAD);
 	assert_int_equal(capture_parse_preamble((const unsigned char *)"GET / HTTP/1.1", 14, token,
-						&addr, &port), CAPTURE_BAD);
+						addr, &port), CAPTURE_BAD);
 }
 
 static void test_preamble_wrong_secret(void **state)
 {
 	unsigned char buf[CAPTURE_PREAMBLE_LENGTH];
-	uint32_t addr;
+	unsigned char addr[16] = { 0 };
 	uint16_t port;
 
 	(void)state;
-	capture_write_preamble(buf, "0123456789abcdef0123456789abcdee", 1, 2);
-	assert_int_equal(capture_parse_preamble(buf, sizeof(buf), token, &addr, &port),
+	capture_write_preamble(buf, "0123456789abcdef0123456789abcdee", addr, 2);
+	assert_int_equal(capture_parse_preamble(buf, sizeof(buf), token, addr, &port),
 			 CAPTURE_BAD);
 }
 
@@ -225,7 +234,8 @@ static void test_dns_question_and_reply(void **state)
 	char name[256];
 	unsigned qtype = 0;
 	size_t end = 0, n;
-	uint32_t addr = htonl(0xc6120001);
+	static const unsigned char addr[4] = { 0xc6, 0x12, 0x00, 0x01 };
+	static const unsigned char addr6[16] = { 0x20, 0x01, 0x00, 0x02, [15] = 1 };
 
 	(void)state;
 	assert_int_equal(capture_dns_question(query_a, sizeof(query_a), name, sizeof(name), &qtype,
@@ -233,7 +243,7 @@ static void test_dns_question_and_reply(void **state)
 	assert_string_equal(name, "allowed.test");
 	assert_int_equal(qtype, 1);
 	assert_int_equal(end, sizeof(query_a));
-	n = capture_dns_reply(query_a, end, 0, &addr, out, sizeof(out));
+	n = capture_dns_reply(query_a, end, 0, addr, 4, out, sizeof(out));
 	assert_int_equal(n, sizeof(query_a) + 16);
 	assert_int_equal(out[0], 0xab);
 	assert_int_equal(out[1], 0xcd);
@@ -243,12 +253,20 @@ static void test_dns_question_and_reply(void **state)
 	assert_int_equal(out[7], 1);    /* one answer */
 	assert_memory_equal(out + sizeof(query_a), "\xc0\x0c\x00\x01\x00\x01", 6);
 	assert_memory_equal(out + n - 4, "\xc6\x12\x00\x01", 4);
+	/* an AAAA record: type 28, 16 bytes of address */
+	n = capture_dns_reply(query_a, end, 0, addr6, 16, out, sizeof(out));
+	assert_int_equal(n, sizeof(query_a) + 12 + 16);
+	assert_memory_equal(out + sizeof(query_a), "\xc0\x0c\x00\x1c\x00\x01", 6);
+	assert_int_equal(out[sizeof(query_a) + 11], 16);
+	assert_memory_equal(out + n - 16, addr6, 16);
+	/* an address of another length is no record */
+	assert_int_equal(capture_dns_reply(query_a, end, 0, addr, 8, out, sizeof(out)), 0);
 	/* no record, REFUSED */
-	n = capture_dns_reply(query_a, end, 5, NULL, out, sizeof(out));
+	n = capture_dns_reply(query_a, end, 5, NULL, 0, out, sizeof(out));
 	assert_int_equal(n, sizeof(query_a));
 	assert_int_equal(out[3], 0x85);
 	assert_int_equal(out[7], 0);
-	assert_int_equal(capture_dns_reply(query_a, end, 0, &addr, out, 20), 0);
+	assert_int_equal(capture_dns_reply(query_a, end, 0, addr, 4, out, 20), 0);
 }
 
 static void test_dns_question_refused_shapes(void **state)

@@ -126,29 +126,66 @@ static void test_the_bound_passed_says_so(void **state)
 	assert_string_equal(r.reason, "no answer within 30 s");
 }
 
+/* 16 bytes from text: IPv6, or IPv4 v4-mapped. */
+static void address(const char *text, unsigned char *out)
+{
+	struct in_addr a;
+
+	memset(out, 0, 16);
+	if (inet_pton(AF_INET, text, &a) == 1) {
+		out[10] = out[11] = 0xff;
+		memcpy(out + 12, &a, 4);
+		return;
+	}
+	assert_int_equal(inet_pton(AF_INET6, text, out), 1);
+}
+
 static void test_local_addresses(void **state)
 {
 	struct proxy_config c = config(false);
 	struct proxy_refusal r;
 	static const char *const local[] = { "127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1",
 					     "169.254.1.1", "100.64.0.1", "0.0.0.0",
-					     "224.0.0.1", "255.255.255.255" };
-	struct in_addr a;
+					     "224.0.0.1", "255.255.255.255",
+					     "::1", "::", "::127.0.0.1", "64:ff9b::a00:1",
+					     "2002:7f00:1::1", "fd00::1", "fc12::1", "fe80::1",
+					     "fec0::1", "ff02::1", "2001:db8::1", "2001:2::1",
+					     "2001:0:1::1", "100::1" };
+	static const char *const public[] = { "93.184.216.34", "2606:2800:220:1::1",
+					      "2a00:1450::1", "64:ff9b::5db8:d822",
+					      "2002:5db8:d822::1", "2001:4860::8888" };
+	unsigned char a[16];
+	struct in_addr v4;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(local) / sizeof(local[0]); i++) {
-		inet_pton(AF_INET, local[i], &a);
-		assert_true(proxy_address_is_local(a.s_addr));
-		assert_false(proxy_decide_address(&c, "x.test", a.s_addr, &r));
+		address(local[i], a);
+		assert_true(proxy_address6_is_local(a));
+		assert_false(proxy_decide_address(&c, "x.test", a, &r));
 		assert_string_equal(r.clause, "network.allowLocal");
 	}
-	inet_pton(AF_INET, "93.184.216.34", &a);
-	assert_false(proxy_address_is_local(a.s_addr));
-	assert_true(proxy_decide_address(&c, "x.test", a.s_addr, &r));
-	inet_pton(AF_INET, "127.0.0.1", &a);
+	address("::1", a);
+	assert_false(proxy_decide_address(&c, "x.test", a, &r));
+	assert_non_null(strstr(r.why, "resolves to ::1,"));
+	address("127.0.0.1", a);
+	assert_true(proxy_address_is_v4_mapped(a));
+	assert_false(proxy_decide_address(&c, "x.test", a, &r));
+	assert_non_null(strstr(r.why, "resolves to 127.0.0.1,"));
+	for (i = 0; i < sizeof(public) / sizeof(public[0]); i++) {
+		address(public[i], a);
+		assert_false(proxy_address6_is_local(a));
+		assert_true(proxy_decide_address(&c, "x.test", a, &r));
+	}
+	inet_pton(AF_INET, "93.184.216.34", &v4);
+	assert_false(proxy_address_is_local(v4.s_addr));
+	inet_pton(AF_INET, "127.0.0.1", &v4);
+	assert_true(proxy_address_is_local(v4.s_addr));
 	c.allow_local = true;
-	assert_true(proxy_decide_address(&c, "x.test", a.s_addr, &r));
+	address("127.0.0.1", a);
+	assert_true(proxy_decide_address(&c, "x.test", a, &r));
+	address("::1", a);
+	assert_true(proxy_decide_address(&c, "x.test", a, &r));
 }
 
 static void test_literals_and_authorities(void **state)
@@ -171,6 +208,18 @@ static void test_literals_and_authorities(void **state)
 	assert_false(proxy_split_authority("x.test:65536", 12, 80, host, sizeof(host), &port));
 	assert_false(proxy_split_authority("x.test:+1", 9, 80, host, sizeof(host), &port));
 	assert_false(proxy_split_authority(":80", 3, 80, host, sizeof(host), &port));
+	/* an IPv6 literal: kept whole with its brackets, its port after them */
+	assert_true(proxy_split_authority("[::1]:8080", 10, 80, host, sizeof(host), &port));
+	assert_string_equal(host, "[::1]");
+	assert_int_equal(port, 8080);
+	assert_true(proxy_is_ip_literal(host));
+	assert_true(proxy_split_authority("[::1]", 5, 80, host, sizeof(host), &port));
+	assert_string_equal(host, "[::1]");
+	assert_int_equal(port, 80);
+	assert_true(proxy_split_authority("[::1", 4, 80, host, sizeof(host), &port));
+	assert_string_equal(host, "[::1");
+	assert_false(proxy_split_authority("[::1]x", 6, 80, host, sizeof(host), &port));
+	assert_false(proxy_split_authority("[::1]:0", 7, 80, host, sizeof(host), &port));
 }
 
 static void test_secret_and_base64(void **state)

@@ -7,17 +7,17 @@
 
 #include "capture-parse.h"
 
-void capture_write_preamble(unsigned char *out, const char *token, uint32_t addr,
+void capture_write_preamble(unsigned char *out, const char *token, const unsigned char *addr,
 			    uint16_t port)
 {
 	memcpy(out, CAPTURE_MAGIC, CAPTURE_MAGIC_LENGTH);
 	memcpy(out + CAPTURE_MAGIC_LENGTH, token, CAPTURE_TOKEN_LENGTH);
-	memcpy(out + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH, &addr, 4);
-	memcpy(out + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 4, &port, 2);
+	memcpy(out + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH, addr, 16);
+	memcpy(out + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 16, &port, 2);
 }
 
 enum capture_result capture_parse_preamble(const unsigned char *buf, size_t len,
-					   const char *token, uint32_t *addr, uint16_t *port)
+					   const char *token, unsigned char *addr, uint16_t *port)
 {
 	unsigned char diff = 0;
 	size_t i, n = len < CAPTURE_MAGIC_LENGTH ? len : CAPTURE_MAGIC_LENGTH;
@@ -30,8 +30,8 @@ enum capture_result capture_parse_preamble(const unsigned char *buf, size_t len,
 		diff |= (unsigned char)(buf[CAPTURE_MAGIC_LENGTH + i] ^ (unsigned char)token[i]);
 	if (diff != 0 || strlen(token) != CAPTURE_TOKEN_LENGTH)
 		return CAPTURE_BAD;
-	memcpy(addr, buf + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH, 4);
-	memcpy(port, buf + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 4, 2);
+	memcpy(addr, buf + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH, 16);
+	memcpy(port, buf + CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 16, 2);
 	return CAPTURE_OK;
 }
 
@@ -241,14 +241,19 @@ enum capture_result capture_dns_question(const unsigned char *q, size_t len, cha
 }
 
 size_t capture_dns_reply(const unsigned char *q, size_t question_end, unsigned rcode,
-			 const uint32_t *addr, unsigned char *out, size_t out_size)
+			 const unsigned char *addr, size_t addr_len, unsigned char *out,
+			 size_t out_size)
 {
-	static const unsigned char record[] = { 0xc0, 12, 0, CAPTURE_DNS_TYPE_A, 0, 1,
-						0, 0, 0, CAPTURE_DNS_TTL, 0, 4 };
-	size_t n = question_end + (addr != NULL ? sizeof(record) + 4 : 0);
+	unsigned char record[] = { 0xc0, 12, 0, CAPTURE_DNS_TYPE_A, 0, 1,
+				   0, 0, 0, CAPTURE_DNS_TTL, 0, 4 };
+	size_t n = question_end + (addr != NULL ? sizeof(record) + addr_len : 0);
 
-	if (n > out_size || question_end < 12)
+	if (n > out_size || question_end < 12 || (addr != NULL && addr_len != 4 && addr_len != 16))
 		return 0;
+	if (addr_len == 16) {
+		record[3] = CAPTURE_DNS_TYPE_AAAA;
+		record[11] = 16;
+	}
 	memcpy(out, q, question_end);
 	out[2] = (unsigned char)(0x84 | (q[2] & 0x01)); /* QR, AA, the query's RD */
 	out[3] = (unsigned char)(0x80 | (rcode & 0x0f)); /* RA */
@@ -256,7 +261,7 @@ size_t capture_dns_reply(const unsigned char *q, size_t question_end, unsigned r
 	out[7] = addr != NULL ? 1 : 0;
 	if (addr != NULL) {
 		memcpy(out + question_end, record, sizeof(record));
-		memcpy(out + question_end + sizeof(record), addr, 4);
+		memcpy(out + question_end + sizeof(record), addr, addr_len);
 	}
 	return n;
 }

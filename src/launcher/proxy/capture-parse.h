@@ -14,13 +14,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* "\0CFC", the token (CAPTURE_TOKEN_LENGTH hex digits), the IPv4 address
- * (network order, 4 bytes) and the port (network order, 2 bytes). No
- * client of the proxy starts with a NUL byte (HTTP, SOCKS5's 0x05). */
+/* "\0CFC", the token (CAPTURE_TOKEN_LENGTH hex digits), the address as
+ * IPv6 (16 bytes; an IPv4 one v4-mapped, ::ffff:a.b.c.d) and the port
+ * (network order, 2 bytes). No client of the proxy starts with a NUL byte
+ * (HTTP, SOCKS5's 0x05). */
 #define CAPTURE_MAGIC "\0CFC"
 #define CAPTURE_MAGIC_LENGTH 4
 #define CAPTURE_TOKEN_LENGTH 32
-#define CAPTURE_PREAMBLE_LENGTH (CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 4 + 2)
+#define CAPTURE_PREAMBLE_LENGTH (CAPTURE_MAGIC_LENGTH + CAPTURE_TOKEN_LENGTH + 16 + 2)
 
 enum capture_result {
 	CAPTURE_MORE,    /* not enough bytes yet */
@@ -31,15 +32,16 @@ enum capture_result {
 
 enum capture_protocol { CAPTURE_UNKNOWN, CAPTURE_TLS, CAPTURE_HTTP };
 
-/* Writes the preamble (CAPTURE_PREAMBLE_LENGTH bytes) into out. addr and
- * port in network order. */
-void capture_write_preamble(unsigned char *out, const char *token, uint32_t addr,
+/* Writes the preamble (CAPTURE_PREAMBLE_LENGTH bytes) into out. addr (16
+ * bytes, IPv6 or v4-mapped) and port in network order. */
+void capture_write_preamble(unsigned char *out, const char *token, const unsigned char *addr,
 			    uint16_t port);
 
 /* Reads a preamble from the first len bytes of buf, checking the token
- * (constant time). CAPTURE_OK with *addr and *port (network order). */
+ * (constant time). CAPTURE_OK with addr (16 bytes) and *port (network
+ * order). */
 enum capture_result capture_parse_preamble(const unsigned char *buf, size_t len,
-					   const char *token, uint32_t *addr, uint16_t *port);
+					   const char *token, unsigned char *addr, uint16_t *port);
 
 /*
  * The name in the command's first bytes (len of them): TLS (a handshake
@@ -64,13 +66,16 @@ enum capture_result capture_dns_question(const unsigned char *q, size_t len, cha
 					 size_t name_size, unsigned *qtype, size_t *question_end);
 
 /* The reply to that query (question_end from capture_dns_question): its id
- * and question, rcode (0 NOERROR, 2 SERVFAIL, 5 REFUSED), and one A record
- * when addr is not NULL (network order). Returns its length (without the
- * TCP length bytes), or 0 when out (out_size bytes) is too small. */
+ * and question, rcode (0 NOERROR, 2 SERVFAIL, 5 REFUSED), and one record
+ * when addr is not NULL: an A record when addr_len is 4, AAAA when 16
+ * (network order). Returns its length (without the TCP length bytes), or
+ * 0 when out (out_size bytes) is too small or addr_len is neither. */
 size_t capture_dns_reply(const unsigned char *q, size_t question_end, unsigned rcode,
-			 const uint32_t *addr, unsigned char *out, size_t out_size);
+			 const unsigned char *addr, size_t addr_len, unsigned char *out,
+			 size_t out_size);
 
 #define CAPTURE_DNS_TYPE_A 1
+#define CAPTURE_DNS_TYPE_AAAA 28
 #define CAPTURE_DNS_TTL 60
 
 #endif

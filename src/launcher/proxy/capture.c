@@ -2,7 +2,7 @@
  * Transparent capture, the proxy's side (proxy-internal.h; doc/SPEC.md 15,
  * "Transparent capture").
  *
- * A command's direct TCP connect to an IPv4 address is made to this
+ * A command's direct TCP connect to an IPv4 or IPv6 address is made to this
  * proxy by the supervisor, which sends the preamble first (the run's
  * secret, the address and port the command asked for: capture-parse.h).
  * The command's own first bytes then name the host: a TLS ClientHello's
@@ -17,8 +17,9 @@
  * run's resolv.conf names the host's nameserver, and RES_OPTIONS=use-vc
  * makes glibc ask over TCP) is answered here, never forwarded: an A
  * question gets a placeholder address from 198.18.0.0/15 (RFC 2544's
- * benchmark range, routed nowhere) kept for that name for the run,
- * AAAA and every other type no record. A captured connect to a
+ * benchmark range, routed nowhere) kept for that name for the run, an
+ * AAAA question the same index in 2001:2::/48 (RFC 5180's benchmark
+ * range), every other type no record. A captured connect to a
  * placeholder is then decided by its name at once (any protocol, server
  * first too); one no name was given is refused.
  *
@@ -38,13 +39,15 @@
 #define PLACEHOLDER_BASE 0xc6120000U /* 198.18.0.0 */
 #define PLACEHOLDER_MASK 0xfffe0000U /* /15 */
 #define PLACEHOLDERS_MAX 1024
+/* 2001:2::/48, the index in the last 32 bits, the bits between zero */
+static const unsigned char placeholder6_prefix[12] = { 0x20, 0x01, 0x00, 0x02 };
 
 static char placeholders[PLACEHOLDERS_MAX][254];
 static size_t n_placeholders;
 
-/* The placeholder address of name (network order), given the first time
- * it is asked for; false when PLACEHOLDERS_MAX names have one. */
-static bool placeholder_for(const char *name, uint32_t *addr)
+/* The placeholder index of name (from 1), given the first time it is
+ * asked for; false when PLACEHOLDERS_MAX names have one. */
+static bool placeholder_for(const char *name, uint32_t *index)
 {
 	size_t i;
 
@@ -56,24 +59,58 @@ static bool placeholder_for(const char *name, uint32_t *addr)
 		memcpy(placeholders[i], name, strlen(name) + 1);
 		n_placeholders++;
 	}
-	*addr = htonl(PLACEHOLDER_BASE + 1U + (uint32_t)i);
+	*index = 1U + (uint32_t)i;
 	return true;
 }
 
-static bool is_placeholder(uint32_t addr)
+/* The offset of addr (16 bytes) in its placeholder range, or false when
+ * it is in neither (198.18.0.0/15 v4-mapped, 2001:2::/48). */
+static bool placeholder_offset(const unsigned char *addr, uint32_t *offset)
 {
-	return (ntohl(addr) & PLACEHOLDER_MASK) == PLACEHOLDER_BASE;
+	uint32_t h;
+
+	memcpy(&h, addr + 12, 4);
+	h = ntohl(h);
+	if (proxy_address_is_v4_mapped(addr)) {
+		*offset = h - PLACEHOLDER_BASE;
+		return (h & PLACEHOLDER_MASK) == PLACEHOLDER_BASE;
+	}
+	*offset = h;
+	return memcmp(addr, placeholder6_prefix, 6) == 0;
 }
 
-/* The name a placeholder stands for, or NULL. */
-static const char *placeholder_name(uint32_t addr)
+static bool is_placeholder(const unsigned char *addr)
 {
-	uint32_t h = ntohl(addr);
+	uint32_t offset;
 
-	if (!is_placeholder(addr) || h == PLACEHOLDER_BASE ||
-	    h - PLACEHOLDER_BASE - 1U >= n_placeholders)
+	return placeholder_offset(addr, &offset);
+}
+
+/* The name a placeholder stands for, or NULL (the 2001:2::/48 bits
+ * between the prefix and the index must be zero). */
+static const char *placeholder_name(const unsigned char *addr)
+{
+	uint32_t offset;
+
+	if (!placeholder_offset(addr, &offset) || offset == 0 || offset - 1U >= n_placeholders ||
+	    (!proxy_address_is_v4_mapped(addr) &&
+	     memcmp(addr, placeholder6_prefix, sizeof(placeholder6_prefix)) != 0))
 		return NULL;
-	return placeholders[h - PLACEHOLDER_BASE - 1U];
+	return placeholders[offset - 1U];
+}
+
+/* The record for a placeholder index: 4 bytes for A, 16 for AAAA. */
+static size_t placeholder_record(unsigned qtype, uint32_t index, unsigned char *out)
+{
+	uint32_t v4 = htonl(PLACEHOLDER_BASE + index), low = htonl(index);
+
+	if (qtype == CAPTURE_DNS_TYPE_A) {
+		memcpy(out, &v4, 4);
+		return 4;
+	}
+	memcpy(out, placeholder6_prefix, sizeof(placeholder6_prefix));
+	memcpy(out + 12, &low, 4);
+	return 16;
 }
 
 /* Answers every whole query in c->up (TCP: two length bytes each), while
@@ -86,7 +123,9 @@ static void dns_step(struct conn *c)
 		size_t len = (size_t)c->up[0] << 8 | c->up[1], qend, n;
 		char name[256];
 		unsigned qtype, rcode = 0;
-		uint32_t addr;
+		unsigned char addr[16];
+		uint32_t index;
+		size_t addr_len = 0;
 		bool answer = false;
 
 		if (c->up_len < 2 + len) {
@@ -105,10 +144,13 @@ static void dns_step(struct conn *c)
 		}
 		if (!launcher_host_name_valid(name, strlen(name)))
 			rcode = 5; /* REFUSED */
-		else if (qtype == CAPTURE_DNS_TYPE_A && !(answer = placeholder_for(name, &addr)))
+		else if ((qtype == CAPTURE_DNS_TYPE_A || qtype == CAPTURE_DNS_TYPE_AAAA) &&
+			 !(answer = placeholder_for(name, &index)))
 			rcode = 2; /* SERVFAIL: no placeholder left */
-		n = capture_dns_reply(c->up + 2, qend, rcode, answer ? &addr : NULL, reply + 2,
-				      sizeof(reply) - 2);
+		if (answer)
+			addr_len = placeholder_record(qtype, index, addr);
+		n = capture_dns_reply(c->up + 2, qend, rcode, answer ? addr : NULL, addr_len,
+				      reply + 2, sizeof(reply) - 2);
 		reply[0] = (unsigned char)(n >> 8);
 		reply[1] = (unsigned char)n;
 		proxy_queue_down(c, reply, n + 2);
@@ -126,7 +168,7 @@ static void refuse_unnamed(struct conn *c, const char *what)
 				   .clause = "network.allow", .note = "a direct connect with no name",
 				   .by = "allowlist" };
 
-	inet_ntop(AF_INET, &c->addr, c->host, sizeof(c->host));
+	proxy_address_text(c->addr, c->host, sizeof(c->host));
 	snprintf(r.why, sizeof(r.why),
 		 "a direct connect to %s port %u %s: the allowlist names hosts, and a "
 		 "connection is decided by the name it sends (TLS SNI, HTTP Host) "
@@ -148,7 +190,7 @@ void proxy_capture_step(struct conn *c)
 	}
 	if (c->kind == KIND_UNKNOWN) {
 		enum capture_result r =
-		    capture_parse_preamble(c->up, c->up_len, proxy_cfg->token, &c->addr, &port);
+		    capture_parse_preamble(c->up, c->up_len, proxy_cfg->token, c->addr, &port);
 
 		if (r == CAPTURE_MORE)
 			return;

@@ -129,14 +129,17 @@ void proxy_escape_host(const char *raw, size_t length, char *out, size_t size)
 	out[o] = '\0';
 }
 
-bool proxy_decide_address(const struct proxy_config *config, const char *host, uint32_t addr,
-			  struct proxy_refusal *refusal)
+bool proxy_decide_address(const struct proxy_config *config, const char *host,
+			  const unsigned char *addr, struct proxy_refusal *refusal)
 {
-	char text[INET_ADDRSTRLEN];
+	char text[INET6_ADDRSTRLEN];
 
-	if (config->allow_local || !proxy_address_is_local(addr))
+	if (config->allow_local || !proxy_address6_is_local(addr))
 		return true;
-	inet_ntop(AF_INET, &addr, text, sizeof(text));
+	if (proxy_address_is_v4_mapped(addr))
+		inet_ntop(AF_INET, addr + 12, text, sizeof(text));
+	else
+		inet_ntop(AF_INET6, addr, text, sizeof(text));
 	memset(refusal, 0, sizeof(*refusal));
 	set(refusal, 403, 0x02, "network.allowLocal", "local address, network.allowLocal");
 	snprintf(refusal->why, sizeof(refusal->why),
@@ -205,6 +208,56 @@ bool proxy_address_is_local(uint32_t addr)
 	       (a >> 28) >= 14; /* multicast 224/4, reserved 240/4, broadcast */
 }
 
+bool proxy_address_is_v4_mapped(const unsigned char *addr)
+{
+	static const unsigned char prefix[12] = { [10] = 0xff, [11] = 0xff };
+
+	return memcmp(addr, prefix, sizeof(prefix)) == 0;
+}
+
+static bool prefix_is(const unsigned char *addr, const unsigned char *prefix, unsigned bits)
+{
+	unsigned whole = bits / 8, rest = bits % 8;
+
+	return memcmp(addr, prefix, whole) == 0 &&
+	       (rest == 0 || ((addr[whole] ^ prefix[whole]) & (0xff00U >> rest) & 0xff) == 0);
+}
+
+bool proxy_address6_is_local(const unsigned char *addr)
+{
+	static const unsigned char zero[16], nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	static const struct {
+		unsigned char prefix[16];
+		unsigned bits;
+	} local[] = {
+		{ { 0xfc }, 7 },                   /* unique local */
+		{ { 0xfe, 0x80 }, 10 },            /* link-local */
+		{ { 0xfe, 0xc0 }, 10 },            /* site-local */
+		{ { 0xff }, 8 },                   /* multicast */
+		{ { 0x20, 0x01, 0x0d, 0xb8 }, 32 }, /* documentation */
+		{ { 0x20, 0x01, 0x00, 0x02 }, 48 }, /* benchmarking: the placeholders */
+		{ { 0x20, 0x01 }, 32 },            /* Teredo */
+		{ { 0x01 }, 64 },                  /* discard */
+	};
+	uint32_t v4;
+	size_t i;
+
+	if (proxy_address_is_v4_mapped(addr) || prefix_is(addr, zero, 96) ||
+	    prefix_is(addr, nat64, 96)) {
+		memcpy(&v4, addr + 12, 4);
+		/* ::/96 holds :: and ::1 too: 0.0.0.0 and 0.0.0.1 are local */
+		return proxy_address_is_local(v4);
+	}
+	if (addr[0] == 0x20 && addr[1] == 0x02) {
+		memcpy(&v4, addr + 2, 4);
+		return proxy_address_is_local(v4);
+	}
+	for (i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		if (prefix_is(addr, local[i].prefix, local[i].bits))
+			return true;
+	return false;
+}
+
 bool proxy_is_ip_literal(const char *host)
 {
 	struct in_addr a;
@@ -213,40 +266,51 @@ bool proxy_is_ip_literal(const char *host)
 	       strspn(host, "0123456789.") == strlen(host);
 }
 
+/* ":digits" (len bytes, after the host) into *port; false when malformed. */
+static bool parse_port(const char *colon, size_t len, unsigned *port)
+{
+	unsigned long p = 0;
+	size_t i;
+
+	if (len < 2 || len > 6 || colon[0] != ':')
+		return false;
+	for (i = 1; i < len; i++) {
+		if (colon[i] < '0' || colon[i] > '9')
+			return false;
+		p = p * 10 + (unsigned long)(colon[i] - '0');
+	}
+	if (p == 0 || p > 65535)
+		return false;
+	*port = (unsigned)p;
+	return true;
+}
+
 bool proxy_split_authority(const char *auth, size_t len, unsigned default_port, char *host,
 			   size_t host_size, unsigned *port)
 {
 	const char *colon = memchr(auth, ':', len);
 	size_t host_len = colon != NULL ? (size_t)(colon - auth) : len;
 
+	*port = default_port;
 	if (len > 0 && auth[0] == '[') {
-		host_len = len < host_size ? len : host_size - 1;
+		/* "[v6]" or "[v6]:port": the literal whole, with its brackets
+		 * (refused as one); unclosed, the whole of it */
+		const char *close = memchr(auth, ']', len);
+
+		host_len = close != NULL ? (size_t)(close - auth) + 1 : len;
+		if (host_len < len && !parse_port(auth + host_len, len - host_len, port))
+			return false;
+		if (host_len >= host_size)
+			host_len = host_size - 1;
 		memcpy(host, auth, host_len);
 		host[host_len] = '\0';
-		*port = default_port;
 		return true;
 	}
 	if (host_len == 0 || host_len >= host_size)
 		return false;
 	memcpy(host, auth, host_len);
 	host[host_len] = '\0';
-	*port = default_port;
-	if (colon != NULL) {
-		size_t dl = len - host_len - 1, i;
-		unsigned long p = 0;
-
-		if (dl == 0 || dl > 5)
-			return false;
-		for (i = 0; i < dl; i++) {
-			if (colon[1 + i] < '0' || colon[1 + i] > '9')
-				return false;
-			p = p * 10 + (unsigned long)(colon[1 + i] - '0');
-		}
-		if (p == 0 || p > 65535)
-			return false;
-		*port = (unsigned)p;
-	}
-	return true;
+	return colon == NULL || parse_port(colon, len - host_len, port);
 }
 
 bool proxy_secret_equal(const char *given, size_t given_len, const char *secret)

@@ -75,10 +75,11 @@ void proxy_decide_bad_name(const struct proxy_config *config, struct proxy_refus
  * to fit `size` (at least 8). */
 void proxy_escape_host(const char *raw, size_t length, char *out, size_t size);
 
-/* Whether `host`'s address `addr` (IPv4, network order) may be reached;
- * false fills *refusal (clause network.allowLocal). */
-bool proxy_decide_address(const struct proxy_config *config, const char *host, uint32_t addr,
-			  struct proxy_refusal *refusal);
+/* Whether `host`'s address `addr` (16 bytes, network order: IPv6, or an
+ * IPv4 address v4-mapped) may be reached; false fills *refusal (clause
+ * network.allowLocal). */
+bool proxy_decide_address(const struct proxy_config *config, const char *host,
+			  const unsigned char *addr, struct proxy_refusal *refusal);
 
 /* The decider's answer: a refusal naming the host and its reason, or
  * (reason NULL) the bound passed with no answer. */
@@ -96,6 +97,17 @@ bool proxy_answers_put(struct proxy_answers *answers, const char *host, unsigned
 /* Whether an IPv4 address (network order) is loopback, private,
  * link-local, CGNAT, "this network", multicast or reserved. */
 bool proxy_address_is_local(uint32_t addr);
+
+/* The same for 16 bytes: an IPv4 address v4-mapped (::ffff:0:0/96),
+ * v4-compatible (::/96), NAT64 (64:ff9b::/96) or 6to4 (2002::/16) is
+ * judged by the IPv4 address it carries; loopback ::1, unique local
+ * fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8,
+ * documentation 2001:db8::/32, benchmarking 2001:2::/48 (the run's own
+ * placeholders), discard 100::/64 and Teredo 2001::/32 are local. */
+bool proxy_address6_is_local(const unsigned char *addr);
+
+/* Whether 16 bytes are an IPv4 address v4-mapped (::ffff:a.b.c.d). */
+bool proxy_address_is_v4_mapped(const unsigned char *addr);
 
 /* Whether a request's host is an address, not a name: "[v6]", anything
  * with a colon, a dotted quad, all digits and dots. */

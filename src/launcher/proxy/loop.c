@@ -226,21 +226,20 @@ void proxy_refuse_socks_command(struct conn *c)
 
 void proxy_start_connect(struct conn *c)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
+	struct sockaddr_storage sa;
+	socklen_t sa_len = proxy_sockaddr(c->addr, c->port, &sa);
 	size_t i = (size_t)(c - proxy_conns);
 	struct proxy_refusal r;
-	char why[600], text[INET_ADDRSTRLEN];
+	char why[600], text[INET6_ADDRSTRLEN];
 
 	if (!proxy_decide_address(proxy_cfg, c->host, c->addr, &r)) {
 		proxy_refuse(c, &r);
 		return;
 	}
-	inet_ntop(AF_INET, &c->addr, text, sizeof(text));
-	sa.sin_addr.s_addr = c->addr;
-	sa.sin_port = htons((uint16_t)c->port);
-	c->upstream = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	proxy_address_text(c->addr, text, sizeof(text));
+	c->upstream = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->upstream < 0 ||
-	    (connect(c->upstream, (struct sockaddr *)&sa, sizeof(sa)) != 0 && errno != EINPROGRESS)) {
+	    (connect(c->upstream, (struct sockaddr *)&sa, sa_len) != 0 && errno != EINPROGRESS)) {
 		snprintf(why, sizeof(why), "cannot connect to \"%s\" (%s) port %u: %s", c->host,
 			 text, c->port, strerror(errno));
 		proxy_fail(c, 502, 0x05, why);
@@ -283,10 +282,10 @@ static void connected(struct conn *c)
 
 void proxy_resolve_and_connect(struct conn *c)
 {
-	if (proxy_lookup_hosts(c->host, &c->addr))
+	if (proxy_lookup_hosts(c->host, c->addr))
 		proxy_start_connect(c);
 	else
-		proxy_dns_query(c);
+		proxy_dns_query(c, CAPTURE_DNS_TYPE_A);
 }
 
 void proxy_go(struct conn *c)

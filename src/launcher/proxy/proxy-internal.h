@@ -20,8 +20,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <time.h>
 
+#include "capture-parse.h"
 #include "decide.h"
 #include "proxy.h"
 
@@ -46,8 +48,9 @@ struct conn {
 	int client, upstream, dns;
 	char host[256];
 	unsigned port;
-	uint32_t addr;
+	unsigned char addr[16]; /* IPv6, or IPv4 v4-mapped (network order) */
 	uint16_t dns_id;
+	unsigned dns_qtype;     /* ST_RESOLVE: A, then AAAA when no A */
 	unsigned ask_id;     /* ST_ASK: the question this connection waits on */
 	unsigned char *up;   /* client -> upstream */
 	size_t up_len;
@@ -101,8 +104,16 @@ void proxy_capture_expired(struct conn *c);
 /* resolve.c */
 void proxy_load_hosts(const char *path);
 void proxy_load_resolv_conf(void);
-bool proxy_lookup_hosts(const char *name, uint32_t *ret);
-void proxy_dns_query(struct conn *c);
+/* The name's first IPv4 address in the hosts files, else its first IPv6
+ * one, into ret (16 bytes, IPv4 v4-mapped). */
+bool proxy_lookup_hosts(const char *name, unsigned char *ret);
+/* One question of qtype (CAPTURE_DNS_TYPE_A or _AAAA) for c->host. */
+void proxy_dns_query(struct conn *c, unsigned qtype);
 void proxy_dns_answer(struct conn *c);
+/* addr (16 bytes) and port as a sockaddr (AF_INET when v4-mapped, else
+ * AF_INET6); returns its length. */
+socklen_t proxy_sockaddr(const unsigned char *addr, unsigned port, struct sockaddr_storage *out);
+/* addr as text: dotted for v4-mapped, else IPv6. */
+void proxy_address_text(const unsigned char *addr, char *out, size_t size);
 
 #endif

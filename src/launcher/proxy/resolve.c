@@ -1,8 +1,9 @@
 /*
  * Names to addresses (proxy-internal.h): the hosts files read at start (a
- * test map first, then /etc/hosts), else one DNS A query over UDP to the
- * first IPv4 nameserver of /etc/resolv.conf, within RESOLVE_SECONDS. No
- * search domains; IPv4 only (doc/SPEC.md 15, "Limits").
+ * test map first, then /etc/hosts; a name's IPv4 address first, else its
+ * IPv6 one), else a DNS A query over UDP to the first IPv4 nameserver of
+ * /etc/resolv.conf, and an AAAA one when it has no A record, each within
+ * RESOLVE_SECONDS. No search domains (doc/SPEC.md 15, "Limits").
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -19,7 +20,8 @@
 
 struct host_entry {
 	char name[256];
-	uint32_t addr;
+	unsigned char addr[16]; /* IPv4 v4-mapped */
+	bool v4;
 };
 
 static struct host_entry hosts[MAX_HOSTS];
@@ -33,7 +35,15 @@ static void lower(char *s)
 			*s = (char)(*s - 'A' + 'a');
 }
 
-/* "ADDRESS NAME..." lines; IPv4 addresses only. */
+static void v4_mapped(const void *v4, unsigned char *out)
+{
+	memset(out, 0, 10);
+	out[10] = out[11] = 0xff;
+	memcpy(out + 12, v4, 4);
+}
+
+/* "ADDRESS NAME..." lines, IPv4 or IPv6 (no zone: "fe80::1%eth0" is
+ * skipped). */
 void proxy_load_hosts(const char *path)
 {
 	char line[1024];
@@ -43,19 +53,26 @@ void proxy_load_hosts(const char *path)
 		return;
 	while (fgets(line, sizeof(line), f) != NULL) {
 		char *save = NULL, *word, *hash = strchr(line, '#');
-		struct in_addr a;
+		unsigned char a[16];
+		bool v4;
 
 		if (hash != NULL)
 			*hash = '\0';
 		word = strtok_r(line, " \t\r\n", &save);
-		if (word == NULL || inet_pton(AF_INET, word, &a) != 1)
+		if (word == NULL)
+			continue;
+		v4 = inet_pton(AF_INET, word, a + 12) == 1;
+		if (v4)
+			v4_mapped(a + 12, a);
+		else if (inet_pton(AF_INET6, word, a) != 1)
 			continue;
 		while ((word = strtok_r(NULL, " \t\r\n", &save)) != NULL && n_hosts < MAX_HOSTS) {
 			if (strlen(word) >= sizeof(hosts[0].name))
 				continue;
 			snprintf(hosts[n_hosts].name, sizeof(hosts[0].name), "%s", word);
 			lower(hosts[n_hosts].name);
-			hosts[n_hosts++].addr = a.s_addr;
+			memcpy(hosts[n_hosts].addr, a, 16);
+			hosts[n_hosts++].v4 = v4;
 		}
 	}
 	fclose(f);
@@ -80,19 +97,52 @@ void proxy_load_resolv_conf(void)
 }
 
 /* The test map first (it stands in for names), then /etc/hosts. */
-bool proxy_lookup_hosts(const char *name, uint32_t *ret)
+bool proxy_lookup_hosts(const char *name, unsigned char *ret)
 {
+	const struct host_entry *v6 = NULL;
 	size_t i;
 
 	for (i = 0; i < n_hosts; i++)
 		if (strcmp(hosts[i].name, name) == 0) {
-			*ret = hosts[i].addr;
+			if (!hosts[i].v4) {
+				v6 = v6 != NULL ? v6 : &hosts[i];
+				continue;
+			}
+			memcpy(ret, hosts[i].addr, 16);
 			return true;
 		}
-	return false;
+	if (v6 != NULL)
+		memcpy(ret, v6->addr, 16);
+	return v6 != NULL;
 }
 
-void proxy_dns_query(struct conn *c)
+socklen_t proxy_sockaddr(const unsigned char *addr, unsigned port, struct sockaddr_storage *out)
+{
+	struct sockaddr_in *in = (struct sockaddr_in *)out;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)out;
+
+	memset(out, 0, sizeof(*out));
+	if (proxy_address_is_v4_mapped(addr)) {
+		in->sin_family = AF_INET;
+		in->sin_port = htons((uint16_t)port);
+		memcpy(&in->sin_addr, addr + 12, 4);
+		return sizeof(*in);
+	}
+	in6->sin6_family = AF_INET6;
+	in6->sin6_port = htons((uint16_t)port);
+	memcpy(&in6->sin6_addr, addr, 16);
+	return sizeof(*in6);
+}
+
+void proxy_address_text(const unsigned char *addr, char *out, size_t size)
+{
+	if (proxy_address_is_v4_mapped(addr))
+		inet_ntop(AF_INET, addr + 12, out, (socklen_t)size);
+	else
+		inet_ntop(AF_INET6, addr, out, (socklen_t)size);
+}
+
+void proxy_dns_query(struct conn *c, unsigned qtype)
 {
 	unsigned char q[300];
 	size_t n = 12;
@@ -121,9 +171,10 @@ void proxy_dns_query(struct conn *c)
 	}
 	q[n++] = 0;
 	q[n++] = 0;
-	q[n++] = 1; /* A */
+	q[n++] = (unsigned char)qtype;
 	q[n++] = 0;
 	q[n++] = 1; /* IN */
+	c->dns_qtype = qtype;
 	ns.sin_addr.s_addr = nameserver;
 	c->dns = nameserver == 0 ? -1 : socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->dns < 0 || connect(c->dns, (struct sockaddr *)&ns, sizeof(ns)) != 0 ||
@@ -176,8 +227,12 @@ void proxy_dns_answer(struct conn *c)
 		at += 10;
 		if (at + rdlen > n)
 			break;
-		if (type == 1 && rdlen == 4) {
-			memcpy(&c->addr, m + at, 4);
+		if ((type == CAPTURE_DNS_TYPE_A && rdlen == 4) ||
+		    (type == CAPTURE_DNS_TYPE_AAAA && rdlen == 16 && c->dns_qtype == type)) {
+			if (rdlen == 4)
+				v4_mapped(m + at, c->addr);
+			else
+				memcpy(c->addr, m + at, 16);
 			close(c->dns);
 			c->dns = -1;
 			proxy_start_connect(c);
@@ -185,6 +240,12 @@ void proxy_dns_answer(struct conn *c)
 		}
 		at += rdlen;
 	}
-	snprintf(why, sizeof(why), "cannot resolve \"%s\": no IPv4 address", c->host);
+	close(c->dns);
+	c->dns = -1;
+	if (c->dns_qtype == CAPTURE_DNS_TYPE_A) {
+		proxy_dns_query(c, CAPTURE_DNS_TYPE_AAAA);
+		return;
+	}
+	snprintf(why, sizeof(why), "cannot resolve \"%s\": no IPv4 nor IPv6 address", c->host);
 	proxy_fail(c, 502, 0x04, why);
 }

@@ -121,14 +121,9 @@ try:
 except OSError as e:
     print("FAILED:%s" % e)
 """
-PY_V6 = """
-import socket, sys
-try:
-    s = socket.create_connection(("::1", int(sys.argv[1])), timeout=10)
-    print("OK")
-except OSError as e:
-    print("FAILED:%s" % e)
-"""
+# The same direct connect to the IPv6 origin: captured like IPv4, it sends
+# no name (HTTP/1.0 without Host) and is refused.
+PY_V6 = PY_DIRECT.replace('"127.0.0.1"', '"::1"')
 PY_RAW = """
 import socket
 try:
@@ -334,6 +329,35 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
             sink6.close()
 
 
+def ipv6_through_the_proxy(confined, runner, user, flags, env, port6):
+    """An allowed name whose address is IPv6 (six.test, ::1 in the test
+    map) is reached through the proxy, plain HTTP and CONNECT; the IPv6
+    literal is refused as an IPv4 one is; without --allow-local-network
+    ::1 is local. The control: the origin on [::1] answers unconfined."""
+    url6 = "http://six.test:%d/index.html" % port6
+    control = run(["curl", "-sS", "-m", "10", "--noproxy", "*",
+                   "http://[::1]:%d/index.html" % port6], env=env)
+    check(BODY in control.stdout, "control: the IPv6 origin answers unconfined",
+          (control.stdout, control.stderr))
+    six = flags + ["--allow-host", "six.test"]
+    for how, extra in (("http", ""), ("connect", "--proxytunnel ")):
+        r = confined("curl -sS -m 20 %s%s" % (extra, url6), six)
+        check(r.stdout.strip() == BODY, "%s %s: six.test (IPv6) not reached:" % (runner, how),
+              (r.stdout, r.stderr))
+        r = confined("curl -sS -m 20 -i %shttp://[::1]:%d/index.html" % (extra, port6), six)
+        # (curl prints no body of a refused CONNECT: the launcher's line)
+        check(BODY not in r.stdout and "403" in r.stdout
+              and "refused (an address, not a name) [::1]:%d" % port6 in r.stderr,
+              "%s %s: the IPv6 literal must be refused:" % (runner, how), (r.stdout, r.stderr))
+        r = confined("curl -sS -m 20 -i %s%s" % (extra, url6), ["--allow-host", "six.test"])
+        check(BODY not in r.stdout and "network.allowLocal" in r.stdout
+              and ("resolves to ::1," in r.stdout or how == "connect"),
+              "%s %s: ::1 must be local without --allow-local-network:" % (runner, how),
+              (r.stdout, r.stderr))
+    TAP.ok("%s %s: six.test on ::1 reached through the proxy (http, CONNECT); [::1] and "
+           "::1 without allowLocal refused; control OK" % (runner, user))
+
+
 def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
     """Issue 29.2: while a run lives, a host process (this user, and as root
     another user too) cannot use the run's proxy without the run's secret;
@@ -420,7 +444,7 @@ def run_table(confine, launcher, runner):
         udp = UdpSink()
         hosts = os.path.join(base, "hosts")
         with open(hosts, "w") as f:
-            f.write("127.0.0.1 allowed.test other.test\n")
+            f.write("127.0.0.1 allowed.test other.test\n::1 six.test\n")
         env = dict(os.environ, CONFINE_TEST_PROXY_HOSTS=hosts, HOME=base)
         for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                   "all_proxy", "NO_PROXY", "no_proxy"):
@@ -524,7 +548,9 @@ def run_table(confine, launcher, runner):
             cases.append(("raw socket", PY_RAW, []))
         try:
             v6 = serve_http(site, socket.AF_INET6, "::1")
-            cases.append(("ipv6", PY_V6, [str(v6.server_address[1])]))
+            cases.append(("ipv6 direct connect with no name", PY_V6,
+                          [str(v6.server_address[1])]))
+            ipv6_through_the_proxy(confined, runner, user, flags, env, v6.server_address[1])
         except OSError:
             TAP.skip("%s %s: ipv6 confined" % (runner, user), "no IPv6 loopback here")
         for name, script, args in cases:

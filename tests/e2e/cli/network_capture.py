@@ -29,7 +29,12 @@ control, which shows the same program reaches its target:
   reach allowed.test; fetch of other.test fails, a denial of the outcome;
   Python's create_connection by name to a server that speaks first gets
   its banner (decided by the placeholder's name, no bytes needed); a
-  name's AAAA question gets no address.
+  name's AAAA question gets a placeholder from 2001:2::/48;
+- IPv6, where the host has ::1: six.test points at an origin on [::1];
+  a direct connect to ::1 naming six.test reaches it, a connect by name
+  over AF_INET6 (the AAAA placeholder) reaches six.test and allowed.test
+  (an IPv4 origin: the name decides), `Host: [::1]` is refused as an IP
+  literal.
 
 Usage: network_capture.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
@@ -65,8 +70,10 @@ def serve(directory, host, context=None):
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(
-        (host, 0), lambda *a, **k: Quiet(*a, directory=directory, **k))
+    class Server(http.server.ThreadingHTTPServer):
+        address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+
+    server = Server((host, 0), lambda *a, **k: Quiet(*a, directory=directory, **k))
     if context is not None:
         server.socket = context.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -107,9 +114,30 @@ except OSError as e:
 PY_AAAA = r"""
 import socket, sys
 try:
-    print(socket.getaddrinfo(sys.argv[1], 80, socket.AF_INET6))
+    print("ADDR " + socket.getaddrinfo(sys.argv[1], 80, socket.AF_INET6)[0][4][0])
 except OSError as e:
     print("NONE:%s" % e)
+"""
+# By name over IPv6 only: the AAAA answer, an AF_INET6 socket.
+PY_V6_NAME = r"""
+import socket, sys
+host, port = sys.argv[1], int(sys.argv[2])
+try:
+    info = socket.getaddrinfo(host, port, socket.AF_INET6, socket.SOCK_STREAM)[0]
+    s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+    s.settimeout(20)
+    s.connect(info[4])
+    s.sendall(("GET /index.html HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n\r\n"
+               % (host, port)).encode())
+    got = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        got += chunk
+    print(info[4][0] + " " + got.decode(errors="replace"))
+except OSError as e:
+    print("FAILED:%s" % e)
 """
 NODE_HTTP = r"""
 const http = require('http');
@@ -125,6 +153,31 @@ http.get({ host: address, port: Number(port), path: '/index.html',
 def run(argv, env, cwd=None, timeout=120):
     return subprocess.run(argv, capture_output=True, text=True, env=env, cwd=cwd,
                           timeout=timeout, start_new_session=True)
+
+
+def ipv6_cases(confined, name, env, py, port, port6):
+    """A connect to an IPv6 address is captured like an IPv4 one."""
+    for how in ("run", "wrap argv"):
+        r = confined(py + ["::1", str(port6), "six.test"], how)
+        check(BODY in r.stdout, "%s (%s): a direct connect to ::1 naming six.test reaches "
+              "the IPv6 origin" % (name, how), (r.stdout, r.stderr))
+        r = confined([sys.executable, "-c", PY_V6_NAME, "six.test", str(port6)], how)
+        check(r.stdout.startswith("2001:2::") and BODY in r.stdout,
+              "%s (%s): six.test by name over AF_INET6 (its AAAA placeholder) reaches the "
+              "IPv6 origin" % (name, how), (r.stdout, r.stderr))
+    r = confined([sys.executable, "-c", PY_V6_NAME, "allowed.test", str(port)])
+    check(r.stdout.startswith("2001:2::") and BODY in r.stdout,
+          "%s: allowed.test by name over AF_INET6 reaches its IPv4 origin (the name decides)"
+          % name, (r.stdout, r.stderr))
+    argv = py + ["::1", str(port6), "[::1]"]
+    control = run(argv, env)
+    check(BODY in control.stdout, "control: unconfined, a connect to ::1 with Host [::1] "
+          "reaches the IPv6 origin", control.stdout)
+    r = confined(argv)
+    check(BODY not in r.stdout and "an IP address is refused" in r.stdout
+          and "network: refused (" in r.stderr,
+          "%s: Host [::1] on a connect to ::1 is refused (clause network.allow)" % name,
+          (r.stdout, r.stderr))
 
 
 def run_table(confine, runner, user):
@@ -163,14 +216,20 @@ def run_table(confine, runner, user):
                 c.close()
         threading.Thread(target=speak_first, daemon=True).start()
         banner_port = banner.getsockname()[1]
+        port6 = None
+        try:
+            port6 = serve(site, "::1")
+        except OSError:
+            TAP.note("no ::1 here: the IPv6 cases are skipped")
         hosts = os.path.join(base, "hosts")
         with open(hosts, "w") as f:
-            f.write("127.0.0.1 allowed.test other.test\n")
+            f.write("127.0.0.1 allowed.test other.test\n::1 six.test\n")
         env = dict(os.environ, CONFINE_TEST_PROXY_HOSTS=hosts, HOME=base)
         for k in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy",
                   "all_proxy", "NO_PROXY", "no_proxy"):
             env.pop(k, None)
-        flags = ["--allow-host", "allowed.test", "--allow-local-network"]
+        flags = ["--allow-host", "allowed.test", "--allow-host", "six.test",
+                 "--allow-local-network"]
         wrap = run([confine, "wrap", "--runner", runner, "-w", ws] + flags + ["--", "true"], env)
         check(wrap.returncode == 0, "%s %s: wrap works" % (runner, user), wrap.stdout + wrap.stderr)
         spawn = json.loads(wrap.stdout)
@@ -217,8 +276,12 @@ def run_table(confine, runner, user):
         check("banner-first" in control.stdout, "control: unconfined, the server that speaks "
               "first answers", control.stdout)
         r = confined([sys.executable, "-c", PY_AAAA, "allowed.test"])
-        check(r.stdout.startswith("NONE:"), "%s: a name has no IPv6 address inside the run"
-              % name, (r.stdout, r.stderr))
+        check(r.stdout.startswith("ADDR 2001:2::"), "%s: a name's IPv6 address inside the "
+              "run is a placeholder from 2001:2::/48" % name, (r.stdout, r.stderr))
+        if port6 is not None:
+            ipv6_cases(confined, name, env, py, port, port6)
+        else:
+            TAP.skip("%s: IPv6 capture" % name, "no ::1 here")
         if shutil.which("node"):
             fetch_other = ["node", "-e", NODE_FETCH, "http://other.test:%d/index.html" % port]
             r = confined(fetch_other)
