@@ -125,12 +125,13 @@ bench-doc: build
 # doc/SECURITY.md's results tables, written from the escape tables' rows
 # (tests/escape/security-table.py; the test `security table` fails when they
 # disagree). The last `meson test escape` run's reports, when there are
-# any, are checked against the rows first and their counts go in the header.
-SECURITY_REPORT ?= $(BUILD)/tests/e2e/escape/escape-results.tsv
+# any, are checked against the rows first and their counts go in the header
+# (one per split test of tests/e2e/escape/meson.build: path, user, alone).
+SECURITY_REPORT ?= $(sort $(wildcard $(BUILD)/tests/e2e/escape/escape-results-*.tsv))
 SECURITY_DAEMONS_REPORT ?= $(BUILD)/tests/e2e/escape/escape-daemons-results.tsv
 security-table:
 	python3 tests/escape/security-table.py write doc/SECURITY.md \
-		$(if $(wildcard $(SECURITY_REPORT)),--report $(SECURITY_REPORT)) \
+		$(addprefix --report ,$(SECURITY_REPORT)) \
 		$(if $(wildcard $(SECURITY_DAEMONS_REPORT)),--daemons-report $(SECURITY_DAEMONS_REPORT))
 
 # confine beside OpenAI Codex's and Anthropic's sandboxes (installed from npm

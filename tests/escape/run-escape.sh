@@ -12,7 +12,8 @@
 #
 # Usage: run-escape.sh [--rungs bwrap,landlock] [--paths run,wrap]
 #                      [--only ID[,ID...]] [--report FILE] [--keep]
-#                      [--jobs N] [--also-nonroot] CASES_FILE
+#                      [--jobs N] [--also-nonroot] [--user-only]
+#                      [--cases shared|alone|all] CASES_FILE
 #
 # Output: TAP on stdout (meson reads it: protocol 'tap'), one line per case,
 # rung and mode: "ok N - ID RUNG MODE USER: blocked", "ok N - ... # SKIP
@@ -49,6 +50,18 @@
 # the checkout may be closed to it), and fails unless it exited 0, recorded
 # as many results as the root half and ran at least one case. Each result
 # line names the user it ran as: root, or user for a non-root caller.
+#
+# --user-only (with --also-nonroot, run as root): the user half alone, no
+# root pass; its results are checked against the table's count instead of
+# the root half's. Meson runs the root half and the user half as tests of
+# their own, side by side (tests/e2e/escape/meson.build). Run by a non-root
+# caller it is a skip as a whole: the root-half test already ran the table
+# as that caller.
+#
+# --cases: which of the table's cases run: shared (those without
+# "alone:"), alone (only those, one at a time), all (the default). Meson
+# runs the shared ones beside other tests and the alone ones in a test
+# that runs with no other (is_parallel: false).
 #
 # As root the run first re-executes itself in a private mount namespace
 # (unshare --mount --propagation private), so that no case mounts on the
@@ -131,6 +144,8 @@ only=
 report=
 keep=0
 also_nonroot=0
+user_only=0
+case_set=all
 user_label=
 jobs=${CONFINE_ESCAPE_JOBS:-}
 while [ $# -gt 1 ]; do
@@ -141,12 +156,22 @@ while [ $# -gt 1 ]; do
 	--report) report=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--also-nonroot) also_nonroot=1; shift ;;
+	--user-only) user_only=1; shift ;;
+	--cases) case_set=$2; shift 2 ;;
 	--user-label) user_label=$2; shift 2 ;;
 	--jobs) jobs=$2; shift 2 ;;
 	*) die "unknown option: $1" ;;
 	esac
 done
 [ $# -eq 1 ] || die "usage: run-escape.sh [options] CASES_FILE"
+case $case_set in shared | alone | all) ;; *) die "--cases wants shared, alone or all: $case_set" ;; esac
+[ "$user_only" = 0 ] || [ "$also_nonroot" = 1 ] || die "--user-only goes with --also-nonroot"
+if [ "$user_only" = 1 ] && [ "$(id -u)" != 0 ]; then
+	# Not a skip_or_fail: nothing is left untested, the root-half test ran
+	# the table as this very caller.
+	printf '1..0 # SKIP the user half runs from a root run; the other half ran the table as this caller (uid %s)\n' "$(id -u)"
+	exit 0
+fi
 cases_file=$1
 [ -r "$cases_file" ] || die "cannot read the case table: $cases_file"
 cases_file=$(realpath "$cases_file")
@@ -745,10 +770,20 @@ collect() { # UNIT
 
 shared=() alone_units=()
 for n in "${!U_id[@]}"; do
-	if [ -n "${U_alone[$n]}" ]; then alone_units+=("$n"); else shared+=("$n"); fi
+	if [ -n "${U_alone[$n]}" ]; then
+		[ "$case_set" = shared ] || alone_units+=("$n")
+	else
+		[ "$case_set" = alone ] || shared+=("$n")
+	fi
 done
-printf '# run-escape: %s: %d results to record, %d at once, %d alone after them\n' \
-	"$user_label" "${#U_id[@]}" "$jobs" "${#alone_units[@]}"
+n_units=$((${#shared[@]} + ${#alone_units[@]}))
+if [ "$user_only" = 1 ]; then
+	printf '# run-escape: --user-only: no root pass; the user half records %d results (--cases %s)\n' \
+		"$n_units" "$case_set"
+	shared=() alone_units=()
+fi
+printf '# run-escape: %s: %d results to record (--cases %s), %d at once, %d alone after them\n' \
+	"$user_label" "$((${#shared[@]} + ${#alone_units[@]}))" "$case_set" "$jobs" "${#alone_units[@]}"
 next=0
 flush() {
 	while [ "$next" -lt ${#shared[@]} ] && [ -n "${unit_done[${shared[$next]}]:-}" ]; do
@@ -845,7 +880,7 @@ run_user_half() {
 		{ nonroot_why="uid $nonroot_uid cannot reach the copies in $STAGE"; return; }
 
 	args=(--rungs "$rungs_wanted" --paths "$paths_wanted" --user-label user --report "$nonroot_report"
-		--jobs "$jobs")
+		--jobs "$jobs" --cases "$case_set")
 	[ -n "$only" ] && args+=(--only "$only")
 	[ "$keep" = 1 ] && args+=(--keep)
 	# Its TAP lines continue this run's numbering; its plan is this run's.
@@ -876,12 +911,15 @@ run_user_half() {
 	# result: that fails below, as a half that ran nothing.
 	if [ "$status" != 0 ]; then
 		nonroot_why="the user half exited $status"
-	elif [ "$records" != "$n_records" ]; then
+	elif [ "$user_only" = 1 ] && [ "$records" != "$n_units" ]; then
+		nonroot_why="the user half recorded $records results, the table has $n_units"
+	elif [ "$user_only" = 0 ] && [ "$records" != "$n_records" ]; then
 		nonroot_why="the user half recorded $records results, the root half $n_records"
 	elif [ "$ran" = 0 ]; then
 		nonroot_why="the user half ran no case (all $records results are SKIP)"
 	else
 		user_half_ok="$records results, $ran ran, as many results as the root half"
+		[ "$user_only" = 1 ] && user_half_ok="$records results, $ran ran, one per case, rung and mode"
 	fi
 }
 
@@ -910,7 +948,7 @@ if [ "$also_nonroot" = 1 ] && [ "$(id -u)" = 0 ]; then
 	fi
 fi
 none_ran=0
-if [ "$n_ran" = 0 ]; then
+if [ "$n_ran" = 0 ] && [ "$user_only" = 0 ]; then
 	tap_n=$((tap_n + 1))
 	printf 'not ok %d - %s: at least one case ran\n# run-escape: FAIL: %s: no case ran (%d results, all SKIP)\n' \
 		"$tap_n" "$user_label" "$user_label" "$n_records"

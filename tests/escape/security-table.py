@@ -269,7 +269,13 @@ def main():
             print('\n'.join(problems[:20]), file=sys.stderr)
             print(f'security-table: {report} disagrees with {name}: not written', file=sys.stderr)
             return 1
-        run_counts[name] = counts
+        # One table's run may come in several reports (meson splits it by
+        # path, user and alone cases): their counts add up.
+        total = run_counts.setdefault(name, {})
+        for key, c in counts.items():
+            t = total.setdefault(key, dict.fromkeys(c, 0))
+            for k, v in c.items():
+                t[k] += v
     out, last = [], 0
     for start, end, name, path in found:
         out += lines[last:start + 1]

@@ -108,11 +108,15 @@ def _remove_user(name):
 
 
 def run_as_created_user(prefix, script, argv, binaries, keep_env=("CONFINE_MUST_WORK",),
-                        timeout=1800, relay=None):
+                        timeout=1800, relay=None, note=None):
     must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
+    if note is None:
+        def note(text):
+            print(text)
+            sys.stdout.flush()
     for tool in ("useradd", "userdel", "runuser"):
         if not shutil.which(tool):
-            print("# as_user: no %s here: the non-root half cannot run" % tool)
+            note("# as_user: no %s here: the non-root half cannot run" % tool)
             return 1 if must_work else SKIP
     name = "%s%d" % (prefix, os.getpid())
     subprocess.run(["useradd", "-m", "-d", "/home/" + name, "-s", "/bin/bash", name], check=True)
@@ -122,10 +126,9 @@ def run_as_created_user(prefix, script, argv, binaries, keep_env=("CONFINE_MUST_
         stage, staged_script, staged_argv, paths = _stage(script, argv, binaries)
         bad = _reachable(name, paths)
         if bad:
-            print("# as_user: FAIL: %s cannot reach the copies: %s" % (name, " ".join(bad)))
+            note("# as_user: FAIL: %s cannot reach the copies: %s" % (name, " ".join(bad)))
             return 1
-        print("# as_user: the non-root half runs as %s from copies in %s" % (name, stage))
-        sys.stdout.flush()
+        note("# as_user: the non-root half runs as %s from copies in %s" % (name, stage))
         env = {"HOME": home, "USER": name, "LOGNAME": name, "PATH": os.environ.get("PATH", ""),
                "LANG": "C.UTF-8"}
         for k in keep_env:
@@ -149,7 +152,7 @@ def run_as_created_user(prefix, script, argv, binaries, keep_env=("CONFINE_MUST_
             return p.wait()
     finally:
         if not _remove_user(name):
-            print("# as_user: FAIL: userdel -r %s failed: the user is left on the host" % name)
+            note("# as_user: FAIL: userdel -r %s failed: the user is left on the host" % name)
             sys.exit(1)
         if stage:
             shutil.rmtree(stage, ignore_errors=True)

@@ -16,7 +16,7 @@ import sys
 
 SWITCH = re.compile(r"\brunuser\b|setpriv\s+--reuid|os\.set(?:e|res)?uid\(|"
                     r"\bset(?:e|res)?uid\s*\(\s*[^)\s]")
-STAGED = re.compile(r"stage\.sh|\bas_user\b|run_as_created_user|\buser_half\(")
+STAGED = re.compile(r"stage\.sh|\bas_user\b|run_as_created_user|\buser_half(?:_start)?\(")
 # the helpers themselves, and files that name the tools without switching
 EXEMPT = {"tests/helpers/stage.sh", "tests/helpers/as_user.py", "tests/helpers/staged_halves.py",
           # a forked child drops to nobody to call the library in-process on

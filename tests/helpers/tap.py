@@ -14,6 +14,9 @@ was skipped, as it does for the escape table (tests/escape/run-escape.sh).
                                                  # (raising on failure) all held
     tap.user_half(prefix, script, argv, binaries)  # root: the same table again
                                                  # as a created user, folded in
+    tap.user_half_start(prefix, script, argv, binaries)  # the same, started
+    ...root's cases...                           # now, beside root's cases;
+    tap.user_half_finish()                       # its lines folded in here
     status = run_as_created_user(..., relay=tap.relay("user"))
     return tap.done()                            # prints 1..N; 0, or 1 on a failure
     return tap.skip_all("why")                   # 1..0 # SKIP why (exit 0, or 1
@@ -22,12 +25,19 @@ was skipped, as it does for the escape table (tests/escape/run-escape.sh).
 A created user's half prints its own TAP; relay() renumbers its case lines
 into this run (each named "PREFIX: ..."), turns its plan into nothing and
 a half that skipped as a whole into one skipped case, and everything else
-into "#" lines. Meson fails a TAP test that exits non-zero, so done() is the
+into "#" lines. user_half_start() runs the half beside root's own cases (a
+thread waits for it): its lines are kept and folded in, in their order,
+by user_half_finish(), so the output and numbering are those of a run
+that did the halves one after the other (issue 33: the halves' cases are
+independent, fresh directories under each caller's own $HOME). A suite
+that counts host-wide state (cgroups, temp dirs, processes) keeps
+user_half(). Meson fails a TAP test that exits non-zero, so done() is the
 exit status. Nothing else here prints "ok"/"not ok" at the start of a line:
 a stray one would be counted."""
 import os
 import re
 import sys
+import threading
 
 _CASE = re.compile(r"^(not ok|ok)\b\s*(?:\d+\b)?\s*(?:-\s*)?(.*)$")
 _PLAN = re.compile(r"^1\.\.(\d+)\s*(?:#\s*[Ss][Kk][Ii][Pp]\S*\s*(.*))?$")
@@ -101,6 +111,50 @@ class Tap:
             self.skip("the created user's half", "no useradd/runuser here")
         else:
             self.check(r == 0, "the created user's half ended well", "status %d" % r)
+
+    def user_half_start(self, prefix, script, argv, binaries,
+                        keep_env=("CONFINE_MUST_WORK", "CONFINE_CONFIG")):
+        """Root only: user_half(), started now in a thread beside the
+        root cases that follow; user_half_finish() folds its lines in."""
+        from as_user import run_as_created_user
+        lines, result = [], {}
+
+        def body():
+            try:
+                result["status"] = run_as_created_user(
+                    prefix, script, argv, binaries, keep_env=keep_env,
+                    relay=lines.append, note=lines.append)
+            except SystemExit as e:  # as_user's "the user is left on the host"
+                result["error"] = "as_user exited %s" % e.code
+            except Exception as e:  # any: a half that crashed failed
+                result["error"] = "%s: %s" % (type(e).__name__, str(e)[-1500:])
+
+        thread = threading.Thread(target=body, name="user half")
+        thread.start()
+        self._pending_half = (thread, lines, result)
+
+    def user_half_finish(self, discard=False):
+        """Waits for the half user_half_start() began and prints it as
+        user_half() would have. discard: root skipped as a whole, so the
+        half's lines are dropped (a removal that failed still fails)."""
+        from as_user import SKIP
+        thread, lines, result = self._pending_half
+        self._pending_half = None
+        thread.join()
+        if discard:
+            if "error" in result:
+                self.check(False, "the created user was removed", result["error"])
+            return
+        take = self.relay("user")
+        for line in lines:
+            take(line)
+        if "error" in result:
+            self.check(False, "the created user's half ended well", result["error"])
+        elif result["status"] == SKIP:
+            self.skip("the created user's half", "no useradd/runuser here")
+        else:
+            self.check(result["status"] == 0, "the created user's half ended well",
+                       "status %d" % result["status"])
 
     def skip(self, what, why):
         self._case(True, what, " # SKIP " + _one_line(why))

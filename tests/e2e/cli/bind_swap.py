@@ -30,23 +30,20 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "helpers"))
 from outside_tmp import launcher_outside_tmp  # noqa: E402
-from as_user import run_as_created_user  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
+TAP = Tap()
 MESSAGE = "landlock-run: a granted path is not what it was when the argv was made: "
 
 
 def main():
     args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    status = cases(args[0], args[1])
+    why = cases(args[0], args[1])
+    if why:
+        return TAP.skip_all(why)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
-        user = run_as_created_user("cfbswap", __file__, args, args[:2])
-        if user == SKIP and os.environ.get("CONFINE_MUST_WORK") != "1":
-            print("# the non-root half was skipped")
-        elif user != 0:
-            print("FAIL the non-root half (%d)" % user)
-            status = 1
-    return status
+        TAP.user_half("cfbswap", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return TAP.done()
 
 
 def swap_for_link(path, target):
@@ -91,7 +88,6 @@ def cases(confine, launcher):
     os.makedirs(parent, exist_ok=True)
     confdir = os.path.realpath(tempfile.mkdtemp(prefix="bind-swap.", dir=parent))
     bwrap = shutil.which("bwrap")
-    failed = 0
     n = 0
 
     def fresh():
@@ -106,8 +102,7 @@ def cases(confine, launcher):
         with open(config, "w") as f:
             json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
         if not bwrap:
-            print("no bwrap here")
-            return 1 if os.environ.get("CONFINE_MUST_WORK") == "1" else SKIP
+            return "no bwrap here"
         # The controls: plain bwrap with the same --bind, after the same swap.
         for name, comp, target, granted, _ in SWAPS:
             d = fresh()
@@ -117,10 +112,9 @@ def cases(confine, launcher):
                             "--bind", path, path, "--", "sh", "-c", "echo x > '%s/f'" % path],
                            capture_output=True, text=True)
             if not victim_files(d):
-                print("FAIL control %s: plain bwrap's bind did not follow the link" % name)
-                failed = 1
+                TAP.check(False, "control %s: plain bwrap's bind did not follow the link" % name)
             else:
-                print("ok control %s: plain bwrap writes into the link's target %s"
+                TAP.ok("control %s: plain bwrap writes into the link's target %s"
                       % (name, victim_files(d)))
         ran = 0
         for runner in ("bwrap", "landlock"):
@@ -129,17 +123,16 @@ def cases(confine, launcher):
             done = wrap(confine, config, runner, d, os.path.join(d, "a/ws"), [],
                         os.path.join(d, "a/ws"))
             if done.returncode != 0:
-                print("# %s: wrap unavailable here: %s" % (runner, done.stdout.strip()))
+                TAP.skip("%s: its cases" % runner, "wrap unavailable here: " + done.stdout.strip())
                 continue
             ran += 1
             w = json.loads(done.stdout)
             run = subprocess.run(w["argv"], env=w["env"], cwd="/", capture_output=True, text=True)
             if run.returncode != 0 or not os.path.exists(os.path.join(d, "a/ws/f")):
-                print("FAIL %s nothing swapped: refused (%d: %s)"
+                TAP.check(False, "%s nothing swapped: refused (%d: %s)"
                       % (runner, run.returncode, run.stderr.strip()))
-                failed = 1
             else:
-                print("ok %s nothing swapped: runs and writes its workspace" % runner)
+                TAP.ok("%s nothing swapped: runs and writes its workspace" % runner)
             # a workspace given through a link at wrap time: resolved, runs
             # (the link itself lives in the host's /tmp, which bwrap's
             # private /tmp hides: the command names the resolved path)
@@ -151,18 +144,16 @@ def cases(confine, launcher):
             run = w and subprocess.run(w["argv"], env=w["env"], cwd="/", capture_output=True,
                                        text=True)
             if not run or run.returncode != 0 or not os.path.exists(os.path.join(d, "a/ws/f")):
-                print("FAIL %s workspace through a link at wrap time: %s %s"
+                TAP.check(False, "%s workspace through a link at wrap time: %s %s"
                       % (runner, done.stdout.strip(), run and run.stderr.strip()))
-                failed = 1
             else:
-                print("ok %s workspace through a link at wrap time: runs" % runner)
+                TAP.ok("%s workspace through a link at wrap time: runs" % runner)
             for name, comp, target, granted, extra in SWAPS:
                 d = fresh()
                 path = os.path.join(d, granted)
                 done = wrap(confine, config, runner, d, os.path.join(d, "a/ws"), extra, path)
                 if done.returncode != 0:
-                    print("FAIL %s %s: wrap refused: %s" % (runner, name, done.stdout.strip()))
-                    failed = 1
+                    TAP.check(False, "%s %s: wrap refused: %s" % (runner, name, done.stdout.strip()))
                     continue
                 w = json.loads(done.stdout)
                 swap_for_link(os.path.join(d, comp), os.path.join(d, target))
@@ -170,23 +161,22 @@ def cases(confine, launcher):
                                      text=True)
                 err = run.stderr.strip()
                 if victim_files(d):
-                    print("FAIL %s %s: the write landed outside: %s (%s)"
+                    TAP.check(False, "%s %s: the write landed outside: %s (%s)"
                           % (runner, name, victim_files(d), err))
-                    failed = 1
                 elif run.returncode != 125:
-                    print("FAIL %s %s: did not fail closed (%d: %s)"
+                    TAP.check(False, "%s %s: did not fail closed (%d: %s)"
                           % (runner, name, run.returncode, err))
-                    failed = 1
                 elif runner == "bwrap" and MESSAGE + path not in err:
-                    print("FAIL %s %s: not the identity refusal: %s" % (runner, name, err))
-                    failed = 1
+                    TAP.check(False, "%s %s: not the identity refusal: %s" % (runner, name, err))
                 else:
-                    print("ok %s %s swapped for a link: fails closed, nothing outside (%s)"
+                    TAP.ok("%s %s swapped for a link: fails closed, nothing outside (%s)"
                           % (runner, name, err.splitlines()[-1:]))
         if ran == 0:
-            print("no rung ran")
-            return 1 if os.environ.get("CONFINE_MUST_WORK") == "1" else SKIP
-        return failed
+            if os.environ.get("CONFINE_MUST_WORK") == "1":
+                TAP.check(False, "a rung ran (CONFINE_MUST_WORK=1)", "wrap unavailable for both")
+                return None
+            return "no rung ran (wrap unavailable for both)"
+        return None
     finally:
         shutil.rmtree(base, ignore_errors=True)
         shutil.rmtree(confdir, ignore_errors=True)

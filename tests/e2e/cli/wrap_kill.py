@@ -36,13 +36,22 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "helpers"))
-from as_user import run_as_created_user  # noqa: E402
 from outside_tmp import launcher_outside_tmp  # noqa: E402
+from tap import Tap  # noqa: E402
 
-SKIP = 77
 BOUND = 60.0
 START_ROUNDS = 8
-failures = []
+TAP = Tap()
+
+
+class _Failures:
+    """failures.append(what): one `not ok` TAP case (tests/helpers/tap.py)."""
+
+    def append(self, what):
+        TAP.check(False, what)
+
+
+failures = _Failures()
 
 
 WORK = None
@@ -151,7 +160,7 @@ def control(work):
     if not left:
         failures.append("control: nothing outlived the unconfined SIGKILL: the check cannot fail")
     else:
-        print("ok control: the unconfined SIGKILL left %d process(es) of the run" % len(left))
+        TAP.ok("control: the unconfined SIGKILL left %d process(es) of the run" % len(left))
     sweep(mark)
     for f in (log, ready):
         if os.path.exists(f):
@@ -181,7 +190,7 @@ def after_start(confine, config, runner, work, group):
         if os.path.getsize(log) != size or marked(mark):
             failures.append(what + ": a write landed after every process was gone")
         else:
-            print("ok %s: no process of the run remains" % what)
+            TAP.ok("%s: no process of the run remains" % what)
     for f in (log, ready):
         if os.path.exists(f):
             os.unlink(f)
@@ -208,10 +217,11 @@ def at_start(confine, config, runner, work):
     shutil.rmtree(work, ignore_errors=True)
     os.mkdir(work)
     if not left:
-        print("ok %s kill at the start: nothing remained in %d rounds" % (runner, START_ROUNDS))
+        TAP.ok("%s kill at the start: nothing remained in %d rounds" % (runner, START_ROUNDS))
     elif runner == "bwrap":
-        print("# known-open F2 (bwrap 0.8's clone/PR_SET_PDEATHSIG window): %d of %d kills at "
-              "%s ms left the sandbox running" % (len(left), START_ROUNDS, left))
+        TAP.todo(False, "%s kill at the start: nothing remained in %d rounds" % (runner, START_ROUNDS),
+                 "known open F2 (bwrap 0.8's clone/PR_SET_PDEATHSIG window): %d of %d kills at "
+                 "%s ms left the sandbox running" % (len(left), START_ROUNDS, left))
     else:
         failures.append("%s kill at the start: the run remained after kills at %s ms"
                         % (runner, left))
@@ -270,30 +280,34 @@ def harness_gone(confine, config, runner, work):
     marker = os.path.join(work, "r4f2-ran")
     ran, out = spawn_orphaned(confine, config, runner, work, marker, False)
     if runner == "bwrap":
-        print("# known-open R4-F2 (bwrap): a harness gone before the spawn: the command %s"
-              % ("ran, orphaned" if ran else "did not run"))
+        # known open: a TODO when the window was met; the command not
+        # running this time is a pass (a TODO that passes would fail meson)
+        if ran:
+            TAP.todo(False, "R4-F2 (bwrap): the harness gone before the spawn, nothing ran",
+                     "known open R4-F2 (bwrap's --die-with-parent window): the command ran, orphaned")
+        else:
+            TAP.ok("R4-F2 (bwrap, known open): the harness gone before the spawn, the command "
+                   "did not run this time")
         return
     if ran or "is not its parent" not in out:
         failures.append("R4-F2: the harness gone before the spawn, the command ran: %s" % out)
     else:
-        print("ok R4-F2: the harness gone before the spawn, nothing ran: %s" % out)
+        TAP.ok("R4-F2: the harness gone before the spawn, nothing ran: %s" % out)
     ran, out = spawn_orphaned(confine, config, runner, work, marker, True)
     if not ran:
         failures.append("R4-F2 control: without --starter the orphaned argv did not run: "
                         "the check cannot fail (%s)" % out)
     else:
-        print("ok R4-F2 control: without --starter the orphaned argv runs")
+        TAP.ok("R4-F2 control: without --starter the orphaned argv runs")
 
 
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     confine, launcher, runner = os.path.abspath(args[0]), os.path.abspath(args[1]), args[2]
-    must_work = os.environ.get("CONFINE_MUST_WORK") == "1"
     probe = subprocess.run([confine, "run", "--runner", runner, "--", "true"],
                            capture_output=True, text=True)
     if probe.returncode != 0:
-        print("# runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
-        return 1 if must_work else SKIP
+        return TAP.skip_all("runner %s unavailable here: %s" % (runner, probe.stderr.strip()))
     home = os.environ.get("HOME") or "/tmp"
     root = os.path.join(home, ".cache", "confine-tests")
     os.makedirs(root, exist_ok=True)
@@ -313,13 +327,8 @@ def main():
     finally:
         shutil.rmtree(base, ignore_errors=True)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
-        r = run_as_created_user("cfwk", __file__, sys.argv[1:], args[:2], timeout=600)
-        if r not in (0, SKIP):
-            failures.append("the user's pass")
-    for f in failures:
-        print("FAIL " + f)
-    print("# %d failure(s)" % len(failures))
-    return 1 if failures else 0
+        TAP.user_half("cfwk", __file__, args, args[:2], keep_env=("CONFINE_MUST_WORK",))
+    return TAP.done()
 
 
 if __name__ == "__main__":
