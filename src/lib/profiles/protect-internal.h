@@ -44,6 +44,10 @@ int cf_protect_join(char *out, size_t size, const char *root, const char *rel) C
 /* A symlink on the way from `root` to `rel` (which the command could re-point). */
 bool cf_protect_symlink_on_the_way(const char *root, const char *rel) CONFINE_HIDDEN;
 
+/* protect-finish.c: the items sorted, covered ones dropped, pins listed;
+ * the items move to the plan. 0 or -ENOMEM. */
+int cf_protect_finish(struct collect *c) CONFINE_HIDDEN;
+
 /* protect-later.c: what runs later (later.c) under `dir`, a writable root
  * or a repository's work tree below one (`work_tree`: every project entry
  * at its top, as at a root's). */
