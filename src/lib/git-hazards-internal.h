@@ -48,6 +48,7 @@ struct cf_git_snapshot {
 	char *unreached; /* where it ran out */
 	char **changed;  /* directories that changed while walked: not seen */
 	char **worktrees; /* each directory holding a `.git`: a work tree's top */
+	char **marks;     /* each `<dir>/<name>` whose name cf_later_marks() */
 	bool oom;
 };
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "dirstack.h"
+#include "later.h"
 
 /* ---- git directories ---- */
 
@@ -297,6 +298,11 @@ static void walk_dir(cf_git_snapshot *s, cf_dirstack *stack, int fd, const char 
 			continue; /* scanned below, not walked */
 		} else if (strcmp(n, "commondir") == 0)
 			has_commondir = true;
+		/* What runs later in a sub-project (later.c reads these). */
+		if (cf_later_marks(n) &&
+		    (size_t)snprintf(path, sizeof path, "%s/%s", dir, n) < sizeof path &&
+		    cf_strv_push(&s->marks, path) < 0)
+			s->oom = true;
 #ifdef DT_DIR
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;

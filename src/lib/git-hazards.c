@@ -285,6 +285,10 @@ char *const *cf_git_snapshot_worktrees(const cf_git_snapshot *s) {
 	return s ? s->worktrees : NULL;
 }
 
+char *const *cf_git_snapshot_marks(const cf_git_snapshot *s) {
+	return s ? s->marks : NULL;
+}
+
 void cf_git_snapshot_free(cf_git_snapshot *s) {
 	if (!s)
 		return;
@@ -296,6 +300,7 @@ void cf_git_snapshot_free(cf_git_snapshot *s) {
 	confine_strv_free(s->visited);
 	confine_strv_free(s->changed);
 	confine_strv_free(s->worktrees);
+	confine_strv_free(s->marks);
 	free(s->unreached);
 	free(s);
 }

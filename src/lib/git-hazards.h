@@ -64,6 +64,12 @@ int cf_git_snapshot_diff(const cf_git_snapshot *before, const cf_git_snapshot *a
  * NULL-terminated, or NULL: owned by the snapshot. */
 char *const *cf_git_snapshot_worktrees(const cf_git_snapshot *snapshot) CONFINE_HIDDEN;
 
+/* Each `<dir>/<name>` the walk read whose name is the first component of
+ * a project entry of what runs later (cf_later_marks: `.claude`,
+ * `CLAUDE.md`, `.envrc`, ...), NULL-terminated, or NULL: owned by the
+ * snapshot. */
+char *const *cf_git_snapshot_marks(const cf_git_snapshot *snapshot) CONFINE_HIDDEN;
+
 void cf_git_snapshot_free(cf_git_snapshot *snapshot) CONFINE_HIDDEN;
 
 /* Whether a setting runs a program (or points git at code or places

@@ -152,6 +152,30 @@ const cf_later_entry cf_later_entries[] = {
 #undef LEAF_
 const size_t cf_later_count = sizeof cf_later_entries / sizeof cf_later_entries[0];
 
+bool cf_later_project(const cf_later_entry *entry) {
+	return (entry->where & CF_LATER_AT_ROOT) != 0;
+}
+
+/* The length of `name`'s first component. */
+static size_t first_len(const char *name) {
+	return strcspn(name, "/");
+}
+
+bool cf_later_marks(const char *name) {
+	size_t len;
+	/* Every project entry starts with '.', 'A', 'C', 'G' or 'm': most of
+	 * a tree's names (a node_modules) are turned away by one compare. */
+	if (name[0] != '.' && name[0] != 'A' && name[0] != 'C' && name[0] != 'G' && name[0] != 'm')
+		return false;
+	len = strlen(name);
+	for (size_t i = 0; i < cf_later_count; i++)
+		if (cf_later_project(&cf_later_entries[i]) &&
+		    first_len(cf_later_entries[i].name) == len &&
+		    memcmp(cf_later_entries[i].name, name, len) == 0)
+			return true;
+	return false;
+}
+
 const cf_later_entry *cf_later_lookup(const char *name) {
 	size_t len;
 	if (!name)
@@ -269,11 +293,21 @@ static int refused_visit(void *ctx, const char *root, const char *path,
 	return 0;
 }
 
+/* Whether `rel` (relative to a directory) is at or under a project entry
+ * the policy protects. */
+static bool project_entry_at(const confine_policy *policy, const char *rel) {
+	for (size_t i = 0; i < cf_later_count; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		size_t len = strlen(e->name);
+		if (cf_later_project(e) && strncmp(rel, e->name, len) == 0 &&
+		    (rel[len] == '\0' || rel[len] == '/') && cf_later_protected(policy, e))
+			return true;
+	}
+	return false;
+}
+
 bool cf_later_name_refused(const confine_policy *policy, const char *root, const char *path) {
 	size_t n = strlen(root);
-	const char *base;
-	char sibling[PATH_MAX];
-	struct stat st;
 	if (!policy->default_protections)
 		return false;
 	if (strcmp(root, "/") != 0 && (strncmp(path, root, n) != 0 || (path[n] && path[n] != '/')))
@@ -286,19 +320,13 @@ bool cf_later_name_refused(const confine_policy *policy, const char *root, const
 		if (c.refused)
 			return true;
 	}
-	base = strrchr(path, '/');
-	if (!base)
-		return false;
-	base++;
-	for (size_t i = 0; i < cf_later_count; i++) {
-		const cf_later_entry *e = &cf_later_entries[i];
-		if (!e->repo || strcmp(base, e->name) != 0 || !cf_later_protected(policy, e))
-			continue;
-		if ((size_t)snprintf(sibling, sizeof sibling, "%.*s.git", (int)(base - path), path) <
-		        sizeof sibling &&
-		    lstat(sibling, &st) == 0)
+	/* A project entry in any directory below the root: a nested
+	 * repository's (one made after the plan too) or a sub-project's. A run
+	 * reports these after it; the file API, with no after, refuses them by
+	 * name, which costs no walk (doc/SPEC.md 15, "Nested projects"). */
+	for (const char *p = path + n; *p; p++)
+		if (*p == '/' && p > path + n && p[1] && project_entry_at(policy, p + 1))
 			return true;
-	}
 	return false;
 }
 
@@ -558,29 +586,52 @@ static int take_visit(void *ctx, const char *root, const char *path, const cf_la
 	return take_one(t->s, t->roots, path, e->dir);
 }
 
+/* The project entries at `dir` (`first`: NULL for all of them, else only
+ * those whose first component it is). */
+static int take_project(cf_later_snapshot *s, const confine_policy *policy, char *const *roots,
+                        const char *dir, const char *first) {
+	char path[PATH_MAX];
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		if (!cf_later_project(e) || !cf_later_protected(policy, e) ||
+		    (first && (first_len(e->name) != strlen(first) ||
+		               strncmp(e->name, first, strlen(first)) != 0)) ||
+		    (size_t)snprintf(path, sizeof path, "%s/%s", dir, e->name) >= sizeof path)
+			continue;
+		r = take_one(s, roots, path, e->dir);
+	}
+	return r;
+}
+
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
-                           char *const *worktrees, cf_later_snapshot **ret) {
+                           char *const *worktrees, char *const *const *marks,
+                           cf_later_snapshot **ret) {
 	cf_later_snapshot *s = calloc(1, sizeof *s);
 	struct take_ctx t = { s, roots };
-	char path[PATH_MAX];
+	char dir[PATH_MAX];
 	int r = 0;
 	if (!s)
 		return -ENOMEM;
 	s->roots = roots;
 	r = cf_later_each(policy, roots, take_visit, &t);
-	/* A nested repository's work tree: what git reads at its top. */
-	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++) {
-		if (is_root(roots, worktrees[k]) || !in_roots(roots, worktrees[k]))
-			continue;
-		for (size_t i = 0; r == 0 && i < cf_later_count; i++) {
-			const cf_later_entry *e = &cf_later_entries[i];
-			if (!e->repo || !cf_later_protected(policy, e) ||
-			    (size_t)snprintf(path, sizeof path, "%s/%s", worktrees[k], e->name) >=
-			        sizeof path)
+	/* A nested repository's work tree: a project, as a root is. */
+	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++)
+		if (!is_root(roots, worktrees[k]) && in_roots(roots, worktrees[k]))
+			r = take_project(s, policy, roots, worktrees[k], NULL);
+	/* A directory below a root holding an entry's first component (a
+	 * sub-project's `CLAUDE.md`, `.claude/`, `.envrc`): those entries. */
+	for (size_t l = 0; r == 0 && policy->default_protections && marks && marks[l]; l++)
+		for (size_t k = 0; r == 0 && marks[l][k]; k++) {
+			const char *slash = strrchr(marks[l][k], '/');
+			size_t len = slash ? (size_t)(slash - marks[l][k]) : 0;
+			if (!slash || len >= sizeof dir)
 				continue;
-			r = take_one(s, roots, path, e->dir);
+			memcpy(dir, marks[l][k], len);
+			dir[len] = '\0';
+			if (!is_root(roots, dir) && in_roots(roots, dir))
+				r = take_project(s, policy, roots, dir, slash + 1);
 		}
-	}
 	s->roots = NULL;
 	if (r < 0) {
 		cf_later_snapshot_free(s);

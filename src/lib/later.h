@@ -50,7 +50,8 @@ typedef enum cf_later_stand {
 typedef struct cf_later_entry {
 	const char *name;     /* relative to a writable root, no trailing slash */
 	bool dir;             /* a directory: everything in it is protected */
-	bool repo;            /* also at the top of every repository's work tree */
+	bool repo;            /* git's own (.gitmodules, .gitattributes); where an
+	                       * entry is held reads cf_later_project() */
 	unsigned where;       /* CF_LATER_AT_* */
 	cf_later_stand stand; /* what stands in for it, missing, on bwrap */
 } cf_later_entry;
@@ -83,6 +84,19 @@ int cf_later_visit_held(char *const *roots, const char *path, cf_later_visit vis
 int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
                       char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
 
+/* Whether `entry` is a project's (everything not home-only): held at the
+ * top of every writable root and of every repository's work tree the git
+ * walk finds below one, reported below a root wherever a directory holds
+ * its first component (doc/SPEC.md 15, "What runs later", "Nested
+ * projects"). */
+bool cf_later_project(const cf_later_entry *entry) CONFINE_HIDDEN;
+
+/* Whether a directory entry named `name` is the first component of a
+ * project entry (`.claude` for `.claude/settings.json`, `.envrc`): the git
+ * walk records where it sees one (cf_git_snapshot_marks). Cheap: it runs
+ * on every entry the walk reads. */
+bool cf_later_marks(const char *name) CONFINE_HIDDEN;
+
 /* The entry named `name` (a trailing slash allowed), or NULL. */
 const cf_later_entry *cf_later_lookup(const char *name) CONFINE_HIDDEN;
 
@@ -103,8 +117,9 @@ bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entr
 /* The file API's name rule (doc/SPEC.md 19), for `path` (canonical or as
  * given, absolute) under the writable root `root`: at or under an entry
  * the policy protects (at its top, or at the home it holds), existing or
- * not, or a `.gitmodules` or `.gitattributes` beside a `.git` (a
- * repository made after the plan). */
+ * not, or at or under a project entry in any directory below the root (a
+ * nested repository, one made after the plan, a sub-project: the file API
+ * has no after-run report, so it refuses where a run reports). */
 bool cf_later_name_refused(const confine_policy *policy, const char *root,
                            const char *path) CONFINE_HIDDEN;
 
@@ -113,10 +128,14 @@ bool cf_later_name_refused(const confine_policy *policy, const char *root,
  * nanosecond, a directory's entries walked within a budget. */
 typedef struct cf_later_snapshot cf_later_snapshot;
 /* `worktrees` (NULL or NULL-terminated: the git walk's work trees, see
- * cf_git_snapshot_worktrees) adds, below the roots, the entries git reads
- * at a work tree's top (.gitmodules, .gitattributes). */
+ * cf_git_snapshot_worktrees) adds, below the roots, every project entry
+ * at a work tree's top. `marks` (NULL-terminated lists, each NULL or
+ * NULL-terminated: cf_git_snapshot_marks of the walks before and after)
+ * adds, for each `<dir>/<first>` a walk saw, the project entries at
+ * `<dir>` whose first component is `<first>` (a sub-project's). */
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
-                           char *const *worktrees, cf_later_snapshot **ret) CONFINE_HIDDEN;
+                           char *const *worktrees, char *const *const *marks,
+                           cf_later_snapshot **ret) CONFINE_HIDDEN;
 /* Appends {path, "planted"} for each entry whose fingerprint differs
  * (made, changed, replaced or removed). 0 or -ENOMEM. */
 int cf_later_snapshot_diff(const cf_later_snapshot *before, const cf_later_snapshot *after,

@@ -44,8 +44,13 @@ int cf_protect_join(char *out, size_t size, const char *root, const char *rel) C
 /* A symlink on the way from `root` to `rel` (which the command could re-point). */
 bool cf_protect_symlink_on_the_way(const char *root, const char *rel) CONFINE_HIDDEN;
 
+/* protect-finish.c: the items sorted, covered ones dropped, pins listed;
+ * the items move to the plan. 0 or -ENOMEM. */
+int cf_protect_finish(struct collect *c) CONFINE_HIDDEN;
+
 /* protect-later.c: what runs later (later.c) under `dir`, a writable root
- * or a repository's work tree (`repo_only`: the entries git reads there). */
-void cf_protect_later(struct collect *c, const char *dir, bool repo_only) CONFINE_HIDDEN;
+ * or a repository's work tree below one (`work_tree`: every project entry
+ * at its top, as at a root's). */
+void cf_protect_later(struct collect *c, const char *dir, bool work_tree) CONFINE_HIDDEN;
 
 #endif

@@ -2,7 +2,7 @@
 /*
  * What runs later (later.c; doc/SPEC.md 15, "What runs later") in bwrap's
  * protections plan: each entry under a writable root, at its home, and at
- * every repository's work tree, existing or not, stood in for as the entry
+ * every repository's work tree (every project entry), existing or not, stood in for as the entry
  * says; and what the links inside a protected directory resolve to.
  */
 #include <dirent.h>
@@ -165,16 +165,21 @@ static int later_visit(void *ctx, const char *root, const char *path,
 	return c->oom ? -ENOMEM : 0;
 }
 
-void cf_protect_later(struct collect *c, const char *dir, bool repo_only) {
+void cf_protect_later(struct collect *c, const char *dir, bool work_tree) {
 	char path[PATH_MAX];
-	if (!repo_only) {
+	if (!work_tree) {
 		char *const roots[2] = { (char *)dir, NULL };
 		(void)cf_later_each(c->policy, roots, later_visit, c);
 		return;
 	}
+	/* A repository's work tree below a root is a project as the root is:
+	 * every project entry at its top (a root's own are placed above). */
+	for (size_t k = 0; c->plan->writable && c->plan->writable[k]; k++)
+		if (strcmp(c->plan->writable[k], dir) == 0)
+			return;
 	for (size_t i = 0; i < cf_later_count && !c->oom; i++) {
 		const cf_later_entry *e = &cf_later_entries[i];
-		if (!e->repo || !cf_later_protected(c->policy, e))
+		if (!cf_later_project(e) || !cf_later_protected(c->policy, e))
 			continue;
 		if (cf_protect_join(path, sizeof path, dir, e->name) < 0) {
 			cf_protect_defaults_unprotected(c, "%s/%s: the path is too long", dir, e->name);
@@ -183,4 +188,3 @@ void cf_protect_later(struct collect *c, const char *dir, bool repo_only) {
 		protect_later_one(c, dir, path, e);
 	}
 }
-

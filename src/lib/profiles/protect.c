@@ -542,84 +542,6 @@ bool cf_protect_symlink_on_the_way(const char *root, const char *rel) {
 	return false;
 }
 
-static int by_path(const void *a, const void *b) {
-	return strcmp(((const cf_protected *)a)->path, ((const cf_protected *)b)->path);
-}
-
-static size_t depth_of(const char *path) {
-	size_t n = 0;
-	for (; *path; path++)
-		n += *path == '/';
-	return n;
-}
-
-static int by_depth(const void *a, const void *b) {
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	size_t dx = depth_of(x), dy = depth_of(y);
-	return dx != dy ? (dx < dy ? -1 : 1) : strcmp(x, y);
-}
-
-/* Drops what lies below another protected path (covered by it), then
- * lists every directory between a root and a protected path, none at or
- * below a protected path (they are read-only already). */
-static int finish(struct collect *c) {
-	cf_plan *plan = c->plan;
-	size_t kept = 0;
-	if (c->n > 1)
-		qsort(c->items, c->n, sizeof *c->items, by_path);
-	/* An explicit entry covered by another protected path makes that one
-	 * explicit: its being replaced is then the entry's business. */
-	for (size_t i = 0; i < c->n; i++)
-		for (size_t j = 0; j < c->n; j++)
-			if (j != i && c->items[i].explicit_entry &&
-			    cf_path_at_or_under(c->items[i].path, c->items[j].path))
-				c->items[j].explicit_entry = true;
-	for (size_t i = 0; i < c->n; i++) {
-		bool covered = false;
-		for (size_t j = 0; j < c->n && !covered; j++)
-			covered = j != i && strcmp(c->items[i].path, c->items[j].path) != 0 &&
-			          cf_path_at_or_under(c->items[i].path, c->items[j].path);
-		if (covered)
-			free(c->items[i].path);
-		else
-			c->items[kept++] = c->items[i];
-	}
-	c->n = kept;
-	for (size_t i = 0; i < c->n; i++) {
-		const char *root = cf_protect_root_of(plan, c->items[i].path);
-		char dir[PATH_MAX];
-		char *slash;
-		if (!root || strlen(c->items[i].path) >= sizeof dir)
-			continue;
-		strcpy(dir, c->items[i].path);
-		while ((slash = strrchr(dir, '/')) && slash > dir) {
-			bool under_protected = false;
-			*slash = '\0';
-			if (!cf_path_at_or_under(dir, root) || strcmp(dir, root) == 0)
-				break;
-			for (size_t j = 0; j < c->n && !under_protected; j++)
-				under_protected = cf_path_at_or_under(dir, c->items[j].path);
-			if (under_protected)
-				continue;
-			{
-				bool listed = false;
-				for (size_t k = 0; plan->pins && plan->pins[k] && !listed; k++)
-					listed = strcmp(plan->pins[k], dir) == 0;
-				if (!listed && cf_strv_push(&plan->pins, dir) < 0)
-					return -ENOMEM;
-			}
-		}
-	}
-	if (plan->pins)
-		qsort(plan->pins, cf_strv_length((const char *const *)plan->pins), sizeof *plan->pins,
-		      by_depth);
-	plan->protected_paths = c->items;
-	plan->n_protected = c->n;
-	c->items = NULL;
-	c->n = c->cap = 0;
-	return 0;
-}
-
 int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_plan *plan) {
 	struct collect c;
 	char path[PATH_MAX];
@@ -658,7 +580,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	                                      "symbolic link on its way, or missing with nothing "
 	                                      "to stand in")))
 		c.oom = true;
-	r = c.oom ? -ENOMEM : finish(&c);
+	r = c.oom ? -ENOMEM : cf_protect_finish(&c);
 	for (size_t i = 0; i < c.n; i++)
 		free(c.items[i].path);
 	free(c.items);

@@ -71,6 +71,20 @@ static int env_put(char ***env, const char *name, const char *value) {
 	}
 }
 
+/* What runs later under the roots, with the work trees and sub-projects
+ * `walk` found; after the run, also those the walk before it found
+ * (`before`), so an entry removed with its directory's mark still shows. */
+static int take_later(const confine_policy *policy, char *const *roots,
+                      const cf_git_snapshot *walk, const cf_git_snapshot *before,
+                      cf_later_snapshot **ret) {
+	char *const *marks[3] = { cf_git_snapshot_marks(walk), cf_git_snapshot_marks(before), NULL };
+	if (!marks[0]) {
+		marks[0] = marks[1];
+		marks[1] = NULL;
+	}
+	return cf_later_snapshot_take(policy, roots, cf_git_snapshot_worktrees(walk), marks, ret);
+}
+
 int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***ret_envp,
                           confine_error *err) {
 	confine_argv *c = p->confined;
@@ -135,9 +149,8 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 		/* Taken before the command exists, so everything it does is
 		 * after it; compared with a second walk once its tree is gone. */
 		if ((r = cf_git_snapshot_take(run->scan_roots, &run->before)) < 0 ||
-		    (r = cf_later_snapshot_take(policy, run->scan_roots,
-		                                cf_git_snapshot_worktrees(run->before),
-		                                &run->later_before)) < 0)
+		    (r = take_later(policy, run->scan_roots, run->before, NULL,
+		                    &run->later_before)) < 0)
 			goto oom;
 	}
 	*ret_envp = env;
@@ -219,8 +232,8 @@ int cf_policy_run_finish(confine_process *p, confine_outcome *o) {
 		/* What runs later, changed where the rung could not hold it
 		 * (Landlock), or behind bwrap's mounts: "planted". */
 		if (r == 0 && p->confined &&
-		    (r = cf_later_snapshot_take(&p->confined->policy, run->scan_roots,
-		                                cf_git_snapshot_worktrees(after), &later_after)) == 0)
+		    (r = take_later(&p->confined->policy, run->scan_roots, after, run->before,
+		                    &later_after)) == 0)
 			r = cf_later_snapshot_diff(run->later_before, later_after, &o->git_hazards,
 			                           &o->n_git_hazards);
 		cf_later_snapshot_free(later_after);

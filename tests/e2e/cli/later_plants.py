@@ -20,6 +20,14 @@ touches a marker outside the workspace when the plant runs.
 - a missing `.claude/` holding `.claude/settings.json`, a missing
   `CLAUDE.md`, `.claude/skills/`, `.pre-commit-config.yaml`, `.yarnrc.yml`
   (no tool here to run them: the file on the host is the oracle);
+- nested projects: a repository `app/` below the workspace (itself none)
+  with a missing `.envrc` (`source app/.envrc`), `.claude/settings.json`
+  (a checker running its hooks), `CLAUDE.md`, an existing
+  `.vscode/tasks.json`: held as at the root; a sub-project `pkg/` (a
+  `package.json`, no repository) and a plain `a/b/c/` with `.envrc`,
+  `CLAUDE.md`, `.mcp.json`, `.claude/settings.json`: they land and are
+  reported planted on both rungs (bwrap stays `full`), and the file API
+  refuses them;
 - a symlinked `.bashrc -> dot/bashrc` in the workspace (`HOME=ws bash -ic
   exit`): its target rewritten through its own name, written through the
   link, the link re-pointed. bwrap holds the first two and lists
@@ -96,12 +104,15 @@ SIBLINGS = {
 class Case:
     def __init__(self, name, entry, setup, text, oracle, in_home=False, where="",
                  report_only=False, inside=None, left=None, target=None, grant=None,
-                 report=None):
+                 report=None, sub_project=False):
         self.name = name
         # the home's writable root: None, the home itself; "..", the
         # directory above it; else a directory below it (".config")
         self.grant = grant
         self.report = report      # the path reported, below the home, when not the entry
+        # in a directory below the root that is no repository: reported,
+        # not held (doc/SPEC.md 15, "Nested projects"); the file API refuses it
+        self.sub_project = sub_project
         # bwrap stands nothing in for it (a stand-in would break the tool):
         # a run the library spawns lets it land and reports it, `full`
         self.report_only = report_only
@@ -169,6 +180,57 @@ def nested_filter_setup(ws, home, mark):
 
 def nested_git_add(ws, home):
     git_add(os.path.join(ws, "sub"), home)
+
+
+def nested_repo_setup(*dirs, files=()):
+    """A repository below the workspace (`-w ~/src` holding `~/src/app`),
+    the workspace itself none; `dirs` and `files` made in it beforehand."""
+    def setup(ws, home, mark):
+        repo(os.path.join(ws, "app"))
+        for d in dirs:
+            os.makedirs(os.path.join(ws, "app", d), exist_ok=True)
+        for rel, text in files:
+            os.makedirs(os.path.dirname(os.path.join(ws, "app", rel)), exist_ok=True)
+            with open(os.path.join(ws, "app", rel), "w") as f:
+                f.write(text)
+    return setup
+
+
+def source_envrc_in(where):
+    def oracle(ws, home):
+        source_envrc(os.path.join(ws, where), home)
+    return oracle
+
+
+def claude_hooks(case):
+    """A checker reading .claude/settings.json as Claude Code does: each
+    hook's command runs."""
+    def oracle(ws, home):
+        p = case.path(ws, home)
+        try:
+            with open(p) as f:
+                settings = json.load(f)
+        except (OSError, ValueError):
+            return
+        for hooks in settings.get("hooks", {}).values():
+            for h in hooks:
+                subprocess.run(["sh", "-c", h["command"]], capture_output=True, timeout=60)
+    return oracle
+
+
+def sub_project_setup(where, *files):
+    """A directory below the workspace that is no repository but a
+    project of its own (a package.json; `files` there beforehand)."""
+    def setup(ws, home, mark):
+        d = os.path.join(ws, where)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "package.json"), "w") as f:
+            f.write('{"name": "sub"}\n')
+        for rel, text in files:
+            os.makedirs(os.path.dirname(os.path.join(d, rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w") as f:
+                f.write(text)
+    return setup
 
 
 def husky_setup(ws, home, mark):
@@ -567,12 +629,41 @@ CASES = [
          include_setup("[core]\n\thooksPath = ~/dot/hooks\n"),
          lambda mark: "#!/bin/sh\ntouch %s\n" % mark, git_commit_home, in_home=True,
          grant="dot", target="dot/hooks/pre-commit", report="dot/hooks", left="dot/hooks"),
+    # nested projects (the outside red team): a repository below the root
+    # holds every project entry as the root does ...
+    Case("a nested repository's missing .envrc", ".envrc", nested_repo_setup(),
+         lambda mark: "touch %s\n" % mark, source_envrc_in("app"), where="app"),
+    Case("a nested repository's missing .claude/settings.json in an existing .claude/",
+         ".claude/settings.json", nested_repo_setup(".claude"),
+         lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark, None,
+         where="app"),
+    Case("a nested repository's existing .vscode/tasks.json", ".vscode/tasks.json",
+         nested_repo_setup(files=[(".vscode/tasks.json", '{"tasks": []}\n')]),
+         lambda mark: '{"tasks": [{"label": "x", "command": "touch %s",'
+                      ' "runOptions": {"runOn": "folderOpen"}}]}\n' % mark, None, where="app"),
+    Case("a nested repository's missing CLAUDE.md", "CLAUDE.md", nested_repo_setup(),
+         instructions, None, where="app"),
+    # ... and a sub-project (no repository) is reported wherever it is
+    Case("a sub-project's missing .envrc", ".envrc", sub_project_setup("pkg"),
+         lambda mark: "touch %s\n" % mark, source_envrc_in("pkg"), where="pkg",
+         report_only=True, sub_project=True),
+    Case("a sub-project's existing CLAUDE.md", "CLAUDE.md",
+         sub_project_setup("pkg", ("CLAUDE.md", "the project's own\n")), instructions, None,
+         where="pkg", report_only=True, sub_project=True),
+    Case("a missing .claude/settings.json deep in a plain directory", ".claude/settings.json",
+         mkdirs("a/b/c"), lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark,
+         None, where="a/b/c", report_only=True, sub_project=True),
+    Case("a sub-project's missing .mcp.json", ".mcp.json", sub_project_setup("pkg"),
+         lambda mark: '{"mcpServers": {"x": {"command": "touch %s"}}}\n' % mark, None,
+         where="pkg", report_only=True, sub_project=True),
     # a link inside a protected directory: a later tool follows it
     Case("a link in .husky/ to a hook elsewhere in the workspace", ".husky",
          husky_link_setup, lambda mark: "touch %s\n" % mark, git_commit,
          target="scripts/pre-commit"),
 ]
 for _c in CASES:
+    if _c.entry == ".claude/settings.json" and _c.oracle is None:
+        _c.oracle = claude_hooks(_c)
     if _c.entry == ".hg/hgrc":
         _c.oracle = hg_status(_c)
     elif _c.entry.startswith(".cargo/"):
@@ -679,11 +770,13 @@ def one_case(w, case):
 
     # run
     ws, home, mark = w.fresh(case, "run")
+    root = home if case.in_home else ws
+    first = os.path.join(root, case.where, case.entry.split("/")[0])
+    first_existed = os.path.lexists(first)
     out = w.run(ws, home, [], plant_command(case, ws, home, mark), case)
     check(out.get("error") is None, "the run failed:", (label, out))
     sandbox = out["sandbox"]
     hazards = [(h["path"], h["kind"]) for h in sandbox["gitHazards"]]
-    root = home if case.in_home else ws
     entry_path = case.reported(root)
     if w.runner == "bwrap" and not case.report_only:
         check(not landed(case, ws, home, mark), "bwrap run: the plant landed:", (label, out))
@@ -691,8 +784,7 @@ def one_case(w, case):
               "bwrap run: not full:", (label, sandbox["enforcement"], sandbox["unenforced"]))
         check(marked_entries(ws, home) == [], "bwrap run: placeholders left:",
               (label, marked_entries(ws, home)))
-        if case.setup is no_setup or case.entry == ".gitattributes":
-            first = os.path.join(root, case.entry.split("/")[0])
+        if not first_existed:
             check(not os.path.lexists(first), "bwrap run: left on the host:", (label, first))
         if case.left:
             check(not os.path.lexists(os.path.join(root, case.left)),
@@ -749,7 +841,7 @@ def one_case(w, case):
     existed = os.path.lexists(case.reported(home if case.in_home else ws))
     wrapped, ran = w.wrap(ws, home, plant_command(case, ws, home, mark), case)
     got = landed(case, ws, home, mark)
-    if w.runner == "bwrap" and existed:
+    if w.runner == "bwrap" and existed and not case.sub_project:
         check(not got, "bwrap wrap: an existing entry was written:", (label, ran.stderr))
     else:
         check(got, "wrap: did not land (proves nothing):", label)

@@ -14,7 +14,10 @@ link, gives a `stage diff --patch` that
   line, and the `.git` changes are listed apart in `--json`'s `git`;
 - apply refuses git's rebase/sequencer state and a bare repository's
   config and hooks the stage holds (the later, unconfined `git rebase
-  --continue` and `git push` as the oracle, with the unconfined control)."""
+  --continue` and `git push` as the oracle, with the unconfined control);
+- apply refuses a nested repository's and a sub-project's `.envrc`,
+  `.claude/settings.json`, `CLAUDE.md`, `.mcp.json` (`source .envrc` and a
+  hook checker as the oracle, with the unconfined control)."""
 import json
 import os
 import shutil
@@ -380,7 +383,81 @@ def case_names_quoted(confine, runner, base):
           not os.path.exists(os.path.join(bcopy, b"evil")), "nothing else lands")
 
 
-CASES = [case_patch, case_git_state, case_patch_leaves_out_protected, case_names_quoted]
+NESTED_PLANT = ("mkdir -p app/.claude deep/x && echo 'touch %(mark)s.envrc' > app/.envrc && "
+                "echo '{\"hooks\": {\"Stop\": [{\"command\": \"touch %(mark)s.hook\"}]}}' "
+                "> app/.claude/settings.json && echo evil > app/CLAUDE.md && "
+                "echo 'touch %(mark)s.sub' > pkg/.envrc && echo evil >> pkg/CLAUDE.md && "
+                "echo '{}' > deep/x/.mcp.json && echo ok > app/fine.txt")
+NESTED_REFUSED = ("app/.envrc", "app/.claude/settings.json", "app/CLAUDE.md", "pkg/.envrc",
+                  "pkg/CLAUDE.md", "deep/x/.mcp.json")
+
+
+def nested_workspace(base, name):
+    """A workspace that is no repository, holding a repository `app/` and a
+    sub-project `pkg/` (a package.json, a CLAUDE.md of its own)."""
+    ws = os.path.join(base, name)
+    app, pkg = os.path.join(ws, "app"), os.path.join(ws, "pkg")
+    os.makedirs(app)
+    os.makedirs(pkg)
+    subprocess.run(GIT + ["init", "-q"], cwd=app, check=True, capture_output=True)
+    with open(os.path.join(pkg, "package.json"), "w") as f:
+        f.write('{"name": "pkg"}\n')
+    with open(os.path.join(pkg, "CLAUDE.md"), "w") as f:
+        f.write("the project's own\n")
+    return ws
+
+
+def later_tools(ws, mark):
+    """The later, unconfined tools: direnv's `source .envrc` in each
+    project, and a checker running .claude/settings.json's hooks."""
+    for d in ("app", "pkg"):
+        subprocess.run(["bash", "-c", "source ./.envrc"], cwd=os.path.join(ws, d),
+                       capture_output=True, timeout=60)
+    try:
+        with open(os.path.join(ws, "app", ".claude", "settings.json")) as f:
+            for hooks in json.load(f).get("hooks", {}).values():
+                for h in hooks:
+                    subprocess.run(["sh", "-c", h["command"]], capture_output=True, timeout=60)
+    except (OSError, ValueError):
+        pass
+    return {k for k in ("envrc", "hook", "sub") if os.path.exists("%s.%s" % (mark, k))}
+
+
+def case_nested_projects(confine, runner, base):
+    """The outside red team: a nested repository's and a sub-project's
+    .envrc, .claude/settings.json, CLAUDE.md, .mcp.json are refused by
+    apply, as at the root (doc/SPEC.md 15, "Nested projects")."""
+    ws = nested_workspace(base, "nested-control")
+    mark = os.path.join(base, "nested-control-mark")
+    r = subprocess.run(["sh", "-c", NESTED_PLANT % {"mark": mark}], cwd=ws, capture_output=True,
+                       text=True)
+    check(r.returncode == 0, "control plant", r.stderr)
+    check(later_tools(ws, mark) == {"envrc", "hook", "sub"}, "control: the later tools ran them",
+          later_tools(ws, mark))
+
+    ws = nested_workspace(base, "nested")
+    mark = os.path.join(base, "nested-mark")
+    stage = os.path.join(base, "stage-nested")
+    r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--", "sh", "-c",
+             NESTED_PLANT % {"mark": mark}], cwd=ws)
+    check(r.returncode == 0, "staged run", (r.returncode, r.stderr))
+    a = run([confine, "stage", "apply", stage, "--json"])
+    check(a.returncode == 1, "apply: some refused", (a.returncode, a.stderr))
+    results = {e["path"]: e for e in json.loads(a.stdout)["results"]}
+    check(results.get("app/fine.txt", {}).get("outcome") == "applied", "an ordinary file lands",
+          results)
+    for p in NESTED_REFUSED:
+        check(p in results and results[p]["outcome"] == "refused" and
+              "denied by defaultProtections" in results[p]["message"],
+              "apply: a nested project's entry refused", (p, results.get(p)))
+    check(later_tools(ws, mark) == set(), "the later tools ran a plant apply landed",
+          later_tools(ws, mark))
+    with open(os.path.join(ws, "pkg", "CLAUDE.md")) as f:
+        check(f.read() == "the project's own\n", "pkg/CLAUDE.md changed")
+
+
+CASES = [case_patch, case_git_state, case_patch_leaves_out_protected, case_names_quoted,
+         case_nested_projects]
 
 
 def main():
