@@ -80,8 +80,18 @@ def serve(directory, host, context=None):
     return server.server_address[1]
 
 
+# Read until the other side closes (the in-sandbox scripts below).
+PY_READ_ALL = r"""
+def read_all(s):
+    got = b""
+    while True:
+        chunk = s.recv(4096)
+        if not chunk:
+            return got
+        got += chunk
+"""
 # Connects itself to ADDRESS:PORT, sends one request naming HOST (or none).
-PY_DIRECT = r"""
+PY_DIRECT = PY_READ_ALL + r"""
 import socket, sys
 address, port, host = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 head = "Host: %s:%d\r\n" % (host, port) if host != "-" else ""
@@ -89,12 +99,7 @@ try:
     s = socket.create_connection((address, port), timeout=20)
     s.sendall(("GET /index.html HTTP/1.%s\r\n%sConnection: close\r\n\r\n"
                % ("1" if head else "0", head)).encode())
-    got = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        got += chunk
+    got = read_all(s)
     print(got.decode(errors="replace"))
 except OSError as e:
     print("FAILED:%s" % e)
@@ -119,7 +124,7 @@ except OSError as e:
     print("NONE:%s" % e)
 """
 # By name over IPv6 only: the AAAA answer, an AF_INET6 socket.
-PY_V6_NAME = r"""
+PY_V6_NAME = PY_READ_ALL + r"""
 import socket, sys
 host, port = sys.argv[1], int(sys.argv[2])
 try:
@@ -129,12 +134,7 @@ try:
     s.connect(info[4])
     s.sendall(("GET /index.html HTTP/1.1\r\nHost: %s:%d\r\nConnection: close\r\n\r\n"
                % (host, port)).encode())
-    got = b""
-    while True:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        got += chunk
+    got = read_all(s)
     print(info[4][0] + " " + got.decode(errors="replace"))
 except OSError as e:
     print("FAILED:%s" % e)
