@@ -261,7 +261,10 @@ bool confine_path_within(const char *path, const char *root) {
 		if (stat(walk, &st) == 0 && st.st_dev == rs.st_dev && st.st_ino == rs.st_ino)
 			return true;
 		if (!(slash = strrchr(walk, '/')) || slash == walk)
-			return false;
+			break;
 		*slash = '\0';
 	}
+	/* A mount of a place below `root`, one inside it, an overlay over it
+	 * (path-mounts.c). */
+	return cf_path_within_by_mounts(path, root);
 }

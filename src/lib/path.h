@@ -22,6 +22,12 @@ const char *cf_path_of(const char *const *envp) CONFINE_HIDDEN;
  * $CONFINE_RUNNER_PATH, else CONFINE_DEFAULT_PATH; never $PATH, on which
  * a writable root of an earlier run (.venv/bin, node_modules/.bin) may
  * lie. */
+/* path-mounts.c: whether `path` is a file `root` reaches through this
+ * namespace's mounts (a bind of a directory below `root`, a mount inside
+ * it, an overlay whose upper directory it holds): confine_path_within's
+ * last step. No allocation. */
+bool cf_path_within_by_mounts(const char *path, const char *root) CONFINE_HIDDEN;
+
 const char *cf_runner_path(void) CONFINE_HIDDEN;
 
 /* The exec candidates for `program`, in the order execvp(3) tries them:

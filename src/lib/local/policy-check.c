@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "launcher-args.h"
 #include "rungs/probe.h"
@@ -34,8 +35,37 @@ static int refuse_place(confine_error *err, const confine_policy *policy, const 
 	return confine_error_sandbox_unavailable(err, policy->mode, detail);
 }
 
+/* The writable area on device `dev`, or NULL. */
+static const char *writable_on_device(const confine_policy *policy, dev_t dev) {
+	struct stat st;
+	if (policy->workspace_root && stat(policy->workspace_root, &st) == 0 && st.st_dev == dev)
+		return policy->workspace_root;
+	for (size_t i = 0; policy->writable_roots && policy->writable_roots[i]; i++)
+		if (stat(policy->writable_roots[i], &st) == 0 && st.st_dev == dev)
+			return policy->writable_roots[i];
+	if (policy->temp_dir && stat(policy->temp_dir, &st) == 0 && st.st_dev == dev)
+		return policy->temp_dir;
+	return NULL;
+}
+
+static int refuse_linked(const confine_policy *policy, const char *real, confine_error *err) {
+	char detail[PATH_MAX * 2 + 240];
+	const char *area;
+	struct stat st;
+	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink <= 1 ||
+	    !(area = writable_on_device(policy, st.st_dev)))
+		return 0;
+	snprintf(detail, sizeof detail,
+	         "runner %s has %lu hard links, and the run may write %s on the same filesystem: "
+	         "a link there would let the confined command rewrite the runner (use a copy with "
+	         "one link); refusing to run it",
+	         real, (unsigned long)st.st_nlink, area);
+	return confine_error_sandbox_unavailable(err, policy->mode, detail);
+}
+
 int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
                                  const confine_policy *policy, confine_error *err) {
+	int r;
 	if (!real || policy->mode != CONFINE_MODE_WORKSPACE_WRITE)
 		return 0;
 	/* A runner inside a writable area could have been replaced by an
@@ -50,6 +80,12 @@ int cf_policy_check_runner_place(const cf_runner_def *def, const char *real,
 	/* The run's own temp area is the command's to write as well. */
 	if (policy->temp_dir && inside(real, policy->temp_dir))
 		return refuse_place(err, policy, real, "the temp area", policy->temp_dir);
+	/* A second name of the runner may lie where the run writes: the run
+	 * would rewrite the runner through it (red team round 5, F1). A hard
+	 * link shares the file's filesystem, so only a writable area there
+	 * can hold one (the configuration's and the decider's rule). */
+	if ((r = refuse_linked(policy, real, err)) != 0)
+		return r;
 	/* A rung that grants the host's /dev/shm could have its runner
 	 * replaced by this very run. */
 	if (def->facts & CONFINE_RUNNER_FACT_HOST_TMP) {

@@ -902,63 +902,104 @@ def test_config_the_run_may_write(w):
 
 
 def test_launcher_through_alias(w):
-    """Red team, round 5 (R5-bind-alias): a landlockLauncher a configuration
-    names through a bind mount of the workspace (/mnt/alias/landlock-run)
-    was judged by its path, so a run that wrote the workspace replaced it
-    and the next probe ran it as root. Judged by identity now: refused
-    (root only: the alias is a bind mount, made in a mount namespace of
-    its own so the host's mounts are untouched)."""
-    if os.getuid() != 0 or not shutil.which("unshare"):
-        return "skip: a bind mount needs root and unshare(1)"
+    """Red team, round 5 (R5-bind-alias, F1, F2, F3): a landlockLauncher a
+    configuration names where the run can rewrite it under another name:
+    through a bind mount of the workspace (/mnt/alias/landlock-run), of a
+    directory below it, through a bind of the launcher's own directory
+    inside the workspace, or through a hard link in the workspace. A run
+    that wrote the workspace replaced it and the next probe ran it as root.
+    Each refused (the mounts need root: made in a mount namespace of its
+    own, so the host's mounts are untouched; the hard link is tried by the
+    created user too)."""
     with open(w.config) as f:
         launcher = json.load(f)["landlockLauncher"]
-    planted = os.path.join(w.ws, "landlock-run")
-    shutil.copy(launcher, planted)
-    os.chmod(planted, 0o755)
+    mounts = os.getuid() == 0 and shutil.which("unshare")
+    sub = os.path.join(w.ws, "sub")
+    inner = os.path.join(w.ws, "m")
+    outside = tempfile.mkdtemp(prefix="cf-launcher-outside-", dir=w.base)
     alias = tempfile.mkdtemp(prefix="cf-launcher-alias-", dir=w.base)
+    os.makedirs(sub)
+    os.makedirs(inner)
     config = os.path.join(w.base, "alias-launcher.json")
-    with open(config, "w") as f:
-        json.dump({"landlockLauncher": os.path.join(alias, "landlock-run")}, f)
     marker = os.path.join(w.ws, "r5-launcher-ran")
+    own = os.path.join(outside, "landlock-run")
+    shutil.copy(launcher, own)
+    os.chmod(own, 0o755)
+    # (what, the launcher the config names, the file the run could rewrite,
+    #  the mount made first or None, the refusal's words)
+    kinds = [("a hard link in the workspace", own, os.path.join(w.ws, "ll"), None,
+              "hard links")]
+    if mounts:
+        kinds += [
+            ("a bind mount of the workspace", os.path.join(alias, "landlock-run"),
+             os.path.join(w.ws, "landlock-run"), (w.ws, alias), "lies inside the workspace"),
+            ("a bind mount of a directory below the workspace",
+             os.path.join(alias, "landlock-run"), os.path.join(sub, "landlock-run"),
+             (sub, alias), "lies inside the workspace"),
+            ("a bind of its own directory inside the workspace", own, None, (outside, inner),
+             "lies inside the workspace")]
     try:
-        # On the bwrap rung `run` execs the in-memory launcher inside bwrap:
-        # nothing on disk runs, so only the on-disk argv (wrap) is judged.
-        for door in ("run", "wrap") if w.runner == "landlock" else ("wrap",):
-            script = ("mount --bind %s %s && exec %s %s --config %s --runner %s -m "
-                      "workspace-write -w %s -- touch %s" %
-                      (shlex.quote(w.ws), shlex.quote(alias), shlex.quote(w.confine), door,
-                       shlex.quote(config), shlex.quote(w.runner), shlex.quote(w.ws),
-                       shlex.quote(marker)))
-            done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
-                                   script], capture_output=True, text=True)
-            check(done.returncode == 125 and "lies inside the workspace" in done.stderr
-                  and not os.path.exists(marker),
-                  "%s: a launcher in a bind mount of the workspace is refused" % door,
-                  (done.returncode, done.stdout[-300:], done.stderr[-600:]))
-        # control: through the alias a run's write replaces the launcher (the
-        # workspace's own file), and the same configuration with the launcher
-        # outside the workspace runs
-        script = ("mount --bind %s %s && printf '#!/bin/sh\\necho planted\\n' > %s/landlock-run"
-                  % (shlex.quote(w.ws), shlex.quote(alias), shlex.quote(alias)))
-        subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
-                       check=True)
-        check(open(planted).read() == "#!/bin/sh\necho planted\n",
-              "control: the alias's launcher is the workspace's own file")
+        for what, named, planted, mount, words in kinds:
+            if planted and mount:
+                shutil.copy(launcher, planted)
+                os.chmod(planted, 0o755)
+            elif planted:
+                os.link(own, planted)
+            with open(config, "w") as f:
+                json.dump({"landlockLauncher": named}, f)
+            # On the bwrap rung `run` execs the in-memory launcher inside
+            # bwrap: nothing on disk runs, so only the on-disk argv (wrap)
+            # is judged.
+            for door in ("run", "wrap") if w.runner == "landlock" else ("wrap",):
+                argv = [w.confine, door, "--config", config, "--runner", w.runner, "-m",
+                        "workspace-write", "-w", w.ws, "--", "touch", marker]
+                if mount:
+                    script = "mount --bind %s %s && exec %s" % (
+                        shlex.quote(mount[0]), shlex.quote(mount[1]),
+                        " ".join(shlex.quote(a) for a in argv))
+                    argv = ["unshare", "-m", "--propagation", "private", "sh", "-c", script]
+                done = subprocess.run(argv, capture_output=True, text=True)
+                check(done.returncode == 125 and words in done.stderr
+                      and not os.path.exists(marker),
+                      "%s: a launcher through %s is refused" % (door, what),
+                      (done.returncode, done.stdout[-300:], done.stderr[-600:]))
+            if planted and not mount:
+                os.unlink(planted)
+        # controls: through each alias a write lands on the file the config
+        # names, and the launcher outside with one link runs
+        if mounts:
+            for src, dst, via, target in ((w.ws, alias, "landlock-run", "landlock-run"),
+                                          (sub, alias, "landlock-run", "sub/landlock-run")):
+                script = ("mount --bind %s %s && printf '#!/bin/sh\\necho planted\\n' > %s/%s"
+                          % (shlex.quote(src), shlex.quote(dst), shlex.quote(dst), via))
+                subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                               check=True)
+                check(open(os.path.join(w.ws, target)).read() == "#!/bin/sh\necho planted\n",
+                      "control: the alias's launcher is the workspace's file %s" % target)
+        os.link(own, os.path.join(w.ws, "ll2"))
+        with open(os.path.join(w.ws, "ll2"), "r+b") as f:
+            data = f.read(4)
+        check(data == open(own, "rb").read(4), "control: the hard link is the launcher")
+        os.unlink(os.path.join(w.ws, "ll2"))
         with open(config, "w") as f:
-            json.dump({"landlockLauncher": launcher}, f)
+            json.dump({"landlockLauncher": own}, f)
         done = subprocess.run([w.confine, "run", "--config", config, "--runner", w.runner, "-m",
                                "workspace-write", "-w", w.ws, "--", "touch", marker],
                               capture_output=True, text=True)
         check(done.returncode == 0 and os.path.exists(marker),
-              "control: the launcher outside the workspace runs", done.stderr[-600:])
+              "control: the launcher outside the workspace, one link, runs", done.stderr[-600:])
     finally:
-        for p in (planted, marker, config):
+        for p in (marker, config):
             if os.path.exists(p):
                 os.unlink(p)
-        os.rmdir(alias)
+        for d in (sub, inner, outside, alias):
+            shutil.rmtree(d, ignore_errors=True)
+        for n in ("landlock-run", "ll", "ll2"):
+            if os.path.lexists(os.path.join(w.ws, n)):
+                os.unlink(os.path.join(w.ws, n))
 
 
-USER_HALF = ("test_writable_roots", "test_deny_read", "test_deny_read_hard_link",
+USER_HALF = ("test_writable_roots", "test_launcher_through_alias", "test_deny_read", "test_deny_read_hard_link",
              "test_deny_read_keeps_listing",
              "test_refusals", "test_config_the_run_may_write")
 
