@@ -438,6 +438,20 @@ static void test_later_refused_existing_or_not(void **state) {
 	assert_int_equal(rmdir(at(ws, "sub")), 0);
 }
 
+
+/* $HOME as it was (a copy, or NULL), and back: the home tests set it. */
+static char *home_saved(void) {
+	return getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+}
+
+static void home_restore(char *saved) {
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 /* The home's entries (later.c: .gitconfig, .config/git/config, .hgrc and
  * the shell files) where a writable root holds $HOME, existing or not;
  * not at the top of a root that is no home. */
@@ -448,7 +462,7 @@ static void test_later_home_refused(void **state) {
 		"h/.config/systemd/user/x.service", "h/.docker/config.json", "h/.gnupg/gpg-agent.conf",
 		"h/.claude.json", "h/.zlogout",
 	};
-	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *saved = home_saved();
 	confine_error err = { 0 };
 	confine_fs *fs;
 	(void)state;
@@ -465,11 +479,7 @@ static void test_later_home_refused(void **state) {
 	/* the home's own entries are not at the top of a root that is no home */
 	assert_int_equal(confine_fs_write(fs, ".claude.json", "x", 1, &err), 0);
 	confine_fs_free(fs);
-	if (saved)
-		setenv("HOME", saved, 1);
-	else
-		unsetenv("HOME");
-	free(saved);
+	home_restore(saved);
 	assert_int_equal(unlink(at(ws, ".gitconfig")), 0);
 	assert_int_equal(unlink(at(ws, ".claude.json")), 0);
 	assert_int_equal(unlink(at(ws, "h/.gitconfig")), 0);
@@ -489,7 +499,7 @@ static void test_later_home_includes_refused(void **state) {
 		"h/.config/autostart/x.desktop", "h/.local/share/bash-completion/completions/git",
 		"h/inc/a", "h/inc/b", "h/inc/c", "h/hooks/pre-commit", "h/.config/fish/config.fish",
 	};
-	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char *saved = home_saved();
 	confine_error err = { 0 };
 	confine_fs *fs;
 	(void)state;
@@ -510,11 +520,7 @@ static void test_later_home_includes_refused(void **state) {
 	assert_false(tl_exists(at(ws, "h/inc/c")));
 	assert_int_equal(confine_fs_write(fs, "h/inc/d", "x", 1, &err), 0);
 	confine_fs_free(fs);
-	if (saved)
-		setenv("HOME", saved, 1);
-	else
-		unsetenv("HOME");
-	free(saved);
+	home_restore(saved);
 	assert_int_equal(unlink(at(ws, "h/inc/d")), 0);
 	assert_int_equal(unlink(at(ws, "h/inc/a")), 0);
 	assert_int_equal(unlink(at(ws, "h/inc/b")), 0);
