@@ -256,6 +256,37 @@ def test_hazards_by_comparison(w):
     shutil.rmtree(os.path.join(w.ws, "pairs"))
 
 
+def test_hazards_below_a_mount(w):
+    """Red team, round 5: a mount point inside the workspace (a tmpfs at
+    ws/mnt) was not entered by the gitHazards walk, so a repository the
+    run made there, with a hook, was not reported (both rungs; bwrap binds
+    the workspace with its submounts). Now reported. Root only: the tmpfs
+    lives in a mount namespace of its own (the host's mounts untouched);
+    the control is the hook on disk after the run, in that namespace."""
+    if os.getuid() != 0 or not shutil.which("unshare"):
+        return "skip: a mount needs root and unshare(1)"
+    mnt = os.path.join(w.ws, "mnt")
+    os.mkdir(mnt)
+    hook = os.path.join(mnt, "new", ".git", "hooks", "pre-commit")
+    plant = ("git init -q mnt/new && printf '#!/bin/sh\\necho planted\\n' > %s && chmod +x %s"
+             % (shlex.quote(hook), shlex.quote(hook)))
+    argv = [w.confine, "bash", "--json"] + w.common("workspace-write", []) + ["-c", plant]
+    script = ("mount -t tmpfs cf-hazards %s && cd %s && %s; test -f %s && echo LANDED"
+              % (shlex.quote(mnt), shlex.quote(w.ws), " ".join(shlex.quote(a) for a in argv),
+                 shlex.quote(hook)))
+    try:
+        done = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script],
+                              capture_output=True, text=True, cwd=w.base)
+        lines = done.stdout.strip().splitlines()
+        check(lines and lines[-1] == "LANDED", "control: the hook landed on the tmpfs",
+              (done.stdout[-600:], done.stderr[-600:]))
+        out = json.loads(lines[0])
+        check({"path": hook, "kind": "hook"} in out["sandbox"]["gitHazards"],
+              "a hook in a repository below a mount point is reported", out["sandbox"])
+    finally:
+        os.rmdir(mnt)
+
+
 def test_hazards_of_two_runs_at_once(w):
     """Two runs in one workspace at once (doc/SPEC.md 15): each reports what
     changed while it lived, whoever changed it; a run that starts after the
@@ -1034,7 +1065,8 @@ def cases(confine, launcher, runner, only):
         if probe.returncode != 0:
             return "runner %s is not usable here: %s" % (runner, probe.stderr)
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
-                 test_hazards_by_comparison, test_hazards_of_two_runs_at_once,
+                 test_hazards_by_comparison, test_hazards_below_a_mount,
+                 test_hazards_of_two_runs_at_once,
                  test_deny_read, test_deny_read_hard_link, test_deny_read_keeps_listing,
                  test_deny_read_patterns, test_env, test_network,
                  test_denials,
