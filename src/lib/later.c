@@ -265,9 +265,9 @@ int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_vis
 			continue;
 		if ((size_t)snprintf(path, sizeof path, "%s%s%s", home, strcmp(home, "/") == 0 ? "" : "/",
 		                     e->name) < sizeof path)
-			r = cf_later_visit_held(roots, path, visit, ctx, e);
+			r = cf_later_visit_home(roots, path, visit, ctx, e);
 		if (r == 0 && xdg && strcmp(e->name, ".config/git/config") == 0)
-			r = cf_later_visit_held(roots, xdg, visit, ctx, e);
+			r = cf_later_visit_home(roots, xdg, visit, ctx, e);
 	}
 	/* What the user's git configuration includes, and its hooks directory
 	 * (later-git.c), where a writable root holds them. */

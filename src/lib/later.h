@@ -77,6 +77,12 @@ int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_vis
 int cf_later_visit_held(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
                         const cf_later_entry *e) CONFINE_HIDDEN;
 
+/* later-home.c: cf_later_visit_held of a home entry's `path`, and of the
+ * place it resolves to when a link on its way leads elsewhere (a dotfiles
+ * directory, a relocated `~/.config`: red team round 5). */
+int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
+                        const cf_later_entry *e) CONFINE_HIDDEN;
+
 /* later-git.c: the files the user's (and the system's) git configuration
  * includes, and its `core.hooksPath`, each visited (an entry of its own
  * basename, at the home) where a root holds it; `home` and `xdg` (the

@@ -287,6 +287,42 @@ def test_hazards_below_a_mount(w):
         os.rmdir(mnt)
 
 
+def test_home_entry_through_link(w):
+    """Red team, round 5 (second attack, F1): a home entry that is a link
+    into a writable root (a dotfiles directory: `~/.bashrc ->
+    WS/dotfiles/bashrc`) was held by its name only, so a run that may write
+    the workspace rewrote what the next shell runs, unreported. Held where
+    it resolves to now: read-only on bwrap, reported planted on Landlock.
+    The control: unconfined, a write to the target is what `~/.bashrc`
+    runs."""
+    home = tempfile.mkdtemp(prefix="cf-home-link-", dir=w.base)
+    dot = os.path.join(w.ws, "dotfiles")
+    os.makedirs(dot)
+    target = os.path.join(dot, "bashrc")
+    with open(target, "w") as f:
+        f.write("echo ORIG\n")
+    os.symlink(target, os.path.join(home, ".bashrc"))
+    env = dict(os.environ, HOME=home)
+    try:
+        out = w.bash("workspace-write", [], "echo 'echo PWNED' >> dotfiles/bashrc", env=env)
+        landed = open(target).read() != "echo ORIG\n"
+        if w.runner == "bwrap":
+            check(not landed and out["exitCode"] != 0, "bwrap: the link's target was written",
+                  out["sandbox"]["gitHazards"])
+        else:
+            check(landed and {"path": target, "kind": "planted"} in out["sandbox"]["gitHazards"],
+                  "landlock: the link's target written unreported", out["sandbox"]["gitHazards"])
+        with open(target, "w") as f:
+            f.write("echo PWNED\n")
+        later = subprocess.run(["bash", "-c", "source ~/.bashrc"], env=env, capture_output=True,
+                               text=True)
+        check(later.stdout == "PWNED\n", "control: ~/.bashrc runs the link's target",
+              later.stdout)
+    finally:
+        shutil.rmtree(dot, ignore_errors=True)
+        shutil.rmtree(home, ignore_errors=True)
+
+
 def test_hazards_of_two_runs_at_once(w):
     """Two runs in one workspace at once (doc/SPEC.md 15): each reports what
     changed while it lived, whoever changed it; a run that starts after the
@@ -1030,7 +1066,7 @@ def test_launcher_through_alias(w):
                 os.unlink(os.path.join(w.ws, n))
 
 
-USER_HALF = ("test_writable_roots", "test_launcher_through_alias", "test_deny_read", "test_deny_read_hard_link",
+USER_HALF = ("test_writable_roots", "test_launcher_through_alias", "test_home_entry_through_link", "test_deny_read", "test_deny_read_hard_link",
              "test_deny_read_keeps_listing",
              "test_refusals", "test_config_the_run_may_write")
 
@@ -1066,6 +1102,7 @@ def cases(confine, launcher, runner, only):
             return "runner %s is not usable here: %s" % (runner, probe.stderr)
         tests = [test_writable_roots, test_git_protections, test_new_repository_reported,
                  test_hazards_by_comparison, test_hazards_below_a_mount,
+                 test_home_entry_through_link,
                  test_hazards_of_two_runs_at_once,
                  test_deny_read, test_deny_read_hard_link, test_deny_read_keeps_listing,
                  test_deny_read_patterns, test_env, test_network,
