@@ -14,7 +14,10 @@
  */
 #include "later.h"
 
+#include "canonical.h"
+
 #include <errno.h>
+#include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,7 +32,7 @@
  * a dangling link at its end followed by hand, the rest appended. False
  * when it cannot be told (too long, too many links). */
 static bool resolve(const char *path, char *out, size_t size) {
-	char prefix[PATH_MAX], rest[PATH_MAX] = "", real[PATH_MAX];
+	char prefix[PATH_MAX], rest[PATH_MAX] = "";
 	int links = 0;
 	if (strlen(path) >= sizeof prefix)
 		return false;
@@ -37,10 +40,14 @@ static bool resolve(const char *path, char *out, size_t size) {
 	for (;;) {
 		struct stat st;
 		char *slash;
-		if (realpath(prefix, real))
-			return (size_t)snprintf(out, size, "%s%s", strcmp(real, "/") == 0 && rest[0] ? ""
-			                                                                          : real,
-			                        rest) < size;
+		char *found = cf_realpath(prefix); /* one openat2 where no link is on the way */
+		if (found) {
+			bool fits = (size_t)snprintf(out, size, "%s%s",
+			                             strcmp(found, "/") == 0 && rest[0] ? "" : found,
+			                             rest) < size;
+			free(found);
+			return fits;
+		}
 		if (lstat(prefix, &st) == 0 && S_ISLNK(st.st_mode)) {
 			char target[PATH_MAX], joined[PATH_MAX * 2];
 			ssize_t n = readlink(prefix, target, sizeof target - 1);
