@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pwd.h>
 #include <string.h>
 #include <strings.h>
 
@@ -80,11 +81,40 @@ static void visit_target(struct git_walk *w, const char *path, bool dir) {
  * is the home; a relative one is relative to `dir` (the including
  * file's directory), or NULL when git reads it relative to something
  * else. */
+/* `~user/rest` (or `~user`) as git expands it: that user's home, then the
+ * rest; -1 for no such user. Read from /etc/passwd itself (fgetpwent_r,
+ * no NSS: the CLI is linked statically), so a user only a directory
+ * service knows is not expanded (doc/SPEC.md 15). */
+static int other_home(const char *value, char *out, size_t size) {
+	const char *slash = strchr(value, '/');
+	size_t len = slash ? (size_t)(slash - value - 1) : strlen(value + 1);
+	char user[256], buf[4096];
+	struct passwd pw, *found = NULL;
+	int n = -1;
+	FILE *f;
+	if (len == 0 || len >= sizeof user)
+		return -1;
+	memcpy(user, value + 1, len);
+	user[len] = '\0';
+	if (!(f = fopen("/etc/passwd", "re")))
+		return -1;
+	while (fgetpwent_r(f, &pw, buf, sizeof buf, &found) == 0 && found)
+		if (strcmp(found->pw_name, user) == 0) {
+			if (found->pw_dir && found->pw_dir[0] == '/')
+				n = snprintf(out, size, "%s%s", found->pw_dir, slash ? slash : "");
+			break;
+		}
+	fclose(f);
+	return n;
+}
+
 static bool expand(const struct git_walk *w, const char *value, const char *dir, char *out,
                    size_t size) {
 	int n;
-	if (value[0] == '~' && value[1] == '/')
+	if (value[0] == '~' && (value[1] == '/' || value[1] == '\0'))
 		n = w->home ? snprintf(out, size, "%s%s", w->home, value + 1) : -1;
+	else if (value[0] == '~')
+		n = other_home(value, out, size); /* git's `~user/` (red team round 5) */
 	else if (value[0] == '/')
 		n = snprintf(out, size, "%s", value);
 	else if (dir && value[0] && strncmp(value, "%(prefix)/", 10) != 0)
