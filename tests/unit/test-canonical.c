@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -62,7 +63,12 @@ static void test_proves_only_canonical(void **state) {
 	char path[PATH_MAX + 64];
 	(void)state;
 	snprintf(path, sizeof path, "%s/dir/file", base);
-	assert_true(cf_canonical_fast(path));
+	/* Without openat2 (valgrind answers ENOSYS) nothing is proved: the
+	 * answer is realpath's, and only the refusals below are checked. */
+	if (syscall(SYS_openat2, -1, "", NULL, 0) < 0 && errno == ENOSYS)
+		assert_false(cf_canonical_fast(path));
+	else
+		assert_true(cf_canonical_fast(path));
 	snprintf(path, sizeof path, "%s/link/file", base);
 	assert_false(cf_canonical_fast(path)); /* resolves, but not to itself */
 	snprintf(path, sizeof path, "%s/dir/../dir", base);
