@@ -37,36 +37,11 @@ struct git_walk {
 	int r;
 };
 
-/* `path` made canonical as far as it exists (its deepest existing
- * ancestor resolved, the rest appended): a writable root is canonical. */
-static bool canonical(const char *path, char *out, size_t size) {
-	char head[PATH_MAX], *real;
-	size_t len = strlen(path);
-	if (path[0] != '/' || len >= sizeof head)
-		return false;
-	memcpy(head, path, len + 1);
-	for (;;) {
-		char *slash;
-		if ((real = realpath(head, NULL))) {
-			const char *rest = path + strlen(head);
-			int n = snprintf(out, size, "%s%s", strcmp(real, "/") == 0 && *rest ? "" : real,
-			                 rest);
-			free(real);
-			return n >= 0 && (size_t)n < size;
-		}
-		if (!(slash = strrchr(head, '/')) || slash == head) {
-			int n = snprintf(out, size, "%s", path);
-			return n >= 0 && (size_t)n < size;
-		}
-		*slash = '\0';
-	}
-}
-
 static void visit_target(struct git_walk *w, const char *path, bool dir) {
 	char canon[PATH_MAX];
 	const char *base;
 	cf_later_entry e;
-	if (w->r || !canonical(path, canon, sizeof canon) || !(base = strrchr(canon, '/')) ||
+	if (w->r || !cf_later_resolve(path, canon, sizeof canon) || !(base = strrchr(canon, '/')) ||
 	    !base[1])
 		return;
 	e.name = base + 1; /* the entry's own base: the directory it lies in */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A home entry reached through a link (later.h, cf_later_visit_home).
+ * A home entry reached through a link (later.h, cf_later_visit_home), and
+ * the resolution it and later-git.c's targets use (cf_later_resolve).
  *
  * The home's entries are held where their own path lies in a writable
  * root. A dotfiles manager (stow, chezmoi's symlink mode, a hand-made
@@ -28,13 +29,10 @@
 /* How many links a resolution follows, as the kernel's bound. */
 #define LINKS_MAX 40
 
-/* `out` = `path` resolved: the longest existing prefix through realpath,
- * a dangling link at its end followed by hand, the rest appended. False
- * when it cannot be told (too long, too many links). */
-static bool resolve(const char *path, char *out, size_t size) {
+bool cf_later_resolve(const char *path, char *out, size_t size) {
 	char prefix[PATH_MAX], rest[PATH_MAX] = "";
 	int links = 0;
-	if (strlen(path) >= sizeof prefix)
+	if (path[0] != '/' || strlen(path) >= sizeof prefix)
 		return false;
 	strcpy(prefix, path);
 	for (;;) {
@@ -81,7 +79,7 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
                         const cf_later_entry *e) {
 	char resolved[PATH_MAX];
 	int r = cf_later_visit_held(roots, path, visit, ctx, e);
-	if (r == 0 && resolve(path, resolved, sizeof resolved) && strcmp(resolved, path) != 0)
+	if (r == 0 && cf_later_resolve(path, resolved, sizeof resolved) && strcmp(resolved, path) != 0)
 		r = cf_later_visit_held(roots, resolved, visit, ctx, e);
 	return r;
 }

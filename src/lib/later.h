@@ -77,6 +77,12 @@ int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_vis
 int cf_later_visit_held(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
                         const cf_later_entry *e) CONFINE_HIDDEN;
 
+/* later-home.c: `out` = absolute `path` resolved as far as it exists (the
+ * longest existing prefix through realpath, a dangling link on the way
+ * followed too: the run could create its target), the rest appended;
+ * false when it cannot be told (too long, more than 40 links). */
+bool cf_later_resolve(const char *path, char *out, size_t size) CONFINE_HIDDEN;
+
 /* later-home.c: cf_later_visit_held of a home entry's `path`, and of the
  * place it resolves to when a link on its way leads elsewhere (a dotfiles
  * directory, a relocated `~/.config`: red team round 5). */
