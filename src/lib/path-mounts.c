@@ -150,6 +150,7 @@ typedef struct {
 	const char *real[2];
 	fs_place place[2];
 	bool found[2];
+	bool sources; /* a mount at or below `root`, or an overlay: pass 2 needed */
 } places_ctx;
 
 static int set_place(fs_place *p, const mount_line *m, const char *real) {
@@ -171,6 +172,8 @@ static int set_place(fs_place *p, const mount_line *m, const char *real) {
 
 static int find_places(const mount_line *m, void *ctx_) {
 	places_ctx *c = ctx_;
+	if (within(m->point, c->real[1]) || strcmp(m->type, "overlay") == 0)
+		c->sources = true;
 	for (int i = 0; i < 2; i++)
 		if (!c->found[i] && m->id == c->id[i]) {
 			int r = set_place(&c->place[i], m, c->real[i]);
@@ -250,6 +253,8 @@ bool cf_path_within_by_mounts(const char *path, const char *root) {
 	if (strcmp(places.place[0].dev, places.place[1].dev) == 0 &&
 	    within(places.place[0].place, places.place[1].place))
 		return true;
+	if (!places.sources)
+		return false; /* nothing mounted inside `root`, no overlay: one read */
 	sources.root_real = real_root;
 	sources.path = &places.place[0];
 	r = each_mount(match_sources, &sources);
