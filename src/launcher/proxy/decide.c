@@ -205,7 +205,10 @@ bool proxy_address_is_local(uint32_t addr)
 	return (a >> 24) == 0 || (a >> 24) == 127 || (a >> 24) == 10 ||
 	       (a >> 20) == (172U << 4 | 1) || (a >> 16) == (192U << 8 | 168) ||
 	       (a >> 16) == (169U << 8 | 254) || (a >> 22) == (100U << 2 | 1) ||
-	       (a >> 28) >= 14; /* multicast 224/4, reserved 240/4, broadcast */
+	       (a >> 28) >= 14 || /* multicast 224/4, reserved 240/4, broadcast */
+	       (a >> 8) == (192U << 16 | 2) || (a >> 8) == (198U << 16 | 51U << 8 | 100) ||
+	       (a >> 8) == (203U << 16 | 113) || /* documentation (RFC 5737) */
+	       (a >> 17) == (198U << 7 | 18 >> 1); /* benchmarking 198.18/15: placeholders */
 }
 
 bool proxy_address_is_v4_mapped(const unsigned char *addr)
@@ -225,7 +228,9 @@ static bool prefix_is(const unsigned char *addr, const unsigned char *prefix, un
 
 bool proxy_address6_is_local(const unsigned char *addr)
 {
-	static const unsigned char zero[16], nat64[12] = { 0, 0x64, 0xff, 0x9b };
+	static const unsigned char zero[16], nat64[12] = { 0, 0x64, 0xff, 0x9b },
+				   nat64_local[12] = { 0, 0x64, 0xff, 0x9b, 0, 0x01 },
+				   siit[12] = { [8] = 0xff, [9] = 0xff };
 	static const struct {
 		unsigned char prefix[16];
 		unsigned bits;
@@ -242,8 +247,14 @@ bool proxy_address6_is_local(const unsigned char *addr)
 	uint32_t v4;
 	size_t i;
 
+	/* 64:ff9b:1::/48 (RFC 8215, local-use NAT64) is judged as
+	 * 64:ff9b::/96 is when it is 64:ff9b:1::/96; any other prefix in it
+	 * places the IPv4 address where this cannot know, so it is local. */
+	if (prefix_is(addr, nat64_local, 48) && !prefix_is(addr, nat64_local, 96))
+		return true;
 	if (proxy_address_is_v4_mapped(addr) || prefix_is(addr, zero, 96) ||
-	    prefix_is(addr, nat64, 96)) {
+	    prefix_is(addr, nat64, 96) || prefix_is(addr, nat64_local, 96) ||
+	    prefix_is(addr, siit, 96)) {
 		memcpy(&v4, addr + 12, 4);
 		/* ::/96 holds :: and ::1 too: 0.0.0.0 and 0.0.0.1 are local */
 		return proxy_address_is_local(v4);

@@ -95,12 +95,16 @@ bool proxy_answers_put(struct proxy_answers *answers, const char *host, unsigned
 		       bool allow, const char *reason);
 
 /* Whether an IPv4 address (network order) is loopback, private,
- * link-local, CGNAT, "this network", multicast or reserved. */
+ * link-local, CGNAT, "this network", multicast, reserved, documentation
+ * (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24) or benchmarking
+ * (198.18.0.0/15, the run's own placeholders). */
 bool proxy_address_is_local(uint32_t addr);
 
 /* The same for 16 bytes: an IPv4 address v4-mapped (::ffff:0:0/96),
- * v4-compatible (::/96), NAT64 (64:ff9b::/96) or 6to4 (2002::/16) is
- * judged by the IPv4 address it carries; loopback ::1, unique local
+ * v4-compatible (::/96), NAT64 (64:ff9b::/96, and 64:ff9b:1::/96 of the
+ * local-use 64:ff9b:1::/48, the rest of which is local), SIIT
+ * (::ffff:0:0:0/96) or 6to4 (2002::/16) is judged by the IPv4 address it
+ * carries; loopback ::1, unique local
  * fc00::/7, link-local fe80::/10, site-local fec0::/10, multicast ff00::/8,
  * documentation 2001:db8::/32, benchmarking 2001:2::/48 (the run's own
  * placeholders), discard 100::/64 and Teredo 2001::/32 are local. */
