@@ -85,9 +85,10 @@ const char *cli_help_hint(cli_command command) {
 	"                        *PASSWD* *PASSPHRASE* *_PWD *_PAT *_AUTH *AUTH_CONFIG*\n"    \
 	"                        *JWT* *COOKIE* *WEBHOOK* *DSN* *DATABASE_URL*\n"            \
 	"                        *SESSION* (not the login session's) *CONNECTION_STRING*\n"  \
-	"                        *_PASS *_PW *PASS *AUTH* *BEARER* *BASIC* (not git's\n"     \
-	"                        author, XAUTHORITY, SSH_AUTH_SOCK), and values holding\n"   \
-	"                        scheme://user:pw@ or https://token@\n"                      \
+	"                        *_PASS *_PW *PASS *AUTH* *BEARER* *BASIC* BUNDLE_*__*\n"   \
+	"                        (not git's author, XAUTHORITY, SSH_AUTH_SOCK), and\n"      \
+	"                        values holding scheme://user:pw@, https://token@,\n"       \
+	"                        user:pw@host, ?password=, Password=, a private key\n"      \
 	"                        [env.defaultExcludes]\n"                                      \
 	"      --require-full    fail rather than run with part of the policy unenforced\n"    \
 	"                        [requireFull]\n"

@@ -23,13 +23,15 @@
  * DATABASE_URL with its password, ...; round 4, R4-F5: BW_SESSION,
  * OP_SESSION_*, AZURE_STORAGE_CONNECTION_STRING, SMTP_PASS, DB_PW; round 5,
  * R5-env: DBPASS, *AUTH* (HTTP_AUTHORIZATION, AUTH_HEADER), *BEARER*,
- * *BASIC*). *AUTH* spares git's author names, XAUTHORITY and
- * SSH_AUTH_SOCK by name (default_keeps). */
+ * *BASIC*; R5-F4: BUNDLE_*__*, Bundler's per-host credentials
+ * BUNDLE_GEMS__EXAMPLE__COM). *AUTH* spares git's author names, XAUTHORITY
+ * and SSH_AUTH_SOCK by name (default_keeps). */
 static const char *const default_excludes[] = {
 	"*KEY*",      "*SECRET*",     "*TOKEN*", "*PASSWORD*", "*CREDENTIAL*",  "*PASSWD*",
 	"*PASSPHRASE*", "*_PWD",      "*_PAT",   "*_AUTH",     "*AUTH_CONFIG*", "*JWT*",
 	"*COOKIE*",   "*WEBHOOK*",    "*DSN*",   "*DATABASE_URL*", "*SESSION*",
-	"*CONNECTION_STRING*", "*_PASS", "*_PW", "*PASS", "*AUTH*", "*BEARER*", "*BASIC*", NULL,
+	"*CONNECTION_STRING*", "*_PASS", "*_PW", "*PASS", "*AUTH*", "*BEARER*", "*BASIC*",
+	"BUNDLE_*__*", NULL,
 };
 
 /* Names *SESSION* matches that name the login session, not a credential:
@@ -38,13 +40,37 @@ static const char *const default_excludes[] = {
  * session manager address. Then the names *AUTH* and *PASS match that
  * hold no secret: git's author (a commit needs it), XAUTHORITY and
  * SSH_AUTH_SOCK (paths: the file and the socket are the filesystem
- * policy's to keep, doc/SPEC.md 15), and words ending in "pass". Kept
- * unless an exclude names them. */
-static const char *const default_keeps[] = {
-	"DBUS_SESSION_BUS_ADDRESS", "XDG_SESSION_*", "DESKTOP_SESSION", "GDMSESSION",
-	"SESSION_MANAGER", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-	"XAUTHORITY", "SSH_AUTH_SOCK", "*COMPASS", "*BYPASS", NULL,
+ * policy's to keep, doc/SPEC.md 15), and words ending in "pass". Each
+ * keep explains one exclude only (R5-F4): a name another exclude matches
+ * too (API_KEY_BYPASS, ADMIN_PASSWORD_COMPASS, XDG_SESSION_TOKEN) is
+ * dropped. An exclude the caller gives drops them all. */
+static const struct {
+	const char *keep, *explains;
+} default_keeps[] = {
+	{ "DBUS_SESSION_BUS_ADDRESS", "*SESSION*" }, { "XDG_SESSION_*", "*SESSION*" },
+	{ "DESKTOP_SESSION", "*SESSION*" },          { "GDMSESSION", "*SESSION*" },
+	{ "SESSION_MANAGER", "*SESSION*" },          { "GIT_AUTHOR_NAME", "*AUTH*" },
+	{ "GIT_AUTHOR_EMAIL", "*AUTH*" },            { "GIT_AUTHOR_DATE", "*AUTH*" },
+	{ "XAUTHORITY", "*AUTH*" },                  { "SSH_AUTH_SOCK", "*AUTH*" },
+	{ "*COMPASS", "*PASS" },                     { "*BYPASS", "*PASS" },
 };
+
+/* Whether a default exclude drops name: one matches it that no keep
+ * matching the name explains. */
+static bool default_excluded(const char *name, size_t len) {
+	for (size_t i = 0; default_excludes[i]; i++) {
+		bool explained = false;
+		if (!cf_env_pattern_match(default_excludes[i], name, len))
+			continue;
+		for (size_t k = 0; k < sizeof default_keeps / sizeof default_keeps[0]; k++)
+			if (strcmp(default_keeps[k].explains, default_excludes[i]) == 0 &&
+			    cf_env_pattern_match(default_keeps[k].keep, name, len))
+				explained = true;
+		if (!explained)
+			return true;
+	}
+	return false;
+}
 
 const char *const *confine_env_default_excludes(void) {
 	return default_excludes;
@@ -204,12 +230,52 @@ static bool keep_variable(const confine_env_policy *env, const char *name, size_
 		return true; /* include wins */
 	if (matches_any(env->exclude, name, len))
 		return false;
-	if (env->default_excludes && matches_any((char *const *)default_excludes, name, len) &&
-	    !matches_any((char *const *)default_keeps, name, len))
+	if (env->default_excludes && default_excluded(name, len))
 		return false;
-	if (env->default_excludes && cf_env_value_has_credentials(name + len + 1))
+	if (env->default_excludes && cf_env_value_has_secret(name + len + 1))
 		return false;
 	return true;
+}
+
+/* The n of "GIT_CONFIG_KEY_n" (is_key) or "GIT_CONFIG_VALUE_n", or NULL;
+ * *digits its length. */
+static const char *git_config_index(const char *entry, bool *is_key, size_t *digits) {
+	const char *n;
+	if (strncmp(entry, "GIT_CONFIG_KEY_", 15) == 0)
+		n = entry + 15, *is_key = true;
+	else if (strncmp(entry, "GIT_CONFIG_VALUE_", 17) == 0)
+		n = entry + 17, *is_key = false;
+	else
+		return NULL;
+	*digits = strspn(n, "0123456789");
+	return *digits > 0 && n[*digits] == '=' ? n : NULL;
+}
+
+/* R5-F4: git reads GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n as one setting
+ * (`http.extraHeader` and its bearer): when either is dropped the other
+ * is too, and GIT_CONFIG_COUNT with them (git stops at a missing pair),
+ * unless an include names it. */
+static void drop_git_config_pairs(const char *const *envp, const confine_env_policy *env,
+                                  bool *keep) {
+	bool dropped_any = false;
+	for (size_t i = 0; envp[i]; i++) {
+		bool is_key, other_key;
+		size_t d, e;
+		const char *n = git_config_index(envp[i], &is_key, &d);
+		if (!n || keep[i])
+			continue;
+		dropped_any = true;
+		for (size_t j = 0; envp[j]; j++) {
+			const char *m = git_config_index(envp[j], &other_key, &e);
+			if (m && other_key != is_key && e == d && memcmp(m, n, d) == 0 &&
+			    !matches_any(env->include, envp[j], strcspn(envp[j], "=")))
+				keep[j] = false;
+		}
+	}
+	for (size_t i = 0; dropped_any && envp[i]; i++)
+		if (strncmp(envp[i], "GIT_CONFIG_COUNT=", 17) == 0 &&
+		    !matches_any(env->include, envp[i], 16))
+			keep[i] = false;
 }
 
 /* Whether envp entry `entry` sets the variable of assignment `set`. */
@@ -222,6 +288,7 @@ int confine_env_filter(const char *const *envp, const confine_env_policy *env,
                        confine_mode mode, char ***ret) {
 	static const confine_env_policy defaults = { .default_excludes = true };
 	char **out = NULL;
+	bool *keep = NULL;
 	size_t n = 0, cap;
 
 	if (!ret || !confine_mode_name(mode))
@@ -247,14 +314,19 @@ int confine_env_filter(const char *const *envp, const confine_env_policy *env,
 
 	cap = cf_strv_length(envp) + cf_strv_length((const char *const *)env->set) + 1;
 	out = calloc(cap, sizeof *out);
-	if (!out)
-		return -ENOMEM;
+	keep = calloc(cap, sizeof *keep);
+	if (!out || !keep)
+		goto oom;
 	for (size_t i = 0; envp && envp[i]; i++) {
 		const char *eq = strchr(envp[i], '=');
+		/* not NAME=VALUE: nothing a program could look up */
+		keep[i] = eq && eq != envp[i] && keep_variable(env, envp[i], (size_t)(eq - envp[i]));
+	}
+	if (envp)
+		drop_git_config_pairs(envp, env, keep);
+	for (size_t i = 0; envp && envp[i]; i++) {
 		bool overridden = false;
-		if (!eq || eq == envp[i])
-			continue; /* not NAME=VALUE: nothing a program could look up */
-		if (!keep_variable(env, envp[i], (size_t)(eq - envp[i])))
+		if (!keep[i])
 			continue;
 		for (size_t j = 0; env->set && env->set[j] && !overridden; j++)
 			overridden = same_name(envp[i], env->set[j]);
@@ -274,9 +346,11 @@ int confine_env_filter(const char *const *envp, const confine_env_policy *env,
 			goto oom;
 	}
 	out[n] = NULL;
+	free(keep);
 	*ret = out;
 	return 0;
 oom:
+	free(keep);
 	confine_strv_free(out);
 	return -ENOMEM;
 }

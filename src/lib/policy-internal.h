@@ -89,5 +89,10 @@ int cf_env_check_assignment(const char *assignment, confine_error *err) CONFINE_
 /* Case-insensitive glob (`*`, `?`) over a whole name of `name_len` bytes. */
 bool cf_env_pattern_match(const char *pattern, const char *name, size_t name_len) CONFINE_HIDDEN;
 bool cf_env_value_has_credentials(const char *value) CONFINE_HIDDEN;
+/* Whether a value holds a secret whatever its name (env-values.c,
+ * doc/SPEC.md 15 "Environment"): a URL with credentials, a leading
+ * `user:pass@host`, a secret query key, an ADO `Password=`, a Java `-D`
+ * secret property, a PEM private key, a service-account JSON. */
+bool cf_env_value_has_secret(const char *value) CONFINE_HIDDEN;
 
 #endif

@@ -137,6 +137,45 @@ static const env_case cases[] = {
 	  .set = { "A=1", "A=2" },
 	  .envp = { NULL },
 	  .want = { "A=2" } },
+	{ .name = "round 5 (R5-F4): secrets in values under any name",
+	  .mode = WW,
+	  .envp = { "http_proxy=user:pw@proxy:3128", "PG=postgresql://db/app?user=u&password=p",
+	            "J=jdbc:postgresql://db/app?password=p", "SAS=https://a.blob/c?sv=1&sig=abc",
+	            "U=https://h/x?token=t", "A=https://h/x?access_token=t",
+	            "ADO=Server=db;Database=app;Password=p", "ODBC=Server=db; Pwd = p;",
+	            "JAVA_TOOL_OPTIONS=-Xmx1g -Djavax.net.ssl.keyStorePassword=p",
+	            "K=-----BEGIN RSA PRIVATE KEY-----\nMII\n-----END RSA PRIVATE KEY-----",
+	            "GCP={\"type\":\"service_account\",\"private_key\":\"x\"}", "PATH=/bin",
+	            "HOME=/h", "LANG=C.UTF-8", "NO_PROXY=localhost,127.0.0.1",
+	            "REG=https://registry.npmjs.org/", "PKG=host:8080/pkg@1.0",
+	            "EMAIL=me@example.com", "Q=https://h/s?q=token&page=2", "E=https://h/?token=",
+	            "JOPTS=-Dfile.encoding=UTF-8", "PS=\\u@\\h:\\w", "REPO=git@github.com:o/r" },
+	  .want = { "PATH=/bin", "HOME=/h", "LANG=C.UTF-8", "NO_PROXY=localhost,127.0.0.1",
+	            "REG=https://registry.npmjs.org/", "PKG=host:8080/pkg@1.0",
+	            "EMAIL=me@example.com", "Q=https://h/s?q=token&page=2", "E=https://h/?token=",
+	            "JOPTS=-Dfile.encoding=UTF-8", "PS=\\u@\\h:\\w", "REPO=git@github.com:o/r" } },
+	{ .name = "round 5 (R5-F4): Bundler's host credentials; a keep explains one word only",
+	  .mode = RO,
+	  .envp = { "BUNDLE_GEMS__EXAMPLE__COM=u:s", "BUNDLE_GITHUB__COM=u:s", "BUNDLE_PATH=/b",
+	            "API_KEY_BYPASS=k", "ADMIN_PASSWORD_COMPASS=p", "XDG_SESSION_TOKEN=t",
+	            "XDG_SESSION_TYPE=tty", "PROXY_BYPASS=z", "COMPASS=y", "GIT_AUTHOR_NAME=a",
+	            "XAUTHORITY=/x", "SSH_AUTH_SOCK=/s" },
+	  .want = { "BUNDLE_PATH=/b", "XDG_SESSION_TYPE=tty", "PROXY_BYPASS=z", "COMPASS=y",
+	            "GIT_AUTHOR_NAME=a", "XAUTHORITY=/x", "SSH_AUTH_SOCK=/s" } },
+	{ .name = "round 5 (R5-F4): a git config pair goes whole, GIT_CONFIG_COUNT with it",
+	  .mode = WW,
+	  .envp = { "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraHeader",
+	            "GIT_CONFIG_VALUE_0=Authorization: Bearer t", "GIT_CONFIG_VALUE_10=v",
+	            "GIT_CONFIG_VALUE_1=w", "PATH=/bin" },
+	  .want = { "GIT_CONFIG_VALUE_10=v", "GIT_CONFIG_VALUE_1=w", "PATH=/bin" } },
+	{ .name = "round 5 (R5-F4): a git config value with credentials takes its key along",
+	  .mode = WW,
+	  .include = { "GIT_CONFIG_KEY_*", "GIT_CONFIG_COUNT" },
+	  .envp = { "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=url.x.insteadOf",
+	            "GIT_CONFIG_VALUE_0=https://u:p@h/", "GIT_CONFIG_KEY_1=core.pager",
+	            "GIT_CONFIG_VALUE_1=less" },
+	  .want = { "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=url.x.insteadOf",
+	            "GIT_CONFIG_KEY_1=core.pager", "GIT_CONFIG_VALUE_1=less" } },
 	{ .name = "entries without a name are dropped",
 	  .mode = RO,
 	  .envp = { "noequals", "=value", "OK=1" },
@@ -246,7 +285,8 @@ static void test_default_excludes_are_published(void **state) {
 	assert_string_equal(d[21], "*AUTH*");
 	assert_string_equal(d[22], "*BEARER*");
 	assert_string_equal(d[23], "*BASIC*");
-	assert_null(d[24]);
+	assert_string_equal(d[24], "BUNDLE_*__*");
+	assert_null(d[25]);
 }
 
 static void test_glob(void **state) {
