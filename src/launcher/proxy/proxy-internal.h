@@ -8,6 +8,7 @@
  *   socks.c    SOCKS5: RFC 1929 username/password, CONNECT by name
  *   resolve.c  the hosts files and one DNS A query over UDP
  *   decide.c   pure: what a name, a port, an address get (decide.h)
+ *   own.c      the host's own interface addresses, read at start
  *   ask.c      the decider for names not on the list (ask.h)
  *   capture.c  transparent capture: a direct connect the supervisor carried
  *              here, decided by its SNI or Host (capture-parse.c, pure)
