@@ -2,7 +2,8 @@
  * The proxy's rooms (proxy.h says what it is; doc/SPEC.md 15):
  *
  *   loop.c     the process: start, restrict, the epoll loop, connections,
- *              connecting and relaying, answers
+ *              connecting and relaying
+ *   answer.c   answers: a refusal (HTTP 403, a SOCKS5 reply), a failure
  *   http.c     HTTP requests: CONNECT and absolute-URI plain HTTP, the
  *              run's credentials (Proxy-Authorization: Basic)
  *   socks.c    SOCKS5: RFC 1929 username/password, CONNECT by name
@@ -69,7 +70,7 @@ extern struct conn proxy_conns[MAX_CONNS];
  * Proxy-Authorization: Basic carries. */
 extern char proxy_expected_basic[128];
 
-/* loop.c: the connection's bookkeeping and answers. */
+/* loop.c: the connection's bookkeeping; answer.c: the answers. */
 time_t proxy_now(void);
 void proxy_watch(int fd, uint64_t key, uint32_t events, bool add);
 uint64_t proxy_key(size_t index, int which);
