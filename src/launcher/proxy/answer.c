@@ -1,8 +1,8 @@
 /*
  * The proxy's answers (proxy-internal.h; doc/SPEC.md 15, "Network
  * allowlist"): a refusal is answered at once, HTTP 403 (the body naming
- * the host and the clause, X-Confine-Clause naming the clause) or a SOCKS5
- * reply, with one "landlock-run: network: ..." line on stderr and a
+ * the host and the clause, X-Confine-Clause naming the clause), a SOCKS5
+ * reply, or a captured TLS connection's alert access_denied, with one "landlock-run: network: ..." line on stderr and a
  * `refused` record on the status channel; then the connection closes once
  * the answer is written.
  */
@@ -29,6 +29,13 @@ static void answer_and_close(struct conn *c, int http_status, unsigned char sock
 		unsigned char reply[10] = { 5, socks_code, 0, 1, 0, 0, 0, 0, 0, 0 };
 
 		proxy_queue_down(c, reply, sizeof(reply));
+	} else if (c->kind == KIND_CAPTURE_TLS) {
+		/* A TLS client refused by a clause reads a fatal alert,
+		 * access_denied (RFC 8446 6.2), where a reset said nothing. */
+		static const unsigned char alert[7] = { 0x15, 0x03, 0x03, 0x00, 0x02, 0x02, 49 };
+
+		if (clause != NULL)
+			proxy_queue_down(c, alert, sizeof(alert));
 	} else if (c->kind != KIND_CAPTURE) {
 		char body[800], head[320];
 		int bn = snprintf(body, sizeof(body), "confine: %s\n", why);

@@ -103,6 +103,8 @@ void proxy_rearm(struct conn *c)
 		ce |= EPOLLIN;
 	if (c->down_len > 0)
 		ce |= EPOLLOUT;
+	if (c->state == ST_CLOSING && c->down_shut)
+		ce |= EPOLLIN;
 	if (c->state == ST_CONNECT)
 		ue |= EPOLLOUT;
 	if (c->state == ST_RELAY) {
@@ -278,11 +280,16 @@ static void accept_one(int listener)
 		 * yet (the head, or SOCKS's greeting; a capture's preamble
 		 * carries them) may be anyone's: another
 		 * user holding every slot idle starved the run (red team
-		 * R3-F5). The oldest such one makes room; none: the new one is
-		 * closed (bounded). */
+		 * R3-F5). The oldest such one makes room, and before it one
+		 * whose answer is out and only waits for the client to close;
+		 * none: the new one is closed (bounded). */
 		size_t oldest = MAX_CONNS;
 		for (i = 0; i < MAX_CONNS; i++) {
 			const struct conn *c = &proxy_conns[i];
+			if (c->state == ST_CLOSING && c->down_shut) {
+				oldest = i;
+				break;
+			}
 			if (((c->state == ST_HEAD && c->kind < KIND_CAPTURE) ||
 			     c->state == ST_SOCKS_AUTH) &&
 			    (oldest == MAX_CONNS || c->deadline < proxy_conns[oldest].deadline))
@@ -369,6 +376,12 @@ static void on_event(struct conn *c, int which, uint32_t events)
 			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof);
 		} else if (c->state == ST_CLOSING && (events & (EPOLLHUP | EPOLLERR))) {
 			ok = false;
+		} else if (c->state == ST_CLOSING && c->down_shut) {
+			/* The answer is out: what the client still sends is
+			 * read and dropped until it closes (or the deadline). */
+			c->up_len = 0;
+			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof) &&
+			     !c->client_eof;
 		}
 	}
 	if (ok && c->used && which == 1 && c->state == ST_RELAY && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
@@ -388,9 +401,16 @@ static void on_event(struct conn *c, int which, uint32_t events)
 		close_conn(c);
 		return;
 	}
-	if (c->state == ST_CLOSING && c->down_len == 0) {
-		close_conn(c);
-		return;
+	/* The answer written: a close with the client's bytes unread would
+	 * be a reset, which may discard the answer before the client reads
+	 * it. So end our side (FIN) and wait for the client's, at most
+	 * until the deadline (answer.c set it). */
+	if (c->state == ST_CLOSING && c->down_len == 0 && !c->down_shut) {
+		if (c->client_eof || shutdown(c->client, SHUT_WR) != 0) {
+			close_conn(c);
+			return;
+		}
+		c->down_shut = true;
 	}
 	if (c->state == ST_RELAY) {
 		if (c->client_eof && c->up_len == 0 && !c->up_shut) {

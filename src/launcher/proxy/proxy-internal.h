@@ -39,9 +39,10 @@
 enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_ASK, ST_RESOLVE, ST_CONNECT, ST_RELAY,
 	     ST_CLOSING };
 /* KIND_CAPTURE*: a connect the supervisor carried here (capture.c); a
- * refused one is closed with no byte, an HTTP one answered 403. */
+ * refused one is closed with no byte, an HTTP one answered 403, a TLS one
+ * (its ClientHello read) sent the alert access_denied. */
 enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS, KIND_CAPTURE,
-	    KIND_CAPTURE_HTTP, KIND_CAPTURE_DNS };
+	    KIND_CAPTURE_HTTP, KIND_CAPTURE_DNS, KIND_CAPTURE_TLS };
 
 struct conn {
 	bool used;
