@@ -250,6 +250,21 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 		return LAUNCHER_EXIT_FAILURE;
 	}
 	config.token = token;
+	/* The host's own addresses are local too (an allowed name pointed at
+	 * eth0's reaches what listens on 0.0.0.0): read before the proxy
+	 * restricts itself. Off connects nothing and needs none. */
+	r = config.off ? 0 : proxy_own_addresses(&config);
+	if (r == -E2BIG) {
+		report_failure("cannot start the network proxy: the host has more than %d "
+			       "interface addresses, the most the proxy checks a destination "
+			       "against", PROXY_OWN_MAX);
+		return LAUNCHER_EXIT_FAILURE;
+	}
+	if (r < 0) {
+		report_failure("cannot start the network proxy: cannot list the host's "
+			       "interface addresses: %s", strerror(-r));
+		return LAUNCHER_EXIT_FAILURE;
+	}
 	r = proxy_start(&config, &pid, &lifeline, &port);
 	if (r < 0) {
 		report_failure("cannot start the network proxy: %s", strerror(-r));

@@ -206,6 +206,40 @@ static void test_local_addresses(void **state)
 	assert_true(proxy_decide_address(&c, "x.test", a, &r));
 }
 
+/* The host's own interface addresses (own.c reads them at start) are
+ * local whatever their range: an allowed name mapped to eth0's public
+ * address reached what listens on 0.0.0.0 (red team R5-F5). */
+static void test_own_addresses(void **state)
+{
+	struct proxy_config c = config(false);
+	struct proxy_refusal r;
+	unsigned char a[16];
+
+	(void)state;
+	address("192.0.2.2", a);
+	assert_true(proxy_decide_address(&c, "x.test", a, &r)); /* not the host's: public */
+	memcpy(c.own[c.n_own++], a, 16);
+	address("2606:2800:220:1::1", a);
+	memcpy(c.own[c.n_own++], a, 16);
+	address("192.0.2.2", a);
+	assert_false(proxy_decide_address(&c, "x.test", a, &r));
+	assert_string_equal(r.clause, "network.allowLocal");
+	assert_string_equal(r.why, "host \"x.test\" resolves to 192.0.2.2, an address of this "
+			    "host's own interfaces, which the allowlist refuses (clause "
+			    "network.allowLocal)");
+	address("2606:2800:220:1::1", a);
+	assert_false(proxy_decide_address(&c, "x.test", a, &r));
+	assert_non_null(strstr(r.why, "resolves to 2606:2800:220:1::1, an address of this host"));
+	/* the neighbours stay public; allowLocal reaches the host's own */
+	address("192.0.2.3", a);
+	assert_true(proxy_decide_address(&c, "x.test", a, &r));
+	address("2606:2800:220:1::2", a);
+	assert_true(proxy_decide_address(&c, "x.test", a, &r));
+	c.allow_local = true;
+	address("192.0.2.2", a);
+	assert_true(proxy_decide_address(&c, "x.test", a, &r));
+}
+
 static void test_literals_and_authorities(void **state)
 {
 	char host[256];
@@ -402,6 +436,7 @@ int main(void)
 		cmocka_unit_test(test_answers_are_kept_per_host_and_port),
 		cmocka_unit_test(test_the_bound_passed_says_so),
 		cmocka_unit_test(test_local_addresses),
+		cmocka_unit_test(test_own_addresses),
 		cmocka_unit_test(test_literals_and_authorities),
 		cmocka_unit_test(test_secret_and_base64),
 		cmocka_unit_test(test_ask_lines),

@@ -25,8 +25,10 @@
  *
  * Refused: no name (another protocol, a ClientHello without SNI, nothing
  * sent within HEAD_SECONDS), an IP literal as the name, a malformed head;
- * a refused TLS or unknown connection is closed with no byte (a 403 would
- * be noise to it), an HTTP one answered 403 as a proxy request is.
+ * a refused TLS connection (its ClientHello read) gets a fatal alert,
+ * access_denied, an HTTP one is answered 403 as a proxy request is, and
+ * one of neither (or decided by its placeholder before any byte) is
+ * closed with no byte: nothing it would read is known.
  */
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -229,6 +231,8 @@ void proxy_capture_step(struct conn *c)
 	case CAPTURE_NO_NAME:
 		if (protocol == CAPTURE_HTTP)
 			c->kind = KIND_CAPTURE_HTTP;
+		else if (protocol == CAPTURE_TLS)
+			c->kind = KIND_CAPTURE_TLS;
 		refuse_unnamed(c, protocol == CAPTURE_TLS    ? "sent a TLS ClientHello with no SNI"
 				  : protocol == CAPTURE_HTTP ? "sent an HTTP request with no Host"
 							     : "is neither TLS nor HTTP");
@@ -243,6 +247,8 @@ void proxy_capture_step(struct conn *c)
 	}
 	if (protocol == CAPTURE_HTTP)
 		c->kind = KIND_CAPTURE_HTTP;
+	else if (protocol == CAPTURE_TLS)
+		c->kind = KIND_CAPTURE_TLS;
 	memcpy(c->host, name, sizeof(c->host));
 	if (proxy_is_ip_literal(c->host)) {
 		proxy_refuse_literal(c);

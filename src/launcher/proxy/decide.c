@@ -133,8 +133,15 @@ bool proxy_decide_address(const struct proxy_config *config, const char *host,
 			  const unsigned char *addr, struct proxy_refusal *refusal)
 {
 	char text[INET6_ADDRSTRLEN];
+	bool range, own = false;
+	size_t i;
 
-	if (config->allow_local || !proxy_address6_is_local(addr))
+	if (config->allow_local)
+		return true;
+	range = proxy_address6_is_local(addr);
+	for (i = 0; i < config->n_own && !range && !own; i++)
+		own = memcmp(config->own[i], addr, 16) == 0;
+	if (!range && !own)
 		return true;
 	if (proxy_address_is_v4_mapped(addr))
 		inet_ntop(AF_INET, addr + 12, text, sizeof(text));
@@ -143,8 +150,10 @@ bool proxy_decide_address(const struct proxy_config *config, const char *host,
 	memset(refusal, 0, sizeof(*refusal));
 	set(refusal, 403, 0x02, "network.allowLocal", "local address, network.allowLocal");
 	snprintf(refusal->why, sizeof(refusal->why),
-		 "host \"%s\" resolves to %s, a loopback, private or link-local address, which "
-		 "the allowlist refuses (clause network.allowLocal)", host, text);
+		 "host \"%s\" resolves to %s, %s, which the allowlist refuses (clause "
+		 "network.allowLocal)", host, text,
+		 range ? "a loopback, private or link-local address"
+		       : "an address of this host's own interfaces");
 	return false;
 }
 

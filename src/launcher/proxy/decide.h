@@ -76,7 +76,9 @@ void proxy_decide_bad_name(const struct proxy_config *config, struct proxy_refus
 void proxy_escape_host(const char *raw, size_t length, char *out, size_t size);
 
 /* Whether `host`'s address `addr` (16 bytes, network order: IPv6, or an
- * IPv4 address v4-mapped) may be reached; false fills *refusal (clause
+ * IPv4 address v4-mapped) may be reached: not without allowLocal when it
+ * is local (proxy_address6_is_local) or one of config->own, the host's
+ * own interface addresses; false fills *refusal (clause
  * network.allowLocal). */
 bool proxy_decide_address(const struct proxy_config *config, const char *host,
 			  const unsigned char *addr, struct proxy_refusal *refusal);

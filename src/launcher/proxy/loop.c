@@ -12,9 +12,7 @@
  * neither list with a decider, ASK, ask.c) -> RESOLVE (resolve.c) -> the
  * local-address check -> CONNECT (non-blocking, within CONNECT_SECONDS)
  * -> RELAY (both ways, one bounded buffer each way, half-closes passed
- * on). A refusal is answered at once: HTTP 403 (body naming the host and
- * the clause) or a SOCKS5 reply, with one "landlock-run: network: ..."
- * line on stderr and a `refused` record on the status channel.
+ * on). A refusal is answered at once (answer.c).
  *
  * Bounds: MAX_CONNS connections (full: the oldest one not past its head
  * or SOCKS greeting makes room, else the new one is closed at once),
@@ -105,6 +103,8 @@ void proxy_rearm(struct conn *c)
 		ce |= EPOLLIN;
 	if (c->down_len > 0)
 		ce |= EPOLLOUT;
+	if (c->state == ST_CLOSING && c->down_shut)
+		ce |= EPOLLIN;
 	if (c->state == ST_CONNECT)
 		ue |= EPOLLOUT;
 	if (c->state == ST_RELAY) {
@@ -121,105 +121,6 @@ void proxy_rearm(struct conn *c)
 		proxy_watch(c->upstream, proxy_key(i, 1), ue, false);
 		c->upstream_events = ue;
 	}
-}
-
-/* ---- answers --------------------------------------------------------------- */
-
-void proxy_queue_down(struct conn *c, const void *bytes, size_t n)
-{
-	if (n > BUF_SIZE - c->down_len)
-		n = BUF_SIZE - c->down_len;
-	memcpy(c->down + c->down_len, bytes, n);
-	c->down_len += n;
-}
-
-/* The answer, the connection then closes once it is written. */
-static void answer_and_close(struct conn *c, int http_status, unsigned char socks_code,
-			     const char *clause, const char *why)
-{
-	if (c->kind == KIND_SOCKS) {
-		unsigned char reply[10] = { 5, socks_code, 0, 1, 0, 0, 0, 0, 0, 0 };
-
-		proxy_queue_down(c, reply, sizeof(reply));
-	} else if (c->kind != KIND_CAPTURE) {
-		char body[800], head[320];
-		int bn = snprintf(body, sizeof(body), "confine: %s\n", why);
-		int hn;
-
-		if (bn < 0)
-			bn = 0;
-		if ((size_t)bn >= sizeof(body))
-			bn = (int)sizeof(body) - 1;
-		hn = snprintf(head, sizeof(head),
-			      "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
-			      "Connection: close\r\n%s%s%s%s\r\n",
-			      http_status, proxy_status_text(http_status), bn,
-			      http_status == 407 ? "Proxy-Authenticate: Basic realm=\"confine\"\r\n"
-						 : "",
-			      clause != NULL ? "X-Confine-Clause: " : "", clause != NULL ? clause : "",
-			      clause != NULL ? "\r\n" : "");
-		if (hn > 0 && (size_t)hn < sizeof(head))
-			proxy_queue_down(c, head, (size_t)hn);
-		proxy_queue_down(c, body, (size_t)bn);
-	}
-	if (c->upstream >= 0) {
-		close(c->upstream);
-		c->upstream = -1;
-	}
-	if (c->dns >= 0) {
-		close(c->dns);
-		c->dns = -1;
-	}
-	c->state = ST_CLOSING;
-	c->deadline = proxy_now() + HEAD_SECONDS;
-	proxy_rearm(c);
-}
-
-void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal)
-{
-	const char *host = c->host[0] ? c->host : "(no host)";
-
-	report_line("network: refused (%s) %s:%u", refusal->note, host, c->port);
-	if (refusal->clause != NULL)
-		record_refused(refusal->clause, host, c->port, refusal->reason);
-	answer_and_close(c, refusal->http_status, refusal->socks_code, refusal->clause,
-			 refusal->why);
-}
-
-void proxy_fail(struct conn *c, int http_status, unsigned char socks_code, const char *why)
-{
-	answer_and_close(c, http_status, socks_code, NULL, why);
-}
-
-void proxy_refuse_literal(struct conn *c)
-{
-	struct proxy_refusal r;
-
-	proxy_decide_literal(proxy_cfg, &r);
-	proxy_refuse(c, &r);
-}
-
-void proxy_refuse_bad_name(struct conn *c, size_t length)
-{
-	struct proxy_refusal r;
-	char word[sizeof(c->host)], brief[PROXY_REASON_MAX - 40];
-
-	/* The raw bytes never reach a line: the escaped word stands for them. */
-	proxy_escape_host(c->host, length, word, sizeof(word));
-	proxy_escape_host(c->host, length, brief, sizeof(brief));
-	memcpy(c->host, word, sizeof(word));
-	proxy_decide_bad_name(proxy_cfg, &r);
-	snprintf(r.reason, sizeof(r.reason), "%s is not a DNS name nor an IP address", brief);
-	proxy_refuse(c, &r);
-}
-
-void proxy_refuse_socks_command(struct conn *c)
-{
-	struct proxy_refusal r = { .http_status = 403, .socks_code = 0x07,
-				   .clause = "network.allow", .note = "only SOCKS CONNECT" };
-
-	snprintf(r.why, sizeof(r.why), "only SOCKS CONNECT is served (clause network.allow)");
-	proxy_refuse(c, &r);
 }
 
 /* ---- connecting ------------------------------------------------------------ */
@@ -379,11 +280,16 @@ static void accept_one(int listener)
 		 * yet (the head, or SOCKS's greeting; a capture's preamble
 		 * carries them) may be anyone's: another
 		 * user holding every slot idle starved the run (red team
-		 * R3-F5). The oldest such one makes room; none: the new one is
-		 * closed (bounded). */
+		 * R3-F5). The oldest such one makes room, and before it one
+		 * whose answer is out and only waits for the client to close;
+		 * none: the new one is closed (bounded). */
 		size_t oldest = MAX_CONNS;
 		for (i = 0; i < MAX_CONNS; i++) {
 			const struct conn *c = &proxy_conns[i];
+			if (c->state == ST_CLOSING && c->down_shut) {
+				oldest = i;
+				break;
+			}
 			if (((c->state == ST_HEAD && c->kind < KIND_CAPTURE) ||
 			     c->state == ST_SOCKS_AUTH) &&
 			    (oldest == MAX_CONNS || c->deadline < proxy_conns[oldest].deadline))
@@ -470,6 +376,12 @@ static void on_event(struct conn *c, int which, uint32_t events)
 			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof);
 		} else if (c->state == ST_CLOSING && (events & (EPOLLHUP | EPOLLERR))) {
 			ok = false;
+		} else if (c->state == ST_CLOSING && c->down_shut) {
+			/* The answer is out: what the client still sends is
+			 * read and dropped until it closes (or the deadline). */
+			c->up_len = 0;
+			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof) &&
+			     !c->client_eof;
 		}
 	}
 	if (ok && c->used && which == 1 && c->state == ST_RELAY && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
@@ -489,9 +401,16 @@ static void on_event(struct conn *c, int which, uint32_t events)
 		close_conn(c);
 		return;
 	}
-	if (c->state == ST_CLOSING && c->down_len == 0) {
-		close_conn(c);
-		return;
+	/* The answer written: a close with the client's bytes unread would
+	 * be a reset, which may discard the answer before the client reads
+	 * it. So end our side (FIN) and wait for the client's, at most
+	 * until the deadline (answer.c set it). */
+	if (c->state == ST_CLOSING && c->down_len == 0 && !c->down_shut) {
+		if (c->client_eof || shutdown(c->client, SHUT_WR) != 0) {
+			close_conn(c);
+			return;
+		}
+		c->down_shut = true;
 	}
 	if (c->state == ST_RELAY) {
 		if (c->client_eof && c->up_len == 0 && !c->up_shut) {

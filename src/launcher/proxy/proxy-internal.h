@@ -2,12 +2,14 @@
  * The proxy's rooms (proxy.h says what it is; doc/SPEC.md 15):
  *
  *   loop.c     the process: start, restrict, the epoll loop, connections,
- *              connecting and relaying, answers
+ *              connecting and relaying
+ *   answer.c   answers: a refusal (HTTP 403, a SOCKS5 reply), a failure
  *   http.c     HTTP requests: CONNECT and absolute-URI plain HTTP, the
  *              run's credentials (Proxy-Authorization: Basic)
  *   socks.c    SOCKS5: RFC 1929 username/password, CONNECT by name
  *   resolve.c  the hosts files and one DNS A query over UDP
  *   decide.c   pure: what a name, a port, an address get (decide.h)
+ *   own.c      the host's own interface addresses, read at start
  *   ask.c      the decider for names not on the list (ask.h)
  *   capture.c  transparent capture: a direct connect the supervisor carried
  *              here, decided by its SNI or Host (capture-parse.c, pure)
@@ -37,9 +39,10 @@
 enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_ASK, ST_RESOLVE, ST_CONNECT, ST_RELAY,
 	     ST_CLOSING };
 /* KIND_CAPTURE*: a connect the supervisor carried here (capture.c); a
- * refused one is closed with no byte, an HTTP one answered 403. */
+ * refused one is closed with no byte, an HTTP one answered 403, a TLS one
+ * (its ClientHello read) sent the alert access_denied. */
 enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS, KIND_CAPTURE,
-	    KIND_CAPTURE_HTTP, KIND_CAPTURE_DNS };
+	    KIND_CAPTURE_HTTP, KIND_CAPTURE_DNS, KIND_CAPTURE_TLS };
 
 struct conn {
 	bool used;
@@ -68,7 +71,7 @@ extern struct conn proxy_conns[MAX_CONNS];
  * Proxy-Authorization: Basic carries. */
 extern char proxy_expected_basic[128];
 
-/* loop.c: the connection's bookkeeping and answers. */
+/* loop.c: the connection's bookkeeping; answer.c: the answers. */
 time_t proxy_now(void);
 void proxy_watch(int fd, uint64_t key, uint32_t events, bool add);
 uint64_t proxy_key(size_t index, int which);

@@ -16,6 +16,10 @@
 #include "host-pattern.h"
 #include "launcher-args.h"
 
+/* The host's own interface addresses the proxy keeps (own.c): a host with
+ * more is refused, the proxy does not start (never a list cut short). */
+#define PROXY_OWN_MAX 256
+
 struct proxy_config {
 	const char *allow[LAUNCHER_PROXY_HOSTS_MAX];
 	size_t n_allow;
@@ -39,6 +43,11 @@ struct proxy_config {
 	 * on the record there (launcher-protocol.h). */
 	int status_fd;
 	int ask_fd;
+	/* The host's own addresses (every interface's, read at start by
+	 * proxy_own_addresses; 16 bytes each, IPv4 v4-mapped): local, as
+	 * loopback is, whatever their range (doc/SPEC.md 15). */
+	unsigned char own[PROXY_OWN_MAX][16];
+	size_t n_own;
 };
 
 #define PROXY_USER "confine"
@@ -50,6 +59,14 @@ struct proxy_config {
 /* Fills token (PROXY_TOKEN_LENGTH + 1 bytes) with a fresh secret from
  * getrandom(2). Returns 0 or -errno. */
 int proxy_make_token(char *token);
+
+/*
+ * Fills config->own with every address of every interface of the host
+ * (getifaddrs(3); IPv4 and IPv6, the other families have no address to
+ * connect to), once each. Returns 0, -E2BIG past PROXY_OWN_MAX (nothing
+ * kept), or -errno.
+ */
+int proxy_own_addresses(struct proxy_config *config);
 
 /*
  * Listens on 127.0.0.1 (a port the kernel picks) and forks the proxy
