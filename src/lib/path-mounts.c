@@ -261,12 +261,89 @@ bool cf_path_within_by_mounts(const char *path, const char *root) {
 	return r > 0;
 }
 
+/* ---- a second path to a place (a denyRead entry's bind alias) ---- */
+
+typedef struct {
+	const char *real;
+	const fs_place *place;
+	const char *const *covered;
+	size_t n_covered;
+	char *alias;
+	size_t alias_size;
+} alias_ctx;
+
+static bool covered(const alias_ctx *c, const char *path) {
+	for (size_t i = 0; i < c->n_covered; i++)
+		if (within(path, c->covered[i]))
+			return true;
+	return false;
+}
+
+/* A mount of the place's filesystem showing the place (or a part of it)
+ * at a path other than `real` and not below it: 1 with the path. */
+static int find_alias(const mount_line *m, void *ctx_) {
+	alias_ctx *c = ctx_;
+	char at[PATH_MAX];
+	if (strcmp(m->dev, c->place->dev) != 0)
+		return 0;
+	if (within(c->place->place, m->root)) {
+		/* the whole place, at the mount point plus the rest below its root */
+		const char *rest = c->place->place + (strcmp(m->root, "/") == 0 ? 0 : strlen(m->root));
+		bool slash_point = strcmp(m->point, "/") == 0;
+		if (snprintf(at, sizeof at, "%s%s", slash_point && *rest ? "" : m->point, rest) >=
+		    (int)sizeof at)
+			return 0;
+	} else if (within(m->root, c->place->place)) {
+		/* a part of it, mounted at the point */
+		if (snprintf(at, sizeof at, "%s", m->point) >= (int)sizeof at)
+			return 0;
+	} else {
+		return 0;
+	}
+	if (within(at, c->real) || covered(c, at))
+		return 0; /* the entry's own path, or a path denied as well */
+	snprintf(c->alias, c->alias_size, "%s", at);
+	return 1;
+}
+
+int cf_path_mount_alias(const char *real, const char *const *deny, size_t n_deny, char *alias,
+                        size_t alias_size) {
+	places_ctx places;
+	alias_ctx c;
+	int r;
+	if (alias_size)
+		alias[0] = '\0';
+	memset(&places, 0, sizeof places);
+	places.real[0] = places.real[1] = real;
+	if (!mount_id(real, &places.id[0]))
+		return 0; /* a kernel before 5.8: not told */
+	places.id[1] = places.id[0];
+	r = each_mount(find_places, &places);
+	if (r < 0)
+		return 0; /* no mountinfo: nothing to tell by */
+	if (r > 0 || !places.found[0])
+		return -1;
+	c = (alias_ctx){ real, &places.place[0], deny, n_deny, alias, alias_size };
+	r = each_mount(find_alias, &c);
+	return r < 0 ? 0 : r > 0 && alias[0] ? 1 : r > 0 ? -1 : 0;
+}
+
 #else
 
 bool cf_path_within_by_mounts(const char *path, const char *root) {
 	(void)path;
 	(void)root;
 	return false;
+}
+
+int cf_path_mount_alias(const char *real, const char *const *deny, size_t n_deny, char *alias,
+                        size_t alias_size) {
+	(void)real;
+	(void)deny;
+	(void)n_deny;
+	(void)alias;
+	(void)alias_size;
+	return 0;
 }
 
 #endif

@@ -27,6 +27,15 @@ const char *cf_path_of(const char *const *envp) CONFINE_HIDDEN;
  * it, an overlay whose upper directory it holds): confine_path_within's
  * last step. No allocation. */
 bool cf_path_within_by_mounts(const char *path, const char *root) CONFINE_HIDDEN;
+/* path-mounts.c: whether canonical `real` (a denyRead entry) is also
+ * reachable at another path through this namespace's mounts (its
+ * filesystem's place, or a part of it, mounted a second time: a bind
+ * alias), not counting a path at or below `real` or one of `deny`: 1
+ * with that path in `alias`, 0 when not (or nothing to tell by: no
+ * mountinfo, a kernel before 5.8), -1 when it cannot be told (a mount
+ * line too long: the caller fails closed). No allocation. */
+int cf_path_mount_alias(const char *real, const char *const *deny, size_t n_deny, char *alias,
+                        size_t alias_size) CONFINE_HIDDEN;
 
 const char *cf_runner_path(void) CONFINE_HIDDEN;
 

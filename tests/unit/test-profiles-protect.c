@@ -419,6 +419,57 @@ static void test_unprotect_names_every_entry(void **state) {
 	assert_non_null(strstr(err.message, tail));
 }
 
+/* An argv for others cannot hold a missing entry: the report's reason
+ * names every such path, never only the first (review, round 4 session
+ * 8), and past CF_PROTECT_REASONS_SHOWN (16) says how many more, exactly. */
+static void test_unheld_reason_names_every_path(void **state) {
+	static const char *const kept[] = { ".bashrc", ".envrc", ".mcp.json", NULL };
+	confine_policy *p = NULL;
+	cf_plan plan;
+	char want[PATH_MAX + 64];
+	size_t n = 0, listed = 0, more = 0;
+	const char *list;
+	(void)state;
+	mkdir_p(at("ws"));
+	/* three entries missing: all three named */
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	for (size_t i = 0; i < cf_later_count; i++) {
+		bool keep = false;
+		for (size_t k = 0; kept[k]; k++)
+			keep = keep || strcmp(cf_later_entries[i].name, kept[k]) == 0;
+		if (!keep)
+			assert_int_equal(confine_policy_add_unprotect(p, cf_later_entries[i].name, NULL), 0);
+	}
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP, &plan), 0);
+	assert_true(plan.defaults_unprotected);
+	assert_non_null(plan.defaults_reason);
+	assert_non_null(strstr(plan.defaults_reason, "3 paths do not exist"));
+	for (size_t k = 0; kept[k]; k++) {
+		snprintf(want, sizeof want, "%s/ws/%s", base, kept[k]);
+		if (!strstr(plan.defaults_reason, want))
+			fail_msg("%s is not named: %s", want, plan.defaults_reason);
+	}
+	assert_null(strstr(plan.defaults_reason, "more"));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	/* all of them missing: sixteen named, then the exact count of the rest */
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP, &plan), 0);
+	assert_non_null(plan.defaults_reason);
+	assert_int_equal(sscanf(plan.defaults_reason, "%zu paths do not exist", &n), 1);
+	assert_true(n > 16);
+	assert_non_null(list = strstr(plan.defaults_reason, "for them: "));
+	for (const char *at_ws = list; (at_ws = strstr(at_ws, "/ws/")); at_ws++)
+		listed++;
+	assert_int_equal(listed, 16);
+	snprintf(want, sizeof want, ", and %zu more", n - 16);
+	if (!strstr(plan.defaults_reason, want) ||
+	    sscanf(strstr(plan.defaults_reason, want), ", and %zu more", &more) != 1 || more != n - 16)
+		fail_msg("no \"%s\": %s", want, plan.defaults_reason);
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+}
+
 static void test_read_only_protects_nothing(void **state) {
 	static const char *const tree[] = { REPO("ws"), NULL };
 	confine_policy *p = NULL;
@@ -568,6 +619,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_protection_table, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_home_entries, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_bwrap_tokens, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unenforced, fresh, cleanup),

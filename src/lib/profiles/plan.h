@@ -69,8 +69,9 @@ typedef struct cf_plan {
 	 * (the link can be re-pointed), or a path that cannot be examined. */
 	bool explicit_unprotected;
 	/* The same for the default protections, or the walk ran out of its
-	 * budget; defaults_reason says the first reason, naming the path (what
-	 * the report's defaultProtections clause gives). */
+	 * budget; defaults_reason names every missing entry and says every
+	 * other reason, each list bounded with "and K more" (what the
+	 * report's defaultProtections clause gives). */
 	bool defaults_unprotected;
 	char *defaults_reason;
 	/* Existing denyRead entries, canonical, and whether each is a

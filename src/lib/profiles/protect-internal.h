@@ -23,6 +23,10 @@ struct collect {
 	size_t n_gitdirs;
 	size_t entries;
 	bool explicit_now; /* adding protectedPaths entries (not defaults) */
+	char **reasons;    /* why default protections do not hold, each once */
+	size_t n_reasons;
+	char **missing;    /* default entries missing with nothing to stand in */
+	size_t n_missing;
 	bool oom;
 };
 
@@ -31,11 +35,17 @@ const char *cf_protect_root_of(const cf_plan *plan, const char *path) CONFINE_HI
 /* `path` (canonical) is to be bound read-only; `kind` stands in if missing. */
 void cf_protect_add_item(struct collect *c, const char *path, cf_placeholder_kind kind,
               bool exists) CONFINE_HIDDEN;
-/* A default protection that does not hold: the first reason is kept. */
+/* A default protection that does not hold: each reason is kept, once;
+ * the report names the first CF_PROTECT_REASONS_SHOWN and counts the
+ * rest ("; and K more"). */
+#define CF_PROTECT_REASONS_SHOWN 16
 void cf_protect_defaults_unprotected(struct collect *c, const char *fmt, ...) CONFINE_HIDDEN
 	__attribute__((format(printf, 2, 3)));
 /* One directory entry read by a walk: false once the budget is spent. */
 bool cf_protect_spend(struct collect *c, const char *dir) CONFINE_HIDDEN;
+/* A default entry missing (or that cannot be examined) with nothing to
+ * stand in for it: named, once, in the reason's list of such paths. */
+void cf_protect_defaults_missing(struct collect *c, const char *path) CONFINE_HIDDEN;
 /* `candidate` stays read-only: resolved, or its first missing component
  * stood in for (`leaf_kind` for the candidate itself); else *unprotected. */
 void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_kind leaf_kind,

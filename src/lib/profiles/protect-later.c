@@ -127,9 +127,7 @@ static void protect_later_one(struct collect *c, const char *base, const char *p
 		return;
 	cf_protect_path(c, path, kind, &unprotected);
 	if (unprotected)
-		cf_protect_defaults_unprotected(c, "%s does not exist, and an argv another process spawns "
-		                        "has nothing to stand in for it (or it cannot be examined)",
-		                     path);
+		cf_protect_defaults_missing(c, path);
 	else if (e->dir && lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		protect_links_in(c, path);
 }

@@ -85,19 +85,80 @@ void cf_protect_add_item(struct collect *c, const char *path, cf_placeholder_kin
 	c->n++;
 }
 
-/* A default protection that does not hold: the first reason is kept for
- * the report, naming the path. */
+/* `text` kept once in `list` (no memory: c->oom). */
+static void keep_once(struct collect *c, char ***list, size_t *n, const char *text) {
+	char **grown;
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], text) == 0)
+			return;
+	if (!(grown = realloc(*list, (*n + 1) * sizeof *grown))) {
+		c->oom = true;
+		return;
+	}
+	*list = grown;
+	if (!(grown[*n] = strdup(text))) {
+		c->oom = true;
+		return;
+	}
+	(*n)++;
+}
+
+/* A default protection that does not hold: every reason is kept (each
+ * once), naming its path; the report names the first
+ * CF_PROTECT_REASONS_SHOWN and counts the rest (reasons_text()). */
 void cf_protect_defaults_unprotected(struct collect *c, const char *fmt, ...) {
 	va_list ap;
 	char text[PATH_MAX + 256];
 	c->plan->defaults_unprotected = true;
-	if (c->plan->defaults_reason)
+	if (c->oom)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	if (!(c->plan->defaults_reason = strdup(text)))
-		c->oom = true;
+	keep_once(c, &c->reasons, &c->n_reasons, text);
+}
+
+void cf_protect_defaults_missing(struct collect *c, const char *path) {
+	c->plan->defaults_unprotected = true;
+	if (!c->oom)
+		keep_once(c, &c->missing, &c->n_missing, path);
+}
+
+/* `list` joined with `sep` into `b`, the first CF_PROTECT_REASONS_SHOWN,
+ * then "and K more" (the exact count): never cut silently. 0 or -ENOMEM. */
+static int put_bounded(cf_buf *b, char *const *list, size_t n, const char *sep) {
+	size_t shown = n < CF_PROTECT_REASONS_SHOWN ? n : CF_PROTECT_REASONS_SHOWN;
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < shown; i++)
+		r = cf_buf_printf(b, "%s%s", i ? sep : "", list[i]);
+	if (r == 0 && n > shown)
+		r = cf_buf_printf(b, "%sand %zu more", sep, n - shown);
+	return r;
+}
+
+/* The report's reason (doc/SPEC.md 15, "An argv another process
+ * spawns"): the missing entries, then the other reasons. NULL on no
+ * memory. */
+static char *reasons_text(const struct collect *c) {
+	cf_buf b = { 0 };
+	int r = 0;
+	if (c->n_missing) {
+		r = cf_buf_printf(&b, "%zu %s not exist (or cannot be examined), and an argv another "
+		                      "process spawns has nothing to stand in for %s: ",
+		                  c->n_missing, c->n_missing == 1 ? "path does" : "paths do",
+		                  c->n_missing == 1 ? "it" : "them");
+		if (r == 0)
+			r = put_bounded(&b, c->missing, c->n_missing, ", ");
+		if (r == 0 && c->n_reasons)
+			r = cf_buf_puts(&b, "; ");
+	}
+	if (r == 0)
+		r = put_bounded(&b, c->reasons, c->n_reasons, "; ");
+	if (r < 0) {
+		cf_buf_free(&b);
+		return NULL;
+	}
+	return cf_buf_steal(&b);
 }
 
 /* One directory entry read by the walk: false once the budget is spent
@@ -225,10 +286,7 @@ static void protect_git_entry(struct collect *c, const char *gitdir, const char 
 		else if (kind != CF_PLACEHOLDER_NONE && (c->flags & CF_PLAN_PLACEHOLDERS))
 			cf_protect_add_item(c, path, kind, false);
 		else if (kind != CF_PLACEHOLDER_NONE && cf_protect_root_of(c->plan, gitdir))
-			cf_protect_defaults_unprotected(c,
-			                     "%s does not exist, and an argv another process spawns "
-			                     "has nothing to stand in for it",
-			                     path);
+			cf_protect_defaults_missing(c, path);
 		/* CF_PLACEHOLDER_NONE: git does not read it while it is missing */
 		return;
 	}
@@ -575,6 +633,9 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 			walk(&c, plan->writable[k]);
 		}
 	}
+	if (!c.oom && (c.n_reasons || c.n_missing) && !plan->defaults_reason &&
+	    !(plan->defaults_reason = reasons_text(&c)))
+		c.oom = true;
 	if (!c.oom && plan->defaults_unprotected && !plan->defaults_reason &&
 	    !(plan->defaults_reason = strdup("part of a repository could not be protected: a "
 	                                      "symbolic link on its way, or missing with nothing "
@@ -584,6 +645,12 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	for (size_t i = 0; i < c.n; i++)
 		free(c.items[i].path);
 	free(c.items);
+	for (size_t i = 0; i < c.n_reasons; i++)
+		free(c.reasons[i]);
+	free(c.reasons);
+	for (size_t i = 0; i < c.n_missing; i++)
+		free(c.missing[i]);
+	free(c.missing);
 	confine_strv_free(c.gitdirs);
 	return r;
 }

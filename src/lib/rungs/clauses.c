@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "dirstack.h"
+#include "path.h"
 #include "patterns.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -295,6 +296,7 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 		bool exists = real && listed(plan->deny, real);
 		bool in_writable = false;
 		unsigned long links = 1;
+		int alias;
 		char which[PATH_MAX + NAME_MAX + 2];
 		for (size_t k = 0; exists && plan->writable[k] && !in_writable; k++)
 			in_writable = cf_path_at_or_under(real, plan->writable[k]);
@@ -308,6 +310,20 @@ static void clause_deny_read(struct cf_clause_list *l, const confine_policy *p,
 		else if (l->h->deny_read_open && l->h->deny_read_open(p, plan, real))
 			add(l, "denyRead", d, CONFINE_CLAUSE_UNENFORCED, 0, l->h->deny_read_gap.needs, "%s",
 			    l->h->deny_read_gap.why);
+		else if ((alias = cf_path_mount_alias(real, (const char *const *)plan->deny, plan->n_deny,
+		                                      which, sizeof which)) != 0)
+			/* Every rung denies by path: the same place mounted at
+			 * another path is another path (review, round 4 session 8). */
+			add(l, "denyRead", d, CONFINE_CLAUSE_PARTIAL,
+			    l->h->binds_layer ? l->h->binds_layer |
+			                            (cf_clause_mode_layers(l) & CONFINE_LAYER_LANDLOCK)
+			                      : cf_clause_mode_layers(l),
+			    NULL, "%s%s%s", alias > 0 ? "it is also reachable at " : "", alias > 0 ? which : "",
+			    alias > 0 ? " (its directory, or a part of it, is mounted a second time there: a "
+			                "bind mount), which neither a mask on its name nor a Landlock rule on "
+			                "its path covers"
+			              : "whether it is reachable at another path through a mount could not "
+			                "be told (a mount line too long to read)");
 		else if ((links = hard_links(real, which, sizeof which)) != 1) {
 			/* Every rung denies by path (a mask, a rule on the
 			 * directories above): another name of the same file is

@@ -110,145 +110,6 @@ static bool selected(const confine_stage *s, const cf_change *c, const char *con
 	return false;
 }
 
-/* Removes `name` at `dirfd` and, for a directory, all it holds. */
-static int remove_tree(int at, const char *name) {
-	struct stat st;
-	if (fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (S_ISDIR(st.st_mode)) {
-		int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		DIR *d;
-		struct dirent *e;
-		int r = 0;
-		if (fd < 0)
-			return -errno;
-		if (!(d = fdopendir(fd))) {
-			close(fd);
-			return -errno;
-		}
-		while (r == 0 && (e = readdir(d)))
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				r = remove_tree(dirfd(d), e->d_name);
-		closedir(d);
-		if (r < 0)
-			return r;
-	}
-	return unlinkat(at, name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0) < 0 ? -errno : 0;
-}
-
-static int temp_name(char *out, size_t size, const char *name, unsigned attempt) {
-	snprintf(out, size, ".%.*s.confine-%06x", 200, name,
-	         (unsigned)((unsigned)getpid() * 2654435761u + attempt * 40503u) & 0xffffff);
-	return 0;
-}
-
-/* `size` bytes of `in` to `out`: in the kernel (copy_file_range: no copy
- * through user space, one call for a small file), else read and write. */
-static int copy_bytes(int in, int out, off_t size) {
-	off_t left = size;
-	while (left > 0) {
-		ssize_t n = copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && left == size &&
-		    (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP))
-			break; /* not between these files: the plain way */
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0; /* shorter than it was: what there is */
-		left -= n;
-	}
-	if (left == 0)
-		return 0;
-	for (;;) {
-		char chunk[65536];
-		ssize_t n = read(in, chunk, sizeof chunk), done = 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return 0;
-		while (done < n) {
-			ssize_t w = write(out, chunk + done, (size_t)(n - done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return -errno;
-			done += w;
-		}
-	}
-}
-
-/* The staged file `src` as `name` at `dirfd`, atomically, with its mode
- * (no set-ID bit) and mtime. */
-static int place_file(int dirfd, const char *name, const char *src) {
-	char tmp[NAME_MAX + 1];
-	struct stat st;
-	int in, out = -1, r = 0;
-	if ((in = open(src, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return -errno;
-	if (fstat(in, &st) < 0) {
-		r = -errno;
-		close(in);
-		return r;
-	}
-	for (unsigned attempt = 0; attempt < 100; attempt++) {
-		temp_name(tmp, sizeof tmp, name, attempt);
-		out = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (out >= 0 || errno != EEXIST)
-			break;
-	}
-	if (out < 0) {
-		r = -errno;
-		close(in);
-		return r;
-	}
-	r = copy_bytes(in, out, st.st_size);
-	if (r == 0) {
-		struct timespec times[2] = { st.st_atim, st.st_mtim };
-		if (fchmod(out, st.st_mode & 0777) < 0 || futimens(out, times) < 0)
-			r = -errno;
-	}
-	close(in);
-	close(out);
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -errno;
-	if (r < 0)
-		(void)unlinkat(dirfd, tmp, 0);
-	return r;
-}
-
-static int place_link(int dirfd, const char *name, const char *src) {
-	char target[PATH_MAX], tmp[NAME_MAX + 1];
-	ssize_t n = readlink(src, target, sizeof target - 1);
-	int r = -EEXIST;
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	for (unsigned attempt = 0; attempt < 100 && r == -EEXIST; attempt++) {
-		temp_name(tmp, sizeof tmp, name, attempt);
-		r = symlinkat(target, dirfd, tmp) < 0 ? -errno : 0;
-	}
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0) {
-		r = -errno;
-		(void)unlinkat(dirfd, tmp, 0);
-	}
-	return r;
-}
-
-/* The permission bits of `name`, never through a link. */
-static int set_mode(int dirfd, const char *name, unsigned mode) {
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), r = 0;
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, mode & 0777) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 /* Where one step lands, and how a real entry in its way is removed. */
 typedef struct apply_target {
 	confine_stage *s;
@@ -263,7 +124,7 @@ typedef struct apply_target {
  * else only what the manifest recorded, checked entry by entry. */
 static int drop(apply_target *t, int dirfd, const char *name) {
 	if (t->overwrite)
-		return remove_tree(dirfd, name);
+		return cf_stage_remove_tree(dirfd, name);
 	return cf_stage_remove_checked(t->s, t->root, dirfd, name, t->rel, t->which, sizeof t->which,
 	                               &t->removed);
 }
@@ -277,21 +138,21 @@ static int bring(apply_target *t, int dirfd, const char *name, const char *up, c
 		return -errno;
 	if (c->pub.change == CONFINE_CHANGE_MODE && real_exists &&
 	    ((real.st_mode ^ st.st_mode) & S_IFMT) == 0)
-		return set_mode(dirfd, name, st.st_mode);
+		return cf_stage_set_mode(dirfd, name, st.st_mode);
 	if (S_ISDIR(st.st_mode)) {
 		if (real_exists && !S_ISDIR(real.st_mode) && (r = drop(t, dirfd, name)) < 0)
 			return r;
 		if ((!real_exists || !S_ISDIR(real.st_mode)) && mkdirat(dirfd, name, 0700) < 0)
 			return -errno;
-		return set_mode(dirfd, name, st.st_mode);
+		return cf_stage_set_mode(dirfd, name, st.st_mode);
 	}
 	/* A directory replaced by a file or link goes first (rename cannot). */
 	if (real_exists && S_ISDIR(real.st_mode) && (r = drop(t, dirfd, name)) < 0)
 		return r;
 	if (S_ISLNK(st.st_mode))
-		return place_link(dirfd, name, up);
+		return cf_stage_place_link(dirfd, name, up);
 	if (S_ISREG(st.st_mode))
-		return place_file(dirfd, name, up);
+		return cf_stage_place_file(dirfd, name, up);
 	return -EOPNOTSUPP; /* a fifo, a socket, a device: never made */
 }
 
@@ -301,6 +162,15 @@ typedef struct step {
 	bool conflict;       /* found in the check, before anything was applied */
 	bool check_failed;   /* the check itself failed: the step fails */
 	char *conflict_msg;
+	/* A move (moves.c): the steps of one rename, or of a deleted
+	 * directory and the added one holding its tree, share `group` (0:
+	 * none); `pair_out` when the whole pair stays out (conflict_msg says
+	 * why, `refused` its outcome), `from`/`to` its two names. */
+	size_t group;
+	bool pair_out, refused;
+	const char *from, *to;
+	bool sel; /* selected by the paths, or a move either of whose names is */
+	int outcome; /* what do_step noted, -1 before */
 } step;
 
 /* Whether the step takes a real directory away with all below it. */
@@ -344,6 +214,21 @@ static int same_parent(apply_target *t, int dirfd) {
 	return r;
 }
 
+/* git's state in a repository the stage holds, or made (git-state.c):
+ * true with the refusal's text. */
+static bool git_refusal(const confine_stage *s, size_t root, const char *rel, const char *real,
+                        char *msg, size_t size) {
+	char gitdir[PATH_MAX];
+	const char *which = NULL;
+	if (!cf_stage_git_state(s, root, rel, gitdir, sizeof gitdir, &which))
+		return false;
+	snprintf(msg, size,
+	         "apply \"%s\": denied by defaultProtections: %s/%s is what git reads, runs "
+	         "or obeys later in the repository %s",
+	         real, gitdir, which, gitdir);
+	return true;
+}
+
 static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwrite, report *rep,
                    confine_error *err) {
 	const cf_change *c = st->c;
@@ -356,17 +241,17 @@ static int do_step(confine_stage *s, confine_fs *fs, const step *st, bool overwr
 	if (cf_stage_join(real, sizeof real, root->real, rel) < 0 ||
 	    cf_stage_join(up, sizeof up, root->upper, rel) < 0)
 		return note(rep, shown, CONFINE_APPLY_FAILED, strerror(ENAMETOOLONG));
+	if (st->pair_out)
+		return note(rep, shown,
+		            st->refused        ? CONFINE_APPLY_REFUSED
+		            : st->check_failed ? CONFINE_APPLY_FAILED
+		                               : CONFINE_APPLY_CONFLICT,
+		            st->conflict_msg);
 	/* git's state in a repository the stage holds, or made (git-state.c) */
 	{
-		char gitdir[PATH_MAX], msg[4 * PATH_MAX + 128];
-		const char *which = NULL;
-		if (cf_stage_git_state(s, c->root, rel, gitdir, sizeof gitdir, &which)) {
-			snprintf(msg, sizeof msg,
-			         "apply \"%s\": denied by defaultProtections: %s/%s is what git reads, runs "
-			         "or obeys later in the repository %s",
-			         real, gitdir, which, gitdir);
+		char msg[4 * PATH_MAX + 128];
+		if (git_refusal(s, c->root, rel, real, msg, sizeof msg))
 			return note(rep, shown, CONFINE_APPLY_REFUSED, msg);
-		}
 	}
 	if (st->conflict)
 		return note(rep, shown, st->check_failed ? CONFINE_APPLY_FAILED : CONFINE_APPLY_CONFLICT,
@@ -472,6 +357,122 @@ static int check_all(confine_stage *s, step *steps, size_t n_steps, confine_erro
 	return 0;
 }
 
+/* Whether the step would be refused whatever the host did (the policy,
+ * git's state in the stage): true with the refusal's text. Nothing is
+ * written. */
+static bool would_refuse(confine_stage *s, confine_fs *fs, const step *st, char *msg,
+                         size_t size) {
+	const char *rel = step_rel(st);
+	char real[PATH_MAX], name[NAME_MAX + 1];
+	confine_error fe = { 0 };
+	int dirfd = -1;
+	if (cf_stage_join(real, sizeof real, s->roots[st->c->root].real, rel) < 0)
+		return false; /* do_step fails it */
+	if (git_refusal(s, st->c->root, rel, real, msg, size))
+		return true;
+	if (cf_fs_resolve_for_write(fs, "apply", real, st->removal, &dirfd, name, sizeof name, &fe) ==
+	    0)
+		close(dirfd);
+	if (fe.code != CONFINE_E_DENIED)
+		return false;
+	snprintf(msg, size, "%s", fe.message);
+	return true;
+}
+
+/* A move is a pair (SPEC 21): a rename's two names, and a deleted real
+ * directory with the added directory holding its tree (moves.c: `mv`
+ * copies a directory through the overlay) and all below that; the
+ * number of pairs (their `group`s, from 1). When any step of a pair
+ * would not land (a conflict, a refusal), none does (refuse_pairs): the
+ * old name would go while the new one stays out (`mv safe .claude`). */
+static size_t group_moves(confine_stage *s, step *steps, size_t n_steps) {
+	size_t groups = 0;
+	for (size_t i = 0; i < n_steps; i++) {
+		const cf_change *c = steps[i].c;
+		if (steps[i].group)
+			continue;
+		if (c->pub.change == CONFINE_CHANGE_RENAMED) {
+			groups++;
+			for (size_t j = 0; j < n_steps; j++)
+				if (steps[j].c == c)
+					steps[j].group = groups, steps[j].from = c->pub.from,
+					steps[j].to = c->pub.path;
+			continue;
+		}
+		if (!steps[i].removal || c->pub.change != CONFINE_CHANGE_DELETED || !c->real_is_dir)
+			continue;
+		for (size_t a = 0; a < n_steps; a++) {
+			const cf_change *to = steps[a].c;
+			if (steps[a].removal || steps[a].group || to->pub.change != CONFINE_CHANGE_ADDED ||
+			    to->pub.type != 'd' || to->root != c->root)
+				continue;
+			/* a tree that cannot be compared is taken for the move: kept */
+			if (cf_stage_moved(s, c->root, c->rel, to->rel) == 0)
+				continue;
+			groups++;
+			for (size_t j = 0; j < n_steps; j++)
+				if (j == i || (!steps[j].removal && !steps[j].group &&
+				               steps[j].c->root == c->root && at_or_under(steps[j].c->rel, to->rel))) {
+					steps[j].group = groups;
+					steps[j].from = c->pub.path;
+					steps[j].to = to->pub.path;
+				}
+			break;
+		}
+	}
+	return groups;
+}
+
+/* Each pair with a change that would not land is left out whole. */
+static int refuse_pairs(confine_stage *s, confine_fs *fs, step *steps, size_t n_steps,
+                        size_t groups, confine_error *err) {
+	for (size_t g = 1; g <= groups; g++) {
+		char why[3 * PATH_MAX + 256], msg[5 * PATH_MAX + 512];
+		const step *blocker = NULL;
+		bool refused = false;
+		for (size_t j = 0; j < n_steps && !blocker; j++) {
+			if (steps[j].group != g)
+				continue;
+			if (steps[j].conflict) {
+				blocker = &steps[j];
+				snprintf(why, sizeof why, "%s", steps[j].conflict_msg);
+			} else if (would_refuse(s, fs, &steps[j], why, sizeof why))
+				blocker = &steps[j], refused = true;
+		}
+		if (!blocker)
+			continue;
+		snprintf(msg, sizeof msg,
+		         "the run moved %s to %s, and %s: neither name is applied (%s is kept as it is; "
+		         "the stage keeps the move)",
+		         blocker->from, blocker->to, why, blocker->from);
+		{
+			bool check_failed = blocker->check_failed;
+			for (size_t j = 0; j < n_steps; j++) {
+				if (steps[j].group != g)
+					continue;
+				free(steps[j].conflict_msg);
+				steps[j].conflict = steps[j].pair_out = true;
+				steps[j].refused = refused;
+				steps[j].check_failed = check_failed;
+				if (!(steps[j].conflict_msg = strdup(msg)))
+					return cf_error_set(err, ENOMEM, CONFINE_E_SYSTEM, STAGE, ENOMEM,
+					                    "out of memory");
+			}
+		}
+	}
+	return 0;
+}
+
+/* Whether every step that makes the new name of removal step `i`'s move
+ * landed (a failure after the checks). */
+static bool move_landed(const step *steps, size_t n_steps, size_t i) {
+	for (size_t j = 0; steps[i].group && j < n_steps; j++)
+		if (j != i && steps[j].group == steps[i].group && !steps[j].removal &&
+		    steps[j].outcome != CONFINE_APPLY_APPLIED)
+			return false;
+	return true;
+}
+
 /* Each staged root is the directory the stage was made from: the fd the
  * file handle resolves every write beneath (opened once, by the path)
  * has the device and inode the manifest recorded, and every check of
@@ -524,7 +525,7 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 	confine_fs *fs = NULL;
 	cf_change *ch = NULL;
 	step *steps = NULL;
-	size_t n = 0, n_steps = 0;
+	size_t n = 0, n_steps = 0, groups;
 	report rep = { .all_applied = true };
 	int r;
 	if (!s || !ret || !ret_n)
@@ -539,28 +540,45 @@ int confine_stage_apply(confine_stage *s, const char *const *paths, bool overwri
 	}
 	/* What is made, shallow first (the changes are sorted by path) ... */
 	for (size_t i = 0; i < n; i++)
-		if (ch[i].pub.change != CONFINE_CHANGE_DELETED && selected(s, &ch[i], paths))
-			steps[n_steps++] = (step){ &ch[i], false, false, false, NULL };
+		if (ch[i].pub.change != CONFINE_CHANGE_DELETED)
+			steps[n_steps++] = (step){ .c = &ch[i], .sel = selected(s, &ch[i], paths),
+			                           .outcome = -1 };
 	/* ... then what is removed, deepest first. */
 	for (size_t i = n; i-- > 0;)
-		if ((ch[i].pub.change == CONFINE_CHANGE_DELETED ||
-		     ch[i].pub.change == CONFINE_CHANGE_RENAMED) &&
-		    selected(s, &ch[i], paths))
-			steps[n_steps++] = (step){ &ch[i], true, false, false, NULL };
-	if (!overwrite && (r = check_all(s, steps, n_steps, err)) < 0)
+		if (ch[i].pub.change == CONFINE_CHANGE_DELETED ||
+		    ch[i].pub.change == CONFINE_CHANGE_RENAMED)
+			steps[n_steps++] = (step){ .c = &ch[i], .removal = true,
+			                           .sel = selected(s, &ch[i], paths), .outcome = -1 };
+	/* A move is selected whole when either of its names is. */
+	groups = group_moves(s, steps, n_steps);
+	for (size_t i = 0; i < n_steps; i++)
+		for (size_t j = 0; steps[i].group && !steps[i].sel && j < n_steps; j++)
+			steps[i].sel = steps[j].group == steps[i].group && steps[j].sel;
+	{
+		size_t kept = 0;
+		for (size_t i = 0; i < n_steps; i++)
+			if (steps[i].sel)
+				steps[kept++] = steps[i];
+		n_steps = kept;
+	}
+	if ((!overwrite && (r = check_all(s, steps, n_steps, err)) < 0) ||
+	    (r = refuse_pairs(s, fs, steps, n_steps, groups, err)) < 0)
 		goto out;
 	for (size_t i = 0; i < n_steps; i++) {
-		/* A rename whose new name did not land keeps its old one. */
-		if (steps[i].removal && steps[i].c->pub.change == CONFINE_CHANGE_RENAMED) {
-			bool landed = false;
-			for (size_t j = 0; j < rep.n; j++)
-				landed = landed || (strcmp(rep.entries[j].path, steps[i].c->pub.path) == 0 &&
-				                    rep.entries[j].outcome == CONFINE_APPLY_APPLIED);
-			if (!landed)
-				continue;
+		/* A move whose new name did not land keeps its old one. */
+		if (steps[i].removal && !steps[i].pair_out && !move_landed(steps, n_steps, i)) {
+			char msg[3 * PATH_MAX + 128];
+			snprintf(msg, sizeof msg,
+			         "the run moved %s to %s, which did not land whole: %s is kept (the stage "
+			         "keeps the move)",
+			         steps[i].from, steps[i].to, steps[i].from);
+			if ((r = note(&rep, step_shown(&steps[i]), CONFINE_APPLY_FAILED, msg)) < 0)
+				goto out;
+			continue;
 		}
 		if ((r = do_step(s, fs, &steps[i], overwrite, &rep, err)) < 0)
 			goto out;
+		steps[i].outcome = (int)rep.entries[rep.n - 1].outcome;
 	}
 	*ret = rep.entries;
 	*ret_n = rep.n;

@@ -116,6 +116,22 @@ int cf_stage_remove_checked(const confine_stage *stage, size_t root, int at, con
                             const char *rel, char *which, size_t which_size,
                             size_t *removed) CONFINE_HIDDEN;
 
+/* place.c: at `dirfd`, `name` and all below it removed (no check: the
+ * --overwrite path); the staged file or link `src` placed as `name`
+ * atomically; the permission bits of `name` set, never through a link.
+ * 0 or a negative errno. */
+int cf_stage_remove_tree(int dirfd, const char *name) CONFINE_HIDDEN;
+int cf_stage_place_file(int dirfd, const char *name, const char *src) CONFINE_HIDDEN;
+int cf_stage_place_link(int dirfd, const char *name, const char *src) CONFINE_HIDDEN;
+int cf_stage_set_mode(int dirfd, const char *name, unsigned mode) CONFINE_HIDDEN;
+
+/* moves.c: 1 when the real directory `real_rel` and the staged one at
+ * `up_rel` (both below root `root`) hold the same tree (names, types,
+ * permission bits, bytes, link targets: the run moved it, as `mv` does
+ * through an overlay, by copying), 0 when not, else a negative errno. */
+int cf_stage_moved(const confine_stage *s, size_t root, const char *real_rel,
+                   const char *up_rel) CONFINE_HIDDEN;
+
 /* Whether `name` (at `dirfd`) is an overlayfs whiteout. */
 bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CONFINE_HIDDEN;
 

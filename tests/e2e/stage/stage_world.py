@@ -13,6 +13,8 @@ created user:
 - a host-side edit of a file after the run began is a named conflict, the
   rest is applied, --overwrite applies it;
 - a protected path (.git/hooks, .git/config) is never applied;
+- a move onto a protected name (`mv safe .claude`, of a file and of a
+  directory) is refused whole: the old name stays, the stage keeps it;
 - a workspace root replaced after the run (moved aside and a new
   directory or a link put at its path) is refused whole by apply;
 - kill -9 of confine mid-run leaves the tree as it was, nothing of the run
@@ -556,8 +558,10 @@ def case_host_under_every_kind(confine, runner, base):
     check(a.returncode == 1, "apply onto host changes exits 1", (a.returncode, a.stdout, a.stderr))
     results = {e["path"]: e["outcome"] for e in json.loads(a.stdout)["results"]}
     # newdir itself is no change (a directory on both sides); what the stage
-    # put in it is, below the host's new directory.
-    want = dict.fromkeys([k for k in KINDS_HOST if k != "newdir"] + ["newdir/f"], "conflict")
+    # put in it is, below the host's new directory. A rename is a pair: its
+    # old name is reported too (kept, SPEC 21 "a move is a pair").
+    want = dict.fromkeys([k for k in KINDS_HOST if k != "newdir"] + ["newdir/f", "ren-a.txt"],
+                         "conflict")
     check(results == want, "each change onto a host change is a conflict", (results, want))
     after = snapshot(ws)
     check(after == before, "nothing of the host's was changed",
@@ -570,10 +574,63 @@ def case_host_under_every_kind(confine, runner, base):
 
 
 
+def case_move_onto_protected(confine, runner, base):
+    """A move is a pair (SPEC 21): `mv safe .claude` of a file (a rename in
+    the stage) and of a directory (`mv` copies it through the overlay: an
+    added and a deleted directory) onto a protected name is refused whole:
+    the old name stays with its content, nothing lands at the new one, the
+    stage keeps the move. Control: the same moves onto ordinary names
+    apply (the old name goes, the new one holds the content)."""
+    for protected in (True, False):
+        ws = os.path.join(base, "ws-%s" % protected)
+        os.makedirs(os.path.join(ws, "safedir", "sub"))
+        for rel, text in (("safe", "keep me\n"), ("safedir/f", "inner\n"), ("safedir/sub/g", "deep\n")):
+            with open(os.path.join(ws, rel), "w") as f:
+                f.write(text)
+        os.symlink("f", os.path.join(ws, "safedir", "l"))
+        to_file, to_dir = (".claude", ".vscode") if protected else ("plain", "plaindir")
+        stage = os.path.join(base, "stage-%s" % protected)
+        before = snapshot(ws)
+        r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--", "sh", "-c",
+                 "mv safe %s && mv safedir %s" % (to_file, to_dir)], cwd=ws)
+        check(r.returncode == 0, "the staged moves run", (r.returncode, r.stderr))
+        if protected:
+            # Naming the old name alone selects the whole move: refused too.
+            a = run([confine, "stage", "apply", stage, "--json", "safedir"])
+            results = {e["path"]: e["outcome"] for e in json.loads(a.stdout)["results"]} if a.stdout else {}
+            check(a.returncode == 1 and results.get("safedir") == "refused" and
+                  results.get(to_dir) == "refused" and os.path.isdir(os.path.join(ws, "safedir")),
+                  "apply of the old name alone: the move refused whole", (a.stdout, a.stderr))
+        a = run([confine, "stage", "apply", stage, "--json"])
+        results = {e["path"]: e for e in json.loads(a.stdout)["results"]} if a.stdout else {}
+        if not protected:
+            check(a.returncode == 0, "control: the moves apply", (a.stdout, a.stderr))
+            check(not os.path.exists(os.path.join(ws, "safe")) and
+                  open(os.path.join(ws, to_file)).read() == "keep me\n" and
+                  open(os.path.join(ws, to_dir, "sub", "g")).read() == "deep\n" and
+                  not os.path.exists(os.path.join(ws, "safedir")),
+                  "control: the old names went, the new ones hold the content", snapshot(ws))
+            continue
+        check(a.returncode == 1, "apply: the moves refused", (a.returncode, a.stdout, a.stderr))
+        for old, new in (("safe", to_file), ("safedir", to_dir)):
+            for p in (old, new):
+                e = results.get(p, {})
+                check(e.get("outcome") == "refused" and
+                      "the run moved %s to %s" % (old, new) in e.get("message", ""),
+                      "the pair is refused naming both paths", (p, results))
+        check(snapshot(ws) == before, "the workspace is untouched: safe and safedir kept",
+              (snapshot(ws), before))
+        check(open(os.path.join(ws, "safe")).read() == "keep me\n", "safe keeps its content")
+        d = run([confine, "stage", "diff", stage, "--json"])
+        listed = {c["path"] for c in json.loads(d.stdout)["changes"]} if d.returncode == 0 else set()
+        check({to_file, to_dir, "safedir"} <= listed, "the stage still lists the moves",
+              (d.returncode, d.stderr, sorted(listed)))
+
+
 CASES = [case_world, case_discard, case_conflict, case_protected, case_root_replaced, case_kill9,
          case_refusals,
          case_opaque_and_link_out, case_no_userns, case_clause_and_require_full,
-         case_host_below_deleted_dir, case_host_under_every_kind]
+         case_host_below_deleted_dir, case_host_under_every_kind, case_move_onto_protected]
 
 
 def main():
