@@ -140,8 +140,9 @@ function checkArgv(argv) {
 }
 
 /** The timeout in ms, 1 to 600000 (SPEC 10's --timeout, at every door):
- * past the bound it is refused, never cut to it. `fallback` when none is
- * given (bash: 120000; run: none, as `confine run`). */
+ * past the bound it is refused, never cut to it, and a fraction is refused,
+ * never rounded. `fallback` when none is given (bash: 120000; run: none, as
+ * `confine run`). */
 function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
   if (options.timeout === undefined || options.timeout === null) return fallback;
   // The messages speak in milliseconds, as the library's and the other
@@ -150,7 +151,11 @@ function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
   if (!Number.isFinite(options.timeout)) {
     throw new UsageError(`timeout ${show(options.timeout)} is not a finite number`, { option: 'timeout' });
   }
-  const ms = options.timeout > 0 ? Math.max(1, Math.round(options.timeout)) : Math.round(options.timeout);
+  // A fraction of a millisecond is refused, never rounded (1.5 is not 2).
+  if (!Number.isInteger(options.timeout)) {
+    throw new UsageError(`timeout ${options.timeout} ms is not a whole number of milliseconds`, { option: 'timeout' });
+  }
+  const ms = options.timeout === 0 ? 0 : options.timeout;
   if (ms < 1) throw new UsageError(`timeout ${ms} ms is below the minimum of 1 ms`, { option: 'timeout' });
   if (ms > MAX_TIMEOUT_MS) {
     throw new UsageError(`timeout ${ms} ms exceeds the maximum of ${MAX_TIMEOUT_MS} ms`, { option: 'timeout' });
