@@ -116,7 +116,8 @@ async function contextArgs(bin, command, options) {
   const flags = [];
   for (const { option, args: optionArgs } of policy) {
     const help = await helpText(bin, command);
-    const missing = optionArgs.filter((a) => a.startsWith('--') && !help.includes(a));
+    // each word a bare flag or `--flag=VALUE` (policy-options.js): its flag
+    const missing = optionArgs.map((a) => a.split('=')[0]).filter((f) => !help.includes(f));
     if (missing.length) {
       throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
     }

@@ -23,7 +23,7 @@ const list = (flag) => (value, option) => {
   // text at every door, doc/SPEC.md 16); a relative writable root or socket
   // is taken from this process's current directory, where confine runs.
   const items = checkStrings(value, option, 'policy', 'paths', { oneAllowed: true });
-  return items.flatMap((item) => [flag, item]);
+  return items.map((item) => pair(flag, item));
 };
 
 // The limits' keys and the CLI flags they become (the table's LIMIT rows).
@@ -32,6 +32,11 @@ const LIMIT_FLAGS = Object.fromEntries(table.under('limits').map((r) => [table.l
 const NETWORK_KEYS = table.under('network').map((r) => table.leaf(r.node));
 const ENV_KEYS = table.under('env').map((r) => table.leaf(r.node));
 const flagOf = (name) => table.row(name).flag;
+// A flag and its value as one word, `--flag=VALUE`: a value that begins
+// with '-' (an env pattern `--`, an unprotect entry `--network=on`) is
+// then never read as a flag, by confine or by the check of its --help
+// below, and reaches confine's own check as given (red team F6).
+const pair = (flag, value) => `${flag}=${value}`;
 
 /** A top-level row of a plain type: its flags, from the row alone. */
 function generic(row) {
@@ -63,10 +68,10 @@ const NESTED = {
         checkObject(value, option, 'policy', NETWORK_KEYS);
         const hosts = (key, flag) => (value[key] === undefined ? []
           : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names')
-            .flatMap((h) => [flag, h]));
+            .map((h) => pair(flag, h)));
         if (value.allowLocal !== undefined) checkBoolean(value.allowLocal, `${option}.allowLocal`, 'policy');
         const allow = hosts('allow', flagOf('network.allow'));
-        return [...(allow.length ? [] : [flagOf('network'), 'off']), ...allow,
+        return [...(allow.length ? [] : [pair(flagOf('network'), 'off')]), ...allow,
           ...hosts('deny', flagOf('network.deny')),
           ...(value.allowLocal ? [flagOf('network.allowLocal')] : [])];
       }
@@ -76,7 +81,7 @@ const NESTED = {
         // The library's wording (confine_network_parse).
         throw new InvalidPolicyError(`network ${show(value)} is not a network setting (expected on or off)`, { option });
       }
-      return [flagOf('network'), value];
+      return [pair(flagOf('network'), value)];
     },
   },
   env: {
@@ -93,12 +98,12 @@ const NESTED = {
           // The library's wording (confine_env_inherit_parse).
           throw new InvalidPolicyError(`env.inherit ${show(inherit)} is not an inherit setting (expected all or none)`, { option: `${option}.inherit` });
         }
-        args.push(flagOf('env.inherit'), inherit);
+        args.push(pair(flagOf('env.inherit'), inherit));
       }
       for (const key of ['include', 'exclude']) {
         if (value[key] === undefined) continue;
         for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns')) {
-          args.push(flagOf(`env.${key}`), p);
+          args.push(pair(flagOf(`env.${key}`), p));
         }
       }
       if (value.set !== undefined) {
@@ -112,7 +117,7 @@ const NESTED = {
           if (k.includes('=')) {
             throw new InvalidPolicyError(`env.set name ${show(k)} holds '=': a variable name is printable ASCII without spaces or '='`, { option: `${option}.set` });
           }
-          args.push(flagOf('env.set'), `${k}=${v}`);
+          args.push(pair(flagOf('env.set'), `${k}=${v}`));
         }
       }
       if (value.defaultExcludes !== undefined && !checkBoolean(value.defaultExcludes, `${option}.defaultExcludes`, 'policy')) {
@@ -134,12 +139,12 @@ const NESTED = {
         const flag = LIMIT_FLAGS[key];
         if (!flag) throw new InvalidPolicyError(`${option}: unknown key ${show(key)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
         if (item === null) {
-          args.push(flag, 'unlimited');
+          args.push(pair(flag, 'unlimited'));
         } else if (typeof item === 'string') {
           // checked first: a NUL or a lone surrogate never reaches confine
-          args.push(flag, checkString(item, `${option}.${key}`, 'policy'));
+          args.push(pair(flag, checkString(item, `${option}.${key}`, 'policy')));
         } else if (typeof item === 'number' && Number.isFinite(item)) {
-          args.push(flag, String(item));
+          args.push(pair(flag, String(item)));
         } else {
           throw wrongType('policy', `${option}.${key}`, 'a number or a string', item);
         }
