@@ -143,7 +143,9 @@ const NESTED = {
         } else if (typeof item === 'string') {
           // checked first: a NUL or a lone surrogate never reaches confine
           args.push(pair(flag, checkString(item, `${option}.${key}`, 'policy')));
-        } else if (typeof item === 'number' && Number.isFinite(item)) {
+        } else if (typeof item === 'number') {
+          // as JSON (Number#toString) writes it, Infinity and NaN too: the
+          // text confine judges at every door (doc/SPEC.md 15, "Limits")
           args.push(pair(flag, String(item)));
         } else {
           throw wrongType('policy', `${option}.${key}`, 'a number or a string', item);

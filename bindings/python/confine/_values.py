@@ -63,6 +63,8 @@ def show(value: Any) -> str:
         text = "null"
     elif isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         text = str(int(value))
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = json_number(value)  # Infinity, NaN: as Node's String() writes them
     else:
         text = repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
@@ -220,10 +222,15 @@ def boolean(value: Any, option: str, family: str) -> bool:
 
 
 def number(value: Any, option: str, family: str) -> float:
-    """A real number (an int or a float, never a bool or a string)."""
+    """A real number (an int or a float, never a bool or a string). An int
+    past what a double holds is the infinity JSON reads it as (10**400 is
+    1e400, Infinity at every door), never an OverflowError (red team F6)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         wrong_type(family, option, "a number", value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def seconds(value: Any, option: str, *, upper_ms: Optional[int]) -> int:
@@ -235,7 +242,7 @@ def seconds(value: Any, option: str, *, upper_ms: Optional[int]) -> int:
     ms``, ``timeout 1.5 ms is not a whole number of milliseconds``."""
     secs = number(value, option, USAGE)
     if not math.isfinite(secs):
-        fail(USAGE, option, "%s %s is not a finite number" % (option, show(value)))
+        fail(USAGE, option, "%s %s is not a finite number" % (option, show(secs)))
     # The number as written (repr: 0.007, not 0.00700000000000000014...),
     # times 1000, exactly: whole or not as its writer meant it; binary
     # arithmetic's residue (0.1 + 0.2 is 300.00000000000004 ms) is not a
