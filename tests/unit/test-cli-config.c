@@ -84,7 +84,7 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		{ "{\"mode\": \"read-only\", \"mode\": \"workspace-write\"}", "duplicate" },
 		{ "{\"mode\": \"read-only\"} trailing", ": malformed JSON: " },
 		/* the policy keys (issue 16) */
-		{ "{\"writableRoots\": \"/a\"}", ": writableRoots must be an array of paths, not a string \"/a\"" },
+		{ "{\"writableRoots\": {}}", ": writableRoots must be an array of paths, not an object" },
 		{ "{\"protectedPaths\": [1]}", ": protectedPaths must be a string, not a number 1" },
 		{ "{\"defaultProtections\": \"yes\"}", ": defaultProtections must be true or false, not a string \"yes\"" },
 		{ "{\"requireFull\": 1}", ": requireFull must be true or false, not a number 1" },
@@ -155,6 +155,15 @@ static void test_policy_values_left_to_the_library(void **state) {
 	assert_string_equal(config.deny_read[1], "*.pem");
 	assert_string_equal(config.network_allow[0], "http://x.org");
 	assert_string_equal(config.env_exclude[0], "[");
+	cli_config_clear(&config);
+	/* one path for a list of it, as the packages take it (red team F6) */
+	write_config("{\"writableRoots\": \"/a\", \"denyRead\": \".env\", \"unprotect\": \"CLAUDE.md\"}");
+	assert_int_equal(cli_config_load(path, &config, message, sizeof message), 0);
+	assert_string_equal(config.writable_roots[0], "/a");
+	assert_null(config.writable_roots[1]);
+	assert_string_equal(config.deny_read[0], ".env");
+	assert_null(config.deny_read[1]);
+	assert_string_equal(config.unprotect[0], "CLAUDE.md");
 	cli_config_clear(&config);
 	/* a provider setting too: a relative launcher is the library's to
 	 * refuse (INVALID_CONFIG, after the file's name) */
