@@ -405,7 +405,7 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 			              &config->env_default_excludes, errbuf, size);
 		} else {
 			r = config_error(errbuf, size, EINVAL,
-			                 "%s: key \"env\": unknown key \"%s\" (expected %s)", path, key,
+			                 "%s: unknown key \"env.%s\" (expected %s)", path, key,
 			                 known_keys_under("env", known, sizeof known));
 		}
 		if (r < 0)
@@ -431,7 +431,7 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 		confine_error err;
 		if (confine_limit_from_name(key, &limit, &err) < 0 || key[0] == '-')
 			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"limits\": unknown key \"%s\" (expected %s)", path, key,
+			                    "%s: unknown key \"limits.%s\" (expected %s)", path, key,
 			                    known_keys_under("limits", known, sizeof known));
 		if (json_is_null(item)) {
 			snprintf(text, sizeof text, "unlimited");

@@ -94,7 +94,7 @@ static void test_errors_name_file_key_and_problem(void **state) {
 		{ "{\"network\": {\"hosts\": []}}", ": unknown key \"network.hosts\"" },
 		{ "{\"network\": \"offline\"}", ": key \"network\": network \"offline\" is not a network setting (expected on or off)" },
 		{ "{\"env\": []}", ": env must be an object, not an array" },
-		{ "{\"env\": {\"inherti\": \"all\"}}", ": key \"env\": unknown key \"inherti\" (expected inherit, include, exclude, set, defaultExcludes)" },
+		{ "{\"env\": {\"inherti\": \"all\"}}", ": unknown key \"env.inherti\" (expected inherit, include, exclude, set, defaultExcludes)" },
 		{ "{\"env\": {\"inherit\": \"some\"}}", ": key \"env.inherit\": env.inherit \"some\" is not an inherit setting (expected all or none)" },
 		{ "{\"env\": {\"inherit\": true}}", ": env.inherit must be \"all\" or \"none\", not a boolean true" },
 		{ "{\"env\": {\"exclude\": \"X\"}}", ": env.exclude must be an array of patterns, not a string \"X\"" },

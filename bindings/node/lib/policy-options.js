@@ -137,7 +137,7 @@ const NESTED = {
       const args = [];
       for (const [key, item] of Object.entries(value)) {
         const flag = LIMIT_FLAGS[key];
-        if (!flag) throw new InvalidPolicyError(`${option}: unknown key ${show(key)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
+        if (!flag) throw new InvalidPolicyError(`unknown policy option ${show(`${option}.${key}`)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
         if (item === null) {
           args.push(pair(flag, 'unlimited'));
         } else if (typeof item === 'string') {
