@@ -54,7 +54,7 @@ function checkOptions(options, { timeout = true, call = 'run' } = {}) {
     if (!spec) {
       throw new InvalidPolicyError(`unknown policy option ${show(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
     }
-    policy.push({ option, args: spec.toArgs(value, option) });
+    policy.push({ option, args: spec.toArgs(value, option), flags: spec.flags });
   }
   // Without `mode`, the CLI's default applies (the config's mode, else
   // read-only).
@@ -114,10 +114,12 @@ async function contextArgs(bin, command, options) {
   const { args, policy, mode } = checkOptions(options, { timeout: false });
   await checkVersion(bin);
   const flags = [];
-  for (const { option, args: optionArgs } of policy) {
+  for (const { option, args: optionArgs, flags: optionFlags } of policy) {
     const help = await helpText(bin, command);
-    // each word a bare flag or `--flag=VALUE` (policy-options.js): its flag
-    const missing = optionArgs.map((a) => a.split('=')[0]).filter((f) => !help.includes(f));
+    // the option's flags among its words (a bare flag, `--flag=VALUE`, or a
+    // flag before its value word: policy-options.js), each in the help
+    const missing = optionArgs.map((a) => a.split('=')[0])
+      .filter((f) => optionFlags.includes(f) && !help.includes(f));
     if (missing.length) {
       throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
     }

@@ -32,6 +32,7 @@ const LIMIT_FLAGS = Object.fromEntries(table.under('limits').map((r) => [table.l
 const NETWORK_KEYS = table.under('network').map((r) => table.leaf(r.node));
 const ENV_KEYS = table.under('env').map((r) => table.leaf(r.node));
 const flagOf = (name) => table.row(name).flag;
+const ENV_ENTRY_MAX = table.row('env.set').length;
 // A flag and its value as one word, `--flag=VALUE`: a value that begins
 // with '-' (an env pattern `--`, an unprotect entry `--network=on`) is
 // then never read as a flag, by confine or by the check of its --help
@@ -117,7 +118,17 @@ const NESTED = {
           if (k.includes('=')) {
             throw new InvalidPolicyError(`env.set name ${show(k)} holds '=': a variable name is printable ASCII without spaces or '='`, { option: `${option}.set` });
           }
-          args.push(pair(flagOf('env.set'), `${k}=${v}`));
+          // the table's bound, in the library's text (src/lib/env.c): past
+          // it the spawn of confine would fail with E2BIG (red team F6)
+          const entry = `${k}=${v}`;
+          const bytes = Buffer.byteLength(entry);
+          if (bytes > ENV_ENTRY_MAX) {
+            const head = Buffer.from(entry).subarray(0, 64).toString();
+            throw new InvalidPolicyError(`env.set entry "${head}..." is ${bytes} bytes long, more than the ${ENV_ENTRY_MAX} an environment entry may hold`, { option: `${option}.set` });
+          }
+          // two words: NAME=VALUE is never `--`, and an entry at the bound
+          // still fits one argv string
+          args.push(flagOf('env.set'), entry);
         }
       }
       if (value.defaultExcludes !== undefined && !checkBoolean(value.defaultExcludes, `${option}.defaultExcludes`, 'policy')) {
