@@ -106,20 +106,46 @@ static const char *command_label(cli_command command) {
 }
 
 /* A whole number of milliseconds in [1, CONFINE_MAX_TIMEOUT_MS], digits
- * only: no sign, no spaces, no suffix, so a typo never becomes a bound. */
-static bool parse_timeout(const char *text, unsigned *ret) {
+ * only: no sign, no spaces, no suffix, so a typo never becomes a bound.
+ * NULL when it is one; else why not, in the words every door uses for
+ * the timeout (doc/SPEC.md 16, "One text per refusal"): a bound passed or
+ * a fraction of a millisecond (refused, never rounded), or NULL in *why
+ * for text that is no number at all. */
+#define CONFINE_STRINGIFY_(x) #x
+#define CONFINE_STRINGIFY(x) CONFINE_STRINGIFY_(x)
+static bool parse_timeout(const char *text, unsigned *ret, const char **why) {
 	unsigned long value = 0;
+	bool past = false;
+	const char *p = text;
+	*why = NULL;
 	if (!text[0])
 		return false;
-	for (const char *p = text; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
 		value = value * 10 + (unsigned long)(*p - '0');
-		if (value > CONFINE_MAX_TIMEOUT_MS)
-			return false;
+		if (value > CONFINE_MAX_TIMEOUT_MS) {
+			past = true;
+			value = CONFINE_MAX_TIMEOUT_MS + 1;
+		}
 	}
-	if (value == 0)
+	if (*p == '.' && p > text && p[1]) {
+		bool fraction = false;
+		for (const char *q = p + 1; *q; q++) {
+			if (*q < '0' || *q > '9')
+				return false;
+			fraction |= *q != '0';
+		}
+		if (fraction)
+			*why = "is not a whole number of milliseconds";
 		return false;
+	}
+	if (*p)
+		return false;
+	if (past || value == 0) {
+		/* the bound's number written once, as the header's */
+		*why = past ? "exceeds the maximum of " CONFINE_STRINGIFY(CONFINE_MAX_TIMEOUT_MS) " ms"
+		            : "is below the minimum of 1 ms";
+		return false;
+	}
 	*ret = (unsigned)value;
 	return true;
 }
@@ -201,6 +227,7 @@ static bool is_utf8(const char *value) {
 static int apply_option(cli_args *args, const option_spec *spec, const char *shown,
                         const char *value) {
 	confine_error err;
+	const char *why;
 	if (value && text_type(spec->type) && !is_utf8(value))
 		return usage_error(args, "invalid %s: \"%s\" is not valid UTF-8 text", shown, value);
 	switch (spec->id) {
@@ -234,11 +261,15 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 		args->json = true;
 		return 0;
 	case OPT_TIMEOUT:
-		if (!parse_timeout(value, &args->timeout_ms))
+		if (!parse_timeout(value, &args->timeout_ms, &why)) {
+			if (why)
+				return usage_error(args, "%s \"%s\": timeout %s ms %s", shown, value, value,
+				                   why);
 			return usage_error(args,
 			                   "invalid %s \"%s\": expected a whole number of milliseconds "
 			                   "from 1 to %u",
 			                   shown, value, (unsigned)CONFINE_MAX_TIMEOUT_MS);
+		}
 		args->has_timeout = true;
 		return 0;
 	case OPT_BUNDLE:

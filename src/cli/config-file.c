@@ -251,9 +251,28 @@ static int expand_home(char **entry) {
  * entry is the library's to judge (doc/SPEC.md 15: a relative denyRead is
  * a pattern, a relative writable root is refused), so the refusal is the
  * one every door gives, INVALID_POLICY naming the key and the value. */
+/* A list of section 15 that takes one string for a list of it, as both
+ * packages do (doc/SPEC.md 16; red team F6: "writableRoots": "/x" was
+ * refused here and taken there): a path list, unprotect. */
+static int take_one_or_list(const char *path, const char *key, const json_t *value, char ***ret,
+                            char *errbuf, size_t size) {
+	json_t *one;
+	int r;
+	if (!json_is_string(value))
+		return take_string_list(path, key, value, false, ret, errbuf, size);
+	one = json_array();
+	if (!one || json_array_append_new(one, json_stringn(json_string_value(value), json_string_length(value))) < 0) {
+		json_decref(one);
+		return config_error(errbuf, size, ENOMEM, "%s: out of memory", path);
+	}
+	r = take_string_list(path, key, one, false, ret, errbuf, size);
+	json_decref(one);
+	return r;
+}
+
 static int take_path_list(const char *path, const char *key, const json_t *value, char ***ret,
                           char *errbuf, size_t size) {
-	int r = take_string_list(path, key, value, false, ret, errbuf, size);
+	int r = take_one_or_list(path, key, value, ret, errbuf, size);
 	for (size_t i = 0; r == 0 && (*ret)[i]; i++) {
 		int e = expand_home(&(*ret)[i]);
 		if (e < 0) {
@@ -386,7 +405,7 @@ static int apply_env(const char *path, const json_t *value, cli_config *config, 
 			              &config->env_default_excludes, errbuf, size);
 		} else {
 			r = config_error(errbuf, size, EINVAL,
-			                 "%s: key \"env\": unknown key \"%s\" (expected %s)", path, key,
+			                 "%s: unknown key \"env.%s\" (expected %s)", path, key,
 			                 known_keys_under("env", known, sizeof known));
 		}
 		if (r < 0)
@@ -412,7 +431,7 @@ static int apply_limits(const char *path, const json_t *value, cli_config *confi
 		confine_error err;
 		if (confine_limit_from_name(key, &limit, &err) < 0 || key[0] == '-')
 			return config_error(errbuf, size, EINVAL,
-			                    "%s: key \"limits\": unknown key \"%s\" (expected %s)", path, key,
+			                    "%s: unknown key \"limits.%s\" (expected %s)", path, key,
 			                    known_keys_under("limits", known, sizeof known));
 		if (json_is_null(item)) {
 			snprintf(text, sizeof text, "unlimited");
@@ -451,9 +470,11 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	if (strcmp(key, "workspaceRoot") == 0)
 		return take_absolute_path(path, key, value, &config->workspace_root,
 		                          CLI_CONFIG_POLICY_VALUE, errbuf, size);
+	/* Its type only: the value (an absolute path) is the library's to
+	 * judge when the provider is made, in its one text at every door
+	 * (doc/SPEC.md 16; red team F6: an empty one had the reader's own). */
 	if (strcmp(key, "landlockLauncher") == 0)
-		return take_absolute_path(path, key, value, &config->landlock_launcher, EINVAL, errbuf,
-		                          size);
+		return take_string(path, key, value, &config->landlock_launcher, errbuf, size);
 	if (strcmp(key, "runner") == 0) {
 		/* The rung to pin, as --runner names it (doc/SPEC.md 22: the
 		 * gVisor rung runs only when named). */
@@ -492,7 +513,7 @@ static int apply_key(const char *path, const char *key, const json_t *value, cli
 	if (strcmp(key, "writableRoots") == 0)
 		return take_path_list(path, key, value, &config->writable_roots, errbuf, size);
 	if (strcmp(key, "unprotect") == 0)
-		return take_string_list(path, key, value, false, &config->unprotect, errbuf, size);
+		return take_one_or_list(path, key, value, &config->unprotect, errbuf, size);
 	if (strcmp(key, "protectedPaths") == 0)
 		return take_path_list(path, key, value, &config->protected_paths, errbuf, size);
 	if (strcmp(key, "denyRead") == 0)

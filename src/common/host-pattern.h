@@ -33,6 +33,7 @@ enum host_pattern_fault {
 	HOST_PATTERN_BAD_CHAR,    /* a byte no host name has */
 	HOST_PATTERN_LONG_LABEL,  /* a label longer than HOST_LABEL_LENGTH_MAX */
 	HOST_PATTERN_TRAILING_DOT,
+	HOST_PATTERN_HYPHEN_EDGE, /* a label that begins or ends with '-': "-a.test", "a-.test" */
 };
 
 /* Checks `pattern` (not NULL). On HOST_PATTERN_BAD_CHAR, *ret_bad (when not

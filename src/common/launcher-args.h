@@ -121,6 +121,10 @@ struct launcher_flag_def {
 /* Bytes of a path value, NUL excluded (PATH_MAX less its NUL): the
  * launcher opens and compares paths in PATH_MAX buffers. */
 #define LAUNCHER_PATH_LENGTH_MAX 4095
+/* Bytes of one environment entry, NAME=VALUE, NUL excluded: execve(2)
+ * refuses a longer string (MAX_ARG_STRLEN, 32 pages, with its NUL), so an
+ * env.set entry past it is refused, not left to fail the spawn (E2BIG). */
+#define LAUNCHER_ENV_ENTRY_LENGTH_MAX 131071
 /* --temp-size's BYTES: 1 MiB to 2^50 (policy-limits.c's row for temp). */
 #define LAUNCHER_TEMP_SIZE_MIN (1ULL << 20)
 #define LAUNCHER_TEMP_SIZE_MAX (1ULL << 50)

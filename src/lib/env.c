@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "launcher-args.h"
 #include "policy-internal.h"
 #include "util.h"
 
@@ -144,6 +145,13 @@ int cf_env_check_assignment(const char *assignment, confine_error *err) {
 	const char *eq = strchr(assignment, '=');
 	char name[PATTERN_MAX + 1];
 	size_t len;
+	/* the table's bound (env.set's length): past it execve would refuse
+	 * the entry, so it is refused here in one text (red team F6) */
+	if (strlen(assignment) > LAUNCHER_ENV_ENTRY_LENGTH_MAX)
+		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
+		                    "env.set entry \"%.64s...\" is %zu bytes long, more than the %d an "
+		                    "environment entry may hold",
+		                    assignment, strlen(assignment), LAUNCHER_ENV_ENTRY_LENGTH_MAX);
 	if (!eq)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
 		                    "env.set entry \"%s\" is malformed: expected NAME=VALUE",

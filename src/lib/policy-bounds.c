@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "host-pattern.h"
@@ -79,12 +80,21 @@ static char *const *list_at(const confine_policy *policy, size_t offset)
 	return *(char **const *)(const void *)((const char *)policy + offset);
 }
 
-static int too_long(confine_error *err, const char *key, const char *value, uint64_t length)
+/* `label` names the value as the refusal does ("workspace root",
+ * "writableRoots entry"). */
+static int too_long(confine_error *err, const char *label, const char *value, uint64_t length)
 {
 	return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "policy", 0,
-	                    "%s entry \"%.64s...\" is %zu bytes long, more than the %llu a path may "
+	                    "%s \"%.64s...\" is %zu bytes long, more than the %llu a path may "
 	                    "hold",
-	                    key, value, strlen(value), (unsigned long long)length);
+	                    label, value, strlen(value), (unsigned long long)length);
+}
+
+int cf_policy_check_path_length(const char *key, const char *label, const char *value,
+                                confine_error *err)
+{
+	uint64_t length = bound_of(key)->length;
+	return value && strlen(value) > length ? too_long(err, label, value, length) : 0;
 }
 
 int cf_policy_check_bounds(const confine_policy *policy, confine_error *err)
@@ -105,12 +115,16 @@ int cf_policy_check_bounds(const confine_policy *policy, confine_error *err)
 	}
 	if (policy->workspace_root && strlen(policy->workspace_root) > root_length)
 		return too_long(err, "workspace root", policy->workspace_root, root_length);
+	/* each list's entries, named as the setters name them */
 	for (size_t l = 0; l < sizeof path_lists / sizeof path_lists[0]; l++) {
 		char *const *list = list_at(policy, path_lists[l].offset);
 		uint64_t length = bound_of(path_lists[l].key)->length;
 		for (size_t i = 0; list && list[i]; i++)
-			if (strlen(list[i]) > length)
-				return too_long(err, path_lists[l].key, list[i], length);
+			if (strlen(list[i]) > length) {
+				char label[64];
+				snprintf(label, sizeof label, "%s entry", path_lists[l].key);
+				return too_long(err, label, list[i], length);
+			}
 	}
 	return 0;
 }

@@ -65,6 +65,11 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 /* The bounds of doc/SPEC.md 15 (policy-bounds.c): 0, or INVALID_POLICY
  * naming the key, the bound and the value. */
 int cf_policy_check_bounds(const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;
+/* The bound of one path (the table row `key`'s length), checked before it
+ * is resolved: a path past it is refused in the bound's text, not in the
+ * ENAMETOOLONG of resolving it (red team F6). `label` names it. */
+int cf_policy_check_path_length(const char *key, const char *label, const char *value,
+                                confine_error *err) CONFINE_HIDDEN;
 
 /* A relative denyRead pattern (`key` names it in the message): no `..`,
  * no leading `~` (policy-options.c). */

@@ -457,6 +457,9 @@ int confine_host_pattern_check(const char *key, const char *pattern, confine_err
 		               HOST_LABEL_LENGTH_MAX);
 	case HOST_PATTERN_TRAILING_DOT:
 		return invalid(err, "%s entry \"%s\" ends with a dot", key, pattern);
+	case HOST_PATTERN_HYPHEN_EDGE:
+		return invalid(err, "%s entry \"%s\" has a label that begins or ends with \"-\", "
+		               "which no host name has", key, pattern);
 	}
 	return invalid(err, "%s entry \"%s\" is not a host name", key, pattern);
 }

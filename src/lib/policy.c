@@ -171,6 +171,7 @@ int cf_canonicalize_root(confine_mode mode, const char *label, const char *root,
                          const char *origin, bool refuse_slash, char **ret, confine_error *err) {
 	char *real, *normal;
 	struct stat st;
+	int bound;
 
 	if (!root)
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, STAGE, 0,
@@ -186,6 +187,13 @@ int cf_canonicalize_root(confine_mode mode, const char *label, const char *root,
 		                    "%s \"%s\"%s is relative: it must be an absolute path to "
 		                    "a directory",
 		                    label, root, origin);
+	/* Past the bound: its text, at every door, before resolving would
+	 * give ENAMETOOLONG (or PATH_MAX's) in other words. */
+	bound = cf_policy_check_path_length(strcmp(label, "workspace root") == 0 ? "workspaceRoot"
+	                                                                          : "writableRoots",
+	                                    label, root, err);
+	if (bound < 0)
+		return bound;
 
 	if (mode == CONFINE_MODE_DANGER_FULL_ACCESS) {
 		/* Nothing is confined to the root here; it is only the default

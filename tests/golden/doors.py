@@ -220,12 +220,21 @@ def accepted(rows, ws):
         args = [a.encode() for a in place(row["cli"], ws)]
         if b"-m" not in args:
             args = [b"-m", b"workspace-write"] + args
-        done = subprocess.run([CLI.encode(), b"wrap", b"--config=" + LAUNCHER.encode(),
-                               b"-w", ws.encode()] + args + [b"--", b"true"],
-                              capture_output=True, cwd=ws, env=dict(os.environ, CONFINE_CONFIG=""),
-                              timeout=60)
-        out = json.loads(done.stdout or b"{}")
-        echoed["cli"] = out.get("policy") or "refused: %s" % out.get("error")
+        # The config file's door where the row gives its keys ("config"):
+        # a door of its own beside the flags.
+        configs = [("cli", LAUNCHER, args)]
+        if "config" in row:
+            configs.append(("config", launcher_config(os.environ["CONFINE_TEST_LAUNCHER"],
+                                                      os.path.dirname(ws),
+                                                      place(row["config"], ws)),
+                            [b"-m", b"workspace-write"]))
+        for door, config, words in configs:
+            done = subprocess.run([CLI.encode(), b"wrap", b"--config=" + config.encode(),
+                                   b"-w", ws.encode()] + words + [b"--", b"true"],
+                                  capture_output=True, cwd=ws,
+                                  env=dict(os.environ, CONFINE_CONFIG=""), timeout=60)
+            out = json.loads(done.stdout or b"{}")
+            echoed[door] = out.get("policy") or "refused: %s" % out.get("error")
         if NODE:
             got = node.get(row["name"]) or {}
             echoed["node"] = got.get("policy") or "refused: %s %s" % (got.get("code"),

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "confine.h"
+#include "launcher-args.h"
 #include "policy-internal.h"
 
 #define MAX 24
@@ -306,8 +307,33 @@ static void test_glob(void **state) {
 			fail_msg("%s vs %s", cases_glob[i].pattern, cases_glob[i].name);
 }
 
+/* An env.set entry past execve's bound is refused in the bound's text,
+ * not left to fail the spawn (red team F6); one at it is taken. */
+static void test_set_entry_bound(void **state) {
+	size_t at = LAUNCHER_ENV_ENTRY_LENGTH_MAX;
+	char *entry = malloc(at + 2);
+	confine_policy *p = NULL;
+	confine_error err;
+	(void)state;
+	assert_non_null(entry);
+	memcpy(entry, "BIG=", 4);
+	memset(entry + 4, 'x', at - 4);
+	entry[at] = '\0';
+	assert_int_equal(confine_policy_new(CONFINE_MODE_DANGER_FULL_ACCESS, "/", &p, NULL), 0);
+	assert_int_equal(confine_policy_add_env_set(p, entry, NULL), 0);
+	entry[at] = 'x';
+	entry[at + 1] = '\0';
+	assert_true(confine_policy_add_env_set(p, entry, &err) < 0);
+	assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+	assert_non_null(strstr(err.message, "is 131072 bytes long, more than the 131071 an "
+	                                    "environment entry may hold"));
+	confine_policy_free(p);
+	free(entry);
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_set_entry_bound),
 		cmocka_unit_test(test_env_table),
 		cmocka_unit_test(test_null_env_means_the_defaults),
 		cmocka_unit_test(test_bad_input),

@@ -40,6 +40,15 @@ static const struct check_case check_cases[] = {
 	{ "exa mple.org", HOST_PATTERN_BAD_CHAR },
 	{ "ex\xc3\xa4mple.org", HOST_PATTERN_BAD_CHAR },
 	{ "example.org.", HOST_PATTERN_TRAILING_DOT },
+	/* a label neither begins nor ends with '-' (red team F6) */
+	{ "-a.test", HOST_PATTERN_HYPHEN_EDGE },
+	{ "a-.test", HOST_PATTERN_HYPHEN_EDGE },
+	{ "a.-b.test", HOST_PATTERN_HYPHEN_EDGE },
+	{ "a.test-", HOST_PATTERN_HYPHEN_EDGE },
+	{ "*.-a.test", HOST_PATTERN_HYPHEN_EDGE },
+	{ "-", HOST_PATTERN_HYPHEN_EDGE },
+	{ "xn--bcher-kva.test", HOST_PATTERN_OK },
+	{ "a-b.test", HOST_PATTERN_OK },
 };
 
 static void test_check_table(void **state)

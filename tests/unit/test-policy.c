@@ -532,8 +532,30 @@ static void test_workdir_unsearchable(void **state) {
 	assert_child_passes(check_usable_as_unprivileged);
 }
 
+/* A root past the path bound is refused in the bound's text before it is
+ * resolved, under every mode (red team F6: ENAMETOOLONG's words). */
+static void test_root_past_the_bound(void **state) {
+	static const confine_mode modes[] = { CONFINE_MODE_READ_ONLY, CONFINE_MODE_WORKSPACE_WRITE,
+		                              CONFINE_MODE_DANGER_FULL_ACCESS };
+	char root[5002];
+	(void)state;
+	memset(root, 'x', sizeof root - 1);
+	root[0] = '/';
+	root[sizeof root - 1] = '\0';
+	for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+		confine_policy *policy = NULL;
+		confine_error err = { 0 };
+		assert_true(confine_policy_new(modes[i], root, &policy, &err) < 0);
+		assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
+		if (strncmp(err.message, "workspace root \"/xxx", 20) != 0 ||
+		    !strstr(err.message, "...\" is 5001 bytes long, more than the 4095 a path may hold"))
+			fail_msg("mode %d: \"%s\"", (int)modes[i], err.message);
+	}
+}
+
 int main(void) {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_root_past_the_bound),
 		cmocka_unit_test(test_roots_are_canonicalized),
 		cmocka_unit_test(test_root_with_leading_double_slash),
 		cmocka_unit_test(test_bad_roots_are_refused_naming_the_value),

@@ -54,7 +54,7 @@ function checkOptions(options, { timeout = true, call = 'run' } = {}) {
     if (!spec) {
       throw new InvalidPolicyError(`unknown policy option ${show(option)} (known: ${Object.keys(POLICY_OPTIONS).join(', ')})`, { option });
     }
-    policy.push({ option, args: spec.toArgs(value, option) });
+    policy.push({ option, args: spec.toArgs(value, option), flags: spec.flags });
   }
   // Without `mode`, the CLI's default applies (the config's mode, else
   // read-only).
@@ -114,9 +114,12 @@ async function contextArgs(bin, command, options) {
   const { args, policy, mode } = checkOptions(options, { timeout: false });
   await checkVersion(bin);
   const flags = [];
-  for (const { option, args: optionArgs } of policy) {
+  for (const { option, args: optionArgs, flags: optionFlags } of policy) {
     const help = await helpText(bin, command);
-    const missing = optionArgs.filter((a) => a.startsWith('--') && !help.includes(a));
+    // the option's flags among its words (a bare flag, `--flag=VALUE`, or a
+    // flag before its value word: policy-options.js), each in the help
+    const missing = optionArgs.map((a) => a.split('=')[0])
+      .filter((f) => optionFlags.includes(f) && !help.includes(f));
     if (missing.length) {
       throw new InvalidPolicyError(`policy option ${JSON.stringify(option)} (${missing.join(', ')}) is not supported by ${bin}: refusing to run with a policy that would not be enforced`, { option });
     }
@@ -140,8 +143,9 @@ function checkArgv(argv) {
 }
 
 /** The timeout in ms, 1 to 600000 (SPEC 10's --timeout, at every door):
- * past the bound it is refused, never cut to it. `fallback` when none is
- * given (bash: 120000; run: none, as `confine run`). */
+ * past the bound it is refused, never cut to it, and a fraction is refused,
+ * never rounded. `fallback` when none is given (bash: 120000; run: none, as
+ * `confine run`). */
 function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
   if (options.timeout === undefined || options.timeout === null) return fallback;
   // The messages speak in milliseconds, as the library's and the other
@@ -150,7 +154,11 @@ function timeoutArg(options, fallback = DEFAULT_TIMEOUT_MS) {
   if (!Number.isFinite(options.timeout)) {
     throw new UsageError(`timeout ${show(options.timeout)} is not a finite number`, { option: 'timeout' });
   }
-  const ms = options.timeout > 0 ? Math.max(1, Math.round(options.timeout)) : Math.round(options.timeout);
+  // A fraction of a millisecond is refused, never rounded (1.5 is not 2).
+  if (!Number.isInteger(options.timeout)) {
+    throw new UsageError(`timeout ${options.timeout} ms is not a whole number of milliseconds`, { option: 'timeout' });
+  }
+  const ms = options.timeout === 0 ? 0 : options.timeout;
   if (ms < 1) throw new UsageError(`timeout ${ms} ms is below the minimum of 1 ms`, { option: 'timeout' });
   if (ms > MAX_TIMEOUT_MS) {
     throw new UsageError(`timeout ${ms} ms exceeds the maximum of ${MAX_TIMEOUT_MS} ms`, { option: 'timeout' });

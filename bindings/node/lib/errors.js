@@ -130,16 +130,26 @@ function inOptionWords(message) {
     first = optionOfFlag(wrapped[1] || wrapped[2]) || first;
     text = text.slice(wrapped[0].length);
   }
+  // Flags outside the quoted values only: a value is the caller's, as
+  // given (an unprotect entry "--network=on" stays that, red team F6).
+  const parts = text.split(/("(?:[^"\\]|\\.)*")/);
   let at = Infinity;
   for (const [, option, pattern] of FLAG_OPTIONS) {
-    pattern.lastIndex = 0;
-    const found = pattern.exec(text);
-    if (found && found.index < at && first === null) {
-      at = found.index;
-      first = option;
+    let offset = 0;
+    for (let i = 0; i < parts.length; i++) {
+      if (i % 2 === 0) {
+        pattern.lastIndex = 0;
+        const found = pattern.exec(parts[i]);
+        if (found && offset + found.index < at && first === null) {
+          at = offset + found.index;
+          first = option;
+        }
+        parts[i] = parts[i].replace(pattern, option);
+      }
+      offset += parts[i].length;
     }
-    text = text.replace(pattern, option);
   }
+  text = parts.join('');
   // The library's own messages start with the config key at fault
   // ("denyRead entry ...", "network.allow entry ...").
   const lead = /^([a-zA-Z]+(?:\.[a-zA-Z]+)?)\b/.exec(text);

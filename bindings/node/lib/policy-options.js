@@ -23,7 +23,7 @@ const list = (flag) => (value, option) => {
   // text at every door, doc/SPEC.md 16); a relative writable root or socket
   // is taken from this process's current directory, where confine runs.
   const items = checkStrings(value, option, 'policy', 'paths', { oneAllowed: true });
-  return items.flatMap((item) => [flag, item]);
+  return items.map((item) => pair(flag, item));
 };
 
 // The limits' keys and the CLI flags they become (the table's LIMIT rows).
@@ -32,6 +32,12 @@ const LIMIT_FLAGS = Object.fromEntries(table.under('limits').map((r) => [table.l
 const NETWORK_KEYS = table.under('network').map((r) => table.leaf(r.node));
 const ENV_KEYS = table.under('env').map((r) => table.leaf(r.node));
 const flagOf = (name) => table.row(name).flag;
+const ENV_ENTRY_MAX = table.row('env.set').length;
+// A flag and its value as one word, `--flag=VALUE`: a value that begins
+// with '-' (an env pattern `--`, an unprotect entry `--network=on`) is
+// then never read as a flag, by confine or by the check of its --help
+// below, and reaches confine's own check as given (red team F6).
+const pair = (flag, value) => `${flag}=${value}`;
 
 /** A top-level row of a plain type: its flags, from the row alone. */
 function generic(row) {
@@ -63,10 +69,10 @@ const NESTED = {
         checkObject(value, option, 'policy', NETWORK_KEYS);
         const hosts = (key, flag) => (value[key] === undefined ? []
           : checkStrings(value[key], `${option}.${key}`, 'policy', 'host names')
-            .flatMap((h) => [flag, h]));
+            .map((h) => pair(flag, h)));
         if (value.allowLocal !== undefined) checkBoolean(value.allowLocal, `${option}.allowLocal`, 'policy');
         const allow = hosts('allow', flagOf('network.allow'));
-        return [...(allow.length ? [] : [flagOf('network'), 'off']), ...allow,
+        return [...(allow.length ? [] : [pair(flagOf('network'), 'off')]), ...allow,
           ...hosts('deny', flagOf('network.deny')),
           ...(value.allowLocal ? [flagOf('network.allowLocal')] : [])];
       }
@@ -76,7 +82,7 @@ const NESTED = {
         // The library's wording (confine_network_parse).
         throw new InvalidPolicyError(`network ${show(value)} is not a network setting (expected on or off)`, { option });
       }
-      return [flagOf('network'), value];
+      return [pair(flagOf('network'), value)];
     },
   },
   env: {
@@ -93,12 +99,12 @@ const NESTED = {
           // The library's wording (confine_env_inherit_parse).
           throw new InvalidPolicyError(`env.inherit ${show(inherit)} is not an inherit setting (expected all or none)`, { option: `${option}.inherit` });
         }
-        args.push(flagOf('env.inherit'), inherit);
+        args.push(pair(flagOf('env.inherit'), inherit));
       }
       for (const key of ['include', 'exclude']) {
         if (value[key] === undefined) continue;
         for (const p of checkStrings(value[key], `${option}.${key}`, 'policy', 'patterns')) {
-          args.push(flagOf(`env.${key}`), p);
+          args.push(pair(flagOf(`env.${key}`), p));
         }
       }
       if (value.set !== undefined) {
@@ -112,7 +118,17 @@ const NESTED = {
           if (k.includes('=')) {
             throw new InvalidPolicyError(`env.set name ${show(k)} holds '=': a variable name is printable ASCII without spaces or '='`, { option: `${option}.set` });
           }
-          args.push(flagOf('env.set'), `${k}=${v}`);
+          // the table's bound, in the library's text (src/lib/env.c): past
+          // it the spawn of confine would fail with E2BIG (red team F6)
+          const entry = `${k}=${v}`;
+          const bytes = Buffer.byteLength(entry);
+          if (bytes > ENV_ENTRY_MAX) {
+            const head = Buffer.from(entry).subarray(0, 64).toString();
+            throw new InvalidPolicyError(`env.set entry "${head}..." is ${bytes} bytes long, more than the ${ENV_ENTRY_MAX} an environment entry may hold`, { option: `${option}.set` });
+          }
+          // two words: NAME=VALUE is never `--`, and an entry at the bound
+          // still fits one argv string
+          args.push(flagOf('env.set'), entry);
         }
       }
       if (value.defaultExcludes !== undefined && !checkBoolean(value.defaultExcludes, `${option}.defaultExcludes`, 'policy')) {
@@ -132,14 +148,16 @@ const NESTED = {
       const args = [];
       for (const [key, item] of Object.entries(value)) {
         const flag = LIMIT_FLAGS[key];
-        if (!flag) throw new InvalidPolicyError(`${option}: unknown key ${show(key)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
+        if (!flag) throw new InvalidPolicyError(`unknown policy option ${show(`${option}.${key}`)} (known: ${Object.keys(LIMIT_FLAGS).join(', ')})`, { option });
         if (item === null) {
-          args.push(flag, 'unlimited');
+          args.push(pair(flag, 'unlimited'));
         } else if (typeof item === 'string') {
           // checked first: a NUL or a lone surrogate never reaches confine
-          args.push(flag, checkString(item, `${option}.${key}`, 'policy'));
-        } else if (typeof item === 'number' && Number.isFinite(item)) {
-          args.push(flag, String(item));
+          args.push(pair(flag, checkString(item, `${option}.${key}`, 'policy')));
+        } else if (typeof item === 'number') {
+          // as JSON (Number#toString) writes it, Infinity and NaN too: the
+          // text confine judges at every door (doc/SPEC.md 15, "Limits")
+          args.push(pair(flag, String(item)));
         } else {
           throw wrongType('policy', `${option}.${key}`, 'a number or a string', item);
         }

@@ -93,7 +93,8 @@ function checkObject(value, option, family, known) {
   }
   for (const key of Object.keys(value)) {
     if (!known.includes(key)) {
-      throw FAMILY[family](`${option}: unknown key ${show(key)} (known: ${known.join(', ')})`, option);
+      // the full dotted name, as an unknown top-level option is named
+      throw FAMILY[family](`unknown policy option ${show(`${option}.${key}`)} (known: ${known.join(', ')})`, option);
     }
   }
   return value;

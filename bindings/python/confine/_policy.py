@@ -100,8 +100,8 @@ def _set_network(policy: PolicyPtr, value: Any) -> None:
         err = _ffi.ConfineError()
         for name in value:
             if name not in NETWORK_KEYS:
-                raise InvalidPolicy("network: unknown key %s (known: %s)"
-                                    % (_values.show(name), ", ".join(
+                raise InvalidPolicy("unknown policy option %s (known: %s)"
+                                    % (_values.show("network.%s" % name), ", ".join(
                                         _table.leaf(r["python"])
                                         for r in _table.under("network"))),
                                     option="network")
@@ -149,8 +149,9 @@ def _set_limits(policy: PolicyPtr, value: Any) -> None:
     for key, item in value.items():
         name = LIMIT_ALIASES.get(key, key)
         if name not in LIMIT_KEYS:
-            raise InvalidPolicy("limits: unknown key %s (known: %s)"
-                                % (_values.show(key), ", ".join(LIMIT_KEYS)), option="limits")
+            raise InvalidPolicy("unknown policy option %s (known: %s)"
+                                % (_values.show("limits.%s" % key), ", ".join(LIMIT_KEYS)),
+                                option="limits")
         if item is None:
             text = "unlimited"
         elif isinstance(item, bool) or not isinstance(item, (int, float, str)):
@@ -189,8 +190,9 @@ def _set_env(policy: PolicyPtr, value: Any) -> None:
         keyword = "env"
         name = ENV_ALIASES.get(key, key)
         if name not in ENV_KEYS:
-            raise InvalidPolicy("env: unknown key %s (known: %s)"
-                                % (_values.show(key), ", ".join(ENV_KEYS)), option=keyword)
+            raise InvalidPolicy("unknown policy option %s (known: %s)"
+                                % (_values.show("env.%s" % key), ", ".join(ENV_KEYS)),
+                                option=keyword)
         if item is None:
             continue
         keyword = "env." + name  # a nested option is named by its path

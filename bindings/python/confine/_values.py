@@ -24,6 +24,7 @@ only what was checked (doc/SPEC.md 16, "Values the packages hand over"):
 from __future__ import annotations
 
 import ctypes
+import decimal
 import json
 import math
 import os
@@ -62,6 +63,8 @@ def show(value: Any) -> str:
         text = "null"
     elif isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         text = str(int(value))
+    elif isinstance(value, float) and not math.isfinite(value):
+        text = json_number(value)  # Infinity, NaN: as Node's String() writes them
     else:
         text = repr(value)
     return text if len(text) <= 200 else text[:197] + "..."
@@ -219,23 +222,37 @@ def boolean(value: Any, option: str, family: str) -> bool:
 
 
 def number(value: Any, option: str, family: str) -> float:
-    """A real number (an int or a float, never a bool or a string)."""
+    """A real number (an int or a float, never a bool or a string). An int
+    past what a double holds is the infinity JSON reads it as (10**400 is
+    1e400, Infinity at every door), never an OverflowError (red team F6)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         wrong_type(family, option, "a number", value)
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def seconds(value: Any, option: str, *, upper_ms: Optional[int]) -> int:
     """Seconds (a positive number) as whole milliseconds, 1 to ``upper_ms``:
-    past the bound it is refused, never cut to it. The message speaks in
-    milliseconds, as the library's and the other doors' do (doc/SPEC.md
-    16): ``timeout 600001 ms exceeds the maximum of 600000 ms``."""
+    past the bound it is refused, never cut to it, and a fraction of a
+    millisecond is refused, never rounded (0.0015 s is not 2 ms). The
+    message speaks in milliseconds, as the library's and the other doors'
+    do (doc/SPEC.md 16): ``timeout 600001 ms exceeds the maximum of 600000
+    ms``, ``timeout 1.5 ms is not a whole number of milliseconds``."""
     secs = number(value, option, USAGE)
     if not math.isfinite(secs):
-        fail(USAGE, option, "%s %s is not a finite number" % (option, show(value)))
-    ms = int(round(secs * 1000))
-    if secs > 0:
-        ms = max(1, ms)
+        fail(USAGE, option, "%s %s is not a finite number" % (option, show(secs)))
+    # The number as written (repr: 0.007, not 0.00700000000000000014...),
+    # times 1000, exactly: whole or not as its writer meant it; binary
+    # arithmetic's residue (0.1 + 0.2 is 300.00000000000004 ms) is not a
+    # fraction anyone asked for, as the probe timeout's conversion reads it.
+    exact = decimal.Decimal(value if isinstance(value, int) else repr(secs)) * 1000
+    whole = exact.to_integral_value()
+    if abs(exact - whole) > decimal.Decimal("1e-6") * max(decimal.Decimal(1), abs(whole)):
+        fail(USAGE, option, "%s %s ms is not a whole number of milliseconds"
+             % (option, format(exact.normalize(), "f")))
+    ms = int(whole)
     if ms < 1:
         fail(USAGE, option, "%s %d ms is below the minimum of 1 ms" % (option, ms))
     if upper_ms is not None and ms > upper_ms:

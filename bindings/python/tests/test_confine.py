@@ -568,7 +568,7 @@ class Policy(Base):
         self.assertIn("does not exist", clause[0].reason)
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.run(["true"], **self.kw(env={"bogus": 1}))
-        self.assertIn('"bogus"', cm.exception.message)
+        self.assertIn('"env.bogus"', cm.exception.message)
         # across options: confine_policy_validate
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.run(["true"], **self.kw(deny_read=[self.ws]))
@@ -587,7 +587,7 @@ class Policy(Base):
                                   ("pids", 10 ** 7, "past the largest"),
                                   ("open_files", "many", "is not a number"),
                                   ("fileSize", True, "a number or a string"),
-                                  ("forks", 5, "unknown key")):
+                                  ("forks", 5, "unknown policy option \"limits.forks\"")):
             with self.assertRaises(confine.InvalidPolicy) as cm:
                 confine.wrap(["true"], **self.kw(limits={key: value}))
             self.assertEqual(cm.exception.option, "limits" if key == "forks" else "limits." + key)
@@ -636,7 +636,7 @@ class Policy(Base):
             self.assertIn(part, cm.exception.message)
         with self.assertRaises(confine.InvalidPolicy) as cm:
             confine.wrap(["true"], **self.kw(network={"hosts": ["x.org"]}))
-        self.assertIn('"hosts"', cm.exception.message)
+        self.assertIn('"network.hosts"', cm.exception.message)
 
     def test_usage_errors(self):
         for call in (lambda: confine.run([], **self.kw()),
