@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "confine.h"
 #include "git-hazards.h"
@@ -157,5 +159,28 @@ void cf_later_snapshot_free(cf_later_snapshot *snapshot) CONFINE_HIDDEN;
 /* The `unprotect` entry check every door shares: 0, or -EINVAL with
  * INVALID_POLICY naming the value. */
 int cf_later_check_unprotect(const char *name, confine_error *err) CONFINE_HIDDEN;
+
+/* later-links.c: the files the default protections hold that have other
+ * names (hard links: st_nlink > 1), by device and inode, each with its
+ * canonical path. */
+struct cf_later_link {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+typedef struct cf_later_links {
+	struct cf_later_link *items;
+	size_t n;
+} cf_later_links;
+/* Every file entry (not a directory entry) at the top of each of `roots`
+ * and at the caller's home, and each file the user's git configuration
+ * includes, wherever it lies (held by a root or not), resolved: those
+ * with more than one name. 0 or -ENOMEM (then `out` is empty). */
+int cf_later_links_collect(const confine_policy *policy, char *const *roots,
+                           cf_later_links *out) CONFINE_HIDDEN;
+/* The protected file `st` (an lstat of a regular file) is another name
+ * of, or NULL. Cheap when `st` has one name. */
+const char *cf_later_links_of(const cf_later_links *links, const struct stat *st) CONFINE_HIDDEN;
+void cf_later_links_clear(cf_later_links *links) CONFINE_HIDDEN;
 
 #endif

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "confine.h"
+#include "later.h"
 #include "profiles/plan.h"
 #include "util.h"
 
@@ -23,6 +24,7 @@ struct collect {
 	size_t n_gitdirs;
 	size_t entries;
 	bool explicit_now; /* adding protectedPaths entries (not defaults) */
+	cf_later_links links; /* the protected files with other names */
 	bool oom;
 };
 
