@@ -3,7 +3,9 @@
  * What the user's git configuration brings in from elsewhere (doc/SPEC.md
  * 15, "What runs later"; issue 28): the files its `include.path` and
  * `includeIf.<condition>.path` name, and the directory `core.hooksPath`
- * names, read from `~/.gitconfig`, `~/.config/git/config` (or
+ * names, and the template directory `init.templateDir` names (what `git
+ * init` and `git clone` copy into every new gitdir, `hooks/` among it),
+ * read from `~/.gitconfig`, `~/.config/git/config` (or
  * `$XDG_CONFIG_HOME/git/config`, `$GIT_CONFIG_GLOBAL`) and the system's
  * `/etc/gitconfig` (`$GIT_CONFIG_SYSTEM`). Each is git configuration, or
  * git's hooks, for every repository the user touches later: where a
@@ -133,7 +135,7 @@ static void one_setting(struct git_walk *w, const char *file, const char *sectio
 	char key[64], value[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
 	const char *eq = strchr(line, '=');
 	size_t klen;
-	bool include, hooks;
+	bool include, hooks, templates;
 	if (!eq)
 		return;
 	klen = (size_t)(eq - line);
@@ -146,12 +148,20 @@ static void one_setting(struct git_walk *w, const char *file, const char *sectio
 	include = strcasecmp(key, "path") == 0 &&
 	          (strcmp(section, "include") == 0 || strncmp(section, "includeif.", 10) == 0);
 	hooks = strcasecmp(key, "hookspath") == 0 && strcmp(section, "core") == 0;
-	if (!include && !hooks)
+	templates = strcasecmp(key, "templatedir") == 0 && strcmp(section, "init") == 0;
+	if (!include && !hooks && !templates)
 		return;
 	unquote(eq + 1, value, sizeof value);
 	snprintf(dir, sizeof dir, "%s", file);
 	if (strrchr(dir, '/'))
 		*strrchr(dir, '/') = '\0';
+	if (templates) {
+		/* what `git init` and `git clone` copy into every new gitdir: its
+		 * `hooks/` among them (a relative one is git's cwd: not known) */
+		if (expand(w, value, NULL, path, sizeof path))
+			visit_target(w, path, true);
+		return;
+	}
 	if (hooks) {
 		/* relative: in each repository's work tree, as `.husky` is */
 		if (expand(w, value, NULL, path, sizeof path)) {

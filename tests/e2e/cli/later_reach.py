@@ -13,6 +13,10 @@ Linux rung, as root and as a user this test creates: each plant through
   the plant. bwrap holds the second name read-only (`full`); Landlock
   cannot, and its report lists `defaultProtections` for that path with a
   reason naming the home's file; the file API refuses it.
+- What git configuration names inside a root: `init.templateDir` (from
+  `~/.gitconfig`), whose `hooks/` the next `git clone` copies and runs.
+  bwrap holds it read-only (`full`); Landlock reports it planted; the
+  file API refuses it.
 
 Usage: later_reach.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 TAP (tests/helpers/tap.py): one line per case, the user half's folded in; a
@@ -77,6 +81,101 @@ LINKS = [
          "ws/sub/deeper/rc", "touch %s\\n", bash_interactive),
     Link("a hard link of ~/.gitconfig in a --writable directory", ".gitconfig",
          "[user]\n\tname = t\n", "extra/gc", "[core]\\n\\tfsmonitor = touch %s\\n", git_status),
+]
+
+
+def git(cwd, *args, home=None):
+    env = dict(os.environ, HOME=home) if home else None
+    return subprocess.run(["git"] + ID + list(args), cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def commit_one(path):
+    os.makedirs(path, exist_ok=True)
+    git(path, "init", "-q")
+    with open(os.path.join(path, "t.txt"), "w") as f:
+        f.write("one\n")
+    git(path, "add", "t.txt")
+    git(path, "commit", "-q", "-m", "base")
+
+
+def gitconfig(d, text):
+    with open(os.path.join(d["home"], ".gitconfig"), "w") as f:
+        f.write(text % d)
+
+
+def script(path, text="#!/bin/sh\n# the user's own\n"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+
+
+class Named:
+    """A path git configuration names inside a root: `held` (the report's
+    path, "ws/..." or "extra/...") and `target` (what the plant writes);
+    `missing`: a program not there before the run (reported, not held)."""
+
+    def __init__(self, name, setup, held, target, oracle, missing=False):
+        self.name, self.setup_fn, self.held, self.target = name, setup, held, target
+        self.oracle, self.missing = oracle, missing
+
+    def setup(self, d):
+        commit_one(d["repo"])
+        self.setup_fn(d)
+
+    def at(self, d, rel):
+        top, rest = rel.split("/", 1)
+        return os.path.join(d[top], rest)
+
+    def command(self, d, mark):
+        p = self.at(d, self.target)
+        return ("mkdir -p %s 2>/dev/null; printf '#!/bin/sh\\ntouch %s\\n' >> %s; "
+                "chmod +x %s 2>/dev/null; true" % (os.path.dirname(p), mark, p, p))
+
+    def text(self, mark):
+        return "#!/bin/sh\ntouch %s\n" % mark
+
+
+def template_user(d):
+    os.makedirs(os.path.join(d["ws"], "tmpl", "hooks"))
+    gitconfig(d, "[init]\n\ttemplateDir = %(ws)s/tmpl\n")
+
+
+
+
+
+
+
+
+
+
+
+
+def ran(mark):
+    return os.path.exists(mark)
+
+
+def clone_runs(d, mark):
+    dst = os.path.join(os.path.dirname(d["repo"]), "clone-%d" % len(os.listdir(os.path.dirname(
+        d["repo"]))))
+    git(os.path.dirname(d["repo"]), "clone", "-q", d["repo"], dst, home=d["home"])
+    return ran(mark)
+
+
+
+
+
+
+
+
+
+
+
+
+NAMED = [
+    Named("~/.gitconfig's init.templateDir in the workspace", template_user, "ws/tmpl",
+          "ws/tmpl/hooks/post-checkout", clone_runs),
 ]
 
 
@@ -194,6 +293,58 @@ def one_link(w, case):
     TAP.ok("fs %s: refused" % label)
 
 
+def one_named(w, case):
+    label = "%s [%s, %s]" % (case.name, w.runner, pwd.getpwuid(os.getuid()).pw_name)
+
+    # the control: planted unconfined, the later git runs it
+    d, mark = w.fresh("control")
+    case.setup(d)
+    subprocess.run(["bash", "-c", case.command(d, mark)], cwd=d["ws"], timeout=60)
+    check(case.oracle(d, mark), "control: the plant did not run unconfined:", label)
+
+    for door in ("run", "wrap"):
+        d, mark = w.fresh(door)
+        case.setup(d)
+        held = case.at(d, case.held)
+        if door == "run":
+            out = w.run(d, case.command(d, mark))
+            check(out.get("error") is None, "the run failed:", (label, out))
+            report = out["sandbox"]
+        else:
+            report = w.wrap(d, case.command(d, mark))
+        got = case.oracle(d, mark)
+        hazards = [(h["path"], h["kind"]) for h in report.get("gitHazards", [])]
+        if w.runner == "bwrap" and not case.missing:
+            clause = link_clause(report["clauses"], held)
+            check(not got, "bwrap %s: the plant ran:" % door, label)
+            check(clause and clause[0]["status"] == "enforced", "bwrap %s: not held:" % door,
+                  (label, report["clauses"]))
+            if door == "run":
+                check(report["enforcement"] == "full", "bwrap run: not full:",
+                      (label, report["unenforced"]))
+            TAP.ok("%s %s: held" % (door, label))
+        elif door == "run":
+            check(got, "%s run: did not land (proves nothing):" % w.runner, label)
+            check((held, "planted") in hazards, "%s run: not reported planted:" % w.runner,
+                  (label, hazards))
+            TAP.ok("run %s: landed, reported" % label)
+        else:
+            check(got, "wrap: did not land (proves nothing):", label)
+            check("defaultProtections" in report["unenforced"], "wrap: not listed:",
+                  (label, report["unenforced"]))
+            TAP.ok("wrap %s: landed, listed" % label)
+
+    d, mark = w.fresh("fs")
+    case.setup(d)
+    done = subprocess.run([w.confine, "fs", "--json"] + w.common(d)[4:]
+                          + ["write", case.at(d, case.target)], input=case.text(mark),
+                          capture_output=True, text=True, env=w.env(d), timeout=60)
+    check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
+          "fs: not refused:", (label, done.returncode, done.stdout, done.stderr))
+    check(not case.oracle(d, mark), "fs: the plant ran:", label)
+    TAP.ok("fs %s: refused" % label)
+
+
 def run_table(confine, launcher, runner):
     w = World(confine, launcher, runner)
     try:
@@ -204,6 +355,8 @@ def run_table(confine, launcher, runner):
             return "runner %s is not usable here: %s" % (runner, probe.stderr)
         for case in LINKS:
             TAP.guard("%s [%s]" % (case.name, runner), one_link, w, case)
+        for case in NAMED:
+            TAP.guard("%s [%s]" % (case.name, runner), one_named, w, case)
         return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
