@@ -286,10 +286,14 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 		return -ENOMEM;
 	s->roots = roots;
 	r = cf_later_each(policy, roots, take_visit, &t);
-	/* A nested repository's work tree: a project, as a root is. */
-	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++)
+	/* A nested repository's work tree: a project, as a root is; and what
+	 * git obeys at each work tree beyond the entries. */
+	for (size_t k = 0; r == 0 && worktrees && worktrees[k]; k++) {
 		if (!is_root(roots, worktrees[k]) && in_roots(roots, worktrees[k]))
 			r = take_project(s, policy, roots, worktrees[k], NULL);
+		if (r == 0 && in_roots(roots, worktrees[k]))
+			r = cf_later_worktree_each(policy, worktrees[k], roots, take_visit, &t);
+	}
 	/* A directory below a root holding an entry's first component (a
 	 * sub-project's `CLAUDE.md`, `.claude/`, `.envrc`): those entries. */
 	for (size_t l = 0; r == 0 && policy->default_protections && marks && marks[l]; l++)

@@ -86,7 +86,22 @@ int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_vis
 	/* What the user's git configuration includes, and its hooks directory
 	 * (later-git.c), where a writable root holds them. */
 	if (r == 0)
-		r = cf_later_git_each(policy, home, xdg, roots, visit, ctx);
+		r = cf_later_git_each(policy, home, xdg, NULL, NULL, roots, visit, ctx);
+	free(xdg);
+	free(home);
+	return r;
+}
+
+int cf_later_worktree_each(const confine_policy *policy, const char *worktree,
+                           char *const *roots, cf_later_visit visit, void *ctx) {
+	char config[PATH_MAX], *home, *xdg;
+	int r;
+	if (!policy->default_protections ||
+	    (size_t)snprintf(config, sizeof config, "%s/.git/config", worktree) >= sizeof config)
+		return 0;
+	home = home_dir();
+	xdg = home ? xdg_git_config(home) : NULL;
+	r = cf_later_git_each(policy, home, xdg, worktree, config, roots, visit, ctx);
 	free(xdg);
 	free(home);
 	return r;

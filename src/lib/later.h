@@ -92,11 +92,23 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
                         const cf_later_entry *e) CONFINE_HIDDEN;
 
 /* later-git.c: the files the user's (and the system's) git configuration
- * includes, and its `core.hooksPath`, each visited (an entry of its own
- * basename, at the home) where a root holds it; `home` and `xdg` (the
- * `$XDG_CONFIG_HOME/git/config` git reads instead, or NULL) canonical. */
+ * includes, its `core.hooksPath` and `init.templateDir`, and the program
+ * each command-valued setting names (cf_git_executable_setting), each
+ * visited (an entry of its own basename, at the home) where a root holds
+ * it; `home` and `xdg` (the `$XDG_CONFIG_HOME/git/config` git reads
+ * instead, or NULL) canonical. A relative hooks directory or program is
+ * looked for at each root's top. With `worktree`, the repository's own
+ * configuration `repo_config` is read instead, the programs it names
+ * visited (a relative one at `worktree`). */
 int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
-                      char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
+                      const char *worktree, const char *repo_config, char *const *roots,
+                      cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
+
+/* later-walk.c: what git at the work tree `worktree` (a repository the
+ * walk found below a root, or a root) obeys beyond the entries: the
+ * programs `<worktree>/.git/config` names; cf_later_git_each. */
+int cf_later_worktree_each(const confine_policy *policy, const char *worktree,
+                           char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
 
 /* Whether `entry` is a project's (everything not home-only): held at the
  * top of every writable root and of every repository's work tree the git

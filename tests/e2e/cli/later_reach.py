@@ -14,9 +14,14 @@ Linux rung, as root and as a user this test creates: each plant through
   cannot, and its report lists `defaultProtections` for that path with a
   reason naming the home's file; the file API refuses it.
 - What git configuration names inside a root: `init.templateDir` (from
-  `~/.gitconfig`), whose `hooks/` the next `git clone` copies and runs.
-  bwrap holds it read-only (`full`); Landlock reports it planted; the
-  file API refuses it.
+  `~/.gitconfig`), whose `hooks/` the next `git clone` copies and runs;
+  the program of a command-valued setting (`core.fsmonitor`, an `alias`
+  of `!PATH`, a missing `diff.external`, a nested repository's own
+  relative `core.fsmonitor`), which the next `git status` (`git dep`,
+  `git diff`) runs.
+  bwrap holds what exists read-only (`full`) and reports a missing
+  program planted (nothing stands in for a program); Landlock reports
+  each planted; the file API refuses each.
 
 Usage: later_reach.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 TAP (tests/helpers/tap.py): one line per case, the user half's folded in; a
@@ -142,12 +147,24 @@ def template_user(d):
     gitconfig(d, "[init]\n\ttemplateDir = %(ws)s/tmpl\n")
 
 
+def fsmonitor_repo(d):
+    commit_one(os.path.join(d["ws"], "app"))
+    script(os.path.join(d["ws"], "app", "tools", "fsm"))
+    git(os.path.join(d["ws"], "app"), "config", "core.fsmonitor", "tools/fsm")
 
 
+def fsmonitor(d):
+    script(os.path.join(d["ws"], "tools", "fsm.sh"))
+    gitconfig(d, "[core]\n\tfsmonitor = %(ws)s/tools/fsm.sh\n")
 
 
+def alias(d):
+    script(os.path.join(d["extra"], "bin", "dep"))
+    gitconfig(d, '[alias]\n\tdep = "!%(extra)s/bin/dep --now"\n')
 
 
+def external(d):
+    gitconfig(d, "[diff]\n\texternal = %(ws)s/tools/differ\n")
 
 
 
@@ -163,12 +180,26 @@ def clone_runs(d, mark):
     return ran(mark)
 
 
+def app_status_runs(d, mark):
+    git(os.path.join(d["ws"], "app"), "status", home=d["home"])
+    return ran(mark)
 
 
+def status_runs(d, mark):
+    git(d["repo"], "status", home=d["home"])
+    return ran(mark)
 
 
+def alias_runs(d, mark):
+    git(d["repo"], "dep", home=d["home"])
+    return ran(mark)
 
 
+def diff_runs(d, mark):
+    with open(os.path.join(d["repo"], "t.txt"), "a") as f:
+        f.write("two\n")
+    git(d["repo"], "diff", home=d["home"])
+    return ran(mark)
 
 
 
@@ -176,6 +207,14 @@ def clone_runs(d, mark):
 NAMED = [
     Named("~/.gitconfig's init.templateDir in the workspace", template_user, "ws/tmpl",
           "ws/tmpl/hooks/post-checkout", clone_runs),
+    Named("a nested repository's own core.fsmonitor program, relative", fsmonitor_repo,
+          "ws/app/tools/fsm", "ws/app/tools/fsm", app_status_runs),
+    Named("~/.gitconfig's core.fsmonitor program in the workspace", fsmonitor,
+          "ws/tools/fsm.sh", "ws/tools/fsm.sh", status_runs),
+    Named("~/.gitconfig's alias !PATH in a --writable directory", alias, "extra/bin/dep",
+          "extra/bin/dep", alias_runs),
+    Named("~/.gitconfig's missing diff.external program in the workspace", external,
+          "ws/tools/differ", "ws/tools/differ", diff_runs, missing=True),
 ]
 
 
