@@ -15,8 +15,10 @@
  * apply alike). Every condition counts as true (the next repository may
  * meet it); includes nest to git's own depth (10).
  *
- * At each repository's work tree (cf_later_worktree_each): the programs
- * the repository's own configuration names (its includes and hooks directory are its
+ * At each repository's work tree (cf_later_worktree_each), what is
+ * relative to it: the user's relative `core.hooksPath` and relative
+ * programs, resolved there, and the programs the repository's own
+ * configuration names (its includes and hooks directory are its
  * project's files: gitHazards reports what they come to set).
  */
 #include <ctype.h>
@@ -331,7 +333,7 @@ int cf_later_git_each(const confine_policy *policy, const char *home, const char
 	if (!policy->default_protections)
 		return 0;
 	/* A work tree's own configuration: the programs it names (its
-	 * includes followed). */
+	 * includes followed); then the user's, for what is relative to it. */
 	if (worktree && repo_config) {
 		w.relative_only = false;
 		w.repo = true;
@@ -339,8 +341,6 @@ int cf_later_git_each(const confine_policy *policy, const char *home, const char
 		w.relative_only = true;
 		w.repo = false;
 	}
-	if (worktree)
-		return w.r;
 	if (cf_later_protected(policy, gitconfig)) {
 		const char *sys = system && system[0] == '/' ? system : "/etc/gitconfig";
 		visit_target(&w, sys, false);

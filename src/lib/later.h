@@ -97,16 +97,19 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
  * visited (an entry of its own basename, at the home) where a root holds
  * it; `home` and `xdg` (the `$XDG_CONFIG_HOME/git/config` git reads
  * instead, or NULL) canonical. A relative hooks directory or program is
- * looked for at each root's top. With `worktree`, the repository's own
- * configuration `repo_config` is read instead, the programs it names
- * visited (a relative one at `worktree`). */
+ * looked for at each root's top, or, with `worktree`, at that work tree's
+ * alone: then only those are visited, and the repository's own
+ * configuration `repo_config` (NULL: none) is read as well, everything it
+ * names visited. */
 int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
                       const char *worktree, const char *repo_config, char *const *roots,
                       cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
 
 /* later-walk.c: what git at the work tree `worktree` (a repository the
  * walk found below a root, or a root) obeys beyond the entries: the
- * programs `<worktree>/.git/config` names; cf_later_git_each. */
+ * relative hooks directory and programs the user's configuration names,
+ * resolved there, and what `<worktree>/.git/config` names (its
+ * `init.templateDir`, its programs, its includes); cf_later_git_each. */
 int cf_later_worktree_each(const confine_policy *policy, const char *worktree,
                            char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
 

@@ -18,7 +18,8 @@ Linux rung, as root and as a user this test creates: each plant through
   the program of a command-valued setting (`core.fsmonitor`, an `alias`
   of `!PATH`, a missing `diff.external`, a nested repository's own
   relative `core.fsmonitor`), which the next `git status` (`git dep`,
-  `git diff`) runs.
+  `git diff`) runs; a relative `core.hooksPath` at a repository nested below
+  the workspace, whose `pre-commit` the next `git commit` runs there.
   bwrap holds what exists read-only (`full`) and reports a missing
   program planted (nothing stands in for a program); Landlock reports
   each planted; the file API refuses each.
@@ -167,6 +168,10 @@ def external(d):
     gitconfig(d, "[diff]\n\texternal = %(ws)s/tools/differ\n")
 
 
+def hooks_nested(d):
+    commit_one(os.path.join(d["ws"], "a", "b", "app"))
+    os.makedirs(os.path.join(d["ws"], "a", "b", "app", ".githooks"))
+    gitconfig(d, "[core]\n\thooksPath = .githooks\n")
 
 
 def ran(mark):
@@ -202,6 +207,10 @@ def diff_runs(d, mark):
     return ran(mark)
 
 
+def commit_runs(d, mark):
+    git(os.path.join(d["ws"], "a", "b", "app"), "commit", "-q", "--allow-empty", "-m", "x",
+        home=d["home"])
+    return ran(mark)
 
 
 NAMED = [
@@ -215,6 +224,8 @@ NAMED = [
           "extra/bin/dep", alias_runs),
     Named("~/.gitconfig's missing diff.external program in the workspace", external,
           "ws/tools/differ", "ws/tools/differ", diff_runs, missing=True),
+    Named("~/.gitconfig's relative core.hooksPath at a nested repository", hooks_nested,
+          "ws/a/b/app/.githooks", "ws/a/b/app/.githooks/pre-commit", commit_runs),
 ]
 
 
