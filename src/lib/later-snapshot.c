@@ -307,6 +307,16 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 			if (!is_root(roots, dir) && in_roots(roots, dir))
 				r = take_project(s, policy, roots, dir, slash + 1);
 		}
+	/* A protected file with other names (later-links.c): a write through
+	 * one inside a root changes it, wherever it is (`~/.bashrc` with the
+	 * home read-only), so it is printed too. */
+	if (r == 0 && policy->default_protections) {
+		cf_later_links links;
+		if ((r = cf_later_links_collect(policy, roots, &links)) == 0)
+			for (size_t i = 0; r == 0 && i < links.n; i++)
+				r = take_one(s, roots, links.items[i].path, false);
+		cf_later_links_clear(&links);
+	}
 	s->roots = NULL;
 	if (r < 0) {
 		cf_later_snapshot_free(s);

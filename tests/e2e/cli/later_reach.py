@@ -329,6 +329,11 @@ def one_link(w, case):
                   (label, report["clauses"]))
             check("defaultProtections" in report["unenforced"], "landlock %s: not listed:" % door,
                   (label, report["unenforced"]))
+            if door == "run":
+                # after the run: the protected file itself, changed
+                hazards = [(h["path"], h["kind"]) for h in report["gitHazards"]]
+                check((home_file(d), "planted") in hazards, "landlock run: not reported planted:",
+                      (label, hazards))
             TAP.ok("%s %s: landed, reported" % (door, label))
 
     # the file API
