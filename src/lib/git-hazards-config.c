@@ -75,6 +75,8 @@ static const struct executable_key {
 	{ "guitool", 1, "cmd", "cmd", ANY },
 	{ "imap", 0, "tunnel", "tunnel", ANY },
 	{ "include", 0, "path", "path", ANY },
+	/* the templates `git init` and `git clone` copy: hooks among them */
+	{ "init", 0, "templatedir", "templateDir", ANY },
 	{ "includeif", 1, "path", "path", ANY },
 	{ "instaweb", 0, "httpd", "httpd", ANY },
 	{ "interactive", 0, "difffilter", "diffFilter", ANY },

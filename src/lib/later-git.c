@@ -3,7 +3,10 @@
  * What the user's git configuration brings in from elsewhere (doc/SPEC.md
  * 15, "What runs later"; issue 28): the files its `include.path` and
  * `includeIf.<condition>.path` name, and the directory `core.hooksPath`
- * names, read from `~/.gitconfig`, `~/.config/git/config` (or
+ * names, and the template directory `init.templateDir` names (what `git
+ * init` and `git clone` copy into every new gitdir, `hooks/` among it),
+ * and the program each command-valued setting names (program_setting),
+ * read from `~/.gitconfig`, `~/.config/git/config` (or
  * `$XDG_CONFIG_HOME/git/config`, `$GIT_CONFIG_GLOBAL`) and the system's
  * `/etc/gitconfig` (`$GIT_CONFIG_SYSTEM`). Each is git configuration, or
  * git's hooks, for every repository the user touches later: where a
@@ -11,6 +14,12 @@
  * (later.c's visit, so bwrap, the fingerprint, the file API and stage
  * apply alike). Every condition counts as true (the next repository may
  * meet it); includes nest to git's own depth (10).
+ *
+ * At each repository's work tree (cf_later_worktree_each), what is
+ * relative to it: the user's relative `core.hooksPath` and relative
+ * programs, resolved there, and the programs the repository's own
+ * configuration names (its includes and hooks directory are its
+ * project's files: gitHazards reports what they come to set).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,7 +29,9 @@
 #include <pwd.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
+#include "git-hazards.h"
 #include "later.h"
 #include "policy-internal.h"
 
@@ -35,9 +46,15 @@ struct git_walk {
 	cf_later_visit visit;
 	void *ctx;
 	int r;
+	/* where a relative path git resolves at a work tree's top (a relative
+	 * `core.hooksPath`, a driver `tools/clean`) is: this work tree, or
+	 * (NULL) each root's top */
+	const char *worktree;
+	bool relative_only; /* the targets above alone (a work tree below a root) */
+	bool repo;          /* reading a repository's own configuration */
 };
 
-static void visit_target(struct git_walk *w, const char *path, bool dir) {
+static void visit_as(struct git_walk *w, const char *path, bool dir, cf_later_stand stand) {
 	char canon[PATH_MAX];
 	const char *base;
 	cf_later_entry e;
@@ -48,8 +65,29 @@ static void visit_target(struct git_walk *w, const char *path, bool dir) {
 	e.dir = dir;
 	e.repo = false;
 	e.where = CF_LATER_AT_HOME;
-	e.stand = dir ? CF_LATER_STAND_DIR : CF_LATER_STAND_FILE;
+	e.stand = stand;
 	w->r = cf_later_visit_held(w->roots, canon, w->visit, w->ctx, &e);
+}
+
+static void visit_target(struct git_walk *w, const char *path, bool dir) {
+	if (!w->relative_only)
+		visit_as(w, path, dir, dir ? CF_LATER_STAND_DIR : CF_LATER_STAND_FILE);
+}
+
+/* `rel` at the work tree's top, or at each root's top; `program`: not a
+ * directory there, and nothing stood in for it. */
+static void visit_at_tops(struct git_walk *w, const char *rel, bool dir, bool program) {
+	char path[PATH_MAX];
+	struct stat st;
+	for (size_t k = 0; w->worktree ? k == 0 : w->roots && w->roots[k]; k++) {
+		const char *top = w->worktree ? w->worktree : w->roots[k];
+		if (w->r || (size_t)snprintf(path, sizeof path, "%s/%s", top, rel) >= sizeof path)
+			continue;
+		if (!program)
+			visit_as(w, path, dir, dir ? CF_LATER_STAND_DIR : CF_LATER_STAND_FILE);
+		else if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+			visit_as(w, path, false, CF_LATER_STAND_NONE);
+	}
 }
 
 /* A pathname value as git reads it (git-config(1), "pathname"): `~/`
@@ -126,6 +164,54 @@ static void unquote(const char *in, char *out, size_t size) {
 
 static void read_config(struct git_walk *w, const char *file, int depth);
 
+/* The program a command-valued setting names (git-hazards-config.c's one
+ * table, cf_git_executable_setting: `core.fsmonitor`, `diff.external`,
+ * `filter.<d>.clean`, an `alias.<a>` of `!...`, `tar.<f>.command`, ...):
+ * the first word of its value (past a `!` or an `ext::`), when it is a
+ * path. An absolute (or `~/`) one is held where a root holds it, a
+ * relative one with a slash (`tools/clean`: git runs drivers at the work
+ * tree's top) at every root's top, as a relative `core.hooksPath` is. A
+ * bare name is found on PATH, and a word with `$` or a backquote is the
+ * shell's to expand: neither is a path to hold. Missing, nothing stands
+ * in (an empty read-only program would fail the next git): made, it is
+ * reported planted. A directory named (`core.worktree`) is no program. */
+static void program_setting(struct git_walk *w, const char *section, const char *key,
+                            const char *raw) {
+	char name[PATH_MAX], lkey[64], value[PATH_MAX], spelled[640], word[PATH_MAX], path[PATH_MAX];
+	char *sub, *v = value;
+	size_t n = 0, klen = strlen(key);
+	char quote = 0;
+	struct stat st;
+	if (klen >= sizeof lkey || strlen(section) >= sizeof name)
+		return;
+	for (size_t i = 0; i <= klen; i++)
+		lkey[i] = (char)tolower((unsigned char)key[i]);
+	strcpy(name, section);
+	if ((sub = strchr(name, '.')))
+		*sub++ = '\0';
+	unquote(raw, value, sizeof value);
+	if (!cf_git_executable_setting(name, sub, lkey, value, spelled, sizeof spelled))
+		return;
+	while (*v == ' ' || *v == '\t' || *v == '!')
+		v++;
+	if (strncasecmp(v, "ext::", 5) == 0)
+		v += 5;
+	if (*v == '\'' || *v == '"')
+		quote = *v++;
+	while (*v && n + 1 < sizeof word &&
+	       (quote ? *v != quote : (*v != ' ' && *v != '\t' && *v != ';' && *v != '|')))
+		word[n++] = *v++;
+	word[n] = '\0';
+	if (!n || strpbrk(word, "$`") || !strchr(word, '/'))
+		return;
+	if (expand(w, word, NULL, path, sizeof path)) {
+		if (!w->relative_only && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+			visit_as(w, path, false, CF_LATER_STAND_NONE);
+	} else if (word[0] != '~') {
+		visit_at_tops(w, word, false, true);
+	}
+}
+
 /* One `key = value` line in `section` (lower case; a subsection after a
  * dot, as git names it: `includeif.gitdir:~/w/.path`). */
 static void one_setting(struct git_walk *w, const char *file, const char *section,
@@ -133,7 +219,7 @@ static void one_setting(struct git_walk *w, const char *file, const char *sectio
 	char key[64], value[PATH_MAX], path[PATH_MAX], dir[PATH_MAX];
 	const char *eq = strchr(line, '=');
 	size_t klen;
-	bool include, hooks;
+	bool include, hooks, templates;
 	if (!eq)
 		return;
 	klen = (size_t)(eq - line);
@@ -146,27 +232,42 @@ static void one_setting(struct git_walk *w, const char *file, const char *sectio
 	include = strcasecmp(key, "path") == 0 &&
 	          (strcmp(section, "include") == 0 || strncmp(section, "includeif.", 10) == 0);
 	hooks = strcasecmp(key, "hookspath") == 0 && strcmp(section, "core") == 0;
-	if (!include && !hooks)
+	/* git reads init.templateDir from the user's and the system's
+	 * configuration only: `git init` and `git clone` run inside a
+	 * repository ignore its own (git 2.39) */
+	templates = strcasecmp(key, "templatedir") == 0 && strcmp(section, "init") == 0 && !w->repo;
+	if (!include && !hooks && !templates) {
+		program_setting(w, section, key, eq + 1);
+		return;
+	}
+	/* A repository's own includes and hooks directory are its project's
+	 * files, which the run may write: gitHazards reports what they come
+	 * to set (git-hazards-config.c). Only its programs are held. */
+	if (w->repo && !include)
 		return;
 	unquote(eq + 1, value, sizeof value);
 	snprintf(dir, sizeof dir, "%s", file);
 	if (strrchr(dir, '/'))
 		*strrchr(dir, '/') = '\0';
+	if (templates) {
+		/* what `git init` and `git clone` copy into every new gitdir: its
+		 * `hooks/` among them (a relative one is git's cwd: not known) */
+		if (expand(w, value, NULL, path, sizeof path))
+			visit_target(w, path, true);
+		return;
+	}
 	if (hooks) {
 		/* relative: in each repository's work tree, as `.husky` is */
-		if (expand(w, value, NULL, path, sizeof path)) {
+		if (expand(w, value, NULL, path, sizeof path))
 			visit_target(w, path, true);
-		} else if (value[0] && value[0] != '~') {
-			for (size_t k = 0; w->roots && w->roots[k] && !w->r; k++)
-				if ((size_t)snprintf(path, sizeof path, "%s/%s", w->roots[k], value) <
-				    sizeof path)
-					visit_target(w, path, true);
-		}
+		else if (value[0] && value[0] != '~')
+			visit_at_tops(w, value, true, false);
 		return;
 	}
 	if (!expand(w, value, dir, path, sizeof path))
 		return;
-	visit_target(w, path, false);
+	if (!w->repo)
+		visit_target(w, path, false);
 	read_config(w, path, depth + 1);
 }
 
@@ -222,14 +323,24 @@ static void read_config(struct git_walk *w, const char *file, int depth) {
 }
 
 int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
-                      char *const *roots, cf_later_visit visit, void *ctx) {
+                      const char *worktree, const char *repo_config, char *const *roots,
+                      cf_later_visit visit, void *ctx) {
 	const cf_later_entry *gitconfig = cf_later_lookup(".gitconfig");
 	const cf_later_entry *xdg_entry = cf_later_lookup(".config/git/config");
 	const char *global = getenv("GIT_CONFIG_GLOBAL"), *system = getenv("GIT_CONFIG_SYSTEM");
 	char path[PATH_MAX];
-	struct git_walk w = { roots, home, visit, ctx, 0 };
+	struct git_walk w = { roots, home, visit, ctx, 0, worktree, worktree != NULL, false };
 	if (!policy->default_protections)
 		return 0;
+	/* A work tree's own configuration: the programs it names (its
+	 * includes followed); then the user's, for what is relative to it. */
+	if (worktree && repo_config) {
+		w.relative_only = false;
+		w.repo = true;
+		read_config(&w, repo_config, 1);
+		w.relative_only = true;
+		w.repo = false;
+	}
 	if (cf_later_protected(policy, gitconfig)) {
 		const char *sys = system && system[0] == '/' ? system : "/etc/gitconfig";
 		visit_target(&w, sys, false);

@@ -14,6 +14,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #include "confine.h"
 #include "git-hazards.h"
@@ -90,11 +92,26 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
                         const cf_later_entry *e) CONFINE_HIDDEN;
 
 /* later-git.c: the files the user's (and the system's) git configuration
- * includes, and its `core.hooksPath`, each visited (an entry of its own
- * basename, at the home) where a root holds it; `home` and `xdg` (the
- * `$XDG_CONFIG_HOME/git/config` git reads instead, or NULL) canonical. */
+ * includes, its `core.hooksPath` and `init.templateDir`, and the program
+ * each command-valued setting names (cf_git_executable_setting), each
+ * visited (an entry of its own basename, at the home) where a root holds
+ * it; `home` and `xdg` (the `$XDG_CONFIG_HOME/git/config` git reads
+ * instead, or NULL) canonical. A relative hooks directory or program is
+ * looked for at each root's top, or, with `worktree`, at that work tree's
+ * alone: then only those are visited, and the repository's own
+ * configuration `repo_config` (NULL: none) is read as well, everything it
+ * names visited. */
 int cf_later_git_each(const confine_policy *policy, const char *home, const char *xdg,
-                      char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
+                      const char *worktree, const char *repo_config, char *const *roots,
+                      cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
+
+/* later-walk.c: what git at the work tree `worktree` (a repository the
+ * walk found below a root, or a root) obeys beyond the entries: the
+ * relative hooks directory and programs the user's configuration names,
+ * resolved there, and what `<worktree>/.git/config` names (its
+ * `init.templateDir`, its programs, its includes); cf_later_git_each. */
+int cf_later_worktree_each(const confine_policy *policy, const char *worktree,
+                           char *const *roots, cf_later_visit visit, void *ctx) CONFINE_HIDDEN;
 
 /* Whether `entry` is a project's (everything not home-only): held at the
  * top of every writable root and of every repository's work tree the git
@@ -157,5 +174,28 @@ void cf_later_snapshot_free(cf_later_snapshot *snapshot) CONFINE_HIDDEN;
 /* The `unprotect` entry check every door shares: 0, or -EINVAL with
  * INVALID_POLICY naming the value. */
 int cf_later_check_unprotect(const char *name, confine_error *err) CONFINE_HIDDEN;
+
+/* later-links.c: the files the default protections hold that have other
+ * names (hard links: st_nlink > 1), by device and inode, each with its
+ * canonical path. */
+struct cf_later_link {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+typedef struct cf_later_links {
+	struct cf_later_link *items;
+	size_t n;
+} cf_later_links;
+/* Every file entry (not a directory entry) at the top of each of `roots`
+ * and at the caller's home, and each file the user's git configuration
+ * includes, wherever it lies (held by a root or not), resolved: those
+ * with more than one name. 0 or -ENOMEM (then `out` is empty). */
+int cf_later_links_collect(const confine_policy *policy, char *const *roots,
+                           cf_later_links *out) CONFINE_HIDDEN;
+/* The protected file `st` (an lstat of a regular file) is another name
+ * of, or NULL. Cheap when `st` has one name. */
+const char *cf_later_links_of(const cf_later_links *links, const struct stat *st) CONFINE_HIDDEN;
+void cf_later_links_clear(cf_later_links *links) CONFINE_HIDDEN;
 
 #endif

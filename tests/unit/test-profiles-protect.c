@@ -28,6 +28,7 @@
 #include <cmocka.h>
 
 #include "confine.h"
+#include "git-hazards.h"
 #include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
@@ -404,6 +405,51 @@ static void test_home_entries(void **state) {
 	free(saved);
 }
 
+/* Another name (a hard link) of a protected file, anywhere in a writable
+ * root, is held as the file is (issue 28, the outside red team's
+ * follow-up, 1): `~/.bashrc` read-only at the home, written through its
+ * second name in the workspace. Two names of a file nobody protects are
+ * not; a walk cut short says what it did not look for. */
+static void test_hard_links(void **state) {
+	static const char *const tree[] = { "f home/.bashrc=x", "f home/.gitconfig=[core]\n",
+		                            "f ws/plain=y", "d ws/a/b", "d ws/c", NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(link(at("home/.bashrc"), at("ws/a/b/rc")), 0);
+	assert_int_equal(link(at("home/.gitconfig"), at("ws/c/gc")), 0);
+	assert_int_equal(link(at("ws/plain"), at("ws/c/plain2")), 0);
+	setenv("HOME", at("home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/a/b/rc")));
+	assert_true(e->exists);
+	assert_string_equal(e->link_of, at("home/.bashrc"));
+	assert_non_null((e = find(&plan, "ws/c/gc")));
+	assert_string_equal(e->link_of, at("home/.gitconfig"));
+	assert_null(find(&plan, "ws/c/plain2"));
+	assert_null(find(&plan, "ws/plain"));
+	assert_false(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	/* the walk's budget spent before it reached them: said */
+	cf_git_scan_budget = 2;
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	cf_git_scan_budget = CF_GIT_SCAN_MAX_ENTRIES;
+	assert_true(plan.defaults_unprotected);
+	assert_non_null(strstr(plan.defaults_reason, "hard links"));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 /* An unknown `unprotect` name is refused naming every entry, the last
  * one included (the list is never cut as the table grows). */
 static void test_unprotect_names_every_entry(void **state) {
@@ -618,6 +664,7 @@ int main(void) {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_protection_table, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_home_entries, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_hard_links, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),

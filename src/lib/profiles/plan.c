@@ -166,8 +166,10 @@ void cf_plan_clear(cf_plan *plan) {
 		return;
 	confine_strv_free(plan->writable);
 	confine_strv_free(plan->protect_all);
-	for (size_t i = 0; i < plan->n_protected; i++)
+	for (size_t i = 0; i < plan->n_protected; i++) {
 		free(plan->protected_paths[i].path);
+		free(plan->protected_paths[i].link_of);
+	}
 	free(plan->protected_paths);
 	confine_strv_free(plan->pins);
 	confine_strv_free(plan->deny);

@@ -31,6 +31,9 @@ typedef struct cf_protected {
 	cf_placeholder_kind kind; /* what stands in for it when missing */
 	bool exists;              /* false: a placeholder the spawner makes */
 	bool explicit_entry;      /* from protectedPaths (else a default protection) */
+	/* another name (a hard link) of this protected file, canonical, when
+	 * that is why this path is held (profiles/protect.c), else NULL */
+	char *link_of;
 } cf_protected;
 
 /* cf_plan_make flags. */

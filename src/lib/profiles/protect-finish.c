@@ -101,10 +101,12 @@ int cf_protect_finish(struct collect *c) {
 	}
 	free(order);
 	for (size_t i = 0; i < c->n; i++) {
-		if (covered[i])
+		if (covered[i]) {
 			free(c->items[i].path);
-		else
+			free(c->items[i].link_of);
+		} else {
 			c->items[kept++] = c->items[i];
+		}
 	}
 	free(covered);
 	c->n = kept;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "confine.h"
+#include "later.h"
 #include "profiles/plan.h"
 #include "util.h"
 
@@ -27,6 +28,7 @@ struct collect {
 	size_t n_reasons;
 	char **missing;    /* default entries missing with nothing to stand in */
 	size_t n_missing;
+	cf_later_links links; /* the protected files with other names */
 	bool oom;
 };
 

@@ -170,6 +170,10 @@ void cf_protect_later(struct collect *c, const char *dir, bool work_tree) {
 		(void)cf_later_each(c->policy, roots, later_visit, c);
 		return;
 	}
+	/* What git obeys there beyond the entries (its configuration's
+	 * programs and template directory, a relative hooks directory). */
+	if (cf_later_worktree_each(c->policy, dir, c->plan->writable, later_visit, c) < 0)
+		c->oom = true;
 	/* A repository's work tree below a root is a project as the root is:
 	 * every project entry at its top (a root's own are placed above). */
 	for (size_t k = 0; c->plan->writable && c->plan->writable[k]; k++)

@@ -205,7 +205,15 @@ static void clause_protections(struct cf_clause_list *l, const confine_policy *p
 		if (e->explicit_entry)
 			continue;
 		any_default = true;
-		if (h->defaults == CF_RUNG_HOLDS_BINDS)
+		if (e->link_of && h->defaults != CF_RUNG_HOLDS_BINDS)
+			/* held by its name alone (bwrap's bind); a write through it
+			 * changes the protected file, read-only or not where it is */
+			add(l, "defaultProtections", e->path, CONFINE_CLAUSE_UNENFORCED, 0,
+			    h->defaults_gap.needs,
+			    "a hard link of %s: a write through it changes that file, and this rung "
+			    "cannot keep one name of a file read-only inside a writable grant",
+			    e->link_of);
+		else if (h->defaults == CF_RUNG_HOLDS_BINDS)
 			add(l, "defaultProtections", e->path, CONFINE_CLAUSE_ENFORCED, h->binds_layer, NULL,
 			    e->exists ? NULL : "a stand-in is bound read-only for the run");
 		else if (h->defaults == CF_RUNG_HOLDS_OWN)
