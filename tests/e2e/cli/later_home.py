@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""What runs later from a home and a project, beyond later_plants.py's
+table (issue 28, the outside red team's findings; doc/SPEC.md 15 "What
+runs later"), on one Linux rung, as root and as a user this test creates.
+later_plants.py's World and one_case run each case: the unconfined
+control, `run` (bwrap holds it, Landlock reports it planted), the tool
+beside the stand-in, `--unprotect`, a spawned `wrap` and the file API.
+
+- the home's PATH directories and tools' files that name programs:
+  `~/.pyenv/shims/`, `~/go/bin/` (a planted `git`, the next `git` runs
+  it), `~/.lesskey` (`#env LESSOPEN=|cmd`: the next `less` runs it),
+  `~/.kube/config`, `~/.aws/config`, `~/.rustup/`, `~/.nvm/`,
+  `~/.cache/pre-commit/`, `~/.claude/plugins/`, `~/.vscode-server/`;
+- a project's `.devcontainer/devcontainer.json`, `.devcontainer.json`;
+
+Usage: later_home.py CONFINE LAUNCHER RUNNER [--no-nonroot]
+"""
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import later_plants as lp  # noqa: E402
+from later_plants import Case, check, mkdirs, no_setup, put_setup  # noqa: E402
+
+TAP = lp.TAP
+
+
+def git_on_path(rel):
+    """A later shell with `~/rel` first on PATH: the next `git` is the
+    planted one."""
+    def oracle(ws, home):
+        subprocess.run(["git", "--version"], capture_output=True, timeout=60,
+                       env=dict(os.environ, PATH=os.path.join(home, rel) + ":" +
+                                os.environ["PATH"]))
+    return oracle
+
+
+def less_reads(xdg=None):
+    """The next `less` (its lesskey's `#env` sets LESSOPEN, which it runs
+    on the file it opens; not a terminal, it still does)."""
+    def oracle(ws, home):
+        env = dict(os.environ, HOME=home)
+        for v in ("LESSOPEN", "LESSKEYIN", "LESSKEY", "XDG_CONFIG_HOME", "LESS"):
+            env.pop(v, None)
+        if xdg:
+            env["XDG_CONFIG_HOME"] = os.path.join(home, xdg)
+        subprocess.run(["less", "/etc/hostname"], env=env, stdin=subprocess.DEVNULL,
+                       capture_output=True, timeout=60)
+    return oracle
+
+
+def python_user_base(base):
+    def oracle(ws, home):
+        env = dict(os.environ, HOME=home, PYTHONUSERBASE=os.path.join(home, base))
+        env.pop("PYTHONNOUSERSITE", None)
+        subprocess.run([lp.python3(), "-c", "pass"], env=env, capture_output=True, timeout=60)
+    return oracle
+
+
+def site_below(base):
+    return base + lp.user_site_rel()[len(".local"):]
+
+
+def lesskey(mark):
+    return "#env\nLESSOPEN=|touch %s; cat %%s\n" % mark
+
+
+def kube(mark):
+    return ("users:\n- name: x\n  user:\n    exec:\n      apiVersion: "
+            "client.authentication.k8s.io/v1\n      command: touch\n      args: [%s]\n" % mark)
+
+
+def shim(mark):
+    return "#!/bin/sh\ntouch %s\n" % mark
+
+
+CASES = [
+    Case("an existing ~/.pyenv/shims/", ".pyenv/shims", mkdirs("~/.pyenv/shims"), shim,
+         git_on_path(".pyenv/shims"), in_home=True, target=".pyenv/shims/git"),
+    Case("a missing ~/go/bin/ in an existing ~/go/", "go/bin", mkdirs("~/go/pkg"), shim,
+         git_on_path("go/bin"), in_home=True, target="go/bin/git", left="go/bin"),
+    Case("an existing ~/.lesskey", ".lesskey", put_setup("~/.lesskey", "#command\n"), lesskey,
+         less_reads(), in_home=True),
+    Case("a missing ~/.lesskey", ".lesskey", no_setup, lesskey, less_reads(), in_home=True,
+         left=".lesskey"),
+    Case("an existing ~/.kube/config", ".kube/config", put_setup("~/.kube/config", "users: []\n"),
+         kube, None, in_home=True),
+    Case("a missing ~/.kube/config in an existing ~/.kube/", ".kube/config", mkdirs("~/.kube"),
+         kube, None, in_home=True, left=".kube/config"),
+    Case("a missing ~/.kube/", ".kube/config", no_setup, kube, None, in_home=True,
+         report_only=True),
+    Case("an existing ~/.aws/config", ".aws/config", put_setup("~/.aws/config", "[default]\n"),
+         lambda mark: "credential_process = touch %s\n" % mark, None, in_home=True),
+    Case("an existing ~/.rustup/", ".rustup", mkdirs("~/.rustup/toolchains"), shim, None,
+         in_home=True, target=".rustup/toolchains/stable/bin/cargo"),
+    Case("a missing ~/.rustup/", ".rustup", no_setup, shim, None, in_home=True,
+         target=".rustup/toolchains/stable/bin/cargo", report_only=True),
+    Case("an existing ~/.nvm/", ".nvm", put_setup("~/.nvm/nvm.sh", "# nvm\n"),
+         lambda mark: "touch %s\n" % mark, None, in_home=True, target=".nvm/nvm.sh"),
+    Case("an existing ~/.cache/pre-commit/", ".cache/pre-commit", mkdirs("~/.cache/pre-commit"),
+         shim, None, in_home=True, target=".cache/pre-commit/repoabc/hook"),
+    Case("a missing ~/.claude/plugins/ in an existing ~/.claude/", ".claude/plugins",
+         mkdirs("~/.claude"), lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n'
+         % mark, None, in_home=True, target=".claude/plugins/x/hooks/hooks.json",
+         left=".claude/plugins"),
+    Case("an existing ~/.vscode-server/", ".vscode-server",
+         mkdirs("~/.vscode-server/extensions"), lambda mark: "require('fs').openSync(%r, 'w')\n"
+         % mark, None, in_home=True, target=".vscode-server/extensions/x/main.js"),
+    Case("a missing .devcontainer/devcontainer.json in an existing .devcontainer/",
+         ".devcontainer/devcontainer.json", mkdirs(".devcontainer"),
+         lambda mark: '{"initializeCommand": "touch %s"}\n' % mark, None,
+         left=".devcontainer/devcontainer.json"),
+    Case("a missing .devcontainer/", ".devcontainer/devcontainer.json", no_setup,
+         lambda mark: '{"initializeCommand": "touch %s"}\n' % mark, None, report_only=True),
+    Case("a missing .devcontainer.json", ".devcontainer.json", no_setup,
+         lambda mark: '{"initializeCommand": "touch %s"}\n' % mark, None),
+]
+
+RELOCATED = {"xdg": "XDG_CONFIG_HOME", "pub": "PYTHONUSERBASE"}
+
+
+class World(lp.World):
+    """later_plants's World; a relocated case's variable names a directory
+    in its home, for confine and the file API alike."""
+    case = None
+
+    def env(self, home):
+        env = lp.World.env(home)
+        rel = (self.case.target_rel or "").split("/")[0] if self.case else ""
+        if rel in RELOCATED:
+            env[RELOCATED[rel]] = os.path.join(home, rel)
+        return env
+
+
+def run_table(confine, launcher, runner):
+    w = World(confine, launcher, runner)
+    try:
+        probe = subprocess.run([confine, "bash", "--json", "--config", w.config, "--runner",
+                                runner, "-m", "read-only", "-w", w.base, "-c", "true"],
+                               capture_output=True, text=True)
+        if probe.returncode != 0:
+            return "runner %s is not usable here: %s" % (runner, probe.stderr)
+        for case in CASES:
+            if case.oracle is None and case.entry.startswith(".claude/") and \
+                    case.target_rel is None:
+                case.oracle = lp.claude_hooks(case)
+            w.case = case
+            TAP.guard("%s [%s]" % (case.name, runner), lp.one_case, w, case)
+        return None
+    finally:
+        shutil.rmtree(w.base, ignore_errors=True)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+    confine, launcher, runner = args[0], args[1], args[2]
+    user_half = os.getuid() == 0 and "--no-nonroot" not in sys.argv
+    if user_half:
+        TAP.user_half_start("cflhome", __file__, args, args[:2])
+    why = run_table(confine, launcher, runner)
+    if user_half:
+        TAP.user_half_finish(discard=bool(why))
+    if why:
+        return TAP.skip_all(why)
+    return TAP.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
