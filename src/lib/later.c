@@ -202,7 +202,7 @@ bool cf_later_protected(const confine_policy *policy, const cf_later_entry *entr
 
 /* The caller's home, canonical (realpath of $HOME), or NULL. */
 static char *home_dir(void) {
-	const char *home = getenv("HOME");
+	const char *home = cf_later_home_env();
 	return home && home[0] == '/' ? realpath(home, NULL) : NULL;
 }
 

@@ -13,6 +13,12 @@ beside the stand-in, `--unprotect`, a spawned `wrap` and the file API.
   `~/.kube/config`, `~/.aws/config`, `~/.rustup/`, `~/.nvm/`,
   `~/.cache/pre-commit/`, `~/.claude/plugins/`, `~/.vscode-server/`;
 - a project's `.devcontainer/devcontainer.json`, `.devcontainer.json`;
+- relocated: `$XDG_CONFIG_HOME/lesskey` (less reads it there),
+  `$XDG_CONFIG_HOME/nvim/`, `$PYTHONUSERBASE/lib/` (python runs a `.pth`
+  there);
+- `$HOME` unset: the passwd entry's home is the home (the file API
+  refuses its `.xsessionrc`; the created user's `run` holds its
+  `.bashrc` on bwrap and reports it on Landlock).
 
 Usage: later_home.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
@@ -21,6 +27,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import later_plants as lp  # noqa: E402
@@ -118,6 +125,17 @@ CASES = [
          lambda mark: '{"initializeCommand": "touch %s"}\n' % mark, None, report_only=True),
     Case("a missing .devcontainer.json", ".devcontainer.json", no_setup,
          lambda mark: '{"initializeCommand": "touch %s"}\n' % mark, None),
+    # relocated: the variable names another place, read instead
+    Case("a missing $XDG_CONFIG_HOME/lesskey", ".config/lesskey", mkdirs("~/xdg"), lesskey,
+         less_reads("xdg"), in_home=True, target="xdg/lesskey", report="xdg/lesskey",
+         left="xdg/lesskey"),
+    Case("a missing $XDG_CONFIG_HOME/nvim/", ".config/nvim", mkdirs("~/xdg"),
+         lambda mark: "vim.fn.system('touch %s')\n" % mark, None, in_home=True,
+         target="xdg/nvim/init.lua", report="xdg/nvim", left="xdg/nvim"),
+    Case("a .pth in an existing $PYTHONUSERBASE/lib/", ".local/lib",
+         lambda ws, home, mark: mkdirs("~/" + site_below("pub"))(ws, home, mark),
+         lambda mark: "import os; open(%r, 'w').close()\n" % mark, python_user_base("pub"),
+         in_home=True, target=site_below("pub") + "/later.pth", report="pub/lib"),
 ]
 
 RELOCATED = {"xdg": "XDG_CONFIG_HOME", "pub": "PYTHONUSERBASE"}
@@ -136,6 +154,56 @@ class World(lp.World):
         return env
 
 
+def passwd_home(w):
+    """`$HOME` unset: the home a later login sees, the passwd entry's, is
+    the home (the file API refuses its entry; the created user's run holds
+    its `.bashrc`, which useradd -m put there, or reports it)."""
+    me = pwd.getpwuid(os.getuid())
+    user, home = me.pw_name, os.path.realpath(me.pw_dir)
+    env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CONFIG_HOME")}
+    target = os.path.join(home, ".xsessionrc")
+    if os.path.lexists(target):
+        TAP.skip("$HOME unset, fs [%s, %s]" % (w.runner, user), "%s exists" % target)
+    else:
+        try:
+            done = subprocess.run([w.confine, "fs", "--json", "-m", "workspace-write", "-w",
+                                   home, "write", target], input="touch x\n",
+                                  capture_output=True, text=True, env=env, timeout=60)
+            check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
+                  "$HOME unset: the passwd home's entry not refused:",
+                  (user, done.returncode, done.stdout, done.stderr))
+            check(not os.path.lexists(target), "$HOME unset: the file API wrote it:", target)
+        finally:
+            if os.path.lexists(target):
+                os.unlink(target)
+        TAP.ok("$HOME unset, fs [%s, %s]: the passwd home's entry refused" % (w.runner, user))
+    bashrc = os.path.join(home, ".bashrc")
+    if os.getuid() == 0 or not os.path.isfile(bashrc):
+        TAP.skip("$HOME unset, run [%s, %s]" % (w.runner, user),
+                 "only in the created user's own home (its .bashrc from useradd -m)")
+        return
+    mark = os.path.join(w.base, "marks", "passwd-home")
+    # the configuration outside the home, which is the writable root
+    outside = tempfile.mkdtemp(prefix="confine-later-home.")
+    config = shutil.copy(w.config, outside)
+    done = subprocess.run([w.confine, "bash", "--json", "--config", config, "--runner",
+                           w.runner, "-m", "workspace-write", "-w", home, "-c",
+                           "printf 'touch %s\\n' >> %s; true" % (mark, bashrc)],
+                          capture_output=True, text=True, cwd=w.base, env=env, timeout=300)
+    shutil.rmtree(outside, ignore_errors=True)
+    out = lp.json.loads(done.stdout)
+    check(out.get("error") is None, "$HOME unset: the run failed:", (out, done.stderr))
+    hazards = [(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]]
+    landed = mark in open(bashrc).read()
+    if w.runner == "bwrap":
+        check(not landed, "$HOME unset, bwrap run: the passwd home's .bashrc written:", out)
+    else:
+        check(landed and (bashrc, "planted") in hazards,
+              "$HOME unset, landlock run: not reported planted:", (landed, hazards))
+    TAP.ok("$HOME unset, run [%s, %s]: %s" % (w.runner, user,
+                                               "held" if not landed else "reported"))
+
+
 def run_table(confine, launcher, runner):
     w = World(confine, launcher, runner)
     try:
@@ -150,6 +218,8 @@ def run_table(confine, launcher, runner):
                 case.oracle = lp.claude_hooks(case)
             w.case = case
             TAP.guard("%s [%s]" % (case.name, runner), lp.one_case, w, case)
+        w.case = None
+        TAP.guard("$HOME unset [%s]" % runner, passwd_home, w)
         return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
