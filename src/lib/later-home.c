@@ -158,3 +158,16 @@ const char *cf_later_home_env(void) {
 	fclose(f);
 	return got ? from_passwd : NULL;
 }
+
+cf_later_stand cf_later_stand_at(const cf_later_entry *e, const char *base) {
+	const char *home;
+	char *real;
+	bool at_home;
+	if (e->stand != CF_LATER_STAND_DIR || !cf_later_project(e) || !strchr(e->name, '/') ||
+	    !(home = cf_later_home_env()))
+		return e->stand;
+	real = realpath(home, NULL);
+	at_home = real && strcmp(real, base) == 0;
+	free(real);
+	return at_home ? CF_LATER_STAND_BELOW : e->stand;
+}

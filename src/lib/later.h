@@ -96,6 +96,14 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
  * string is `$HOME`'s or the calling thread's own (until its next call). */
 const char *cf_later_home_env(void) CONFINE_HIDDEN;
 
+/* later-home.c: how a missing `e` is stood in for at `base` (canonical:
+ * the root or home it lies at the top of). At the caller's home, a
+ * project entry below a directory (`.claude/settings.json`,
+ * `.vscode/tasks.json`) stands in as CF_LATER_STAND_BELOW: a read-only
+ * empty `~/.claude/` would stop the run (and the agent) making
+ * `~/.claude/projects/`; elsewhere, the entry's own. */
+cf_later_stand cf_later_stand_at(const cf_later_entry *e, const char *base) CONFINE_HIDDEN;
+
 /* later-git.c: the files the user's (and the system's) git configuration
  * includes, and its `core.hooksPath`, each visited (an entry of its own
  * basename, at the home) where a root holds it; `home` and `xdg` (the

@@ -106,7 +106,7 @@ static void protect_later_one(struct collect *c, const char *base, const char *p
                               const cf_later_entry *e) {
 	struct stat st;
 	bool unprotected = false, top_dir = false, on_way = false;
-	cf_later_stand stand = e->stand;
+	cf_later_stand stand = cf_later_stand_at(e, base);
 	cf_placeholder_kind kind = stand == CF_LATER_STAND_DIR || stand == CF_LATER_STAND_BELOW ||
 	                                   (stand == CF_LATER_STAND_LEAF && e->dir)
 	                                  ? CF_PLACEHOLDER_DIR

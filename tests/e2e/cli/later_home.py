@@ -16,6 +16,9 @@ beside the stand-in, `--unprotect`, a spawned `wrap` and the file API.
 - relocated: `$XDG_CONFIG_HOME/lesskey` (less reads it there),
   `$XDG_CONFIG_HOME/nvim/`, `$PYTHONUSERBASE/lib/` (python runs a `.pth`
   there);
+- a fresh home (`--writable ~`, no `~/.claude`): the run makes
+  `~/.claude/projects/` (bwrap stands no read-only `~/.claude` in), a
+  plant of `~/.claude/settings.json` there lands and is reported planted;
 - `$HOME` unset: the passwd entry's home is the home (the file API
   refuses its `.xsessionrc`; the created user's `run` holds its
   `.bashrc` on bwrap and reports it on Landlock).
@@ -136,6 +139,14 @@ CASES = [
          lambda ws, home, mark: mkdirs("~/" + site_below("pub"))(ws, home, mark),
          lambda mark: "import os; open(%r, 'w').close()\n" % mark, python_user_base("pub"),
          in_home=True, target=site_below("pub") + "/later.pth", report="pub/lib"),
+    # a fresh home: no read-only ~/.claude stands in (below), so a plant
+    # in it lands and is reported; an existing one holds its entries
+    Case("a missing ~/.claude/ (a fresh home)", ".claude/settings.json", no_setup,
+         lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark, None,
+         in_home=True, report_only=True),
+    Case("a missing ~/.claude/settings.json in an existing ~/.claude/", ".claude/settings.json",
+         mkdirs("~/.claude"), lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n'
+         % mark, None, in_home=True, left=".claude/settings.json"),
 ]
 
 RELOCATED = {"xdg": "XDG_CONFIG_HOME", "pub": "PYTHONUSERBASE"}
@@ -152,6 +163,22 @@ class World(lp.World):
         if rel in RELOCATED:
             env[RELOCATED[rel]] = os.path.join(home, rel)
         return env
+
+
+def fresh_home_claude(w):
+    """A `--writable ~` run in a home with no `.claude`: the command (an
+    agent) makes `~/.claude/projects/` and writes there."""
+    user = pwd.getpwuid(os.getuid()).pw_name
+    case = Case("a fresh home", ".claude/settings.json", no_setup, None, None, in_home=True)
+    w.case = None
+    ws, home, mark = w.fresh(case, "claude-fresh")
+    out = w.run(ws, home, [], "mkdir -p %s/.claude/projects/p && echo x > %s/.claude/projects/p/"
+                "log && cat %s/.claude/projects/p/log" % (home, home, home))
+    check(out.get("error") is None and out["exitCode"] == 0 and out["stdout"].strip() == "x",
+          "a fresh home: the run could not make ~/.claude/projects/:",
+          (w.runner, user, out.get("exitCode"), out.get("stderr")))
+    check(lp.marked_entries(ws, home) == [], "placeholders left:", lp.marked_entries(ws, home))
+    TAP.ok("a fresh home's ~/.claude/projects/ is made [%s, %s]" % (w.runner, user))
 
 
 def passwd_home(w):
@@ -219,6 +246,7 @@ def run_table(confine, launcher, runner):
             w.case = case
             TAP.guard("%s [%s]" % (case.name, runner), lp.one_case, w, case)
         w.case = None
+        TAP.guard("a fresh home [%s]" % runner, fresh_home_claude, w)
         TAP.guard("$HOME unset [%s]" % runner, passwd_home, w)
         return None
     finally:
