@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A home entry reached through a link (later.h, cf_later_visit_home), and
+ * A home entry reached through a link or moved by a variable (later.h,
+ * cf_later_visit_home), the home when `$HOME` is unset, and
  * the resolution it and later-git.c's targets use (cf_later_resolve).
  *
  * The home's entries are held where their own path lies in a writable
@@ -12,12 +13,18 @@
  * F1). So each entry is also held at the place its path resolves to:
  * the deepest existing part resolved (links followed, a dangling one
  * too: the run could create its target), the rest appended.
+ *
+ * A variable can move a home directory too: `$XDG_CONFIG_HOME` every
+ * tool's `~/.config`, `$PYTHONUSERBASE` python's `~/.local` (the outside
+ * red team, F5). An entry below one is held at both places. And the home
+ * itself is the passwd entry's where `$HOME` is unset (cf_later_home_env).
  */
 #include "later.h"
 
 #include "canonical.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <limits.h>
 #include <stdio.h>
@@ -75,11 +82,92 @@ bool cf_later_resolve(const char *path, char *out, size_t size) {
 	}
 }
 
-int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
-                        const cf_later_entry *e) {
+/* A variable that moves a home directory's entries elsewhere (doc/SPEC.md
+ * 15, "Relocated"): an entry whose name starts with `entry` (a whole
+ * component) is also at the variable's value with the name's first
+ * `strip` bytes replaced by it. */
+static const struct relocation {
+	const char *entry;
+	size_t strip;
+	const char *var;
+} relocations[] = {
+	{ ".config", 7, "XDG_CONFIG_HOME" },   /* every tool of ~/.config */
+	{ ".local/lib", 6, "PYTHONUSERBASE" }, /* python's user site */
+};
+
+/* Whether absolute `path` has a `.` or `..` component (a missing tail
+ * with one cannot be resolved: such a value is not followed). */
+static bool dotted(const char *path) {
+	for (const char *p = path; (p = strstr(p, "/.")); p++)
+		if (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0')))
+			return true;
+	return false;
+}
+
+static int visit_one(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
+                     const cf_later_entry *e) {
 	char resolved[PATH_MAX];
 	int r = cf_later_visit_held(roots, path, visit, ctx, e);
 	if (r == 0 && cf_later_resolve(path, resolved, sizeof resolved) && strcmp(resolved, path) != 0)
 		r = cf_later_visit_held(roots, resolved, visit, ctx, e);
 	return r;
+}
+
+int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
+                        const cf_later_entry *e) {
+	int r = visit_one(roots, path, visit, ctx, e);
+	for (size_t i = 0; r == 0 && i < sizeof relocations / sizeof relocations[0]; i++) {
+		const struct relocation *m = &relocations[i];
+		size_t len = strlen(m->entry);
+		const char *value = getenv(m->var);
+		char base[PATH_MAX], moved[PATH_MAX];
+		if (strncmp(e->name, m->entry, len) != 0 || (e->name[len] && e->name[len] != '/') ||
+		    !value || value[0] != '/' || dotted(value) ||
+		    !cf_later_resolve(value, base, sizeof base) ||
+		    (size_t)snprintf(moved, sizeof moved, "%s%s", strcmp(base, "/") == 0 ? "" : base,
+		                     e->name + m->strip) >= sizeof moved ||
+		    strcmp(moved, path) == 0)
+			continue;
+		r = visit_one(roots, moved, visit, ctx, e);
+	}
+	return r;
+}
+
+/* Read from /etc/passwd itself (fgetpwent_r, no NSS: the CLI is linked
+ * statically), as later-git.c's `~user/`. */
+const char *cf_later_home_env(void) {
+	static _Thread_local char from_passwd[PATH_MAX];
+	const char *home = getenv("HOME");
+	struct passwd pw, *found = NULL;
+	char scratch[4096];
+	uid_t uid = getuid();
+	bool got = false;
+	FILE *f;
+	if (home && home[0] == '/')
+		return home;
+	if (!(f = fopen("/etc/passwd", "re")))
+		return NULL;
+	while (!got && fgetpwent_r(f, &pw, scratch, sizeof scratch, &found) == 0 && found)
+		if (found->pw_uid == uid) {
+			got = found->pw_dir && found->pw_dir[0] == '/' &&
+			      strlen(found->pw_dir) < sizeof from_passwd;
+			if (got)
+				strcpy(from_passwd, found->pw_dir);
+			break;
+		}
+	fclose(f);
+	return got ? from_passwd : NULL;
+}
+
+cf_later_stand cf_later_stand_at(const cf_later_entry *e, const char *base) {
+	const char *home;
+	char *real;
+	bool at_home;
+	if (e->stand != CF_LATER_STAND_DIR || !cf_later_project(e) || !strchr(e->name, '/') ||
+	    !(home = cf_later_home_env()))
+		return e->stand;
+	real = realpath(home, NULL);
+	at_home = real && strcmp(real, base) == 0;
+	free(real);
+	return at_home ? CF_LATER_STAND_BELOW : e->stand;
 }

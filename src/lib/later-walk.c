@@ -15,7 +15,7 @@
 
 /* The caller's home, canonical (realpath of $HOME), or NULL. */
 static char *home_dir(void) {
-	const char *home = getenv("HOME");
+	const char *home = cf_later_home_env();
 	return home && home[0] == '/' ? realpath(home, NULL) : NULL;
 }
 

@@ -132,6 +132,7 @@ const cf_later_entry cf_later_entries[] = {
 	{ ".cargo/bin", true, false, H, LEAF_ },
 	{ ".pip/pip.conf", false, false, H, FILE_ },
 	{ ".config/pip/pip.conf", false, false, H, FILE_ },
+#include "later-entries-more.inc"
 };
 #undef R
 #undef H

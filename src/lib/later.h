@@ -87,9 +87,24 @@ bool cf_later_resolve(const char *path, char *out, size_t size) CONFINE_HIDDEN;
 
 /* later-home.c: cf_later_visit_held of a home entry's `path`, and of the
  * place it resolves to when a link on its way leads elsewhere (a dotfiles
- * directory, a relocated `~/.config`: red team round 5). */
+ * directory, a relocated `~/.config`: red team round 5); the same for the
+ * place a variable moves it to (`$XDG_CONFIG_HOME/...` for a `.config/`
+ * entry, `$PYTHONUSERBASE/lib` for `.local/lib`; absolute values only). */
 int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit visit, void *ctx,
                         const cf_later_entry *e) CONFINE_HIDDEN;
+
+/* later-home.c: the caller's home as a later login sees it: `$HOME` when
+ * it is absolute, else the passwd entry's (getpwuid_r), else NULL. The
+ * string is `$HOME`'s or the calling thread's own (until its next call). */
+const char *cf_later_home_env(void) CONFINE_HIDDEN;
+
+/* later-home.c: how a missing `e` is stood in for at `base` (canonical:
+ * the root or home it lies at the top of). At the caller's home, a
+ * project entry below a directory (`.claude/settings.json`,
+ * `.vscode/tasks.json`) stands in as CF_LATER_STAND_BELOW: a read-only
+ * empty `~/.claude/` would stop the run (and the agent) making
+ * `~/.claude/projects/`; elsewhere, the entry's own. */
+cf_later_stand cf_later_stand_at(const cf_later_entry *e, const char *base) CONFINE_HIDDEN;
 
 /* later-git.c: the files the user's (and the system's) git configuration
  * includes, its `core.hooksPath` and `init.templateDir`, and the program

@@ -365,7 +365,7 @@ static void test_seatbelt_every_option(void **state) {
 	confine_policy *p = policy_with_everything(CONFINE_MODE_WORKSPACE_WRITE);
 	char *tmp = realpath("/tmp", NULL);
 	char *text = NULL;
-	char want[16384], later[8192];
+	char want[32768], later[16384];
 	size_t off = 0;
 	(void)state;
 	/* what runs later (later.c), under each root, existing or not (the

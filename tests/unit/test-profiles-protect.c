@@ -56,7 +56,8 @@ typedef struct protect_case {
  * missing component of each, an empty directory (doc/SPEC.md 15). */
 #define LATER_PLACEHOLDERS(p) "D" p "/.bash_login", "D" p "/.bash_logout", \
 	"D" p "/.bash_profile", "D" p "/.bashrc", "D" p "/.claude", "D" p "/.clinerules", \
-	"D" p "/.codex", "D" p "/.cursor", "D" p "/.cursorrules", "D" p "/.envrc", "D" p "/.gemini", \
+	"D" p "/.codex", "D" p "/.cursor", "D" p "/.cursorrules", "D" p "/.devcontainer.json", \
+	"D" p "/.envrc", "D" p "/.gemini", \
 	"D" p "/.gitattributes", "D" p "/.gitmodules", "D" p "/.husky", "D" p "/.idea", \
 	"D" p "/.mcp.json", "D" p "/.npmrc", "D" p "/.pre-commit-config.yaml", "D" p "/.profile", \
 	"D" p "/.ripgreprc", "D" p "/.vscode", "D" p "/.windsurfrules", "D" p "/.yarnrc", \
@@ -213,7 +214,8 @@ static const protect_case later_cases[] = {
 	  { "ws/.cargo", "ws/.hg", NULL },
 	  { "Dws/.bash_login", "Dws/.bash_logout", "Dws/.bash_profile", "Dws/.bashrc",
 	    "Fws/.cargo/config.toml", "Dws/.claude", "Dws/.clinerules", "Dws/.codex", "Dws/.cursor",
-	    "Dws/.cursorrules", "Dws/.envrc", "Dws/.gemini", "Dws/.gitattributes", "Dws/.gitmodules",
+	    "Dws/.cursorrules", "Dws/.devcontainer.json", "Dws/.envrc", "Dws/.gemini",
+	    "Dws/.gitattributes", "Dws/.gitmodules",
 	    "Fws/.hg/hgrc", "Dws/.husky", "Dws/.idea", "Dws/.mcp.json", "Dws/.npmrc",
 	    "Dws/.pre-commit-config.yaml", "Dws/.profile", "Dws/.ripgreprc", "Dws/.vscode",
 	    "Dws/.windsurfrules", "Dws/.yarnrc", "Dws/.yarnrc.yml", "Dws/.zlogin", "Dws/.zlogout",

@@ -106,8 +106,9 @@ static void protect_later_one(struct collect *c, const char *base, const char *p
                               const cf_later_entry *e) {
 	struct stat st;
 	bool unprotected = false, top_dir = false, on_way = false;
-	cf_placeholder_kind kind = e->stand == CF_LATER_STAND_DIR || e->stand == CF_LATER_STAND_BELOW ||
-	                                   (e->stand == CF_LATER_STAND_LEAF && e->dir)
+	cf_later_stand stand = cf_later_stand_at(e, base);
+	cf_placeholder_kind kind = stand == CF_LATER_STAND_DIR || stand == CF_LATER_STAND_BELOW ||
+	                                   (stand == CF_LATER_STAND_LEAF && e->dir)
 	                                  ? CF_PLACEHOLDER_DIR
 	                                  : CF_PLACEHOLDER_FILE;
 	/* A staged run's writes land in the stage, and applying one to an
@@ -120,10 +121,9 @@ static void protect_later_one(struct collect *c, const char *base, const char *p
 	/* Where a stand-in would break the tool that reads the entry, a run
 	 * the library spawns stands nothing in and reports a plant instead
 	 * (later.c; an argv for others cannot, and lists the entry). */
-	if ((c->flags & CF_PLAN_PLACEHOLDERS) && e->stand != CF_LATER_STAND_DIR &&
+	if ((c->flags & CF_PLAN_PLACEHOLDERS) && stand != CF_LATER_STAND_DIR &&
 	    missing_below(base, path, &top_dir, &on_way) &&
-	    (e->stand == CF_LATER_STAND_NONE || top_dir ||
-	     (e->stand == CF_LATER_STAND_LEAF && on_way)))
+	    (stand == CF_LATER_STAND_NONE || top_dir || (stand == CF_LATER_STAND_LEAF && on_way)))
 		return;
 	cf_protect_path(c, path, kind, &unprotected);
 	if (unprotected)
@@ -136,8 +136,9 @@ static int later_visit(void *ctx, const char *root, const char *path,
                        const cf_later_entry *e) {
 	struct collect *c = ctx;
 	/* the entry's own base: the root, or the home (a path below the root);
-	 * for `$XDG_CONFIG_HOME/git/config`, the directory above that one, so
-	 * its `git/` is a directory on the way as in `~/.config/git/` */
+	 * for `$XDG_CONFIG_HOME/git/config` (`$PYTHONUSERBASE/lib`, a
+	 * resolved link), the directory above that one, so its `git/` is a
+	 * directory on the way as in `~/.config/git/` */
 	size_t len = strlen(path), name_len = strlen(e->name), base_len;
 	char base[PATH_MAX];
 	(void)root;
@@ -147,8 +148,12 @@ static int later_visit(void *ctx, const char *root, const char *path,
 	    strcmp(path + len - name_len, e->name) == 0) {
 		base_len = len - name_len - 1;
 	} else {
+		/* relocated or resolved: as many components up as the name has */
 		const char *slash = path + len;
-		for (int up = 0; up < 3 && slash > path; up++)
+		int parts = 1;
+		for (const char *p = e->name; *p; p++)
+			parts += *p == '/';
+		for (int up = 0; up < parts && slash > path; up++)
 			while (--slash > path && *slash != '/')
 				;
 		base_len = (size_t)(slash - path);

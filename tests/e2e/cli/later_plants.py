@@ -613,9 +613,11 @@ CASES = [
          grant=".local", left=".local/bin"),
     Case("an existing ~/.bashrc, the root above the home", ".bashrc", bashrc_setup,
          lambda mark: "touch %s\n" % mark, bash_interactive, in_home=True, grant=".."),
+    # nothing stands in for a missing ~/.claude (it would stop the run
+    # making ~/.claude/projects/): it lands and is reported
     Case("a missing ~/.claude/settings.json, the root above the home", ".claude/settings.json",
          no_setup, lambda mark: '{"hooks": {"Stop": [{"command": "touch %s"}]}}\n' % mark, None,
-         in_home=True, grant="..", left=".claude"),
+         in_home=True, grant="..", report_only=True),
     # what ~/.gitconfig includes, and its hooks directory, in a root (~/dot)
     Case("an existing file ~/.gitconfig includes, in a root", ".gitconfig", included_setup,
          lambda mark: "[core]\n\tfsmonitor = touch %s\n" % mark, git_status_home,
