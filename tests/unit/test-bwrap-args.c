@@ -117,10 +117,10 @@ static void test_bound_refused_exactly(void **state) {
 	(void)state;
 	assert_non_null(bwrap);
 	memset(&err, 0, sizeof err);
-	assert_int_equal(cf_policy_check_bwrap_args(bwrap, at, &err), 0);
+	assert_int_equal(cf_policy_check_args_max(bwrap, at, &err), 0);
 	/* another rung has no such bound */
-	assert_int_equal(cf_policy_check_bwrap_args(landlock, past, &err), 0);
-	assert_int_equal(cf_policy_check_bwrap_args(bwrap, past, &err), -E2BIG);
+	assert_int_equal(cf_policy_check_args_max(landlock, past, &err), 0);
+	assert_int_equal(cf_policy_check_args_max(bwrap, past, &err), -E2BIG);
 	assert_int_equal(err.code, CONFINE_E_INVALID_POLICY);
 	assert_string_equal(
 		err.message,

@@ -314,7 +314,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 				goto oom;
 			c->argc = cf_strv_length((const char *const *)c->argv);
 			confine_strv_free(profile);
-			if ((r = cf_policy_check_bwrap_args(def, c, err)) < 0) {
+			if ((r = cf_policy_check_args_max(def, c, err)) < 0) {
 				confine_argv_free(c);
 				return r;
 			}
@@ -360,7 +360,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		goto oom;
 	c->argc = cf_strv_length((const char *const *)c->argv);
 	confine_strv_free(profile);
-	if ((r = cf_policy_check_bwrap_args(def, c, err)) < 0) {
+	if ((r = cf_policy_check_args_max(def, c, err)) < 0) {
 		confine_argv_free(c);
 		return r;
 	}

@@ -34,17 +34,11 @@ int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *p
 int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                        confine_error *err) CONFINE_HIDDEN;
 
-/* bubblewrap 0.8's bound (MAX_ARGS in bubblewrap.c, parse_args_recurse):
- * more than this many arguments after argv[0] (its options, the command
- * and the command's own arguments, and every token read through --args
- * too) and bwrap exits "Exceeded maximum number of arguments 9000". */
-#define CF_BWRAP_ARGS_MAX 9000
-
-/* For `def`'s rung when it is bwrap: INVALID_POLICY when the assembled
- * argv `c` (argv[0] the bwrap program) passes CF_BWRAP_ARGS_MAX, naming
+/* INVALID_POLICY when the assembled argv `c` (argv[0] the rung's program)
+ * passes `def`'s args_max (bwrap: CF_BWRAP_ARGS_MAX), naming
  * the bound and the count (doc/SPEC.md 14), so the run is refused here
  * rather than failing inside bwrap and leaving the rung; 0 otherwise. */
-int cf_policy_check_bwrap_args(const cf_runner_def *def, const confine_argv *c,
+int cf_policy_check_args_max(const cf_runner_def *def, const confine_argv *c,
                                confine_error *err) CONFINE_HIDDEN;
 
 /* The error for a profile generator's failure `r` (< 0): -EINVAL is a
