@@ -4,7 +4,7 @@
 as root and as a user this test creates.
 
 bwrap 0.8 exits "Exceeded maximum number of arguments 9000" past 9000
-arguments; each nested git repository costs the layered argv 127 tokens.
+arguments; each nested git repository costs the layered argv 130 tokens.
 - A workspace with 120 nested repositories: `confine run` on the pinned
   bwrap rung and on the ladder is refused before anything runs, exit 125,
   with the exact text naming the bound and the count (never bwrap's own
