@@ -25,7 +25,8 @@
 #include "rungs/rung.h"
 #include "testlib.h"
 
-/* Measured 2026-12-03 (127, then 130 with home28c's added entry): a nested repository with .git/{config,hooks,info}
+/* Measured 2026-12-03 (127; 130 after home28c): a nested repository with
+ * .git/{config,hooks,info}
  * costs 6 pin tokens, 9 for its three read-only binds, 10 for their
  * identities and 3 per placeholder for what runs later (its entries at a
  * repository's root that do not exist yet, and git's missing files). */
