@@ -314,6 +314,10 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 				goto oom;
 			c->argc = cf_strv_length((const char *const *)c->argv);
 			confine_strv_free(profile);
+			if ((r = cf_policy_check_args_max(def, c, err)) < 0) {
+				confine_argv_free(c);
+				return r;
+			}
 			*ret = c;
 			return 0;
 		}
@@ -356,6 +360,10 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		goto oom;
 	c->argc = cf_strv_length((const char *const *)c->argv);
 	confine_strv_free(profile);
+	if ((r = cf_policy_check_args_max(def, c, err)) < 0) {
+		confine_argv_free(c);
+		return r;
+	}
 	*ret = c;
 	return 0;
 oom:

@@ -140,6 +140,25 @@ int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_p
 	                                                : "another rung");
 }
 
+int cf_policy_check_args_max(const cf_runner_def *def, const confine_argv *c,
+                               confine_error *err) {
+	size_t n = c->argc > 0 ? (size_t)c->argc - 1 : 0, ro = 0, rw = 0, ids = 0;
+	if (!def->args_max || n <= def->args_max)
+		return 0;
+	for (size_t i = 1; c->argv[i]; i++) {
+		ro += strcmp(c->argv[i], "--ro-bind") == 0;
+		rw += strcmp(c->argv[i], "--bind") == 0;
+		ids += strcmp(c->argv[i], LAUNCHER_ARG_IDENTITY) == 0;
+	}
+	return cf_error_set(err, E2BIG, CONFINE_E_INVALID_POLICY, "confine", 0,
+	                    "the policy cannot be held on the %s rung (\"%s\"): %s refuses "
+	                    "more than %zu arguments and this run needs %zu (%zu read-only binds of "
+	                    "protected paths and placeholders, %zu writable binds and pins, %zu "
+	                    "identity checks); unprotect entries (--unprotect), narrow the workspace, "
+	                    "or pin --runner landlock (nothing was run)",
+	                    def->title, def->name, def->title, def->args_max, n, ro, rw, ids);
+}
+
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
                             confine_error *err) {
 	const char *cause;

@@ -34,6 +34,13 @@ int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *p
 int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_policy *policy,
                                        confine_error *err) CONFINE_HIDDEN;
 
+/* INVALID_POLICY when the assembled argv `c` (argv[0] the rung's program)
+ * passes `def`'s args_max (bwrap: CF_BWRAP_ARGS_MAX), naming
+ * the bound and the count (doc/SPEC.md 14), so the run is refused here
+ * rather than failing inside bwrap and leaving the rung; 0 otherwise. */
+int cf_policy_check_args_max(const cf_runner_def *def, const confine_argv *c,
+                               confine_error *err) CONFINE_HIDDEN;
+
 /* The error for a profile generator's failure `r` (< 0): -EINVAL is a
  * policy the rung cannot express; -EACCES, -E2BIG, -ENAMETOOLONG (the
  * Landlock expansion of denyRead) and any other errno are reported with

@@ -197,6 +197,12 @@ typedef struct cf_rung_holds {
 struct cf_clause_facts;
 struct confine_clause;
 
+/* bubblewrap 0.8's bound (MAX_ARGS in bubblewrap.c, parse_args_recurse):
+ * more than this many arguments after argv[0] (its options, the command
+ * and the command's own arguments, and every token read through --args
+ * too) and bwrap exits "Exceeded maximum number of arguments 9000". */
+#define CF_BWRAP_ARGS_MAX 9000
+
 typedef struct cf_runner_def {
 	confine_runner id;
 	const char *name;              /* confine_runner_name() */
@@ -208,6 +214,10 @@ typedef struct cf_runner_def {
 	/* Pinnable on its platform, never in its natural chain (gVisor:
 	 * doc/SPEC.md 22). */
 	bool pin_only;
+	/* The most arguments after argv[0] the row's program takes (bwrap:
+	 * CF_BWRAP_ARGS_MAX); an argv past it is refused before anything runs
+	 * (local/policy-check.h). 0: no bound of its own. */
+	size_t args_max;
 	unsigned facts;                /* CONFINE_RUNNER_FACT_*, into every argv */
 	/* Every argv of this row runs the project's launcher (landlock-run):
 	 * the row's own program, or `inner` inside it. An argv for others

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -543,6 +544,19 @@ int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_
 		if (bound_at(c->argv, p->path) < 0)
 			continue; /* not asked for by this argv */
 		r = p->kind == CF_PLACEHOLDER_NONE ? 0 : hold(&ph->items[ph->n], c, p->path, p->kind);
+		if (r == -EMFILE) {
+			/* each placeholder holds a descriptor for the run (its lock) */
+			struct rlimit rl = { 0, 0 };
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+			cf_error_set(err, EMFILE, CONFINE_E_SPAWN, "spawn", EMFILE,
+			             "cannot make the placeholder %s for a protected path: each placeholder "
+			             "holds a descriptor for the run and %zu are held, at the soft "
+			             "RLIMIT_NOFILE of %llu (raise it, or unprotect entries; nothing was run)",
+			             p->path, ph->n, (unsigned long long)rl.rlim_cur);
+			cf_plan_clear(&plan);
+			cf_placeholders_release(ph);
+			return r;
+		}
 		if (r < 0) {
 			cf_error_set(err, -r, r == -ENOMEM ? CONFINE_E_SYSTEM : CONFINE_E_SPAWN, "spawn", -r,
 			             "cannot make the placeholder %s for a protected path: %s", p->path,

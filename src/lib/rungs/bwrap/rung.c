@@ -356,6 +356,7 @@ const cf_runner_def cf_runner_bwrap = {
 	.name = "bwrap",
 	.title = "bubblewrap",
 	.platform = "linux",
+	.args_max = CF_BWRAP_ARGS_MAX, /* doc/SPEC.md 14, "bwrap's argument bound" */
 	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |
 	         CONFINE_RUNNER_FACT_MOUNT_MASKS,
 	.runs_launcher = true,
