@@ -4,7 +4,8 @@
 A half that starts a program by its path in the checkout fails where the
 checkout is closed to the user (a clone under /root, mode 0700). The two
 helpers that stage are tests/helpers/stage.sh (shell) and as_user.py
-(Python; tap.py's user_half() runs a TAP suite's half through it). This
+(Python; tap.py's user_half() and main_beside_user() run a TAP suite's
+half through it). This
 check walks tests/ and bindings/ and fails for any file that switches to
 another user (runuser, `setpriv --reuid`, os.setuid, C's setuid())
 without going through one of them, so a new suite cannot forget it.
@@ -16,7 +17,7 @@ import sys
 
 SWITCH = re.compile(r"\brunuser\b|setpriv\s+--reuid|os\.set(?:e|res)?uid\(|"
                     r"\bset(?:e|res)?uid\s*\(\s*[^)\s]")
-STAGED = re.compile(r"stage\.sh|\bas_user\b|run_as_created_user|\buser_half(?:_start)?\(")
+STAGED = re.compile(r"stage\.sh|\bas_user\b|run_as_created_user|\buser_half(?:_start)?\(|\bmain_beside_user\(")
 # the helpers themselves, and files that name the tools without switching
 EXEMPT = {"tests/helpers/stage.sh", "tests/helpers/as_user.py", "tests/helpers/staged_halves.py",
           # a forked child drops to nobody to call the library in-process on

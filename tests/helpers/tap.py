@@ -17,6 +17,9 @@ was skipped, as it does for the escape table (tests/escape/run-escape.sh).
     tap.user_half_start(prefix, script, argv, binaries)  # the same, started
     ...root's cases...                           # now, beside root's cases;
     tap.user_half_finish()                       # its lines folded in here
+    return tap.main_beside_user(prefix, script, run)  # a script's main: run(args)
+                                                 # here and, from root, as a
+                                                 # created user beside it
     status = run_as_created_user(..., relay=tap.relay("user"))
     return tap.done()                            # prints 1..N; 0, or 1 on a failure
     return tap.skip_all("why")                   # 1..0 # SKIP why (exit 0, or 1
@@ -155,6 +158,22 @@ class Tap:
         else:
             self.check(result["status"] == 0, "the created user's half ended well",
                        "status %d" % result["status"])
+
+    def main_beside_user(self, prefix, script, run):
+        """A case-table script's main: run(args) (sys.argv without
+        "--no-nonroot"; it returns None, or why nothing could be tested)
+        for this caller and, from root, for a created user beside it
+        (user_half_start/finish, the half given the same args and the
+        first two, confine and the launcher, as its binaries); the exit
+        status. "--no-nonroot": root's half alone."""
+        args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
+        beside = os.getuid() == 0 and "--no-nonroot" not in sys.argv
+        if beside:
+            self.user_half_start(prefix, script, args, args[:2])
+        why = run(args)
+        if beside:
+            self.user_half_finish(discard=bool(why))
+        return self.skip_all(why) if why else self.done()
 
     def skip(self, what, why):
         self._case(True, what, " # SKIP " + _one_line(why))

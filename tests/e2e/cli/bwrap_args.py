@@ -139,30 +139,24 @@ def held_under_bound(w):
     TAP.check(unconfined_control(ws), "20 nested repositories: control: the writes land unconfined")
 
 
-def main():
-    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    confine, launcher = args[0], args[1]
-    user_half = os.getuid() == 0 and "--no-nonroot" not in sys.argv
-    if user_half:
-        TAP.user_half_start("cfbwargs", __file__, args, args[:2])
+def run_table(confine, launcher):
+    """The cases for one caller: None, or why nothing could be tested."""
     w = World(confine, launcher)
-    why = None
     try:
         probe = subprocess.run([confine, "run", "--config", w.config, "--runner", "bwrap",
                                 "-m", "read-only", "-w", w.base, "--", "true"],
                                capture_output=True, text=True)
         if probe.returncode != 0:
-            why = "bwrap is not usable here: %s" % probe.stderr
-        else:
-            TAP.guard("past the bound", refused_past_bound, w)
-            TAP.guard("under the bound", held_under_bound, w)
+            return "bwrap is not usable here: %s" % probe.stderr
+        TAP.guard("past the bound", refused_past_bound, w)
+        TAP.guard("under the bound", held_under_bound, w)
+        return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
-    if user_half:
-        TAP.user_half_finish(discard=bool(why))
-    if why:
-        return TAP.skip_all(why)
-    return TAP.done()
+
+
+def main():
+    return TAP.main_beside_user("cfbwargs", __file__, lambda args: run_table(*args[:2]))
 
 
 if __name__ == "__main__":

@@ -254,17 +254,7 @@ def run_table(confine, launcher, runner):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--no-nonroot"]
-    confine, launcher, runner = args[0], args[1], args[2]
-    user_half = os.getuid() == 0 and "--no-nonroot" not in sys.argv
-    if user_half:
-        TAP.user_half_start("cflhome", __file__, args, args[:2])
-    why = run_table(confine, launcher, runner)
-    if user_half:
-        TAP.user_half_finish(discard=bool(why))
-    if why:
-        return TAP.skip_all(why)
-    return TAP.done()
+    return TAP.main_beside_user("cflhome", __file__, lambda args: run_table(*args[:3]))
 
 
 if __name__ == "__main__":
