@@ -40,7 +40,7 @@ import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                                 "helpers"))
-from outside_tmp import launcher_outside_tmp  # noqa: E402
+from outside_tmp import launcher_config  # noqa: E402
 from tap import Tap  # noqa: E402
 
 TAP = Tap()
@@ -228,11 +228,7 @@ def main():
     config_dir = tempfile.mkdtemp(prefix="cf-bytes-config-")
     try:
         os.chmod(config_dir, 0o755)
-        config = os.path.join(config_dir, "launcher.json")
-        with open(config, "w") as f:
-            json.dump({"landlockLauncher": launcher_outside_tmp(launcher)}, f)
-        os.chmod(config, 0o644)
-        os.environ["CONFINE_CONFIG"] = config
+        os.environ["CONFINE_CONFIG"] = launcher_config(launcher, config_dir)
         probe = run([confine, "wrap", "--runner", runner, "--", "true"], os.environ)
         if probe.returncode != 0:
             return TAP.skip_all("runner %s unavailable here: %s" % (runner, probe.stdout.strip()))
