@@ -178,7 +178,7 @@ char *confine_bash_render(const confine_bash_result *result) {
 	/* The model must know what did not hold before it trusts a result
 	 * (a secret it was told is hidden, a path it was told is protected). */
 	if (o->confined && !cf_clauses_all_enforced(o->clauses, o->n_clauses)) {
-		char what[1536], line[1600];
+		char what[4096], line[4160];
 		cf_clauses_describe_unenforced(o->clauses, o->n_clauses, what, sizeof what);
 		snprintf(line, sizeof line, "[sandbox: not enforced on this run: %s]", what);
 		if (marker(&b, line) < 0)

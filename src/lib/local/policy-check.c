@@ -223,7 +223,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(clauses[i].clause, "stage") == 0 &&
 		    clauses[i].status != CONFINE_CLAUSE_ENFORCED) {
-			char detail[1024];
+			char detail[4096];
 			snprintf(detail, sizeof detail, "stage: %s cannot stage the run (%s; it needs %s)",
 			         def->title, clauses[i].reason ? clauses[i].reason : "not held",
 			         clauses[i].needs ? clauses[i].needs : "a Linux rung with the launcher");
@@ -234,7 +234,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
 	if (!cf_clauses_all_enforced(clauses, n))
 		c->enforcement = CONFINE_ENFORCEMENT_PARTIAL;
 	if (policy->require_full && c->enforcement == CONFINE_ENFORCEMENT_PARTIAL) {
-		char detail[1024];
+		char detail[4096];
 		const char *missing = cf_host_supervisor_missing();
 		int len = snprintf(detail, sizeof detail, "requireFull: %s does not enforce ", def->title);
 		cf_clauses_describe_unenforced(clauses, n, detail + len, sizeof detail - (size_t)len);
