@@ -388,6 +388,12 @@ static void drop_bind(confine_argv *c, long at) {
 	c->argc -= 3;
 }
 
+/* The failures that say this process (or the system) is out of
+ * descriptors or memory, not anything about the name looked at. */
+static bool out_of_descriptors(int e) {
+	return e == EMFILE || e == ENFILE || e == ENOMEM;
+}
+
 /* The directories above `path` that are gone, made again as marked,
  * empty placeholders: a concurrent run that stood in one of them
  * (`.claude` for `.claude/settings.json`) removed it after this run planned
@@ -425,6 +431,8 @@ static int make_parents(const char *path) {
 		if (r == 0 && (fd = open_placeholder(dir, CF_PLACEHOLDER_DIR)) >= 0) {
 			mark(fd);
 			close(fd);
+		} else if (r == 0 && out_of_descriptors(errno)) {
+			return -errno;
 		} else if (r < 0 && r != -EEXIST) {
 			return r;
 		}
@@ -470,7 +478,7 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 			made = true;
 		}
 		if ((fd = open_placeholder(path, kind)) < 0) {
-			if (made)
+			if (made || out_of_descriptors(errno))
 				return -errno;
 			if (errno == ENOENT)
 				continue; /* another run's stand-in, removed meanwhile */
@@ -496,8 +504,20 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 			waited += 10;
 		}
 		/* A finishing run may have removed it between our open and lock. */
-		if (fstat(fd, &st) < 0 || lstat_safely(path, &now) < 0 || st.st_dev != now.st_dev ||
-		    st.st_ino != now.st_ino) {
+		if (fstat(fd, &st) < 0 || lstat_safely(path, &now) < 0) {
+			/* Gone meanwhile: look again. Anything else (no descriptor
+			 * left for the look, say) is this run's failure, named as
+			 * such, not another run's hold. */
+			int e = errno;
+			close(fd);
+			if (e != ENOENT) {
+				if (made)
+					(void)remove_placeholder(path, kind);
+				return -e;
+			}
+			continue;
+		}
+		if (st.st_dev != now.st_dev || st.st_ino != now.st_ino) {
 			close(fd);
 			continue;
 		}
@@ -514,7 +534,7 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 		h->made = made;
 		return 1;
 	}
-	return -EAGAIN;
+	return -EBUSY; /* the name changed under every look */
 }
 
 int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_error *err) {
@@ -560,7 +580,9 @@ int cf_placeholders_make(confine_argv *c, struct cf_placeholders **ret, confine_
 		if (r < 0) {
 			cf_error_set(err, -r, r == -ENOMEM ? CONFINE_E_SYSTEM : CONFINE_E_SPAWN, "spawn", -r,
 			             "cannot make the placeholder %s for a protected path: %s", p->path,
-			             r == -EWOULDBLOCK ? "another process holds it" : strerror(-r));
+			             r == -EWOULDBLOCK ? "another process holds it"
+			             : r == -EBUSY ? "another process keeps changing it"
+			                           : strerror(-r));
 			cf_plan_clear(&plan);
 			cf_placeholders_release(ph);
 			return r;

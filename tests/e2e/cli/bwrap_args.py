@@ -15,9 +15,11 @@ arguments; each nested git repository costs the layered argv 130 tokens.
   command's writes to the nested .git dirs (config, hooks) are refused on
   disk while an ordinary write lands. Control: the same writes unconfined
   land.
-- The same workspace under a soft RLIMIT_NOFILE of 256: each placeholder
-  holds a descriptor for the run, so the run is refused naming the limit
-  (exit 125, nothing ran), not a bare "Too many open files".
+- The same workspace under each soft RLIMIT_NOFILE from 248 to 263: each
+  placeholder holds a descriptor for the run, so the run is refused naming
+  the limit (exit 125, nothing ran), not a bare "Too many open files" and
+  not "another process holds it" (a look that found no descriptor left
+  once read as another run's hold).
 
 Usage: bwrap_args.py CONFINE LAUNCHER [--no-nonroot]
 TAP (tests/helpers/tap.py); a skip of the whole when bwrap does not work
@@ -122,20 +124,30 @@ def held_under_bound(w):
     TAP.check(read(os.path.join(ws, "plain.txt")) == "ok\n",
               "20 nested repositories: an ordinary write lands")
     os.unlink(os.path.join(ws, "plain.txt"))
-    # each placeholder holds a descriptor: under a low soft limit, refused by name
-    done = subprocess.run(["sh", "-c", 'ulimit -n 256 && exec "$@"', "sh", w.confine, "run",
-                           "--config", w.config, "--runner", "bwrap", "-m", "workspace-write",
-                           "-w", ws, "--", "sh", "-c", WRITE], capture_output=True, text=True,
-                          cwd=ws, timeout=600)
-    TAP.check(done.returncode == 125 and re.search(
-        r"^confine: cannot make the placeholder \S+ for a protected path: each placeholder "
-        r"holds a descriptor for the run and \d+ are held, at the soft RLIMIT_NOFILE of 256 "
-        r"\(raise it, or unprotect entries; nothing was run\)$", done.stderr, re.M) is not None,
-        "20 nested repositories, RLIMIT_NOFILE 256: refused naming the limit",
-        "rc %d: %s" % (done.returncode, done.stderr[-600:]))
+    # Each placeholder holds a descriptor: under a low soft limit, refused by
+    # name. Every soft limit in a window of 16 (each offset of the limit
+    # against a hold's own transient descriptors), never another run's hold.
+    wrong = []
+    for limit in range(248, 264):
+        done = subprocess.run(["sh", "-c", 'ulimit -n %d && exec "$@"' % limit, "sh", w.confine,
+                               "run", "--config", w.config, "--runner", "bwrap", "-m",
+                               "workspace-write", "-w", ws, "--", "sh", "-c", WRITE],
+                              capture_output=True, text=True, cwd=ws, timeout=600)
+        if done.returncode != 125 or re.search(
+                r"^confine: cannot make the placeholder \S+ for a protected path: each "
+                r"placeholder holds a descriptor for the run and \d+ are held, at the soft "
+                r"RLIMIT_NOFILE of %d \(raise it, or unprotect entries; nothing was run\)$"
+                % limit, done.stderr, re.M) is None:
+            wrong.append("limit %d: rc %d: %s" % (limit, done.returncode, done.stderr[-300:]))
+        if read(os.path.join(ws, "r7/.git/config")) != config_before or \
+                read(os.path.join(ws, "plain.txt")) is not None:
+            wrong.append("limit %d: the command ran" % limit)
+            break
+    TAP.check(not wrong, "20 nested repositories, RLIMIT_NOFILE 248..263: refused naming the limit",
+              "; ".join(wrong[:3]))
     TAP.check(read(os.path.join(ws, "r7/.git/config")) == config_before and
               read(os.path.join(ws, "plain.txt")) is None,
-              "20 nested repositories, RLIMIT_NOFILE 256: nothing ran")
+              "20 nested repositories, RLIMIT_NOFILE 248..263: nothing ran")
     TAP.check(unconfined_control(ws), "20 nested repositories: control: the writes land unconfined")
 
 
