@@ -381,7 +381,9 @@ static bool would_refuse(confine_stage *s, confine_fs *fs, const step *st, char 
 
 /* A move is a pair (SPEC 21): a rename's two names, and a deleted real
  * directory with the added directory holding its tree (moves.c: `mv`
- * copies a directory through the overlay) and all below that; the
+ * copies a directory through the overlay) and all below that, and a
+ * deleted file whose bytes a modified file now holds (a move onto a name
+ * that was there); the
  * number of pairs (their `group`s, from 1). When any step of a pair
  * would not land (a conflict, a refusal), none does (refuse_pairs): the
  * old name would go while the new one stays out (`mv safe .claude`). */
@@ -397,6 +399,26 @@ static size_t group_moves(confine_stage *s, step *steps, size_t n_steps) {
 				if (steps[j].c == c)
 					steps[j].group = groups, steps[j].from = c->pub.from,
 					steps[j].to = c->pub.path;
+			continue;
+		}
+		if (steps[i].removal && c->pub.change == CONFINE_CHANGE_DELETED && c->pub.type == 'f') {
+			/* a move onto a name that was there: the deleted file's
+			 * bytes and mode are a modified file's new ones */
+			for (size_t a = 0; a < n_steps; a++) {
+				const cf_change *to = steps[a].c;
+				if (steps[a].removal || steps[a].group ||
+				    to->pub.change != CONFINE_CHANGE_MODIFIED || to->pub.type != 'f' ||
+				    to->root != c->root || to->pub.size != c->pub.size)
+					continue;
+				/* a file that cannot be compared is taken for the move: kept */
+				if (cf_stage_moved_file(s, c->root, c->rel, to->rel) == 0)
+					continue;
+				groups++;
+				steps[i].group = steps[a].group = groups;
+				steps[i].from = steps[a].from = c->pub.path;
+				steps[i].to = steps[a].to = to->pub.path;
+				break;
+			}
 			continue;
 		}
 		if (!steps[i].removal || c->pub.change != CONFINE_CHANGE_DELETED || !c->real_is_dir)

@@ -158,3 +158,34 @@ out:
 	close(at);
 	return r;
 }
+
+int cf_stage_moved_file(const confine_stage *s, size_t root, const char *real_rel,
+                        const char *up_rel) {
+	char name[NAME_MAX + 1], which[PATH_MAX], up[PATH_MAX];
+	struct stat a, b;
+	int at = -1, fa = -1, fb = -1, r;
+	if (cf_stage_join(up, sizeof up, s->roots[root].upper, up_rel) < 0)
+		return -ENAMETOOLONG;
+	r = cf_stage_open_parent(s, root, real_rel, false, &at, name, sizeof name, which, sizeof which);
+	if (r != 0)
+		return r < 0 ? r : 0;
+	fa = openat(at, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(at);
+	if (fa < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if ((fb = open(up, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		r = errno == ENOENT ? 0 : -errno;
+		close(fa);
+		return r;
+	}
+	if (fstat(fa, &a) < 0 || fstat(fb, &b) < 0)
+		r = -errno;
+	else if (!S_ISREG(a.st_mode) || !S_ISREG(b.st_mode) || (a.st_mode & 07777) != (b.st_mode & 07777) ||
+	         a.st_size != b.st_size)
+		r = 0;
+	else
+		r = same_bytes(fa, fb);
+	close(fa);
+	close(fb);
+	return r;
+}

@@ -131,6 +131,12 @@ int cf_stage_set_mode(int dirfd, const char *name, unsigned mode) CONFINE_HIDDEN
  * through an overlay, by copying), 0 when not, else a negative errno. */
 int cf_stage_moved(const confine_stage *s, size_t root, const char *real_rel,
                    const char *up_rel) CONFINE_HIDDEN;
+/* 1 when the real regular file `real_rel` and the staged one at `up_rel`
+ * hold the same permission bits and bytes (a deleted file moved onto a
+ * name that existed: `mv -f notes.txt .envrc`), 0 when not, else a
+ * negative errno. */
+int cf_stage_moved_file(const confine_stage *s, size_t root, const char *real_rel,
+                        const char *up_rel) CONFINE_HIDDEN;
 
 /* Whether `name` (at `dirfd`) is an overlayfs whiteout. */
 bool cf_stage_is_whiteout(int dirfd, const char *name, const struct stat *st) CONFINE_HIDDEN;

@@ -627,10 +627,69 @@ def case_move_onto_protected(confine, runner, base):
               (d.returncode, d.stderr, sorted(listed)))
 
 
+def case_move_onto_existing(confine, runner, base):
+    """A move onto a name that was there (`mv -f notes.txt .envrc`) lists a
+    modified file and a deleted one; apply pairs them (SPEC 21): onto a
+    protected file (.envrc, .claude/settings.json) both are refused, the
+    moved file keeps its bytes in the workspace and the protected one is
+    unchanged. Control: the same moves onto ordinary files apply (the old
+    names go, the new ones hold the moved bytes). On bwrap the move onto a
+    protected file is refused in the run (the file is bound over itself)."""
+    for protected in (True, False):
+        ws = os.path.join(base, "wx-%s" % protected)
+        to_a, to_b = (".envrc", ".claude/settings.json") if protected else ("plain", "cfg/settings.json")
+        os.makedirs(os.path.join(ws, os.path.dirname(to_b)))
+        os.makedirs(os.path.join(ws, "src"))
+        for rel, text in (("notes.txt", "keep me\n"), ("src/settings.json", "{\"moved\": 1}\n"),
+                          (to_a, "old a\n"), (to_b, "{\"old\": 1}\n")):
+            with open(os.path.join(ws, rel), "w") as f:
+                f.write(text)
+        stage = os.path.join(base, "stagex-%s" % protected)
+        before = snapshot(ws)
+        r = run([confine, "run", "--runner", runner, "-w", ws, "--stage", stage, "--", "sh", "-c",
+                 "mv -f notes.txt %s && mv -f src/settings.json %s" % (to_a, to_b)], cwd=ws)
+        if protected and runner == "bwrap":
+            # bwrap binds an existing protected file over itself: the
+            # move is refused in the run already, and apply has nothing
+            # that could take notes.txt away
+            check(r.returncode != 0 and "Device or resource busy" in r.stderr,
+                  "bwrap: the move onto a protected file is refused in the run",
+                  (r.returncode, r.stderr))
+            run([confine, "stage", "apply", stage, "--json"])
+            check(snapshot(ws) == before, "bwrap: the workspace is untouched after apply",
+                  (snapshot(ws), before))
+            continue
+        check(r.returncode == 0, "the staged moves onto existing files run", (r.returncode, r.stderr))
+        a = run([confine, "stage", "apply", stage, "--json"])
+        results = {e["path"]: e for e in json.loads(a.stdout)["results"]} if a.stdout else {}
+        if not protected:
+            check(a.returncode == 0, "control: the moves onto existing files apply", (a.stdout, a.stderr))
+            check(not os.path.exists(os.path.join(ws, "notes.txt")) and
+                  open(os.path.join(ws, to_a)).read() == "keep me\n" and
+                  not os.path.exists(os.path.join(ws, "src/settings.json")) and
+                  open(os.path.join(ws, to_b)).read() == "{\"moved\": 1}\n",
+                  "control: the old names went, the existing ones hold the moved bytes", snapshot(ws))
+            continue
+        check(a.returncode == 1, "apply: the moves onto protected files refused",
+              (a.returncode, a.stdout, a.stderr))
+        for old, new in (("notes.txt", to_a), ("src/settings.json", to_b)):
+            for p in (old, new):
+                e = results.get(p, {})
+                check(e.get("outcome") == "refused" and
+                      "the run moved %s to %s" % (old, new) in e.get("message", ""),
+                      "onto an existing protected file: the pair is refused naming both paths",
+                      (p, results))
+        check(snapshot(ws) == before, "the workspace is untouched: the moved files kept",
+              (snapshot(ws), before))
+        check(open(os.path.join(ws, "notes.txt")).read() == "keep me\n",
+              "notes.txt keeps its bytes in the workspace")
+
+
 CASES = [case_world, case_discard, case_conflict, case_protected, case_root_replaced, case_kill9,
          case_refusals,
          case_opaque_and_link_out, case_no_userns, case_clause_and_require_full,
-         case_host_below_deleted_dir, case_host_under_every_kind, case_move_onto_protected]
+         case_host_below_deleted_dir, case_host_under_every_kind, case_move_onto_protected,
+         case_move_onto_existing]
 
 
 def main():
