@@ -12,6 +12,35 @@ static bool all_digits_and_dots(const char *s)
 	return true;
 }
 
+static bool is_number_label(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		for (i = 2; i < n; i++)
+			if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f') ||
+			      (s[i] >= 'A' && s[i] <= 'F')))
+				return false;
+		return true;
+	}
+	for (; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return n > 0;
+}
+
+bool host_is_ipv4_literal(const char *host)
+{
+	size_t n = strlen(host);
+	const char *last;
+
+	if (n && host[n - 1] == '.')
+		n--; /* "127.0.0.1." resolves as the address too */
+	for (last = host + n; last > host && last[-1] != '.'; last--)
+		;
+	return is_number_label(last, (size_t)(host + n - last));
+}
+
 static bool is_name_byte(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
@@ -71,7 +100,7 @@ enum host_pattern_fault host_pattern_check(const char *pattern, char *ret_bad)
 		name = pattern + 2;
 	if (!name[0] || strlen(name) > HOST_NAME_LENGTH_MAX)
 		return HOST_PATTERN_NOT_A_NAME;
-	if (all_digits_and_dots(name))
+	if (all_digits_and_dots(name) || host_is_ipv4_literal(name))
 		return HOST_PATTERN_ADDRESS;
 	return check_labels(name, ret_bad);
 }

@@ -40,6 +40,14 @@ enum host_pattern_fault {
  * NULL) is the offending byte. */
 enum host_pattern_fault host_pattern_check(const char *pattern, char *ret_bad);
 
+/* Whether `host` reads as an IPv4 address in any form a resolver takes
+ * (inet_aton(3): one to four parts, each decimal, octal or 0x hex;
+ * "0x7f000001", "127.1", "0177.0.0.1"), told as the WHATWG URL standard
+ * does: its last label is a number (digits, or 0x and hex digits). No
+ * top-level domain is one. The doors refuse such a pattern and the proxy
+ * such a host: one decision (doc/SPEC.md 15). */
+bool host_is_ipv4_literal(const char *host);
+
 /* Whether `host` matches `pattern`; false when either is NULL. */
 bool host_pattern_match(const char *pattern, const char *host);
 

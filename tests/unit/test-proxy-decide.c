@@ -249,6 +249,14 @@ static void test_literals_and_authorities(void **state)
 	assert_true(proxy_is_ip_literal("127.0.0.1"));
 	assert_true(proxy_is_ip_literal("[::1]"));
 	assert_true(proxy_is_ip_literal("2130706433"));
+	assert_true(proxy_is_ip_literal("0x7f000001"));
+	assert_true(proxy_is_ip_literal("0x7f.0.0.1"));
+	assert_true(proxy_is_ip_literal("0177.0.0.1"));
+	assert_true(proxy_is_ip_literal("127.1"));
+	assert_true(proxy_is_ip_literal("127.0.0.1."));
+	assert_false(proxy_is_ip_literal("0xdead.example"));
+	assert_false(proxy_is_ip_literal("a.b9"));
+	assert_false(proxy_is_ip_literal("x0.example.org"));
 	assert_true(proxy_is_ip_literal("::ffff:127.0.0.1"));
 	assert_false(proxy_is_ip_literal("a1.test"));
 	assert_true(proxy_split_authority("x.test:8080", 11, 80, host, sizeof(host), &port));

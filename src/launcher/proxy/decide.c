@@ -284,7 +284,7 @@ bool proxy_is_ip_literal(const char *host)
 	struct in_addr a;
 
 	return host[0] == '[' || strchr(host, ':') != NULL || inet_pton(AF_INET, host, &a) == 1 ||
-	       strspn(host, "0123456789.") == strlen(host);
+	       strspn(host, "0123456789.") == strlen(host) || host_is_ipv4_literal(host);
 }
 
 /* ":digits" (len bytes, after the host) into *port; false when malformed. */
