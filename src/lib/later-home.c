@@ -135,16 +135,13 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
 
 /* Read from /etc/passwd itself (fgetpwent_r, no NSS: the CLI is linked
  * statically), as later-git.c's `~user/`. */
-const char *cf_later_home_env(void) {
+const char *cf_later_passwd_home(void) {
 	static _Thread_local char from_passwd[PATH_MAX];
-	const char *home = getenv("HOME");
 	struct passwd pw, *found = NULL;
 	char scratch[4096];
 	uid_t uid = getuid();
 	bool got = false;
 	FILE *f;
-	if (home && home[0] == '/')
-		return home;
 	if (!(f = fopen("/etc/passwd", "re")))
 		return NULL;
 	while (!got && fgetpwent_r(f, &pw, scratch, sizeof scratch, &found) == 0 && found)
@@ -157,6 +154,11 @@ const char *cf_later_home_env(void) {
 		}
 	fclose(f);
 	return got ? from_passwd : NULL;
+}
+
+const char *cf_later_home_env(void) {
+	const char *home = getenv("HOME");
+	return home && home[0] == '/' ? home : cf_later_passwd_home();
 }
 
 cf_later_stand cf_later_stand_at(const cf_later_entry *e, const char *base) {

@@ -19,6 +19,38 @@ static char *home_dir(void) {
 	return home && home[0] == '/' ? realpath(home, NULL) : NULL;
 }
 
+/* The passwd entry's home, canonical, where it is another directory than
+ * `home` (`HOME=/var/tmp/x`: a login or an ssh session later reads the
+ * passwd one's `.bashrc`, `.ssh/authorized_keys`, `.gitconfig`), or NULL. */
+static char *other_home(const char *home) {
+	const char *pw = cf_later_passwd_home();
+	char *real = pw && pw[0] == '/' ? realpath(pw, NULL) : NULL;
+	if (real && home && strcmp(real, home) == 0) {
+		free(real);
+		return NULL;
+	}
+	return real;
+}
+
+/* Every home entry at `home` (and git's XDG config where `xdg` is set),
+ * wherever its path lies in a writable root. */
+static int each_at_home(const confine_policy *policy, char *const *roots, const char *home,
+                        const char *xdg, cf_later_visit visit, void *ctx) {
+	char path[PATH_MAX];
+	int r = 0;
+	for (size_t i = 0; r == 0 && home && i < cf_later_count; i++) {
+		const cf_later_entry *e = &cf_later_entries[i];
+		if (!cf_later_protected(policy, e))
+			continue;
+		if ((size_t)snprintf(path, sizeof path, "%s%s%s", home, strcmp(home, "/") == 0 ? "" : "/",
+		                     e->name) < sizeof path)
+			r = cf_later_visit_home(roots, path, visit, ctx, e);
+		if (r == 0 && xdg && strcmp(e->name, ".config/git/config") == 0)
+			r = cf_later_visit_home(roots, xdg, visit, ctx, e);
+	}
+	return r;
+}
+
 /* `$XDG_CONFIG_HOME/git/config` where it is set (absolute) and is not
  * `<home>/.config`: git reads it instead of `<home>/.config/git/config`. */
 static char *xdg_git_config(const char *home) {
@@ -55,7 +87,7 @@ int cf_later_visit_held(char *const *roots, const char *path, cf_later_visit vis
 
 int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_visit visit,
                   void *ctx) {
-	char path[PATH_MAX], *home, *xdg;
+	char path[PATH_MAX], *home, *xdg, *other;
 	int r = 0;
 	if (!policy->default_protections)
 		return 0;
@@ -73,20 +105,19 @@ int cf_later_each(const confine_policy *policy, char *const *roots, cf_later_vis
 	 * (`--writable ~/.config` holds `~/.config/git/config`). */
 	home = home_dir();
 	xdg = home ? xdg_git_config(home) : NULL;
-	for (size_t i = 0; r == 0 && home && i < cf_later_count; i++) {
-		const cf_later_entry *e = &cf_later_entries[i];
-		if (!cf_later_protected(policy, e))
-			continue;
-		if ((size_t)snprintf(path, sizeof path, "%s%s%s", home, strcmp(home, "/") == 0 ? "" : "/",
-		                     e->name) < sizeof path)
-			r = cf_later_visit_home(roots, path, visit, ctx, e);
-		if (r == 0 && xdg && strcmp(e->name, ".config/git/config") == 0)
-			r = cf_later_visit_home(roots, xdg, visit, ctx, e);
-	}
+	other = other_home(home);
+	if (r == 0)
+		r = each_at_home(policy, roots, home, xdg, visit, ctx);
+	/* ... and at the passwd home where $HOME names another directory */
+	if (r == 0 && other)
+		r = each_at_home(policy, roots, other, NULL, visit, ctx);
 	/* What the user's git configuration includes, and its hooks directory
-	 * (later-git.c), where a writable root holds them. */
+	 * (later-git.c), where a writable root holds them: each home's. */
 	if (r == 0)
 		r = cf_later_git_each(policy, home, xdg, NULL, NULL, roots, visit, ctx);
+	if (r == 0 && other)
+		r = cf_later_git_each(policy, other, NULL, NULL, NULL, roots, visit, ctx);
+	free(other);
 	free(xdg);
 	free(home);
 	return r;

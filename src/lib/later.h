@@ -97,6 +97,11 @@ int cf_later_visit_home(char *const *roots, const char *path, cf_later_visit vis
  * it is absolute, else the passwd entry's (getpwuid_r), else NULL. The
  * string is `$HOME`'s or the calling thread's own (until its next call). */
 const char *cf_later_home_env(void) CONFINE_HIDDEN;
+/* The passwd entry's home (read from /etc/passwd, no NSS), or NULL; the
+ * calling thread's own string until its next call. Where `$HOME` names
+ * another directory, what runs later at the passwd home (a login shell,
+ * an ssh session) is protected too (cf_later_each; R28c-home-env). */
+const char *cf_later_passwd_home(void) CONFINE_HIDDEN;
 
 /* later-home.c: how a missing `e` is stood in for at `base` (canonical:
  * the root or home it lies at the top of). At the caller's home, a

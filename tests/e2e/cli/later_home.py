@@ -21,7 +21,9 @@ beside the stand-in, `--unprotect`, a spawned `wrap` and the file API.
   plant of `~/.claude/settings.json` there lands and is reported planted;
 - `$HOME` unset: the passwd entry's home is the home (the file API
   refuses its `.xsessionrc`; the created user's `run` holds its
-  `.bashrc` on bwrap and reports it on Landlock).
+  `.bashrc` on bwrap and reports it on Landlock);
+- `$HOME` naming another directory (R28c-home-env): the passwd home's
+  entries are protected too, the same way.
 
 Usage: later_home.py CONFINE LAUNCHER RUNNER [--no-nonroot]
 """
@@ -181,35 +183,49 @@ def fresh_home_claude(w):
     TAP.ok("a fresh home's ~/.claude/projects/ is made [%s, %s]" % (w.runner, user))
 
 
-def passwd_home(w):
+def passwd_home(w, elsewhere=False):
     """`$HOME` unset: the home a later login sees, the passwd entry's, is
     the home (the file API refuses its entry; the created user's run holds
-    its `.bashrc`, which useradd -m put there, or reports it)."""
+    its `.bashrc`, which useradd -m put there, or reports it). With
+    `elsewhere`, `$HOME` names another directory (R28c-home-env): the
+    passwd home's entries are protected as well, the same way."""
     me = pwd.getpwuid(os.getuid())
     user, home = me.pw_name, os.path.realpath(me.pw_dir)
     env = {k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_CONFIG_HOME")}
+    other = None
+    if elsewhere:
+        other = tempfile.mkdtemp(prefix="confine-later-otherhome.")
+        env["HOME"] = other
+    try:
+        passwd_home_cases(w, user, home, env, "$HOME elsewhere" if elsewhere else "$HOME unset")
+    finally:
+        if other:
+            shutil.rmtree(other, ignore_errors=True)
+
+
+def passwd_home_cases(w, user, home, env, how):
     target = os.path.join(home, ".xsessionrc")
     if os.path.lexists(target):
-        TAP.skip("$HOME unset, fs [%s, %s]" % (w.runner, user), "%s exists" % target)
+        TAP.skip("%s, fs [%s, %s]" % (how, w.runner, user), "%s exists" % target)
     else:
         try:
             done = subprocess.run([w.confine, "fs", "--json", "-m", "workspace-write", "-w",
                                    home, "write", target], input="touch x\n",
                                   capture_output=True, text=True, env=env, timeout=60)
             check(done.returncode == 1 and "denied by defaultProtections" in done.stdout,
-                  "$HOME unset: the passwd home's entry not refused:",
+                  how + ": the passwd home's entry not refused:",
                   (user, done.returncode, done.stdout, done.stderr))
-            check(not os.path.lexists(target), "$HOME unset: the file API wrote it:", target)
+            check(not os.path.lexists(target), how + ": the file API wrote it:", target)
         finally:
             if os.path.lexists(target):
                 os.unlink(target)
-        TAP.ok("$HOME unset, fs [%s, %s]: the passwd home's entry refused" % (w.runner, user))
+        TAP.ok("%s, fs [%s, %s]: the passwd home's entry refused" % (how, w.runner, user))
     bashrc = os.path.join(home, ".bashrc")
     if os.getuid() == 0 or not os.path.isfile(bashrc):
-        TAP.skip("$HOME unset, run [%s, %s]" % (w.runner, user),
+        TAP.skip("%s, run [%s, %s]" % (how, w.runner, user),
                  "only in the created user's own home (its .bashrc from useradd -m)")
         return
-    mark = os.path.join(w.base, "marks", "passwd-home")
+    mark = os.path.join(w.base, "marks", "passwd-home-" + how.split()[-1])
     # the configuration outside the home, which is the writable root
     outside = tempfile.mkdtemp(prefix="confine-later-home.")
     config = shutil.copy(w.config, outside)
@@ -219,15 +235,15 @@ def passwd_home(w):
                           capture_output=True, text=True, cwd=w.base, env=env, timeout=300)
     shutil.rmtree(outside, ignore_errors=True)
     out = lp.json.loads(done.stdout)
-    check(out.get("error") is None, "$HOME unset: the run failed:", (out, done.stderr))
+    check(out.get("error") is None, how + ": the run failed:", (out, done.stderr))
     hazards = [(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]]
     landed = mark in open(bashrc).read()
     if w.runner == "bwrap":
-        check(not landed, "$HOME unset, bwrap run: the passwd home's .bashrc written:", out)
+        check(not landed, how + ", bwrap run: the passwd home's .bashrc written:", out)
     else:
         check(landed and (bashrc, "planted") in hazards,
-              "$HOME unset, landlock run: not reported planted:", (landed, hazards))
-    TAP.ok("$HOME unset, run [%s, %s]: %s" % (w.runner, user,
+              how + ", landlock run: not reported planted:", (landed, hazards))
+    TAP.ok("%s, run [%s, %s]: %s" % (how, w.runner, user,
                                                "held" if not landed else "reported"))
 
 
@@ -248,6 +264,7 @@ def run_table(confine, launcher, runner):
         w.case = None
         TAP.guard("a fresh home [%s]" % runner, fresh_home_claude, w)
         TAP.guard("$HOME unset [%s]" % runner, passwd_home, w)
+        TAP.guard("$HOME elsewhere [%s]" % runner, passwd_home, w, True)
         return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
