@@ -167,8 +167,8 @@ static void read_config(struct git_walk *w, const char *file, int depth);
 /* The program a command-valued setting names (git-hazards-config.c's one
  * table, cf_git_executable_setting: `core.fsmonitor`, `diff.external`,
  * `filter.<d>.clean`, an `alias.<a>` of `!...`, `tar.<f>.command`, ...):
- * the first word of its value (past a `!` or an `ext::`), when it is a
- * path. An absolute (or `~/`) one is held where a root holds it, a
+ * each word of its value (past a `!` or an `ext::`) that is a path: the
+ * program and the scripts it is handed (`!sh ~/w/s.sh`). An absolute (or `~/`) one is held where a root holds it, a
  * relative one with a slash (`tools/clean`: git runs drivers at the work
  * tree's top) at every root's top, as a relative `core.hooksPath` is. A
  * bare name is found on PATH, and a word with `$` or a backquote is the
@@ -196,19 +196,38 @@ static void program_setting(struct git_walk *w, const char *section, const char 
 		v++;
 	if (strncasecmp(v, "ext::", 5) == 0)
 		v += 5;
-	if (*v == '\'' || *v == '"')
-		quote = *v++;
-	while (*v && n + 1 < sizeof word &&
-	       (quote ? *v != quote : (*v != ' ' && *v != '\t' && *v != ';' && *v != '|')))
-		word[n++] = *v++;
-	word[n] = '\0';
-	if (!n || strpbrk(word, "$`") || !strchr(word, '/'))
-		return;
-	if (expand(w, word, NULL, path, sizeof path)) {
-		if (!w->relative_only && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
-			visit_as(w, path, false, CF_LATER_STAND_NONE);
-	} else if (word[0] != '~') {
-		visit_at_tops(w, word, false, true);
+	/* Every word, not the first alone: a script an interpreter runs is
+	 * the program too (`!sh ~/w/s.sh`, `python3 tools/x.py`; the outside
+	 * red team, R28c-program-args). An option (`--now`) is no path. */
+	for (bool first = true; *v && !w->r; first = false) {
+		bool too_long = false;
+		while (*v && strchr(" \t;|&(){}<>", *v))
+			v++;
+		if (!*v)
+			break;
+		n = 0;
+		quote = 0;
+		if (*v == '\'' || *v == '"')
+			quote = *v++;
+		while (*v && (quote ? *v != quote : !strchr(" \t;|&(){}<>", *v))) {
+			if (n + 1 < sizeof word)
+				word[n++] = *v;
+			else
+				too_long = true; /* no path: never a cut one held */
+			v++;
+		}
+		if (quote && *v)
+			v++;
+		word[n] = '\0';
+		if (!n || too_long || strpbrk(word, "$`") || !strchr(word, '/') ||
+		    (!first && word[0] == '-'))
+			continue;
+		if (expand(w, word, NULL, path, sizeof path)) {
+			if (!w->relative_only && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))
+				visit_as(w, path, false, CF_LATER_STAND_NONE);
+		} else if (word[0] != '~') {
+			visit_at_tops(w, word, false, true);
+		}
 	}
 }
 

@@ -17,7 +17,8 @@ Linux rung, as root and as a user this test creates: each plant through
   `~/.gitconfig`), whose `hooks/` the next `git clone` copies and runs;
   the program of a command-valued setting (`core.fsmonitor`, an `alias`
   of `!PATH`, a missing `diff.external`, a nested repository's own
-  relative `core.fsmonitor`), which the next `git status` (`git dep`,
+  relative `core.fsmonitor`) and the script an interpreter there is
+  handed (`!sh WS/s.sh`, `fsmonitor = sh DIR/fsm.sh`), which the next `git status` (`git dep`,
   `git diff`) runs; a relative `core.hooksPath` at a repository nested below
   the workspace, whose `pre-commit` the next `git commit` runs there.
   bwrap holds what exists read-only (`full`) and reports a missing
@@ -164,6 +165,16 @@ def alias(d):
     gitconfig(d, '[alias]\n\tdep = "!%(extra)s/bin/dep --now"\n')
 
 
+def alias_script(d):
+    script(os.path.join(d["ws"], "tools", "s.sh"))
+    gitconfig(d, '[alias]\n\tdep = "!sh %(ws)s/tools/s.sh --now"\n')
+
+
+def fsmonitor_script(d):
+    script(os.path.join(d["extra"], "fsm.sh"))
+    gitconfig(d, "[core]\n\tfsmonitor = sh %(extra)s/fsm.sh\n")
+
+
 def external(d):
     gitconfig(d, "[diff]\n\texternal = %(ws)s/tools/differ\n")
 
@@ -222,6 +233,10 @@ NAMED = [
           "ws/tools/fsm.sh", "ws/tools/fsm.sh", status_runs),
     Named("~/.gitconfig's alias !PATH in a --writable directory", alias, "extra/bin/dep",
           "extra/bin/dep", alias_runs),
+    Named("~/.gitconfig's alias !sh SCRIPT, the script in the workspace", alias_script,
+          "ws/tools/s.sh", "ws/tools/s.sh", alias_runs),
+    Named("~/.gitconfig's core.fsmonitor sh SCRIPT, the script in a --writable directory",
+          fsmonitor_script, "extra/fsm.sh", "extra/fsm.sh", status_runs),
     Named("~/.gitconfig's missing diff.external program in the workspace", external,
           "ws/tools/differ", "ws/tools/differ", diff_runs, missing=True),
     Named("~/.gitconfig's relative core.hooksPath at a nested repository", hooks_nested,
