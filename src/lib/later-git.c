@@ -164,11 +164,42 @@ static void unquote(const char *in, char *out, size_t size) {
 
 static void read_config(struct git_walk *w, const char *file, int depth);
 
+/* `NAME=...` (a shell assignment before a command). */
+static bool assignment(const char *word) {
+	size_t i = 0;
+	if (!((word[0] >= 'A' && word[0] <= 'Z') || (word[0] >= 'a' && word[0] <= 'z') || word[0] == '_'))
+		return false;
+	while ((word[i] >= 'A' && word[i] <= 'Z') || (word[i] >= 'a' && word[i] <= 'z') ||
+	       (word[i] >= '0' && word[i] <= '9') || word[i] == '_')
+		i++;
+	return word[i] == '=';
+}
+
+/* Whether the program `word` runs the first argument that is no option
+ * (a shell, an interpreter, the `.` builtin, a runner such as `env` or
+ * `exec`): that argument is a program to hold too. pythonX.Y counts. */
+static bool interpreter(const char *word) {
+	static const char *const names[] = {
+		"sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "busybox", ".", "source",
+		"python", "python2", "python3", "perl", "ruby", "node", "nodejs", "deno", "bun",
+		"php", "lua", "tclsh", "env", "exec", "command", "nohup", "nice", "setsid", "xargs",
+		"sudo", "doas",
+	};
+	const char *base = strrchr(word, '/');
+	base = base ? base + 1 : word;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(base, names[i]) == 0)
+			return true;
+	if (strncmp(base, "python", 6) == 0 && base[6] >= '0' && base[6] <= '9')
+		return strspn(base + 6, "0123456789.") == strlen(base + 6);
+	return false;
+}
+
 /* The program a command-valued setting names (git-hazards-config.c's one
  * table, cf_git_executable_setting: `core.fsmonitor`, `diff.external`,
  * `filter.<d>.clean`, an `alias.<a>` of `!...`, `tar.<f>.command`, ...):
- * each word of its value (past a `!` or an `ext::`) that is a path: the
- * program and the scripts it is handed (`!sh ~/w/s.sh`). An absolute (or `~/`) one is held where a root holds it, a
+ * each command's program in its value (past a `!` or an `ext::`) that is
+ * a path, and the script an interpreter there is handed (`!sh ~/w/s.sh`). An absolute (or `~/`) one is held where a root holds it, a
  * relative one with a slash (`tools/clean`: git runs drivers at the work
  * tree's top) at every root's top, as a relative `core.hooksPath` is. A
  * bare name is found on PATH, and a word with `$` or a backquote is the
@@ -196,20 +227,28 @@ static void program_setting(struct git_walk *w, const char *section, const char 
 		v++;
 	if (strncasecmp(v, "ext::", 5) == 0)
 		v += 5;
-	/* Every word, not the first alone: a script an interpreter runs is
-	 * the program too (`!sh ~/w/s.sh`, `python3 tools/x.py`; the outside
-	 * red team, R28c-program-args). An option (`--now`) is no path. */
-	for (bool first = true; *v && !w->r; first = false) {
+	/* Each command's program (the first word, and the first after a
+	 * `;`, `|`, `&`, `(`, `{` or a newline: `!f() { WS/s.sh; }; f`), and
+	 * where that program runs a script it is handed (`sh`, `python3`,
+	 * `env`, `.`: interpreter()), the first word that is no option (`!sh
+	 * WS/s.sh`, `env -S WS/interp`; the outside red team,
+	 * R28c-program-args). Any other argument is data (`!git checkout --
+	 * src/app.c` holds nothing), an assignment before a program
+	 * (`X=1 cmd`) is skipped. */
+	for (bool command = true, script = false; *v && !w->r;) {
 		bool too_long = false;
-		while (*v && strchr(" \t;|&(){}<>", *v))
+		while (*v && strchr(" \t\n;|&(){}<>", *v)) {
+			if (strchr("\n;|&({", *v))
+				command = true, script = false;
 			v++;
+		}
 		if (!*v)
 			break;
 		n = 0;
 		quote = 0;
 		if (*v == '\'' || *v == '"')
 			quote = *v++;
-		while (*v && (quote ? *v != quote : !strchr(" \t;|&(){}<>", *v))) {
+		while (*v && (quote ? *v != quote : !strchr(" \t\n;|&(){}<>", *v))) {
 			if (n + 1 < sizeof word)
 				word[n++] = *v;
 			else
@@ -219,8 +258,14 @@ static void program_setting(struct git_walk *w, const char *section, const char 
 		if (quote && *v)
 			v++;
 		word[n] = '\0';
-		if (!n || too_long || strpbrk(word, "$`") || !strchr(word, '/') ||
-		    (!first && word[0] == '-'))
+		if ((command || script) && !quote && assignment(word))
+			continue; /* `X=1 cmd`: the program is still to come */
+		if (!command && (!script || word[0] == '-'))
+			continue; /* an argument, or an option of a script's runner */
+		/* a program: does it run a script it is handed next? */
+		script = interpreter(word);
+		command = false;
+		if (!n || too_long || strpbrk(word, "$`") || !strchr(word, '/'))
 			continue;
 		if (expand(w, word, NULL, path, sizeof path)) {
 			if (!w->relative_only && (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)))

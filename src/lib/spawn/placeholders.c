@@ -441,6 +441,9 @@ static int make_parents(const char *path) {
 	return 0;
 }
 
+static bool remove_if_unused(const char *path, cf_placeholder_kind kind, bool made, dev_t dev,
+                             ino_t ino);
+
 /* Makes (or adopts) and share-locks the placeholder at `path`: 1 held, 0
  * nothing to hold (an existing path that is not one), or -errno. */
 static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholder_kind kind) {
@@ -511,8 +514,10 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 			int e = errno;
 			close(fd);
 			if (e != ENOENT) {
+				/* ours to take away only as release does: unused,
+				 * still the one made (another run may hold it now) */
 				if (made)
-					(void)remove_placeholder(path, kind);
+					(void)remove_if_unused(path, kind, false, 0, 0);
 				return -e;
 			}
 			continue;
@@ -524,7 +529,7 @@ static int hold(struct held *h, confine_argv *c, const char *path, cf_placeholde
 		if (!(h->path = strdup(path))) {
 			close(fd);
 			if (made)
-				(void)remove_placeholder(path, kind);
+				(void)remove_if_unused(path, kind, true, st.st_dev, st.st_ino);
 			return -ENOMEM;
 		}
 		h->kind = kind;

@@ -25,13 +25,17 @@
 static int same_bytes(int a, int b) {
 	for (;;) {
 		char x[65536], y[65536];
-		ssize_t n = read(a, x, sizeof x), m, got = 0;
+		ssize_t n = read(a, x, sizeof x), m = 0, got = 0;
 		if (n < 0)
 			return -errno;
-		if (n == 0)
-			return read(b, y, 1) == 0;
+		if (n == 0) {
+			m = read(b, y, 1);
+			return m < 0 ? -errno : m == 0;
+		}
 		while (got < n && (m = read(b, y + got, (size_t)(n - got))) > 0)
 			got += m;
+		if (got < n && m < 0)
+			return -errno; /* not compared: the caller takes it for a move */
 		if (got != n || memcmp(x, y, (size_t)n) != 0)
 			return 0;
 	}

@@ -220,31 +220,42 @@ def passwd_home_cases(w, user, home, env, how):
             if os.path.lexists(target):
                 os.unlink(target)
         TAP.ok("%s, fs [%s, %s]: the passwd home's entry refused" % (how, w.runner, user))
-    bashrc = os.path.join(home, ".bashrc")
-    if os.getuid() == 0 or not os.path.isfile(bashrc):
+    # $HOME unset: the .bashrc useradd -m made. $HOME elsewhere: a missing
+    # .gitconfig, a home-only entry (a root's top does not hold it, so only
+    # the passwd home's own entries can)
+    elsewhere = how.endswith("elsewhere")
+    target = os.path.join(home, ".gitconfig" if elsewhere else ".bashrc")
+    if os.getuid() == 0 or (not elsewhere and not os.path.isfile(target)) or \
+            (elsewhere and os.path.lexists(target)):
         TAP.skip("%s, run [%s, %s]" % (how, w.runner, user),
-                 "only in the created user's own home (its .bashrc from useradd -m)")
+                 "only in the created user's own home (its .bashrc from useradd -m, "
+                 "no .gitconfig)")
         return
     mark = os.path.join(w.base, "marks", "passwd-home-" + how.split()[-1])
     # the configuration outside the home, which is the writable root
     outside = tempfile.mkdtemp(prefix="confine-later-home.")
     config = shutil.copy(w.config, outside)
-    done = subprocess.run([w.confine, "bash", "--json", "--config", config, "--runner",
-                           w.runner, "-m", "workspace-write", "-w", home, "-c",
-                           "printf 'touch %s\\n' >> %s; true" % (mark, bashrc)],
-                          capture_output=True, text=True, cwd=w.base, env=env, timeout=300)
-    shutil.rmtree(outside, ignore_errors=True)
+    try:
+        done = subprocess.run([w.confine, "bash", "--json", "--config", config, "--runner",
+                               w.runner, "-m", "workspace-write", "-w", home, "-c",
+                               "printf 'touch %s\\n' >> %s; true" % (mark, target)],
+                              capture_output=True, text=True, cwd=w.base, env=env, timeout=300)
+        landed = os.path.isfile(target) and mark in open(target).read()
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+        if elsewhere and os.path.lexists(target):
+            os.unlink(target)
     out = lp.json.loads(done.stdout)
     check(out.get("error") is None, how + ": the run failed:", (out, done.stderr))
     hazards = [(h["path"], h["kind"]) for h in out["sandbox"]["gitHazards"]]
-    landed = mark in open(bashrc).read()
+    name = os.path.basename(target)
     if w.runner == "bwrap":
-        check(not landed, how + ", bwrap run: the passwd home's .bashrc written:", out)
+        check(not landed, how + ", bwrap run: the passwd home's %s written:" % name, out)
     else:
-        check(landed and (bashrc, "planted") in hazards,
-              how + ", landlock run: not reported planted:", (landed, hazards))
-    TAP.ok("%s, run [%s, %s]: %s" % (how, w.runner, user,
-                                               "held" if not landed else "reported"))
+        check(landed and (target, "planted") in hazards,
+              how + ", landlock run: %s not reported planted:" % name, (landed, hazards))
+    TAP.ok("%s, run [%s, %s]: %s %s" % (how, w.runner, user, name,
+                                         "held" if not landed else "reported"))
 
 
 def run_table(confine, launcher, runner):

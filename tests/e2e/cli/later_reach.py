@@ -415,6 +415,34 @@ def one_named(w, case):
     TAP.ok("fs %s: refused" % label)
 
 
+def data_argument(w):
+    """An alias's argument that is data, not a program (`!git checkout --
+    WS/notes/app.c`, `!sh WS/s.sh WS/notes/app.c`): the run writes it
+    (nothing held, nothing reported), as the user's own file; the script
+    an interpreter is handed is still held (bwrap) or reported."""
+    label = "an alias's data argument [%s, %s]" % (w.runner, pwd.getpwuid(os.getuid()).pw_name)
+    d, mark = w.fresh("data")
+    commit_one(d["repo"])
+    app = os.path.join(d["ws"], "notes", "app.c")
+    os.makedirs(os.path.dirname(app))
+    with open(app, "w") as f:
+        f.write("int x;\n")
+    script(os.path.join(d["ws"], "tools", "s.sh"))
+    gitconfig(d, '[alias]\n\tco = "!git checkout -- %(ws)s/notes/app.c"\n'
+                 '\tdep = "!sh %(ws)s/tools/s.sh %(ws)s/notes/app.c"\n')
+    out = w.run(d, "echo edited >> %s; echo planted >> %s/tools/s.sh 2>/dev/null; true"
+                % (app, d["ws"]))
+    check(out.get("error") is None, "the run failed:", (label, out))
+    hazards = [h["path"] for h in out["sandbox"].get("gitHazards", [])]
+    check(open(app).read() == "int x;\nedited\n", "the data argument was held:", label)
+    check(app not in hazards, "the data argument was reported:", (label, hazards))
+    s_sh = os.path.join(d["ws"], "tools", "s.sh")
+    wrote = "planted" in open(s_sh).read()
+    check(not wrote if w.runner == "bwrap" else s_sh in hazards,
+          "the script sh is handed was neither held nor reported:", (label, wrote, hazards))
+    TAP.ok("run %s: data written, the script %s" % (label, "held" if not wrote else "reported"))
+
+
 def run_table(confine, launcher, runner):
     w = World(confine, launcher, runner)
     try:
@@ -427,6 +455,7 @@ def run_table(confine, launcher, runner):
             TAP.guard("%s [%s]" % (case.name, runner), one_link, w, case)
         for case in NAMED:
             TAP.guard("%s [%s]" % (case.name, runner), one_named, w, case)
+        TAP.guard("an alias's data argument [%s]" % runner, data_argument, w)
         return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
