@@ -1,62 +1,218 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The other names of a protected file (later.h, cf_later_links; issue 28,
- * the outside red team's follow-up, finding 1).
+ * the outside red team's follow-up, finding 1, and round 4 session 8's
+ * R28c-dir-links).
  *
  * A hard link is the file itself under a second name. `~/.bashrc` (or
- * `~/.gitconfig`, a file `~/.gitconfig` includes, a root's `.envrc`) with
- * a second name inside a writable root is written through that name: the
- * home stays read-only, the file does not. So the files the default
- * protections hold that have more than one name (st_nlink > 1) are
- * collected here, by device and inode, and the walk of the writable roots
- * (profiles/protect.c) holds every other name it meets, or reports it
- * where a rung cannot.
+ * `~/.gitconfig`, a file `~/.gitconfig` includes, a root's `.envrc`, a
+ * file below `~/.local/bin/`) with a second name inside a writable root is
+ * written through that name: the home stays read-only, the file does not.
+ * So the files the default protections hold are collected here, by device
+ * and inode, and the walk of the writable roots (profiles/protect.c) holds
+ * every other name it meets, or reports it where a rung cannot.
  *
  * Which files: every entry that is a file, wherever it is (not only where
  * a root holds it: the home's own `~/.bashrc` is read-only, its other name
  * is not), each resolved (a dotfiles link leads to the file a tool
- * reads). The files inside a protected directory (`~/.ssh/`) are not
- * looked at: their count is unbounded, and a walk of them for every run
- * would cost what `.emacs.d/` holds.
+ * reads), when it has more than one name. And, for the plan, every regular
+ * file below an entry that is a directory (`~/.ssh/`, `~/.config/fish/`,
+ * a root's `.husky/`): listed, not examined (the listing's inode number,
+ * the directory's device; a stat each would cost what `~/.rustup` holds),
+ * within a budget per directory and in all. Where the budget cuts a
+ * listing, the walk cannot tell a file with names outside the roots from
+ * a protected one on that device, and says so (profiles/protect.c).
  */
 #include "later.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-static int collect_visit(void *ctx, const char *root, const char *path,
-                         const cf_later_entry *e) {
-	cf_later_links *l = ctx;
-	struct cf_later_link *grown;
-	struct stat st;
-	char *real;
-	(void)root;
-	if (e->dir || stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
-		return 0;
-	if (cf_later_links_of(l, &st))
-		return 0; /* the same file by another entry's name */
-	if (!(real = realpath(path, NULL)))
-		return errno == ENOMEM ? -ENOMEM : 0;
-	if (!(grown = realloc(l->items, (l->n + 1) * sizeof *grown))) {
-		free(real);
+#include "dirstack.h"
+#include "policy-internal.h"
+
+size_t cf_later_below_budget = CF_LATER_BELOW_MAX;
+
+struct collect_ctx {
+	cf_later_links *l;
+	bool below;
+	size_t spent; /* entries listed below directories, in all */
+};
+
+static int add_item(cf_later_links *l, dev_t dev, ino_t ino, char *path) {
+	struct cf_later_link *grown = realloc(l->items, (l->n + 1) * sizeof *grown);
+	if (!grown) {
+		free(path);
 		return -ENOMEM;
 	}
 	l->items = grown;
-	grown[l->n].dev = st.st_dev;
-	grown[l->n].ino = st.st_ino;
-	grown[l->n].path = real;
+	grown[l->n].dev = dev;
+	grown[l->n].ino = ino;
+	grown[l->n].path = path;
 	l->n++;
 	return 0;
 }
 
-int cf_later_links_collect(const confine_policy *policy, char *const *roots,
+static bool listed(const cf_later_links *l, const char *dir) {
+	for (size_t i = 0; i < l->n_dirs; i++)
+		if (cf_path_at_or_under(dir, l->dirs[i]))
+			return true;
+	return false;
+}
+
+static int cut_at(cf_later_links *l, dev_t dev, const char *dir) {
+	struct cf_later_cut *grown = realloc(l->cut, (l->n_cut + 1) * sizeof *grown);
+	if (!grown)
+		return -ENOMEM;
+	l->cut = grown;
+	if (!(grown[l->n_cut].path = strdup(dir)))
+		return -ENOMEM;
+	grown[l->n_cut].dev = dev;
+	l->n_cut++;
+	return 0;
+}
+
+/* One directory of a protected directory's tree: its regular files taken
+ * by their listing, its subdirectories pushed. */
+static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const char *dir,
+                    dev_t dev, size_t *spent_here) {
+	DIR *d = fdopendir(fd);
+	struct dirent *e;
+	int r = 0;
+	if (!d) {
+		close(fd);
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	while (r == 0 && (e = readdir(d))) {
+		const char *n = e->d_name;
+		unsigned char type = e->d_type;
+		char *path;
+		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+			continue;
+		if (++*spent_here > CF_LATER_BELOW_DIR_MAX || ++c->spent > cf_later_below_budget) {
+			r = 1; /* cut */
+			break;
+		}
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+		}
+		if (type == DT_DIR) {
+			int p = cf_dirstack_push_child(stack, dirfd(d), dir, n);
+			if (p == -ENOMEM)
+				r = -ENOMEM;
+			continue;
+		}
+		if (type != DT_REG)
+			continue;
+		if (asprintf(&path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", n) < 0)
+			r = -ENOMEM;
+		else
+			r = add_item(c->l, dev, (ino_t)e->d_ino, path);
+	}
+	closedir(d);
+	return r;
+}
+
+/* Every regular file below the protected directory `path` (resolved),
+ * within the budgets; a cut listing recorded. */
+static int list_below(struct collect_ctx *c, const char *path) {
+	cf_dirstack stack = { 0 };
+	char *real = realpath(path, NULL), *dir = NULL;
+	size_t spent_here = 0;
+	struct stat st;
+	dev_t dev = 0;
+	int fd, r = 0;
+	if (!real)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if (listed(c->l, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		free(real);
+		return 0;
+	}
+	if ((r = cf_strv_push(&c->l->dirs, real)) < 0) {
+		free(real);
+		return r;
+	}
+	c->l->n_dirs++; /* a copy: `real` is this walk's */
+	if ((fd = cf_dirstack_push_root(&stack, real)) < 0) {
+		free(real);
+		return fd == -ENOMEM ? -ENOMEM : 0;
+	}
+	while (r == 0 && (fd = cf_dirstack_pop_open(&stack, &dir, &dev)) != -ENOENT) {
+		if (fd >= 0)
+			r = list_one(c, &stack, fd, dir, dev, &spent_here);
+		free(dir);
+		dir = NULL;
+	}
+	free(dir);
+	if (r == 1)
+		r = cut_at(c->l, st.st_dev, real);
+	free(real);
+	cf_dirstack_clear(&stack);
+	return r;
+}
+
+static int collect_visit(void *ctx, const char *root, const char *path,
+                         const cf_later_entry *e) {
+	struct collect_ctx *c = ctx;
+	cf_later_links *l = c->l;
+	struct stat st;
+	char *real;
+	(void)root;
+	if (e->dir)
+		return c->below ? list_below(c, path) : 0;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2)
+		return 0;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].dev == st.st_dev && l->items[i].ino == st.st_ino)
+			return 0; /* the same file by another entry's name */
+	if (!(real = realpath(path, NULL)))
+		return errno == ENOMEM ? -ENOMEM : 0;
+	return add_item(l, st.st_dev, st.st_ino, real);
+}
+
+static int root_repository(struct collect_ctx *c, const char *root) {
+	static const cf_later_entry file = { .name = "config" };
+	static const cf_later_entry dir = { .name = "hooks", .dir = true };
+	static const char *const dirs[] = { "hooks", "info" };
+	char path[PATH_MAX];
+	struct stat st;
+	int r;
+	if ((size_t)snprintf(path, sizeof path, "%s/.git", root) >= sizeof path ||
+	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if ((size_t)snprintf(path, sizeof path, "%s/.git/config", root) < sizeof path &&
+	    (r = collect_visit(c, root, path, &file)) < 0)
+		return r;
+	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
+		if ((size_t)snprintf(path, sizeof path, "%s/.git/%s", root, dirs[i]) < sizeof path &&
+		    (r = collect_visit(c, root, path, &dir)) < 0)
+			return r;
+	return 0;
+}
+
+static int by_inode(const void *a, const void *b) {
+	const struct cf_later_link *x = a, *y = b;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->dev < y->dev ? -1 : x->dev > y->dev;
+}
+
+int cf_later_links_collect(const confine_policy *policy, char *const *roots, bool below,
                            cf_later_links *out) {
+	struct collect_ctx c = { out, below, 0 };
 	size_t n = 0;
 	char **all;
-	int r;
+	int r = 0;
 	memset(out, 0, sizeof *out);
 	if (!policy->default_protections)
 		return 0;
@@ -69,19 +225,59 @@ int cf_later_links_collect(const confine_policy *policy, char *const *roots,
 		return -ENOMEM;
 	memcpy(all, roots, n * sizeof *all);
 	all[n] = (char *)"/";
-	r = cf_later_each(policy, all, collect_visit, out);
+	/* First (their listings are small, and budgeted too), what git obeys
+	 * in each root's own repository, the plan's binds
+	 * (profiles/protect.c): its config, hooks and info (a link of
+	 * `.git/hooks/pre-commit` elsewhere in the workspace is the hook;
+	 * R28c-link-report). A nested repository's are met by the walk
+	 * itself, too late for its other names. */
+	for (size_t k = 0; r == 0 && below && k < n; k++)
+		r = root_repository(&c, roots[k]);
+	if (r == 0)
+		r = cf_later_each(policy, all, collect_visit, &c);
 	free(all);
 	if (r < 0)
 		cf_later_links_clear(out);
-	return r;
+	else if (out->n > 1)
+		qsort(out->items, out->n, sizeof *out->items, by_inode);
+	return r < 0 ? r : 0;
+}
+
+/* The first item with inode number `ino`, or links->n. */
+static size_t first_of(const cf_later_links *links, ino_t ino) {
+	size_t lo = 0, hi = links->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (links->items[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < links->n && links->items[lo].ino == ino ? lo : links->n;
+}
+
+bool cf_later_links_may(const cf_later_links *links, ino_t ino) {
+	return links && first_of(links, ino) < links->n;
 }
 
 const char *cf_later_links_of(const cf_later_links *links, const struct stat *st) {
 	if (!links || !S_ISREG(st->st_mode) || st->st_nlink < 2)
 		return NULL;
-	for (size_t i = 0; i < links->n; i++)
-		if (links->items[i].dev == st->st_dev && links->items[i].ino == st->st_ino)
+	for (size_t i = first_of(links, st->st_ino); i < links->n && links->items[i].ino == st->st_ino;
+	     i++)
+		if (links->items[i].dev == st->st_dev)
 			return links->items[i].path;
+	return NULL;
+}
+
+bool cf_later_links_in_dir(const cf_later_links *links, const char *path) {
+	return links && listed(links, path);
+}
+
+const struct cf_later_cut *cf_later_links_cut_on(const cf_later_links *links, dev_t dev) {
+	for (size_t i = 0; links && i < links->n_cut; i++)
+		if (links->cut[i].dev == dev)
+			return &links->cut[i];
 	return NULL;
 }
 
@@ -91,5 +287,9 @@ void cf_later_links_clear(cf_later_links *links) {
 	for (size_t i = 0; i < links->n; i++)
 		free(links->items[i].path);
 	free(links->items);
+	confine_strv_free(links->dirs);
+	for (size_t i = 0; i < links->n_cut; i++)
+		free(links->cut[i].path);
+	free(links->cut);
 	memset(links, 0, sizeof *links);
 }

@@ -312,7 +312,7 @@ int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
 	 * home read-only), so it is printed too. */
 	if (r == 0 && policy->default_protections) {
 		cf_later_links links;
-		if ((r = cf_later_links_collect(policy, roots, &links)) == 0)
+		if ((r = cf_later_links_collect(policy, roots, false, &links)) == 0)
 			for (size_t i = 0; r == 0 && i < links.n; i++)
 				r = take_one(s, roots, links.items[i].path, false);
 		cf_later_links_clear(&links);

@@ -197,25 +197,54 @@ int cf_later_check_unprotect(const char *name, confine_error *err) CONFINE_HIDDE
 
 /* later-links.c: the files the default protections hold that have other
  * names (hard links: st_nlink > 1), by device and inode, each with its
- * canonical path. */
+ * canonical path; and, for a plan, every regular file below a protected
+ * directory (`~/.local/bin/`, `~/.ssh/`, a root's `.claude/hooks/`), by
+ * its listing's device and inode number, within a budget. */
 struct cf_later_link {
 	dev_t dev;
 	ino_t ino;
 	char *path;
 };
+/* A protected directory whose listing the budget cut: files below it past
+ * that point were not taken. */
+struct cf_later_cut {
+	dev_t dev;
+	char *path;
+};
 typedef struct cf_later_links {
-	struct cf_later_link *items;
+	struct cf_later_link *items; /* sorted by inode number, then device */
 	size_t n;
+	char **dirs; /* the protected directories listed, canonical */
+	size_t n_dirs;
+	struct cf_later_cut *cut;
+	size_t n_cut;
 } cf_later_links;
-/* Every file entry (not a directory entry) at the top of each of `roots`
- * and at the caller's home, and each file the user's git configuration
- * includes, wherever it lies (held by a root or not), resolved: those
- * with more than one name. 0 or -ENOMEM (then `out` is empty). */
-int cf_later_links_collect(const confine_policy *policy, char *const *roots,
+/* The budgets of the listing of protected directories: entries in each
+ * directory entry's tree, and in all (CF_LATER_BELOW_MAX, lowered by
+ * tests through cf_later_below_budget). */
+#define CF_LATER_BELOW_DIR_MAX 1024
+#define CF_LATER_BELOW_MAX 8192
+extern size_t cf_later_below_budget CONFINE_HIDDEN;
+/* Every file entry at the top of each of `roots` and at the caller's home,
+ * and each file the user's git configuration includes, wherever it lies
+ * (held by a root or not), resolved: those with more than one name. With
+ * `below`, also every regular file below each directory entry, wherever
+ * it lies, resolved (listed, not examined: its count of names is the
+ * walk's to read). 0 or -ENOMEM (then `out` is empty). */
+int cf_later_links_collect(const confine_policy *policy, char *const *roots, bool below,
                            cf_later_links *out) CONFINE_HIDDEN;
+/* Whether a file listed with inode number `ino` could be one of `links`
+ * (a cheap look before an lstat). */
+bool cf_later_links_may(const cf_later_links *links, ino_t ino) CONFINE_HIDDEN;
 /* The protected file `st` (an lstat of a regular file) is another name
  * of, or NULL. Cheap when `st` has one name. */
 const char *cf_later_links_of(const cf_later_links *links, const struct stat *st) CONFINE_HIDDEN;
+/* Whether the canonical `path` lies at or below a protected directory
+ * listed (held with it). */
+bool cf_later_links_in_dir(const cf_later_links *links, const char *path) CONFINE_HIDDEN;
+/* The first cut listing on device `dev`, or NULL. */
+const struct cf_later_cut *cf_later_links_cut_on(const cf_later_links *links,
+                                                 dev_t dev) CONFINE_HIDDEN;
 void cf_later_links_clear(cf_later_links *links) CONFINE_HIDDEN;
 
 #endif

@@ -452,6 +452,70 @@ static void test_hard_links(void **state) {
 	free(saved);
 }
 
+/* A file below a protected directory (`~/.local/bin/`, deep in `~/.vim/`)
+ * with another name in a root: held (R28c-dir-links). With the listing cut
+ * by its budget, a file whose other name lies outside the roots makes the
+ * defaults partial, naming it and the listing; one whose names are all in
+ * the roots (cargo's `target/`) does not. */
+static void test_links_below_directories(void **state) {
+	static const char *const tree[] = { "f home/.local/bin/tool=x", "f home/.vim/a/b/c/run.sh=y",
+		                            "f home/.vim/z1=", "f home/.vim/z2=", "f home/.vim/z3=",
+		                            "f ws/t/deps/app=z", "f out/o=o", "d ws/d",
+		                            "f ws/.git/hooks/pre-commit=h", "f ws/.git/config=c", NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(link(at("home/.local/bin/tool"), at("ws/d/tool")), 0);
+	assert_int_equal(link(at("home/.vim/a/b/c/run.sh"), at("ws/run.sh")), 0);
+	assert_int_equal(link(at("ws/t/deps/app"), at("ws/t/app")), 0);
+	/* the root's repository's hook and config (R28c-link-report) */
+	assert_int_equal(link(at("ws/.git/hooks/pre-commit"), at("ws/d/h")), 0);
+	assert_int_equal(link(at("ws/.git/config"), at("ws/d/c")), 0);
+	setenv("HOME", at("home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/d/tool")));
+	assert_string_equal(e->link_of, at("home/.local/bin/tool"));
+	assert_non_null((e = find(&plan, "ws/run.sh")));
+	assert_string_equal(e->link_of, at("home/.vim/a/b/c/run.sh"));
+	assert_non_null((e = find(&plan, "ws/d/h")));
+	assert_string_equal(e->link_of, at("ws/.git/hooks/pre-commit"));
+	assert_non_null((e = find(&plan, "ws/d/c")));
+	assert_string_equal(e->link_of, at("ws/.git/config"));
+	assert_null(find(&plan, "ws/t/app"));
+	assert_null(find(&plan, "ws/t/deps/app"));
+	assert_false(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+
+	/* the listing cut (3 entries in all: ~/.local/bin's one, two of
+	 * ~/.vim's): names all in the roots say nothing */
+	cf_later_below_budget = 3;
+	assert_int_equal(unlink(at("ws/run.sh")), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_false(plan.defaults_unprotected);
+	assert_non_null(find(&plan, "ws/d/tool"));
+	cf_plan_clear(&plan);
+	/* ... a name outside them does */
+	assert_int_equal(link(at("out/o"), at("ws/o")), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	cf_later_below_budget = CF_LATER_BELOW_MAX;
+	assert_true(plan.defaults_unprotected);
+	assert_non_null(strstr(plan.defaults_reason, at("ws/o")));
+	assert_non_null(strstr(plan.defaults_reason, at("home/.vim")));
+	assert_null(strstr(plan.defaults_reason, at("ws/t/app")));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 /* An unknown `unprotect` name is refused naming every entry, the last
  * one included (the list is never cut as the table grows). */
 static void test_unprotect_names_every_entry(void **state) {
@@ -667,6 +731,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_protection_table, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_home_entries, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_hard_links, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_links_below_directories, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),

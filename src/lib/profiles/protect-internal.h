@@ -29,6 +29,9 @@ struct collect {
 	char **missing;    /* default entries missing with nothing to stand in */
 	size_t n_missing;
 	cf_later_links links; /* the protected files with other names */
+	size_t root;          /* the writable root the walk is in */
+	struct cf_protect_named *named; /* files with other names met, where a */
+	size_t n_named;                 /* listing was cut (protect-links.c) */
 	bool oom;
 };
 
@@ -55,6 +58,21 @@ void cf_protect_path(struct collect *c, const char *candidate, cf_placeholder_ki
 int cf_protect_join(char *out, size_t size, const char *root, const char *rel) CONFINE_HIDDEN;
 /* A symlink on the way from `root` to `rel` (which the command could re-point). */
 bool cf_protect_symlink_on_the_way(const char *root, const char *rel) CONFINE_HIDDEN;
+
+/* protect-links.c: the walk met `dir`/`name` (not a directory, its
+ * listing's inode number `ino`): when it is another name of a protected
+ * file (later-links.c), it is held as that file is (bwrap binds it
+ * read-only, a rung without binds reports it, the file API refuses it).
+ * Where the listing of a protected directory on its device was cut, a
+ * file with more names than the roots hold is noted, for
+ * cf_protect_links_report. */
+void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const char *name,
+                          ino_t ino) CONFINE_HIDDEN;
+/* After the walks: the noted files whose other names are not all in the
+ * writable roots make the defaults partial, naming one and the listing
+ * cut. */
+void cf_protect_links_report(struct collect *c) CONFINE_HIDDEN;
+void cf_protect_links_clear(struct collect *c) CONFINE_HIDDEN;
 
 /* protect-finish.c: the items sorted, covered ones dropped, pins listed;
  * the items move to the plan. 0 or -ENOMEM. */

@@ -170,11 +170,11 @@ bool cf_protect_spend(struct collect *c, const char *dir) {
 	if (c->entries == cf_git_scan_budget + 1)
 		cf_protect_defaults_unprotected(c,
 		                     "the walk's budget of %zu directory entries ran out in %s: "
-		                     "repositories there and after it were not looked for%s%s%s",
+		                     "repositories there and after it were not looked for%s",
 		                     cf_git_scan_budget, dir,
-		                     c->links.n ? ", nor other names (hard links) of " : "",
-		                     c->links.n ? c->links.items[0].path : "",
-		                     c->links.n > 1 ? " and the other protected files that have some" : "");
+		                     c->links.n || c->links.n_cut
+		                         ? ", nor other names (hard links) of protected files"
+		                         : "");
 	return false;
 }
 
@@ -474,31 +474,6 @@ static void gitfile(struct collect *c, int dirfd_, const char *dir) {
 	}
 }
 
-/* `dir`/`name`, met by the walk: when it is another name of a protected
- * file (later-links.c), it is held as that file is (bwrap binds it
- * read-only, a rung without binds reports it, the file API refuses it):
- * a write through it would change `~/.bashrc` itself. */
-static void hard_link(struct collect *c, int dirfd_, const char *dir, const char *name) {
-	char path[PATH_MAX];
-	const char *of;
-	struct stat st;
-	if (fstatat(dirfd_, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-	    !(of = cf_later_links_of(&c->links, &st)))
-		return;
-	if (cf_protect_join(path, sizeof path, dir, name) < 0) {
-		cf_protect_defaults_unprotected(c, "%s/%s, another name of %s: the path is too long", dir,
-		                                name, of);
-		return;
-	}
-	if (strcmp(path, of) == 0)
-		return; /* the file itself, held as an entry */
-	cf_protect_add_item(c, path, CF_PLACEHOLDER_NONE, true);
-	for (size_t i = 0; i < c->n && !c->oom; i++)
-		if (strcmp(c->items[i].path, path) == 0 && !c->items[i].link_of &&
-		    !(c->items[i].link_of = strdup(of)))
-			c->oom = true;
-}
-
 /* One directory of the walk: a repository's marks, its `.git`, and its
  * subdirectories pushed to visit (a bare repository is not entered). */
 static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *dir) {
@@ -526,8 +501,8 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 			dot_git = true;
 			continue;
 		}
-		if (c->links.n && e->d_type != DT_DIR && e->d_type != DT_LNK)
-			hard_link(c, dirfd(d), dir, n);
+		if ((c->links.n || c->links.n_cut) && e->d_type != DT_DIR && e->d_type != DT_LNK)
+			cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino);
 #ifdef DT_DIR
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
@@ -658,13 +633,16 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 		}
 	}
 	c.explicit_now = false;
-	if (policy->default_protections && cf_later_links_collect(policy, plan->writable, &c.links) < 0)
+	if (policy->default_protections &&
+	    cf_later_links_collect(policy, plan->writable, true, &c.links) < 0)
 		c.oom = true;
 	if (policy->default_protections && !c.oom) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
+			c.root = k;
 			cf_protect_later(&c, plan->writable[k], false);
 			walk(&c, plan->writable[k]);
 		}
+		cf_protect_links_report(&c);
 	}
 	if (!c.oom && (c.n_reasons || c.n_missing) && !plan->defaults_reason &&
 	    !(plan->defaults_reason = reasons_text(&c)))
@@ -679,6 +657,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 		free(c.items[i].path);
 		free(c.items[i].link_of);
 	}
+	cf_protect_links_clear(&c);
 	cf_later_links_clear(&c.links);
 	free(c.items);
 	for (size_t i = 0; i < c.n_reasons; i++)

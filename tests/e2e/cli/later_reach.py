@@ -66,14 +66,20 @@ class Link:
     """A protected file at the home, `other` another name of it in a root
     ("ws/..." the workspace, "extra/..." the --writable directory)."""
 
-    def __init__(self, name, entry, text, other, plant, oracle):
+    def __init__(self, name, entry, text, other, plant, oracle, below=False):
         self.name, self.entry, self.text, self.other = name, entry, text, other
         self.plant, self.oracle = plant, oracle
+        # a file below a protected directory: listed, not fingerprinted,
+        # so Landlock names it before the run only (doc/SPEC.md 15)
+        self.below = below
 
     def setup(self, d):
-        with open(os.path.join(d["home"], self.entry), "w") as f:
+        path = os.path.join(d["home"], self.entry)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
             f.write(self.text)
-        os.link(os.path.join(d["home"], self.entry), self.other_path(d))
+        os.chmod(path, 0o755)
+        os.link(path, self.other_path(d))
 
     def other_path(self, d):
         top, rest = self.other.split("/", 1)
@@ -82,12 +88,29 @@ class Link:
     def command(self, d, mark):
         return "printf '%s' >> %s; true" % (self.plant % mark, self.other_path(d))
 
+    def ran(self, d, mark):
+        """Whether the next unconfined call (the oracle, or running the
+        file itself) ran the plant."""
+        if self.oracle == "runs_it":
+            subprocess.run([os.path.join(d["home"], self.entry)], stdin=subprocess.DEVNULL,
+                           env=dict(os.environ, HOME=d["home"]), capture_output=True, timeout=60)
+            return os.path.exists(mark)
+        return self.oracle(d, mark)
+
 
 LINKS = [
     Link("a hard link of ~/.bashrc in the workspace", ".bashrc", "# the user's own\n",
          "ws/sub/deeper/rc", "touch %s\\n", bash_interactive),
     Link("a hard link of ~/.gitconfig in a --writable directory", ".gitconfig",
          "[user]\n\tname = t\n", "extra/gc", "[core]\\n\\tfsmonitor = touch %s\\n", git_status),
+    # R28c-dir-links: files below a protected directory (~/.local/bin/,
+    # one deep in ~/.vim/), which the next unconfined call runs
+    Link("a hard link of a file in ~/.local/bin in the workspace", ".local/bin/tool",
+         "#!/bin/sh\n# the user's own\n", "ws/sub/deeper/tool", "touch %s\\n", "runs_it",
+         below=True),
+    Link("a hard link of a file deep in ~/.vim in a --writable directory",
+         ".vim/pack/p/start/x/plugin/run.sh", "#!/bin/sh\n# the user's own\n", "extra/run.sh",
+         "touch %s\\n", "runs_it", below=True),
 ]
 
 
@@ -313,7 +336,7 @@ def one_link(w, case):
     case.setup(d)
     subprocess.run(["bash", "-c", case.command(d, mark)], cwd=d["ws"], timeout=60)
     check(open(home_file(d)).read() != case.text, "control: the home's file is unchanged:", label)
-    check(case.oracle(d, mark), "control: the plant did not run unconfined:", label)
+    check(case.ran(d, mark), "control: the plant did not run unconfined:", label)
 
     for door in ("run", "wrap"):
         d, mark = w.fresh(door)
@@ -327,7 +350,7 @@ def one_link(w, case):
         got = open(home_file(d)).read() != case.text
         clause = link_clause(report["clauses"], case.other_path(d))
         if w.runner == "bwrap":
-            check(not got and not case.oracle(d, mark), "bwrap %s: written through the link:"
+            check(not got and not case.ran(d, mark), "bwrap %s: written through the link:"
                   % door, label)
             check(clause and clause[0]["status"] == "enforced", "bwrap %s: the link not held:"
                   % door, (label, report["clauses"]))
@@ -336,7 +359,7 @@ def one_link(w, case):
                       (label, report["unenforced"]))
             TAP.ok("%s %s: held" % (door, label))
         else:
-            check(got and case.oracle(d, mark), "landlock %s: did not land (proves nothing):"
+            check(got and case.ran(d, mark), "landlock %s: did not land (proves nothing):"
                   % door, label)
             check(clause and clause[0]["status"] != "enforced" and
                   home_file(d) in (clause[0]["reason"] or ""),
@@ -344,7 +367,7 @@ def one_link(w, case):
                   (label, report["clauses"]))
             check("defaultProtections" in report["unenforced"], "landlock %s: not listed:" % door,
                   (label, report["unenforced"]))
-            if door == "run":
+            if door == "run" and not case.below:
                 # after the run: the protected file itself, changed
                 hazards = [(h["path"], h["kind"]) for h in report["gitHazards"]]
                 check((home_file(d), "planted") in hazards, "landlock run: not reported planted:",
