@@ -43,7 +43,8 @@ size_t cf_later_below_budget = CF_LATER_BELOW_MAX;
 struct collect_ctx {
 	cf_later_links *l;
 	bool below;
-	size_t spent; /* entries listed below directories, in all */
+	size_t spent;   /* entries listed below directories, in all */
+	char **pending; /* directories a listed symlink leads to, to list */
 };
 
 static int add_item(cf_later_links *l, dev_t dev, ino_t ino, char *path) {
@@ -67,20 +68,42 @@ static bool listed(const cf_later_links *l, const char *dir) {
 	return false;
 }
 
-static int cut_at(cf_later_links *l, dev_t dev, const char *dir) {
+static int cut_at(cf_later_links *l, const char *dir) {
 	struct cf_later_cut *grown = realloc(l->cut, (l->n_cut + 1) * sizeof *grown);
 	if (!grown)
 		return -ENOMEM;
 	l->cut = grown;
 	if (!(grown[l->n_cut].path = strdup(dir)))
 		return -ENOMEM;
-	grown[l->n_cut].dev = dev;
 	l->n_cut++;
 	return 0;
 }
 
+/* `dir`/`n`, a symbolic link in a protected directory (a dotfiles
+ * manager's `~/.config/fish/config.fish -> ~/dotfiles/fish/...`): what
+ * it leads to is what is read later, taken as the listing's own files
+ * are (a directory listed after this tree, once). */
+static int symlinked(struct collect_ctx *c, int dirfd_, const char *dir, const char *n) {
+	char path[PATH_MAX], *real;
+	struct stat st;
+	int r = 0;
+	if (fstatat(dirfd_, n, &st, 0) < 0 ||
+	    (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
+	    (size_t)snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", n) >=
+	        sizeof path)
+		return 0;
+	if (!(real = realpath(path, NULL)))
+		return errno == ENOMEM ? -ENOMEM : 0;
+	if (S_ISREG(st.st_mode))
+		return add_item(c->l, st.st_dev, st.st_ino, real);
+	if (!listed(c->l, real))
+		r = cf_strv_push(&c->pending, real);
+	free(real);
+	return r;
+}
+
 /* One directory of a protected directory's tree: its regular files taken
- * by their listing, its subdirectories pushed. */
+ * by their listing, its subdirectories pushed. 1 when the budget cut it. */
 static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const char *dir,
                     dev_t dev, size_t *spent_here) {
 	DIR *d = fdopendir(fd);
@@ -88,7 +111,7 @@ static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const cha
 	int r = 0;
 	if (!d) {
 		close(fd);
-		return errno == ENOMEM ? -ENOMEM : 0;
+		return errno == ENOMEM ? -ENOMEM : 1;
 	}
 	while (r == 0 && (e = readdir(d))) {
 		const char *n = e->d_name;
@@ -97,19 +120,28 @@ static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const cha
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
 		if (++*spent_here > CF_LATER_BELOW_DIR_MAX || ++c->spent > cf_later_below_budget) {
-			r = 1; /* cut */
+			r = 1;
 			break;
 		}
 		if (type == DT_UNKNOWN) {
 			struct stat st;
 			if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+			type = S_ISDIR(st.st_mode)   ? DT_DIR
+			       : S_ISREG(st.st_mode) ? DT_REG
+			       : S_ISLNK(st.st_mode) ? DT_LNK
+			                             : DT_FIFO;
 		}
 		if (type == DT_DIR) {
 			int p = cf_dirstack_push_child(stack, dirfd(d), dir, n);
 			if (p == -ENOMEM)
 				r = -ENOMEM;
+			else if (p < 0)
+				r = 1; /* too long to list: not taken */
+			continue;
+		}
+		if (type == DT_LNK) {
+			r = symlinked(c, dirfd(d), dir, n);
 			continue;
 		}
 		if (type != DT_REG)
@@ -124,8 +156,10 @@ static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const cha
 }
 
 /* Every regular file below the protected directory `path` (resolved),
- * within the budgets; a cut listing recorded. */
-static int list_below(struct collect_ctx *c, const char *path) {
+ * within the budgets. A listing cut short (the budget, a directory that
+ * cannot be listed or changed while it was) is recorded: files below it
+ * may not all be taken. */
+static int list_tree(struct collect_ctx *c, const char *path) {
 	cf_dirstack stack = { 0 };
 	char *real = realpath(path, NULL), *dir = NULL;
 	size_t spent_here = 0;
@@ -142,22 +176,37 @@ static int list_below(struct collect_ctx *c, const char *path) {
 		free(real);
 		return r;
 	}
-	c->l->n_dirs++; /* a copy: `real` is this walk's */
-	if ((fd = cf_dirstack_push_root(&stack, real)) < 0) {
-		free(real);
-		return fd == -ENOMEM ? -ENOMEM : 0;
-	}
+	c->l->n_dirs++;
+	if ((fd = cf_dirstack_push_root(&stack, real)) < 0)
+		r = fd == -ENOMEM ? -ENOMEM : 1;
 	while (r == 0 && (fd = cf_dirstack_pop_open(&stack, &dir, &dev)) != -ENOENT) {
 		if (fd >= 0)
 			r = list_one(c, &stack, fd, dir, dev, &spent_here);
+		else if (fd == -ENOMEM)
+			r = -ENOMEM;
+		else if (fd != -ENXIO)
+			r = 1; /* EACCES (chmod 111), ESTALE: its files not taken */
 		free(dir);
 		dir = NULL;
 	}
 	free(dir);
 	if (r == 1)
-		r = cut_at(c->l, st.st_dev, real);
+		r = cut_at(c->l, real);
 	free(real);
 	cf_dirstack_clear(&stack);
+	return r;
+}
+
+/* `path`'s tree, then each directory a symbolic link in it led to. */
+static int list_below(struct collect_ctx *c, const char *path) {
+	int r = list_tree(c, path);
+	while (r == 0 && c->pending && c->pending[0]) {
+		size_t n = cf_strv_length((const char *const *)c->pending);
+		char *next = c->pending[n - 1];
+		c->pending[n - 1] = NULL;
+		r = list_tree(c, next);
+		free(next);
+	}
 	return r;
 }
 
@@ -200,6 +249,30 @@ static int root_repository(struct collect_ctx *c, const char *root) {
 	return 0;
 }
 
+/* The system's start-up files a login or interactive shell (and every
+ * dynamically linked program: ld.so.preload) reads, wherever the roots
+ * are: root may write them, and so a run as root through another name
+ * (R28c-system-links). Not entries (a root that holds /etc is that grant
+ * asked for by name); their other names only. */
+static const char *const system_files[] = {
+	"/etc/profile",      "/etc/bash.bashrc",  "/etc/bash.bash_logout", "/etc/environment",
+	"/etc/zsh/zshenv",   "/etc/zsh/zprofile", "/etc/zsh/zshrc",        "/etc/zsh/zlogin",
+	"/etc/zsh/zlogout",  "/etc/zshenv",       "/etc/zprofile",         "/etc/zshrc",
+	"/etc/zlogin",       "/etc/inputrc",      "/etc/ld.so.preload",    "/etc/security/pam_env.conf",
+};
+static const char *const system_dirs[] = { "/etc/profile.d" };
+
+static int system_startup(struct collect_ctx *c) {
+	static const cf_later_entry file = { .name = "profile" };
+	static const cf_later_entry dir = { .name = "profile.d", .dir = true };
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < sizeof system_files / sizeof *system_files; i++)
+		r = collect_visit(c, "/", system_files[i], &file);
+	for (size_t i = 0; r == 0 && c->below && i < sizeof system_dirs / sizeof *system_dirs; i++)
+		r = collect_visit(c, "/", system_dirs[i], &dir);
+	return r;
+}
+
 static int by_inode(const void *a, const void *b) {
 	const struct cf_later_link *x = a, *y = b;
 	if (x->ino != y->ino)
@@ -209,7 +282,7 @@ static int by_inode(const void *a, const void *b) {
 
 int cf_later_links_collect(const confine_policy *policy, char *const *roots, bool below,
                            cf_later_links *out) {
-	struct collect_ctx c = { out, below, 0 };
+	struct collect_ctx c = { out, below, 0, NULL };
 	size_t n = 0;
 	char **all;
 	int r = 0;
@@ -234,8 +307,11 @@ int cf_later_links_collect(const confine_policy *policy, char *const *roots, boo
 	for (size_t k = 0; r == 0 && below && k < n; k++)
 		r = root_repository(&c, roots[k]);
 	if (r == 0)
+		r = system_startup(&c);
+	if (r == 0)
 		r = cf_later_each(policy, all, collect_visit, &c);
 	free(all);
+	confine_strv_free(c.pending);
 	if (r < 0)
 		cf_later_links_clear(out);
 	else if (out->n > 1)
@@ -274,11 +350,8 @@ bool cf_later_links_in_dir(const cf_later_links *links, const char *path) {
 	return links && listed(links, path);
 }
 
-const struct cf_later_cut *cf_later_links_cut_on(const cf_later_links *links, dev_t dev) {
-	for (size_t i = 0; links && i < links->n_cut; i++)
-		if (links->cut[i].dev == dev)
-			return &links->cut[i];
-	return NULL;
+const char *cf_later_links_cut(const cf_later_links *links) {
+	return links && links->n_cut ? links->cut[0].path : NULL;
 }
 
 void cf_later_links_clear(cf_later_links *links) {

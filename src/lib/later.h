@@ -205,10 +205,10 @@ struct cf_later_link {
 	ino_t ino;
 	char *path;
 };
-/* A protected directory whose listing the budget cut: files below it past
- * that point were not taken. */
+/* A protected directory whose listing was cut (its budget, a directory in
+ * it that could not be listed): files below it may not all be taken, on
+ * any device (a mount below it is listed as its own files are). */
 struct cf_later_cut {
-	dev_t dev;
 	char *path;
 };
 typedef struct cf_later_links {
@@ -242,9 +242,8 @@ const char *cf_later_links_of(const cf_later_links *links, const struct stat *st
 /* Whether the canonical `path` lies at or below a protected directory
  * listed (held with it). */
 bool cf_later_links_in_dir(const cf_later_links *links, const char *path) CONFINE_HIDDEN;
-/* The first cut listing on device `dev`, or NULL. */
-const struct cf_later_cut *cf_later_links_cut_on(const cf_later_links *links,
-                                                 dev_t dev) CONFINE_HIDDEN;
+/* The first protected directory whose listing was cut, or NULL. */
+const char *cf_later_links_cut(const cf_later_links *links) CONFINE_HIDDEN;
 void cf_later_links_clear(cf_later_links *links) CONFINE_HIDDEN;
 
 #endif

@@ -13,6 +13,7 @@
  * prefixed with its state: "=" exists, "D" "F" "C" a placeholder (an empty
  * directory, an empty file, a ".\n" commondir).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <setjmp.h>
@@ -452,6 +453,27 @@ static void test_hard_links(void **state) {
 	free(saved);
 }
 
+/* The entries below `path` (recursively, symlinks not followed): what
+ * the listing of the system's start-up directory spends of the budget
+ * before the home's directories are listed, which differs per machine. */
+static size_t entries_below(const char *path) {
+	DIR *d = opendir(path);
+	struct dirent *e;
+	size_t n = 0;
+	while (d && (e = readdir(d))) {
+		char sub[PATH_MAX];
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		n++;
+		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+		if (e->d_type == DT_DIR)
+			n += entries_below(sub);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
 /* A file below a protected directory (`~/.local/bin/`, deep in `~/.vim/`)
  * with another name in a root: held (R28c-dir-links). With the listing cut
  * by its budget, a file whose other name lies outside the roots makes the
@@ -491,9 +513,9 @@ static void test_links_below_directories(void **state) {
 	assert_false(plan.defaults_unprotected);
 	cf_plan_clear(&plan);
 
-	/* the listing cut (3 entries in all: ~/.local/bin's one, two of
-	 * ~/.vim's): names all in the roots say nothing */
-	cf_later_below_budget = 3;
+	/* the listing cut (the system's, the repository's hook, ~/.local/bin's
+	 * one, two of ~/.vim's): names all in the roots say nothing */
+	cf_later_below_budget = entries_below("/etc/profile.d") + 4;
 	assert_int_equal(unlink(at("ws/run.sh")), 0);
 	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
 	assert_false(plan.defaults_unprotected);
@@ -507,6 +529,65 @@ static void test_links_below_directories(void **state) {
 	assert_non_null(strstr(plan.defaults_reason, at("ws/o")));
 	assert_non_null(strstr(plan.defaults_reason, at("home/.vim")));
 	assert_null(strstr(plan.defaults_reason, at("ws/t/app")));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
+/* The red team's follow-up (round 4 session 10): a symbolic link in a
+ * protected directory (a dotfiles manager's) leads to what is read later;
+ * a link planted in `.git/objects/` is written as any other; a protected
+ * directory inside a root whose listing was cut still has its files'
+ * other names in the root held (the walk meets both). */
+static void test_links_below_more(void **state) {
+	static const char *const tree[] = { "f dot/fish/config.fish=f", "f dot/vimplug/p.vim=v",
+		                            "f home/.local/bin/tool=x", "f ws/.git/HEAD=ref",
+		                            "d ws/.git/objects/ab", "d ws/d", "f home/.vim/z1=",
+		                            "f home/.vim/z2=", "f home/.vim/z3=", "f home/.vim/z4=",
+		                            NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(mkdir(at("home/.config"), 0755), 0);
+	assert_int_equal(mkdir(at("home/.config/fish"), 0755), 0);
+	assert_int_equal(symlink(at("dot/fish/config.fish"), at("home/.config/fish/config.fish")), 0);
+	assert_int_equal(symlink(at("dot/vimplug"), at("home/.vim/plugin")), 0);
+	assert_int_equal(link(at("dot/fish/config.fish"), at("ws/d/cf")), 0);
+	assert_int_equal(link(at("dot/vimplug/p.vim"), at("ws/d/pv")), 0);
+	assert_int_equal(link(at("home/.local/bin/tool"), at("ws/.git/objects/ab/x")), 0);
+	setenv("HOME", at("home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/d/cf")));
+	assert_string_equal(e->link_of, at("dot/fish/config.fish"));
+	assert_non_null((e = find(&plan, "ws/d/pv")));
+	assert_string_equal(e->link_of, at("dot/vimplug/p.vim"));
+	assert_non_null((e = find(&plan, "ws/.git/objects/ab/x")));
+	assert_string_equal(e->link_of, at("home/.local/bin/tool"));
+	assert_false(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+
+	/* the home a root, ~/.vim's listing cut after two of its five: the
+	 * other names in the root of those listed and of those not are held */
+	assert_int_equal(link(at("home/.vim/z4"), at("home/lnk")), 0);
+	assert_int_equal(link(at("home/.vim/z1"), at("home/lnk1")), 0);
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("home"), &p, NULL), 0);
+	cf_later_below_budget = entries_below("/etc/profile.d") + 3; /* tool, two of ~/.vim's */
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	cf_later_below_budget = CF_LATER_BELOW_MAX;
+	assert_non_null((e = find(&plan, "home/lnk")));
+	assert_non_null(e->link_of);
+	assert_non_null((e = find(&plan, "home/lnk1")));
+	assert_non_null(e->link_of);
 	cf_plan_clear(&plan);
 	confine_policy_free(p);
 	if (saved)
@@ -732,6 +813,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_home_entries, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_hard_links, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_below_directories, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_links_below_more, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),

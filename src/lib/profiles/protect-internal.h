@@ -31,7 +31,7 @@ struct collect {
 	cf_later_links links; /* the protected files with other names */
 	size_t root;          /* the writable root the walk is in */
 	struct cf_protect_named *named; /* files with other names met, where a */
-	size_t n_named;                 /* listing was cut (protect-links.c) */
+	size_t n_named, cap_named;      /* listing was cut (protect-links.c) */
 	bool oom;
 };
 
@@ -68,6 +68,9 @@ bool cf_protect_symlink_on_the_way(const char *root, const char *rel) CONFINE_HI
  * cf_protect_links_report. */
 void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const char *name,
                           ino_t ino) CONFINE_HIDDEN;
+/* After the walks: every name in the repositories' own directories the
+ * walk found inside a root (`.git/`, a bare repository), looked at so. */
+void cf_protect_git_trees(struct collect *c) CONFINE_HIDDEN;
 /* After the walks: the noted files whose other names are not all in the
  * writable roots make the defaults partial, naming one and the listing
  * cut. */

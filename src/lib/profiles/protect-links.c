@@ -13,6 +13,7 @@
  * cut. A file whose names all lie in the roots (cargo's `target/`, `cp
  * -al` inside the workspace) is nobody's other name.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,20 +21,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "dirstack.h"
+#include "git-hazards.h"
 #include "later.h"
 #include "policy-internal.h"
 #include "profiles/protect-internal.h"
 
-/* The first names noted keep their paths, for the report. */
-#define NAMED_PATHS 16
+/* Noted names keep their paths up to this many; past it the report says
+ * the count could not be kept (never a silent cut). */
+#define NOTED_MAX 4096
 
 struct cf_protect_named {
 	dev_t dev;
 	ino_t ino;
 	nlink_t nlink;
 	size_t order;
-	char *path; /* the first NAMED_PATHS only */
+	bool protected_name; /* below a protected directory, or a protected item */
+	char *path;          /* NULL past NOTED_MAX */
 };
 
 /* Whether `path`, in root c->root, lies in an earlier root too (then the
@@ -45,22 +51,37 @@ static bool counted_before(const struct collect *c, const char *path) {
 	return false;
 }
 
-static void note(struct collect *c, const char *path, const struct stat *st) {
-	struct cf_protect_named *grown;
+static void note(struct collect *c, const char *path, const struct stat *st, bool protected_name) {
+	struct cf_protect_named *e;
 	if (counted_before(c, path))
 		return;
-	if (!(grown = realloc(c->named, (c->n_named + 1) * sizeof *grown))) {
-		c->oom = true;
-		return;
+	if (c->n_named == c->cap_named) {
+		size_t cap = c->cap_named ? c->cap_named * 2 : 64;
+		struct cf_protect_named *grown = realloc(c->named, cap * sizeof *grown);
+		if (!grown) {
+			c->oom = true;
+			return;
+		}
+		c->named = grown;
+		c->cap_named = cap;
 	}
-	c->named = grown;
-	grown[c->n_named] = (struct cf_protect_named){ st->st_dev, st->st_ino, st->st_nlink,
-		                                          c->n_named, NULL };
-	if (c->n_named < NAMED_PATHS && !(grown[c->n_named].path = strdup(path))) {
+	e = &c->named[c->n_named];
+	*e = (struct cf_protect_named){ st->st_dev, st->st_ino, st->st_nlink, c->n_named,
+		                        protected_name, NULL };
+	if (c->n_named < NOTED_MAX && !(e->path = strdup(path))) {
 		c->oom = true;
 		return;
 	}
 	c->n_named++;
+}
+
+/* `path` another name of the protected `of`: held as it is. */
+static void hold(struct collect *c, const char *path, const char *of) {
+	cf_protect_add_item(c, path, CF_PLACEHOLDER_NONE, true);
+	for (size_t i = 0; i < c->n && !c->oom; i++)
+		if (strcmp(c->items[i].path, path) == 0 && !c->items[i].link_of &&
+		    !(c->items[i].link_of = strdup(of)))
+			c->oom = true;
 }
 
 void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const char *name,
@@ -68,35 +89,104 @@ void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const 
 	char path[PATH_MAX];
 	const char *of;
 	struct stat st;
-	bool maybe = cf_later_links_may(&c->links, ino);
-	if (!maybe && !c->links.n_cut)
+	bool maybe = cf_later_links_may(&c->links, ino), cut = cf_later_links_cut(&c->links);
+	if (!maybe && !cut)
 		return; /* the cheap look: no protected file has this number */
 	if (fstatat(dirfd_, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
 	    st.st_nlink < 2)
 		return;
 	of = maybe ? cf_later_links_of(&c->links, &st) : NULL;
 	if (cf_protect_join(path, sizeof path, dir, name) < 0) {
-		if (of)
-			cf_protect_defaults_unprotected(c, "%s/%s, another name of %s: the path is too long",
-			                                dir, name, of);
-		else if (cf_later_links_cut_on(&c->links, st.st_dev))
+		if (of || cut)
 			cf_protect_defaults_unprotected(c, "%s/%s has %lu names: the path is too long to "
-			                                   "count them", dir, name,
+			                                   "hold or count them", dir, name,
 			                                (unsigned long)st.st_nlink);
 		return;
 	}
 	if (!of) {
-		if (cf_later_links_cut_on(&c->links, st.st_dev))
-			note(c, path, &st);
+		/* Where a listing was cut, every name is counted; one below a
+		 * protected directory (past the cut) is a protected file's. */
+		if (cut)
+			note(c, path, &st, cf_later_links_in_dir(&c->links, path));
 		return;
 	}
 	if (strcmp(path, of) == 0 || cf_later_links_in_dir(&c->links, path))
 		return; /* the file itself, or a name in a protected directory: held with it */
-	cf_protect_add_item(c, path, CF_PLACEHOLDER_NONE, true);
-	for (size_t i = 0; i < c->n && !c->oom; i++)
-		if (strcmp(c->items[i].path, path) == 0 && !c->items[i].link_of &&
-		    !(c->items[i].link_of = strdup(of)))
+	hold(c, path, of);
+}
+
+/* One of the repositories' own directories (a `.git/`, a bare
+ * repository), which the walk does not enter: every name in it looked at
+ * as the walk's are (a link planted in `.git/objects/` is written as any
+ * other), within the walk's budget. */
+static void git_tree(struct collect *c, const char *gitdir) {
+	cf_dirstack stack = { 0 };
+	char *dir = NULL;
+	int fd;
+	if ((fd = cf_dirstack_push_root(&stack, gitdir)) < 0) {
+		if (fd == -ENOMEM)
 			c->oom = true;
+		return;
+	}
+	while (!c->oom && c->entries <= cf_git_scan_budget &&
+	       (fd = cf_dirstack_pop_open(&stack, &dir, NULL)) != -ENOENT) {
+		DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+		struct dirent *e;
+		if (fd >= 0 && !d)
+			close(fd);
+		while (d && (e = readdir(d))) {
+			const char *n = e->d_name;
+			if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
+				continue;
+			if (!cf_protect_spend(c, dir))
+				break;
+			if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) {
+				int r = cf_dirstack_push_child(&stack, dirfd(d), dir, n);
+				if (r == -ENOMEM)
+					c->oom = true;
+				else if (r == -ENAMETOOLONG)
+					cf_protect_defaults_unprotected(c, "%s/%s: the path is too long to walk",
+					                                dir, n);
+				if (e->d_type == DT_DIR || r == 1)
+					continue;
+			}
+			if (e->d_type != DT_LNK)
+				cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino);
+		}
+		if (d)
+			closedir(d);
+		if (fd == -ESTALE)
+			cf_protect_defaults_unprotected(c, "%s changed while it was walked", dir);
+		free(dir);
+		dir = NULL;
+	}
+	free(dir);
+	cf_dirstack_clear(&stack);
+}
+
+void cf_protect_git_trees(struct collect *c) {
+	if (!c->links.n && !cf_later_links_cut(&c->links))
+		return;
+	for (size_t i = 0; i < c->n_gitdirs && !c->oom; i++) {
+		const char *g = c->gitdirs[i];
+		bool inside = false;
+		if (!cf_protect_root_of(c->plan, g))
+			continue;
+		/* a submodule's gitdir in another's `modules/`: walked with it
+		 * (each name counted once) */
+		for (size_t j = 0; j < c->n_gitdirs && !inside; j++)
+			inside = j != i && strcmp(c->gitdirs[j], g) != 0 &&
+			         cf_path_at_or_under(g, c->gitdirs[j]) &&
+			         cf_protect_root_of(c->plan, c->gitdirs[j]);
+		if (inside)
+			continue;
+		/* its names counted as the first root holding it walked them */
+		for (c->root = 0; c->plan->writable[c->root] &&
+		                  !cf_path_at_or_under(g, c->plan->writable[c->root]);
+		     c->root++)
+			;
+		git_tree(c, g);
+	}
 }
 
 static int by_file(const void *a, const void *b) {
@@ -108,39 +198,67 @@ static int by_file(const void *a, const void *b) {
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* Whether `path` is at or below a protected item (a hooks directory, a
+ * gitdir's config) that is not itself another name. */
+static bool under_item(const struct collect *c, const char *path) {
+	for (size_t i = 0; i < c->n; i++)
+		if (!c->items[i].link_of && cf_path_at_or_under(path, c->items[i].path))
+			return true;
+	return false;
+}
+
 void cf_protect_links_report(struct collect *c) {
 	const struct cf_protect_named *first = NULL;
 	size_t files = 0;
+	bool lost = false;
 	if (!c->n_named || c->oom)
 		return;
 	qsort(c->named, c->n_named, sizeof *c->named, by_file);
-	for (size_t i = 0, j; i < c->n_named; i = j) {
-		for (j = i + 1; j < c->n_named && c->named[j].dev == c->named[i].dev &&
-		                c->named[j].ino == c->named[i].ino;
+	for (size_t i = 0, j; i < c->n_named && !c->oom; i = j) {
+		const struct cf_protect_named *prot = NULL;
+		for (j = i; j < c->n_named && c->named[j].dev == c->named[i].dev &&
+		            c->named[j].ino == c->named[i].ino;
 		     j++)
-			;
+			if (!prot && c->named[j].path &&
+			    (c->named[j].protected_name || under_item(c, c->named[j].path)))
+				prot = &c->named[j];
+		if (prot) {
+			/* a protected file past a cut listing, or below a
+			 * repository's protected part: its other names held */
+			for (size_t k = i; k < j && !c->oom; k++) {
+				if (&c->named[k] == prot || c->named[k].protected_name)
+					continue;
+				if (!c->named[k].path)
+					lost = true;
+				else
+					hold(c, c->named[k].path, prot->path);
+			}
+			continue;
+		}
+		for (size_t k = i; k < j; k++)
+			lost |= !c->named[k].path;
 		if ((nlink_t)(j - i) >= c->named[i].nlink)
-			continue; /* every name in the roots */
+			continue; /* every name met in the roots */
 		files++;
 		if (c->named[i].path && (!first || c->named[i].order < first->order))
 			first = &c->named[i];
 	}
-	if (!files)
-		return;
-	{
-		const struct cf_later_cut *cut =
-		    cf_later_links_cut_on(&c->links, first ? first->dev : c->named[0].dev);
+	if (lost)
+		cf_protect_defaults_unprotected(
+		    c, "more than %d files with several names were met: the other names of protected "
+		       "files among them were not all held",
+		    NOTED_MAX);
+	if (files) {
 		char others[64] = "";
 		if (files > 1)
 			snprintf(others, sizeof others, " (and %zu more such files)", files - 1);
 		cf_protect_defaults_unprotected(
 		    c,
-		    "%s%s has a name the walk of the writable roots did not meet, and the listing of %s stopped at its "
-		    "budget (%d entries there, %zu in all): a write through it could change a "
-		    "protected file there",
+		    "%s%s has a name the walk of the writable roots did not meet, and the listing of "
+		    "%s stopped short (a budget of %d entries there, %zu in all, or a directory it "
+		    "could not list): a write through it could change a protected file there",
 		    first ? first->path : "a file in the writable roots", others,
-		    cut ? cut->path : c->links.cut[0].path, CF_LATER_BELOW_DIR_MAX,
-		    cf_later_below_budget);
+		    cf_later_links_cut(&c->links), CF_LATER_BELOW_DIR_MAX, cf_later_below_budget);
 	}
 }
 
@@ -149,5 +267,5 @@ void cf_protect_links_clear(struct collect *c) {
 		free(c->named[i].path);
 	free(c->named);
 	c->named = NULL;
-	c->n_named = 0;
+	c->n_named = c->cap_named = 0;
 }

@@ -642,6 +642,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 			cf_protect_later(&c, plan->writable[k], false);
 			walk(&c, plan->writable[k]);
 		}
+		cf_protect_git_trees(&c);
 		cf_protect_links_report(&c);
 	}
 	if (!c.oom && (c.n_reasons || c.n_missing) && !plan->defaults_reason &&

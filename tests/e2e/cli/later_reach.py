@@ -466,6 +466,63 @@ def data_argument(w):
     TAP.ok("run %s: data written, the script %s" % (label, "held" if not wrote else "reported"))
 
 
+def system_link(w):
+    """R28c-system-links (root only: another user can neither write a
+    system start-up file nor, with protected_hardlinks, link one): a hard
+    link in the workspace of a file in /etc/profile.d/, which the next
+    login shell sources. The real /etc is never written: the run is in a
+    private mount namespace where a directory of this test stands at
+    /etc/profile.d (on the workspace's filesystem, so the link can be
+    made). bwrap holds the link read-only (`full`); Landlock writes it and
+    names the system file; the control writes through it."""
+    label = "a hard link of a file in /etc/profile.d [%s, root]" % w.runner
+    unshare = shutil.which("unshare")
+    if not unshare:
+        TAP.skip(label, "no unshare(1) here")
+        return
+    d, mark = w.fresh("system")
+    pd = os.path.join(os.path.dirname(d["ws"]), "profile.d")
+    os.makedirs(pd)
+    rc = os.path.join(pd, "zz-confine-test.sh")
+    with open(rc, "w") as f:
+        f.write("# the system's own\n")
+    other = os.path.join(d["ws"], "sub", "deeper", "prof")
+    os.link(rc, other)
+    command = "printf 'touch %s\\n' >> %s; true" % (mark, other)
+    inner = ("mount --make-rprivate / && mount --bind \"$1\" /etc/profile.d && shift && "
+             "exec \"$@\"")
+
+    def in_namespace(argv):
+        return subprocess.run([unshare, "-m", "sh", "-c", inner, "sh", pd] + argv,
+                              capture_output=True, text=True, cwd=w.base, env=w.env(d),
+                              timeout=300)
+
+    # the control: through the link, the system file changes
+    done = in_namespace(["bash", "-c", command])
+    check(done.returncode == 0, "control: the namespace failed:", (label, done.stderr))
+    check("touch" in open(rc).read(), "control: the system file is unchanged:", label)
+    with open(rc, "w") as f:
+        f.write("# the system's own\n")
+    done = in_namespace([w.confine, "bash", "--json"] + w.common(d) + ["-c", command])
+    check(done.stdout.strip(), "confine bash printed nothing:", (label, done.stderr))
+    report = json.loads(done.stdout)["sandbox"]
+    got = "touch" in open(rc).read()
+    clause = link_clause(report["clauses"], other)
+    if w.runner == "bwrap":
+        check(not got, "bwrap: written through the link:", label)
+        check(clause and clause[0]["status"] == "enforced", "bwrap: the link not held:",
+              (label, report["clauses"]))
+        check(report["enforcement"] == "full", "bwrap: not full:", (label, report["unenforced"]))
+        TAP.ok("run %s: held" % label)
+    else:
+        check(got, "landlock: did not land (proves nothing):", label)
+        check(clause and clause[0]["status"] != "enforced" and
+              "/etc/profile.d/zz-confine-test.sh" in (clause[0]["reason"] or ""),
+              "landlock: the link not reported naming the system file:",
+              (label, report["clauses"]))
+        TAP.ok("run %s: landed, reported" % label)
+
+
 def run_table(confine, launcher, runner):
     w = World(confine, launcher, runner)
     try:
@@ -479,6 +536,8 @@ def run_table(confine, launcher, runner):
         for case in NAMED:
             TAP.guard("%s [%s]" % (case.name, runner), one_named, w, case)
         TAP.guard("an alias's data argument [%s]" % runner, data_argument, w)
+        if os.getuid() == 0:
+            TAP.guard("a hard link of a file in /etc/profile.d [%s]" % runner, system_link, w)
         return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
