@@ -36,12 +36,14 @@
 #include <unistd.h>
 
 #include "dirstack.h"
+#include "git-dir.h"
 #include "policy-internal.h"
 
 size_t cf_later_below_budget = CF_LATER_BELOW_MAX;
 
 struct collect_ctx {
 	cf_later_links *l;
+	char *const *roots; /* the writable roots */
 	bool below;
 	size_t spent;   /* entries listed below directories, in all */
 	char **pending; /* directories a listed symlink leads to, to list */
@@ -65,6 +67,29 @@ static bool listed(const cf_later_links *l, const char *dir) {
 	for (size_t i = 0; i < l->n_dirs; i++)
 		if (cf_path_at_or_under(dir, l->dirs[i]))
 			return true;
+	for (size_t i = 0; l->via && l->via[i]; i++)
+		if (cf_path_at_or_under(dir, l->via[i]))
+			return true;
+	return false;
+}
+
+/* Whether `dir` is at or below a writable root. */
+static bool under_root(const struct collect_ctx *c, const char *dir) {
+	for (size_t k = 0; c->roots && c->roots[k]; k++)
+		if (cf_path_at_or_under(dir, c->roots[k]))
+			return true;
+	return false;
+}
+
+/* Whether `dir` is a writable root, or lies below one that lies inside
+ * the tree `top` being listed: what lies there is that root's (the
+ * walk's), a grant asked for by name (`--writable ~/.local/bin`,
+ * `--writable ~/.vim/pack/mine`), not the protected directory's. */
+static bool root_inside(const struct collect_ctx *c, const char *top, const char *dir) {
+	for (size_t k = 0; c->roots && c->roots[k]; k++)
+		if (cf_path_at_or_under(dir, c->roots[k]) &&
+		    (strcmp(dir, c->roots[k]) == 0 || cf_path_at_or_under(c->roots[k], top)))
+			return true;
 	return false;
 }
 
@@ -87,16 +112,26 @@ static int symlinked(struct collect_ctx *c, int dirfd_, const char *dir, const c
 	char path[PATH_MAX], *real;
 	struct stat st;
 	int r = 0;
-	if (fstatat(dirfd_, n, &st, 0) < 0 ||
-	    (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) ||
-	    (size_t)snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", n) >=
-	        sizeof path)
-		return 0;
+	if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", n) >=
+	    sizeof path)
+		return 1; /* not taken */
+	if (fstatat(dirfd_, n, &st, 0) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+		return 0; /* dangling, or no file: nothing to take */
 	if (!(real = realpath(path, NULL)))
-		return errno == ENOMEM ? -ENOMEM : 0;
-	if (S_ISREG(st.st_mode))
+		return errno == ENOMEM ? -ENOMEM : 1;
+	if (S_ISREG(st.st_mode)) {
+		/* the file read later; inside a root, the file itself is held
+		 * (cf_later_links.in_roots), as a home entry's target is */
+		if (under_root(c, real) && (r = cf_strv_push(&c->l->in_roots, real)) < 0) {
+			free(real);
+			return r;
+		}
 		return add_item(c->l, st.st_dev, st.st_ino, real);
-	if (!listed(c->l, real))
+	}
+	/* a directory inside a root (a plugin linked into the workspace,
+	 * `~/.vim/pack/dev/start/plug -> WS`) is the user's project there,
+	 * the walk's: not listed */
+	if (!listed(c->l, real) && !under_root(c, real))
 		r = cf_strv_push(&c->pending, real);
 	free(real);
 	return r;
@@ -104,8 +139,8 @@ static int symlinked(struct collect_ctx *c, int dirfd_, const char *dir, const c
 
 /* One directory of a protected directory's tree: its regular files taken
  * by their listing, its subdirectories pushed. 1 when the budget cut it. */
-static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const char *dir,
-                    dev_t dev, size_t *spent_here) {
+static int list_one(struct collect_ctx *c, cf_dirstack *stack, const char *top, int fd,
+                    const char *dir, dev_t dev, size_t *spent_here) {
 	DIR *d = fdopendir(fd);
 	struct dirent *e;
 	int r = 0;
@@ -133,7 +168,13 @@ static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const cha
 			                             : DT_FIFO;
 		}
 		if (type == DT_DIR) {
-			int p = cf_dirstack_push_child(stack, dirfd(d), dir, n);
+			int p;
+			if (asprintf(&path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", n) < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			p = root_inside(c, top, path) ? 0 : cf_dirstack_push_child(stack, dirfd(d), dir, n);
+			free(path);
 			if (p == -ENOMEM)
 				r = -ENOMEM;
 			else if (p < 0)
@@ -159,7 +200,7 @@ static int list_one(struct collect_ctx *c, cf_dirstack *stack, int fd, const cha
  * within the budgets. A listing cut short (the budget, a directory that
  * cannot be listed or changed while it was) is recorded: files below it
  * may not all be taken. */
-static int list_tree(struct collect_ctx *c, const char *path) {
+static int list_tree(struct collect_ctx *c, const char *path, bool via) {
 	cf_dirstack stack = { 0 };
 	char *real = realpath(path, NULL), *dir = NULL;
 	size_t spent_here = 0;
@@ -168,20 +209,25 @@ static int list_tree(struct collect_ctx *c, const char *path) {
 	int fd, r = 0;
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	if (listed(c->l, real) || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	if (listed(c->l, real) || root_inside(c, real, real) || (via && under_root(c, real)) ||
+	    stat(real, &st) < 0 ||
+	    !S_ISDIR(st.st_mode)) {
 		free(real);
 		return 0;
 	}
-	if ((r = cf_strv_push(&c->l->dirs, real)) < 0) {
+	/* a copy: `real` is this walk's; a directory reached through a
+	 * symbolic link is listed, not a protected directory's own name */
+	if ((r = cf_strv_push(via ? &c->l->via : &c->l->dirs, real)) < 0) {
 		free(real);
 		return r;
 	}
-	c->l->n_dirs++;
+	if (!via)
+		c->l->n_dirs++;
 	if ((fd = cf_dirstack_push_root(&stack, real)) < 0)
 		r = fd == -ENOMEM ? -ENOMEM : 1;
 	while (r == 0 && (fd = cf_dirstack_pop_open(&stack, &dir, &dev)) != -ENOENT) {
 		if (fd >= 0)
-			r = list_one(c, &stack, fd, dir, dev, &spent_here);
+			r = list_one(c, &stack, real, fd, dir, dev, &spent_here);
 		else if (fd == -ENOMEM)
 			r = -ENOMEM;
 		else if (fd != -ENXIO)
@@ -199,12 +245,12 @@ static int list_tree(struct collect_ctx *c, const char *path) {
 
 /* `path`'s tree, then each directory a symbolic link in it led to. */
 static int list_below(struct collect_ctx *c, const char *path) {
-	int r = list_tree(c, path);
+	int r = list_tree(c, path, false);
 	while (r == 0 && c->pending && c->pending[0]) {
 		size_t n = cf_strv_length((const char *const *)c->pending);
 		char *next = c->pending[n - 1];
 		c->pending[n - 1] = NULL;
-		r = list_tree(c, next);
+		r = list_tree(c, next, true);
 		free(next);
 	}
 	return r;
@@ -229,23 +275,101 @@ static int collect_visit(void *ctx, const char *root, const char *path,
 	return add_item(l, st.st_dev, st.st_ino, real);
 }
 
-static int root_repository(struct collect_ctx *c, const char *root) {
+/* What git obeys in the gitdir `gitdir`: its config (and
+ * config.worktree), hooks and info. */
+static int gitdir_files(struct collect_ctx *c, const char *gitdir) {
 	static const cf_later_entry file = { .name = "config" };
 	static const cf_later_entry dir = { .name = "hooks", .dir = true };
+	static const char *const files[] = { "config", "config.worktree" };
 	static const char *const dirs[] = { "hooks", "info" };
 	char path[PATH_MAX];
+	int r = 0;
+	for (size_t i = 0; r == 0 && i < sizeof files / sizeof *files; i++)
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", gitdir, files[i]) < sizeof path)
+			r = collect_visit(c, gitdir, path, &file);
+	for (size_t i = 0; r == 0 && i < sizeof dirs / sizeof *dirs; i++)
+		if ((size_t)snprintf(path, sizeof path, "%s/%s", gitdir, dirs[i]) < sizeof path)
+			r = collect_visit(c, gitdir, path, &dir);
+	return r;
+}
+
+/* The repository a root lies in (its own `.git`, or one above it: `-w
+ * repo/sub`), through a `.git` file to a linked worktree's gitdir and its
+ * common directory: what git obeys there. */
+static int root_repository(struct collect_ctx *c, const char *root) {
+	char dir[PATH_MAX], path[PATH_MAX * 2], line[PATH_MAX + 16];
 	struct stat st;
-	int r;
-	if ((size_t)snprintf(path, sizeof path, "%s/.git", root) >= sizeof path ||
-	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+	int r = 0;
+	if ((size_t)snprintf(dir, sizeof dir, "%s", root) >= sizeof dir)
 		return 0;
-	if ((size_t)snprintf(path, sizeof path, "%s/.git/config", root) < sizeof path &&
-	    (r = collect_visit(c, root, path, &file)) < 0)
+	for (;;) {
+		char *slash;
+		if ((size_t)snprintf(path, sizeof path, "%s%s.git", dir, strcmp(dir, "/") ? "/" : "") <
+		        sizeof path &&
+		    lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+			break;
+		if (strcmp(dir, "/") == 0)
+			return 0;
+		slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if (S_ISDIR(st.st_mode))
+		return gitdir_files(c, path);
+	{
+		/* `gitdir: X`, X relative to the work tree; then its commondir */
+		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		const char *g;
+		char *gitdir = NULL, *common = NULL;
+		bool got = fd >= 0 && cf_git_read_line(fd, ".git", line, sizeof line) &&
+		           strncmp(line, "gitdir:", 7) == 0;
+		if (fd >= 0)
+			close(fd);
+		if (!got)
+			return 0;
+		for (g = line + 7; *g == ' ' || *g == '\t'; g++)
+			;
+		if ((size_t)snprintf(path, sizeof path, "%s%s%s", g[0] == '/' ? "" : dir,
+		                     g[0] == '/' ? "" : "/", g) >= sizeof path ||
+		    !(gitdir = realpath(path, NULL)))
+			return errno == ENOMEM ? -ENOMEM : 0;
+		r = gitdir_files(c, gitdir);
+		if (r == 0 && (fd = open(gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+			got = cf_git_read_line(fd, "commondir", line, sizeof line);
+			close(fd);
+			if (got &&
+			    (size_t)snprintf(path, sizeof path, "%s%s%s", line[0] == '/' ? "" : gitdir,
+			                     line[0] == '/' ? "" : "/", line) < sizeof path &&
+			    (common = realpath(path, NULL)) && strcmp(common, gitdir) != 0)
+				r = gitdir_files(c, common);
+		}
+		free(common);
+		free(gitdir);
+	}
+	return r;
+}
+
+int cf_later_links_add(cf_later_links *links, const struct stat *st, const char *path) {
+	size_t at = 0;
+	char *copy = strdup(path);
+	int r;
+	if (!copy)
+		return -ENOMEM;
+	if ((r = add_item(links, st->st_dev, st->st_ino, copy)) < 0)
 		return r;
-	for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++)
-		if ((size_t)snprintf(path, sizeof path, "%s/.git/%s", root, dirs[i]) < sizeof path &&
-		    (r = collect_visit(c, root, path, &dir)) < 0)
-			return r;
+	/* kept in order: moved to its place */
+	{
+		struct cf_later_link item = links->items[links->n - 1];
+		while (at < links->n - 1 &&
+		       (links->items[at].ino < item.ino ||
+		        (links->items[at].ino == item.ino && links->items[at].dev <= item.dev)))
+			at++;
+		memmove(&links->items[at + 1], &links->items[at],
+		        (links->n - 1 - at) * sizeof *links->items);
+		links->items[at] = item;
+	}
 	return 0;
 }
 
@@ -282,7 +406,7 @@ static int by_inode(const void *a, const void *b) {
 
 int cf_later_links_collect(const confine_policy *policy, char *const *roots, bool below,
                            cf_later_links *out) {
-	struct collect_ctx c = { out, below, 0, NULL };
+	struct collect_ctx c = { out, roots, below, 0, NULL };
 	size_t n = 0;
 	char **all;
 	int r = 0;
@@ -361,6 +485,8 @@ void cf_later_links_clear(cf_later_links *links) {
 		free(links->items[i].path);
 	free(links->items);
 	confine_strv_free(links->dirs);
+	confine_strv_free(links->via);
+	confine_strv_free(links->in_roots);
 	for (size_t i = 0; i < links->n_cut; i++)
 		free(links->cut[i].path);
 	free(links->cut);

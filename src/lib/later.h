@@ -216,6 +216,8 @@ typedef struct cf_later_links {
 	size_t n;
 	char **dirs; /* the protected directories listed, canonical */
 	size_t n_dirs;
+	char **via;      /* directories listed that a symlink in one led to */
+	char **in_roots; /* files a symlink in one leads to, inside a root */
 	struct cf_later_cut *cut;
 	size_t n_cut;
 } cf_later_links;
@@ -233,6 +235,10 @@ extern size_t cf_later_below_budget CONFINE_HIDDEN;
  * walk's to read). 0 or -ENOMEM (then `out` is empty). */
 int cf_later_links_collect(const confine_policy *policy, char *const *roots, bool below,
                            cf_later_links *out) CONFINE_HIDDEN;
+/* Adds the protected file `st` (a stat of it) at `path`, in order. 0 or
+ * -ENOMEM. */
+int cf_later_links_add(cf_later_links *links, const struct stat *st,
+                       const char *path) CONFINE_HIDDEN;
 /* Whether a file listed with inode number `ino` could be one of `links`
  * (a cheap look before an lstat). */
 bool cf_later_links_may(const cf_later_links *links, ino_t ino) CONFINE_HIDDEN;

@@ -597,6 +597,59 @@ static void test_links_below_more(void **state) {
 	free(saved);
 }
 
+/* The second red team's holes (round 4 session 10): a symlink in a
+ * protected directory into the workspace is not a protected directory
+ * (names below it are not "held with it"); a root asked for by name
+ * holding another protected file's name; a root inside a repository (its
+ * hook); a nested repository's hook and config (no cut); a file a symlink
+ * in a protected directory leads to inside a root, held itself. */
+static void test_links_second_attack(void **state) {
+	static const char *const tree[] = { "f home/.ssh/rc=r", "f home/.bashrc=b", "d home/.vim",
+		                            "d home/.local/bin", "f ws/bin/tool=t", "d ws/d",
+		                            "d repo/sub", "f repo/.git/hooks/pre-commit=h",
+		                            "f repo/.git/HEAD=ref", "f ws/n/.git/hooks/pre-push=p",
+		                            "f ws/n/.git/config=c", "f ws/n/.git/HEAD=ref", NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(symlink(at("ws"), at("home/.vim/plug")), 0);
+	assert_int_equal(symlink(at("ws/bin/tool"), at("home/.vim/tool.vim")), 0);
+	assert_int_equal(link(at("home/.ssh/rc"), at("ws/d/rc")), 0);
+	assert_int_equal(link(at("home/.ssh/rc"), at("home/.local/bin/r")), 0);
+	assert_int_equal(link(at("repo/.git/hooks/pre-commit"), at("repo/sub/h")), 0);
+	assert_int_equal(link(at("ws/n/.git/hooks/pre-push"), at("ws/d/hk")), 0);
+	assert_int_equal(link(at("ws/n/.git/config"), at("ws/d/cf")), 0);
+	setenv("HOME", at("home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_writable_root(p, at("home/.local/bin"), NULL), 0);
+	assert_int_equal(confine_policy_add_writable_root(p, at("repo/sub"), NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/d/rc")));
+	assert_string_equal(e->link_of, at("home/.ssh/rc"));
+	assert_non_null((e = find(&plan, "home/.local/bin/r")));
+	assert_string_equal(e->link_of, at("home/.ssh/rc"));
+	assert_non_null((e = find(&plan, "repo/sub/h")));
+	assert_string_equal(e->link_of, at("repo/.git/hooks/pre-commit"));
+	assert_non_null((e = find(&plan, "ws/d/hk")));
+	assert_string_equal(e->link_of, at("ws/n/.git/hooks/pre-push"));
+	assert_non_null((e = find(&plan, "ws/d/cf")));
+	assert_string_equal(e->link_of, at("ws/n/.git/config"));
+	assert_non_null((e = find(&plan, "ws/bin/tool")));
+	assert_null(e->link_of);
+	assert_false(plan.defaults_unprotected);
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 /* An unknown `unprotect` name is refused naming every entry, the last
  * one included (the list is never cut as the table grows). */
 static void test_unprotect_names_every_entry(void **state) {
@@ -814,6 +867,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_hard_links, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_below_directories, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_below_more, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_links_second_attack, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),

@@ -30,6 +30,7 @@ struct collect {
 	size_t n_missing;
 	cf_later_links links; /* the protected files with other names */
 	size_t root;          /* the writable root the walk is in */
+	bool rewalk;          /* looking again for late other names */
 	struct cf_protect_named *named; /* files with other names met, where a */
 	size_t n_named, cap_named;      /* listing was cut (protect-links.c) */
 	bool oom;
@@ -76,6 +77,12 @@ void cf_protect_git_trees(struct collect *c) CONFINE_HIDDEN;
  * cut. */
 void cf_protect_links_report(struct collect *c) CONFINE_HIDDEN;
 void cf_protect_links_clear(struct collect *c) CONFINE_HIDDEN;
+/* After the walks: a nested repository's config and hooks with other
+ * names, which the walk met too late, held by looking at the roots again. */
+void cf_protect_late_links(struct collect *c) CONFINE_HIDDEN;
+/* `dir`, which the walk could not list (EACCES), is reported when the
+ * command could still reach inside it (it may search it, or owns it). */
+void cf_protect_unlistable(struct collect *c, const char *dir) CONFINE_HIDDEN;
 
 /* protect-finish.c: the items sorted, covered ones dropped, pins listed;
  * the items move to the plan. 0 or -ENOMEM. */

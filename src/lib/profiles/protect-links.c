@@ -106,12 +106,13 @@ void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const 
 	if (!of) {
 		/* Where a listing was cut, every name is counted; one below a
 		 * protected directory (past the cut) is a protected file's. */
-		if (cut)
+		if (cut && !c->rewalk)
 			note(c, path, &st, cf_later_links_in_dir(&c->links, path));
 		return;
 	}
-	if (strcmp(path, of) == 0 || cf_later_links_in_dir(&c->links, path))
-		return; /* the file itself, or a name in a protected directory: held with it */
+	if (strcmp(path, of) == 0)
+		return; /* the file itself, held as an entry (or a grant asked for by name) */
+	/* (a name inside a held protected directory is dropped as covered) */
 	hold(c, path, of);
 }
 
@@ -119,7 +120,7 @@ void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const 
  * repository), which the walk does not enter: every name in it looked at
  * as the walk's are (a link planted in `.git/objects/` is written as any
  * other), within the walk's budget. */
-static void git_tree(struct collect *c, const char *gitdir) {
+static void git_tree(struct collect *c, const char *gitdir, bool skip_top) {
 	cf_dirstack stack = { 0 };
 	char *dir = NULL;
 	int fd;
@@ -150,13 +151,15 @@ static void git_tree(struct collect *c, const char *gitdir) {
 				if (e->d_type == DT_DIR || r == 1)
 					continue;
 			}
-			if (e->d_type != DT_LNK)
+			if (e->d_type != DT_LNK && !(skip_top && strcmp(dir, gitdir) == 0))
 				cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino);
 		}
 		if (d)
 			closedir(d);
 		if (fd == -ESTALE)
 			cf_protect_defaults_unprotected(c, "%s changed while it was walked", dir);
+		else if (fd == -EACCES)
+			cf_protect_unlistable(c, dir);
 		free(dir);
 		dir = NULL;
 	}
@@ -164,12 +167,23 @@ static void git_tree(struct collect *c, const char *gitdir) {
 	cf_dirstack_clear(&stack);
 }
 
+/* What walk_dir takes for a bare repository (and does not enter). */
+static bool bare(const char *dir) {
+	static const char *const marks[] = { "HEAD", "objects", "config" };
+	char path[PATH_MAX];
+	struct stat st;
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+		if (cf_protect_join(path, sizeof path, dir, marks[i]) < 0 || lstat(path, &st) < 0)
+			return false;
+	return true;
+}
+
 void cf_protect_git_trees(struct collect *c) {
 	if (!c->links.n && !cf_later_links_cut(&c->links))
 		return;
 	for (size_t i = 0; i < c->n_gitdirs && !c->oom; i++) {
-		const char *g = c->gitdirs[i];
-		bool inside = false;
+		const char *g = c->gitdirs[i], *top;
+		bool inside = false, skip_top;
 		if (!cf_protect_root_of(c->plan, g))
 			continue;
 		/* a submodule's gitdir in another's `modules/`: walked with it
@@ -180,13 +194,69 @@ void cf_protect_git_trees(struct collect *c) {
 			         cf_protect_root_of(c->plan, c->gitdirs[j]);
 		if (inside)
 			continue;
+		/* one not named `.git` the walk itself met: entered (then seen
+		 * whole), or taken for a bare repository (then its top seen) */
+		top = strrchr(g, '/');
+		if (top && strcmp(top, "/.git") != 0) {
+			if (!bare(g))
+				continue;
+			skip_top = true;
+		} else {
+			skip_top = false;
+		}
 		/* its names counted as the first root holding it walked them */
 		for (c->root = 0; c->plan->writable[c->root] &&
 		                  !cf_path_at_or_under(g, c->plan->writable[c->root]);
 		     c->root++)
 			;
-		git_tree(c, g);
+		git_tree(c, g, skip_top);
 	}
+}
+
+/* A nested repository's (or a submodule's) config and hooks with other
+ * names: found after the walk met the repository, so the roots are looked
+ * at again for those names (rare: only when one has more than one). */
+void cf_protect_late_links(struct collect *c) {
+	static const char *const files[] = { "config", "config.worktree" };
+	static const char *const dirs[] = { "hooks", "info" };
+	bool added = false;
+	for (size_t i = 0; i < c->n_gitdirs && !c->oom; i++) {
+		char path[PATH_MAX];
+		struct stat st;
+		for (size_t k = 0; k < sizeof files / sizeof *files; k++)
+			if (cf_protect_join(path, sizeof path, c->gitdirs[i], files[k]) == 0 &&
+			    stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+			    !cf_later_links_of(&c->links, &st)) {
+				if (cf_later_links_add(&c->links, &st, path) < 0)
+					c->oom = true;
+				added = true;
+			}
+		for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !c->oom; k++) {
+			DIR *d;
+			struct dirent *e;
+			if (cf_protect_join(path, sizeof path, c->gitdirs[i], dirs[k]) < 0 ||
+			    !(d = opendir(path)))
+				continue;
+			while (!c->oom && (e = readdir(d))) {
+				char file[PATH_MAX];
+				if (e->d_name[0] == '.' ||
+				    cf_protect_join(file, sizeof file, path, e->d_name) < 0 ||
+				    stat(file, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2 ||
+				    cf_later_links_of(&c->links, &st))
+					continue;
+				if (cf_later_links_add(&c->links, &st, file) < 0)
+					c->oom = true;
+				added = true;
+			}
+			closedir(d);
+		}
+	}
+	if (!added || c->oom)
+		return;
+	c->rewalk = true;
+	for (c->root = 0; c->plan->writable[c->root] && !c->oom; c->root++)
+		git_tree(c, c->plan->writable[c->root], false);
+	c->rewalk = false;
 }
 
 static int by_file(const void *a, const void *b) {
@@ -216,12 +286,20 @@ void cf_protect_links_report(struct collect *c) {
 	qsort(c->named, c->n_named, sizeof *c->named, by_file);
 	for (size_t i = 0, j; i < c->n_named && !c->oom; i = j) {
 		const struct cf_protect_named *prot = NULL;
+		size_t names = 0;
 		for (j = i; j < c->n_named && c->named[j].dev == c->named[i].dev &&
 		            c->named[j].ino == c->named[i].ino;
-		     j++)
-			if (!prot && c->named[j].path &&
-			    (c->named[j].protected_name || under_item(c, c->named[j].path)))
-				prot = &c->named[j];
+		     j++) {
+			const struct cf_protect_named *e = &c->named[j];
+			bool again = false;
+			if (!prot && e->path && (e->protected_name || under_item(c, e->path)))
+				prot = e;
+			/* a name met twice counts once (each is met once:
+			 * cf_protect_git_trees; this keeps it so) */
+			for (size_t k = i; k < j && e->path && !again; k++)
+				again = c->named[k].path && strcmp(c->named[k].path, e->path) == 0;
+			names += !again;
+		}
 		if (prot) {
 			/* a protected file past a cut listing, or below a
 			 * repository's protected part: its other names held */
@@ -235,9 +313,7 @@ void cf_protect_links_report(struct collect *c) {
 			}
 			continue;
 		}
-		for (size_t k = i; k < j; k++)
-			lost |= !c->named[k].path;
-		if ((nlink_t)(j - i) >= c->named[i].nlink)
+		if ((nlink_t)names >= c->named[i].nlink)
 			continue; /* every name met in the roots */
 		files++;
 		if (c->named[i].path && (!first || c->named[i].order < first->order))
@@ -268,4 +344,16 @@ void cf_protect_links_clear(struct collect *c) {
 	free(c->named);
 	c->named = NULL;
 	c->n_named = c->cap_named = 0;
+}
+
+void cf_protect_unlistable(struct collect *c, const char *dir) {
+	struct stat st;
+	/* one the command can neither search nor chmod (another user's, a
+	 * container's root-owned directory) it cannot reach inside either */
+	if (access(dir, X_OK) != 0 && (lstat(dir, &st) < 0 || st.st_uid != geteuid()))
+		return;
+	cf_protect_defaults_unprotected(c, "%s cannot be listed, but the command can reach inside "
+	                                   "it: repositories and other names of protected files "
+	                                   "there were not looked for",
+	                                dir);
 }

@@ -571,7 +571,8 @@ static void walk(struct collect *c, const char *root) {
 			walk_dir(c, &stack, fd, dir);
 		else if (fd == -ESTALE)
 			cf_protect_defaults_unprotected(c, "%s changed while it was walked", dir);
-		/* else (EACCES): the command, the same user, cannot enter it either */
+		else if (fd == -EACCES)
+			cf_protect_unlistable(c, dir);
 		free(dir);
 		dir = NULL;
 	}
@@ -636,6 +637,10 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 	if (policy->default_protections &&
 	    cf_later_links_collect(policy, plan->writable, true, &c.links) < 0)
 		c.oom = true;
+	/* A file a symlink in a protected directory leads to inside a root
+	 * (`~/.local/bin/tool -> WS/bin/tool`): what runs later, held. */
+	for (size_t i = 0; !c.oom && c.links.in_roots && c.links.in_roots[i]; i++)
+		cf_protect_add_item(&c, c.links.in_roots[i], CF_PLACEHOLDER_NONE, true);
 	if (policy->default_protections && !c.oom) {
 		for (size_t k = 0; plan->writable[k] && !c.oom; k++) {
 			c.root = k;
@@ -643,6 +648,7 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 			walk(&c, plan->writable[k]);
 		}
 		cf_protect_git_trees(&c);
+		cf_protect_late_links(&c);
 		cf_protect_links_report(&c);
 	}
 	if (!c.oom && (c.n_reasons || c.n_missing) && !plan->defaults_reason &&

@@ -523,6 +523,39 @@ def system_link(w):
         TAP.ok("run %s: landed, reported" % label)
 
 
+def unlistable(w):
+    """A directory in the workspace the walk cannot list but the command
+    can reach inside (`chmod 111`, the user's own): a link of ~/.bashrc
+    there is not seen, so the report must not say `full` (the second red
+    team, round 4 session 10). Root lists anything: the user's half."""
+    label = "a directory the walk cannot list [%s, %s]" % (w.runner,
+                                                          pwd.getpwuid(os.getuid()).pw_name)
+    if os.getuid() == 0:
+        TAP.skip(label, "root lists every directory")
+        return
+    d, mark = w.fresh("unlistable")
+    with open(os.path.join(d["home"], ".bashrc"), "w") as f:
+        f.write("# the user's own\n")
+    hidden = os.path.join(d["ws"], "x")
+    os.mkdir(hidden)
+    os.link(os.path.join(d["home"], ".bashrc"), os.path.join(hidden, "r"))
+    os.chmod(hidden, 0o111)
+    try:
+        out = w.run(d, "true")
+        check(out.get("error") is None, "the run failed:", (label, out))
+        report = out["sandbox"]
+        reasons = " ".join(c["reason"] or "" for c in report["clauses"]
+                           if c["clause"] == "defaultProtections")
+        check(report["enforcement"] != "full" and "defaultProtections" in report["unenforced"],
+              "reported full:", (label, report["unenforced"]))
+        # (Landlock holds no default protection: its clause says so)
+        check(w.runner != "bwrap" or (hidden in reasons and "cannot be listed" in reasons),
+              "the reason does not name it:", (label, reasons))
+        TAP.ok("run %s: reported" % label)
+    finally:
+        os.chmod(hidden, 0o755)
+
+
 def run_table(confine, launcher, runner):
     w = World(confine, launcher, runner)
     try:
@@ -538,6 +571,7 @@ def run_table(confine, launcher, runner):
         TAP.guard("an alias's data argument [%s]" % runner, data_argument, w)
         if os.getuid() == 0:
             TAP.guard("a hard link of a file in /etc/profile.d [%s]" % runner, system_link, w)
+        TAP.guard("a directory the walk cannot list [%s]" % runner, unlistable, w)
         return None
     finally:
         shutil.rmtree(w.base, ignore_errors=True)
