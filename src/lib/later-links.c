@@ -63,12 +63,33 @@ static int add_item(cf_later_links *l, dev_t dev, ino_t ino, char *path) {
 	return 0;
 }
 
+static bool was_cut(const cf_later_links *l, const char *dir) {
+	for (size_t i = 0; i < l->n_cut; i++)
+		if (strcmp(l->cut[i].path, dir) == 0)
+			return true;
+	return false;
+}
+
+/* Whether `dir` lies at or below a directory listed whole (a listing cut
+ * short does not count: a protected directory below it, or reached again
+ * through a link, is listed on its own). */
 static bool listed(const cf_later_links *l, const char *dir) {
 	for (size_t i = 0; i < l->n_dirs; i++)
-		if (cf_path_at_or_under(dir, l->dirs[i]))
+		if (cf_path_at_or_under(dir, l->dirs[i]) && !was_cut(l, l->dirs[i]))
 			return true;
 	for (size_t i = 0; l->via && l->via[i]; i++)
-		if (cf_path_at_or_under(dir, l->via[i]))
+		if (cf_path_at_or_under(dir, l->via[i]) && !was_cut(l, l->via[i]))
+			return true;
+	return false;
+}
+
+/* Whether `dir` itself was listed already (whole or cut). */
+static bool listed_itself(const cf_later_links *l, const char *dir) {
+	for (size_t i = 0; i < l->n_dirs; i++)
+		if (strcmp(dir, l->dirs[i]) == 0)
+			return true;
+	for (size_t i = 0; l->via && l->via[i]; i++)
+		if (strcmp(dir, l->via[i]) == 0)
 			return true;
 	return false;
 }
@@ -115,8 +136,10 @@ static int symlinked(struct collect_ctx *c, int dirfd_, const char *dir, const c
 	if ((size_t)snprintf(path, sizeof path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/", n) >=
 	    sizeof path)
 		return 1; /* not taken */
-	if (fstatat(dirfd_, n, &st, 0) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
-		return 0; /* dangling, or no file: nothing to take */
+	if (fstatat(dirfd_, n, &st, 0) < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ? 0 : 1; /* dangling: nothing */
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
 	if (!(real = realpath(path, NULL)))
 		return errno == ENOMEM ? -ENOMEM : 1;
 	if (S_ISREG(st.st_mode)) {
@@ -160,8 +183,11 @@ static int list_one(struct collect_ctx *c, cf_dirstack *stack, const char *top, 
 		}
 		if (type == DT_UNKNOWN) {
 			struct stat st;
-			if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+				if (errno != ENOENT)
+					r = 1; /* not taken */
 				continue;
+			}
 			type = S_ISDIR(st.st_mode)   ? DT_DIR
 			       : S_ISREG(st.st_mode) ? DT_REG
 			       : S_ISLNK(st.st_mode) ? DT_LNK
@@ -209,7 +235,8 @@ static int list_tree(struct collect_ctx *c, const char *path, bool via) {
 	int fd, r = 0;
 	if (!real)
 		return errno == ENOMEM ? -ENOMEM : 0;
-	if (listed(c->l, real) || root_inside(c, real, real) || (via && under_root(c, real)) ||
+	if (listed(c->l, real) || listed_itself(c->l, real) || root_inside(c, real, real) ||
+	    (via && under_root(c, real)) ||
 	    stat(real, &st) < 0 ||
 	    !S_ISDIR(st.st_mode)) {
 		free(real);
@@ -296,18 +323,61 @@ static int gitdir_files(struct collect_ctx *c, const char *gitdir) {
 /* The repository a root lies in (its own `.git`, or one above it: `-w
  * repo/sub`), through a `.git` file to a linked worktree's gitdir and its
  * common directory: what git obeys there. */
+/* The repository at `dir` whose `.git` is `path` (a directory, or a file
+ * naming a linked worktree's gitdir, then also its common directory). */
+static int repository_at(struct collect_ctx *c, const char *dir, const char *path,
+                         const struct stat *st) {
+	char line[PATH_MAX + 16], target[PATH_MAX * 2];
+	char *gitdir = NULL, *common = NULL;
+	const char *g;
+	bool got;
+	int fd, r;
+	if (S_ISDIR(st->st_mode))
+		return gitdir_files(c, path);
+	/* `gitdir: X`, X relative to the work tree; then its commondir */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	got = fd >= 0 && cf_git_read_line(fd, ".git", line, sizeof line) &&
+	      strncmp(line, "gitdir:", 7) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!got)
+		return 0;
+	for (g = line + 7; *g == ' ' || *g == '\t'; g++)
+		;
+	if ((size_t)snprintf(target, sizeof target, "%s%s%s", g[0] == '/' ? "" : dir,
+	                     g[0] == '/' ? "" : "/", g) >= sizeof target ||
+	    !(gitdir = realpath(target, NULL)))
+		return errno == ENOMEM ? -ENOMEM : 0;
+	r = gitdir_files(c, gitdir);
+	if (r == 0 && (fd = open(gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		got = cf_git_read_line(fd, "commondir", line, sizeof line);
+		close(fd);
+		if (got &&
+		    (size_t)snprintf(target, sizeof target, "%s%s%s", line[0] == '/' ? "" : gitdir,
+		                     line[0] == '/' ? "" : "/", line) < sizeof target &&
+		    (common = realpath(target, NULL)) && strcmp(common, gitdir) != 0)
+			r = gitdir_files(c, common);
+	}
+	free(common);
+	free(gitdir);
+	return r;
+}
+
+/* Every repository a root lies in (its own `.git`, each one above it:
+ * `-w repo/sub`, `-w outer/inner`): what git obeys there. */
 static int root_repository(struct collect_ctx *c, const char *root) {
-	char dir[PATH_MAX], path[PATH_MAX * 2], line[PATH_MAX + 16];
-	struct stat st;
+	char dir[PATH_MAX], path[PATH_MAX + 8];
 	int r = 0;
 	if ((size_t)snprintf(dir, sizeof dir, "%s", root) >= sizeof dir)
 		return 0;
 	for (;;) {
+		struct stat st;
 		char *slash;
 		if ((size_t)snprintf(path, sizeof path, "%s%s.git", dir, strcmp(dir, "/") ? "/" : "") <
 		        sizeof path &&
-		    lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
-			break;
+		    lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) &&
+		    (r = repository_at(c, dir, path, &st)) < 0)
+			return r;
 		if (strcmp(dir, "/") == 0)
 			return 0;
 		slash = strrchr(dir, '/');
@@ -316,39 +386,6 @@ static int root_repository(struct collect_ctx *c, const char *root) {
 		else
 			*slash = '\0';
 	}
-	if (S_ISDIR(st.st_mode))
-		return gitdir_files(c, path);
-	{
-		/* `gitdir: X`, X relative to the work tree; then its commondir */
-		int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		const char *g;
-		char *gitdir = NULL, *common = NULL;
-		bool got = fd >= 0 && cf_git_read_line(fd, ".git", line, sizeof line) &&
-		           strncmp(line, "gitdir:", 7) == 0;
-		if (fd >= 0)
-			close(fd);
-		if (!got)
-			return 0;
-		for (g = line + 7; *g == ' ' || *g == '\t'; g++)
-			;
-		if ((size_t)snprintf(path, sizeof path, "%s%s%s", g[0] == '/' ? "" : dir,
-		                     g[0] == '/' ? "" : "/", g) >= sizeof path ||
-		    !(gitdir = realpath(path, NULL)))
-			return errno == ENOMEM ? -ENOMEM : 0;
-		r = gitdir_files(c, gitdir);
-		if (r == 0 && (fd = open(gitdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-			got = cf_git_read_line(fd, "commondir", line, sizeof line);
-			close(fd);
-			if (got &&
-			    (size_t)snprintf(path, sizeof path, "%s%s%s", line[0] == '/' ? "" : gitdir,
-			                     line[0] == '/' ? "" : "/", line) < sizeof path &&
-			    (common = realpath(path, NULL)) && strcmp(common, gitdir) != 0)
-				r = gitdir_files(c, common);
-		}
-		free(common);
-		free(gitdir);
-	}
-	return r;
 }
 
 int cf_later_links_add(cf_later_links *links, const struct stat *st, const char *path) {
@@ -411,6 +448,7 @@ int cf_later_links_collect(const confine_policy *policy, char *const *roots, boo
 	char **all;
 	int r = 0;
 	memset(out, 0, sizeof *out);
+	out->roots = roots;
 	if (!policy->default_protections)
 		return 0;
 	/* The roots, then "/": every entry at a root's top, and every home
@@ -471,7 +509,18 @@ const char *cf_later_links_of(const cf_later_links *links, const struct stat *st
 }
 
 bool cf_later_links_in_dir(const cf_later_links *links, const char *path) {
-	return links && listed(links, path);
+	for (size_t i = 0; links && i < links->n_dirs; i++) {
+		bool granted = false;
+		if (!cf_path_at_or_under(path, links->dirs[i]))
+			continue;
+		/* a root inside it (`--writable ~/.vim/pack/mine`) is granted */
+		for (size_t k = 0; links->roots && links->roots[k] && !granted; k++)
+			granted = cf_path_at_or_under(path, links->roots[k]) &&
+			          cf_path_at_or_under(links->roots[k], links->dirs[i]);
+		if (!granted)
+			return true;
+	}
+	return false;
 }
 
 const char *cf_later_links_cut(const cf_later_links *links) {

@@ -216,6 +216,7 @@ typedef struct cf_later_links {
 	size_t n;
 	char **dirs; /* the protected directories listed, canonical */
 	size_t n_dirs;
+	char *const *roots; /* the writable roots it was collected for */
 	char **via;      /* directories listed that a symlink in one led to */
 	char **in_roots; /* files a symlink in one leads to, inside a root */
 	struct cf_later_cut *cut;

@@ -650,6 +650,77 @@ static void test_links_second_attack(void **state) {
 	free(saved);
 }
 
+/* The third attack (round 4 session 10): a gitdir inside one the walk
+ * entered; a symlink in a protected directory to `/` (a cut listing that
+ * must not hide the protected directories after it); a nested hook's
+ * sourced library; a repository above a root that is a repository itself;
+ * a root inside a protected directory whose listing was cut. */
+static void test_links_third_attack(void **state) {
+	static const char *const tree[] = { "f home/.bashrc=b", "f home/.config/fish/conf.d/x.fish=f",
+		                            "d home/.vim", "f ws/a/.git=gitdir: ../j",
+		                            "f ws/j/HEAD=ref", "d ws/j/k/.git/objects",
+		                            "f ws/n/.git/hooks/lib/common.sh=s", "f ws/n/.git/HEAD=r",
+		                            "f outer/.git/hooks/pre-commit=h", "f outer/inner/.git/HEAD=r",
+		                            "d ws/d", NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(symlink("/", at("home/.vim/up")), 0);
+	assert_int_equal(link(at("home/.bashrc"), at("ws/j/k/.git/objects/evil")), 0);
+	assert_int_equal(link(at("home/.config/fish/conf.d/x.fish"), at("ws/d/fish")), 0);
+	assert_int_equal(link(at("ws/n/.git/hooks/lib/common.sh"), at("ws/d/lib")), 0);
+	assert_int_equal(link(at("outer/.git/hooks/pre-commit"), at("outer/inner/h")), 0);
+	setenv("HOME", at("home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_writable_root(p, at("outer/inner"), NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/j/k/.git/objects/evil")));
+	assert_string_equal(e->link_of, at("home/.bashrc"));
+	assert_non_null((e = find(&plan, "ws/d/fish")));
+	assert_string_equal(e->link_of, at("home/.config/fish/conf.d/x.fish"));
+	assert_non_null((e = find(&plan, "ws/d/lib")));
+	assert_string_equal(e->link_of, at("ws/n/.git/hooks/lib/common.sh"));
+	assert_non_null((e = find(&plan, "outer/inner/h")));
+	assert_string_equal(e->link_of, at("outer/.git/hooks/pre-commit"));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+
+	/* a root inside ~/.vim, whose listing is cut (by `/`): a name there of
+	 * a file past the cut is the grant's, not held with ~/.vim, and its
+	 * other name outside the roots makes the defaults partial */
+	assert_int_equal(unlink(at("home/.vim/up")), 0);
+	mkdir_p(at("home/.vim/pack/mine"));
+	for (int i = 0; i < 12; i++) {
+		char name[64], other[64];
+		FILE *f;
+		snprintf(name, sizeof name, "home/.vim/f%d.vim", i);
+		snprintf(other, sizeof other, "home/.vim/pack/mine/x%d", i);
+		assert_non_null((f = fopen(at(name), "w")));
+		fclose(f);
+		assert_int_equal(link(at(name), at(other)), 0);
+	}
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("home/.vim/pack/mine"),
+	                                    &p, NULL),
+	                 0);
+	/* two of ~/.vim's 13 entries listed: most of its files past the cut */
+	cf_later_below_budget = entries_below("/etc/profile.d") + 2;
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	cf_later_below_budget = CF_LATER_BELOW_MAX;
+	assert_true(plan.defaults_unprotected);
+	assert_non_null(strstr(plan.defaults_reason, at("home/.vim")));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 /* An unknown `unprotect` name is refused naming every entry, the last
  * one included (the list is never cut as the table grows). */
 static void test_unprotect_names_every_entry(void **state) {
@@ -868,6 +939,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_links_below_directories, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_below_more, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_second_attack, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_links_third_attack, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),

@@ -75,6 +75,8 @@ static void note(struct collect *c, const char *path, const struct stat *st, boo
 	c->n_named++;
 }
 
+static bool under_item(const struct collect *c, const char *path);
+
 /* `path` another name of the protected `of`: held as it is. */
 static void hold(struct collect *c, const char *path, const char *of) {
 	cf_protect_add_item(c, path, CF_PLACEHOLDER_NONE, true);
@@ -105,9 +107,10 @@ void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const 
 	}
 	if (!of) {
 		/* Where a listing was cut, every name is counted; one below a
-		 * protected directory (past the cut) is a protected file's. */
+		 * protected directory (past the cut) or a protected path (a
+		 * nested repository's hooks) is a protected file's. */
 		if (cut && !c->rewalk)
-			note(c, path, &st, cf_later_links_in_dir(&c->links, path));
+			note(c, path, &st, cf_later_links_in_dir(&c->links, path) || under_item(c, path));
 		return;
 	}
 	if (strcmp(path, of) == 0)
@@ -178,32 +181,34 @@ static bool bare(const char *dir) {
 	return true;
 }
 
+/* Whether git_tree looks at the gitdir `g` (in a root): one named `.git`,
+ * which the walk does not enter, whole; one taken for a bare repository,
+ * whose top the walk read, below its top. One not named `.git` the walk
+ * entered it saw whole itself. */
+static bool looked_at(const char *g, bool *skip_top) {
+	const char *top = strrchr(g, '/');
+	*skip_top = !(top && strcmp(top, "/.git") == 0);
+	return !*skip_top || bare(g);
+}
+
 void cf_protect_git_trees(struct collect *c) {
 	if (!c->links.n && !cf_later_links_cut(&c->links))
 		return;
 	for (size_t i = 0; i < c->n_gitdirs && !c->oom; i++) {
-		const char *g = c->gitdirs[i], *top;
-		bool inside = false, skip_top;
-		if (!cf_protect_root_of(c->plan, g))
+		const char *g = c->gitdirs[i];
+		bool inside = false, skip_top, outer_top;
+		if (!cf_protect_root_of(c->plan, g) || !looked_at(g, &skip_top))
 			continue;
-		/* a submodule's gitdir in another's `modules/`: walked with it
-		 * (each name counted once) */
+		/* a gitdir inside another one looked at (a submodule's in
+		 * `modules/`, a repository below a bare one): walked with it,
+		 * each name counted once */
 		for (size_t j = 0; j < c->n_gitdirs && !inside; j++)
 			inside = j != i && strcmp(c->gitdirs[j], g) != 0 &&
 			         cf_path_at_or_under(g, c->gitdirs[j]) &&
-			         cf_protect_root_of(c->plan, c->gitdirs[j]);
+			         cf_protect_root_of(c->plan, c->gitdirs[j]) &&
+			         looked_at(c->gitdirs[j], &outer_top);
 		if (inside)
 			continue;
-		/* one not named `.git` the walk itself met: entered (then seen
-		 * whole), or taken for a bare repository (then its top seen) */
-		top = strrchr(g, '/');
-		if (top && strcmp(top, "/.git") != 0) {
-			if (!bare(g))
-				continue;
-			skip_top = true;
-		} else {
-			skip_top = false;
-		}
 		/* its names counted as the first root holding it walked them */
 		for (c->root = 0; c->plan->writable[c->root] &&
 		                  !cf_path_at_or_under(g, c->plan->writable[c->root]);
@@ -211,6 +216,52 @@ void cf_protect_git_trees(struct collect *c) {
 			;
 		git_tree(c, g, skip_top);
 	}
+}
+
+/* The files below `top` (a nested repository's hooks/ or info/, at any
+ * depth: a hook's sourced library in hooks/lib/) with other names, added
+ * to the protected files; within the walk's budget. Whether any was. */
+static bool late_tree(struct collect *c, const char *top) {
+	char **stack = NULL;
+	bool added = false;
+	if (cf_strv_push(&stack, top) < 0) {
+		c->oom = true;
+		return false;
+	}
+	while (!c->oom && stack && stack[0]) {
+		size_t n = cf_strv_length((const char *const *)stack);
+		char *dir = stack[n - 1];
+		DIR *d;
+		struct dirent *e;
+		stack[n - 1] = NULL;
+		if ((d = opendir(dir))) {
+			while (!c->oom && (e = readdir(d))) {
+				char file[PATH_MAX];
+				struct stat st;
+				if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+					continue;
+				if (!cf_protect_spend(c, dir))
+					break;
+				if (cf_protect_join(file, sizeof file, dir, e->d_name) < 0 ||
+				    lstat(file, &st) < 0)
+					continue;
+				if (S_ISDIR(st.st_mode)) {
+					if (cf_strv_push(&stack, file) < 0)
+						c->oom = true;
+					continue;
+				}
+				if (!S_ISREG(st.st_mode) || st.st_nlink < 2 || cf_later_links_of(&c->links, &st))
+					continue;
+				if (cf_later_links_add(&c->links, &st, file) < 0)
+					c->oom = true;
+				added = true;
+			}
+			closedir(d);
+		}
+		free(dir);
+	}
+	confine_strv_free(stack);
+	return added;
 }
 
 /* A nested repository's (or a submodule's) config and hooks with other
@@ -231,25 +282,9 @@ void cf_protect_late_links(struct collect *c) {
 					c->oom = true;
 				added = true;
 			}
-		for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !c->oom; k++) {
-			DIR *d;
-			struct dirent *e;
-			if (cf_protect_join(path, sizeof path, c->gitdirs[i], dirs[k]) < 0 ||
-			    !(d = opendir(path)))
-				continue;
-			while (!c->oom && (e = readdir(d))) {
-				char file[PATH_MAX];
-				if (e->d_name[0] == '.' ||
-				    cf_protect_join(file, sizeof file, path, e->d_name) < 0 ||
-				    stat(file, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2 ||
-				    cf_later_links_of(&c->links, &st))
-					continue;
-				if (cf_later_links_add(&c->links, &st, file) < 0)
-					c->oom = true;
-				added = true;
-			}
-			closedir(d);
-		}
+		for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !c->oom; k++)
+			if (cf_protect_join(path, sizeof path, c->gitdirs[i], dirs[k]) == 0)
+				added |= late_tree(c, path);
 	}
 	if (!added || c->oom)
 		return;
@@ -292,7 +327,7 @@ void cf_protect_links_report(struct collect *c) {
 		     j++) {
 			const struct cf_protect_named *e = &c->named[j];
 			bool again = false;
-			if (!prot && e->path && (e->protected_name || under_item(c, e->path)))
+			if (!prot && e->protected_name)
 				prot = e;
 			/* a name met twice counts once (each is met once:
 			 * cf_protect_git_trees; this keeps it so) */
@@ -309,7 +344,8 @@ void cf_protect_links_report(struct collect *c) {
 				if (!c->named[k].path)
 					lost = true;
 				else
-					hold(c, c->named[k].path, prot->path);
+					hold(c, c->named[k].path,
+					     prot->path ? prot->path : cf_later_links_cut(&c->links));
 			}
 			continue;
 		}
