@@ -73,12 +73,25 @@ static bool was_cut(const cf_later_links *l, const char *dir) {
 /* Whether `dir` lies at or below a directory listed whole (a listing cut
  * short does not count: a protected directory below it, or reached again
  * through a link, is listed on its own). */
+/* Whether a root lies between the listed `top` and `dir` below it (its
+ * tree was left out of that listing). */
+static bool root_between(const cf_later_links *l, const char *top, const char *dir) {
+	for (size_t k = 0; l->roots && l->roots[k]; k++)
+		if (cf_path_at_or_under(dir, l->roots[k]) && cf_path_at_or_under(l->roots[k], top))
+			return true;
+	return false;
+}
+
+static bool covers(const cf_later_links *l, const char *top, const char *dir) {
+	return cf_path_at_or_under(dir, top) && !was_cut(l, top) && !root_between(l, top, dir);
+}
+
 static bool listed(const cf_later_links *l, const char *dir) {
 	for (size_t i = 0; i < l->n_dirs; i++)
-		if (cf_path_at_or_under(dir, l->dirs[i]) && !was_cut(l, l->dirs[i]))
+		if (covers(l, l->dirs[i], dir))
 			return true;
 	for (size_t i = 0; l->via && l->via[i]; i++)
-		if (cf_path_at_or_under(dir, l->via[i]) && !was_cut(l, l->via[i]))
+		if (covers(l, l->via[i], dir))
 			return true;
 	return false;
 }

@@ -721,6 +721,56 @@ static void test_links_third_attack(void **state) {
 	free(saved);
 }
 
+/* The fourth attack (round 4 session 10), with no listing cut (the
+ * passwd home's `~/.rustup` unprotected: a cut makes the walk count every
+ * name, which would hide these): a symlink in the root's hooks to a
+ * directory above the root, which must not stand for the root's own
+ * protected directories; a nested repository whose gitdir lies outside
+ * the roots; a nested hook that is a symlink to a shared script. */
+static void test_links_fourth_attack(void **state) {
+	static const char *const tree[] = { "d home", "f ws/.husky/pre-commit=h", "d ws/.git/hooks",
+		                            "f ws/.git/HEAD=ref", "f ext/.git/hooks/pre-commit=e",
+		                            "f ext/.git/HEAD=ref", "f shared/hook=s",
+		                            "f ws/sub2/.git/HEAD=ref", "d ws/sub2/.git/hooks", "d ws/sub",
+		                            NULL };
+	char *saved = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char gitfile[PATH_MAX + 16];
+	confine_policy *p = NULL;
+	cf_plan plan;
+	const cf_protected *e;
+	FILE *f;
+	(void)state;
+	make_tree(tree);
+	assert_int_equal(symlink(at("shared"), at("ws/.git/hooks/up")), 0);
+	assert_int_equal(symlink(base, at("shared/up")), 0); /* the tree above the root */
+	assert_int_equal(link(at("ws/.husky/pre-commit"), at("ws/x")), 0);
+	snprintf(gitfile, sizeof gitfile, "gitdir: %s\n", at("ext/.git"));
+	assert_non_null((f = fopen(at("ws/sub/.git"), "w")));
+	fputs(gitfile, f);
+	fclose(f);
+	assert_int_equal(link(at("ext/.git/hooks/pre-commit"), at("ws/y")), 0);
+	assert_int_equal(symlink(at("shared/hook"), at("ws/sub2/.git/hooks/pre-commit")), 0);
+	assert_int_equal(link(at("shared/hook"), at("ws/z")), 0);
+	setenv("HOME", at("home"), 1);
+	unsetenv("XDG_CONFIG_HOME");
+	assert_int_equal(confine_policy_new(CONFINE_MODE_WORKSPACE_WRITE, at("ws"), &p, NULL), 0);
+	assert_int_equal(confine_policy_add_unprotect(p, ".rustup", NULL), 0);
+	assert_int_equal(cf_plan_make(p, CF_PLAN_BWRAP | CF_PLAN_PLACEHOLDERS, &plan), 0);
+	assert_non_null((e = find(&plan, "ws/x")));
+	assert_string_equal(e->link_of, at("ws/.husky/pre-commit"));
+	assert_non_null((e = find(&plan, "ws/y")));
+	assert_string_equal(e->link_of, at("ext/.git/hooks/pre-commit"));
+	assert_non_null((e = find(&plan, "ws/z")));
+	assert_string_equal(e->link_of, at("shared/hook"));
+	cf_plan_clear(&plan);
+	confine_policy_free(p);
+	if (saved)
+		setenv("HOME", saved, 1);
+	else
+		unsetenv("HOME");
+	free(saved);
+}
+
 /* An unknown `unprotect` name is refused naming every entry, the last
  * one included (the list is never cut as the table grows). */
 static void test_unprotect_names_every_entry(void **state) {
@@ -940,6 +990,7 @@ int main(void) {
 		cmocka_unit_test_setup_teardown(test_links_below_more, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_second_attack, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_links_third_attack, fresh, cleanup),
+		cmocka_unit_test_setup_teardown(test_links_fourth_attack, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unprotect_names_every_entry, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_unheld_reason_names_every_path, fresh, cleanup),
 		cmocka_unit_test_setup_teardown(test_read_only_protects_nothing, fresh, cleanup),

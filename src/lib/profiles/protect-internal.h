@@ -21,6 +21,7 @@ struct collect {
 	cf_protected *items;
 	size_t n, cap;
 	char **gitdirs; /* visited */
+	char **outside_gitdirs; /* named from a root, lying outside the roots */
 	size_t n_gitdirs;
 	size_t entries;
 	bool explicit_now; /* adding protectedPaths entries (not defaults) */

@@ -163,6 +163,9 @@ static void git_tree(struct collect *c, const char *gitdir, bool skip_top) {
 			cf_protect_defaults_unprotected(c, "%s changed while it was walked", dir);
 		else if (fd == -EACCES)
 			cf_protect_unlistable(c, dir);
+		else if (fd != -ENXIO && fd < 0)
+			cf_protect_defaults_unprotected(c, "%s could not be opened to walk: %s", dir,
+			                                strerror(-fd));
 		free(dir);
 		dir = NULL;
 	}
@@ -234,7 +237,9 @@ static bool late_tree(struct collect *c, const char *top) {
 		DIR *d;
 		struct dirent *e;
 		stack[n - 1] = NULL;
-		if ((d = opendir(dir))) {
+		if (!(d = opendir(dir)) && errno != ENOENT && errno != ENOTDIR && strcmp(dir, top) != 0)
+			cf_protect_defaults_unprotected(c, "%s could not be listed: %s", dir, strerror(errno));
+		if (d) {
 			while (!c->oom && (e = readdir(d))) {
 				char file[PATH_MAX];
 				struct stat st;
@@ -242,8 +247,10 @@ static bool late_tree(struct collect *c, const char *top) {
 					continue;
 				if (!cf_protect_spend(c, dir))
 					break;
+				/* followed: a hook linked to a shared script is that
+				 * script (the budget bounds a cycle) */
 				if (cf_protect_join(file, sizeof file, dir, e->d_name) < 0 ||
-				    lstat(file, &st) < 0)
+				    stat(file, &st) < 0)
 					continue;
 				if (S_ISDIR(st.st_mode)) {
 					if (cf_strv_push(&stack, file) < 0)
@@ -252,8 +259,16 @@ static bool late_tree(struct collect *c, const char *top) {
 				}
 				if (!S_ISREG(st.st_mode) || st.st_nlink < 2 || cf_later_links_of(&c->links, &st))
 					continue;
-				if (cf_later_links_add(&c->links, &st, file) < 0)
-					c->oom = true;
+				{
+					char *real = realpath(file, NULL);
+					if (!real) {
+						c->oom = c->oom || errno == ENOMEM;
+						continue;
+					}
+					if (cf_later_links_add(&c->links, &st, real) < 0)
+						c->oom = true;
+					free(real);
+				}
 				added = true;
 			}
 			closedir(d);
@@ -270,12 +285,14 @@ static bool late_tree(struct collect *c, const char *top) {
 void cf_protect_late_links(struct collect *c) {
 	static const char *const files[] = { "config", "config.worktree" };
 	static const char *const dirs[] = { "hooks", "info" };
+	size_t n_out = cf_strv_length((const char *const *)c->outside_gitdirs);
 	bool added = false;
-	for (size_t i = 0; i < c->n_gitdirs && !c->oom; i++) {
+	for (size_t i = 0; i < c->n_gitdirs + n_out && !c->oom; i++) {
+		const char *g = i < c->n_gitdirs ? c->gitdirs[i] : c->outside_gitdirs[i - c->n_gitdirs];
 		char path[PATH_MAX];
 		struct stat st;
 		for (size_t k = 0; k < sizeof files / sizeof *files; k++)
-			if (cf_protect_join(path, sizeof path, c->gitdirs[i], files[k]) == 0 &&
+			if (cf_protect_join(path, sizeof path, g, files[k]) == 0 &&
 			    stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1 &&
 			    !cf_later_links_of(&c->links, &st)) {
 				if (cf_later_links_add(&c->links, &st, path) < 0)
@@ -283,7 +300,7 @@ void cf_protect_late_links(struct collect *c) {
 				added = true;
 			}
 		for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !c->oom; k++)
-			if (cf_protect_join(path, sizeof path, c->gitdirs[i], dirs[k]) == 0)
+			if (cf_protect_join(path, sizeof path, g, dirs[k]) == 0)
 				added |= late_tree(c, path);
 	}
 	if (!added || c->oom)

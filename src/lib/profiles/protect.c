@@ -367,8 +367,15 @@ static void gitdir_surface(struct collect *c, const char *gitdir) {
 	struct dirent *e;
 	int fd;
 
-	if (c->oom || !cf_protect_root_of(c->plan, gitdir) || seen(c, gitdir))
-		return; /* read-only already, or done */
+	if (!c->oom && !cf_protect_root_of(c->plan, gitdir)) {
+		/* read-only already; its hooks and config may still have other
+		 * names in the roots (protect-links.c, cf_protect_late_links) */
+		if (cf_strv_push(&c->outside_gitdirs, gitdir) < 0)
+			c->oom = true;
+		return;
+	}
+	if (c->oom || seen(c, gitdir))
+		return; /* done */
 	if (c->n_gitdirs > CF_PLAN_MAX_GITDIRS) {
 		cf_protect_defaults_unprotected(c, "more than %d repositories: %s and those after it are not "
 		                        "protected",
@@ -573,6 +580,11 @@ static void walk(struct collect *c, const char *root) {
 			cf_protect_defaults_unprotected(c, "%s changed while it was walked", dir);
 		else if (fd == -EACCES)
 			cf_protect_unlistable(c, dir);
+		else if (fd != -ENXIO && fd != -ENOMEM)
+			cf_protect_defaults_unprotected(c, "%s could not be opened to walk: %s", dir,
+			                                strerror(-fd));
+		else if (fd == -ENOMEM)
+			c->oom = true;
 		free(dir);
 		dir = NULL;
 	}
@@ -674,5 +686,6 @@ int cf_plan_bwrap_protections(const confine_policy *policy, unsigned flags, cf_p
 		free(c.missing[i]);
 	free(c.missing);
 	confine_strv_free(c.gitdirs);
+	confine_strv_free(c.outside_gitdirs);
 	return r;
 }
