@@ -67,9 +67,10 @@ bool cf_protect_symlink_on_the_way(const char *root, const char *rel) CONFINE_HI
  * read-only, a rung without binds reports it, the file API refuses it).
  * Where the listing of a protected directory on its device was cut, a
  * file with more names than the roots hold is noted, for
- * cf_protect_links_report. */
+ * cf_protect_links_report (not a git object: `git_object`, a name below
+ * a gitdir's objects/, read-only). */
 void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const char *name,
-                          ino_t ino) CONFINE_HIDDEN;
+                          ino_t ino, bool git_object) CONFINE_HIDDEN;
 /* After the walks: every name in the repositories' own directories the
  * walk found inside a root (`.git/`, a bare repository), looked at so. */
 void cf_protect_git_trees(struct collect *c) CONFINE_HIDDEN;

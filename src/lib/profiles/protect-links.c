@@ -87,7 +87,7 @@ static void hold(struct collect *c, const char *path, const char *of) {
 }
 
 void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const char *name,
-                          ino_t ino) {
+                          ino_t ino, bool git_object) {
 	char path[PATH_MAX];
 	const char *of;
 	struct stat st;
@@ -109,7 +109,11 @@ void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const 
 		/* Where a listing was cut, every name is counted; one below a
 		 * protected directory (past the cut) or a protected path (a
 		 * nested repository's hooks) is a protected file's. */
-		if (cut && !c->rewalk)
+		/* A git object (below a gitdir's objects/, no write bit: git
+		 * writes each 0444, and `git clone` of a local path links them
+		 * to the source's) is content, never run or obeyed: not counted,
+		 * or every such clone would read partial while a listing is cut. */
+		if (cut && !c->rewalk && !(git_object && !(st.st_mode & 0222)))
 			note(c, path, &st, cf_later_links_in_dir(&c->links, path) || under_item(c, path));
 		return;
 	}
@@ -117,6 +121,18 @@ void cf_protect_hard_link(struct collect *c, int dirfd_, const char *dir, const 
 		return; /* the file itself, held as an entry (or a grant asked for by name) */
 	/* (a name inside a held protected directory is dropped as covered) */
 	hold(c, path, of);
+}
+
+/* Whether `dir`, in the tree of `gitdir`, is an objects/ directory or
+ * below one (its own, or a submodule's in modules/). */
+static bool objects_below(const char *gitdir, const char *dir) {
+	size_t n = strlen(gitdir), len;
+	const char *rest = dir + n;
+	if (strncmp(dir, gitdir, n) != 0)
+		return false;
+	len = strlen(rest);
+	return strstr(rest, "/objects/") ||
+	       (len >= 8 && strcmp(rest + len - 8, "/objects") == 0);
 }
 
 /* One of the repositories' own directories (a `.git/`, a bare
@@ -155,7 +171,8 @@ static void git_tree(struct collect *c, const char *gitdir, bool skip_top) {
 					continue;
 			}
 			if (e->d_type != DT_LNK && !(skip_top && strcmp(dir, gitdir) == 0))
-				cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino);
+				cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino,
+				                     objects_below(gitdir, dir));
 		}
 		if (d)
 			closedir(d);

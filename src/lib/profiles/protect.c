@@ -509,7 +509,7 @@ static void walk_dir(struct collect *c, cf_dirstack *stack, int fd, const char *
 			continue;
 		}
 		if ((c->links.n || c->links.n_cut) && e->d_type != DT_DIR && e->d_type != DT_LNK)
-			cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino);
+			cf_protect_hard_link(c, dirfd(d), dir, n, (ino_t)e->d_ino, false);
 #ifdef DT_DIR
 		if (e->d_type != DT_DIR && e->d_type != DT_UNKNOWN)
 			continue;
