@@ -21,6 +21,7 @@
  */
 #include "later.h"
 
+#include "call-scope.h"
 #include "canonical.h"
 
 #include <errno.h>
@@ -36,7 +37,90 @@
 /* How many links a resolution follows, as the kernel's bound. */
 #define LINKS_MAX 40
 
+/* One call's resolutions (call-scope.h): a `run` resolves every home
+ * entry in each of its looks (the clause plan, the protected trees' listing,
+ * the snapshot before the run), each several system calls for a path that
+ * does not exist; within one call they are the same answers. Outside a
+ * call's scope every resolution looks anew. */
+typedef struct memo_resolution {
+	char *path;  /* NULL: an empty slot */
+	char *found; /* NULL: the path does not resolve */
+} memo_resolution;
+
+static _Thread_local struct {
+	size_t n, cap; /* cap: 0 or a power of two */
+	memo_resolution *slots;
+} memo;
+
+static void memo_release(void) {
+	for (size_t i = 0; i < memo.cap; i++) {
+		free(memo.slots[i].path);
+		free(memo.slots[i].found);
+	}
+	free(memo.slots);
+	memset(&memo, 0, sizeof memo);
+}
+
+static size_t path_hash(const char *s) {
+	size_t h = 1469598103934665603u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return h;
+}
+
+static memo_resolution *memo_slot(memo_resolution *slots, size_t cap, const char *path) {
+	size_t i = path_hash(path) & (cap - 1);
+	while (slots[i].path && strcmp(slots[i].path, path) != 0)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+/* Keeps `found` (taken, may be NULL) for `path`; on any failure keeps
+ * nothing (the next look resolves anew). */
+static void memo_keep(const char *path, char *found) {
+	memo_resolution *slot;
+	if (memo.n + 1 > memo.cap / 2) {
+		size_t cap = memo.cap ? memo.cap * 2 : 256;
+		memo_resolution *slots = calloc(cap, sizeof *slots);
+		if (!slots || (memo.cap == 0 && cf_call_on_close(memo_release) < 0)) {
+			free(slots);
+			free(found);
+			return;
+		}
+		for (size_t i = 0; i < memo.cap; i++)
+			if (memo.slots[i].path)
+				*memo_slot(slots, cap, memo.slots[i].path) = memo.slots[i];
+		free(memo.slots);
+		memo.slots = slots;
+		memo.cap = cap;
+	}
+	slot = memo_slot(memo.slots, memo.cap, path);
+	if (!(slot->path = strdup(path))) {
+		free(found);
+		return;
+	}
+	slot->found = found;
+	memo.n++;
+}
+
+static bool resolve(const char *path, char *out, size_t size);
+
 bool cf_later_resolve(const char *path, char *out, size_t size) {
+	char found[PATH_MAX];
+	bool ok;
+	if (!cf_call_is_open())
+		return resolve(path, out, size);
+	if (memo.cap) {
+		const memo_resolution *slot = memo_slot(memo.slots, memo.cap, path);
+		if (slot->path)
+			return slot->found && (size_t)snprintf(out, size, "%s", slot->found) < size;
+	}
+	ok = resolve(path, found, sizeof found);
+	memo_keep(path, ok ? strdup(found) : NULL);
+	return ok && (size_t)snprintf(out, size, "%s", found) < size;
+}
+
+static bool resolve(const char *path, char *out, size_t size) {
 	char prefix[PATH_MAX], rest[PATH_MAX] = "";
 	int links = 0;
 	if (path[0] != '/' || strlen(path) >= sizeof prefix)

@@ -20,6 +20,8 @@
 
 #include "dirstack.h"
 #include "later.h"
+
+#include "call-scope.h"
 #include "policy-internal.h"
 
 /* Directory entries one snapshot reads in all (a bound on the work). */
@@ -275,9 +277,23 @@ static int take_project(cf_later_snapshot *s, const confine_policy *policy, char
 	return r;
 }
 
+static int take(const confine_policy *policy, char *const *roots, char *const *worktrees,
+                char *const *const *marks, cf_later_snapshot **ret);
+
+/* One look: its several passes over the entries resolve each path once
+ * (call-scope.h, later-home.c), before the run and after it alike. */
 int cf_later_snapshot_take(const confine_policy *policy, char *const *roots,
                            char *const *worktrees, char *const *const *marks,
                            cf_later_snapshot **ret) {
+	int r;
+	cf_call_open();
+	r = take(policy, roots, worktrees, marks, ret);
+	cf_call_close();
+	return r;
+}
+
+static int take(const confine_policy *policy, char *const *roots, char *const *worktrees,
+                char *const *const *marks, cf_later_snapshot **ret) {
 	cf_later_snapshot *s = calloc(1, sizeof *s);
 	struct take_ctx t = { s, roots };
 	char dir[PATH_MAX];

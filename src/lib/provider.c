@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "call-scope.h"
 #include "canonical.h"
 #include "policy-internal.h"
 #include "provider-internal.h"
@@ -108,7 +109,11 @@ int confine_confine(confine_provider *provider, const char *const *argv,
 	int r = check_call(provider, argv, policy, ret, err);
 	if (r < 0)
 		return r;
-	return provider->ops.confine(provider->data, argv, policy, ret, err);
+	/* the clause report and the argv on one plan (profiles/plan-memo.c) */
+	cf_call_open();
+	r = provider->ops.confine(provider->data, argv, policy, ret, err);
+	cf_call_close();
+	return r;
 }
 
 int cf_provider_confine_for_spawn(confine_provider *provider, const char *const *argv,
@@ -117,9 +122,13 @@ int cf_provider_confine_for_spawn(confine_provider *provider, const char *const 
 	int r = check_call(provider, argv, policy, ret, err);
 	if (r < 0)
 		return r;
+	cf_call_open();
 	if (provider->ops.confine_for_spawn)
-		return provider->ops.confine_for_spawn(provider->data, argv, policy, ret, err);
-	return provider->ops.confine(provider->data, argv, policy, ret, err);
+		r = provider->ops.confine_for_spawn(provider->data, argv, policy, ret, err);
+	else
+		r = provider->ops.confine(provider->data, argv, policy, ret, err);
+	cf_call_close();
+	return r;
 }
 
 bool cf_provider_runner_failed(confine_provider *provider, const confine_argv *confined,

@@ -113,7 +113,7 @@ static int plan_deny(const confine_policy *policy, cf_plan *plan) {
 
 static int plan_make_literal(const confine_policy *policy, unsigned flags, cf_plan *ret);
 
-int cf_plan_make(const confine_policy *policy, unsigned flags, cf_plan *ret) {
+int cf_plan_make_fresh(const confine_policy *policy, unsigned flags, cf_plan *ret) {
 	confine_policy *expanded = NULL;
 	cf_pattern_report *reports = NULL;
 	size_t n = 0;

@@ -84,8 +84,14 @@ typedef struct cf_plan {
 	size_t n_deny;
 } cf_plan;
 
-/* 0, -EINVAL (not a confined policy with an absolute root), -ENOMEM. */
+/* 0, -EINVAL (not a confined policy with an absolute root), -ENOMEM.
+ * Inside a call's scope (call-scope.h), a repeated request for the same
+ * policy and flags is a copy of the first answer, so a call's clause
+ * report, argv and placeholders stand on one look at the filesystem and
+ * pay for it once (plan-memo.c). */
 int cf_plan_make(const confine_policy *policy, unsigned flags, cf_plan *ret) CONFINE_HIDDEN;
+/* The same, always looking at the filesystem anew. */
+int cf_plan_make_fresh(const confine_policy *policy, unsigned flags, cf_plan *ret) CONFINE_HIDDEN;
 void cf_plan_clear(cf_plan *plan) CONFINE_HIDDEN;
 
 /* protect.c: fills protected_paths, pins and the two flags (CF_PLAN_BWRAP).

@@ -406,8 +406,10 @@ int cf_clauses_make(const confine_policy *policy, const cf_clause_facts *facts,
 	if ((r = cf_patterns_expand(policy, &expanded, &reports, &n_reports)) < 0)
 		return r;
 	/* The binds' plan on every rung: what binds hold, and on the others
-	 * the repositories whose git surface they leave open. */
-	if ((r = cf_plan_make(expanded ? expanded : policy,
+	 * the repositories whose git surface they leave open. Asked for the
+	 * raw policy (cf_plan_make expands it the same way), so that the argv's
+	 * request for the same policy finds this plan (plan-memo.c). */
+	if ((r = cf_plan_make(policy,
 	                      CF_PLAN_BWRAP | (facts->spawned_here && l.h->placeholders
 	                                               ? CF_PLAN_PLACEHOLDERS
 	                                               : 0),

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "call-scope.h"
 #include "provider-internal.h"
 #include "spawn/spawn.h"
 
@@ -25,9 +26,9 @@ static const char *failure_detail(const confine_error *e) {
 	return at ? at + strlen(" Runner failure: ") : NULL;
 }
 
-int confine_spawn_through(confine_provider *provider, const confine_policy *policy,
-                          const confine_spawn_options *options, confine_process **ret,
-                          confine_error *err) {
+static int spawn_through(confine_provider *provider, const confine_policy *policy,
+                         const confine_spawn_options *options, confine_process **ret,
+                         confine_error *err) {
 	confine_error local;
 	confine_error *e = err ? err : &local;
 	confine_policy *own = NULL; /* a copy with a fresh temp dir, after a retry */
@@ -94,4 +95,16 @@ int confine_spawn_through(confine_provider *provider, const confine_policy *poli
 			return r;
 		}
 	}
+}
+
+int confine_spawn_through(confine_provider *provider, const confine_policy *policy,
+                          const confine_spawn_options *options, confine_process **ret,
+                          confine_error *err) {
+	/* The argv's plan is the one the spawner makes placeholders from: one
+	 * look at the filesystem for the run (profiles/plan-memo.c). */
+	int r;
+	cf_call_open();
+	r = spawn_through(provider, policy, options, ret, err);
+	cf_call_close();
+	return r;
 }
