@@ -412,6 +412,34 @@ def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
             p.wait()
 
 
+def local_refusal_is_the_decision(confine, runner, ws, env, user, port):
+    """network.decisions is the final word: allowed.test is on the list but
+    resolves to 127.0.0.1, so without --allow-local-network it is refused
+    at the address, and its one decision is that deny, by allowLocal (it
+    was the name's allow, with the denial beside it). The control: with
+    --allow-local-network it is reached and the decision is the allow, by
+    the allowlist."""
+    url = "http://allowed.test:%d/index.html" % port
+    want = {"host": "allowed.test", "port": port}
+    for extra, decision, by in (([], "deny", "allowLocal"),
+                                (["--allow-local-network"], "allow", "allowlist")):
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-host",
+                 "allowed.test"] + extra + ["-c", "curl -sS -m 20 %s" % url], env=env)
+        out = json.loads(b.stdout)
+        decisions = out["sandbox"]["network"]["decisions"]
+        denied = {"op": "connect", "address": "allowed.test:%d" % port, "clause": "network"} \
+            in out["sandbox"]["denials"]
+        check(decisions == [dict(want, decision=decision, by=by)],
+              "%s %s%s: network.decisions:" % (runner, user, " ".join([""] + extra)),
+              (decisions, out["sandbox"]["denials"]))
+        check(denied == (decision == "deny") and (BODY in out["stdout"]) == (decision == "allow"),
+              "%s %s%s: the denial and the body:" % (runner, user, " ".join([""] + extra)),
+              (out["stdout"], out["sandbox"]["denials"]))
+    TAP.ok("%s %s: a local address refused is the decision (deny, by allowLocal) beside its "
+           "denial; control with --allow-local-network: allow, by the allowlist, reached"
+           % (runner, user))
+
+
 def run_table(confine, launcher, runner):
     # Not under /tmp: a workspace-write root there is refused on Landlock.
     parent = os.path.join(os.path.expanduser("~"), ".cache", "confine-tests")
@@ -566,6 +594,7 @@ def run_table(confine, launcher, runner):
         inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=report["argv"][:-1],
                       spawn_env=report["env"])
         proxy_only_for_the_run(confine, runner, flags, ws, env, user, port)
+        local_refusal_is_the_decision(confine, runner, ws, env, user, port)
         # The proxy's port on 127.0.0.2: only the supervisor can refuse it.
         p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
                              + ["--", sys.executable, "-c", PY_SAME_PORT], env=env,
