@@ -1104,7 +1104,9 @@ typedef struct confine_network_decision {
 	char *host;
 	unsigned port;
 	bool allow;
-	/* "allowlist", "denylist", "decider" or "off". */
+	/* "allowlist", "denylist", "decider", "off", or "allowLocal": an
+	 * allowed name whose address the local-address check refused (the
+	 * decision is that deny, not the name's allow). */
 	char *by;
 } confine_network_decision;
 

@@ -103,7 +103,7 @@ export interface NetworkDecision {
   host: string;
   port: number;
   allow: boolean;
-  by: 'allowlist' | 'denylist' | 'decider' | 'off';
+  by: 'allowlist' | 'denylist' | 'decider' | 'off' | 'allowLocal';
 }
 
 export interface BashOptions extends CallOptions {

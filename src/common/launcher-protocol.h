@@ -207,7 +207,8 @@ static inline const char *launcher_refused_clause(unsigned index)
 /* The <by> words of a `decision` record. NULL past the end. */
 static inline const char *launcher_decision_by(unsigned index)
 {
-	static const char *const words[] = { "allowlist", "denylist", "decider", "off" };
+	static const char *const words[] = { "allowlist", "denylist", "decider", "off",
+					     "allowLocal" };
 
 	return index < sizeof(words) / sizeof(words[0]) ? words[index] : NULL;
 }

@@ -177,6 +177,8 @@ static void test_local_addresses(void **state)
 		assert_true(proxy_address6_is_local(a));
 		assert_false(proxy_decide_address(&c, "x.test", a, &r));
 		assert_string_equal(r.clause, "network.allowLocal");
+		/* the decision record's <by>: the name's allow is overruled */
+		assert_string_equal(r.by, "allowLocal");
 	}
 	address("::1", a);
 	assert_false(proxy_decide_address(&c, "x.test", a, &r));

@@ -95,7 +95,8 @@ class NetworkDecision:
     """What the network allowlist's proxy decided for one host and port
     (doc/SPEC.md 15, "Ask"; the JSON's ``sandbox.network.decisions``):
     ``allow``, and ``by`` one of ``"allowlist"``, ``"denylist"``,
-    ``"decider"``, ``"off"``."""
+    ``"decider"``, ``"off"``, ``"allowLocal"`` (an allowed name whose
+    address the local-address check refused: the decision is that deny)."""
 
     host: str
     port: int

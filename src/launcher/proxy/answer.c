@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ask.h"
 #include "channel.h"
 #include "proxy-internal.h"
 
@@ -83,6 +84,7 @@ void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal)
 
 void proxy_fail(struct conn *c, int http_status, unsigned char socks_code, const char *why)
 {
+	proxy_record_allowed(c); /* allowed, then not resolved or not reached */
 	answer_and_close(c, http_status, socks_code, NULL, why);
 }
 

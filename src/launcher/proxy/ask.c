@@ -56,6 +56,14 @@ void proxy_record_decision(const char *host, unsigned port, bool allow, const ch
 	record_decision(host, port, allow, by);
 }
 
+void proxy_record_allowed(struct conn *c)
+{
+	if (c->allowed_by == NULL)
+		return;
+	proxy_record_decision(c->host, c->port, true, c->allowed_by);
+	c->allowed_by = NULL;
+}
+
 static struct question *find_question(const char *host, unsigned port)
 {
 	size_t i;
@@ -111,10 +119,17 @@ void proxy_ask(struct conn *c)
 static void settle(struct question *q, bool allow, const char *reason)
 {
 	struct proxy_refusal r;
-	size_t i;
+	size_t i, waiting = 0;
 
 	(void)proxy_answers_put(&answers, q->host, q->port, allow, reason);
-	proxy_record_decision(q->host, q->port, allow, "decider");
+	/* An allow is recorded once an address is judged (loop.c), unless no
+	 * connection waits to be judged. */
+	for (i = 0; allow && i < MAX_CONNS; i++)
+		if (proxy_conns[i].used && proxy_conns[i].state == ST_ASK &&
+		    proxy_conns[i].ask_id == q->id)
+			waiting++;
+	if (!allow || waiting == 0)
+		proxy_record_decision(q->host, q->port, allow, "decider");
 	q->open = false;
 	for (i = 0; i < MAX_CONNS; i++) {
 		struct conn *c = &proxy_conns[i];
@@ -123,6 +138,7 @@ static void settle(struct question *q, bool allow, const char *reason)
 			continue;
 		if (allow) {
 			c->deadline = 0;
+			c->allowed_by = "decider";
 			proxy_resolve_and_connect(c);
 		} else {
 			proxy_decide_refused_by_decider(c->host, c->port, reason, &r);

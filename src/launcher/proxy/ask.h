@@ -26,5 +26,8 @@ void proxy_ask_readable(void);
 void proxy_ask_expired(struct conn *c);
 /* One `decision` record per host and port for the run. */
 void proxy_record_decision(const char *host, unsigned port, bool allow, const char *by);
+/* The allow of c's name (c->allowed_by), recorded once and cleared; nothing
+ * when none is pending. */
+void proxy_record_allowed(struct conn *c);
 
 #endif

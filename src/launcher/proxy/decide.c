@@ -149,6 +149,7 @@ bool proxy_decide_address(const struct proxy_config *config, const char *host,
 		inet_ntop(AF_INET6, addr, text, sizeof(text));
 	memset(refusal, 0, sizeof(*refusal));
 	set(refusal, 403, 0x02, "network.allowLocal", "local address, network.allowLocal");
+	refusal->by = "allowLocal";
 	snprintf(refusal->why, sizeof(refusal->why),
 		 "host \"%s\" resolves to %s, %s, which the allowlist refuses (clause "
 		 "network.allowLocal)", host, text,

@@ -28,7 +28,8 @@ struct proxy_refusal {
 				     "network.allowLocal", "network.ask"; NULL: a failure */
 	const char *note;         /* the stderr line's "refused (...)" words */
 	const char *by;           /* who decided: "allowlist", "denylist", "decider",
-				     "off" (every answer of proxy_decide_name sets it) */
+				     "off" (every answer of proxy_decide_name sets it),
+				     "allowLocal" (proxy_decide_address's refusal) */
 	char why[700];            /* the answer's body: names the host and the clause */
 	char reason[PROXY_REASON_MAX + 1]; /* network.ask: the decider's own words */
 };

@@ -78,6 +78,7 @@ void proxy_watch(int fd, uint64_t k, uint32_t events, bool add)
 
 static void close_conn(struct conn *c)
 {
+	proxy_record_allowed(c); /* an allowed name whose address never came */
 	if (c->client >= 0)
 		close(c->client);
 	if (c->upstream >= 0)
@@ -133,10 +134,15 @@ void proxy_start_connect(struct conn *c)
 	struct proxy_refusal r;
 	char why[600], text[INET6_ADDRSTRLEN];
 
+	/* The name's allow is not the decision until its address is judged:
+	 * a local address refused makes it a deny (by allowLocal). */
 	if (!proxy_decide_address(proxy_cfg, c->host, c->addr, &r)) {
+		c->allowed_by = NULL;
+		proxy_record_decision(c->host, c->port, false, r.by);
 		proxy_refuse(c, &r);
 		return;
 	}
+	proxy_record_allowed(c);
 	proxy_address_text(c->addr, text, sizeof(text));
 	c->upstream = socket(sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (c->upstream < 0 ||
@@ -211,7 +217,7 @@ void proxy_go(struct conn *c)
 	}
 	switch (proxy_decide_name(proxy_cfg, proxy_ask_answers(), c->host, c->port, &r)) {
 	case PROXY_NEXT_RESOLVE:
-		proxy_record_decision(c->host, c->port, true, r.by);
+		c->allowed_by = r.by;
 		proxy_resolve_and_connect(c);
 		return;
 	case PROXY_NEXT_ASK:

@@ -55,6 +55,8 @@ struct conn {
 	uint16_t dns_id;
 	unsigned dns_qtype;     /* ST_RESOLVE: A, then AAAA when no A */
 	unsigned ask_id;     /* ST_ASK: the question this connection waits on */
+	const char *allowed_by; /* the name allowed by ("allowlist", "decider"): its
+				   decision is recorded once the address is judged */
 	unsigned char *up;   /* client -> upstream */
 	size_t up_len;
 	unsigned char *down; /* upstream -> client */

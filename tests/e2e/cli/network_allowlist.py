@@ -290,9 +290,10 @@ def reach_inbound(argv, kind, family, env, cwd=None):
             p.wait()
 
 
-def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spawn_env=None):
+def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spawn_env=None,
+                  label="allowlist"):
     """Nothing comes in (issue 29.1), TCP and UDP, IPv4 and IPv6, each with
-    its unconfined control."""
+    its unconfined control; label names the flags (the allowlist, off)."""
     py = sys.executable
     sink4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sink4.bind(("127.0.0.1", 0))
@@ -318,7 +319,7 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
                     how = "wrap argv"
                 inside = reach_inbound(argv, kind, fam, spawn_env or env, cwd=ws)
                 outside = reach_inbound([py, "-c", script] + args, kind, fam, env)
-                name = "%s %s inbound %s IPv%s (%s)" % (runner, user, kind, fam, how)
+                name = "%s %s inbound %s IPv%s (%s, %s)" % (runner, user, kind, fam, how, label)
                 check(inside.startswith("FAILED"), name + ": must not be reachable:", inside)
                 check(outside == "OK", name + ": the unconfined control must be reachable:",
                       outside)
@@ -358,13 +359,22 @@ def ipv6_through_the_proxy(confined, runner, user, flags, env, port6):
            "::1 without allowLocal refused; control OK" % (runner, user))
 
 
-def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
-    """Issue 29.2: while a run lives, a host process (this user, and as root
-    another user too) cannot use the run's proxy without the run's secret;
-    the same requests with the secret copied from the run get through (the
-    control: the proxy is up, and the credentials are what decide)."""
-    p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
-                         + ["--", sys.executable, "-c", PY_HOLD], env=env, cwd=ws,
+def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port, spawn_prefix=None,
+                           spawn_env=None):
+    """Issue 29.2: while a run lives (`confine run`, or a spawned `wrap`
+    argv: spawn_prefix), a host process (this user, and as root another
+    user too) cannot use the run's proxy without the run's secret; the same
+    requests with the secret copied from the run get through (the control:
+    the proxy is up, and the credentials are what decide)."""
+    if spawn_prefix is None:
+        argv = [confine, "run", "--runner", runner, "-w", ws] + flags
+        how_run = "run"
+    else:
+        argv = list(spawn_prefix)
+        how_run = "wrap argv"
+    if spawn_prefix is None:
+        argv.append("--")
+    p = subprocess.Popen(argv + [sys.executable, "-c", PY_HOLD], env=spawn_env or env, cwd=ws,
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, start_new_session=True)
     try:
@@ -401,15 +411,43 @@ def proxy_only_for_the_run(confine, runner, flags, ws, env, user, port):
                                   PY_SOCKS_HOST, str(proxy_port), how, token, str(port)], env=env)
                 check(r.stdout.strip() == want, "%s: %s, socks5 %s:" % (runner, who, how),
                       (r.stdout, r.stderr))
-            TAP.ok("%s %s: the run's proxy refuses %s without the run's secret (HTTP 407, "
-                  "CONNECT 407, SOCKS5 no method / auth failed); with it, reached (control)"
-                  % (runner, user, who))
+            TAP.ok("%s %s (%s): the run's proxy refuses %s without the run's secret (HTTP "
+                   "407, CONNECT 407, SOCKS5 no method / auth failed); with it, reached "
+                   "(control)" % (runner, user, how_run, who))
     finally:
         try:
             p.communicate("go\n", timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()
             p.wait()
+
+
+def local_refusal_is_the_decision(confine, runner, ws, env, user, port):
+    """network.decisions is the final word: allowed.test is on the list but
+    resolves to 127.0.0.1, so without --allow-local-network it is refused
+    at the address, and its one decision is that deny, by allowLocal (it
+    was the name's allow, with the denial beside it). The control: with
+    --allow-local-network it is reached and the decision is the allow, by
+    the allowlist."""
+    url = "http://allowed.test:%d/index.html" % port
+    want = {"host": "allowed.test", "port": port}
+    for extra, decision, by in (([], "deny", "allowLocal"),
+                                (["--allow-local-network"], "allow", "allowlist")):
+        b = run([confine, "bash", "--json", "--runner", runner, "-w", ws, "--allow-host",
+                 "allowed.test"] + extra + ["-c", "curl -sS -m 20 %s" % url], env=env)
+        out = json.loads(b.stdout)
+        decisions = out["sandbox"]["network"]["decisions"]
+        denied = {"op": "connect", "address": "allowed.test:%d" % port, "clause": "network"} \
+            in out["sandbox"]["denials"]
+        check(decisions == [dict(want, decision=decision, by=by)],
+              "%s %s%s: network.decisions:" % (runner, user, " ".join([""] + extra)),
+              (decisions, out["sandbox"]["denials"]))
+        check(denied == (decision == "deny") and (BODY in out["stdout"]) == (decision == "allow"),
+              "%s %s%s: the denial and the body:" % (runner, user, " ".join([""] + extra)),
+              (out["stdout"], out["sandbox"]["denials"]))
+    TAP.ok("%s %s: a local address refused is the decision (deny, by allowLocal) beside its "
+           "denial; control with --allow-local-network: allow, by the allowlist, reached"
+           % (runner, user))
 
 
 def run_table(confine, launcher, runner):
@@ -565,7 +603,21 @@ def run_table(confine, launcher, runner):
         inbound_cases(confine, runner, flags, ws, env, user)
         inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=report["argv"][:-1],
                       spawn_env=report["env"])
+        # Under --network off too (issue 29.1 with 29.3's refusing proxy:
+        # on Landlock a TCP socket is let through to reach it).
+        off = ["--network", "off"]
+        off_wrap = run([confine, "wrap", "--runner", runner, "-w", ws] + off + ["--", "true"],
+                       env=env)
+        check(off_wrap.returncode == 0, "wrap --network off failed:",
+              off_wrap.stdout + off_wrap.stderr)
+        off_report = json.loads(off_wrap.stdout)
+        inbound_cases(confine, runner, off, ws, env, user, label="off")
+        inbound_cases(confine, runner, off, ws, env, user, spawn_prefix=off_report["argv"][:-1],
+                      spawn_env=off_report["env"], label="off")
         proxy_only_for_the_run(confine, runner, flags, ws, env, user, port)
+        proxy_only_for_the_run(confine, runner, flags, ws, env, user, port,
+                               spawn_prefix=report["argv"][:-1], spawn_env=report["env"])
+        local_refusal_is_the_decision(confine, runner, ws, env, user, port)
         # The proxy's port on 127.0.0.2: only the supervisor can refuse it.
         p = subprocess.Popen([confine, "run", "--runner", runner, "-w", ws] + flags
                              + ["--", sys.executable, "-c", PY_SAME_PORT], env=env,
