@@ -8,15 +8,19 @@
   layers  src/lib includes only downward: each folder is a layer (LAYERS,
           lowest first) and a file includes headers of its own layer or
           lower ones, so no folder cycle can form
+  links   the same at link level: no object of src/lib uses a symbol only
+          a higher layer's object defines (nm on the built objects, so a
+          call through confine.h counts as an include does)
   length  no source file over 700 lines, but the known exceptions (each
           must still be over: a split one leaves the list)
   map     the README's map of the source tree names folders that exist and
           every folder under src/; the file maps in headers (comment lines
           "  name.c   what it holds") name files that exist
 
-Usage: source_lint.py CHECK SOURCE_ROOT"""
+Usage: source_lint.py CHECK SOURCE_ROOT [OBJECT_DIR (links: libconfine-internal's)]"""
 import os
 import re
+import subprocess
 import sys
 
 # ---- rungs -----------------------------------------------------------------
@@ -25,20 +29,23 @@ RUNG_IDENT = re.compile(
     r"\bCONFINE_RUNNER_(?:BWRAP|LANDLOCK|SEATBELT|RUNNER_COMMAND)\b"
     r"|\bCONFINE_LAYER_(?:BWRAP|SEATBELT|RUNNER_COMMAND)\b")
 RUNG_WORD = re.compile(r'"(?:bwrap|landlock|seatbelt|runnerCommand)"')
-# The contract's words for layers (confine_layer_name): a layer is named
-# by the mechanism, which the public header spells.
+# The contract's words for layers and runners (confine_layer_name,
+# confine_runner_name): the public header spells them, every layer may
+# print them, and the rung rows carry only their ids.
 WORD_EXEMPT = {"src/lib/vocabulary.c"}
 
 
-def check_rungs(root):
+def check_rungs(root, _=None):
     bad = []
     for path in sources(root, "src"):
         rel = os.path.relpath(path, root)
         if rel.startswith("src/lib/rungs/"):
             continue
         for n, line in enumerate(read(path), 1):
+            if rel in WORD_EXEMPT:
+                continue
             if RUNG_IDENT.search(line) or (
-                    rel.startswith("src/lib/") and rel not in WORD_EXEMPT and
+                    rel.startswith("src/lib/") and
                     RUNG_WORD.search(line) and not line.lstrip().startswith(("/*", "*"))):
                 bad.append("%s:%d: %s" % (rel, n, line.strip()))
     return bad, "names a rung outside src/lib/rungs/ (read a row of the rung table instead)"
@@ -47,25 +54,24 @@ def check_rungs(root):
 # ---- layers ----------------------------------------------------------------
 
 # Lowest first. src/lib's own files are its base (vocabulary, policy,
-# classifiers, the clause list); the plan; the spawner and the stage; the
-# rungs (their table, clause engine and folders); the local provider.
+# classifiers, the clause list); the plan; the spawner; the harness's file
+# API (it reads the plan); the stage (apply writes through the file API);
+# the rungs (their table, clause engine and folders); the local provider;
+# the bash consumer (over the provider and the spawner).
 LAYERS = [
     ("src/common",),
     ("src/lib",),
     ("src/lib/profiles",),
-    ("src/lib/spawn", "src/lib/stage"),
+    ("src/lib/spawn",),
+    ("src/lib/harness",),
+    ("src/lib/stage",),
     ("src/lib/rungs",),
     ("src/lib/local",),
+    ("src/lib/bash",),
 ]
 # Known upward includes, each with its reason; the check fails when one is
 # gone (drop it here) as when a new one appears.
 KNOWN_UP = {
-    ("src/lib/fs.c", "src/lib/profiles/plan.h"):
-        "confine_fs_* reads the plan: fs.c belongs above profiles/ (another "
-        "helper's file this round)",
-    ("src/lib/fs-internal.h", "src/lib/profiles/plan.h"):
-        "the file API's handle (shared by fs.c and fs-ops.c, split by concern) "
-        "holds the plan: as fs.c, it belongs above profiles/",
 }
 SEARCH = ["src/lib", "src/common", "include"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -92,7 +98,7 @@ def resolve(root, rel, name):
     return None  # a system or generated header (config.h)
 
 
-def check_layers(root):
+def check_layers(root, _=None):
     bad, seen = [], set()
     for path in sources(root, "src/lib") + sources(root, "src/common"):
         rel = os.path.relpath(path, root)
@@ -116,6 +122,45 @@ def check_layers(root):
     return bad, "includes upward (layers: %s)" % " < ".join("/".join(x) for x in LAYERS)
 
 
+# ---- links -----------------------------------------------------------------
+
+def object_source(root, name):
+    """src/lib/spawn/status.c for spawn_status.c.o (Meson's object names), or
+    None for a generated one."""
+    rel = "src/lib/" + name[:-len(".o")].replace("_", "/")
+    return rel if os.path.exists(os.path.join(root, rel)) else None
+
+
+def check_links(root, objdir=None):
+    if not objdir or not os.path.isdir(objdir):
+        return ["no object directory given (%s)" % objdir], "cannot be checked"
+    defined, wanted = {}, {}
+    for name in sorted(os.listdir(objdir)):
+        rel = object_source(root, name) if name.endswith(".o") else None
+        if rel is None:
+            continue
+        out = subprocess.run(["nm", os.path.join(objdir, name)], capture_output=True,
+                             text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in "TDBRC":
+                defined[f[2]] = rel
+            elif len(f) == 2 and f[0] == "U":
+                wanted.setdefault(rel, set()).add(f[1])
+    bad = []
+    for rel, symbols in sorted(wanted.items()):
+        mine = layer_of(rel)
+        for sym in sorted(symbols):
+            target = defined.get(sym)
+            theirs = layer_of(target) if target else None
+            if theirs is not None and mine is not None and theirs > mine:
+                bad.append("%s uses %s, defined in %s (%s above %s)" %
+                           (rel, sym, target, LAYERS[theirs][0], LAYERS[mine][0]))
+    if not defined:
+        bad.append("no objects of src/lib in %s" % objdir)
+    return bad, "links upward (layers: %s)" % " < ".join("/".join(x) for x in LAYERS)
+
+
 # ---- length ----------------------------------------------------------------
 
 LIMIT = 700
@@ -125,7 +170,7 @@ KNOWN_LONG = {
 }
 
 
-def check_length(root):
+def check_length(root, _=None):
     bad = []
     for path in sources(root, "src"):
         rel = os.path.relpath(path, root)
@@ -146,7 +191,7 @@ MAP_LINE = re.compile(r"^(\S+/)\s")
 FILE_MAP = re.compile(r"^ \*\s{2,}((?:[A-Za-z0-9_.<>-]+\.[ch](?:, )?)+)\s{2,}\S")
 
 
-def check_map(root):
+def check_map(root, _=None):
     bad = []
     text = open(os.path.join(root, "README.md"), encoding="utf-8").read()
     start = text.find("Where things are:")
@@ -207,12 +252,12 @@ def read(path):
 
 
 def main():
-    checks = {"rungs": check_rungs, "layers": check_layers, "length": check_length,
-              "map": check_map}
-    if len(sys.argv) != 3 or sys.argv[1] not in checks:
+    checks = {"rungs": check_rungs, "layers": check_layers, "links": check_links,
+              "length": check_length, "map": check_map}
+    if len(sys.argv) not in (3, 4) or sys.argv[1] not in checks:
         sys.stderr.write(__doc__)
         return 2
-    bad, what = checks[sys.argv[1]](os.path.abspath(sys.argv[2]))
+    bad, what = checks[sys.argv[1]](os.path.abspath(sys.argv[2]), *sys.argv[3:])
     for b in bad:
         print("not ok: " + b)
     if bad:

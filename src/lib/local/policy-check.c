@@ -115,7 +115,7 @@ int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *p
 	                    "sandbox mode \"%s\" is requested on the pinned %s rung (\"%s\"), which %s; "
 	                    "refusing to run the command unconfined or on another rung. Runner "
 	                    "failure: %s",
-	                    mode ? mode : "?", def->title, def->name, what, detail);
+	                    mode ? mode : "?", def->title, confine_runner_name(def->id), what, detail);
 }
 
 int confine_error_pinned_unavailable(confine_error *err, confine_runner pin, confine_mode mode,
@@ -135,7 +135,7 @@ int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_p
 	                    "the network allowlist (--allow-host, config \"network\") cannot be held "
 	                    "on the %s rung (\"%s\"): confine's proxy does not run inside its "
 	                    "sandbox; it needs %s (nothing was run)",
-	                    def->title, def->name,
+	                    def->title, confine_runner_name(def->id),
 	                    def->holds->allowlist_needs ? def->holds->allowlist_needs
 	                                                : "another rung");
 }
@@ -156,7 +156,7 @@ int cf_policy_check_args_max(const cf_runner_def *def, const confine_argv *c,
 	                    "protected paths and placeholders, %zu writable binds and pins, %zu "
 	                    "identity checks); unprotect entries (--unprotect), narrow the workspace, "
 	                    "or pin --runner landlock (nothing was run)",
-	                    def->title, def->name, def->title, def->args_max, n, ro, rw, ids);
+	                    def->title, confine_runner_name(def->id), def->title, def->args_max, n, ro, rw, ids);
 }
 
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
@@ -169,7 +169,7 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
 		                    "cannot build the %s profile for mode \"%s\" and workspace root "
 		                    "\"%s\"",
-		                    def->name, confine_mode_name(policy->mode),
+		                    confine_runner_name(def->id), confine_mode_name(policy->mode),
 		                    policy->workspace_root ? policy->workspace_root : "");
 	switch (-r) {
 	case E2BIG:
@@ -190,7 +190,7 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 	}
 	/* Never a wider profile instead: the call fails, naming why. */
 	return cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, "confine", -r,
-	                    "cannot build the %s profile for mode \"%s\": %s (%s)", def->name,
+	                    "cannot build the %s profile for mode \"%s\": %s (%s)", confine_runner_name(def->id),
 	                    confine_mode_name(policy->mode), cause, strerror(-r));
 }
 

@@ -205,7 +205,6 @@ struct confine_clause;
 
 typedef struct cf_runner_def {
 	confine_runner id;
-	const char *name;              /* confine_runner_name() */
 	const char *title;             /* for messages: "Landlock" */
 	/* The platform whose ladder holds this rung ("linux", "darwin"); the
 	 * chain is the rows of that platform in table order. NULL: never a

@@ -353,7 +353,6 @@ extern const cf_rung_holds cf_bwrap_holds CONFINE_HIDDEN;
 const cf_runner_def cf_runner_bwrap = {
 	.holds = &cf_bwrap_holds,
 	.id = CONFINE_RUNNER_BWRAP,
-	.name = "bwrap",
 	.title = "bubblewrap",
 	.platform = "linux",
 	.args_max = CF_BWRAP_ARGS_MAX, /* doc/SPEC.md 14, "bwrap's argument bound" */

@@ -218,7 +218,6 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 
 const cf_runner_def cf_runner_gvisor = {
 	.id = CONFINE_RUNNER_GVISOR,
-	.name = "gvisor",
 	.title = "gVisor",
 	.platform = "linux",
 	.pin_only = true,
