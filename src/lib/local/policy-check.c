@@ -142,21 +142,17 @@ int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_p
 
 int cf_policy_check_args_max(const cf_runner_def *def, const confine_argv *c,
                                confine_error *err) {
-	size_t n = c->argc > 0 ? (size_t)c->argc - 1 : 0, ro = 0, rw = 0, ids = 0;
+	size_t n = c->argc > 0 ? (size_t)c->argc - 1 : 0;
+	char tally[320] = "";
 	if (!def->args_max || n <= def->args_max)
 		return 0;
-	for (size_t i = 1; c->argv[i]; i++) {
-		ro += strcmp(c->argv[i], "--ro-bind") == 0;
-		rw += strcmp(c->argv[i], "--bind") == 0;
-		ids += strcmp(c->argv[i], LAUNCHER_ARG_IDENTITY) == 0;
-	}
+	if (def->args_tally)
+		def->args_tally(c, tally, sizeof tally);
 	return cf_error_set(err, E2BIG, CONFINE_E_INVALID_POLICY, "confine", 0,
 	                    "the policy cannot be held on the %s rung (\"%s\"): %s refuses "
-	                    "more than %zu arguments and this run needs %zu (%zu read-only binds of "
-	                    "protected paths and placeholders, %zu writable binds and pins, %zu "
-	                    "identity checks); unprotect entries (--unprotect), narrow the workspace, "
-	                    "or pin --runner landlock (nothing was run)",
-	                    def->title, confine_runner_name(def->id), def->title, def->args_max, n, ro, rw, ids);
+	                    "more than %zu arguments and this run needs %zu%s (nothing was run)",
+	                    def->title, confine_runner_name(def->id), def->title, def->args_max, n,
+	                    tally);
 }
 
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
@@ -198,7 +194,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
                                unsigned how, confine_argv *c, confine_error *err) {
 	cf_clause_facts facts = {
 		.runner = def->id,
-		.layered = (how & CF_ARGV_LANDLOCK_LAYER) != 0,
+		.layered = (how & CF_ARGV_INNER_LAYER) != 0,
 		.spawned_here = (how & CF_ARGV_SPAWNED_HERE) != 0,
 		.landlock_abi = cf_host_landlock_abi(),
 		/* The launcher starts its supervisor wherever it runs; a run where

@@ -21,6 +21,7 @@
 #include "policy-internal.h"
 #include "policy-limits.h"
 #include "rungs/gvisor/gvisor.h"
+#include "rungs/bwrap/bwrap.h"
 
 extern const cf_runner_def cf_runner_gvisor;
 
