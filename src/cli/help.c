@@ -7,8 +7,14 @@
  * with its config key in brackets; by tests/helpers/doc_flags.py (the
  * doc suite), no help names a flag its command does not take. */
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "args.h"
+
+/* Where a help text names the runners --runner takes: cli_help_text puts
+ * the library's list there (runner_list), so no help spells a rung. */
+#define RUNNERS "@RUNNERS@"
 
 const char *cli_command_name(cli_command command) {
 	switch (command) {
@@ -44,7 +50,7 @@ const char *cli_help_hint(cli_command command) {
 	"  -w, --workspace DIR   the workspace root (default: the config's workspaceRoot,\n"    \
 	"                        else the current directory); a relative DIR is taken\n"       \
 	"                        from the current directory\n"                                 \
-	"      --runner NAME     pin the runner: bwrap, landlock, seatbelt or gvisor\n"       \
+	"      --runner NAME     pin the runner: " RUNNERS "\n"                               \
 	"                        (used unprobed; fails closed if it cannot run) [runner]\n"     \
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
 
@@ -292,8 +298,8 @@ static const char help_probe[] =
 	"with the reason.\n"
 	"\n"
 	"Options:\n"
-	"      --runner NAME     probe only this runner: bwrap, landlock, seatbelt or\n"
-	"                        gvisor [runner] (it runs `true` confined under it,\n"
+	"      --runner NAME     only this runner: " RUNNERS "\n"
+	"                        [runner] (it runs `true` confined under it,\n"
 	"                        bounded by probeTimeoutMs; a missing or non-executable\n"
 	"                        runner is not usable)\n"
 	"      --config FILE     JSON configuration (default: $CONFINE_CONFIG, else none)\n"
@@ -406,7 +412,58 @@ static const char help_options[] =
 	"\n"
 	"Exit status: 0; 125 when confine fails.\n";
 
-const char *cli_help_text(cli_command command) {
+/* The runners --runner takes, in the rung table's order: those whose
+ * contract name confine_runner_parse accepts ("a, b, c or d"). */
+static const char *runner_list(void) {
+	static char list[160];
+	const char *names[16];
+	size_t n = 0;
+	if (list[0])
+		return list;
+	for (unsigned r = CONFINE_RUNNER_NONE + 1; n < sizeof names / sizeof names[0]; r++) {
+		const char *name = confine_runner_name((confine_runner)r);
+		confine_runner parsed;
+		if (!name)
+			break;
+		if (confine_runner_parse(name, &parsed, NULL) == 0)
+			names[n++] = name;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			strncat(list, i + 1 == n ? " or " : ", ", sizeof list - strlen(list) - 1);
+		strncat(list, names[i], sizeof list - strlen(list) - 1);
+	}
+	return list;
+}
+
+/* `text` with each RUNNERS replaced by runner_list(), made once per text
+ * (the texts are constant); the text itself when it names none or memory
+ * runs out. */
+static const char *with_runners(const char *text, char **made) {
+	const char *list = runner_list(), *at, *from = text;
+	size_t count = 0, size;
+	char *out;
+	if (*made)
+		return *made;
+	for (at = strstr(text, RUNNERS); at; at = strstr(at + 1, RUNNERS))
+		count++;
+	if (count == 0)
+		return text;
+	size = strlen(text) + count * strlen(list) + 1;
+	out = malloc(size);
+	if (!out)
+		return text;
+	out[0] = '\0';
+	for (at = strstr(from, RUNNERS); at; from = at + strlen(RUNNERS), at = strstr(from, RUNNERS)) {
+		strncat(out, from, (size_t)(at - from));
+		strcat(out, list);
+	}
+	strcat(out, from);
+	*made = out;
+	return out;
+}
+
+static const char *help_raw(cli_command command) {
 	switch (command) {
 	case CLI_COMMAND_NONE: return help_global;
 	case CLI_COMMAND_RUN: return help_run;
@@ -418,4 +475,10 @@ const char *cli_help_text(cli_command command) {
 	case CLI_COMMAND_OPTIONS: return help_options;
 	}
 	return help_global;
+}
+
+const char *cli_help_text(cli_command command) {
+	static char *made[CLI_COMMAND_OPTIONS + 1];
+	unsigned slot = (unsigned)command <= CLI_COMMAND_OPTIONS ? (unsigned)command : 0;
+	return with_runners(help_raw(command), &made[slot]);
 }

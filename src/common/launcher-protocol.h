@@ -49,6 +49,11 @@
 #define LAUNCHER_PREFIX "landlock-run: "
 #define LAUNCHER_EXIT_FAILURE 125
 
+/* The start of the proxy's line for each connection it refused, after
+ * LAUNCHER_PREFIX: "network: refused (<why>) <host>:<port>" (SPEC 15);
+ * the library reads it back as a denial (denials.c). */
+#define LAUNCHER_NETWORK_REFUSED "network: refused ("
+
 /* Printed on stderr before the command runs when the ABI is below the one
  * that covers every file right SPEC 7 names. */
 #define LAUNCHER_PARTIAL_NOTICE LAUNCHER_PREFIX "partial enforcement (older Landlock ABI)"

@@ -190,6 +190,14 @@ static int prepare_supervisor(int abi, const struct invocation *invocation,
 	return 0;
 }
 
+/* More hosts than the proxy holds: a hard failure, never a shorter list. */
+static int proxy_hosts_overflow(const char *flag)
+{
+	report_failure("cannot start the network proxy: more than %d %s hosts", LAUNCHER_PROXY_HOSTS_MAX,
+		       flag);
+	return LAUNCHER_EXIT_FAILURE;
+}
+
 /*
  * The network allowlist (doc/SPEC.md 15): the proxy, before any
  * restriction, and the one way out to it (a TCP socket, Landlock's rule
@@ -228,13 +236,20 @@ static int start_proxy(int abi, struct invocation *invocation, struct supervisor
 	}
 	memset(&config, 0, sizeof(config));
 	config.off = !invocation->proxy;
-	while (next_proxy_host(invocation, &cursor, false, &pattern))
-		if (config.n_allow < sizeof(config.allow) / sizeof(config.allow[0]))
-			config.allow[config.n_allow++] = pattern;
+	/* args.c refuses more than LAUNCHER_PROXY_HOSTS_MAX of either list;
+	 * past it here the run fails closed rather than drop an entry (a
+	 * dropped deny would let its hosts through). */
+	while (next_proxy_host(invocation, &cursor, false, &pattern)) {
+		if (config.n_allow == LAUNCHER_PROXY_HOSTS_MAX)
+			return proxy_hosts_overflow(LAUNCHER_ARG_PROXY_ALLOW);
+		config.allow[config.n_allow++] = pattern;
+	}
 	cursor = 0;
-	while (next_proxy_host(invocation, &cursor, true, &pattern))
-		if (config.n_deny < sizeof(config.deny) / sizeof(config.deny[0]))
-			config.deny[config.n_deny++] = pattern;
+	while (next_proxy_host(invocation, &cursor, true, &pattern)) {
+		if (config.n_deny == LAUNCHER_PROXY_HOSTS_MAX)
+			return proxy_hosts_overflow(LAUNCHER_ARG_PROXY_DENY);
+		config.deny[config.n_deny++] = pattern;
+	}
 	config.allow_local = invocation->proxy_allow_local;
 	config.hosts_file = invocation->proxy_hosts;
 	config.ask = invocation->ask_fd >= 0;

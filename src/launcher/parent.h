@@ -15,7 +15,7 @@
 #include "seccomp-filter.h"
 
 /*
- * HOOK for the seccomp-notify supervisor (src/launcher/supervise.{c,h},
+ * HOOK for the seccomp-notify supervisor (src/launcher/supervise/supervise.{c,h},
  * the supervisor issue): descriptors the parent loop polls for POLLIN,
  * and what to do then: the listener (fd) and the supervisor's waiting
  * calls (wait_fd, issue 21). handle(ready fd, context) must not block; it

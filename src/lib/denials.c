@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "denials-internal.h"
+#include "launcher-protocol.h"
 
 /* ---- the list ------------------------------------------------------------ */
 
@@ -243,7 +244,7 @@ static int file_line(const cf_denial_scope *s, const char *l, size_t len, cf_den
  * (<why>) <host>:<port>". */
 static int allowlist_line(const cf_denial_scope *s, const char *l, size_t len, cf_denials *list,
                           bool *marker) {
-	static const char lead[] = "landlock-run: network: refused (";
+	static const char lead[] = LAUNCHER_PREFIX LAUNCHER_NETWORK_REFUSED;
 	char address[300];
 	long at = cf_den_find_ci(l, len, 0, lead);
 	const char *close;
@@ -264,7 +265,7 @@ static int network_line(const cf_denial_scope *s, const char *l, size_t len, cf_
 	char address[300];
 	const char *op;
 	bool found = false;
-	if (cf_den_find_ci(l, len, 0, "landlock-run: network: refused (") == 0)
+	if (cf_den_find_ci(l, len, 0, LAUNCHER_PREFIX LAUNCHER_NETWORK_REFUSED) == 0)
 		return allowlist_line(s, l, len, list, marker);
 	for (const char *const *m = cf_den_network_messages; *m && !found; m++)
 		found = cf_den_find_ci(l, len, 0, *m) >= 0;

@@ -26,42 +26,6 @@ void cf_policy_clear(confine_policy *policy) CONFINE_HIDDEN;
 /* Deep copy of `src` into `*dst` (zeroed first); -ENOMEM leaves *dst clear. */
 int cf_policy_copy_into(confine_policy *dst, const confine_policy *src) CONFINE_HIDDEN;
 
-/* confine_profile_bwrap_flags(), library-internal: a protected path that
- * does not exist yet is bound all the same, over a placeholder the spawner
- * makes before bwrap starts and removes after the run (doc/SPEC.md 15).
- * Only for an argv the library spawns itself. */
-#define CF_PROFILE_PLACEHOLDERS (1u << 30)
-/* confine_profile_bwrap_flags(), library-internal: the project's launcher
- * runs inside (the layered rung), so a sized temp area (limits.temp) is
- * its to mount: bwrap gives it CAP_SYS_ADMIN for the remount of /tmp,
- * which it drops before the command (doc/SPEC.md 15, "Limits"). Never
- * without the launcher: the command itself would hold the capability. */
-#define CF_PROFILE_LAUNCHER_INSIDE (1u << 29)
-/* confine_profile_bwrap_flags() with, in *ids (when ids is not NULL), the
- * launcher's `--identity DEV:INO:PATH` pairs for every path bwrap binds
- * from the host (rungs/bwrap/identity.c; doc/SPEC.md 14). */
-int cf_profile_bwrap_layered(const confine_policy *policy, unsigned flags, char ***ret,
-                             char ***ids) CONFINE_HIDDEN;
-/* Appends `--identity DEV:INO:PATH` for the canonical `path`, opened with no
- * link followed; nothing when ids is NULL. 0, -errno (-ELOOP: a link on
- * the way now), -E2BIG past LAUNCHER_IDENTITIES_MAX. */
-int cf_bwrap_identity_push(char ***ids, const char *path) CONFINE_HIDDEN;
-
-/* confine_policy_unenforced() for an argv of `runner` made `how`: with
- * CF_ARGV_LANDLOCK_LAYER, bwrap runs the launcher inside, whose Landlock
- * rules follow inodes (a denyRead outside the writable roots then holds
- * when the host saves over the name); with CF_ARGV_SPAWNED_HERE, the
- * library spawns it itself: its spawner makes the placeholders and notices
- * a protected path replaced on the host (doc/SPEC.md 15). 0: an argv for
- * another process, plain bwrap. */
-#define CF_ARGV_LANDLOCK_LAYER (1u << 0)
-#define CF_ARGV_SPAWNED_HERE (1u << 1)
-/* The library's spawner runs it (either rung): it makes the run's own
- * cgroup where the host lets it (doc/SPEC.md 15, "Limits"). */
-#define CF_ARGV_OWN_CGROUP (1u << 2)
-int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
-                             confine_unenforced *ret) CONFINE_HIDDEN;
-
 /* The bounds of doc/SPEC.md 15 (policy-bounds.c): 0, or INVALID_POLICY
  * naming the key, the bound and the value. */
 int cf_policy_check_bounds(const confine_policy *policy, confine_error *err) CONFINE_HIDDEN;

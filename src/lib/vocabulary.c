@@ -78,6 +78,21 @@ const char *confine_clause_status_name(confine_clause_status status) {
 	return NULL;
 }
 
+/* The contract's names of the runners (confine.h, doc/SPEC.md 2): words
+ * of the vocabulary as the layers' are, so every layer may print them; a
+ * rung's row (rungs/) carries its id, never a second spelling. */
+const char *confine_runner_name(confine_runner runner) {
+	static const char *const names[] = {
+		[CONFINE_RUNNER_NONE] = "none",
+		[CONFINE_RUNNER_BWRAP] = "bwrap",
+		[CONFINE_RUNNER_LANDLOCK] = "landlock",
+		[CONFINE_RUNNER_SEATBELT] = "seatbelt",
+		[CONFINE_RUNNER_RUNNER_COMMAND] = "runnerCommand",
+		[CONFINE_RUNNER_GVISOR] = "gvisor",
+	};
+	return (unsigned)runner < sizeof names / sizeof names[0] ? names[runner] : NULL;
+}
+
 const char *confine_layer_name(unsigned index) {
 	static const char *const names[CONFINE_LAYER_COUNT] = {
 		"bwrap", "landlock", "seccomp", "supervisor", "seatbelt", "confine", "runnerCommand",

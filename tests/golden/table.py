@@ -14,9 +14,10 @@ UTF-8, past the bound, the wrong type, relative where an absolute path is
 needed) and one value it takes are made from the row, and each is given
 through the CLI flag (``confine wrap``, whose JSON names the code), the
 config key (``confine wrap --config``), Python and Node. A refusal must
-have the same code at both packages and at the CLI flag, and the code
-doc/SPEC.md 16 gives the config file (a file that is not JSON, a value of
-the wrong JSON type: ``INVALID_CONFIG``); nothing runs. A value taken must
+have, at each door, exactly the code doc/SPEC.md 16's table of codes by
+kind and door gives (read from SPEC, the one home of the decision: a
+config file's NUL or wrong JSON type is its reader's ``INVALID_CONFIG``);
+every kind of that table is walked; nothing runs. A value taken must
 be echoed as the same policy by every door's wrap. A door that cannot be
 given a value (a NUL in an argv word) is left out of that case, by name.
 
@@ -46,6 +47,26 @@ confine = doors.confine
 
 CLI = os.environ["CONFINE_BIN"]
 NODE = os.environ.get("CONFINE_TEST_NODE") or None
+
+
+DOORS = ("python", "node", "cli", "config")
+
+
+def spec_codes():
+    """doc/SPEC.md 16's table of codes: {kind: {door: code}}, a door that
+    cannot be given the value or takes it left out."""
+    spec = open(os.path.join(ROOT, "doc", "SPEC.md"), encoding="utf-8").read()
+    start = spec.index("**The code of each mistake, door by door**")
+    out = {}
+    block = spec[start:].split("\n\n")[1].splitlines()
+    for line in block[2:]:  # after the head and its rule
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        out[cells[0]] = {door: c.strip("`") for door, c in zip(DOORS, cells[1:])
+                         if c.startswith("`")}
+    return out
+
+
+CODES = spec_codes()
 
 
 def table():
@@ -109,38 +130,32 @@ def bad_values(row, ws):
            "pattern-list": "A\0B", "enum": "on\0"}.get(t)
     if nul is not None:
         out.append(("nul", wrap(nul), None, wrap(nul),
-                    {"python": "USAGE", "node": "USAGE", "config": "INVALID_CONFIG"}))
+                    CODES["nul"]))
     if text:
         out.append(("non-UTF-8", wrap(b"caf\xe9"), wrap(b"caf\xe9"), None,
-                    {"python": "USAGE", "node": "USAGE", "cli": "USAGE"}))
+                    CODES["non-UTF-8"]))
     if t in ("path-list", "path") and row["length"]:
         long = "/" + "x" * (row["length"] + 1)
         out.append(("past the length bound", wrap(long), wrap(long), wrap(long),
-                    {"python": "INVALID_POLICY", "node": "INVALID_POLICY", "cli": "INVALID_POLICY",
-                     "config": "INVALID_POLICY"}))
+                    CODES["past the length bound"]))
     if t.endswith("-list") and row["max"]:
         many = (["h%d.test" % i for i in range(row["max"] + 1)] if t == "host-list"
                 else ["%s/d%d" % (doors.OUT, i) for i in range(row["max"] + 1)])
-        out.append(("past the count bound", many, many, many,
-                    {"python": "INVALID_POLICY", "node": "INVALID_POLICY", "cli": "INVALID_POLICY",
-                     "config": "INVALID_POLICY"}))
+        out.append(("past the count bound", many, many, many, CODES["past the count bound"]))
     if t in ("int", "size", "seconds") and row["max"]:
         past = str(row["max"] + 1)
-        out.append(("past the bound", past, past, past,
-                    {"python": "INVALID_POLICY", "node": "INVALID_POLICY", "cli": "INVALID_POLICY",
-                     "config": "INVALID_POLICY"}))
+        out.append(("past the bound", past, past, past, CODES["past the bound"]))
     wrong = {"bool": "yes", "enum": 5, "path": 5}.get(t, 5 if not t.endswith("-list") else [5])
     if t in ("int", "size", "seconds"):
         wrong = [5]
     if t == "env-set":
         wrong = {"MY_VAR": 5}
-    out.append(("wrong type", wrong, None, wrong,
-                {"python": "INVALID_POLICY", "node": "INVALID_POLICY", "config": "INVALID_CONFIG"}))
+    out.append(("wrong type", wrong, None, wrong, CODES["wrong type"]))
     if row["key"] in ("writableRoots", "allowUnixSockets", "workspaceRoot"):
         # Relative: the packages and the CLI take it from the current
         # directory; a config file has none (doc/SPEC.md 10, 15).
         out.append(("relative in a config file", None, None, wrap("sub"),
-                    {"config": "INVALID_POLICY"}))
+                    CODES["relative in a config file"]))
     return out
 
 
@@ -228,10 +243,8 @@ def decider_cases(rows):
     for row in rows:
         if row["type"] != "decider":
             continue
-        out.append((row, "given to wrap", "wrap", {"cli": "USAGE", "python": "USAGE",
-                                                    "node": "USAGE"}))
-        out.append((row, "not a function", "run", {"python": "INVALID_POLICY",
-                                                    "node": "INVALID_POLICY"}))
+        out.append((row, "given to wrap", "wrap", CODES["decider: given to wrap"]))
+        out.append((row, "not a function", "run", CODES["decider: not a function"]))
     return out
 
 
@@ -248,11 +261,8 @@ def provider_cases(rows):
         listed = "unknown %s \"docker\" (expected %s or %s)" % (
             row["key"], ", ".join(words[:-1]), words[-1])
         out.append((row, "an unknown word", "docker", listed,
-                    {"cli": "INVALID_CONFIG", "config": "INVALID_CONFIG",
-                     "python": "INVALID_CONFIG", "node": "INVALID_CONFIG"}))
-        out.append((row, "wrong type", 5, None,
-                    {"config": "INVALID_CONFIG", "python": "INVALID_CONFIG",
-                     "node": "INVALID_CONFIG"}))
+                    CODES["provider: an unknown word"]))
+        out.append((row, "wrong type", 5, None, CODES["provider: wrong type"]))
     return out
 
 
@@ -347,6 +357,8 @@ def cases(ws):
         problems = ["%s: %s, expected %s%s" % (door, g.get("code") or "accepted", codes[door],
                                                " (%s)" % g.get("message", "")[:160])
                     for door, g in got.items() if g.get("code") != codes[door]]
+        problems += ["%s: SPEC 16 gives it %s, but it was not walked" % (door, codes[door])
+                     for door in codes if door not in got and (door != "node" or NODE)]
         problems += same_text(row, got)
         checks += 1
         lines.append((label, problems))
@@ -403,6 +415,13 @@ def cases(ws):
             "%s: %s" % (d, s[:300]) for d, s in shown.items()]
         checks += 1
         lines.append((label, problems))
+    walked = ({kind for _, kind, _, _, _, _ in bad} |
+              {"provider: " + kind for _, kind, _, _, _ in providers} |
+              {"decider: " + kind for _, kind, _, _ in deciders})
+    checks += 1
+    lines.append(("every kind of SPEC 16's table of codes is walked, and no other",
+                  ["not walked: %s" % k for k in sorted(set(CODES) - walked)] +
+                  ["not in SPEC 16's table: %s" % k for k in sorted(walked - set(CODES))]))
     print("1..%d" % checks)
     for i, (label, problems) in enumerate(lines, 1):
         if problems:

@@ -24,6 +24,7 @@
 #include "policy-internal.h"
 #include "rungs/rung.h"
 #include "testlib.h"
+#include "rungs/bwrap/bwrap.h"
 
 /* Measured 2026-12-03 (127; 130 after home28c): a nested repository with
  * .git/{config,hooks,info}

@@ -473,28 +473,28 @@ static void test_every_row_says_why(void **state) {
 		const cf_runner_def *def = cf_runners[i];
 		const cf_rung_holds *h = def->holds;
 		if (!h)
-			fail_msg("%s: no clause table", def->name);
+			fail_msg("%s: no clause table", confine_runner_name(def->id));
 		if (!h->layer)
-			fail_msg("%s: no layer of its own", def->name);
+			fail_msg("%s: no layer of its own", confine_runner_name(def->id));
 		if (h->protect == CF_RUNG_HOLDS_NOT && !h->protect_gap.why)
-			fail_msg("%s: protectedPaths left open without a reason", def->name);
+			fail_msg("%s: protectedPaths left open without a reason", confine_runner_name(def->id));
 		if (h->defaults == CF_RUNG_HOLDS_NOT && !h->defaults_gap.why)
-			fail_msg("%s: defaultProtections left open without a reason", def->name);
+			fail_msg("%s: defaultProtections left open without a reason", confine_runner_name(def->id));
 		if ((h->protect == CF_RUNG_HOLDS_BINDS || h->defaults == CF_RUNG_HOLDS_BINDS ||
 		     h->temp == CF_RUNG_TEMP_TMPFS) && !h->binds_layer)
-			fail_msg("%s: binds without a binds layer", def->name);
+			fail_msg("%s: binds without a binds layer", confine_runner_name(def->id));
 		if (h->binds_layer && !h->deny_by_name)
-			fail_msg("%s: a mask by name without its reason", def->name);
+			fail_msg("%s: a mask by name without its reason", confine_runner_name(def->id));
 		if (h->deny_read_open && !h->deny_read_gap.why)
-			fail_msg("%s: denyRead left open without a reason", def->name);
+			fail_msg("%s: denyRead left open without a reason", confine_runner_name(def->id));
 		if (!h->metadata && !h->metadata_gap.why)
-			fail_msg("%s: metadata left open without a reason", def->name);
+			fail_msg("%s: metadata left open without a reason", confine_runner_name(def->id));
 		if (!h->unix_alone && !h->unix_gap.why)
-			fail_msg("%s: unix-sockets left open without a reason", def->name);
+			fail_msg("%s: unix-sockets left open without a reason", confine_runner_name(def->id));
 		if (h->launcher != CF_RUNG_IS_LAUNCHER && !h->allowlist_needs)
-			fail_msg("%s: the allowlist left open without what it needs", def->name);
+			fail_msg("%s: the allowlist left open without what it needs", confine_runner_name(def->id));
 		if (!h->limit_temp_gap.why)
-			fail_msg("%s: limits.temp left open without a reason", def->name);
+			fail_msg("%s: limits.temp left open without a reason", confine_runner_name(def->id));
 	}
 }
 

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #include "confine.h"
-#include "fs-internal.h"
+#include "harness/fs-internal.h"
 #include "testlib.h"
 
 static char base[2048], ws[2200], outside[2200];

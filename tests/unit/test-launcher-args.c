@@ -23,6 +23,7 @@
 #include "launcher-args.h"
 #include "policy-internal.h"
 #include "rungs/rung.h"
+#include "rungs/bwrap/bwrap.h"
 
 static char workspace[PATH_MAX];
 

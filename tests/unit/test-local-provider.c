@@ -21,7 +21,7 @@
 
 #include "config.h"
 #include "launcher-protocol.h"
-#include "local/launcher-forecast.h"
+#include "rungs/landlock/forecast.h"
 #include "rungs/probe.h"
 #include "local/local-provider.h"
 #include "rungs/probe.h"
@@ -1277,7 +1277,7 @@ static void test_bwrap_rules_tell_runner_from_command(void **state) {
 	confine_provider_free(p);
 }
 
-/* The forecast (launcher-forecast.h) over the ABIs, the supervisor, and
+/* The forecast (rungs/landlock/forecast.h) over the ABIs, the supervisor, and
  * where the launcher runs. */
 static void test_launcher_forecast(void **state) {
 	static const struct {

@@ -29,6 +29,7 @@
 #include "policy-internal.h"
 #include "spawn/spawn.h"
 #include "testlib.h"
+#include "rungs/bwrap/bwrap.h"
 
 static char base[256];
 

@@ -33,6 +33,7 @@
 #include "later.h"
 #include "policy-internal.h"
 #include "profiles/plan.h"
+#include "rungs/rung.h"
 #include "testlib.h"
 
 #define MAX_ITEMS 48
@@ -895,7 +896,7 @@ static void test_bwrap_tokens(void **state) {
 	confine_policy_free(p);
 }
 
-#define LAYERED (CF_ARGV_LANDLOCK_LAYER | CF_ARGV_SPAWNED_HERE)
+#define LAYERED (CF_ARGV_INNER_LAYER | CF_ARGV_SPAWNED_HERE)
 
 /* The unenforced report follows the same plan, per rung and argv. */
 static void test_unenforced(void **state) {
@@ -952,7 +953,7 @@ static void test_unenforced(void **state) {
 	 * spawner of ours): the layer holds the denyRead; no placeholder for
 	 * the missing commondir */
 	assert_int_equal(
-		cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, CF_ARGV_LANDLOCK_LAYER, &u), 0);
+		cf_policy_unenforced_for(p, CONFINE_RUNNER_BWRAP, CF_ARGV_INNER_LAYER, &u), 0);
 	assert_int_equal(u.n_keys, 1);
 	assert_string_equal(u.keys[0], "defaultProtections");
 	assert_false(u.partial);

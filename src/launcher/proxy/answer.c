@@ -75,7 +75,7 @@ void proxy_refuse(struct conn *c, const struct proxy_refusal *refusal)
 {
 	const char *host = c->host[0] ? c->host : "(no host)";
 
-	report_line("network: refused (%s) %s:%u", refusal->note, host, c->port);
+	report_line(LAUNCHER_NETWORK_REFUSED "%s) %s:%u", refusal->note, host, c->port);
 	if (refusal->clause != NULL)
 		record_refused(refusal->clause, host, c->port, refusal->reason);
 	answer_and_close(c, refusal->http_status, refusal->socks_code, refusal->clause,

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "local/launcher-forecast.h"
+#include "rungs/landlock/forecast.h"
 #include "local/policy-check.h"
 #include "rungs/probe.h"
 #include "rungs/rung.h"
@@ -293,7 +293,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 		if ((r = cf_policy_apply_unenforced(
 			     def, policy,
 			     CF_ARGV_OWN_CGROUP | CF_ARGV_SPAWNED_HERE |
-			             (def->inner ? CF_ARGV_LANDLOCK_LAYER : 0),
+			             (def->inner ? CF_ARGV_INNER_LAYER : 0),
 			     c, err)) < 0) {
 			confine_argv_free(c);
 			return r;
@@ -344,7 +344,7 @@ static int build(local_provider *lp, const cf_runner_def *def, confine_enforceme
 	 * (doc/SPEC.md 10, 14, 15). */
 	if ((r = cf_policy_apply_unenforced(def, policy,
 	                                      def->runs_launcher && def->inner
-	                                              ? CF_ARGV_LANDLOCK_LAYER
+	                                              ? CF_ARGV_INNER_LAYER
 	                                              : 0,
 	                                      c, err)) < 0 ||
 	    (def->runs_launcher && (r = cf_launcher_forecast_apply(def, policy, c, err)) < 0) ||

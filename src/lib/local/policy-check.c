@@ -115,7 +115,7 @@ int cf_policy_rung_unavailable(const cf_runner_def *def, const confine_policy *p
 	                    "sandbox mode \"%s\" is requested on the pinned %s rung (\"%s\"), which %s; "
 	                    "refusing to run the command unconfined or on another rung. Runner "
 	                    "failure: %s",
-	                    mode ? mode : "?", def->title, def->name, what, detail);
+	                    mode ? mode : "?", def->title, confine_runner_name(def->id), what, detail);
 }
 
 int confine_error_pinned_unavailable(confine_error *err, confine_runner pin, confine_mode mode,
@@ -135,28 +135,24 @@ int cf_policy_check_allowlist_for_rung(const cf_runner_def *def, const confine_p
 	                    "the network allowlist (--allow-host, config \"network\") cannot be held "
 	                    "on the %s rung (\"%s\"): confine's proxy does not run inside its "
 	                    "sandbox; it needs %s (nothing was run)",
-	                    def->title, def->name,
+	                    def->title, confine_runner_name(def->id),
 	                    def->holds->allowlist_needs ? def->holds->allowlist_needs
 	                                                : "another rung");
 }
 
 int cf_policy_check_args_max(const cf_runner_def *def, const confine_argv *c,
                                confine_error *err) {
-	size_t n = c->argc > 0 ? (size_t)c->argc - 1 : 0, ro = 0, rw = 0, ids = 0;
+	size_t n = c->argc > 0 ? (size_t)c->argc - 1 : 0;
+	char tally[320] = "";
 	if (!def->args_max || n <= def->args_max)
 		return 0;
-	for (size_t i = 1; c->argv[i]; i++) {
-		ro += strcmp(c->argv[i], "--ro-bind") == 0;
-		rw += strcmp(c->argv[i], "--bind") == 0;
-		ids += strcmp(c->argv[i], LAUNCHER_ARG_IDENTITY) == 0;
-	}
+	if (def->args_tally)
+		def->args_tally(c, tally, sizeof tally);
 	return cf_error_set(err, E2BIG, CONFINE_E_INVALID_POLICY, "confine", 0,
 	                    "the policy cannot be held on the %s rung (\"%s\"): %s refuses "
-	                    "more than %zu arguments and this run needs %zu (%zu read-only binds of "
-	                    "protected paths and placeholders, %zu writable binds and pins, %zu "
-	                    "identity checks); unprotect entries (--unprotect), narrow the workspace, "
-	                    "or pin --runner landlock (nothing was run)",
-	                    def->title, def->name, def->title, def->args_max, n, ro, rw, ids);
+	                    "more than %zu arguments and this run needs %zu%s (nothing was run)",
+	                    def->title, confine_runner_name(def->id), def->title, def->args_max, n,
+	                    tally);
 }
 
 int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *policy, int r,
@@ -169,7 +165,7 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 		return cf_error_set(err, EINVAL, CONFINE_E_INVALID_POLICY, "confine", 0,
 		                    "cannot build the %s profile for mode \"%s\" and workspace root "
 		                    "\"%s\"",
-		                    def->name, confine_mode_name(policy->mode),
+		                    confine_runner_name(def->id), confine_mode_name(policy->mode),
 		                    policy->workspace_root ? policy->workspace_root : "");
 	switch (-r) {
 	case E2BIG:
@@ -190,7 +186,7 @@ int cf_policy_profile_error(const cf_runner_def *def, const confine_policy *poli
 	}
 	/* Never a wider profile instead: the call fails, naming why. */
 	return cf_error_set(err, -r, CONFINE_E_INVALID_POLICY, "confine", -r,
-	                    "cannot build the %s profile for mode \"%s\": %s (%s)", def->name,
+	                    "cannot build the %s profile for mode \"%s\": %s (%s)", confine_runner_name(def->id),
 	                    confine_mode_name(policy->mode), cause, strerror(-r));
 }
 
@@ -198,7 +194,7 @@ int cf_policy_apply_unenforced(const cf_runner_def *def, const confine_policy *p
                                unsigned how, confine_argv *c, confine_error *err) {
 	cf_clause_facts facts = {
 		.runner = def->id,
-		.layered = (how & CF_ARGV_LANDLOCK_LAYER) != 0,
+		.layered = (how & CF_ARGV_INNER_LAYER) != 0,
 		.spawned_here = (how & CF_ARGV_SPAWNED_HERE) != 0,
 		.landlock_abi = cf_host_landlock_abi(),
 		/* The launcher starts its supervisor wherever it runs; a run where

@@ -45,7 +45,7 @@ int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner
 	};
 	cf_clause_facts facts = {
 		.runner = runner,
-		.layered = (how & CF_ARGV_LANDLOCK_LAYER) != 0,
+		.layered = (how & CF_ARGV_INNER_LAYER) != 0,
 		.spawned_here = (how & CF_ARGV_SPAWNED_HERE) != 0,
 		.landlock_abi = INT_MAX,
 		.supervisor = true,

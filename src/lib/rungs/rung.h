@@ -205,7 +205,6 @@ struct confine_clause;
 
 typedef struct cf_runner_def {
 	confine_runner id;
-	const char *name;              /* confine_runner_name() */
 	const char *title;             /* for messages: "Landlock" */
 	/* The platform whose ladder holds this rung ("linux", "darwin"); the
 	 * chain is the rows of that platform in table order. NULL: never a
@@ -218,11 +217,15 @@ typedef struct cf_runner_def {
 	 * CF_BWRAP_ARGS_MAX); an argv past it is refused before anything runs
 	 * (local/policy-check.h). 0: no bound of its own. */
 	size_t args_max;
+	/* What an argv past args_max is made of and what to do, appended to
+	 * its refusal after the count (" (...); unprotect entries ...");
+	 * NULL: the count alone. */
+	void (*args_tally)(const confine_argv *c, char *buf, size_t size);
 	unsigned facts;                /* CONFINE_RUNNER_FACT_*, into every argv */
 	/* Every argv of this row runs the project's launcher (landlock-run):
 	 * the row's own program, or `inner` inside it. An argv for others
 	 * then carries the launcher's `layers` as this host predicts them
-	 * (launcher-forecast.h). */
+	 * (rungs/landlock/forecast.h). */
 	bool runs_launcher;
 	/* The row run inside this one in its argv for others (the layered
 	 * bwrap rung: the launcher from disk, bound at CF_LAUNCHER_INSIDE):
@@ -313,5 +316,20 @@ extern const confine_policy cf_runner_probe_policy CONFINE_HIDDEN;
  * then `command` (NULL-terminated), bounded; true when it exits 0. */
 bool cf_runner_probe_profile(const cf_runner_def *def, const cf_runner_program *program,
                              const cf_runner_env *env, const char *const *command) CONFINE_HIDDEN;
+
+/* confine_policy_unenforced() for an argv of `runner` made `how`: with
+ * CF_ARGV_INNER_LAYER, the row's `inner` runs inside it (bwrap: the
+ * launcher, whose Landlock rules follow inodes: a denyRead outside the
+ * writable roots then holds when the host saves over the name); with CF_ARGV_SPAWNED_HERE, the
+ * library spawns it itself: its spawner makes the placeholders and notices
+ * a protected path replaced on the host (doc/SPEC.md 15). 0: an argv for
+ * another process, the row alone. policy-unenforced.c. */
+#define CF_ARGV_INNER_LAYER (1u << 0)
+#define CF_ARGV_SPAWNED_HERE (1u << 1)
+/* The library's spawner runs it (either rung): it makes the run's own
+ * cgroup where the host lets it (doc/SPEC.md 15, "Limits"). */
+#define CF_ARGV_OWN_CGROUP (1u << 2)
+int cf_policy_unenforced_for(const confine_policy *policy, confine_runner runner, unsigned how,
+                             confine_unenforced *ret) CONFINE_HIDDEN;
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The table of rungs (rung.h): one row per rung, in ladder order, and the
- * contract's names of the runners, which are their rows'. */
+ * runners a chain can be pinned to (their names are the vocabulary's:
+ * confine_runner_name in vocabulary.c). */
 #include "launcher-args.h"
 #include "rungs/rung.h"
 
@@ -29,18 +30,10 @@ const cf_runner_def *const cf_runners[] = {
 	NULL,
 };
 
-/* The contract's names of the runners (confine.h): their rows'. */
-const char *confine_runner_name(confine_runner runner) {
-	const cf_runner_def *def = cf_runner_find(runner);
-	if (runner == CONFINE_RUNNER_NONE)
-		return "none";
-	return def ? def->name : NULL;
-}
-
 int confine_runner_parse(const char *text, confine_runner *ret, confine_error *err) {
 	/* The rungs a chain can be pinned to: the rows of some platform. */
 	for (size_t i = 0; text && cf_runners[i]; i++)
-		if (cf_runners[i]->platform && strcmp(text, cf_runners[i]->name) == 0) {
+		if (cf_runners[i]->platform && strcmp(text, confine_runner_name(cf_runners[i]->id)) == 0) {
 			*ret = cf_runners[i]->id;
 			return 0;
 		}
@@ -71,7 +64,7 @@ const char *cf_runner_pinnable_names(void) {
 				continue;
 			if (n > 0)
 				strncat(buf, n + 1 == total ? " or " : ", ", sizeof buf - strlen(buf) - 1);
-			strncat(buf, cf_runners[i]->name, sizeof buf - strlen(buf) - 1);
+			strncat(buf, confine_runner_name(cf_runners[i]->id), sizeof buf - strlen(buf) - 1);
 			n++;
 		}
 		memcpy(pinnable_names, buf, sizeof buf);

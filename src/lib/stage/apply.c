@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs-internal.h"
+#include "harness/fs-internal.h"
 #include "policy-internal.h"
 #include "stage/stage-internal.h"
 

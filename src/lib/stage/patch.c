@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fs-internal.h"
+#include "harness/fs-internal.h"
 #include "path-quote.h"
 #include "stage/stage-internal.h"
 

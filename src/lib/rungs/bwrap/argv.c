@@ -39,6 +39,7 @@
 #include "profiles/stage-roots.h"
 #include "launcher-protocol.h"
 #include "util.h"
+#include "rungs/bwrap/bwrap.h"
 
 /* The read-only profile, shared by both modes. */
 static const char *const bwrap_read_only[] = {

@@ -27,6 +27,7 @@
 #include "launcher-args.h"
 #include "policy-internal.h"
 #include "util.h"
+#include "rungs/bwrap/bwrap.h"
 
 #ifdef __linux__
 #ifndef SYS_openat2

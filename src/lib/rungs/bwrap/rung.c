@@ -23,6 +23,7 @@
 #include "rungs/rung.h"
 #include "path.h"
 #include "policy-internal.h"
+#include "rungs/bwrap/bwrap.h"
 
 extern const cf_runner_def cf_runner_bwrap;
 extern const cf_runner_def cf_runner_landlock;
@@ -347,16 +348,32 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 	return true;
 }
 
+/* An argv past CF_BWRAP_ARGS_MAX, counted by what makes it long, and the
+ * way out: fewer binds, or the launcher alone, which has no such bound. */
+static void args_tally(const confine_argv *c, char *buf, size_t size) {
+	size_t ro = 0, rw = 0, ids = 0;
+	for (size_t i = 1; c->argv[i]; i++) {
+		ro += strcmp(c->argv[i], "--ro-bind") == 0;
+		rw += strcmp(c->argv[i], "--bind") == 0;
+		ids += strcmp(c->argv[i], LAUNCHER_ARG_IDENTITY) == 0;
+	}
+	snprintf(buf, size,
+	         " (%zu read-only binds of protected paths and placeholders, %zu writable binds "
+	         "and pins, %zu identity checks); unprotect entries (--unprotect), narrow the "
+	         "workspace, or pin --runner %s",
+	         ro, rw, ids, confine_runner_name(cf_runner_landlock.id));
+}
+
 /* Its clause table (holds.c). */
 extern const cf_rung_holds cf_bwrap_holds CONFINE_HIDDEN;
 
 const cf_runner_def cf_runner_bwrap = {
 	.holds = &cf_bwrap_holds,
 	.id = CONFINE_RUNNER_BWRAP,
-	.name = "bwrap",
 	.title = "bubblewrap",
 	.platform = "linux",
 	.args_max = CF_BWRAP_ARGS_MAX, /* doc/SPEC.md 14, "bwrap's argument bound" */
+	.args_tally = args_tally,
 	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |
 	         CONFINE_RUNNER_FACT_MOUNT_MASKS,
 	.runs_launcher = true,

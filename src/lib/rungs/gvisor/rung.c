@@ -21,6 +21,7 @@
 #include "policy-internal.h"
 #include "policy-limits.h"
 #include "rungs/gvisor/gvisor.h"
+#include "rungs/bwrap/bwrap.h"
 
 extern const cf_runner_def cf_runner_gvisor;
 
@@ -218,7 +219,6 @@ static bool probe(const cf_runner_program *program, const cf_runner_env *env,
 
 const cf_runner_def cf_runner_gvisor = {
 	.id = CONFINE_RUNNER_GVISOR,
-	.name = "gvisor",
 	.title = "gVisor",
 	.platform = "linux",
 	.pin_only = true,

@@ -160,7 +160,6 @@ extern const cf_rung_holds cf_landlock_holds CONFINE_HIDDEN;
 const cf_runner_def cf_runner_landlock = {
 	.holds = &cf_landlock_holds,
 	.id = CONFINE_RUNNER_LANDLOCK,
-	.name = "landlock",
 	.title = "Landlock",
 	.platform = "linux",
 	.facts = CONFINE_RUNNER_FACT_HOST_TMP,

@@ -74,7 +74,6 @@ extern const cf_rung_holds cf_runner_command_holds CONFINE_HIDDEN;
 const cf_runner_def cf_runner_command = {
 	.holds = &cf_runner_command_holds,
 	.id = CONFINE_RUNNER_RUNNER_COMMAND,
-	.name = "runnerCommand",
 	.title = "the runner command",
 	.platform = NULL, /* never a rung */
 	.facts = CONFINE_RUNNER_FACT_SUPERVISES | CONFINE_RUNNER_FACT_PRIVATE_TMP |

@@ -66,7 +66,6 @@ extern const cf_rung_holds cf_seatbelt_holds CONFINE_HIDDEN;
 const cf_runner_def cf_runner_seatbelt = {
 	.holds = &cf_seatbelt_holds,
 	.id = CONFINE_RUNNER_SEATBELT,
-	.name = "seatbelt",
 	.title = "Seatbelt",
 	.platform = "darwin",
 	.facts = CONFINE_RUNNER_FACT_EPERM_FILES,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the launcher will apply in an argv for others (launcher-forecast.h). */
-#include "local/launcher-forecast.h"
+/* What the launcher will apply in an argv for others (forecast.h). */
+#include "rungs/landlock/forecast.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -27,7 +27,7 @@ static void word(cf_launcher_forecast *f, size_t *n, const char *w, bool partial
 		f->partial = true;
 }
 
-void cf_launcher_forecast_make(int abi, const char *supervisor_missing, bool inside_bwrap,
+void cf_launcher_forecast_make(int abi, const char *supervisor_missing, bool inside_outer,
                                bool network_off, cf_launcher_forecast *ret) {
 	cf_launcher_forecast f;
 	size_t n = 0;
@@ -46,15 +46,15 @@ void cf_launcher_forecast_make(int abi, const char *supervisor_missing, bool ins
 		word(&f, &n, "metadata", true);
 	if (supervisor_missing && abi < ABI_RESOLVE_UNIX)
 		word(&f, &n, "unix-sockets", true);
-	if (!inside_bwrap && abi < ABI_FULL)
+	if (!inside_outer && abi < ABI_FULL)
 		word(&f, &n, "ioctl-dev", true);
-	if (!inside_bwrap && abi < ABI_TRUNCATE)
+	if (!inside_outer && abi < ABI_TRUNCATE)
 		word(&f, &n, "truncate", true);
-	if (!inside_bwrap && abi < ABI_REFER)
+	if (!inside_outer && abi < ABI_REFER)
 		word(&f, &n, "refer", true);
-	if (abi < ABI_SCOPES && !(inside_bwrap && network_off))
+	if (abi < ABI_SCOPES && !(inside_outer && network_off))
 		word(&f, &n, "abstract-unix-sockets", false);
-	if (!inside_bwrap && abi < ABI_SCOPES)
+	if (!inside_outer && abi < ABI_SCOPES)
 		word(&f, &n, "signals", false);
 	*ret = f;
 }

@@ -11,8 +11,8 @@
  * on stderr before the command starts (the partial notice, the
  * no-supervisor line: informational lines of the argv's rule).
  */
-#ifndef CONFINE_LOCAL_LAUNCHER_FORECAST_H
-#define CONFINE_LOCAL_LAUNCHER_FORECAST_H
+#ifndef CONFINE_RUNGS_LANDLOCK_FORECAST_H
+#define CONFINE_RUNGS_LANDLOCK_FORECAST_H
 
 #include <stdbool.h>
 
@@ -33,10 +33,10 @@ typedef struct cf_launcher_forecast {
  * Pure. `abi`: the kernel's Landlock ABI, -1 for none (only the layered
  * bwrap rung runs then: --best-effort). `supervisor_missing`: what
  * supervisor-probe.h found missing, NULL when the supervisor can run.
- * `inside_bwrap`: the launcher runs inside bwrap, whose mounts govern the
- * mode's file effects (the ABI's missing file rights are then not
- * unenforced) and whose PID namespace keeps signals in; `network_off`:
- * bwrap's network namespace then keeps abstract sockets in too.
+ * `inside_outer`: the launcher runs inside an outer rung (bwrap), whose
+ * mounts govern the mode's file effects (the ABI's missing file rights are
+ * then not unenforced) and whose PID namespace keeps signals in;
+ * `network_off`: its network namespace then keeps abstract sockets in too.
  *  - layers: `landlock` (ABI >= 5), `landlock-partial` (1-4), neither (none);
  *    `seccomp` always; `supervisor` when it can run.
  *  - no supervisor: `metadata`, `unix-sockets` (partial).
@@ -45,7 +45,7 @@ typedef struct cf_launcher_forecast {
  *  - inside bwrap: ABI < 6 with the network on `abstract-unix-sockets`
  *    (listed only).
  */
-void cf_launcher_forecast_make(int abi, const char *supervisor_missing, bool inside_bwrap,
+void cf_launcher_forecast_make(int abi, const char *supervisor_missing, bool inside_outer,
                                bool network_off, cf_launcher_forecast *ret) CONFINE_HIDDEN;
 
 /*

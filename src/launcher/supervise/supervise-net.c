@@ -51,6 +51,7 @@
 #include <unistd.h>
 
 #include "capture-parse.h"
+#include "launcher-protocol.h"
 #include "supervise-internal.h"
 #include "supervise-report.h"
 
@@ -641,7 +642,7 @@ static int64_t do_listen(struct sv_call *call)
 	domain = socket_option(sock, SO_DOMAIN);
 	if (domain == AF_INET || domain == AF_INET6) {
 		if (!told)
-			sv_tell("network: refused (listen) an IP listener: nothing comes in "
+			sv_tell(LAUNCHER_NETWORK_REFUSED "listen) an IP listener: nothing comes in "
 				"from outside the run (clause network)");
 		told = true;
 		result = -EACCES;
