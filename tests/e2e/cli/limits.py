@@ -13,6 +13,8 @@ exceeds the bound:
   allocate (RLIMIT_AS, the clause then `partial`);
 - --max-file-size 1M makes a 2 MiB write fail with EFBIG;
 - --max-cpu 2 ends a busy loop with "[sandbox: killed: cpu limit (2 s)]";
+  one that ignores SIGXCPU is SIGKILLed under --max-cpu 1 and the outcome
+  names the limit, its usage.cpuSeconds counting the command (on bwrap too);
 - the command cannot move itself out of its cgroup;
 - --max-temp 10M fills with ENOSPC where the clause says enforced (the
   launcher's sized tmpfs: both rungs, root and user, where the host has
@@ -93,6 +95,20 @@ try:
     print("filled 32 MiB")
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e.errno)))
+"""
+
+IGNORE_XCPU = """
+import signal
+signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+while True:
+    pass
+"""
+
+# Spins until its own CPU time (its start-up included) is the given seconds.
+SPIN = """
+import time
+while time.process_time() < %r:
+    pass
 """
 
 
@@ -240,6 +256,27 @@ def cases(confine, runner, ws):
           "%s cpu: the busy loop ends" % tag, r.returncode)
     check("[sandbox: killed: cpu limit (2 s)]" in r.stderr, "%s cpu: the marker" % tag,
           r.stderr[-300:])
+    # A loop that ignores SIGXCPU is SIGKILLed at the hard bound: the
+    # outcome says so only when it counts the command's CPU time, which on
+    # bwrap only the launcher's `cpu` record carries (issue 30).
+    stubborn = [sys.executable, "-c", IGNORE_XCPU]
+    r = run(base + ["--json", "--max-cpu", "1", "--timeout", "30000", "--", *stubborn],
+            timeout=60)
+    o = outcome(r)
+    used = o.get("usage", {}).get("cpuSeconds")
+    check(used is not None and used >= 1.5,
+          "%s cpu: usage.cpuSeconds counts the command (%s s)" % (tag, used), o.get("usage"))
+    check(o.get("sandbox", {}).get("limit") == {"name": "cpuSeconds", "value": 1, "killed": True},
+          "%s cpu: SIGXCPU ignored, SIGKILLed: the outcome names the limit" % tag,
+          (o.get("signal"), o.get("sandbox", {}).get("limit")))
+    m = run(base + ["--max-cpu", "1", "--timeout", "30000", "--", *stubborn], timeout=60)
+    check("[sandbox: killed: cpu limit (1 s)]" in m.stderr,
+          "%s cpu: SIGXCPU ignored: the marker" % tag, m.stderr[-300:])
+    # One second of CPU, no limit: reported as about one second.
+    r = run(base + ["--json", "--", sys.executable, "-c", SPIN % 1.0])
+    used = outcome(r).get("usage", {}).get("cpuSeconds")
+    check(used is not None and 0.9 <= used < 5,
+          "%s cpu: 1 s of CPU is reported as such (%s s)" % (tag, used), r.stderr[-300:])
 
     # temp: ENOSPC where enforced; else requireFull refuses. The control:
     # the same 32 MiB fill in a temp area of the host's own succeeds.
