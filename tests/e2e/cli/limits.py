@@ -15,6 +15,7 @@ exceeds the bound:
 - --max-cpu 2 ends a busy loop with "[sandbox: killed: cpu limit (2 s)]";
   one that ignores SIGXCPU is SIGKILLed under --max-cpu 1 and the outcome
   names the limit, its usage.cpuSeconds counting the command (on bwrap too);
+  the bound is per process (partial): three 0.8 s children all finish;
 - the command cannot move itself out of its cgroup;
 - --max-temp 10M fills with ENOSPC where the clause says enforced (the
   launcher's sized tmpfs: both rungs, root and user, where the host has
@@ -37,6 +38,7 @@ import json
 import os
 import pwd
 import shutil
+import shlex
 import signal
 import subprocess
 import sys
@@ -272,6 +274,24 @@ def cases(confine, runner, ws):
     m = run(base + ["--max-cpu", "1", "--timeout", "30000", "--", *stubborn], timeout=60)
     check("[sandbox: killed: cpu limit (1 s)]" in m.stderr,
           "%s cpu: SIGXCPU ignored: the marker" % tag, m.stderr[-300:])
+    # RLIMIT_CPU is per process: three children of 0.8 s each all finish
+    # under --max-cpu 1 (2.4 s in all), so the clause is partial, saying
+    # so, and --require-full refuses it (issue 30).
+    three = "for i in 1 2 3; do %s -c %s && echo done; done" % (
+        sys.executable, shlex.quote(SPIN % 0.8))
+    r = run(base + ["--json", "--max-cpu", "1", "--timeout", "60000", "--", "sh", "-c", three],
+            timeout=90)
+    o = outcome(r)
+    c = clause(o, "limits.cpuSeconds")
+    check(c is not None and c["status"] == "partial" and "not the run's total" in (c["reason"] or ""),
+          "%s cpu: limits.cpuSeconds is partial, per process" % tag, c)
+    check(r.stdout.split() == ["done"] * 3 and o.get("sandbox", {}).get("limit") is None and
+          (o.get("usage", {}).get("cpuSeconds") or 0) > 1,
+          "%s cpu: three 0.8 s children all finish under --max-cpu 1 (the stated gap)" % tag,
+          (r.stdout, o.get("usage")))
+    rf = run(base + ["--require-full", "--max-cpu", "1", "--", "true"])
+    check(rf.returncode == 125 and "limits.cpuSeconds" in rf.stderr,
+          "%s cpu: --require-full refuses the per-process bound" % tag, rf.stderr[-300:])
     # One second of CPU, no limit: reported as about one second.
     r = run(base + ["--json", "--", sys.executable, "-c", SPIN % 1.0])
     used = outcome(r).get("usage", {}).get("cpuSeconds")
