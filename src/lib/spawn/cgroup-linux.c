@@ -442,15 +442,20 @@ static int make_one(const char *base, const char *name, struct cf_cgroup *cg, in
 
 static int make_run(const confine_policy *policy, unsigned holds, struct cf_cgroup **ret);
 
+void cf_cgroup_sweep(void) {
+	look();
+	for (int h = 0; h < H_COUNT; h++)
+		if (host.base[h][0] && !(h == H_MEMORY && host.v2))
+			sweep(host.base[h]);
+}
+
 int cf_cgroup_make(const confine_policy *policy, unsigned holds, struct cf_cgroup **ret) {
 	struct cf_cgroup *cg = NULL;
 	int r = -ENOTSUP;
 	look();
 	if ((holds & host.holds) != holds || !holds)
 		return -ENOTSUP;
-	for (int h = 0; h < H_COUNT; h++)
-		if (host.base[h][0] && !(h == H_MEMORY && host.v2))
-			sweep(host.base[h]);
+	cf_cgroup_sweep();
 	/* Another run's sweep can take a cgroup between its mkdir and its
 	 * lock (it then removes it, empty): a new name, a few times. */
 	for (int attempt = 0; attempt < 3; attempt++) {
