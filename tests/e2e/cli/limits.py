@@ -17,6 +17,7 @@ exceeds the bound:
   names the limit, its usage.cpuSeconds counting the command (on bwrap too);
   the bound is per process (partial): three 0.8 s children all finish;
 - the command cannot move itself out of its cgroup;
+- usage.peakMemory is known without --max-memory where the run has a cgroup;
 - --max-temp 10M fills with ENOSPC where the clause says enforced (the
   launcher's sized tmpfs: both rungs, root and user, where the host has
   user namespaces), and where it does not, --require-full refuses the run;
@@ -200,6 +201,14 @@ def cases(confine, runner, ws):
               "%s pids: the marker" % tag, m.stderr[-300:])
         peak = o.get("usage", {}).get("peakProcesses")
         check(peak is None or peak <= 64, "%s pids: peak within the bound" % tag, peak)
+        # Peak memory is known wherever the run has a cgroup, a memory
+        # limit or not (cgroup v1's memory hierarchy is made unbounded for
+        # it; issue 30).
+        r = run(base + ["--json", "--", sys.executable, "-c", "b = b'x' * (100 << 20)"])
+        peak = outcome(r).get("usage", {}).get("peakMemory")
+        check(peak is not None and peak >= 100 << 20,
+              "%s memory: peakMemory known without --max-memory (%s)" % (tag, peak),
+              r.stderr[-300:])
         # The command cannot leave its cgroup: cgroupfs is read-only in
         # bwrap and not granted on the Landlock rung.
         esc = run(base + ["-m", "workspace-write", "--max-pids", "64", "--", "sh", "-c",
