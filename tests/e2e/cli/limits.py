@@ -275,7 +275,7 @@ def cases(confine, runner, ws):
             timeout=60)
     o = outcome(r)
     used = o.get("usage", {}).get("cpuSeconds")
-    check(used is not None and used >= 1.5,
+    check(used is not None and used >= 1.0,
           "%s cpu: usage.cpuSeconds counts the command (%s s)" % (tag, used), o.get("usage"))
     check(o.get("sandbox", {}).get("limit") == {"name": "cpuSeconds", "value": 1, "killed": True},
           "%s cpu: SIGXCPU ignored, SIGKILLed: the outcome names the limit" % tag,
