@@ -466,6 +466,21 @@ int launcher_record_parse(const char *line, size_t length,
 		*ret_record = record;
 		return 0;
 	}
+	used = match_keyword(line, length, LAUNCHER_RECORD_CPU, &bare);
+	if (used != 0) {
+		size_t at = used;
+		const char *word;
+		size_t n;
+		if (bare || !next_word(line, length, &at, &word, &n) ||
+		    parse_decimal(word, n, 0, 2147483647L, &record.cpu_seconds) != 0 ||
+		    !next_word(line, length, &at, &word, &n) ||
+		    parse_decimal(word, n, 0, 999999L, &record.cpu_microseconds) != 0 ||
+		    at != length || line[length - 1] == ' ')
+			return -EINVAL;
+		record.kind = LAUNCHER_RECORD_KIND_CPU;
+		*ret_record = record;
+		return 0;
+	}
 	used = match_keyword(line, length, LAUNCHER_RECORD_ERROR, &bare);
 	if (used != 0) {
 		if (bare || parse_error_line(line + used, length - used) != 0)

@@ -27,6 +27,12 @@
  *   decision <host> <port> allow|deny <by>
  *                         what a name got, once per host and port a run; <by> is
  *                         launcher_decision_by's
+ *   cpu <seconds> <microseconds>
+ *                         the CPU time (user + system) of every process the
+ *                         launcher reaped: the command and what was left of its
+ *                         tree; once, just before `exit`/`signal` (the outer
+ *                         bwrap's rusage cannot count it: bwrap never reaps its
+ *                         pid 1)
  *   dropped <denied> <refused> <decision>
  *                         how many records of each kind were not written (past
  *                         their bound, or no room in the pipe); once, just before
@@ -34,7 +40,8 @@
  *
  * Order: `error` alone (or after `layers`); or `layers`, then either
  * `exec-failed`, or `started`, any number of `denied` (at most
- * LAUNCHER_DENIED_MAX), then exactly one of `exit` or `signal`. `layers`
+ * LAUNCHER_DENIED_MAX), at most one `cpu` and one `dropped` (in that order),
+ * then exactly one of `exit` or `signal`. `layers`
  * always comes before `exec-failed` and `started`. A channel that closes with none of these means the
  * launcher died before it could say anything.
  */
@@ -105,6 +112,7 @@ static inline const char *launcher_supervisor_missing_word(unsigned index)
 #define LAUNCHER_RECORD_REFUSED "refused"
 #define LAUNCHER_RECORD_DECISION "decision"
 #define LAUNCHER_RECORD_DROPPED "dropped"
+#define LAUNCHER_RECORD_CPU "cpu"
 
 /* A host in a record: a name or an address, lower case. */
 #define LAUNCHER_HOST_CHARS "abcdefghijklmnopqrstuvwxyz0123456789.-_:[]"
@@ -176,6 +184,7 @@ enum launcher_record_kind {
 	LAUNCHER_RECORD_KIND_REFUSED,
 	LAUNCHER_RECORD_KIND_DECISION,
 	LAUNCHER_RECORD_KIND_DROPPED,
+	LAUNCHER_RECORD_KIND_CPU,
 };
 
 /* One parsed record. Nothing is allocated: text points into the line. */
@@ -198,6 +207,8 @@ struct launcher_record {
 	/* dropped: the records not written, of `denied`, `refused`,
 	 * `decision` */
 	long dropped[3];
+	/* cpu: seconds (0..2^31-1) and microseconds (0..999999) */
+	long cpu_seconds, cpu_microseconds;
 };
 
 /* The clause words of a `refused` record. NULL past the end. */

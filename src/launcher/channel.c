@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -281,9 +282,19 @@ void record_decision_dropped(void)
 
 void record_wait_status(int wait_status)
 {
+	struct rusage usage;
 	unsigned d[3];
 	int k;
 
+	/* Every process reaped below this one (the command, and what was
+	 * left of its tree, reaped by this subreaper): the run's CPU time,
+	 * which nothing outside bwrap can count (doc/SPEC.md 15). */
+	if (getrusage(RUSAGE_CHILDREN, &usage) == 0) {
+		long long us = (long long)usage.ru_utime.tv_sec * 1000000 + usage.ru_utime.tv_usec +
+			       (long long)usage.ru_stime.tv_sec * 1000000 + usage.ru_stime.tv_usec;
+		if (us >= 0 && us / 1000000 <= 2147483647LL)
+			write_record(LAUNCHER_RECORD_CPU " %lld %lld\n", us / 1000000, us % 1000000);
+	}
 	for (k = 0; k < 3; k++)
 		d[k] = __atomic_load_n(&dropped[k], __ATOMIC_RELAXED);
 	if (d[0] || d[1] || d[2])

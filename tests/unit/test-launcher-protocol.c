@@ -95,6 +95,13 @@ static const struct record_case cases[] = {
 	{ "dropped -1 0 0\n", INVALID, 0, 0, NULL },
 	{ "dropped 1 2 3 \n", INVALID, 0, 0, NULL },
 	{ "dropped\n", INVALID, 0, 0, NULL },
+	{ "cpu 1\n", INVALID, 0, 0, NULL },              /* seconds and microseconds */
+	{ "cpu 1 2 3\n", INVALID, 0, 0, NULL },
+	{ "cpu 1 1000000\n", INVALID, 0, 0, NULL },      /* past a second */
+	{ "cpu -1 0\n", INVALID, 0, 0, NULL },
+	{ "cpu 01 0\n", INVALID, 0, 0, NULL },
+	{ "cpu 1 2 \n", INVALID, 0, 0, NULL },
+	{ "cpu\n", INVALID, 0, 0, NULL },
 };
 
 static void test_record(void **state)
@@ -150,6 +157,22 @@ static void test_dropped_counts_each_kind(void **state)
 	assert_int_equal(record.dropped[0], 8);
 	assert_int_equal(record.dropped[1], 0);
 	assert_int_equal(record.dropped[2], 4);
+}
+
+/* `cpu <seconds> <microseconds>`: what the launcher reaped used
+ * (doc/SPEC.md 12; issue 30). */
+static void test_cpu_record(void **state)
+{
+	static const char line[] = "cpu 1 460012\n";
+	struct launcher_record record;
+
+	(void)state;
+	assert_int_equal(launcher_record_parse(line, strlen(line), &record), 0);
+	assert_int_equal(record.kind, LAUNCHER_RECORD_KIND_CPU);
+	assert_int_equal(record.cpu_seconds, 1);
+	assert_int_equal(record.cpu_microseconds, 460012);
+	assert_int_equal(launcher_record_parse("cpu 0 0", 7, &record), 0);
+	assert_int_equal(record.cpu_seconds, 0);
 }
 
 /* Every byte a path may hold survives the trip; the record stays one
@@ -242,7 +265,7 @@ static void test_texts_are_the_contract(void **state)
 
 int main(void)
 {
-	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 8];
+	struct CMUnitTest tests[sizeof(cases) / sizeof(cases[0]) + 16];
 	size_t i, n = 0;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -260,6 +283,7 @@ int main(void)
 			cmocka_unit_test(test_denied_names_its_clause_and_op),
 			cmocka_unit_test(test_object_encoding_round_trips),
 			cmocka_unit_test(test_dropped_counts_each_kind),
+			cmocka_unit_test(test_cpu_record),
 		};
 		for (i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 			tests[n++] = more[i];

@@ -372,6 +372,22 @@ test('limits: every bad value is the CLI\'s INVALID_POLICY naming it; good ones 
   assert.ok(w.argv.includes('cpu=2'));
 });
 
+test('limits: a cpu limit stops a run end to end, and the result says so', async () => {
+  // doc/SPEC.md 15, "Limits": a busy loop under cpuSeconds 1 ends with
+  // SIGXCPU; the result names the limit, counts the CPU time, has the marker.
+  const { ws } = workspace();
+  const r = await confine.run(['sh', '-c', 'while :; do :; done'],
+    opts(ws, { limits: { cpuSeconds: 1 }, timeout: 30000 }));
+  assert.deepStrictEqual(r.limit, { name: 'cpuSeconds', value: 1, killed: true });
+  assert.strictEqual(r.timedOut, false);
+  // counted (not the outer bwrap's few ms); RLIMIT_CPU counts in ticks,
+  // rusage in run time, which may read lower on a virtual machine
+  assert.ok(r.usage.cpuSeconds >= 0.5, `cpuSeconds ${r.usage.cpuSeconds}`);
+  assert.ok(r.rendering.includes('[sandbox: killed: cpu limit (1 s)]'), r.rendering);
+  const clause = r.clauses.filter((c) => c.clause === 'limits.cpuSeconds');
+  assert.deepStrictEqual(clause.map((c) => c.status), ['partial']);
+});
+
 test('render matches the CLI rendering', async () => {
   const { ws } = workspace();
   const bin = confine.findConfine();

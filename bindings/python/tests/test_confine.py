@@ -598,6 +598,22 @@ class Policy(Base):
         self.assertIn("--rlimit", w.argv)
         self.assertIn("cpu=2", w.argv)
 
+    def test_a_cpu_limit_stops_a_run_and_says_so(self):
+        # End to end through the package (doc/SPEC.md 15, "Limits"): a busy
+        # loop under cpu_seconds=1 ends with SIGXCPU; the result names the
+        # limit, counts the CPU time and has the marker.
+        r = confine.run([sys.executable, "-c", "while True: pass"], timeout=30,
+                        **self.kw(limits={"cpu_seconds": 1}))
+        self.assertEqual(r.limit, {"name": "cpuSeconds", "value": 1, "killed": True})
+        self.assertFalse(r.timed_out)
+        self.assertIsNotNone(r.cpu_seconds)
+        # counted (not the outer bwrap's few ms); RLIMIT_CPU counts in ticks,
+        # rusage in run time, which may read lower on a virtual machine
+        self.assertGreaterEqual(r.cpu_seconds, 0.5)
+        self.assertIn("[sandbox: killed: cpu limit (1 s)]", r.rendering)
+        clause = [c for c in r.clauses if c.clause == "limits.cpuSeconds"]
+        self.assertEqual([c.status for c in clause], ["partial"])
+
     def test_wrap_echoes_the_whole_policy(self):
         w = confine.wrap(["true"], mode="workspace-write", **self.kw(
             writable_roots=[self.outside], protected_paths=["docs"], default_protections=False,

@@ -339,8 +339,11 @@ void cf_clause_limits(struct cf_clause_list *l, const confine_policy *p) {
 			    "that reserves address space, V8 or Go, may fail under it)");
 			break;
 		case CONFINE_LIMIT_CPU_SECONDS:
-			add(l, clause, value, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_RLIMIT, NULL,
-			    "RLIMIT_CPU: each process's CPU time (SIGXCPU, then SIGKILL a second later)");
+			/* Per process: N processes may each use the bound (issue 30);
+			 * nothing bounds the run's total yet. */
+			add(l, clause, value, CONFINE_CLAUSE_PARTIAL, CONFINE_LAYER_RLIMIT, NULL,
+			    "RLIMIT_CPU bounds each process's CPU time (SIGXCPU, then SIGKILL a second "
+			    "later), not the run's total: each of several processes may use the bound");
 			break;
 		case CONFINE_LIMIT_FILE_SIZE:
 			add(l, clause, value, CONFINE_CLAUSE_ENFORCED, CONFINE_LAYER_RLIMIT, NULL,

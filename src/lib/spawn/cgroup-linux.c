@@ -440,7 +440,27 @@ static int make_one(const char *base, const char *name, struct cf_cgroup *cg, in
 	return cg->procs_fd[h] < 0 ? -errno : 0;
 }
 
+/* Undoes a make_one that failed or is not wanted. */
+static void drop_one(struct cf_cgroup *cg, int h) {
+	if (cg->procs_fd[h] >= 0)
+		close(cg->procs_fd[h]);
+	cg->procs_fd[h] = -1;
+	if (cg->path[h][0])
+		(void)rmdir(cg->path[h]);
+	cg->path[h][0] = '\0';
+	if (cg->lock_fd[h] >= 0)
+		close(cg->lock_fd[h]);
+	cg->lock_fd[h] = -1;
+}
+
 static int make_run(const confine_policy *policy, unsigned holds, struct cf_cgroup **ret);
+
+void cf_cgroup_sweep(void) {
+	look();
+	for (int h = 0; h < H_COUNT; h++)
+		if (host.base[h][0] && !(h == H_MEMORY && host.v2))
+			sweep(host.base[h]);
+}
 
 int cf_cgroup_make(const confine_policy *policy, unsigned holds, struct cf_cgroup **ret) {
 	struct cf_cgroup *cg = NULL;
@@ -448,9 +468,7 @@ int cf_cgroup_make(const confine_policy *policy, unsigned holds, struct cf_cgrou
 	look();
 	if ((holds & host.holds) != holds || !holds)
 		return -ENOTSUP;
-	for (int h = 0; h < H_COUNT; h++)
-		if (host.base[h][0] && !(h == H_MEMORY && host.v2))
-			sweep(host.base[h]);
+	cf_cgroup_sweep();
 	/* Another run's sweep can take a cgroup between its mkdir and its
 	 * lock (it then removes it, empty): a new name, a few times. */
 	for (int attempt = 0; attempt < 3; attempt++) {
@@ -506,6 +524,13 @@ static int make_run(const confine_policy *policy, unsigned holds, struct cf_cgro
 			/* memsw (swap accounting) where the kernel has it. */
 			if (r == 0)
 				(void)write_text(cg->path[H_MEMORY], "memory.memsw.limit_in_bytes", value);
+		} else if (r == 0 && host.base[H_MEMORY][0]) {
+			/* No memory limit: a memory cgroup without a bound all the
+			 * same, for the run's peak (doc/SPEC.md 15; about 0.25 ms a
+			 * run). Only a figure: where it cannot be made the run goes
+			 * on without it, its peakMemory unknown. */
+			if (make_one(host.base[H_MEMORY], name, cg, H_MEMORY) < 0)
+				drop_one(cg, H_MEMORY);
 		}
 	}
 	if (r < 0) {

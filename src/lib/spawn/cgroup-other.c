@@ -13,6 +13,9 @@ const char *cf_cgroup_kind(void) {
 	return NULL;
 }
 
+void cf_cgroup_sweep(void) {
+}
+
 int cf_cgroup_make(const confine_policy *policy, unsigned holds, struct cf_cgroup **ret) {
 	(void)policy;
 	(void)holds;

@@ -29,9 +29,16 @@ const char *cf_cgroup_kind(void) CONFINE_HIDDEN;
 
 struct cf_cgroup;
 
-/* Removes the cgroups of runs whose owner is gone (their lock is free),
- * then makes this run's with the policy's pids and memory limits (the
- * bits of `holds`). 0 and *ret, or -errno. */
+/* Removes the cgroups of runs whose owner is gone (their lock is free,
+ * flock), in every hierarchy where this host lets the library make one;
+ * a live run's is never touched. Every run the library spawns calls it,
+ * one that makes no cgroup of its own too. */
+void cf_cgroup_sweep(void) CONFINE_HIDDEN;
+
+/* Sweeps (cf_cgroup_sweep), then makes this run's with the policy's pids
+ * and memory limits (the bits of `holds`); on cgroup v1 a memory cgroup
+ * without a bound too when memory is not among them, for the peak. 0 and
+ * *ret, or -errno. */
 int cf_cgroup_make(const confine_policy *policy, unsigned holds, struct cf_cgroup **ret) CONFINE_HIDDEN;
 
 /* The descriptors the child writes "0" to (cgroup.procs of each

@@ -123,6 +123,11 @@ int cf_policy_run_prepare(confine_process *p, const char *const *envp, char ***r
 	 * exists; a limit the report says it holds is never run without it. */
 	{
 		unsigned holds = cgroup_limits(c);
+		/* A dead run's cgroup goes with the next run, whether or not
+		 * that run makes one (issue 30: a next run with the pids limit
+		 * lifted left it). */
+		if (!holds)
+			cf_cgroup_sweep();
 		if (holds && (r = cf_cgroup_make(policy, holds, &run->cgroup)) < 0) {
 			confine_strv_free(env);
 			return cf_error_set(err, -r, CONFINE_E_SYSTEM, "spawn", -r,

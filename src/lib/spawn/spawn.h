@@ -123,6 +123,9 @@ struct cf_status {
 	size_t denials_dropped; /* past CONFINE_DENIALS_MAX: counted, not listed */
 	/* The launcher's `dropped` record: the records it did not write */
 	size_t unsent_denied, unsent_refused, unsent_decisions;
+	/* The launcher's `cpu` record: what it reaped used, in seconds */
+	bool have_cpu;
+	double cpu_seconds;
 	/* The proxy's `decision` records, in order (freed by cf_status_free). */
 	confine_network_decision *decisions;
 	size_t n_decisions;

@@ -132,6 +132,12 @@ static void take_record(struct cf_status *st, const char *line, size_t len) {
 			st->unsent_decisions = (size_t)rec.dropped[2];
 		}
 		break;
+	case LAUNCHER_RECORD_KIND_CPU:
+		if (st->started && !st->ended) {
+			st->have_cpu = true;
+			st->cpu_seconds = (double)rec.cpu_seconds + (double)rec.cpu_microseconds / 1e6;
+		}
+		break;
 	case LAUNCHER_RECORD_KIND_EXIT:
 	case LAUNCHER_RECORD_KIND_SIGNAL:
 		if (st->started && !st->ended) {

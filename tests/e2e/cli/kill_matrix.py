@@ -18,6 +18,9 @@ them:
 - cleanup: when the command, having filled its temp area with 400 files
   (on the Landlock rung the host's temp directory: its removal is the
   cleanup), made its "done" marker and exited: 0-15 ms later.
+The confine owner is also killed mid-run ROUNDS times with a next run that
+lifts the pids limit (`--max-pids unlimited`: it makes no cgroup of its
+own), which must sweep the dead run's cgroup all the same.
 
 A run's TMPDIR is a base of this test's own (never the host's /tmp, whose
 confine-tmp.* directories belong to other sessions); the cgroups counted
@@ -237,7 +240,7 @@ def processes_tagged(tag):
     return found
 
 
-def one_kill(kind, stage, confine, runner, ws, base, env, n):
+def one_kill(kind, stage, confine, runner, ws, base, env, n, lifted=False):
     tag = "%d%03d" % (os.getpid() % 100000, n)
     argv, marker = command(stage, ws, tag)
     if kind == "python":
@@ -272,7 +275,12 @@ def one_kill(kind, stage, confine, runner, ws, base, env, n):
     # more than 10 s, and the sweep then rightly kept what was alive.)
     wait_for(lambda: not processes_tagged(tag) and not cgroups_busy(owners), 120.0)
     # The next run, with the same TMPDIR base: it sweeps what is dead.
-    nxt = subprocess.run([confine, "run", "--runner", runner, "-w", ws, "--max-pids", "64",
+    # Lifted: the next run makes no cgroup of its own (--max-pids
+    # unlimited, no memory limit) and sweeps all the same (issue 30).
+    pids = "unlimited" if lifted else "64"
+    if lifted:
+        stage += " (next run with pids lifted)"
+    nxt = subprocess.run([confine, "run", "--runner", runner, "-w", ws, "--max-pids", pids,
                           "--", "true"], env=env, capture_output=True, text=True, timeout=120)
     check(nxt.returncode == 0, "%s %s %s round %d: the next run works" % (runner, kind, stage, n),
           nxt.stderr[-300:])
@@ -352,6 +360,11 @@ def main():
                 for _ in range(rounds):
                     n += 1
                     one_kill(kind, stage, confine, runner, ws, base, env, n)
+        # The next run lifts the pids limit, so makes no cgroup: the dead
+        # run's cgroup goes all the same.
+        for _ in range(rounds):
+            n += 1
+            one_kill("cli", "mid", confine, runner, ws, base, env, n, lifted=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:

@@ -13,7 +13,11 @@ exceeds the bound:
   allocate (RLIMIT_AS, the clause then `partial`);
 - --max-file-size 1M makes a 2 MiB write fail with EFBIG;
 - --max-cpu 2 ends a busy loop with "[sandbox: killed: cpu limit (2 s)]";
+  one that ignores SIGXCPU is SIGKILLed under --max-cpu 1 and the outcome
+  names the limit, its usage.cpuSeconds counting the command (on bwrap too);
+  the bound is per process (partial): three 0.8 s children all finish;
 - the command cannot move itself out of its cgroup;
+- usage.peakMemory is known without --max-memory where the run has a cgroup;
 - --max-temp 10M fills with ENOSPC where the clause says enforced (the
   launcher's sized tmpfs: both rungs, root and user, where the host has
   user namespaces), and where it does not, --require-full refuses the run;
@@ -35,6 +39,7 @@ import json
 import os
 import pwd
 import shutil
+import shlex
 import signal
 import subprocess
 import sys
@@ -93,6 +98,20 @@ try:
     print("filled 32 MiB")
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e.errno)))
+"""
+
+IGNORE_XCPU = """
+import signal
+signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+while True:
+    pass
+"""
+
+# Spins until its own CPU time (its start-up included) is the given seconds.
+SPIN = """
+import time
+while time.process_time() < %r:
+    pass
 """
 
 
@@ -182,6 +201,14 @@ def cases(confine, runner, ws):
               "%s pids: the marker" % tag, m.stderr[-300:])
         peak = o.get("usage", {}).get("peakProcesses")
         check(peak is None or peak <= 64, "%s pids: peak within the bound" % tag, peak)
+        # Peak memory is known wherever the run has a cgroup, a memory
+        # limit or not (cgroup v1's memory hierarchy is made unbounded for
+        # it; issue 30).
+        r = run(base + ["--json", "--", sys.executable, "-c", "b = b'x' * (100 << 20)"])
+        peak = outcome(r).get("usage", {}).get("peakMemory")
+        check(peak is not None and peak >= 100 << 20,
+              "%s memory: peakMemory known without --max-memory (%s)" % (tag, peak),
+              r.stderr[-300:])
         # The command cannot leave its cgroup: cgroupfs is read-only in
         # bwrap and not granted on the Landlock rung.
         esc = run(base + ["-m", "workspace-write", "--max-pids", "64", "--", "sh", "-c",
@@ -240,6 +267,45 @@ def cases(confine, runner, ws):
           "%s cpu: the busy loop ends" % tag, r.returncode)
     check("[sandbox: killed: cpu limit (2 s)]" in r.stderr, "%s cpu: the marker" % tag,
           r.stderr[-300:])
+    # A loop that ignores SIGXCPU is SIGKILLed at the hard bound: the
+    # outcome says so only when it counts the command's CPU time, which on
+    # bwrap only the launcher's `cpu` record carries (issue 30).
+    stubborn = [sys.executable, "-c", IGNORE_XCPU]
+    r = run(base + ["--json", "--max-cpu", "1", "--timeout", "30000", "--", *stubborn],
+            timeout=60)
+    o = outcome(r)
+    used = o.get("usage", {}).get("cpuSeconds")
+    check(used is not None and used >= 1.0,
+          "%s cpu: usage.cpuSeconds counts the command (%s s)" % (tag, used), o.get("usage"))
+    check(o.get("sandbox", {}).get("limit") == {"name": "cpuSeconds", "value": 1, "killed": True},
+          "%s cpu: SIGXCPU ignored, SIGKILLed: the outcome names the limit" % tag,
+          (o.get("signal"), o.get("sandbox", {}).get("limit")))
+    m = run(base + ["--max-cpu", "1", "--timeout", "30000", "--", *stubborn], timeout=60)
+    check("[sandbox: killed: cpu limit (1 s)]" in m.stderr,
+          "%s cpu: SIGXCPU ignored: the marker" % tag, m.stderr[-300:])
+    # RLIMIT_CPU is per process: three children of 0.8 s each all finish
+    # under --max-cpu 1 (2.4 s in all), so the clause is partial, saying
+    # so, and --require-full refuses it (issue 30).
+    three = "for i in 1 2 3; do %s -c %s && echo done; done" % (
+        sys.executable, shlex.quote(SPIN % 0.8))
+    r = run(base + ["--json", "--max-cpu", "1", "--timeout", "60000", "--", "sh", "-c", three],
+            timeout=90)
+    o = outcome(r)
+    c = clause(o, "limits.cpuSeconds")
+    check(c is not None and c["status"] == "partial" and "not the run's total" in (c["reason"] or ""),
+          "%s cpu: limits.cpuSeconds is partial, per process" % tag, c)
+    check(r.stdout.split() == ["done"] * 3 and o.get("sandbox", {}).get("limit") is None and
+          (o.get("usage", {}).get("cpuSeconds") or 0) > 1,
+          "%s cpu: three 0.8 s children all finish under --max-cpu 1 (the stated gap)" % tag,
+          (r.stdout, o.get("usage")))
+    rf = run(base + ["--require-full", "--max-cpu", "1", "--", "true"])
+    check(rf.returncode == 125 and "limits.cpuSeconds" in rf.stderr,
+          "%s cpu: --require-full refuses the per-process bound" % tag, rf.stderr[-300:])
+    # One second of CPU, no limit: reported as about one second.
+    r = run(base + ["--json", "--", sys.executable, "-c", SPIN % 1.0])
+    used = outcome(r).get("usage", {}).get("cpuSeconds")
+    check(used is not None and 0.9 <= used < 5,
+          "%s cpu: 1 s of CPU is reported as such (%s s)" % (tag, used), r.stderr[-300:])
 
     # temp: ENOSPC where enforced; else requireFull refuses. The control:
     # the same 32 MiB fill in a temp area of the host's own succeeds.
