@@ -6,7 +6,8 @@ One run, figures and ratios against a baseline measured in the same
 process, on loopback:
 - throughput: a 100 MiB download from a loopback origin through the proxy
   (curl inside `landlock-run --deny-network --proxy-allow ...`) against the
-  same download direct (curl unconfined); the ratio (target >= 0.8);
+  same download direct (curl unconfined); the ratio (target >= 0.9, issue
+  29: the relay splices, doc/SPEC.md 15);
 - added time to first byte per connection: the median of N small requests
   through the proxy minus the median direct (curl's time_starttransfer);
 - the proxy's peak memory (VmHWM) with 100 concurrent connections held open
@@ -31,6 +32,8 @@ import threading
 import time
 
 CHUNK = b"x" * (1 << 20)
+# The throughput ratio the proxy is to reach (issue 29); printed, not asserted.
+TARGET = 0.9
 
 
 def origin(size_mib):
@@ -106,8 +109,8 @@ def main():
                            big % ("127.0.0.1", port)])[0]
     proxied = curl_figures(launcher + ["curl", "-sS", "-o", "/dev/null", "-w", fmt,
                                        big % ("bench.test", port)])[0]
-    print("throughput, %d MiB: direct %.0f MiB/s, through the proxy %.0f MiB/s, ratio %.2f"
-          % (a.mib, direct / 2**20, proxied / 2**20, proxied / direct))
+    print("throughput, %d MiB: direct %.0f MiB/s, through the proxy %.0f MiB/s, ratio %.2f "
+          "(target >= %.1f)" % (a.mib, direct / 2**20, proxied / 2**20, proxied / direct, TARGET))
 
     # Time to first byte: N requests in one curl each side (connection per
     # request: curl gets each URL on a new connection with --no-keepalive).
@@ -165,19 +168,33 @@ def main():
                             stdout=subprocess.PIPE, text=True)
     time.sleep(0)  # the launcher forks the proxy before the command runs
     line = proc.stdout.readline()
-    proxy_pid = None
+    # The proxy: the launcher's descendant (the supervisor forks it) that
+    # holds the most sockets (the listener and the connections).
+    parents, comms = {}, {}
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             with open("/proc/%s/stat" % pid) as f:
-                fields = f.read().rsplit(")", 1)[1].split()
+                parents[int(pid)] = int(f.read().rsplit(")", 1)[1].split()[1])
             with open("/proc/%s/comm" % pid) as f:
-                comm = f.read().strip()
+                comms[int(pid)] = f.read().strip()
         except OSError:
             continue
-        if int(fields[1]) == proc.pid and comm == "landlock-run":
-            proxy_pid = pid
+    proxy_pid, most = None, -1
+    for pid in parents:
+        up = pid
+        while up > 1 and up != proc.pid:
+            up = parents.get(up, 0)
+        if up != proc.pid or pid == proc.pid or comms.get(pid) != "landlock-run":
+            continue
+        try:
+            sockets = sum(os.readlink("/proc/%d/fd/%s" % (pid, fd)).startswith("socket:")
+                          for fd in os.listdir("/proc/%d/fd" % pid))
+        except OSError:
+            continue
+        if sockets > most:
+            proxy_pid, most = str(pid), sockets
     figures = {}
     if proxy_pid:
         with open("/proc/%s/status" % proxy_pid) as f:

@@ -11,13 +11,17 @@
  * HEAD_SECONDS; http.c, socks.c) -> the decision (decide.c; for a name on
  * neither list with a decider, ASK, ask.c) -> RESOLVE (resolve.c) -> the
  * local-address check -> CONNECT (non-blocking, within CONNECT_SECONDS)
- * -> RELAY (both ways, one bounded buffer each way, half-closes passed
- * on). A refusal is answered at once (answer.c).
+ * -> RELAY (both ways, half-closes passed on: each way its buffer's bytes,
+ * then splice(2) through a pipe of its own, relay.c). A refusal is
+ * answered at once (answer.c).
  *
- * Bounds: MAX_CONNS connections (full: the oldest one not past its head
- * or SOCKS greeting makes room, else the new one is closed at once),
- * three descriptors each at most, 2 * BUF_SIZE bytes each (256 KiB),
- * allocated when a connection is accepted.
+ * Bounds: MAX_CONNS connections, fewer when RLIMIT_NOFILE cannot hold
+ * three descriptors for each (full: the oldest one not past its head or
+ * SOCKS greeting makes room, else the new one is closed at once), three
+ * descriptors each at most, and four more for two pipes while the budget
+ * left over lasts (relay.c); 2 * BUF_SIZE bytes each (256 KiB), allocated
+ * when a connection is accepted, and in the kernel two pipes of PIPE_SIZE
+ * at most.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -76,6 +80,14 @@ void proxy_watch(int fd, uint64_t k, uint32_t events, bool add)
 		(void)epoll_ctl(epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &ev);
 }
 
+static void reset_conn(struct conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->client = c->upstream = c->dns = -1;
+	proxy_lane_reset(&c->up_lane);
+	proxy_lane_reset(&c->down_lane);
+}
+
 static void close_conn(struct conn *c)
 {
 	proxy_record_allowed(c); /* an allowed name whose address never came */
@@ -85,10 +97,11 @@ static void close_conn(struct conn *c)
 		close(c->upstream);
 	if (c->dns >= 0)
 		close(c->dns);
+	proxy_lane_close(&c->up_lane);
+	proxy_lane_close(&c->down_lane);
 	free(c->up);
 	free(c->down);
-	memset(c, 0, sizeof(*c));
-	c->client = c->upstream = c->dns = -1;
+	reset_conn(c);
 }
 
 /* The events each descriptor waits for, from the buffers and the state. */
@@ -100,18 +113,18 @@ void proxy_rearm(struct conn *c)
 	if ((c->state == ST_HEAD || c->state == ST_SOCKS_AUTH || c->state == ST_SOCKS_REQUEST) &&
 	    c->up_len < HEAD_MAX)
 		ce |= EPOLLIN;
-	if (c->state == ST_RELAY && !c->client_eof && c->up_len < BUF_SIZE)
+	if (c->state == ST_RELAY && !c->client_eof && proxy_lane_wants_in(c->up_len, &c->up_lane))
 		ce |= EPOLLIN;
-	if (c->down_len > 0)
+	if (c->down_len > 0 || c->down_lane.piped > 0)
 		ce |= EPOLLOUT;
 	if (c->state == ST_CLOSING && c->down_shut)
 		ce |= EPOLLIN;
 	if (c->state == ST_CONNECT)
 		ue |= EPOLLOUT;
 	if (c->state == ST_RELAY) {
-		if (!c->upstream_eof && c->down_len < BUF_SIZE)
+		if (!c->upstream_eof && proxy_lane_wants_in(c->down_len, &c->down_lane))
 			ue |= EPOLLIN;
-		if (c->up_len > 0)
+		if (c->up_len > 0 || c->up_lane.piped > 0)
 			ue |= EPOLLOUT;
 	}
 	if (ce != c->client_events) {
@@ -279,9 +292,9 @@ static void accept_one(int listener)
 
 	if (fd < 0)
 		return;
-	for (i = 0; i < MAX_CONNS && proxy_conns[i].used; i++)
+	for (i = 0; i < proxy_conn_limit && proxy_conns[i].used; i++)
 		;
-	if (i == MAX_CONNS) {
+	if (i == proxy_conn_limit) {
 		/* Full. A connection that has not shown the run's credentials
 		 * yet (the head, or SOCKS's greeting; a capture's preamble
 		 * carries them) may be anyone's: another
@@ -290,7 +303,7 @@ static void accept_one(int listener)
 		 * whose answer is out and only waits for the client to close;
 		 * none: the new one is closed (bounded). */
 		size_t oldest = MAX_CONNS;
-		for (i = 0; i < MAX_CONNS; i++) {
+		for (i = 0; i < proxy_conn_limit; i++) {
 			const struct conn *c = &proxy_conns[i];
 			if (c->state == ST_CLOSING && c->down_shut) {
 				oldest = i;
@@ -325,39 +338,6 @@ static void accept_one(int listener)
 	proxy_watch(fd, proxy_key(i, 0), EPOLLIN, true);
 }
 
-/* Moves bytes from `from` into buf; returns false on an error. */
-static bool fill(int from, unsigned char *buf, size_t *len, size_t cap, bool *eof)
-{
-	ssize_t n;
-
-	if (*len >= cap)
-		return true;
-	n = recv(from, buf + *len, cap - *len, 0);
-	if (n > 0)
-		*len += (size_t)n;
-	else if (n == 0)
-		*eof = true;
-	else if (errno != EAGAIN && errno != EINTR)
-		return false;
-	return true;
-}
-
-static bool drain(int to, unsigned char *buf, size_t *len)
-{
-	ssize_t n;
-
-	if (*len == 0)
-		return true;
-	n = send(to, buf, *len, MSG_NOSIGNAL);
-	if (n > 0) {
-		memmove(buf, buf + n, *len - (size_t)n);
-		*len -= (size_t)n;
-	} else if (n < 0 && errno != EAGAIN && errno != EINTR) {
-		return false;
-	}
-	return true;
-}
-
 static void on_event(struct conn *c, int which, uint32_t events)
 {
 	bool ok = true;
@@ -373,37 +353,40 @@ static void on_event(struct conn *c, int which, uint32_t events)
 	if (which == 0 && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
 		if (c->state == ST_HEAD || c->state == ST_SOCKS_AUTH ||
 		    c->state == ST_SOCKS_REQUEST) {
-			ok = fill(c->client, c->up, &c->up_len, HEAD_MAX, &c->client_eof);
+			ok = proxy_fill(c->client, c->up, &c->up_len, HEAD_MAX, &c->client_eof);
 			if (ok && !c->client_eof)
 				head_step(c);
 			else
 				ok = false;
 		} else if (c->state == ST_RELAY) {
-			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof);
+			ok = proxy_relay_in(c->client, c->up, &c->up_len, &c->client_eof, &c->up_lane);
 		} else if (c->state == ST_CLOSING && (events & (EPOLLHUP | EPOLLERR))) {
 			ok = false;
 		} else if (c->state == ST_CLOSING && c->down_shut) {
 			/* The answer is out: what the client still sends is
 			 * read and dropped until it closes (or the deadline). */
 			c->up_len = 0;
-			ok = fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof) &&
+			ok = proxy_fill(c->client, c->up, &c->up_len, BUF_SIZE, &c->client_eof) &&
 			     !c->client_eof;
 		}
 	}
 	if (ok && c->used && which == 1 && c->state == ST_RELAY && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-		ok = fill(c->upstream, c->down, &c->down_len, BUF_SIZE, &c->upstream_eof);
+		ok = proxy_relay_in(c->upstream, c->down, &c->down_len, &c->upstream_eof,
+				    &c->down_lane);
 	if (!ok) {
 		close_conn(c);
 		return;
 	}
 	if (!c->used)
 		return;
-	/* Write what is buffered, whichever side woke. */
-	if (c->down_len > 0 && !drain(c->client, c->down, &c->down_len)) {
+	/* Write what is buffered or piped, whichever side woke. */
+	if ((c->down_len > 0 || c->down_lane.piped > 0) &&
+	    !proxy_relay_out(c->client, c->down, &c->down_len, &c->down_lane)) {
 		close_conn(c);
 		return;
 	}
-	if (c->state == ST_RELAY && c->up_len > 0 && !drain(c->upstream, c->up, &c->up_len)) {
+	if (c->state == ST_RELAY && (c->up_len > 0 || c->up_lane.piped > 0) &&
+	    !proxy_relay_out(c->upstream, c->up, &c->up_len, &c->up_lane)) {
 		close_conn(c);
 		return;
 	}
@@ -419,11 +402,12 @@ static void on_event(struct conn *c, int which, uint32_t events)
 		c->down_shut = true;
 	}
 	if (c->state == ST_RELAY) {
-		if (c->client_eof && c->up_len == 0 && !c->up_shut) {
+		if (c->client_eof && c->up_len == 0 && c->up_lane.piped == 0 && !c->up_shut) {
 			shutdown(c->upstream, SHUT_WR);
 			c->up_shut = true;
 		}
-		if (c->upstream_eof && c->down_len == 0 && !c->down_shut) {
+		if (c->upstream_eof && c->down_len == 0 && c->down_lane.piped == 0 &&
+		    !c->down_shut) {
 			shutdown(c->client, SHUT_WR);
 			c->down_shut = true;
 		}
@@ -468,10 +452,9 @@ static void serve(int listener, int lifeline)
 	struct epoll_event events[64];
 	size_t i;
 
-	for (i = 0; i < MAX_CONNS; i++) {
-		memset(&proxy_conns[i], 0, sizeof(proxy_conns[i]));
-		proxy_conns[i].client = proxy_conns[i].upstream = proxy_conns[i].dns = -1;
-	}
+	for (i = 0; i < MAX_CONNS; i++)
+		reset_conn(&proxy_conns[i]);
+	proxy_relay_init();
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (epfd < 0)
 		_exit(1);

@@ -13,6 +13,8 @@
  *   ask.c      the decider for names not on the list (ask.h)
  *   capture.c  transparent capture: a direct connect the supervisor carried
  *              here, decided by its SNI or Host (capture-parse.c, pure)
+ *   relay.c    the relay's byte pipe: splice(2) socket -> pipe -> socket,
+ *              the buffer copy where splice cannot; the descriptor budget
  *
  * One process, one thread: this state is the loop's, shared by the rooms.
  */
@@ -31,6 +33,8 @@
 
 #define MAX_CONNS 256
 #define BUF_SIZE (128U * 1024U)
+/* What a way's pipe is grown to once it fills (F_SETPIPE_SZ; relay.c). */
+#define PIPE_SIZE (1024 * 1024)
 #define HEAD_MAX (8U * 1024U)
 #define HEAD_SECONDS 30
 #define RESOLVE_SECONDS 5
@@ -43,6 +47,17 @@ enum state { ST_HEAD, ST_SOCKS_AUTH, ST_SOCKS_REQUEST, ST_ASK, ST_RESOLVE, ST_CO
  * (its ClientHello read) sent the alert access_denied. */
 enum kind { KIND_UNKNOWN, KIND_CONNECT, KIND_HTTP, KIND_SOCKS, KIND_CAPTURE,
 	    KIND_CAPTURE_HTTP, KIND_CAPTURE_DNS, KIND_CAPTURE_TLS };
+
+/* One way of the relay (relay.c): its pipe (-1: none yet, or none to be
+ * had), the bytes in it, how many it holds; copy: the buffer copy (no
+ * pipe, or splice failed with EINVAL or ENOSYS); full: the pipe refused
+ * more with bytes in it, so its reader waits until some go out; grown:
+ * PIPE_SIZE was asked for (once). */
+struct lane {
+	int pipe[2];
+	size_t piped, cap;
+	bool copy, full, grown;
+};
 
 struct conn {
 	bool used;
@@ -61,6 +76,7 @@ struct conn {
 	size_t up_len;
 	unsigned char *down; /* upstream -> client */
 	size_t down_len;
+	struct lane up_lane, down_lane; /* ST_RELAY: after up, down */
 	bool client_eof, upstream_eof, up_shut, down_shut;
 	uint32_t client_events, upstream_events; /* as last armed: no needless epoll_ctl */
 	time_t deadline;     /* 0: none */
@@ -105,6 +121,23 @@ void proxy_socks_step(struct conn *c);
  * captured connection that sent nothing by its deadline. */
 void proxy_capture_step(struct conn *c);
 void proxy_capture_expired(struct conn *c);
+
+/* relay.c: at start, the descriptor budget (the soft RLIMIT_NOFILE
+ * raised toward the hard one); the connections it holds (MAX_CONNS or
+ * fewer), pipes only from what is left. */
+extern size_t proxy_conn_limit;
+void proxy_relay_init(void);
+void proxy_lane_reset(struct lane *l);
+void proxy_lane_close(struct lane *l);
+/* recv into buf up to cap, send from buf; false on an error. */
+bool proxy_fill(int from, unsigned char *buf, size_t *len, size_t cap, bool *eof);
+bool proxy_drain(int to, unsigned char *buf, size_t *len);
+/* A relay way: whether its source is to be read; the source woke (false:
+ * an error); the destination may take bytes, buf's first (false: an
+ * error). Pending while len + l->piped > 0. */
+bool proxy_lane_wants_in(size_t len, const struct lane *l);
+bool proxy_relay_in(int from, unsigned char *buf, size_t *len, bool *eof, struct lane *l);
+bool proxy_relay_out(int to, unsigned char *buf, size_t *len, struct lane *l);
 
 /* resolve.c */
 void proxy_load_hosts(const char *path);
