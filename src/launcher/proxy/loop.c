@@ -104,6 +104,24 @@ static void close_conn(struct conn *c)
 	reset_conn(c);
 }
 
+/* `fd` waits for `want`; `*armed` is what it waits for now, 0 when it is
+ * out of the set. A descriptor that waits for nothing leaves the set:
+ * epoll reports a hang-up whatever it is asked, so a peer gone while its
+ * way is full (nothing to read until the other side takes bytes) would
+ * wake the loop at once, every time, until then (a spin). */
+static void arm(int fd, uint64_t key, uint32_t want, uint32_t *armed)
+{
+	struct epoll_event ev = { .events = want, .data.u64 = key };
+
+	if (want == *armed)
+		return;
+	if (want == 0)
+		(void)epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+	else
+		(void)epoll_ctl(epfd, *armed ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &ev);
+	*armed = want;
+}
+
 /* The events each descriptor waits for, from the buffers and the state. */
 void proxy_rearm(struct conn *c)
 {
@@ -127,14 +145,9 @@ void proxy_rearm(struct conn *c)
 		if (c->up_len > 0 || c->up_lane.piped > 0)
 			ue |= EPOLLOUT;
 	}
-	if (ce != c->client_events) {
-		proxy_watch(c->client, proxy_key(i, 0), ce, false);
-		c->client_events = ce;
-	}
-	if (c->upstream >= 0 && ue != c->upstream_events) {
-		proxy_watch(c->upstream, proxy_key(i, 1), ue, false);
-		c->upstream_events = ue;
-	}
+	arm(c->client, proxy_key(i, 0), ce, &c->client_events);
+	if (c->upstream >= 0)
+		arm(c->upstream, proxy_key(i, 1), ue, &c->upstream_events);
 }
 
 /* ---- connecting ------------------------------------------------------------ */

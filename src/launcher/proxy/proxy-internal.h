@@ -78,7 +78,7 @@ struct conn {
 	size_t down_len;
 	struct lane up_lane, down_lane; /* ST_RELAY: after up, down */
 	bool client_eof, upstream_eof, up_shut, down_shut;
-	uint32_t client_events, upstream_events; /* as last armed: no needless epoll_ctl */
+	uint32_t client_events, upstream_events; /* as last armed (0: out of the set) */
 	time_t deadline;     /* 0: none */
 };
 
