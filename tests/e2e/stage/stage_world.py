@@ -49,6 +49,10 @@ os.mkdir(os.path.join(ws, "dir"))
 open(os.path.join(ws, "dir", "inner.txt"), "w").write("inner\n")
 open(os.path.join(wr, "extra.txt"), "w").write("in the writable root\n")
 os.unlink(os.path.join(wr, "drop.txt"))
+with open(os.path.join(wr, "wmod.txt"), "a") as f: f.write("more\n")
+os.rename(os.path.join(wr, "wold.txt"), os.path.join(wr, "wnew.txt"))
+os.chmod(os.path.join(wr, "wrun.sh"), 0o755)
+os.symlink("wmod.txt", os.path.join(wr, "wlink"))
 exec(sys.argv[3])  # stagelib.snapshot's source: the checkout may be hidden (a clone under /tmp)
 print(json.dumps({"ws": snapshot(ws), "wr": snapshot(wr)}))
 """
@@ -57,6 +61,11 @@ EXPECTED = {
     ("new.txt", "added"), ("mod.txt", "modified"), ("gone.txt", "deleted"),
     ("new-name.txt", "renamed"), ("run.sh", "mode"), ("link", "symlink"),
     ("dir", "added"), ("dir/inner.txt", "added"),
+}
+# The same in the writable root, by its absolute path.
+EXPECTED_WR = {
+    ("extra.txt", "added"), ("drop.txt", "deleted"), ("wmod.txt", "modified"),
+    ("wnew.txt", "renamed"), ("wrun.sh", "mode"), ("wlink", "symlink"),
 }
 
 
@@ -71,8 +80,12 @@ def make_tree(base):
         with open(os.path.join(ws, name), "w") as f:
             f.write(text)
     os.chmod(os.path.join(ws, "run.sh"), 0o644)
-    with open(os.path.join(wr, "drop.txt"), "w") as f:
-        f.write("drop me\n")
+    for name, text in (("drop.txt", "drop me\n"), ("wmod.txt", "one\n"),
+                       ("wold.txt", "moving\n"), ("wrun.sh", "echo hi\n"),
+                       ("wsame.txt", "untouched\n")):
+        with open(os.path.join(wr, name), "w") as f:
+            f.write(text)
+    os.chmod(os.path.join(wr, "wrun.sh"), 0o644)
     return ws, wr
 
 
@@ -100,13 +113,15 @@ def case_world(confine, runner, base):
     check(d.returncode == 0, "stage diff", d.stderr)
     listing = json.loads(d.stdout)
     got = {(c["path"], c["change"]) for c in listing["changes"]}
-    want = EXPECTED | {(os.path.join(wr, "extra.txt"), "added"),
-                       (os.path.join(wr, "drop.txt"), "deleted")}
+    want = EXPECTED | {(os.path.join(wr, p), c) for p, c in EXPECTED_WR}
     check(got == want, "stage diff --json lists exactly the changes", (sorted(got), sorted(want)))
-    renamed = [c for c in listing["changes"] if c["change"] == "renamed"][0]
-    check(renamed["from"] == "old-name.txt", "the rename names its old path", renamed)
-    check([c for c in listing["changes"] if c["path"] == "run.sh"][0]["mode"] == 0o755,
-          "the mode change carries the new bits")
+    by_path = {c["path"]: c for c in listing["changes"]}
+    check(by_path["new-name.txt"]["from"] == "old-name.txt", "the rename names its old path",
+          by_path["new-name.txt"])
+    check(by_path[os.path.join(wr, "wnew.txt")]["from"] == os.path.join(wr, "wold.txt"),
+          "the writable root's rename names its old path", by_path[os.path.join(wr, "wnew.txt")])
+    check(by_path["run.sh"]["mode"] == 0o755 and by_path[os.path.join(wr, "wrun.sh")]["mode"] == 0o755,
+          "the mode changes carry the new bits")
     # git apply --check accepts the patch, on a copy of the tree.
     copy = os.path.join(base, "copy")
     shutil.copytree(ws, copy, symlinks=True)
@@ -139,8 +154,12 @@ def case_discard(confine, runner, base):
     stage = os.path.join(base, "stage")
     before = {"ws": snapshot(ws), "wr": snapshot(wr)}
     r = staged_run(confine, runner, ws, wr, stage,
-                   ["sh", "-c", "echo x > new.txt; rm gone.txt; echo y >> mod.txt"])
+                   [sys.executable, "-c", COMMAND, ws, wr, inspect.getsource(snapshot)])
     check(r.returncode == 0, "staged run", r.stderr)
+    d = run([confine, "stage", "diff", stage, "--json"])
+    got = {(c["path"], c["change"]) for c in json.loads(d.stdout)["changes"]}
+    check(d.returncode == 0 and {(os.path.join(wr, p), c) for p, c in EXPECTED_WR} <= got,
+          "the stage holds the writable root's changes", sorted(got))
     d = run([confine, "stage", "discard", stage])
     check(d.returncode == 0, "discard", d.stderr)
     check(not os.path.exists(stage), "discard removes the stage")
