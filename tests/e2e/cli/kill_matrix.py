@@ -8,6 +8,13 @@ on one Linux rung; once the next run has started (and ended), nothing of
 the killed run is left: no temp directory under the runs' TMPDIR, no
 cgroup of a dead owner, no process of the run.
 
+A staged row (`--stage DIR`, the confine command and the Python owner):
+the owner is SIGKILLed mid-run (the marker in the stage's upper layer);
+the real workspace must be byte-identical, nothing of the run left (temp
+directory, cgroup, process, a mount of DIR on the host) once the next run
+has started, and DIR readable by `confine stage diff` (exactly the run's
+changes) and removed by `confine stage discard`.
+
 The kill points are driven by markers, not sleeps, and randomized around
 them:
 - start: when the run's temp directory appears under the private TMPDIR
@@ -36,6 +43,7 @@ Node owner is skipped, and said so, without node). Exit 77 (skip) when
 RUNNER does not work here, unless CONFINE_MUST_WORK=1.
 """
 import glob
+import json
 import os
 import random
 import shutil
@@ -60,13 +68,14 @@ class PythonOwner:
     round does not pay the import (seconds on a loaded machine)."""
     confine = None
 
-    def __init__(self, runner, ws, argv):
+    def __init__(self, runner, ws, argv, stage=None):
         if PythonOwner.confine is None:
             sys.path.insert(0, os.path.join(PACKAGES, "python"))
             import confine  # noqa: E402
             PythonOwner.confine = confine
         confine = PythonOwner.confine
         kw = {}
+        run_kw = {"stage": stage} if stage else {}
         if os.environ.get("CONFINE_TEST_LAUNCHER"):
             # a staged copy: a build's under /tmp is not trusted (doc/SPEC.md 14)
             kw["landlock_launcher"] = launcher_outside_tmp(os.environ["CONFINE_TEST_LAUNCHER"])
@@ -82,7 +91,7 @@ class PythonOwner:
                 os.dup2(null, 1)
                 os.dup2(write, 2)
                 confine.run(argv, mode="workspace-write", workspace=ws, provider=provider,
-                            limits={"pids": 64}, timeout=60)
+                            limits={"pids": 64}, timeout=60, **run_kw)
                 os._exit(0)
             except BaseException as e:  # noqa: BLE001 - the child reports and ends
                 os.write(2, repr(e).encode())
@@ -302,6 +311,97 @@ def one_kill(kind, stage, confine, runner, ws, base, env, n, lifted=False):
             os.unlink(path)
 
 
+def tree_bytes(top):
+    """Every entry under top: its type, mode and bytes (or link target)."""
+    out = {}
+    for d, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(d, name)
+            st = os.lstat(path)
+            if os.path.islink(path):
+                out[path] = ("link", os.readlink(path))
+            elif os.path.isdir(path):
+                out[path] = ("dir", st.st_mode)
+            else:
+                with open(path, "rb") as f:
+                    out[path] = ("file", st.st_mode, f.read())
+    return out
+
+
+def mounts_of(path):
+    with open("/proc/self/mountinfo") as f:
+        return [line for line in f if path in line]
+
+
+def one_staged_kill(kind, confine, runner, tmp, base, env, n):
+    """A `--stage DIR` run's owner SIGKILLed mid-run (doc/SPEC.md 15, 21):
+    the real workspace is byte-identical, nothing of the run survives or is
+    left once the next run has started, and the stage, left for the
+    harness, is readable by `stage diff` and removable by `stage discard`."""
+    what = "%s %s staged mid round %d" % (runner, kind, n)
+    tag = "%d%03d" % (os.getpid() % 100000, n)
+    ws = os.path.join(tmp, "sws.%d" % n)
+    stage = os.path.join(tmp, "stage.%d" % n)
+    os.mkdir(ws)
+    for name, text in (("keep.txt", b"keep\n"), ("mod.txt", b"one\n"), ("gone.txt", b"bye\n")):
+        with open(os.path.join(ws, name), "wb") as f:
+            f.write(text)
+    before = tree_bytes(ws)
+    script = ('echo more >> mod.txt; rm gone.txt; echo new > new.txt; : > "$1"; '
+              'exec sleep "$2"')
+    argv = ["/bin/sh", "-c", 'cd "$0" && ' + script, ws, "ready." + tag, "97.%s" % tag]
+    # The command's writes land in the stage's upper layer, not the tree:
+    # that is where its marker shows.
+    marker = os.path.join(stage, "roots", "0", "upper", "ready." + tag)
+    if kind == "python":
+        p = PythonOwner(runner, ws, argv, stage=stage)
+    else:
+        p = subprocess.Popen([confine, "run", "--runner", runner, "-m", "workspace-write",
+                              "-w", ws, "--max-pids", "64", "--stage", stage, "--"] + argv,
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    owners = [p.pid]
+    if not wait_for(lambda: os.path.exists(marker) or p.poll() is not None):
+        check(False, "%s: the marker came" % what)
+    if p.poll() is not None:
+        check(False, "%s: the run was alive when killed" % what,
+              p.stderr.read().decode(errors="replace")[-300:])
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    p.stderr.close()
+    wait_for(lambda: not processes_tagged(tag) and not cgroups_busy(owners), 120.0)
+    check(tree_bytes(ws) == before, "%s: the real workspace is byte-identical" % what)
+    nxt = subprocess.run([confine, "run", "--runner", runner, "-w", ws, "--max-pids", "64",
+                          "--", "true"], env=env, capture_output=True, text=True, timeout=120)
+    check(nxt.returncode == 0, "%s: the next run works" % what, nxt.stderr[-300:])
+    wait_for(lambda: not processes_tagged(tag), 120.0)
+    left = {
+        "temp": glob.glob(os.path.join(base, "confine-tmp.*")),
+        "cgroup": cgroups_of(owners),
+        "process": processes_tagged(tag),
+        # The overlay and the tmpfs over DIR were the run's mount
+        # namespace's: none reaches the host's.
+        "mount": mounts_of(stage),
+    }
+    for thing, found in left.items():
+        check(not found, "%s: no %s left" % (what, thing), found)
+    d = subprocess.run([confine, "stage", "diff", stage, "--json"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    try:
+        got = {(c["path"], c["change"]) for c in json.loads(d.stdout)["changes"]}
+    except (ValueError, KeyError, TypeError):
+        got = None
+    want = {("mod.txt", "modified"), ("gone.txt", "deleted"), ("new.txt", "added"),
+            ("ready." + tag, "added")}
+    check(d.returncode == 0 and got == want, "%s: the stage is readable by stage diff" % what,
+          (d.returncode, d.stderr[-300:], sorted(got or ())))
+    r = subprocess.run([confine, "stage", "discard", stage], env=env,
+                       capture_output=True, text=True, timeout=120)
+    check(r.returncode == 0 and not os.path.exists(stage),
+          "%s: the stage is removed by stage discard" % what, r.stderr[-300:])
+    check(tree_bytes(ws) == before, "%s: the workspace is still as it was" % what)
+    shutil.rmtree(ws, ignore_errors=True)
+
+
 def control(ws):
     """Unconfined: a SIGKILLed owner leaves its command running."""
     tag = "%d999" % (os.getpid() % 100000)
@@ -365,6 +465,12 @@ def main():
         for _ in range(rounds):
             n += 1
             one_kill("cli", "mid", confine, runner, ws, base, env, n, lifted=True)
+        # A staged run's owner killed mid-run: the stage stays, the tree is
+        # untouched.
+        for kind in [k for k in kinds if k in ("cli", "python")]:
+            for _ in range(rounds):
+                n += 1
+                one_staged_kill(kind, confine, runner, tmp, base, env, n)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     if os.getuid() == 0 and "--no-nonroot" not in sys.argv:
