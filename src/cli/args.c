@@ -30,6 +30,8 @@ typedef enum option_id {
 	OPT_BUNDLE,
 	OPT_RUNTIME,
 	OPT_KIND,
+	OPT_RUNTIME_CLASS,
+	OPT_IMAGE,
 } option_id;
 
 typedef struct option_spec {
@@ -56,7 +58,45 @@ static const option_spec option_table[] = {
 	{ OPT_BUNDLE, 0, "--bundle", "DIR", CMD(EXPORT), NULL },
 	{ OPT_RUNTIME, 0, "--runtime", "runc|crun|runsc", CMD(EXPORT), NULL },
 	{ OPT_KIND, 0, "--kind", "Pod|SandboxTemplate", CMD(EXPORT), NULL },
+	{ OPT_RUNTIME_CLASS, 0, "--runtime-class", "NAME", CMD(EXPORT), NULL },
+	{ OPT_IMAGE, 0, "--image", "IMAGE", CMD(EXPORT), NULL },
 };
+
+/* A Kubernetes object name of the DNS-1123 label kind (a RuntimeClass's):
+ * 1 to 63 of [a-z0-9-], starting and ending alphanumeric. */
+static bool dns1123_label(const char *s) {
+	size_t n = strlen(s);
+	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+#define IMAGE_MAX 512
+
+/* `value` for a refusal: at most 80 bytes, a control byte as '?'. */
+static const char *shown_value(const char *value, char *out, size_t size) {
+	size_t i = 0;
+	for (; value[i] && i < 80 && i + 1 < size; i++)
+		out[i] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
+	out[i] = '\0';
+	return out;
+}
+
+/* An image reference as the pod carries it: 1 to IMAGE_MAX bytes of
+ * printable ASCII, no space (the reference grammar has none; the
+ * registry resolves the rest). */
+static bool image_reference(const char *s) {
+	size_t n = strlen(s);
+	if (n == 0 || n > IMAGE_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+			return false;
+	return true;
+}
 
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
 static bool command_accepts(cli_command command, const option_spec *spec) {
@@ -291,6 +331,27 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			                   value);
 		args->k8s_kind = value;
 		return 0;
+	case OPT_RUNTIME_CLASS: {
+		char quoted[96];
+		if (!dns1123_label(value))
+			return usage_error(args,
+			                   "invalid %s \"%s\": expected a Kubernetes RuntimeClass name "
+			                   "(a DNS-1123 label: 1 to 63 of a-z, 0-9 and '-', starting and "
+			                   "ending with a letter or digit)",
+			                   shown, shown_value(value, quoted, sizeof quoted));
+		args->k8s_runtime_class = value;
+		return 0;
+	}
+	case OPT_IMAGE: {
+		char quoted[96];
+		if (!image_reference(value))
+			return usage_error(args,
+			                   "invalid %s \"%s\": expected an image reference of 1 to %d "
+			                   "printable ASCII bytes, no whitespace or control bytes",
+			                   shown, shown_value(value, quoted, sizeof quoted), IMAGE_MAX);
+		args->k8s_image = value;
+		return 0;
+	}
 	case OPT_MAX_BYTES: {
 		char *end = NULL;
 		errno = 0;
@@ -543,6 +604,10 @@ static int parse_command_options(int argc, char *const *argv, int index, cli_arg
 		if (command == CLI_COMMAND_EXPORT && args->k8s_kind &&
 		    strcmp(args->export_target ? args->export_target : "", "k8s") != 0)
 			return usage_error(args, "--kind is for confine export k8s");
+		if (command == CLI_COMMAND_EXPORT && (args->k8s_runtime_class || args->k8s_image) &&
+		    strcmp(args->export_target ? args->export_target : "", "k8s") != 0)
+			return usage_error(args, "%s is for confine export k8s",
+			                   args->k8s_runtime_class ? "--runtime-class" : "--image");
 		if (!saw_separator)
 			return usage_error(args, "missing '-- PROGRAM [ARG...]': %s needs a command after '--'",
 			                   command_label(command));

@@ -61,6 +61,8 @@ typedef struct cli_args {
 	const char *bundle;
 	const char *oci_runtime; /* --runtime runc|crun|runsc (export oci); NULL: runc */
 	const char *k8s_kind;    /* --kind Pod|SandboxTemplate (export k8s); NULL: Pod */
+	const char *k8s_runtime_class; /* --runtime-class NAME (export k8s); NULL: gvisor */
+	const char *k8s_image;         /* --image IMAGE (export k8s); NULL: the placeholder */
 
 	/* The policy options (issue 16; run, bash, wrap), the rows of
 	 * src/common/options.def. Each list is a

@@ -357,6 +357,7 @@ static const char help_fs[] =
 
 static const char help_export[] =
 	"Usage: confine export oci|k8s --bundle DIR [-m MODE] [-w DIR] [--config FILE]\n"
+	"                      [--runtime R | --kind K --runtime-class NAME --image IMAGE]\n"
 	"                      [--json] [POLICY OPTIONS] -- PROGRAM [ARG...]\n"
 	"Write the policy a run of PROGRAM would get for another engine, and run\n"
 	"nothing. oci: DIR/config.json (OCI runtime-spec 1.0.2) and an empty\n"
@@ -382,6 +383,12 @@ static const char help_export[] =
 	"                        k8s: the object that holds the pod (default Pod;\n"
 	"                        SandboxTemplate: kubernetes-sigs/agent-sandbox's, the\n"
 	"                        network as its networkPolicy)\n"
+	"      --runtime-class NAME\n"
+	"                        k8s: the pod's runtimeClassName (default gvisor), a\n"
+	"                        DNS-1123 label: 1 to 63 of a-z, 0-9, '-'\n"
+	"      --image IMAGE     k8s: the container's image (default a placeholder,\n"
+	"                        debian:bookworm-slim, annotated to be replaced); 1 to\n"
+	"                        512 printable ASCII bytes, no whitespace\n"
 	"  -m, --mode MODE       read-only or workspace-write\n"
 	"  -w, --workspace DIR   the workspace root (default: the config's, else the\n"
 	"                        current directory)\n"

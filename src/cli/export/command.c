@@ -223,6 +223,8 @@ int cli_command_export(cli_context *ctx) {
 	plan.runsc = args->oci_runtime && strcmp(args->oci_runtime, "runsc") == 0;
 	plan.crun = args->oci_runtime && strcmp(args->oci_runtime, "crun") == 0;
 	plan.bundle = bundle;
+	plan.runtime_class = args->k8s_runtime_class;
+	plan.image = args->k8s_image;
 	if (r < 0) {
 		export_plan_clear(&plan);
 		free(bundle);

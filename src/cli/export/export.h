@@ -59,6 +59,9 @@ typedef struct export_plan {
 	unsigned uid, gid;            /* who runs the export (the command's user) */
 	bool runsc;                   /* oci: for gVisor's runsc, not runc */
 	bool crun;                    /* oci: for crun: the host's / bound entry by entry */
+	const char *runtime_class;    /* k8s: runtimeClassName; NULL: "gvisor" (borrowed) */
+	const char *image;            /* k8s: the container's image; NULL: the placeholder
+	                                 (borrowed) */
 	const char *bundle;           /* the directory written (borrowed) */
 } export_plan;
 

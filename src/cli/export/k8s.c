@@ -18,7 +18,9 @@
  *   limits.memory, limits.temp    -> resources.limits.memory, the /tmp
  *                                    emptyDir's sizeLimit (the others have
  *                                    no pod field: the report says so)
- * runtimeClassName is gvisor: the pod gets a kernel of its own. With
+ * runtimeClassName is gvisor (--runtime-class: another RuntimeClass of the
+ * cluster's) so the pod gets a kernel of its own; the image is a
+ * placeholder, annotated to be replaced, unless --image names one. With
  * --kind SandboxTemplate the List holds agent-sandbox's SandboxTemplate
  * instead: the same pod spec as its podTemplate, the network as its own
  * networkPolicy (below).
@@ -120,7 +122,8 @@ static json_t *pod_spec(const export_plan *plan, const char *profile) {
 	for (size_t i = 0; command && plan->argv[i]; i++)
 		json_array_append_new(command, json_string(plan->argv[i]));
 	add_volumes(plan, volumes, mounts);
-	container = json_pack("{s:s,s:s,s:o,s:s,s:o,s:o,s:o}", "name", "command", "image", IMAGE,
+	container = json_pack("{s:s,s:s,s:o,s:s,s:o,s:o,s:o}", "name", "command", "image",
+	                      plan->image ? plan->image : IMAGE,
 	                      "command", command, "workingDir", plan->policy->workspace_root, "env",
 	                      env_list(plan), "securityContext", security_context(profile),
 	                      "volumeMounts", mounts);
@@ -133,19 +136,28 @@ static json_t *pod_spec(const export_plan *plan, const char *profile) {
 		                    json_pack("{s:{s:s}}", "limits", "memory", memory));
 	}
 	return json_pack("{s:s,s:s,s:b,s:b,s:b,s:b,s:b,s:{s:I,s:I,s:b},s:[o],s:o}", "runtimeClassName",
-	                 RUNTIME_CLASS, "restartPolicy", "Never", "automountServiceAccountToken", 0,
+	                 plan->runtime_class ? plan->runtime_class : RUNTIME_CLASS, "restartPolicy", "Never", "automountServiceAccountToken", 0,
 	                 "enableServiceLinks", 0, "hostNetwork", 0, "hostPID", 0, "hostIPC", 0,
 	                 "securityContext", "runAsUser", (json_int_t)plan->uid, "runAsGroup",
 	                 (json_int_t)plan->gid, "runAsNonRoot", plan->uid != 0, "containers", container,
 	                 "volumes", volumes);
 }
 
+/* --image names the image: no note to replace it. */
+static json_t *image_noted(const export_plan *plan, json_t *metadata) {
+	if (metadata && plan->image)
+		json_object_del(json_object_get(metadata, "annotations"), "confine.run/image");
+	return metadata;
+}
+
 static json_t *pod(const export_plan *plan, const char *name, const char *profile) {
-	return json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:{s:s,s:s}},s:o}", "apiVersion", "v1", "kind", "Pod",
+	json_t *object = json_pack("{s:s,s:s,s:{s:s,s:{s:s},s:{s:s,s:s}},s:o}", "apiVersion", "v1", "kind", "Pod",
 	                 "metadata", "name", name, "labels", "confine.run/name", name, "annotations",
 	                 "confine.run/mode", confine_mode_name(plan->policy->mode),
 	                 "confine.run/image", "replace with the image the command needs", "spec",
 	                 pod_spec(plan, profile));
+	image_noted(plan, json_object_get(object, "metadata"));
+	return object;
 }
 
 /* The egress rules of the policy's network: none for the network off,
@@ -176,6 +188,7 @@ static json_t *sandbox_template(const export_plan *plan, const char *name, const
 	                         pod_spec(plan, profile), "envVarsInjectionPolicy", "Disallowed");
 	if (!spec)
 		return NULL;
+	image_noted(plan, json_object_get(json_object_get(spec, "podTemplate"), "metadata"));
 	if (plan->policy->network == CONFINE_NETWORK_OFF) {
 		json_object_set_new(spec, "networkPolicyManagement", json_string("Managed"));
 		json_object_set_new(spec, "networkPolicy", json_pack("{s:[],s:o}", "ingress", "egress",

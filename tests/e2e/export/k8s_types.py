@@ -11,7 +11,8 @@ accepts). Then its policy content matches the OCI export's of the same
 policy, field by field: command and args, env, working directory, the
 writable volumes and read-only subPaths against the bundle's binds, the
 seccomp profile against linux.seccomp, network off against the network
-namespace.
+namespace. --runtime-class and --image land in the pod, bad values are
+refused.
 
 Usage: k8s_types.py CONFINE
 """
@@ -232,6 +233,65 @@ def limits_check(confine, base, ws, argv):
                         [c["clause"] for c in oci["clauses"]])
 
 
+def class_and_image_check(confine, base, ws, argv):
+    """--runtime-class NAME and --image IMAGE: the pod's runtimeClassName
+    and image (the Pod's and the SandboxTemplate's), the placeholder's
+    annotation gone; without them gvisor and the placeholder, annotated. A
+    name that is not a DNS-1123 label, an image with whitespace or a
+    control byte or past 512 bytes, and either flag on the oci target:
+    USAGE, 125, the message naming the value, nothing written."""
+    policy = ["-m", "workspace-write", "-w", ws, "--network", "off"]
+    image = "registry.example.org:5000/team/tools:1.2@sha256:" + "0" * 64
+
+    def pods(words, kind):
+        bundle = os.path.join(base, "class-" + kind)
+        export(confine, "k8s", bundle, ["--kind", kind] + words + policy, argv)
+        with open(os.path.join(bundle, "k8s.json")) as f:
+            item = json.load(f)["items"][0]
+        check(item, KINDS[(item["apiVersion"], item["kind"])], "class/image: " + kind)
+        if kind == "Pod":
+            return item["metadata"], item["spec"]
+        return item["spec"]["podTemplate"]["metadata"], item["spec"]["podTemplate"]["spec"]
+
+    for kind in ("Pod", "SandboxTemplate"):
+        meta, spec = pods([], kind)
+        c = spec["containers"][0]
+        TAP.check(spec.get("runtimeClassName") == "gvisor" and
+                  c.get("image") == "debian:bookworm-slim" and
+                  "confine.run/image" in meta.get("annotations", {}),
+                  "%s: without the flags, runtimeClassName gvisor and the annotated placeholder"
+                  % kind, "%s %s %s" % (spec.get("runtimeClassName"), c.get("image"), meta))
+        meta, spec = pods(["--runtime-class", "kata-fc", "--image", image], kind)
+        c = spec["containers"][0]
+        TAP.check(spec.get("runtimeClassName") == "kata-fc" and c.get("image") == image and
+                  "confine.run/image" not in meta.get("annotations", {}),
+                  "%s: --runtime-class and --image are the pod's, no placeholder note" % kind,
+                  "%s %s %s" % (spec.get("runtimeClassName"), c.get("image"), meta))
+    bad = [(["--runtime-class", v], "k8s", v) for v in
+           ("Gvisor", "run_sc", "-gvisor", "gvisor-", "", "a" * 64, "g.visor")]
+    bad += [(["--image", v], "k8s", v) for v in
+            ("debian bookworm", "debian\tslim", "debian\x01", "", "a" * 513, "debian\n")]
+    bad += [(["--runtime-class", "gvisor"], "oci", "--runtime-class is for"),
+            (["--image", "debian"], "oci", "--image is for")]
+    wrong = []
+    for words, target, named in bad:
+        out = os.path.join(base, "refused")
+        r = subprocess.run([confine, "export", target, "--bundle", out] + words +
+                           ["-w", ws, "--", "true"], capture_output=True, text=True)
+        shown = "".join("?" if ord(ch) < 0x20 else ch for ch in named)[:80]
+        if r.returncode != 125 or os.path.exists(out) or \
+                ('"%s"' % shown if target == "k8s" else shown) not in r.stderr:
+            wrong.append("%s %r: %d %s" % (target, words, r.returncode, r.stderr.strip()[:300]))
+    TAP.check(not wrong, "a bad --runtime-class or --image, or either on oci: 125 naming the "
+              "value, nothing written", "; ".join(wrong))
+    # The bounds themselves are accepted.
+    meta, spec = pods(["--runtime-class", "a" * 63, "--image", "a" * 512], "Pod")
+    TAP.check(spec.get("runtimeClassName") == "a" * 63 and
+              spec["containers"][0].get("image") == "a" * 512,
+              "a 63-byte class and a 512-byte image are accepted",
+              "%s" % spec.get("runtimeClassName"))
+
+
 def main():
     confine = sys.argv[1]
     base = tempfile.mkdtemp(prefix="confine-export-k8s-", dir="/var/tmp")
@@ -340,6 +400,7 @@ def main():
                        for c in report["clauses"]):
                     problems.append("%s: a clause status outside the contract" % tag)
         limits_check(confine, base, ws, argv)
+        class_and_image_check(confine, base, ws, argv)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     # one case: every field of every export checked (the problems are its detail)

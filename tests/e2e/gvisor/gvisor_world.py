@@ -31,6 +31,11 @@ control):
   of hooks it wrote (control: the same plant unconfined runs the hook on
   the next commit); the stand-in is gone after the run, the report holds
   the default protection, and the existing `.git/hooks` stays read-only;
+- a write to the workspace's parent (outside the grants; not /tmp, the
+  run's private tmpfs) renders and reports as on the bwrap rung: the same
+  `[sandbox: ...]`/`[denied: write PATH (mode)]` lines in `confine bash
+  --json`'s rendering, the same `denied` and `denials` (control: the
+  write lands unconfined);
 - --require-full refuses (setid is not held), nothing runs;
 - refusals name the rung: a stage, a missing runsc (SANDBOX_UNAVAILABLE,
   "on the pinned gVisor rung", never the ladder's "Install bubblewrap"),
@@ -365,6 +370,7 @@ def half(confine, launcher, helper, user_half):
               "%d %s" % (r.returncode, r.stderr[-800:]))
 
         git_commondir(confine, env, base)
+        denied_write(confine, env, base, ws)
 
         marker = os.path.join(ws, "ran")
         r = run(["--require-full"], ["touch", marker])
@@ -533,6 +539,66 @@ def half(confine, launcher, helper, user_half):
               verdict.get("runner") != "gvisor", probe_out.stdout[-500:])
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+def denied_write(confine, env, base, ws):
+    """A write outside the grants (the workspace's parent: /tmp is the
+    run's private tmpfs, so a write there is no denial) reads alike on both
+    rungs: the same markers in the rendering, the same denial in the
+    outcome's JSON. Control: the same write unconfined lands."""
+    target = os.path.join(base, "denied-write")
+    line = "echo x > '%s'" % target
+    r = subprocess.run([shutil.which("bash") or "sh", "-c", line], env=env, cwd=ws,
+                       capture_output=True, text=True)
+    check("control: the write to the workspace's parent lands unconfined",
+          r.returncode == 0 and os.path.exists(target), r.stderr[-400:])
+    if os.path.exists(target):
+        os.remove(target)
+
+    def confined(runner):
+        # `confine bash --json`: the outcome with the rendering a model sees.
+        r = subprocess.run([confine, "bash", "--json", "--runner", runner, "-m",
+                            "workspace-write", "-w", ws, "-c", line], env=env, cwd=ws,
+                           capture_output=True, text=True, timeout=180)
+        try:
+            out = json.loads(r.stdout)
+        except ValueError:
+            out = {}
+        sandbox = out.get("sandbox") or {}
+        # The file markers (3 and 4 of SPEC 9); gVisor's own "not enforced"
+        # line (setid) is the rung's and not compared.
+        marks = [m for m in (out.get("rendering") or "").splitlines()
+                 if m.startswith("[sandbox: file access denied") or m.startswith("[denied:")]
+        return (r, out, sandbox, marks, os.path.exists(target))
+
+    g_r, g_out, g_box, g_marks, g_landed = confined("gvisor")
+    g_detail = "rc=%d marks=%s denials=%s out: %s stderr: %s" % (
+        g_r.returncode, g_marks, g_box.get("denials"), g_r.stdout[-1200:], g_r.stderr[-600:])
+    check("a write to the workspace's parent is absent under gVisor",
+          g_box.get("runner") == "gvisor" and g_r.returncode != 0 and not g_landed, g_detail)
+    want = "[denied: write %s (mode)]" % target
+    check("gVisor: the rendering marks the denied write",
+          g_marks == ["[sandbox: file access denied under workspace-write mode]", want],
+          g_detail)
+    check("gVisor: the outcome lists the denial {write, path, mode}",
+          g_box.get("denied") is True and
+          {"op": "write", "path": target, "clause": "mode"} in (g_box.get("denials") or []),
+          g_detail)
+    b_r, b_out, b_box, b_marks, b_landed = confined("bwrap")
+    if b_box.get("runner") != "bwrap" or b_out.get("error"):
+        TAP.skip("the denied write against the bwrap rung",
+                 "bwrap does not run here: %s" % (b_r.stderr[-300:],))
+        return
+    b_detail = "bwrap rc=%d marks=%s denials=%s; %s" % (
+        b_r.returncode, b_marks, b_box.get("denials"), g_detail)
+    check("control: the bwrap rung refuses the same write", not b_landed and b_box.get("denied"),
+          b_detail)
+    check("the denial markers in the rendering are the bwrap rung's", g_marks == b_marks,
+          b_detail)
+    check("the outcome's denial (denied, denials) is the bwrap rung's",
+          g_box.get("denied") == b_box.get("denied") and
+          g_box.get("denials") == b_box.get("denials") and
+          g_r.returncode == b_r.returncode, b_detail)
 
 
 # The plant of tests/escape/cases.txt's git21-commondir: a common directory
