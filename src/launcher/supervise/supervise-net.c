@@ -625,13 +625,31 @@ static int64_t do_sendmmsg(struct sv_call *call)
  * "Nothing comes in"): an IP socket the command listens on would be
  * reachable from the host's network (bind is Landlock's to refuse, but an
  * unbound socket autobinds on 0.0.0.0 at listen). Refused for AF_INET and
- * AF_INET6; any other family is listened on here, on our duplicate (the
+ * AF_INET6, and for a unix socket bound to an abstract name; any other is
+ * listened on here, on our duplicate (the
  * same open file description), so a socket put at the number after our
  * look is not the one that listens.
  */
+/* Whether the unix socket `sock` is bound to an abstract name (an autobind,
+ * a bind to an empty path, makes one too; an unbound one cannot listen,
+ * EINVAL, as the kernel says it on our listen). Abstract names have no
+ * permissions and live in the network namespace, which the run shares
+ * with the host under the allowlist: any local user could connect (red
+ * team, issue 29). A socket's name, once bound, does not change, so the
+ * look holds for the listen we make on the same description. */
+static bool abstract_listener(int sock)
+{
+	struct sockaddr_un addr;
+	socklen_t len = sizeof(addr);
+
+	if (getsockname(sock, (struct sockaddr *)&addr, &len) != 0)
+		return true; /* not known: refused, as an abstract one */
+	return len > offsetof(struct sockaddr_un, sun_path) && addr.sun_path[0] == '\0';
+}
+
 static int64_t do_listen(struct sv_call *call)
 {
-	static bool told;
+	static bool told_ip, told_abstract;
 	const __u64 *args = call->req->data.args;
 	int sock = sv_command_fd(call, (int)args[0]);
 	int64_t result;
@@ -641,10 +659,17 @@ static int64_t do_listen(struct sv_call *call)
 		return sock;
 	domain = socket_option(sock, SO_DOMAIN);
 	if (domain == AF_INET || domain == AF_INET6) {
-		if (!told)
+		if (!told_ip)
 			sv_tell(LAUNCHER_NETWORK_REFUSED "listen) an IP listener: nothing comes in "
 				"from outside the run (clause network)");
-		told = true;
+		told_ip = true;
+		result = -EACCES;
+	} else if (domain == AF_UNIX && abstract_listener(sock)) {
+		if (!told_abstract)
+			sv_tell(LAUNCHER_NETWORK_REFUSED "listen) an abstract unix listener: nothing "
+				"comes in from outside the run (clause network; a pathname "
+				"socket in the temp area or a writable root works)");
+		told_abstract = true;
 		result = -EACCES;
 	} else if (domain < 0) {
 		result = domain; /* ENOTSOCK, as listen would say */

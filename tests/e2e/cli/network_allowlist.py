@@ -161,6 +161,29 @@ try:
 except OSError as e:
     print("FAILED:%s" % e, flush=True)
 """
+# A unix listener on an abstract name (given, or an autobind's): no
+# permissions, in the network namespace the run shares with the host under
+# the allowlist, so any local user could connect (red team, issue 29).
+PY_ABSTRACT = """
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+name = "confine-inbound-%d" % os.getpid()
+try:
+    s.bind("\\0" + name if sys.argv[1] == "named" else "")  # "": an autobind
+    s.listen(4)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+    sys.exit(0)
+print("ABSTRACT %s" % s.getsockname()[1:].hex(), flush=True)
+s.settimeout(20)
+try:
+    c, _ = s.accept()
+    c.sendall(b"inbound")
+    c.close()
+    print("OK", flush=True)
+except OSError as e:
+    print("FAILED:%s" % e, flush=True)
+"""
 PY_UDP_IN = """
 import socket, sys
 fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
@@ -264,6 +287,19 @@ def reach_inbound(argv, kind, family, env, cwd=None):
                          text=True, start_new_session=True)
     try:
         first = p.stdout.readline().strip()
+        if first.startswith("ABSTRACT "):
+            try:
+                c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                c.settimeout(10)
+                c.connect(b"\0" + bytes.fromhex(first.split()[1]))
+                got = c.recv(100)
+                c.close()
+                if got != b"inbound":
+                    return "FAILED(nothing read):%r" % got
+            except OSError as e:
+                return "FAILED(host):%s" % e
+            out, _ = p.communicate(timeout=60)
+            return out.strip()
         if not first.startswith("PORT "):
             return "FAILED(no listener):" + first
         port = int(first.split()[1])
@@ -292,8 +328,9 @@ def reach_inbound(argv, kind, family, env, cwd=None):
 
 def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spawn_env=None,
                   label="allowlist"):
-    """Nothing comes in (issue 29.1), TCP and UDP, IPv4 and IPv6, each with
-    its unconfined control; label names the flags (the allowlist, off)."""
+    """Nothing comes in (issue 29.1), TCP and UDP, IPv4 and IPv6, and a unix
+    listener on an abstract name, each with its unconfined control; label
+    names the flags (the allowlist, off)."""
     py = sys.executable
     sink4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     sink4.bind(("127.0.0.1", 0))
@@ -306,8 +343,8 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
     except OSError:
         TAP.skip("%s %s inbound over IPv6" % (runner, user), "no IPv6 loopback here")
     try:
-        for kind, script in (("tcp", PY_LISTEN), ("udp", PY_UDP_IN)):
-            for fam in families:
+        for kind, script in (("tcp", PY_LISTEN), ("udp", PY_UDP_IN), ("unix", PY_ABSTRACT)):
+            for fam in (["named", "autobound"] if kind == "unix" else families):
                 sink = sink6 if fam == "6" else sink4
                 args = [fam] + ([str(sink.getsockname()[1])] if kind == "udp" else [])
                 if spawn_prefix is None:
@@ -319,7 +356,8 @@ def inbound_cases(confine, runner, flags, ws, env, user, spawn_prefix=None, spaw
                     how = "wrap argv"
                 inside = reach_inbound(argv, kind, fam, spawn_env or env, cwd=ws)
                 outside = reach_inbound([py, "-c", script] + args, kind, fam, env)
-                name = "%s %s inbound %s IPv%s (%s, %s)" % (runner, user, kind, fam, how, label)
+                name = "%s %s inbound %s %s (%s, %s)" % (
+                    runner, user, kind, fam if kind == "unix" else "IPv" + fam, how, label)
                 check(inside.startswith("FAILED"), name + ": must not be reachable:", inside)
                 check(outside == "OK", name + ": the unconfined control must be reachable:",
                       outside)
