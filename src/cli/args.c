@@ -62,42 +62,6 @@ static const option_spec option_table[] = {
 	{ OPT_IMAGE, 0, "--image", "IMAGE", CMD(EXPORT), NULL },
 };
 
-/* A Kubernetes object name of the DNS-1123 label kind (a RuntimeClass's):
- * 1 to 63 of [a-z0-9-], starting and ending alphanumeric. */
-static bool dns1123_label(const char *s) {
-	size_t n = strlen(s);
-	if (n == 0 || n > 63 || s[0] == '-' || s[n - 1] == '-')
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return false;
-	return true;
-}
-
-#define IMAGE_MAX 512
-
-/* `value` for a refusal: at most 80 bytes, a control byte as '?'. */
-static const char *shown_value(const char *value, char *out, size_t size) {
-	size_t i = 0;
-	for (; value[i] && i < 80 && i + 1 < size; i++)
-		out[i] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
-	out[i] = '\0';
-	return out;
-}
-
-/* An image reference as the pod carries it: 1 to IMAGE_MAX bytes of
- * printable ASCII, no space (the reference grammar has none; the
- * registry resolves the rest). */
-static bool image_reference(const char *s) {
-	size_t n = strlen(s);
-	if (n == 0 || n > IMAGE_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
-			return false;
-	return true;
-}
-
 /* Which options each subcommand accepts (SPEC 10's synopsis). */
 static bool command_accepts(cli_command command, const option_spec *spec) {
 	return (spec->commands & (1u << command)) != 0;
@@ -331,25 +295,13 @@ static int apply_option(cli_args *args, const option_spec *spec, const char *sho
 			                   value);
 		args->k8s_kind = value;
 		return 0;
-	case OPT_RUNTIME_CLASS: {
-		char quoted[96];
-		if (!dns1123_label(value))
-			return usage_error(args,
-			                   "invalid %s \"%s\": expected a Kubernetes RuntimeClass name "
-			                   "(a DNS-1123 label: 1 to 63 of a-z, 0-9 and '-', starting and "
-			                   "ending with a letter or digit)",
-			                   shown, shown_value(value, quoted, sizeof quoted));
-		args->k8s_runtime_class = value;
-		return 0;
-	}
+	case OPT_RUNTIME_CLASS:
 	case OPT_IMAGE: {
-		char quoted[96];
-		if (!image_reference(value))
-			return usage_error(args,
-			                   "invalid %s \"%s\": expected an image reference of 1 to %d "
-			                   "printable ASCII bytes, no whitespace or control bytes",
-			                   shown, shown_value(value, quoted, sizeof quoted), IMAGE_MAX);
-		args->k8s_image = value;
+		char refused[256];
+		bool image = spec->id == OPT_IMAGE;
+		if (cli_export_value_refused(image, value, refused, sizeof refused))
+			return usage_error(args, "invalid %s %s", shown, refused);
+		*(image ? &args->k8s_image : &args->k8s_runtime_class) = value;
 		return 0;
 	}
 	case OPT_MAX_BYTES: {

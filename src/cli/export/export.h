@@ -128,4 +128,9 @@ typedef enum export_k8s_kind {
 json_t *export_k8s_objects(const export_plan *plan, const char *name, const char *profile,
                            export_k8s_kind kind);
 
+/* words.c: NULL when `value` is a RuntimeClass name (`image` false) or an
+ * image reference (`image` true) the k8s export takes, else why not
+ * (`"<value>": expected ...`, written in `why`). */
+const char *cli_export_value_refused(bool image, const char *value, char *why, size_t size);
+
 #endif
