@@ -1314,13 +1314,17 @@ static void test_status_records_a_success(void **state)
 	(void)state;
 	run_with_channel(argv, &result);
 
-	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(parse_records(&result, records, 4), 4);
 	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
 	assert_int_equal(records[0].layers, expected_layers());
 	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
 	assert_int_equal(records[1].value, atol(result.out)); /* the shell's own pid */
-	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_EXIT);
-	assert_int_equal(records[2].value, 3);
+	/* The CPU time of what it reaped, once, just before the outcome
+	 * (doc/SPEC.md 7). */
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_CPU);
+	assert_in_range(records[2].cpu_microseconds, 0, 999999);
+	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_EXIT);
+	assert_int_equal(records[3].value, 3);
 	assert_true(WIFEXITED(result.wait_status));
 	assert_int_equal(WEXITSTATUS(result.wait_status), 3);
 }
@@ -1335,10 +1339,11 @@ static void test_status_records_a_signal_death_and_mirrors_it(void **state)
 	(void)state;
 	run_with_channel(argv, &result);
 
-	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(parse_records(&result, records, 4), 4);
 	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
-	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_SIGNAL);
-	assert_int_equal(records[2].value, SIGTERM);
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_CPU);
+	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_SIGNAL);
+	assert_int_equal(records[3].value, SIGTERM);
 	/* The launcher re-raised it: its parent sees the signal, no core. */
 	assert_true(WIFSIGNALED(result.wait_status));
 	assert_int_equal(WTERMSIG(result.wait_status), SIGTERM);
@@ -1476,7 +1481,7 @@ static void test_best_effort_without_landlock_runs_with_seccomp_only(void **stat
 
 	assert_string_equal(result.err, "");
 	assert_int_equal(result.status, 0);
-	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(parse_records(&result, records, 4), 4);
 	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
 	assert_int_equal(records[0].layers,
 			 LAUNCHER_LAYER_SECCOMP | (supervisor_possible ? LAUNCHER_LAYER_SUPERVISOR : 0));
@@ -2162,10 +2167,11 @@ static void test_nested_launcher_runs_without_its_supervisor(void **state)
 
 	assert_int_equal(result.status, 0);
 	assert_non_null(strstr(result.err, "landlock-run: no supervisor (nested-listener)"));
-	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(parse_records(&result, records, 4), 4);
 	assert_int_equal(records[0].kind, LAUNCHER_RECORD_KIND_LAYERS);
 	assert_int_equal(records[0].layers, expected_layers() & ~LAUNCHER_LAYER_SUPERVISOR);
-	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_EXIT);
+	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_CPU);
+	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_EXIT);
 }
 
 /* --require-supervisor: its absence is a launcher failure with an `error`
@@ -2215,10 +2221,11 @@ static void test_status_records_the_supervisors_refusals(void **state)
 	run_with_channel(argv, &result);
 
 	assert_int_equal(result.status, 0);
-	assert_int_equal(parse_records(&result, records, 8), 4);
+	assert_int_equal(parse_records(&result, records, 8), 5);
 	assert_int_equal(records[1].kind, LAUNCHER_RECORD_KIND_STARTED);
 	assert_int_equal(records[2].kind, LAUNCHER_RECORD_KIND_DENIED);
-	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_EXIT);
+	assert_int_equal(records[3].kind, LAUNCHER_RECORD_KIND_CPU);
+	assert_int_equal(records[4].kind, LAUNCHER_RECORD_KIND_EXIT);
 	format_into(want, sizeof(want), "denied metadata chmod %s\n", dir->outside);
 	assert_non_null(strstr(result.records, want));
 	assert_true(launcher_object_decode(records[2].text, records[2].text_length, object,
@@ -2275,7 +2282,7 @@ static void test_require_supervisor_runs_where_it_can(void **state)
 
 	assert_int_equal(result.status, 0);
 	assert_string_equal(result.err, "");
-	assert_int_equal(parse_records(&result, records, 4), 3);
+	assert_int_equal(parse_records(&result, records, 4), 4);
 	assert_true((records[0].layers & LAUNCHER_LAYER_SUPERVISOR) != 0);
 }
 
